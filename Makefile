@@ -1,0 +1,48 @@
+# The interface people use. CMake + Ninja do the work underneath.
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+PREFIX     ?= /usr/local
+JOBS       ?= $(shell nproc)
+CMAKE_GEN  := -G Ninja
+
+.PHONY: all deps test run bench asan fuzz install conformance clean oracle
+
+all: deps
+	@test -f $(BUILD)/build.ninja || cmake -S . -B $(BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Release
+	cmake --build $(BUILD) -j $(JOBS)
+
+# Checks the Debian packages; installs them when we are root, else says how.
+deps:
+	@scripts/install-deps.sh --check-or-install
+
+oracle:
+	@scripts/install-oracle.sh
+
+test: all oracle
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+conformance: all
+	$(BUILD)/tests/test_conformance
+
+run: all
+	@scripts/quickstart.sh $(BUILD)/bin/deltalake
+
+bench: all oracle
+	@scripts/bench.sh $(BUILD)
+
+asan: deps oracle
+	@test -f $(ASAN_BUILD)/build.ninja || cmake -S . -B $(ASAN_BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Debug -DDL_SANITIZE=ON -DCMAKE_C_COMPILER=clang
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
+
+fuzz: deps
+	@test -f $(FUZZ_BUILD)/build.ninja || cmake -S . -B $(FUZZ_BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Debug -DDL_FUZZ=ON -DDL_TESTS=OFF -DCMAKE_C_COMPILER=clang
+	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+	@scripts/fuzz.sh $(FUZZ_BUILD) $${FUZZ_SECONDS:-60}
+
+install: all
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -1,0 +1,31 @@
+# Every dependency is a Debian -dev package (scripts/install-deps.sh installs them).
+find_package(Threads REQUIRED)
+find_package(PkgConfig REQUIRED)
+
+function(dl_require_lib target header lib pkg)
+  find_path(${target}_INC ${header})
+  find_library(${target}_LIB ${lib})
+  if(NOT ${target}_INC OR NOT ${target}_LIB)
+    message(FATAL_ERROR "Missing dependency ${pkg} (${header}, lib${lib}). Run: sudo scripts/install-deps.sh")
+  endif()
+  add_library(DL::${target} UNKNOWN IMPORTED)
+  set_target_properties(DL::${target} PROPERTIES IMPORTED_LOCATION ${${target}_LIB}
+    INTERFACE_INCLUDE_DIRECTORIES ${${target}_INC})
+endfunction()
+
+dl_require_lib(zlib zlib.h z zlib1g-dev)
+dl_require_lib(zstd zstd.h zstd libzstd-dev)
+dl_require_lib(snappy snappy-c.h snappy libsnappy-dev)
+dl_require_lib(lz4 lz4.h lz4 liblz4-dev)
+dl_require_lib(brotlidec brotli/decode.h brotlidec libbrotli-dev)
+dl_require_lib(brotlienc brotli/encode.h brotlienc libbrotli-dev)
+dl_require_lib(roaring roaring/roaring.h roaring libroaring-dev)
+dl_require_lib(edit histedit.h edit libedit-dev)
+
+add_library(DL::codecs INTERFACE IMPORTED)
+set_target_properties(DL::codecs PROPERTIES INTERFACE_LINK_LIBRARIES
+  "DL::zstd;DL::snappy;DL::lz4;DL::brotlidec;DL::brotlienc;DL::zlib")
+
+if(DL_TESTS)
+  dl_require_lib(cmocka cmocka.h cmocka libcmocka-dev)
+endif()

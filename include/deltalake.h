@@ -1,0 +1,19 @@
+/* libdeltalake: read, write and maintain Delta Lake tables from C.
+ * Umbrella header: include this one. Conventions: docs/ARCHITECTURE.md. */
+#ifndef DELTALAKE_H
+#define DELTALAKE_H
+
+#include "deltalake/error.h"
+#include "deltalake/store.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The library version, e.g. "0.1.0". */
+const char *dl_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,62 @@
+/* Object storage behind every table: dl_store.
+ *
+ * A store is opened on a root URI (`file:///path`, a plain path, or
+ * `mem://name` for tests) and addresses objects by paths relative to it
+ * ("_delta_log/00000000000000000000.json"). put_if_absent is the commit
+ * primitive of the Delta protocol: it is atomic across processes and a
+ * visible object is always complete. */
+#ifndef DELTALAKE_STORE_H
+#define DELTALAKE_STORE_H
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct dl_store dl_store;
+
+typedef struct dl_object_info {
+	char *path;          /* relative to the store root */
+	int64_t size;
+	int64_t mtime_ms;    /* modification time, epoch milliseconds */
+} dl_object_info;
+
+typedef struct dl_object_list {
+	dl_object_info *items;
+	size_t count;
+} dl_object_list;
+
+/* Opens a store on a root URI. DL_EINVALID for unknown schemes. */
+int dl_store_open(dl_store **out, const char *uri);
+void dl_store_free(dl_store *s);
+/* The root as given (normalized: no trailing slash). Borrowed. */
+const char *dl_store_root(const dl_store *s);
+
+/* Whole object into a malloc'd buffer (NUL-terminated for convenience; the
+ * terminator is not counted in *len). DL_ENOTFOUND when missing. */
+int dl_store_get(dl_store *s, const char *path, uint8_t **data, size_t *len);
+/* Bytes [offset, offset+len) into buf; *got may be short at end of object. */
+int dl_store_get_range(dl_store *s, const char *path, int64_t offset, size_t len,
+                       uint8_t *buf, size_t *got);
+/* Creates or replaces an object atomically (readers see old or new whole). */
+int dl_store_put(dl_store *s, const char *path, const void *data, size_t len);
+/* Creates an object only if absent; DL_EEXISTS when it exists. Atomic
+ * across processes; parents are created as needed. */
+int dl_store_put_if_absent(dl_store *s, const char *path, const void *data, size_t len);
+/* Objects whose path is in directory `dir` ("" for the root) and whose name
+ * sorts >= `start_name` (NULL for all), sorted by name. Not recursive. */
+int dl_store_list_from(dl_store *s, const char *dir, const char *start_name, dl_object_list *out);
+/* All objects under `dir`, recursively, sorted by path. */
+int dl_store_list_recursive(dl_store *s, const char *dir, dl_object_list *out);
+void dl_object_list_free(dl_object_list *l);
+/* DL_ENOTFOUND when missing (deleting a missing object is not an error for
+ * callers who pass ignore_missing). */
+int dl_store_delete(dl_store *s, const char *path);
+int dl_store_stat(dl_store *s, const char *path, dl_object_info *out);
+void dl_object_info_free(dl_object_info *i);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the project builds and tests with. Idempotent:
+# only what is missing is installed.
+#   scripts/install-deps.sh                    install what is missing (needs root)
+#   scripts/install-deps.sh --check            exit 1 if something is missing
+#   scripts/install-deps.sh --check-or-install install when root, else print the command
+set -euo pipefail
+PKGS=(build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
+      zlib1g-dev libzstd-dev libsnappy-dev liblz4-dev libbrotli-dev libroaring-dev
+      libedit-dev libcmocka-dev nodejs npm)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+mode=${1:-install}
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+# node and npm may come from outside Debian (e.g. a preinstalled toolchain): accept them.
+if command -v node >/dev/null && command -v npm >/dev/null; then
+  rest=(); for p in "${missing[@]}"; do [[ $p == nodejs || $p == npm ]] || rest+=("$p"); done
+  missing=("${rest[@]}")
+  [ ${#missing[@]} -eq 0 ] && exit 0
+fi
+
+case "$mode" in
+  --check) echo "missing Debian packages: ${missing[*]}" >&2; exit 1 ;;
+  --check-or-install)
+    if [ "$(id -u)" -ne 0 ]; then
+      echo "error: missing Debian packages: ${missing[*]}" >&2
+      echo "run: sudo apt-get install -y ${missing[*]}" >&2
+      exit 1
+    fi ;;
+esac
+echo "installing: ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq "${missing[@]}"

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Installs the test oracles from the npm registry into tools/oracle/node_modules:
+# DuckDB (@duckdb/node-api, which ships libduckdb) and apache-arrow. Idempotent.
+set -euo pipefail
+dir=$(cd "$(dirname "$0")/../tools/oracle" && pwd)
+if [ -d "$dir/node_modules/@duckdb/node-api" ] && [ -d "$dir/node_modules/apache-arrow" ]; then
+  exit 0
+fi
+command -v npm >/dev/null || { echo "error: npm not found; run: sudo scripts/install-deps.sh" >&2; exit 1; }
+cd "$dir"
+if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi
