@@ -45,9 +45,13 @@ int dl_store_put(dl_store *s, const char *path, const void *data, size_t len);
  * across processes; parents are created as needed. */
 int dl_store_put_if_absent(dl_store *s, const char *path, const void *data, size_t len);
 /* Objects whose path is in directory `dir` ("" for the root) and whose name
- * sorts >= `start_name` (NULL for all), sorted by name. Not recursive. */
+ * sorts >= `start_name` (NULL for all), sorted by name (strcmp). Not
+ * recursive: subdirectories are not listed. A missing `dir` lists nothing
+ * (object stores have no directories), so "no _delta_log" shows as an empty
+ * list rather than an error. Hidden temp files of writes in flight start with
+ * '.', so they sort before version numbers. */
 int dl_store_list_from(dl_store *s, const char *dir, const char *start_name, dl_object_list *out);
-/* All objects under `dir`, recursively, sorted by path. */
+/* All objects under `dir` ("" for everything), recursively, sorted by path. */
 int dl_store_list_recursive(dl_store *s, const char *dir, dl_object_list *out);
 void dl_object_list_free(dl_object_list *l);
 /* DL_ENOTFOUND when missing (deleting a missing object is not an error for

@@ -1,0 +1,33 @@
+/* Paths and URIs of stores: joining object paths, validating relative paths,
+ * and mapping a table URI ("file:///t", "file:/t", "/t", "mem://x/t") to a
+ * backend scheme and location. */
+#ifndef DL_STORAGE_PATH_H
+#define DL_STORAGE_PATH_H
+#include <stdbool.h>
+#include <stddef.h>
+
+/* A parsed store URI. `scheme` is a static string ("file", "mem");
+ * `location` is malloc'd: a local path for file (percent-decoded when the
+ * URI had the file: scheme; a plain path is taken literally) and
+ * "name[/prefix]" for mem. Neither has a trailing '/' (except the root "/"). */
+typedef struct dl_store_uri {
+	const char *scheme;
+	char *location;
+} dl_store_uri;
+
+/* DL_EINVALID for an unknown scheme or an empty location. */
+int dl_store_uri_parse(dl_store_uri *out, const char *uri);
+void dl_store_uri_free(dl_store_uri *u);
+
+/* *out = a + "/" + b with exactly one separator; either side may be "". */
+int dl_path_join(char **out, const char *a, const char *b);
+/* True when p is a valid object path relative to a store root: not empty, not
+ * starting or ending with '/', no "//", no "." or ".." segments. With
+ * allow_empty, "" (the root) is accepted too (for listings). */
+bool dl_path_is_valid_relative(const char *p, bool allow_empty);
+/* Length of the directory part of p ("a/b/c" -> 3 for "a/b"; "c" -> 0). */
+size_t dl_path_dirname_len(const char *p);
+/* The last segment of p (borrowed, points into p). */
+const char *dl_path_basename(const char *p);
+
+#endif

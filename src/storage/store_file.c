@@ -1,0 +1,385 @@
+/* The local file system backend (file:// URIs and plain paths).
+ *
+ * Writes never expose partial objects: data goes to a hidden temp file in
+ * the target directory, is fsync'd, and then appears under its final name in
+ * one step - rename() for put, link() for put_if_absent. link() fails with
+ * EEXIST when the name exists, which makes put_if_absent atomic across
+ * processes on POSIX file systems (it is what Delta's HDFS log store does);
+ * file systems without hard links fall back to renameat2(RENAME_NOREPLACE).
+ * The directory is fsync'd afterwards so a commit survives a crash. */
+#include "storage/backend.h"
+#include "storage/path.h"
+#include "util/error.h"
+#include "util/mem.h"
+#include "util/random.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct file_store {
+	char *root;
+} file_store;
+
+static int fs_open(void **impl, const char *location)
+{
+	file_store *fs = dl_calloc(1, sizeof *fs);
+	if (!fs) return DL_ENOMEM;
+	fs->root = dl_strdup(location);
+	if (!fs->root) {
+		dl_free(fs);
+		return DL_ENOMEM;
+	}
+	*impl = fs;
+	return 0;
+}
+
+static void fs_free(void *impl)
+{
+	file_store *fs = impl;
+	dl_free(fs->root);
+	dl_free(fs);
+}
+
+static int full_path(file_store *fs, const char *path, char **out)
+{
+	return dl_path_join(out, fs->root, path);
+}
+
+static int64_t mtime_ms(const struct stat *st)
+{
+	return (int64_t)st->st_mtim.tv_sec * 1000 + st->st_mtim.tv_nsec / 1000000;
+}
+
+static int not_found(const char *what, const char *full)
+{
+	return dl_error_set(DL_ENOTFOUND, "%s %s: no such object", what, full);
+}
+
+/* ---- reads ---- */
+
+static int open_object(const char *full, const char *what, int *fd_out, struct stat *st)
+{
+	int fd = open(full, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) return dl_error_errno(what, full);
+	if (fstat(fd, st) < 0) {
+		int rc = dl_error_errno(what, full);
+		close(fd);
+		return rc;
+	}
+	if (S_ISDIR(st->st_mode)) {
+		close(fd);
+		return dl_error_set(DL_ENOTFOUND, "%s %s: is a directory, not an object", what, full);
+	}
+	*fd_out = fd;
+	return 0;
+}
+
+/* Reads to end of file; the object may have changed size since fstat. */
+static int read_all(int fd, const char *full, size_t hint, uint8_t **data, size_t *len)
+{
+	size_t cap = hint + 1, n = 0;
+	uint8_t *buf = dl_malloc(cap);
+	if (!buf) return DL_ENOMEM;
+	for (;;) {
+		if (n + 1 == cap) {
+			size_t nc;
+			uint8_t *nb = NULL;
+			if (dl_size_mul(cap, 2, &nc)) nb = dl_realloc(buf, nc);
+			if (!nb) {
+				dl_free(buf);
+				return DL_ENOMEM;
+			}
+			buf = nb;
+			cap = nc;
+		}
+		ssize_t r = read(fd, buf + n, cap - 1 - n);
+		if (r < 0) {
+			if (errno == EINTR) continue;
+			dl_free(buf);
+			return dl_error_errno("reading", full);
+		}
+		if (r == 0) break;
+		n += (size_t)r;
+	}
+	buf[n] = 0;
+	*data = buf;
+	*len = n;
+	return 0;
+}
+
+static int fs_get(void *impl, const char *path, uint8_t **data, size_t *len)
+{
+	char *full;
+	DL_TRY(full_path(impl, path, &full));
+	int fd = -1;
+	struct stat st;
+	int rc = open_object(full, "reading", &fd, &st);
+	if (rc == 0) {
+		if ((uint64_t)st.st_size >= SIZE_MAX) rc = dl_error_set(DL_ENOMEM, "%s is too large", full);
+		else rc = read_all(fd, full, (size_t)st.st_size, data, len);
+		close(fd);
+	}
+	dl_free(full);
+	return rc;
+}
+
+static int fs_get_range(void *impl, const char *path, int64_t offset, size_t len, uint8_t *buf,
+                        size_t *got)
+{
+	char *full;
+	DL_TRY(full_path(impl, path, &full));
+	int fd = -1;
+	struct stat st;
+	int rc = open_object(full, "reading", &fd, &st);
+	size_t n = 0;
+	while (rc == 0 && n < len) {
+		ssize_t r = pread(fd, buf + n, len - n, (off_t)offset + (off_t)n);
+		if (r < 0 && errno == EINTR) continue;
+		if (r < 0) rc = dl_error_errno("reading", full);
+		else if (r == 0) break;
+		else n += (size_t)r;
+	}
+	if (fd >= 0) close(fd);
+	dl_free(full);
+	*got = n;
+	return rc;
+}
+
+/* ---- writes ---- */
+
+/* Creates every missing directory of `dir` (like mkdir -p); concurrent
+ * creators are fine because EEXIST is success. */
+static int make_dirs(const char *dir)
+{
+	char *p = dl_strdup(dir);
+	if (!p) return DL_ENOMEM;
+	int rc = 0;
+	for (char *s = p + 1; rc == 0; s++) {
+		if (*s != '/' && *s != 0) continue;
+		char saved = *s;
+		*s = 0;
+		if (mkdir(p, 0777) < 0 && errno != EEXIST) rc = dl_error_errno("creating directory", p);
+		*s = saved;
+		if (saved == 0) break;
+	}
+	dl_free(p);
+	return rc;
+}
+
+static int fsync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) return dl_error_errno("opening directory", dir);
+	int rc = 0;
+	if (fsync(fd) < 0 && errno != EINVAL) rc = dl_error_errno("syncing directory", dir);
+	close(fd);
+	return rc;
+}
+
+static int write_fully(int fd, const char *tmp, const void *data, size_t len)
+{
+	const char *p = data;
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR) continue;
+		if (w < 0) return dl_error_errno("writing", tmp);
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/* The split of an object's full path into its directory and a fresh temp
+ * name next to it (hidden, so listings from a version number skip it). */
+typedef struct staged {
+	char *full;
+	char *dir;
+	char *tmp;
+} staged;
+
+static void staged_free(staged *st)
+{
+	dl_free(st->full);
+	dl_free(st->dir);
+	dl_free(st->tmp);
+}
+
+static int staged_init(staged *st, file_store *fs, const char *path)
+{
+	*st = (staged){0};
+	unsigned char rnd[8];
+	DL_TRY(dl_random_bytes(rnd, sizeof rnd));
+	DL_TRY(full_path(fs, path, &st->full));
+	size_t dl = dl_path_dirname_len(st->full);
+	st->dir = dl_strndup(st->full, dl ? dl : 1); /* "/x" lives in "/" */
+	size_t n = strlen(st->full) + 32;
+	st->tmp = dl_malloc(n);
+	if (!st->dir || !st->tmp) {
+		staged_free(st);
+		return DL_ENOMEM;
+	}
+	snprintf(st->tmp, n, "%.*s/.%s.%02x%02x%02x%02x%02x%02x%02x%02x.tmp", (int)dl, st->full,
+	         dl_path_basename(st->full), rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6],
+	         rnd[7]);
+	return 0;
+}
+
+/* Writes and fsyncs the temp file, creating parent directories if needed. */
+static int write_temp(staged *st, const void *data, size_t len)
+{
+	int fd = open(st->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd < 0 && errno == ENOENT) {
+		DL_TRY(make_dirs(st->dir));
+		fd = open(st->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	}
+	if (fd < 0) return dl_error_errno("creating", st->tmp);
+	int rc = write_fully(fd, st->tmp, data, len);
+	if (rc == 0 && fsync(fd) < 0) rc = dl_error_errno("syncing", st->tmp);
+	if (close(fd) < 0 && rc == 0) rc = dl_error_errno("closing", st->tmp);
+	if (rc < 0) unlink(st->tmp);
+	return rc;
+}
+
+static int fs_put(void *impl, const char *path, const void *data, size_t len)
+{
+	staged st;
+	DL_TRY(staged_init(&st, impl, path));
+	int rc = write_temp(&st, data, len);
+	if (rc == 0 && rename(st.tmp, st.full) < 0) {
+		rc = dl_error_errno("renaming into place", st.full);
+		unlink(st.tmp);
+	}
+	if (rc == 0) rc = fsync_dir(st.dir);
+	staged_free(&st);
+	return rc;
+}
+
+static int exists_error(const char *full)
+{
+	return dl_error_set(DL_EEXISTS, "%s already exists (another writer created it first)", full);
+}
+
+/* Publishes tmp as full unless full exists. */
+static int publish_no_replace(const char *tmp, const char *full)
+{
+	if (link(tmp, full) == 0) {
+		unlink(tmp);
+		return 0;
+	}
+	int e = errno;
+	if (e == EEXIST) {
+		unlink(tmp);
+		return exists_error(full);
+	}
+	if (e == EPERM || e == ENOTSUP || e == EMLINK || e == ENOSYS) {
+		/* No hard links here (some FUSE and SMB mounts): the kernel's
+		 * no-replace rename gives the same guarantee. */
+		if (renameat2(AT_FDCWD, tmp, AT_FDCWD, full, RENAME_NOREPLACE) == 0) return 0;
+		e = errno;
+	}
+	unlink(tmp);
+	errno = e;
+	if (e == EEXIST) return exists_error(full);
+	return dl_error_errno("publishing", full);
+}
+
+static int fs_put_if_absent(void *impl, const char *path, const void *data, size_t len)
+{
+	staged st;
+	DL_TRY(staged_init(&st, impl, path));
+	int rc;
+	/* Cheap early exit for a writer that already lost; link() decides. */
+	if (access(st.full, F_OK) == 0) rc = exists_error(st.full);
+	else rc = write_temp(&st, data, len);
+	if (rc == 0) rc = publish_no_replace(st.tmp, st.full);
+	if (rc == 0) rc = fsync_dir(st.dir);
+	staged_free(&st);
+	return rc;
+}
+
+/* ---- listing, delete, stat ---- */
+
+static int list_dir(file_store *fs, const char *dir, bool recursive, dl_object_list *out,
+                    size_t *cap)
+{
+	char *full;
+	DL_TRY(full_path(fs, dir, &full));
+	DIR *d = opendir(full);
+	if (!d) {
+		int rc = (errno == ENOENT || errno == ENOTDIR) ? 0 : dl_error_errno("listing", full);
+		dl_free(full);
+		return rc;
+	}
+	int rc = 0;
+	struct dirent *e;
+	while (rc == 0 && (errno = 0, e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+		struct stat st;
+		if (fstatat(dirfd(d), e->d_name, &st, 0) < 0) continue; /* deleted meanwhile */
+		char *rel;
+		rc = dl_path_join(&rel, dir, e->d_name);
+		if (rc < 0) break;
+		if (S_ISREG(st.st_mode))
+			rc = dl_object_list_push(out, cap, rel, (int64_t)st.st_size, mtime_ms(&st));
+		else if (S_ISDIR(st.st_mode) && recursive)
+			rc = list_dir(fs, rel, true, out, cap);
+		dl_free(rel);
+	}
+	if (rc == 0 && !e && errno != 0) rc = dl_error_errno("listing", full);
+	closedir(d);
+	dl_free(full);
+	return rc;
+}
+
+static int fs_list(void *impl, const char *dir, bool recursive, dl_object_list *out)
+{
+	size_t cap = 0;
+	return list_dir(impl, dir, recursive, out, &cap);
+}
+
+static int fs_del(void *impl, const char *path)
+{
+	char *full;
+	DL_TRY(full_path(impl, path, &full));
+	int rc = 0;
+	if (unlink(full) < 0) {
+		if (errno == ENOENT) rc = not_found("deleting", full);
+		else rc = dl_error_errno("deleting", full);
+	}
+	dl_free(full);
+	return rc;
+}
+
+static int fs_stat(void *impl, const char *path, dl_object_info *out)
+{
+	char *full;
+	DL_TRY(full_path(impl, path, &full));
+	struct stat st;
+	int rc = 0;
+	if (stat(full, &st) < 0) rc = dl_error_errno("stat of", full);
+	else if (S_ISDIR(st.st_mode)) rc = dl_error_set(DL_ENOTFOUND, "%s is a directory, not an object", full);
+	dl_free(full);
+	if (rc < 0) return rc;
+	out->path = dl_strdup(path);
+	if (!out->path) return DL_ENOMEM;
+	out->size = (int64_t)st.st_size;
+	out->mtime_ms = mtime_ms(&st);
+	return 0;
+}
+
+const dl_store_backend dl_store_backend_file = {
+	.scheme = "file",
+	.open = fs_open,
+	.free = fs_free,
+	.get = fs_get,
+	.get_range = fs_get_range,
+	.put = fs_put,
+	.put_if_absent = fs_put_if_absent,
+	.list = fs_list,
+	.del = fs_del,
+	.stat = fs_stat,
+};

@@ -1,0 +1,285 @@
+/* In-memory objects: one sorted array of (key, bytes) behind a mutex. Keys
+ * are "location/path"; sorting by key keeps listings cheap and ordered.
+ * Inserts are O(n) memmoves, which is fine for test-sized tables. */
+#include "storage/backend.h"
+#include "storage/path.h"
+#include "storage/store_mem.h"
+#include "util/error.h"
+#include "util/mem.h"
+#include <pthread.h>
+#include <stdbool.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct mem_object {
+	char *key;
+	uint8_t *data;
+	size_t len;
+	int64_t mtime_ms;
+} mem_object;
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static mem_object *g_objects;
+static size_t g_count, g_cap;
+
+typedef struct mem_store {
+	char *location;
+} mem_store;
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Index of key, or of where it would be inserted; *found says which. */
+static size_t find(const char *key, bool *found)
+{
+	size_t lo = 0, hi = g_count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(g_objects[mid].key, key);
+		if (c == 0) {
+			*found = true;
+			return mid;
+		}
+		if (c < 0) lo = mid + 1;
+		else hi = mid;
+	}
+	*found = false;
+	return lo;
+}
+
+static int ms_open(void **impl, const char *location)
+{
+	mem_store *m = dl_calloc(1, sizeof *m);
+	if (!m) return DL_ENOMEM;
+	m->location = dl_strdup(location);
+	if (!m->location) {
+		dl_free(m);
+		return DL_ENOMEM;
+	}
+	*impl = m;
+	return 0;
+}
+
+static void ms_free(void *impl)
+{
+	mem_store *m = impl;
+	dl_free(m->location);
+	dl_free(m);
+}
+
+static int key_of(mem_store *m, const char *path, char **key)
+{
+	return dl_path_join(key, m->location, path);
+}
+
+static int missing(const char *key)
+{
+	return dl_error_set(DL_ENOTFOUND, "mem://%s: no such object", key);
+}
+
+static int ms_get(void *impl, const char *path, uint8_t **data, size_t *len)
+{
+	char *key;
+	DL_TRY(key_of(impl, path, &key));
+	pthread_mutex_lock(&g_lock);
+	bool found;
+	size_t i = find(key, &found);
+	int rc = 0;
+	if (!found) {
+		rc = missing(key);
+	} else {
+		uint8_t *copy = dl_malloc(g_objects[i].len + 1);
+		if (!copy) {
+			rc = DL_ENOMEM;
+		} else {
+			memcpy(copy, g_objects[i].data, g_objects[i].len);
+			copy[g_objects[i].len] = 0;
+			*data = copy;
+			*len = g_objects[i].len;
+		}
+	}
+	pthread_mutex_unlock(&g_lock);
+	dl_free(key);
+	return rc;
+}
+
+static int ms_get_range(void *impl, const char *path, int64_t offset, size_t len, uint8_t *buf,
+                        size_t *got)
+{
+	char *key;
+	DL_TRY(key_of(impl, path, &key));
+	pthread_mutex_lock(&g_lock);
+	bool found;
+	size_t i = find(key, &found);
+	int rc = 0;
+	if (!found) {
+		rc = missing(key);
+	} else if ((uint64_t)offset < g_objects[i].len) {
+		size_t avail = g_objects[i].len - (size_t)offset;
+		size_t n = len < avail ? len : avail;
+		memcpy(buf, g_objects[i].data + offset, n);
+		*got = n;
+	}
+	pthread_mutex_unlock(&g_lock);
+	dl_free(key);
+	return rc;
+}
+
+/* Stores a copy of data under key; with no_replace, DL_EEXISTS if present. */
+static int store_object(char *key, const void *data, size_t len, bool no_replace)
+{
+	uint8_t *copy = dl_malloc(len);
+	if (!copy) return DL_ENOMEM;
+	if (len) memcpy(copy, data, len);
+	pthread_mutex_lock(&g_lock);
+	bool found;
+	size_t i = find(key, &found);
+	int rc = 0;
+	if (found && no_replace) {
+		rc = dl_error_set(DL_EEXISTS, "mem://%s already exists (another writer created it first)", key);
+	} else if (found) {
+		dl_free(g_objects[i].data);
+		g_objects[i].data = copy;
+		g_objects[i].len = len;
+		g_objects[i].mtime_ms = now_ms();
+		copy = NULL;
+	} else {
+		if (g_count == g_cap) {
+			size_t nc = g_cap ? g_cap * 2 : 64;
+			mem_object *p = dl_reallocarray(g_objects, nc, sizeof *p);
+			if (!p) rc = DL_ENOMEM;
+			else g_objects = p, g_cap = nc;
+		}
+		if (rc == 0) {
+			memmove(g_objects + i + 1, g_objects + i, (g_count - i) * sizeof *g_objects);
+			g_objects[i] = (mem_object){key, copy, len, now_ms()};
+			g_count++;
+			key = NULL;
+			copy = NULL;
+		}
+	}
+	pthread_mutex_unlock(&g_lock);
+	dl_free(copy);
+	dl_free(key);
+	return rc;
+}
+
+static int ms_put(void *impl, const char *path, const void *data, size_t len)
+{
+	char *key;
+	DL_TRY(key_of(impl, path, &key));
+	return store_object(key, data, len, false);
+}
+
+static int ms_put_if_absent(void *impl, const char *path, const void *data, size_t len)
+{
+	char *key;
+	DL_TRY(key_of(impl, path, &key));
+	return store_object(key, data, len, true);
+}
+
+static int ms_list(void *impl, const char *dir, bool recursive, dl_object_list *out)
+{
+	mem_store *m = impl;
+	char *prefix;
+	DL_TRY(key_of(m, dir, &prefix));
+	size_t root_len = strlen(m->location) + 1; /* strip "location/" from keys */
+	size_t pl = strlen(prefix);
+	size_t cap = 0;
+	int rc = 0;
+	pthread_mutex_lock(&g_lock);
+	bool found;
+	for (size_t i = find(prefix, &found); i < g_count && rc == 0; i++) {
+		const char *k = g_objects[i].key;
+		if (strncmp(k, prefix, pl) != 0) break;
+		if (k[pl] != '/') continue; /* "ab" is not under "a" */
+		if (!recursive && strchr(k + pl + 1, '/')) continue;
+		rc = dl_object_list_push(out, &cap, k + root_len, (int64_t)g_objects[i].len,
+		                         g_objects[i].mtime_ms);
+	}
+	pthread_mutex_unlock(&g_lock);
+	dl_free(prefix);
+	return rc;
+}
+
+static int ms_del(void *impl, const char *path)
+{
+	char *key;
+	DL_TRY(key_of(impl, path, &key));
+	pthread_mutex_lock(&g_lock);
+	bool found;
+	size_t i = find(key, &found);
+	int rc = 0;
+	if (!found) {
+		rc = missing(key);
+	} else {
+		dl_free(g_objects[i].key);
+		dl_free(g_objects[i].data);
+		memmove(g_objects + i, g_objects + i + 1, (g_count - i - 1) * sizeof *g_objects);
+		g_count--;
+	}
+	pthread_mutex_unlock(&g_lock);
+	dl_free(key);
+	return rc;
+}
+
+static int ms_stat(void *impl, const char *path, dl_object_info *out)
+{
+	char *key;
+	DL_TRY(key_of(impl, path, &key));
+	char *copy = dl_strdup(path);
+	int rc = copy ? 0 : DL_ENOMEM;
+	pthread_mutex_lock(&g_lock);
+	bool found;
+	size_t i = find(key, &found);
+	if (rc == 0 && !found) {
+		rc = missing(key);
+	} else if (rc == 0) {
+		out->path = copy;
+		out->size = (int64_t)g_objects[i].len;
+		out->mtime_ms = g_objects[i].mtime_ms;
+		copy = NULL;
+	}
+	pthread_mutex_unlock(&g_lock);
+	dl_free(copy);
+	dl_free(key);
+	return rc;
+}
+
+long dl_store_mem_drop(const char *location)
+{
+	size_t ll = strlen(location);
+	long removed = 0;
+	pthread_mutex_lock(&g_lock);
+	size_t k = 0;
+	for (size_t i = 0; i < g_count; i++) {
+		const char *key = g_objects[i].key;
+		if (strncmp(key, location, ll) == 0 && key[ll] == '/') {
+			dl_free(g_objects[i].key);
+			dl_free(g_objects[i].data);
+			removed++;
+		} else {
+			g_objects[k++] = g_objects[i];
+		}
+	}
+	g_count = k;
+	pthread_mutex_unlock(&g_lock);
+	return removed;
+}
+
+const dl_store_backend dl_store_backend_mem = {
+	.scheme = "mem",
+	.open = ms_open,
+	.free = ms_free,
+	.get = ms_get,
+	.get_range = ms_get_range,
+	.put = ms_put,
+	.put_if_absent = ms_put_if_absent,
+	.list = ms_list,
+	.del = ms_del,
+	.stat = ms_stat,
+};

@@ -1,0 +1,310 @@
+/* dl_store: both backends behave the same (get, ranges, put, put-if-absent,
+ * sorted listings, delete, stat, missing objects), plus URI and path rules. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "deltalake/store.h"
+#include "storage/path.h"
+#include "storage/store_mem.h"
+#include "util/error.h"
+
+static char g_tmp[256];
+
+static int make_tmp(void **state)
+{
+	(void)state;
+	snprintf(g_tmp, sizeof g_tmp, "/tmp/dl_store_test_XXXXXX");
+	return mkdtemp(g_tmp) ? 0 : -1;
+}
+
+static int remove_tmp(void **state)
+{
+	(void)state;
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void put_str(dl_store *s, const char *path, const char *text)
+{
+	assert_int_equal(dl_store_put(s, path, text, strlen(text)), 0);
+}
+
+static void assert_content(dl_store *s, const char *path, const char *text)
+{
+	uint8_t *data = NULL;
+	size_t len = 0;
+	assert_int_equal(dl_store_get(s, path, &data, &len), 0);
+	assert_int_equal(len, strlen(text));
+	assert_memory_equal(data, text, len);
+	assert_int_equal(data[len], 0);
+	free(data);
+}
+
+/* The behaviour every backend must have, run against an open store. */
+static void exercise(dl_store *s)
+{
+	uint8_t *data = NULL;
+	size_t len = 99;
+	assert_int_equal(dl_store_get(s, "_delta_log/00000000000000000000.json", &data, &len),
+	                 DL_ENOTFOUND);
+	assert_null(data);
+	assert_int_equal(len, 0);
+	assert_non_null(strstr(dl_error_last()->message, "00000000000000000000.json"));
+
+	put_str(s, "_delta_log/00000000000000000000.json", "{\"commitInfo\":{}}\n");
+	assert_content(s, "_delta_log/00000000000000000000.json", "{\"commitInfo\":{}}\n");
+	put_str(s, "_delta_log/00000000000000000000.json", "replaced");
+	assert_content(s, "_delta_log/00000000000000000000.json", "replaced");
+
+	/* put_if_absent: first wins, second gets DL_EEXISTS, content unchanged. */
+	assert_int_equal(dl_store_put_if_absent(s, "_delta_log/00000000000000000001.json", "one", 3), 0);
+	assert_int_equal(dl_store_put_if_absent(s, "_delta_log/00000000000000000001.json", "two", 3),
+	                 DL_EEXISTS);
+	assert_int_equal(dl_error_last()->code, DL_EEXISTS);
+	assert_content(s, "_delta_log/00000000000000000001.json", "one");
+	assert_int_equal(dl_store_put_if_absent(s, "deep/er/still/x.bin", "", 0), 0);
+	assert_content(s, "deep/er/still/x.bin", "");
+
+	/* Ranges, including short reads at the end and past the end. */
+	put_str(s, "part-0.parquet", "0123456789");
+	uint8_t buf[16];
+	size_t got = 0;
+	assert_int_equal(dl_store_get_range(s, "part-0.parquet", 2, 4, buf, &got), 0);
+	assert_int_equal(got, 4);
+	assert_memory_equal(buf, "2345", 4);
+	assert_int_equal(dl_store_get_range(s, "part-0.parquet", 7, 10, buf, &got), 0);
+	assert_int_equal(got, 3);
+	assert_memory_equal(buf, "789", 3);
+	assert_int_equal(dl_store_get_range(s, "part-0.parquet", 50, 10, buf, &got), 0);
+	assert_int_equal(got, 0);
+	assert_int_equal(dl_store_get_range(s, "part-0.parquet", -1, 10, buf, &got), DL_EINVALID);
+	assert_int_equal(dl_store_get_range(s, "missing.parquet", 0, 10, buf, &got), DL_ENOTFOUND);
+
+	/* Listing: sorted by strcmp, not recursive, start_name inclusive. */
+	const char *names[] = {"00000000000000000010.checkpoint.parquet", "00000000000000000002.json",
+	                       "_last_checkpoint", "00000000000000000010.json",
+	                       "00000000000000000003.crc"};
+	for (size_t i = 0; i < 5; i++) {
+		char p[128];
+		snprintf(p, sizeof p, "_delta_log/%s", names[i]);
+		put_str(s, p, names[i]);
+	}
+	put_str(s, "_delta_log/_sidecars/abc.parquet", "sidecar");
+	dl_object_list l;
+	assert_int_equal(dl_store_list_from(s, "_delta_log", "00000000000000000002", &l), 0);
+	const char *want[] = {"_delta_log/00000000000000000002.json", "_delta_log/00000000000000000003.crc",
+	                      "_delta_log/00000000000000000010.checkpoint.parquet",
+	                      "_delta_log/00000000000000000010.json", "_delta_log/_last_checkpoint"};
+	assert_int_equal(l.count, 5);
+	for (size_t i = 0; i < 5; i++) assert_string_equal(l.items[i].path, want[i]);
+	assert_int_equal(l.items[0].size, (int64_t)strlen(names[1]));
+	assert_true(l.items[0].mtime_ms > 1600000000000LL);
+	dl_object_list_free(&l);
+
+	assert_int_equal(dl_store_list_from(s, "_delta_log", NULL, &l), 0);
+	assert_int_equal(l.count, 7);
+	assert_string_equal(l.items[0].path, "_delta_log/00000000000000000000.json");
+	dl_object_list_free(&l);
+
+	assert_int_equal(dl_store_list_from(s, "", NULL, &l), 0);
+	assert_int_equal(l.count, 1);
+	assert_string_equal(l.items[0].path, "part-0.parquet");
+	dl_object_list_free(&l);
+
+	assert_int_equal(dl_store_list_recursive(s, "", &l), 0);
+	assert_int_equal(l.count, 10);
+	for (size_t i = 1; i < l.count; i++) assert_true(strcmp(l.items[i - 1].path, l.items[i].path) < 0);
+	assert_string_equal(l.items[l.count - 1].path, "part-0.parquet");
+	dl_object_list_free(&l);
+
+	assert_int_equal(dl_store_list_recursive(s, "deep", &l), 0);
+	assert_int_equal(l.count, 1);
+	assert_string_equal(l.items[0].path, "deep/er/still/x.bin");
+	dl_object_list_free(&l);
+
+	/* A missing directory lists nothing (object-store semantics). */
+	assert_int_equal(dl_store_list_from(s, "nope", NULL, &l), 0);
+	assert_int_equal(l.count, 0);
+	dl_object_list_free(&l);
+
+	dl_object_info info;
+	assert_int_equal(dl_store_stat(s, "part-0.parquet", &info), 0);
+	assert_string_equal(info.path, "part-0.parquet");
+	assert_int_equal(info.size, 10);
+	assert_true(info.mtime_ms > 1600000000000LL);
+	dl_object_info_free(&info);
+	assert_int_equal(dl_store_stat(s, "nothing", &info), DL_ENOTFOUND);
+
+	assert_int_equal(dl_store_delete(s, "part-0.parquet"), 0);
+	assert_int_equal(dl_store_delete(s, "part-0.parquet"), DL_ENOTFOUND);
+	assert_int_equal(dl_store_get(s, "part-0.parquet", &data, &len), DL_ENOTFOUND);
+
+	/* Invalid object paths are refused before reaching a backend. */
+	assert_int_equal(dl_store_put(s, "../escape", "x", 1), DL_EINVALID);
+	assert_int_equal(dl_store_put(s, "/abs", "x", 1), DL_EINVALID);
+	assert_int_equal(dl_store_put(s, "a//b", "x", 1), DL_EINVALID);
+	assert_int_equal(dl_store_put(s, "", "x", 1), DL_EINVALID);
+	assert_int_equal(dl_store_list_from(s, "a/../b", NULL, &l), DL_EINVALID);
+}
+
+static void file_backend(void **state)
+{
+	(void)state;
+	char uri[300];
+	snprintf(uri, sizeof uri, "file://%s/table/", g_tmp);
+	dl_store *s;
+	assert_int_equal(dl_store_open(&s, uri), 0);
+	snprintf(uri, sizeof uri, "file://%s/table", g_tmp);
+	assert_string_equal(dl_store_root(s), uri);
+	exercise(s);
+	dl_store_free(s);
+
+	/* The same objects through a plain path and file:/ form. */
+	char path[300];
+	snprintf(path, sizeof path, "%s/table", g_tmp);
+	assert_int_equal(dl_store_open(&s, path), 0);
+	assert_content(s, "_delta_log/00000000000000000001.json", "one");
+	dl_store_free(s);
+	snprintf(uri, sizeof uri, "file:%s/table", g_tmp);
+	assert_int_equal(dl_store_open(&s, uri), 0);
+	assert_content(s, "_delta_log/00000000000000000001.json", "one");
+
+	/* No temp files are left behind by the writes above. */
+	dl_object_list l;
+	assert_int_equal(dl_store_list_recursive(s, "", &l), 0);
+	for (size_t i = 0; i < l.count; i++) assert_null(strstr(l.items[i].path, ".tmp"));
+	dl_object_list_free(&l);
+	dl_store_free(s);
+}
+
+static void file_uri_is_percent_decoded(void **state)
+{
+	(void)state;
+	char uri[300], path[300];
+	snprintf(uri, sizeof uri, "file://%s/my%%20table", g_tmp);
+	dl_store *s;
+	assert_int_equal(dl_store_open(&s, uri), 0);
+	put_str(s, "x", "y");
+	dl_store_free(s);
+	snprintf(path, sizeof path, "%s/my table/x", g_tmp);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+}
+
+static void mem_backend(void **state)
+{
+	(void)state;
+	dl_store *s;
+	assert_int_equal(dl_store_open(&s, "mem://store_test/table"), 0);
+	assert_string_equal(dl_store_root(s), "mem://store_test/table");
+	exercise(s);
+
+	/* Process-global: a second open sees the objects, also from the parent. */
+	dl_store *s2, *parent;
+	assert_int_equal(dl_store_open(&s2, "mem://store_test/table/"), 0);
+	assert_content(s2, "_delta_log/00000000000000000001.json", "one");
+	assert_int_equal(dl_store_open(&parent, "mem://store_test"), 0);
+	assert_content(parent, "table/_delta_log/00000000000000000001.json", "one");
+	dl_object_list l;
+	assert_int_equal(dl_store_list_from(parent, "", NULL, &l), 0);
+	assert_int_equal(l.count, 0);
+	dl_object_list_free(&l);
+	dl_store_free(parent);
+
+	/* A sibling name with a common prefix is not mixed in. */
+	dl_store *other;
+	assert_int_equal(dl_store_open(&other, "mem://store_test/table-2"), 0);
+	put_str(other, "_delta_log/x", "x");
+	assert_int_equal(dl_store_list_recursive(s, "", &l), 0);
+	assert_int_equal(l.count, 9);
+	dl_object_list_free(&l);
+	dl_store_free(other);
+
+	assert_true(dl_store_mem_drop("store_test/table") == 9);
+	assert_int_equal(dl_store_list_recursive(s2, "", &l), 0);
+	assert_int_equal(l.count, 0);
+	dl_object_list_free(&l);
+	dl_store_free(s);
+	dl_store_free(s2);
+	assert_true(dl_store_mem_drop("store_test") == 1);
+}
+
+static void uris_and_paths(void **state)
+{
+	(void)state;
+	dl_store_uri u;
+	assert_int_equal(dl_store_uri_parse(&u, "file:///tmp/a%20b/"), 0);
+	assert_string_equal(u.scheme, "file");
+	assert_string_equal(u.location, "/tmp/a b");
+	dl_store_uri_free(&u);
+	assert_int_equal(dl_store_uri_parse(&u, "file:/tmp/x"), 0);
+	assert_string_equal(u.location, "/tmp/x");
+	dl_store_uri_free(&u);
+	assert_int_equal(dl_store_uri_parse(&u, "file://localhost/tmp/x"), 0);
+	assert_string_equal(u.location, "/tmp/x");
+	dl_store_uri_free(&u);
+	assert_int_equal(dl_store_uri_parse(&u, "/tmp/100%"), 0); /* plain paths are literal */
+	assert_string_equal(u.location, "/tmp/100%");
+	dl_store_uri_free(&u);
+	assert_int_equal(dl_store_uri_parse(&u, "rel/dir//"), 0);
+	assert_string_equal(u.location, "rel/dir");
+	dl_store_uri_free(&u);
+	assert_int_equal(dl_store_uri_parse(&u, "/"), 0);
+	assert_string_equal(u.location, "/");
+	dl_store_uri_free(&u);
+	assert_int_equal(dl_store_uri_parse(&u, "mem://n/t"), 0);
+	assert_string_equal(u.scheme, "mem");
+	assert_string_equal(u.location, "n/t");
+	dl_store_uri_free(&u);
+
+	assert_int_equal(dl_store_uri_parse(&u, "s3://bucket/t"), DL_EINVALID);
+	assert_non_null(strstr(dl_error_last()->message, "s3"));
+	assert_int_equal(dl_store_uri_parse(&u, "file://otherhost/t"), DL_EUNSUPPORTED);
+	assert_int_equal(dl_store_uri_parse(&u, "mem://"), DL_EINVALID);
+	assert_int_equal(dl_store_uri_parse(&u, ""), DL_EINVALID);
+	assert_int_equal(dl_store_uri_parse(&u, "file:///bad%zz"), DL_EINVALID);
+	dl_store *s;
+	assert_int_equal(dl_store_open(&s, "gs://b/t"), DL_EINVALID);
+	assert_null(s);
+
+	char *j;
+	assert_int_equal(dl_path_join(&j, "a/", "/b"), 0);
+	assert_string_equal(j, "a/b");
+	free(j);
+	assert_int_equal(dl_path_join(&j, "", "b"), 0);
+	assert_string_equal(j, "b");
+	free(j);
+	assert_int_equal(dl_path_join(&j, "a", ""), 0);
+	assert_string_equal(j, "a");
+	free(j);
+	assert_int_equal(dl_path_join(&j, "/", "b"), 0);
+	assert_string_equal(j, "/b");
+	free(j);
+	assert_true(dl_path_is_valid_relative("a/b.c/.hidden", false));
+	assert_false(dl_path_is_valid_relative("a/./b", false));
+	assert_false(dl_path_is_valid_relative("a/", false));
+	assert_true(dl_path_is_valid_relative("", true));
+	assert_false(dl_path_is_valid_relative("", false));
+	assert_string_equal(dl_path_basename("a/b/c.json"), "c.json");
+	assert_int_equal(dl_path_dirname_len("a/b/c.json"), 3);
+	assert_int_equal(dl_path_dirname_len("c.json"), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(file_backend),
+		cmocka_unit_test(file_uri_is_percent_decoded),
+		cmocka_unit_test(mem_backend),
+		cmocka_unit_test(uris_and_paths),
+	};
+	return cmocka_run_group_tests(tests, make_tmp, remove_tmp);
+}
