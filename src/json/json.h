@@ -65,12 +65,19 @@ int dl_json_double(const dl_json *v, double *out);
 /* Serializes a parsed value back to compact JSON. */
 int dl_json_write(dl_buf *out, const dl_json *v);
 
-/* Streaming writer: builds compact JSON into a dl_buf with commas handled. */
+/* Streaming writer: builds compact JSON into a dl_buf with commas handled.
+ * Misuse (a value in an object without a key, a key in an array, unbalanced
+ * ends, nesting deeper than 63, a non-finite double) records a sticky
+ * DL_EINVALID that dl_jw_finish returns; later calls then do nothing. One
+ * writer produces one top-level value; for newline-delimited output, append
+ * '\n' to the buffer and dl_jw_init again. */
 typedef struct dl_json_writer {
 	dl_buf *out;
 	int depth;
 	uint64_t need_comma; /* bit per depth */
 	int error;           /* first error (sticky) */
+	uint64_t in_object;  /* bit per depth: that level is an object */
+	bool after_key;      /* a key was written; its value comes next */
 } dl_json_writer;
 
 void dl_jw_init(dl_json_writer *w, dl_buf *out);
@@ -82,7 +89,10 @@ void dl_jw_key(dl_json_writer *w, const char *key);
 void dl_jw_string(dl_json_writer *w, const char *s);
 void dl_jw_string_n(dl_json_writer *w, const char *s, size_t n);
 void dl_jw_int(dl_json_writer *w, int64_t v);
-void dl_jw_double(dl_json_writer *w, double v); /* shortest round-trip form */
+/* Shortest of %.15g/%.16g/%.17g that reads back as the same double, in the
+ * C locale. NaN and infinities have no JSON form: they set DL_EINVALID (the
+ * caller decides: omit the field or write null). */
+void dl_jw_double(dl_json_writer *w, double v);
 void dl_jw_bool(dl_json_writer *w, bool v);
 void dl_jw_null(dl_json_writer *w);
 void dl_jw_raw(dl_json_writer *w, const char *json); /* an already-encoded value */

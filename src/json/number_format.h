@@ -1,0 +1,15 @@
+/* Number text for the writers. */
+#ifndef DL_JSON_NUMBER_FORMAT_H
+#define DL_JSON_NUMBER_FORMAT_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* Writes v in decimal into out (at least 21 bytes), no NUL; returns the
+ * length. */
+size_t dl_json_format_int64(char *out, int64_t v);
+/* Writes the shortest of %.15g, %.16g, %.17g that reads back as v (C
+ * locale) into out (at least 32 bytes, NUL-terminated); returns the length,
+ * or -1 for NaN and infinities, which JSON cannot represent. */
+int dl_json_format_double(char *out, double v);
+
+#endif

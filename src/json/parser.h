@@ -1,0 +1,89 @@
+/* Internal state of the JSON parser, shared by parse.c (values and
+ * containers), string.c (strings) and number.c (numbers).
+ *
+ * The parser is iterative: an explicit stack of open containers replaces
+ * recursion, so hostile nesting can never exhaust the C stack, and finished
+ * children wait on two scratch stacks (values, keys) until their container
+ * closes and they are copied into the arena in one block. Nothing is
+ * allocated per value except the arena bumps. */
+#ifndef DL_JSON_PARSER_H
+#define DL_JSON_PARSER_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "json/json.h"
+#include "util/error.h"
+
+/* Deepest nesting of arrays/objects accepted. Delta's deepest documents are
+ * schemas (about three JSON levels per nested struct), far below this. */
+#define DL_JSON_MAX_DEPTH 512
+
+typedef struct dl_json_key {
+	const char *ptr;
+	size_t len;
+} dl_json_key;
+
+typedef struct dl_json_frame {
+	size_t vstart; /* first child on the value stack */
+	size_t kstart; /* first key on the key stack (objects) */
+	bool is_object;
+} dl_json_frame;
+
+/* Inline capacity of the scratch stacks: typical Delta actions never spill
+ * to the heap. */
+#define DL_JSON_INLINE_VALUES 64
+#define DL_JSON_INLINE_KEYS 32
+
+typedef struct dl_json_parser {
+	dl_arena *arena;
+	const char *doc;        /* start of the whole input (byte offsets count from here) */
+	const char *what;       /* names the source in messages */
+	int64_t line;           /* line number of line_start (1-based) */
+	const char *line_start; /* errors count lines/columns from here */
+
+	dl_json *vals;
+	size_t nvals, capvals;
+	dl_json_key *keys;
+	size_t nkeys, capkeys;
+	int depth;
+	dl_json_frame frames[DL_JSON_MAX_DEPTH];
+	dl_json inline_vals[DL_JSON_INLINE_VALUES];
+	dl_json_key inline_keys[DL_JSON_INLINE_KEYS];
+} dl_json_parser;
+
+void dl_json_parser_init(dl_json_parser *ps, dl_arena *arena, const char *doc, const char *what);
+void dl_json_parser_release(dl_json_parser *ps);
+/* Parses one value starting at p (leading whitespace allowed); *next gets
+ * the position after it. */
+int dl_json_parse_value(dl_json_parser *ps, const char *p, const char *end, dl_json *out,
+                        const char **next);
+
+/* Raises DL_ECORRUPT "what: line L col C (byte N): <message>" for position
+ * `at`. */
+int dl_json_fail(const dl_json_parser *ps, const char *at, const char *fmt, ...) DL_PRINTF(3, 4);
+
+/* p is just after the opening quote. On success *out and *out_len hold the
+ * unescaped, NUL-terminated string in the arena and *next is just after the
+ * closing quote. */
+int dl_json_parse_string(dl_json_parser *ps, const char *p, const char *end, const char **out,
+                         size_t *out_len, const char **next);
+/* p is at '-' or a digit. Validates the RFC 8259 number grammar and keeps
+ * a NUL-terminated copy of the text. */
+int dl_json_parse_number(dl_json_parser *ps, const char *p, const char *end, dl_json *out,
+                         const char **next);
+
+/* Arena allocation with the arena's own fast path inlined (same semantics
+ * as dl_arena_alloc: 16-byte aligned), since the parser allocates for every
+ * string and container. */
+static inline void *dl_json_alloc(dl_arena *a, size_t n)
+{
+	size_t need = (n + 15) & ~(size_t)15;
+	if (a->cur && need >= n && (size_t)(a->end - a->cur) >= need) {
+		void *p = a->cur;
+		a->cur += need;
+		return p;
+	}
+	return dl_arena_alloc(a, n);
+}
+
+#endif
