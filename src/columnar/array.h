@@ -73,8 +73,10 @@ static inline bool dl_array_is_valid(const dl_array *a, int64_t i)
 	return !a->validity || dl_bit_get(a->validity, i);
 }
 
-/* An empty array of `type` with zeroed buffers sized for `length` rows (and
- * children for nested types of length 0); the caller fills it. */
+/* An array of `type` with zeroed buffers sized for `length` rows and no
+ * validity bitmap (all valid; the caller allocates one to add nulls). Struct
+ * and variant children have `length` rows too; array and map children have
+ * 0 rows (all offsets 0). The caller fills it. */
 dl_array *dl_array_new(dl_type *type, int64_t length);
 /* An all-null array of the given type and length. */
 dl_array *dl_array_new_null(dl_type *type, int64_t length);
@@ -87,8 +89,16 @@ dl_array *dl_array_take(const dl_array *a, const uint32_t *sel, int64_t n);
 dl_array *dl_array_slice(const dl_array *a, int64_t start, int64_t n);
 /* Concatenation of arrays of the same type. */
 dl_array *dl_array_concat(dl_array *const *arrays, int n);
+/* Deep value equality of row i of a and row j of b (null equals null, NaN
+ * equals NaN; map entries compared in order). */
+bool dl_array_row_equals(const dl_array *a, int64_t i, const dl_array *b, int64_t j);
 
+/* A batch whose columns are all NULL: the caller stores one array per field
+ * in cols[i], and the batch owns them from then on (dl_batch_free frees the
+ * non-NULL ones). */
 dl_batch *dl_batch_new(dl_type *schema, int64_t num_rows);
+/* Checks that every column is set, has num_rows rows and the field's type. */
+int dl_batch_validate(const dl_batch *b);
 void dl_batch_free(dl_batch *b);
 dl_batch *dl_batch_take(const dl_batch *b, const uint32_t *sel, int64_t n);
 

@@ -78,6 +78,9 @@ bool dl_type_is_numeric(const dl_type *t);
 int dl_type_fixed_width(const dl_type *t);
 /* Delta's name: "long", "decimal(10,2)", "timestamp_ntz", "struct"... */
 const char *dl_type_id_name(dl_type_id id);
+/* Delta's name of a whole type: like dl_type_id_name but with the decimal's
+ * parameters ("decimal(10,2)"). NUL-terminated, truncated to cap. */
+void dl_type_name(const dl_type *t, char *out, size_t cap);
 /* Writes the Spark SQL spelling (BIGINT, DECIMAL(10,2), ARRAY<INT>,
  * STRUCT<a: INT>...) into out (NUL-terminated, truncated to cap). */
 void dl_type_sql(const dl_type *t, char *out, size_t cap);
