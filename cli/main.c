@@ -1,14 +1,9 @@
-/* deltalake: the command-line tool. */
+/* deltalake: the command-line tool. Commands register themselves (cli.h);
+ * main only hands the process over to the framework. */
 #include <stdio.h>
-#include <string.h>
-#include "deltalake.h"
+#include "cli.h"
 
 int main(int argc, char **argv)
 {
-	if (argc > 1 && !strcmp(argv[1], "--version")) {
-		printf("deltalake %s\n", dl_version());
-		return 0;
-	}
-	printf("usage: deltalake COMMAND [ARGS]\n");
-	return argc > 1 ? 2 : 0;
+	return dl_cli_main(argc, argv, stdout, stderr);
 }

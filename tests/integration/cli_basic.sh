@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The deltalake binary's contract: help, version, exit codes 0/1/2, one-line
+# errors on stderr, --format and -o. Runs with DL_CLI = path of the binary.
+set -uo pipefail
+: "${DL_CLI:?DL_CLI must name the deltalake binary}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+
+# expect CODE ARGS...: runs the CLI, keeps stdout/stderr in $tmp/out, $tmp/err.
+expect() {
+	local want=$1; shift
+	"$DL_CLI" "$@" >"$tmp/out" 2>"$tmp/err"
+	local got=$?
+	[ "$got" -eq "$want" ] || fail "deltalake $* exited $got, expected $want (stderr: $(head -c 300 "$tmp/err"))"
+}
+contains() { grep -qF -- "$2" "$1" || fail "$1 lacks '$2': $(head -c 300 "$1")"; }
+lines() { [ "$(wc -l <"$1")" -eq "$2" ] || fail "$1 has $(wc -l <"$1") lines, expected $2"; }
+
+expect 0 --help
+contains "$tmp/out" "usage: deltalake"
+contains "$tmp/out" "version"
+[ -s "$tmp/err" ] && fail "--help wrote to stderr"
+
+expect 0 --version
+grep -qE '^deltalake [0-9]+\.[0-9]+\.[0-9]+$' "$tmp/out" || fail "--version: $(cat "$tmp/out")"
+expect 0 version
+expect 0 help version
+contains "$tmp/out" "usage: deltalake version"
+expect 0 version --help
+contains "$tmp/out" "--verbose"
+
+# Every registered command answers --help with exit 0 and a usage line.
+"$DL_CLI" --help | sed -n '/^Commands:/,/^$/p' | awk 'NR > 1 && NF {print $1}' >"$tmp/cmds"
+[ -s "$tmp/cmds" ] || fail "no commands listed by --help"
+while read -r c; do
+	expect 0 "$c" --help
+	contains "$tmp/out" "usage: deltalake $c"
+done <"$tmp/cmds"
+
+# Usage errors: exit 2, one line on stderr that says what to do.
+expect 2
+expect 2 versoin
+contains "$tmp/err" "deltalake: error: unknown command 'versoin'; did you mean 'version'?"
+lines "$tmp/err" 1
+expect 2 version --no-such-option
+contains "$tmp/err" "unknown option '--no-such-option'"
+contains "$tmp/err" "deltalake version --help"
+expect 2 version --format xml
+contains "$tmp/err" "use table, csv, jsonl or json"
+expect 2 version unexpected-word
+
+# Runtime errors: exit 1, one line.
+expect 1 version -o "$tmp/no/such/dir/out.txt"
+contains "$tmp/err" "deltalake: error: "
+lines "$tmp/err" 1
+
+# Formats.
+expect 0 version --format csv
+[ "$(head -1 "$tmp/out")" = "name,value" ] || fail "csv header: $(head -1 "$tmp/out")"
+grep -q '^deltalake,' "$tmp/out" || fail "csv lacks the deltalake row"
+expect 0 version --format jsonl
+head -1 "$tmp/out" | grep -q '^{"name":"deltalake","value":"' || fail "jsonl: $(head -1 "$tmp/out")"
+expect 0 --format=json version
+[ "$(head -c 1 "$tmp/out")" = "[" ] || fail "json does not start with ["
+[ "$(tail -1 "$tmp/out")" = "]" ] || fail "json does not end with ]"
+if command -v node >/dev/null; then
+	node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' "$tmp/out" ||
+		fail "json output does not parse"
+fi
+expect 0 version -v
+contains "$tmp/out" "zstd"
+head -2 "$tmp/out" | tail -1 | grep -qE '^-+  -+$' || fail "table has no dashes under the header"
+
+# -o FILE writes the results there and nothing on stdout.
+expect 0 version -v --quiet -o "$tmp/v.csv" --format csv
+[ -s "$tmp/out" ] && fail "-o still wrote to stdout"
+grep -q '^zstd,' "$tmp/v.csv" || fail "-o file lacks rows"
+ls "$tmp" | grep -q 'tmp-' && fail "-o left its temporary file"
+
+if [ "$fails" -ne 0 ]; then
+	echo "$fails check(s) failed" >&2
+	exit 1
+fi
+echo "cli_basic: all checks passed"
