@@ -609,9 +609,12 @@ static void resolve(resolved *r, int argc, char **argv)
 {
 	memset(r, 0, sizeof *r);
 	if (argc < 1) return;
-	if (argc >= 2 && strlen(argv[0]) + strlen(argv[1]) < 120) {
+	size_t l0 = strlen(argv[0]), l1 = argc >= 2 ? strlen(argv[1]) : 0;
+	if (argc >= 2 && l0 + l1 + 2 <= 128) {
 		char two[128];
-		snprintf(two, sizeof two, "%s %s", argv[0], argv[1]);
+		memcpy(two, argv[0], l0);
+		two[l0] = ' ';
+		memcpy(two + l0 + 1, argv[1], l1 + 1);
 		const dl_cli_command *c = dl_cli_find(two);
 		if (c && c->run) {
 			r->cmd = c;
