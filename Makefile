@@ -5,6 +5,14 @@ FUZZ_BUILD ?= build-fuzz
 PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc)
 CMAKE_GEN  := -G Ninja
+SHELL      := /bin/bash
+
+# Runs ctest in directory $(1) and prints its summary line ("100% tests
+# passed, 0 tests failed out of N") last, after the list of failures.
+define run_ctest
+	@cd $(1) && set -o pipefail && $(2) ctest --output-on-failure -j $(JOBS) 2>&1 | \
+	  awk '/^[0-9]+% tests passed/ { s = $$0; next } { print; fflush() } END { if (s) print s }'
+endef
 
 .PHONY: all deps test run bench asan fuzz install conformance clean oracle
 
@@ -20,7 +28,7 @@ oracle:
 	@scripts/install-oracle.sh
 
 test: all oracle
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	$(call run_ctest,$(BUILD),)
 
 conformance: all
 	$(BUILD)/tests/test_conformance
@@ -34,7 +42,7 @@ bench: all oracle
 asan: deps oracle
 	@test -f $(ASAN_BUILD)/build.ninja || cmake -S . -B $(ASAN_BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Debug -DDL_SANITIZE=ON -DCMAKE_C_COMPILER=clang
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
-	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
+	$(call run_ctest,$(ASAN_BUILD),ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
 
 fuzz: deps
 	@test -f $(FUZZ_BUILD)/build.ninja || cmake -S . -B $(FUZZ_BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Debug -DDL_FUZZ=ON -DDL_TESTS=OFF -DCMAKE_C_COMPILER=clang

@@ -29,3 +29,16 @@ set_target_properties(DL::codecs PROPERTIES INTERFACE_LINK_LIBRARIES
 if(DL_TESTS)
   dl_require_lib(cmocka cmocka.h cmocka libcmocka-dev)
 endif()
+
+# Shared test data (conformance tables, bench inputs): $DL_SHARED_DIR when set,
+# else ../shared beside the source tree (a checkout's layout), else /work/shared.
+if(DEFINED ENV{DL_SHARED_DIR} AND NOT "$ENV{DL_SHARED_DIR}" STREQUAL "")
+  set(DL_SHARED_DIR "$ENV{DL_SHARED_DIR}" CACHE PATH "shared test data" FORCE)
+elseif(NOT DL_SHARED_DIR)
+  if(EXISTS "${CMAKE_SOURCE_DIR}/../shared")
+    get_filename_component(_dl_shared "${CMAKE_SOURCE_DIR}/../shared" ABSOLUTE)
+  else()
+    set(_dl_shared "/work/shared")
+  endif()
+  set(DL_SHARED_DIR "${_dl_shared}" CACHE PATH "shared test data")
+endif()
