@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# `make run`: a narrated tour of the deltalake CLI, on a fresh clone.
+#
+# Each step says what it shows, prints the command, then runs it; any failure
+# stops the tour with its exit code. Extend it as commands land: add a
+# section with `section "Title"` and `step "what it shows" deltalake ARGS...`
+# (the word `deltalake` is replaced by the binary under test). Keep every step
+# true: only commands that exist, on data the tour creates in $work or reads
+# from the shared test tables.
+#
+# usage: scripts/quickstart.sh [PATH-TO-deltalake]     (default: build/bin/deltalake)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cli=${1:-$root/build/bin/deltalake}
+[ -x "$cli" ] || { echo "quickstart: no binary at $cli; run 'make' first" >&2; exit 1; }
+cli=$(cd "$(dirname "$cli")" && pwd)/$(basename "$cli")
+work=$(mktemp -d "${TMPDIR:-/tmp}/deltalake-quickstart.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+if [ -t 1 ]; then bold=$'\033[1m' dim=$'\033[2m' off=$'\033[0m'; else bold='' dim='' off=''; fi
+
+section() { printf '\n%s== %s ==%s\n' "$bold" "$1" "$off"; }
+
+# step "narration" deltalake ARGS...: shows and runs one command.
+step() {
+	local say=$1; shift
+	[ "$1" = deltalake ] && shift
+	printf '\n%s# %s%s\n' "$dim" "$say" "$off"
+	printf '$ deltalake %s\n' "$*"
+	"$cli" "$@"
+}
+
+# expect_fail CODE "narration" deltalake ARGS...: a step that must fail with CODE.
+expect_fail() {
+	local want=$1 say=$2; shift 2
+	[ "$1" = deltalake ] && shift
+	printf '\n%s# %s%s\n' "$dim" "$say" "$off"
+	printf '$ deltalake %s\n' "$*"
+	local rc=0
+	"$cli" "$@" 2>&1 || rc=$?
+	[ "$rc" -eq "$want" ] || { echo "quickstart: expected exit $want, got $rc" >&2; exit 1; }
+	printf '%s(exit %d)%s\n' "$dim" "$rc" "$off"
+}
+
+# has COMMAND...: true when the binary has that command (for optional parts).
+has() { "$cli" help "$@" >/dev/null 2>&1; }
+
+section "The tool"
+step "Which version is this?" deltalake --version
+step "The commands it has (each has --help)" deltalake --help
+step "What it is built on, as JSON (every listing takes --format table|csv|jsonl|json)" \
+	deltalake version --verbose --format json
+
+section "Errors say what to do"
+expect_fail 2 "A typo: exit code 2 and a suggestion" deltalake versoin
+expect_fail 2 "An unknown option: exit code 2" deltalake version --colour
+
+section "Results to a file"
+step "-o writes the results to a file (only when the command succeeds)" \
+	deltalake version -v --format csv -o "$work/versions.csv"
+printf '%s# the file:%s\n' "$dim" "$off"
+cat "$work/versions.csv"
+
+printf '\n%sDone.%s Next: README.md for the C library, docs/CLI.md for every command.\n' "$bold" "$off"
