@@ -5,6 +5,7 @@
 
 #include "deltalake/error.h"
 #include "deltalake/store.h"
+#include "deltalake/arrow.h"
 
 #ifdef __cplusplus
 extern "C" {
