@@ -44,7 +44,7 @@ int dl_json_parse_number(dl_json_parser *ps, const char *p, const char *end, dl_
 		p = skip_digits(p, end);
 	}
 	size_t n = (size_t)(p - s);
-	char *t = dl_json_alloc(ps->arena, n + 1);
+	char *t = dl_json_text_alloc(ps, n + 1);
 	if (!t) return DL_ENOMEM;
 	memcpy(t, s, n);
 	t[n] = 0;

@@ -14,6 +14,7 @@ void dl_json_parser_init(dl_json_parser *ps, dl_arena *arena, const char *doc, c
 	ps->what = what ? what : "JSON";
 	ps->line = 1;
 	ps->line_start = doc;
+	ps->text_cur = ps->text_end = NULL;
 	ps->vals = ps->inline_vals;
 	ps->nvals = 0;
 	ps->capvals = DL_JSON_INLINE_VALUES;
@@ -52,6 +53,16 @@ int dl_json_fail(const dl_json_parser *ps, const char *at, const char *fmt, ...)
 	                    (long long)(at - ls + 1), (size_t)(at - ps->doc), msg);
 }
 
+int dl_json_text_reserve(dl_json_parser *ps, size_t len)
+{
+	size_t n;
+	if (!dl_size_add(len, 1 + DL_JSON_TEXT_PAD, &n)) return DL_ENOMEM;
+	ps->text_cur = dl_json_alloc(ps->arena, n);
+	if (!ps->text_cur) return DL_ENOMEM;
+	ps->text_end = ps->text_cur + n;
+	return 0;
+}
+
 /* Doubles a scratch stack, moving it off the inline array the first time. */
 static int grow(void **items, size_t *cap, void *inline_items, size_t elem)
 {
@@ -70,12 +81,17 @@ static int grow(void **items, size_t *cap, void *inline_items, size_t elem)
 	return 0;
 }
 
-static inline int push_value(dl_json_parser *ps, const dl_json *v)
+/* The slot the next value is parsed into: the root, or the top of the
+ * value stack (committed by done_value). Values are written in place field
+ * by field; building them elsewhere and copying the struct costs a
+ * store-forwarding stall per value. */
+static inline dl_json *value_slot(dl_json_parser *ps, dl_json *root)
 {
-	if (ps->nvals == ps->capvals)
-		DL_TRY(grow((void **)&ps->vals, &ps->capvals, ps->inline_vals, sizeof(dl_json)));
-	ps->vals[ps->nvals++] = *v;
-	return 0;
+	if (ps->depth == 0) return root;
+	if (ps->nvals == ps->capvals &&
+	    grow((void **)&ps->vals, &ps->capvals, ps->inline_vals, sizeof(dl_json)) < 0)
+		return NULL;
+	return &ps->vals[ps->nvals];
 }
 
 static inline int push_key(dl_json_parser *ps, const char *key, size_t len)
@@ -101,12 +117,14 @@ static inline int open_container(dl_json_parser *ps, const char *at, bool is_obj
 }
 
 /* Moves the innermost container's children from the scratch stacks into
- * one arena block and yields the container as *v. */
-static int close_container(dl_json_parser *ps, dl_json *v)
+ * one arena block and writes the container into its own slot: the root or
+ * the stack slot where its first child was. */
+static int close_container(dl_json_parser *ps, dl_json *root)
 {
 	dl_json_frame *f = &ps->frames[--ps->depth];
 	size_t n = ps->nvals - f->vstart;
 	const dl_json *src = ps->vals + f->vstart;
+	dl_json *dst = ps->depth == 0 ? root : ps->vals + f->vstart;
 	if (f->is_object) {
 		dl_json_member *m = NULL;
 		if (n) {
@@ -119,9 +137,9 @@ static int close_container(dl_json_parser *ps, dl_json *v)
 				m[i].value = src[i];
 			}
 		}
-		v->kind = DL_JSON_OBJECT;
-		v->u.obj.items = m;
-		v->u.obj.n = n;
+		dst->kind = DL_JSON_OBJECT;
+		dst->u.obj.items = m;
+		dst->u.obj.n = n;
 		ps->nkeys = f->kstart;
 	} else {
 		dl_json *a = NULL;
@@ -130,9 +148,9 @@ static int close_container(dl_json_parser *ps, dl_json *v)
 			if (!a) return DL_ENOMEM;
 			memcpy(a, src, n * sizeof *a);
 		}
-		v->kind = DL_JSON_ARRAY;
-		v->u.arr.items = a;
-		v->u.arr.n = n;
+		dst->kind = DL_JSON_ARRAY;
+		dst->u.arr.items = a;
+		dst->u.arr.n = n;
 	}
 	ps->nvals = f->vstart;
 	return 0;
@@ -147,9 +165,12 @@ static inline const char *skip_ws(const char *p, const char *end)
 /* Checks that the literal `lit` (true/false/null) is at p. */
 static inline int literal(dl_json_parser *ps, const char *p, const char *end, const char *lit, size_t n)
 {
-	if ((size_t)(end - p) < n || memcmp(p, lit, n) != 0)
-		return dl_json_fail(ps, p, "invalid literal: expected '%s'", lit);
-	return 0;
+	if ((size_t)(end - p) >= n) {
+		size_t i = 1; /* p[0] matched already */
+		while (i < n && p[i] == lit[i]) i++;
+		if (i == n) return 0;
+	}
+	return dl_json_fail(ps, p, "invalid literal: expected '%s'", lit);
 }
 
 static int bad_value(dl_json_parser *ps, const char *p, const char *end)
@@ -173,7 +194,7 @@ static int bad_after(dl_json_parser *ps, const char *p, const char *end, bool is
 int dl_json_parse_value(dl_json_parser *ps, const char *p, const char *end, dl_json *out,
                         const char **next)
 {
-	dl_json v;
+	dl_json *v;
 	const char *s;
 	size_t n;
 	ps->depth = 0;
@@ -182,13 +203,14 @@ int dl_json_parse_value(dl_json_parser *ps, const char *p, const char *end, dl_j
 value:
 	p = skip_ws(p, end);
 	if (p == end) return bad_value(ps, p, end);
+	if (!(v = value_slot(ps, out))) return DL_ENOMEM;
 	switch (*p) {
 	case '{':
 		DL_TRY(open_container(ps, p, true));
 		p = skip_ws(p + 1, end);
 		if (p < end && *p == '}') {
 			p++;
-			DL_TRY(close_container(ps, &v));
+			DL_TRY(close_container(ps, out));
 			goto done_value;
 		}
 		goto member;
@@ -197,34 +219,32 @@ value:
 		p = skip_ws(p + 1, end);
 		if (p < end && *p == ']') {
 			p++;
-			DL_TRY(close_container(ps, &v));
+			DL_TRY(close_container(ps, out));
 			goto done_value;
 		}
 		goto value;
 	case '"':
-		DL_TRY(dl_json_parse_string(ps, p + 1, end, &s, &n, &p));
-		v.kind = DL_JSON_STRING;
-		v.u.str.ptr = s;
-		v.u.str.len = n;
+		v->kind = DL_JSON_STRING;
+		DL_TRY(dl_json_parse_string(ps, p + 1, end, &v->u.str.ptr, &v->u.str.len, &p));
 		goto done_value;
 	case 't':
 		DL_TRY(literal(ps, p, end, "true", 4));
 		p += 4;
-		v.kind = DL_JSON_TRUE;
+		v->kind = DL_JSON_TRUE;
 		goto done_value;
 	case 'f':
 		DL_TRY(literal(ps, p, end, "false", 5));
 		p += 5;
-		v.kind = DL_JSON_FALSE;
+		v->kind = DL_JSON_FALSE;
 		goto done_value;
 	case 'n':
 		DL_TRY(literal(ps, p, end, "null", 4));
 		p += 4;
-		v.kind = DL_JSON_NULL;
+		v->kind = DL_JSON_NULL;
 		goto done_value;
 	case '-': case '0': case '1': case '2': case '3': case '4':
 	case '5': case '6': case '7': case '8': case '9':
-		DL_TRY(dl_json_parse_number(ps, p, end, &v, &p));
+		DL_TRY(dl_json_parse_number(ps, p, end, v, &p));
 		goto done_value;
 	default:
 		return bad_value(ps, p, end);
@@ -232,11 +252,10 @@ value:
 
 done_value:
 	if (ps->depth == 0) {
-		*out = v;
 		*next = p;
 		return 0;
 	}
-	DL_TRY(push_value(ps, &v));
+	ps->nvals++; /* commit the slot value_slot handed out */
 	p = skip_ws(p, end);
 	if (ps->frames[ps->depth - 1].is_object) {
 		if (p < end && *p == ',') {
@@ -245,7 +264,7 @@ done_value:
 		}
 		if (p < end && *p == '}') {
 			p++;
-			DL_TRY(close_container(ps, &v));
+			DL_TRY(close_container(ps, out));
 			goto done_value;
 		}
 		return bad_after(ps, p, end, true);
@@ -256,7 +275,7 @@ done_value:
 	}
 	if (p < end && *p == ']') {
 		p++;
-		DL_TRY(close_container(ps, &v));
+		DL_TRY(close_container(ps, out));
 		goto done_value;
 	}
 	return bad_after(ps, p, end, false);
@@ -289,7 +308,9 @@ int dl_json_parse(dl_arena *arena, const char *text, size_t len, const char *wha
 	dl_json_parser_init(&ps, arena, text, what);
 	const char *end = text + len, *next;
 	dl_json v;
-	int rc = dl_json_parse_value(&ps, text + bom_len(text, len), end, &v, &next);
+	size_t bom = bom_len(text, len);
+	int rc = dl_json_text_reserve(&ps, len - bom);
+	if (rc == 0) rc = dl_json_parse_value(&ps, text + bom, end, &v, &next);
 	if (rc == 0) {
 		next = skip_ws(next, end);
 		if (next != end)
@@ -331,6 +352,8 @@ int dl_json_parse_lines(dl_arena *arena, const char *text, size_t len, const cha
 			ps.line_start = ls;
 			dl_json v;
 			const char *next;
+			rc = dl_json_text_reserve(&ps, (size_t)(le - ls));
+			if (rc < 0) break;
 			rc = dl_json_parse_value(&ps, ls, le, &v, &next);
 			if (rc < 0) break;
 			next = skip_ws(next, le);

@@ -23,10 +23,13 @@ typedef struct dl_json_key {
 	size_t len;
 } dl_json_key;
 
+/* is_object sits between the two starts on purpose: adjacent they get
+ * merged into one vector store fed by a vector load of nvals/nkeys, which
+ * stalls on the scalar stores just made to those. */
 typedef struct dl_json_frame {
 	size_t vstart; /* first child on the value stack */
-	size_t kstart; /* first key on the key stack (objects) */
 	bool is_object;
+	size_t kstart; /* first key on the key stack (objects) */
 } dl_json_frame;
 
 /* Inline capacity of the scratch stacks: typical Delta actions never spill
@@ -40,6 +43,11 @@ typedef struct dl_json_parser {
 	const char *what;       /* names the source in messages */
 	int64_t line;           /* line number of line_start (1-based) */
 	const char *line_start; /* errors count lines/columns from here */
+
+	/* Strings and number texts are bumped byte-wise from one block per
+	 * document (or line) sized from the input: the unescaped text plus a
+	 * NUL per token never exceeds the input length + 1. */
+	char *text_cur, *text_end;
 
 	dl_json *vals;
 	size_t nvals, capvals;
@@ -84,6 +92,24 @@ static inline void *dl_json_alloc(dl_arena *a, size_t n)
 		return p;
 	}
 	return dl_arena_alloc(a, n);
+}
+
+/* Spare bytes at the end of a text block: the string scanner stores whole
+ * 8-byte words. */
+#define DL_JSON_TEXT_PAD 8
+
+/* Reserves the text block for parsing `len` bytes of input. */
+int dl_json_text_reserve(dl_json_parser *ps, size_t len);
+
+/* n bytes of string/number text, unaligned. */
+static inline char *dl_json_text_alloc(dl_json_parser *ps, size_t n)
+{
+	if ((size_t)(ps->text_end - ps->text_cur) >= n) {
+		char *p = ps->text_cur;
+		ps->text_cur += n;
+		return p;
+	}
+	return dl_json_alloc(ps->arena, n); /* not reached when the bound holds */
 }
 
 #endif

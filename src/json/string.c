@@ -1,29 +1,45 @@
-/* JSON strings (RFC 8259 section 7): finding the end, validating UTF-8 and
- * unescaping into the arena.
+/* JSON strings (RFC 8259 section 7): one pass that finds the closing
+ * quote, validates UTF-8, decodes escapes and copies into the parser's text
+ * block at the same time.
  *
- * Pass 1 scans for the closing quote eight bytes at a time (SWAR): a word
- * with no quote, backslash, control character or non-ASCII byte is skipped
- * whole. Only strings that contain a backslash need pass 2, which copies the
- * runs between escapes and decodes the escapes; the others are one memcpy. */
+ * Eight bytes are handled at once (SWAR): a word without a quote, backslash,
+ * control character or non-ASCII byte is stored whole; otherwise the bytes
+ * before the first special one are kept and that byte is handled alone. The
+ * output never gets ahead of the input (escapes only shrink), and the text
+ * block has DL_JSON_TEXT_PAD spare bytes, so whole-word stores stay inside
+ * it. */
 #include "json/parser.h"
 #include <string.h>
 
 #define ONES UINT64_C(0x0101010101010101)
 #define HIGHS UINT64_C(0x8080808080808080)
 
-/* Non-zero when some byte of v is zero (exact as a yes/no answer). */
-static inline uint64_t has_zero(uint64_t v)
+/* Marks (high bit of each byte) the bytes that are a quote, a backslash,
+ * below 0x20 or >= 0x80. A marked byte may also mark the bytes above it
+ * (borrows), but the lowest mark is always exact. */
+static inline uint64_t special_bytes(uint64_t v)
 {
-	return (v - ONES) & ~v & HIGHS;
+	uint64_t q = v ^ (ONES * '"'), b = v ^ (ONES * '\\');
+	uint64_t quote = (q - ONES) & ~q;
+	uint64_t bslash = (b - ONES) & ~b;
+	uint64_t control = (v - ONES * 0x20) & ~v;
+	return (quote | bslash | control | v) & HIGHS;
 }
 
-/* Non-zero when some byte is a quote, a backslash, below 0x20 or >= 0x80. */
-static inline uint64_t has_special(uint64_t v)
+/* Index of the first special byte of a word that has one. */
+static inline size_t first_special(uint64_t mask, const char *p)
 {
-	uint64_t quote = has_zero(v ^ (ONES * '"'));
-	uint64_t bslash = has_zero(v ^ (ONES * '\\'));
-	uint64_t control = (v - ONES * 0x20) & ~v & HIGHS;
-	return quote | bslash | control | (v & HIGHS);
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	(void)p;
+	return (size_t)__builtin_ctzll(mask) >> 3;
+#else
+	(void)mask;
+	size_t i = 0;
+	for (;; i++) {
+		unsigned char c = (unsigned char)p[i];
+		if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) return i;
+	}
+#endif
 }
 
 /* Length of the valid UTF-8 sequence at p (RFC 3629: no overlong forms, no
@@ -45,42 +61,6 @@ static size_t utf8_len(const unsigned char *p, const unsigned char *end)
 		return p[1] >= lo && p[1] <= hi ? 4 : 0;
 	}
 	return 0;
-}
-
-/* Pass 1: finds the closing quote. Sets *escaped when a backslash occurs
- * (the escape itself is checked in pass 2). */
-static int find_end(dl_json_parser *ps, const char *start, const char *end, const char **quote,
-                    bool *escaped)
-{
-	const char *p = start;
-	for (;;) {
-		while (end - p >= 8) {
-			uint64_t v;
-			memcpy(&v, p, 8);
-			if (has_special(v)) break;
-			p += 8;
-		}
-		if (p == end) break;
-		unsigned char c = (unsigned char)*p;
-		if (c == '"') {
-			*quote = p;
-			return 0;
-		} else if (c == '\\') {
-			*escaped = true;
-			if (end - p < 2) break;
-			p += 2;
-		} else if (c < 0x20) {
-			return dl_json_fail(ps, p, "control character U+%04X in a string: expected it escaped (\\n, \\t, \\u00XX)", c);
-		} else if (c >= 0x80) {
-			size_t n = utf8_len((const unsigned char *)p, (const unsigned char *)end);
-			if (!n) return dl_json_fail(ps, p, "invalid UTF-8 byte 0x%02X in a string: expected UTF-8 text", c);
-			p += n;
-		} else {
-			p++;
-		}
-	}
-	return dl_json_fail(ps, end, "unterminated string (opened at byte %zu): expected '\"'",
-	                    (size_t)(start - 1 - ps->doc));
 }
 
 static int hex4(const char *p, unsigned *out)
@@ -117,19 +97,19 @@ static char *put_utf8(char *d, unsigned cp)
 	return d;
 }
 
-/* Decodes \uXXXX (and a following low surrogate) at r (r points at 'u').
- * Advances *rp past the escape(s). */
-static int decode_u(dl_json_parser *ps, const char **rp, const char *q, char **dp)
+/* Decodes \\uXXXX (and a following low surrogate) at r, which points at
+ * 'u' and lies before end. Advances *rp past the escape(s). */
+static int decode_u(dl_json_parser *ps, const char **rp, const char *end, char **dp)
 {
 	const char *r = *rp;
 	unsigned cp, lo;
-	if (q - r < 5 || hex4(r + 1, &cp) < 0)
+	if (end - r < 5 || hex4(r + 1, &cp) < 0)
 		return dl_json_fail(ps, r - 1, "bad \\u escape: expected four hex digits");
 	r += 5;
 	if (cp >= 0xDC00 && cp <= 0xDFFF)
 		return dl_json_fail(ps, r - 6, "lone low surrogate \\u%04X: expected a high surrogate (\\uD800-\\uDBFF) before it", cp);
 	if (cp >= 0xD800 && cp <= 0xDBFF) {
-		if (q - r < 6 || r[0] != '\\' || r[1] != 'u' || hex4(r + 2, &lo) < 0 || lo < 0xDC00 ||
+		if (end - r < 6 || r[0] != '\\' || r[1] != 'u' || hex4(r + 2, &lo) < 0 || lo < 0xDC00 ||
 		    lo > 0xDFFF)
 			return dl_json_fail(ps, r - 6, "unpaired high surrogate \\u%04X: expected a low surrogate \\uDC00-\\uDFFF after it", cp);
 		cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
@@ -140,62 +120,83 @@ static int decode_u(dl_json_parser *ps, const char **rp, const char *q, char **d
 	return 0;
 }
 
-/* Pass 2: copies [s, q) into d, decoding escapes; the result never grows
- * (every escape is at least as long as the UTF-8 it stands for). */
-static int unescape(dl_json_parser *ps, const char *s, const char *q, char *d, size_t *len)
+/* The escape at p (a backslash); writes its text at *dp. */
+static int escape(dl_json_parser *ps, const char **pp, const char *end, char **dp)
 {
-	char *d0 = d;
-	const char *r = s;
-	while (r < q) {
-		const char *bs = memchr(r, '\\', (size_t)(q - r));
-		if (!bs) bs = q;
-		memcpy(d, r, (size_t)(bs - r));
-		d += bs - r;
-		if (bs == q) break;
-		r = bs + 1; /* pass 1 guarantees a byte after the backslash */
-		switch (*r) {
-		case '"': *d++ = '"'; break;
-		case '\\': *d++ = '\\'; break;
-		case '/': *d++ = '/'; break;
-		case 'b': *d++ = '\b'; break;
-		case 'f': *d++ = '\f'; break;
-		case 'n': *d++ = '\n'; break;
-		case 'r': *d++ = '\r'; break;
-		case 't': *d++ = '\t'; break;
-		case 'u':
-			DL_TRY(decode_u(ps, &r, q, &d));
-			continue;
-		default:
-			return dl_json_fail(ps, bs, "invalid escape: expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX");
-		}
-		r++;
+	const char *p = *pp;
+	char c;
+	if (end - p < 2) return dl_json_fail(ps, end, "unterminated string: expected an escape after '\\'");
+	switch (p[1]) {
+	case '"': c = '"'; break;
+	case '\\': c = '\\'; break;
+	case '/': c = '/'; break;
+	case 'b': c = '\b'; break;
+	case 'f': c = '\f'; break;
+	case 'n': c = '\n'; break;
+	case 'r': c = '\r'; break;
+	case 't': c = '\t'; break;
+	case 'u':
+		p++;
+		DL_TRY(decode_u(ps, &p, end, dp));
+		*pp = p;
+		return 0;
+	default:
+		return dl_json_fail(ps, p, "invalid escape: expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX");
 	}
-	*d = 0;
-	*len = (size_t)(d - d0);
+	*(*dp)++ = c;
+	*pp = p + 2;
 	return 0;
 }
 
 int dl_json_parse_string(dl_json_parser *ps, const char *p, const char *end, const char **out,
                          size_t *out_len, const char **next)
 {
-	const char *q = NULL;
-	bool escaped = false;
-	DL_TRY(find_end(ps, p, end, &q, &escaped));
-	size_t raw = (size_t)(q - p);
-	*next = q + 1;
-	if (raw == 0) {
-		*out = "";
-		*out_len = 0;
-		return 0;
+	const char *open = p - 1;
+	/* Output never outruns input: room for the rest of the input is room
+	 * for this string. Only a caller that did not reserve enough lands
+	 * in the slow branch. */
+	if ((size_t)(ps->text_end - ps->text_cur) < (size_t)(end - p) + DL_JSON_TEXT_PAD)
+		DL_TRY(dl_json_text_reserve(ps, (size_t)(end - p)));
+	char *d0 = ps->text_cur, *d = d0;
+	for (;;) {
+		uint64_t v, mask = 0;
+		while (end - p >= 8) {
+			memcpy(&v, p, 8);
+			memcpy(d, &v, 8);
+			mask = special_bytes(v);
+			if (mask) break;
+			p += 8;
+			d += 8;
+		}
+		if (mask) {
+			size_t i = first_special(mask, p);
+			p += i;
+			d += i;
+		}
+		if (p == end) break;
+		unsigned char c = (unsigned char)*p;
+		if (c == '"') {
+			*d = 0;
+			*out = d0;
+			*out_len = (size_t)(d - d0);
+			*next = p + 1;
+			ps->text_cur = d + 1;
+			return 0;
+		} else if (c == '\\') {
+			DL_TRY(escape(ps, &p, end, &d));
+		} else if (c < 0x20) {
+			return dl_json_fail(ps, p, "control character U+%04X in a string: expected it escaped (\\n, \\t, \\u00XX)", c);
+		} else if (c >= 0x80) {
+			size_t n = utf8_len((const unsigned char *)p, (const unsigned char *)end);
+			if (!n) return dl_json_fail(ps, p, "invalid UTF-8 byte 0x%02X in a string: expected UTF-8 text", c);
+			memcpy(d, p, n);
+			p += n;
+			d += n;
+		} else {
+			*d++ = (char)c;
+			p++;
+		}
 	}
-	char *d = dl_json_alloc(ps->arena, raw + 1);
-	if (!d) return DL_ENOMEM;
-	*out = d;
-	if (!escaped) {
-		memcpy(d, p, raw);
-		d[raw] = 0;
-		*out_len = raw;
-		return 0;
-	}
-	return unescape(ps, p, q, d, out_len);
+	return dl_json_fail(ps, end, "unterminated string (opened at byte %zu): expected '\"'",
+	                    (size_t)(open - ps->doc));
 }

@@ -1,0 +1,39 @@
+// DuckDB side of bench_json: times read_json over a directory of
+// newline-delimited JSON files (a Delta _delta_log) with a query that makes
+// DuckDB convert every field of every action into typed columns.
+//
+// usage: node bench/json_duckdb.mjs <dir> <threads> [runs]
+// prints: "duckdb threads=<n> best_ms=<ms> rows=<n> adds=<n> size_sum=<n>"
+// The package comes from tools/oracle (DL_ORACLE_DIR overrides); ES modules
+// resolve from the script's own folder, hence the explicit resolution.
+import {createRequire} from 'node:module';
+import path from 'node:path';
+import {fileURLToPath, pathToFileURL} from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const oracle = process.env.DL_ORACLE_DIR || path.resolve(here, '../tools/oracle');
+const require = createRequire(path.join(oracle, 'package.json'));
+const {DuckDBInstance} = await import(pathToFileURL(require.resolve('@duckdb/node-api')).href);
+
+const [dir, threads = '1', runsArg = '3'] = process.argv.slice(2);
+if (!dir) {
+	console.error('usage: node json_duckdb.mjs <dir> <threads> [runs]');
+	process.exit(2);
+}
+const inst = await DuckDBInstance.create(':memory:', {threads: String(threads)});
+const con = await inst.connect();
+const glob = path.join(dir, '*.json').replaceAll("'", "''");
+// count(<struct>) and sum(add.size) force DuckDB to parse each line (yyjson)
+// and transform every field of the detected schema into vectors; the schema
+// is auto-detected from a sample first, as a reader of unknown logs must.
+const sql = `SELECT count(*) AS rows, count(add) AS adds, count(metaData) AS md,
+	count(protocol) AS proto, sum(add.size) AS size_sum
+	FROM read_json('${glob}', format='newline_delimited', maximum_object_size=1073741824)`;
+let best = Infinity, row;
+for (let i = 0; i < Number(runsArg); i++) {
+	const t = performance.now();
+	const r = await con.runAndReadAll(sql);
+	best = Math.min(best, performance.now() - t);
+	row = r.getRows()[0];
+}
+console.log(`duckdb threads=${threads} best_ms=${best.toFixed(2)} rows=${row[0]} adds=${row[1]} size_sum=${row[4]}`);
