@@ -1,0 +1,511 @@
+/* Column chunk writer (see column_writer.h).
+ *
+ * Levels: a leaf's steps say, from its top-level array down, which nodes are
+ * OPTIONAL (a null there ends the slot at the current definition level) and
+ * which are lists/maps (each element adds a definition level; elements after
+ * the first repeat at the list's repetition level; an empty list is a slot
+ * at the list's level). Pages end only at row boundaries, so readers with
+ * page indexes and data page v2 semantics can split on them.
+ *
+ * Dictionary: values are looked up in the chunk's dictionary; only new
+ * entries update min/max (old ones cannot change it). When the dictionary
+ * passes its byte limit, or when the first page shows it does not pay off
+ * (dictionary + indices >= PLAIN), the page being filled is re-encoded as
+ * PLAIN and later pages are PLAIN, as parquet-mr's fallback writer does. */
+#include "parquet/column_writer.h"
+#include "parquet/codec.h"
+#include "parquet/encoding_write.h"
+#include "parquet/metadata_write.h"
+#include "parquet/sink.h"
+#include "util/mem.h"
+#include <string.h>
+
+static pq_stats_kind stats_kind(const dl_type *t)
+{
+	switch (t->id) {
+	case DL_TYPE_NULL: return PQ_SK_NONE;
+	case DL_TYPE_BOOLEAN: return PQ_SK_BOOL;
+	case DL_TYPE_FLOAT:
+	case DL_TYPE_DOUBLE: return PQ_SK_FLOAT;
+	case DL_TYPE_DECIMAL: return PQ_SK_DECIMAL;
+	case DL_TYPE_STRING:
+	case DL_TYPE_BINARY: return PQ_SK_BYTES;
+	default: return PQ_SK_INT;
+	}
+}
+
+static int plain_width(const pq_leaf *l)
+{
+	switch (l->phys) {
+	case PQ_BOOLEAN: return 1;
+	case PQ_INT32:
+	case PQ_FLOAT: return 4;
+	case PQ_INT64:
+	case PQ_DOUBLE: return 8;
+	case PQ_FIXED_LEN_BYTE_ARRAY: return l->type_length;
+	default: return 0;
+	}
+}
+
+int pq_colw_init(pq_colw *c, const pq_leaf *leaf, const pq_colw_options *opt)
+{
+	memset(c, 0, sizeof *c);
+	c->leaf = leaf;
+	c->opt = *opt;
+	c->width = plain_width(leaf);
+	/* Booleans are never dictionary encoded (as parquet-mr). */
+	c->dict_on = opt->dictionary && leaf->phys != PQ_BOOLEAN && leaf->type->id != DL_TYPE_NULL;
+	pq_dict_init(&c->dict, c->width);
+	pq_stats_init(&c->stats, stats_kind(leaf->type));
+	pq_stats_init(&c->file_stats, stats_kind(leaf->type));
+	return 0;
+}
+
+void pq_colw_free(pq_colw *c)
+{
+	dl_free(c->def);
+	dl_free(c->rep);
+	dl_free(c->idx);
+	dl_buf_free(&c->plain);
+	pq_dict_free(&c->dict);
+	dl_buf_free(&c->pages);
+	pq_stats_free(&c->stats);
+	pq_stats_free(&c->file_stats);
+	dl_buf_free(&c->body);
+	dl_buf_free(&c->comp);
+	dl_buf_free(&c->scratch);
+	memset(c, 0, sizeof *c);
+}
+
+/* ---- levels ------------------------------------------------------------ */
+
+static int grow_slots(pq_colw *c)
+{
+	size_t cap = c->cap_slots ? c->cap_slots * 2 : 4096;
+	if (c->leaf->max_def) {
+		uint16_t *d = dl_reallocarray(c->def, cap, sizeof *d);
+		if (!d) return DL_ENOMEM;
+		c->def = d;
+	}
+	if (c->leaf->max_rep) {
+		uint16_t *r = dl_reallocarray(c->rep, cap, sizeof *r);
+		if (!r) return DL_ENOMEM;
+		c->rep = r;
+	}
+	c->cap_slots = cap;
+	return 0;
+}
+
+static inline int put_levels(pq_colw *c, int def, int rep)
+{
+	if (c->nslots == c->cap_slots) DL_TRY(grow_slots(c));
+	if (c->def) c->def[c->nslots] = (uint16_t)def;
+	if (c->rep) c->rep[c->nslots] = (uint16_t)rep;
+	c->nslots++;
+	return 0;
+}
+
+static int put_null(pq_colw *c, int def, int rep)
+{
+	c->stats.null_count++;
+	return put_levels(c, def, rep);
+}
+
+/* ---- values ------------------------------------------------------------ */
+
+static int put_index(pq_colw *c, uint32_t i)
+{
+	if (c->nidx == c->cap_idx) {
+		size_t cap = c->cap_idx ? c->cap_idx * 2 : 4096;
+		uint32_t *p = dl_reallocarray(c->idx, cap, sizeof *p);
+		if (!p) return DL_ENOMEM;
+		c->idx = p;
+		c->cap_idx = cap;
+	}
+	c->idx[c->nidx++] = i;
+	return 0;
+}
+
+/* Adds one PLAIN-encoded value (byte arrays without their length prefix)
+ * through the dictionary or to the PLAIN buffer. Returns 1 when the value
+ * may change min/max (so callers skip the comparison otherwise). */
+static int put_encoded(pq_colw *c, const void *p, size_t n)
+{
+	c->page_raw += c->width ? (size_t)c->width : n + 4;
+	if (c->dict_on) {
+		uint32_t i;
+		bool added;
+		DL_TRY(pq_dict_insert(&c->dict, p, n, &i, &added));
+		DL_TRY(put_index(c, i));
+		if (added && c->dict.data.len > c->opt.dict_bytes) c->fallback = true;
+		return added;
+	}
+	if (!c->width) {
+		if (n > UINT32_MAX) return dl_error_set(DL_EINVALID, "a value of %zu bytes is too large for Parquet", n);
+		uint8_t len4[4];
+		pq_store_le32(len4, (uint32_t)n);
+		DL_TRY(dl_buf_append(&c->plain, len4, 4));
+	}
+	DL_TRY(dl_buf_append(&c->plain, p, n));
+	return 1;
+}
+
+static inline dl_i128 load_i128(const dl_array *a, int64_t i)
+{
+	dl_i128 v;
+	memcpy(&v, (const uint8_t *)a->values + 16 * i, 16);
+	return v;
+}
+
+static int put_value(pq_colw *c, const dl_array *a, int64_t i)
+{
+	uint8_t b[16];
+	int rc;
+	switch (a->type->id) {
+	case DL_TYPE_BOOLEAN: {
+		uint8_t v = dl_bit_get(a->values, i);
+		pq_stats_bool(&c->stats, v);
+		return dl_buf_append(&c->plain, &v, 1);
+	}
+	case DL_TYPE_BYTE:
+	case DL_TYPE_SHORT:
+	case DL_TYPE_INTEGER:
+	case DL_TYPE_DATE: {
+		int32_t v = a->type->id == DL_TYPE_BYTE    ? ((const int8_t *)a->values)[i]
+		            : a->type->id == DL_TYPE_SHORT ? ((const int16_t *)a->values)[i]
+		                                           : ((const int32_t *)a->values)[i];
+		pq_store_le32(b, (uint32_t)v);
+		if ((rc = put_encoded(c, b, 4)) > 0) pq_stats_int(&c->stats, v);
+		return rc < 0 ? rc : 0;
+	}
+	case DL_TYPE_LONG:
+	case DL_TYPE_TIMESTAMP:
+	case DL_TYPE_TIMESTAMP_NTZ: {
+		int64_t v = ((const int64_t *)a->values)[i];
+		if ((rc = put_encoded(c, &v, 8)) > 0) pq_stats_int(&c->stats, v); /* little-endian host */
+		return rc < 0 ? rc : 0;
+	}
+	case DL_TYPE_FLOAT: {
+		float v = ((const float *)a->values)[i];
+		if ((rc = put_encoded(c, &v, 4)) > 0) pq_stats_double(&c->stats, v);
+		return rc < 0 ? rc : 0;
+	}
+	case DL_TYPE_DOUBLE: {
+		double v = ((const double *)a->values)[i];
+		if ((rc = put_encoded(c, &v, 8)) > 0) pq_stats_double(&c->stats, v);
+		return rc < 0 ? rc : 0;
+	}
+	case DL_TYPE_DECIMAL: {
+		dl_i128 v = load_i128(a, i);
+		if (c->leaf->phys == PQ_INT32) {
+			pq_store_le32(b, (uint32_t)(int32_t)v);
+		} else if (c->leaf->phys == PQ_INT64) {
+			int64_t x = (int64_t)v;
+			memcpy(b, &x, 8);
+		} else {
+			dl_i128 u = v;
+			for (int k = c->width - 1; k >= 0; k--) {
+				b[k] = (uint8_t)u;
+				u >>= 8;
+			}
+		}
+		if ((rc = put_encoded(c, b, (size_t)c->width)) > 0) pq_stats_decimal(&c->stats, v);
+		return rc < 0 ? rc : 0;
+	}
+	case DL_TYPE_STRING:
+	case DL_TYPE_BINARY: {
+		int32_t s = a->offsets[i], e = a->offsets[i + 1];
+		if (s < 0 || e < s || e > a->data_len)
+			return dl_error_set(DL_EINVALID, "column '%s': string offsets [%d, %d) outside its %lld data bytes",
+			                    c->leaf->path[0], s, e, (long long)a->data_len);
+		const uint8_t *p = a->data + s;
+		if ((rc = put_encoded(c, p, (size_t)(e - s))) > 0) return pq_stats_bytes(&c->stats, p, (size_t)(e - s));
+		return rc < 0 ? rc : 0;
+	}
+	default:
+		return dl_error_set(DL_EINVALID, "column '%s': a value of type %s where the schema has no values",
+		                    c->leaf->path[0], dl_type_id_name(a->type->id));
+	}
+}
+
+/* ---- pages ------------------------------------------------------------- */
+
+/* Re-encodes the page's dictionary indices as PLAIN values and stops using
+ * the dictionary; drops it when no page used it yet. */
+static int fall_back(pq_colw *c)
+{
+	for (size_t k = 0; k < c->nidx; k++) {
+		size_t n;
+		const uint8_t *p = pq_dict_entry(&c->dict, c->idx[k], &n);
+		if (!c->width) p -= 4, n += 4; /* the entry's length prefix is PLAIN's too */
+		DL_TRY(dl_buf_append(&c->plain, p, n));
+	}
+	c->nidx = 0;
+	c->dict_on = false;
+	c->fallback = false;
+	if (!c->dict_pages) pq_dict_clear(&c->dict);
+	return 0;
+}
+
+static size_t index_bytes(const pq_colw *c)
+{
+	int bw = pq_bit_width(c->dict.count ? c->dict.count - 1 : 0);
+	return 1 + (c->nidx * (size_t)bw + 7) / 8;
+}
+
+int64_t pq_colw_buffered(const pq_colw *c)
+{
+	size_t levels = c->nslots * ((c->def ? 1 : 0) + (c->rep ? 1 : 0)) / 4;
+	size_t values = c->dict_on ? index_bytes(c) + c->dict.data.len : c->plain.len;
+	return c->pages_uncompressed + (int64_t)(levels + values);
+}
+
+static size_t page_bytes(const pq_colw *c)
+{
+	size_t levels = c->nslots * ((c->def ? 1 : 0) + (c->rep ? 1 : 0)) / 4;
+	return levels + (c->dict_on ? index_bytes(c) : c->plain.len);
+}
+
+static int encode_body(pq_colw *c, dl_buf *body)
+{
+	dl_buf_clear(body);
+	if (c->rep) DL_TRY(pq_levels_encode(body, c->rep, c->nslots, c->leaf->max_rep));
+	if (c->def) DL_TRY(pq_levels_encode(body, c->def, c->nslots, c->leaf->max_def));
+	if (c->dict_on) {
+		uint8_t bw = (uint8_t)pq_bit_width(c->dict.count ? c->dict.count - 1 : 0);
+		DL_TRY(dl_buf_append(body, &bw, 1));
+		return pq_rle_encode_u32(body, c->idx, c->nidx, bw);
+	}
+	if (c->leaf->phys == PQ_BOOLEAN)
+		return pq_plain_encode_bools(body, (const uint8_t *)c->plain.data, c->plain.len);
+	return dl_buf_append(body, c->plain.data, c->plain.len);
+}
+
+static int check_i32(size_t n, const char *what, const pq_colw *c)
+{
+	if (n > INT32_MAX)
+		return dl_error_set(DL_ENOMEM, "column '%s': %s of %zu exceeds Parquet's 2 GiB page limit; lower the page size",
+		                    c->leaf->path[0], what, n);
+	return 0;
+}
+
+/* Compresses `body` and appends header + data to `to`; returns the header
+ * plus uncompressed size through *uncompressed. */
+static int emit_page(pq_colw *c, pq_page_header *h, dl_buf *to, int64_t *uncompressed)
+{
+	dl_buf_clear(&c->comp);
+	DL_TRY(pq_compress(c->opt.codec, c->opt.level, (const uint8_t *)c->body.data, c->body.len, &c->comp));
+	DL_TRY(check_i32(c->body.len, "page size", c));
+	DL_TRY(check_i32(c->comp.len, "compressed page size", c));
+	h->uncompressed_page_size = (int32_t)c->body.len;
+	h->compressed_page_size = (int32_t)c->comp.len;
+	size_t before = to->len;
+	DL_TRY(pq_page_header_encode(to, h));
+	*uncompressed = (int64_t)(to->len - before + c->body.len);
+	return dl_buf_append(to, c->comp.data, c->comp.len);
+}
+
+static bool dict_pays_off(const pq_colw *c)
+{
+	return c->dict.data.len + index_bytes(c) < c->page_raw;
+}
+
+static int flush_page(pq_colw *c)
+{
+	if (!c->nslots) return 0;
+	if (c->dict_on && (c->fallback || (!c->dict_pages && !dict_pays_off(c)))) DL_TRY(fall_back(c));
+	DL_TRY(check_i32(c->nslots, "value count", c));
+	DL_TRY(encode_body(c, &c->body));
+	pq_page_header h;
+	memset(&h, 0, sizeof h);
+	h.type = PQ_PAGE_DATA;
+	h.has_data_page_header = true;
+	h.data_page_header.num_values = (int32_t)c->nslots;
+	h.data_page_header.encoding = c->dict_on ? PQ_ENC_RLE_DICTIONARY : PQ_ENC_PLAIN;
+	h.data_page_header.definition_level_encoding = PQ_ENC_RLE;
+	h.data_page_header.repetition_level_encoding = PQ_ENC_RLE;
+	int64_t unc;
+	DL_TRY(emit_page(c, &h, &c->pages, &unc));
+	c->pages_uncompressed += unc;
+	c->num_values += (int64_t)c->nslots;
+	c->stats.num_values += (int64_t)c->nslots;
+	if (c->dict_on) c->dict_pages++;
+	else c->plain_pages++;
+	c->nslots = c->nidx = c->page_raw = 0;
+	dl_buf_clear(&c->plain);
+	return 0;
+}
+
+/* Called at row boundaries: honours a pending fallback and the page size. */
+static int row_boundary(pq_colw *c)
+{
+	if (c->fallback && c->dict_on) {
+		if (c->dict_pages) {
+			/* Earlier pages need the dictionary: finish this one with it. */
+			c->fallback = false;
+			DL_TRY(flush_page(c));
+			c->dict_on = false;
+			return 0;
+		}
+		DL_TRY(fall_back(c));
+	}
+	if (page_bytes(c) >= c->opt.page_bytes) return flush_page(c);
+	return 0;
+}
+
+/* ---- shredding --------------------------------------------------------- */
+
+static int walk(pq_colw *c, int s, const dl_array *a, int64_t i, int def, int rep)
+{
+	const pq_step *st = &c->leaf->steps[s];
+	if (st->optional) {
+		if (!dl_array_is_valid(a, i)) return put_null(c, def, rep);
+		def++;
+	}
+	switch (st->kind) {
+	case PQ_STEP_LEAF:
+		DL_TRY(put_levels(c, def, rep));
+		return put_value(c, a, i);
+	case PQ_STEP_STRUCT:
+		if (st->child >= a->nchildren || a->children[st->child]->length < a->length)
+			return dl_error_set(DL_EINVALID, "column '%s': struct array without child %d of its length",
+			                    c->leaf->path[0], st->child);
+		return walk(c, s + 1, a->children[st->child], i, def, rep);
+	case PQ_STEP_REPEATED: {
+		int32_t b = a->offsets[i], e = a->offsets[i + 1];
+		if (a->nchildren < 1 || b < 0 || e < b || e > a->children[0]->length)
+			return dl_error_set(DL_EINVALID, "column '%s': list offsets [%d, %d) outside its elements",
+			                    c->leaf->path[0], b, e);
+		if (b == e) return put_null(c, def, rep);
+		for (int32_t j = b; j < e; j++)
+			DL_TRY(walk(c, s + 1, a->children[0], j, def + 1, j == b ? rep : st->rep_level));
+		return 0;
+	}
+	}
+	return 0;
+}
+
+/* Top-level primitive columns: no recursion, levels straight from validity. */
+static int write_flat(pq_colw *c, const dl_array *a, int64_t start, int64_t n)
+{
+	bool optional = c->leaf->steps[0].optional;
+	for (int64_t i = start; i < start + n; i++) {
+		if (optional && !dl_array_is_valid(a, i)) {
+			DL_TRY(put_null(c, 0, 0));
+		} else {
+			DL_TRY(put_levels(c, optional, 0));
+			DL_TRY(put_value(c, a, i));
+		}
+		/* The full page-size check every 1024 rows; PLAIN growth and a
+		 * pending fallback at once (a row is one value here). */
+		if (c->fallback || c->plain.len >= c->opt.page_bytes || (i & 1023) == 1023) DL_TRY(row_boundary(c));
+	}
+	return 0;
+}
+
+int pq_colw_write(pq_colw *c, const dl_array *top, int64_t start, int64_t n)
+{
+	if (start < 0 || n < 0 || start + n > top->length)
+		return dl_error_set(DL_EINVALID, "column '%s': rows [%lld, %lld) outside an array of %lld",
+		                    c->leaf->path[0], (long long)start, (long long)(start + n), (long long)top->length);
+	if (c->leaf->nsteps == 1) return write_flat(c, top, start, n);
+	for (int64_t i = start; i < start + n; i++) {
+		DL_TRY(walk(c, 0, top, i, 0, 0));
+		DL_TRY(row_boundary(c));
+	}
+	return 0;
+}
+
+/* ---- chunk ------------------------------------------------------------- */
+
+static int write_dictionary_page(pq_colw *c, pq_sink *sink, int64_t *uncompressed, int64_t *compressed)
+{
+	dl_buf_clear(&c->body);
+	DL_TRY(dl_buf_append(&c->body, c->dict.data.data, c->dict.data.len));
+	pq_page_header h;
+	memset(&h, 0, sizeof h);
+	h.type = PQ_PAGE_DICTIONARY;
+	h.has_dictionary_page_header = true;
+	h.dictionary_page_header.num_values = (int32_t)c->dict.count;
+	h.dictionary_page_header.encoding = PQ_ENC_PLAIN;
+	dl_buf page = DL_BUF_INIT;
+	int rc = emit_page(c, &h, &page, uncompressed);
+	if (rc == 0) rc = pq_sink_write(sink, page.data, page.len);
+	*compressed = (int64_t)page.len;
+	dl_buf_free(&page);
+	return rc;
+}
+
+static int describe(pq_colw *c, dl_arena *arena, pq_column_meta *m, bool has_dict)
+{
+	const pq_leaf *l = c->leaf;
+	m->type = l->phys;
+	m->codec = c->opt.codec;
+	m->npath = (uint32_t)l->npath;
+	m->path_in_schema = l->path; /* lives as long as the writer's schema */
+	m->num_values = c->num_values;
+	pq_encoding *enc = dl_arena_alloc(arena, 4 * sizeof *enc);
+	pq_page_encoding_stats *es = dl_arena_alloc(arena, 3 * sizeof *es);
+	if (!enc || !es) return DL_ENOMEM;
+	uint32_t ne = 0, ns = 0;
+	if (has_dict) {
+		enc[ne++] = PQ_ENC_PLAIN; /* the dictionary page */
+		es[ns++] = (pq_page_encoding_stats){PQ_PAGE_DICTIONARY, PQ_ENC_PLAIN, 1};
+	}
+	if (c->dict_pages) {
+		enc[ne++] = PQ_ENC_RLE_DICTIONARY;
+		es[ns++] = (pq_page_encoding_stats){PQ_PAGE_DATA, PQ_ENC_RLE_DICTIONARY, c->dict_pages};
+	}
+	if (c->plain_pages) {
+		if (!has_dict) enc[ne++] = PQ_ENC_PLAIN;
+		es[ns++] = (pq_page_encoding_stats){PQ_PAGE_DATA, PQ_ENC_PLAIN, c->plain_pages};
+	}
+	enc[ne++] = PQ_ENC_RLE; /* levels */
+	m->encodings = enc;
+	m->nencodings = ne;
+	m->encoding_stats = es;
+	m->nencoding_stats = ns;
+	pq_statistics st;
+	DL_TRY(pq_stats_to_thrift(&c->stats, l->phys, l->type_length, c->opt.stats_truncate, l->utf8, &c->scratch, &st));
+	uint8_t *copy = dl_arena_alloc(arena, c->scratch.len);
+	if (!copy && c->scratch.len) return DL_ENOMEM;
+	if (c->scratch.len) memcpy(copy, c->scratch.data, c->scratch.len);
+	if (st.has_min_value) {
+		st.min_value.ptr = copy + (st.min_value.ptr - (const uint8_t *)c->scratch.data);
+		st.max_value.ptr = copy + (st.max_value.ptr - (const uint8_t *)c->scratch.data);
+	}
+	m->has_statistics = true;
+	m->statistics = st;
+	return 0;
+}
+
+int pq_colw_flush_chunk(pq_colw *c, pq_sink *sink, dl_arena *arena, pq_column_chunk *out)
+{
+	DL_TRY(flush_page(c));
+	memset(out, 0, sizeof *out);
+	out->has_meta_data = true;
+	pq_column_meta *m = &out->meta_data;
+	int64_t start = sink->pos, dict_unc = 0, dict_comp = 0;
+	bool has_dict = c->dict_pages > 0;
+	if (has_dict) {
+		m->has_dictionary_page_offset = true;
+		m->dictionary_page_offset = start;
+		DL_TRY(write_dictionary_page(c, sink, &dict_unc, &dict_comp));
+	}
+	m->data_page_offset = sink->pos;
+	DL_TRY(pq_sink_write(sink, c->pages.data, c->pages.len));
+	m->total_uncompressed_size = dict_unc + c->pages_uncompressed;
+	m->total_compressed_size = dict_comp + (int64_t)c->pages.len;
+	out->file_offset = start;
+	DL_TRY(describe(c, arena, m, has_dict));
+	DL_TRY(pq_stats_merge(&c->file_stats, &c->stats));
+	/* Ready for the next row group: the dictionary starts afresh. */
+	pq_stats_reset(&c->stats);
+	pq_dict_clear(&c->dict);
+	c->dict_on = c->opt.dictionary && c->leaf->phys != PQ_BOOLEAN && c->leaf->type->id != DL_TYPE_NULL;
+	c->fallback = false;
+	c->dict_pages = c->plain_pages = 0;
+	c->pages_uncompressed = c->num_values = 0;
+	dl_buf_clear(&c->pages);
+	return 0;
+}

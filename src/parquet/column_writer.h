@@ -1,0 +1,63 @@
+/* One leaf column of the Parquet writer: shreds Arrow arrays into
+ * definition/repetition levels and values (Dremel), encodes them into data
+ * pages v1 (RLE_DICTIONARY with a PLAIN dictionary page, falling back to
+ * PLAIN when the dictionary outgrows its limit or does not pay off),
+ * compresses each page as it fills and keeps the column chunk of the
+ * current row group in memory until the writer flushes the row group. */
+#ifndef DL_PARQUET_COLUMN_WRITER_H
+#define DL_PARQUET_COLUMN_WRITER_H
+#include "columnar/array.h"
+#include "parquet/dictionary_write.h"
+#include "parquet/metadata.h"
+#include "parquet/schema_write.h"
+#include "parquet/stats.h"
+#include "util/arena.h"
+
+typedef struct pq_sink pq_sink;
+
+typedef struct pq_colw_options {
+	pq_codec codec;
+	int level;               /* codec level, 0 = default */
+	size_t page_bytes;       /* target uncompressed page size */
+	size_t dict_bytes;       /* dictionary page limit before falling back */
+	bool dictionary;         /* try dictionary encoding */
+	size_t stats_truncate;   /* byte array min/max length in the footer (0 = full) */
+} pq_colw_options;
+
+typedef struct pq_colw {
+	const pq_leaf *leaf;
+	pq_colw_options opt;
+	int width;               /* PLAIN bytes per value; 0 = BYTE_ARRAY */
+	/* the page being filled */
+	uint16_t *def, *rep;
+	size_t nslots, cap_slots; /* level slots (values + nulls) */
+	uint32_t *idx;
+	size_t nidx, cap_idx;
+	dl_buf plain;            /* PLAIN values (booleans: one byte each) */
+	size_t page_raw;         /* PLAIN size of the page's values */
+	/* the column chunk of the current row group */
+	bool dict_on;            /* values go through the dictionary */
+	bool fallback;           /* switch to PLAIN at the next row boundary */
+	pq_dict dict;
+	int dict_pages;          /* data pages written with the dictionary */
+	int plain_pages;
+	dl_buf pages;            /* encoded data pages (headers + bodies) */
+	int64_t pages_uncompressed;
+	int64_t num_values;
+	pq_stats stats;          /* this chunk */
+	pq_stats file_stats;     /* every chunk so far */
+	dl_buf body, comp, scratch;
+} pq_colw;
+
+int pq_colw_init(pq_colw *c, const pq_leaf *leaf, const pq_colw_options *opt);
+void pq_colw_free(pq_colw *c);
+
+/* Shreds rows [start, start+n) of the leaf's top-level array. */
+int pq_colw_write(pq_colw *c, const dl_array *top, int64_t start, int64_t n);
+/* Uncompressed bytes buffered for the current row group (estimate). */
+int64_t pq_colw_buffered(const pq_colw *c);
+/* Flushes the chunk to the sink and describes it in *out (strings and
+ * statistics copied into `arena`, which must outlive the footer). */
+int pq_colw_flush_chunk(pq_colw *c, pq_sink *sink, dl_arena *arena, pq_column_chunk *out);
+
+#endif

@@ -1,0 +1,245 @@
+/* Parquet file writer (see writer.h). File layout (parquet-format README):
+ *   "PAR1" <row group: column chunks, each [dictionary page] data pages>...
+ *   <FileMetaData> <4-byte LE footer length> "PAR1" */
+#include "parquet/writer.h"
+#include "deltalake.h"
+#include "parquet/encoding_write.h"
+#include "parquet/metadata_write.h"
+#include "util/mem.h"
+#include <string.h>
+
+
+struct pq_writer {
+	dl_type *schema;
+	pq_wschema ws;
+	pq_colw *cols;
+	pq_sink *sink;
+	pq_writer_options opt;
+	dl_arena arena;      /* footer metadata */
+	pq_row_group *rgs;
+	uint32_t nrgs, cap_rgs;
+	pq_key_value *kvs;
+	uint32_t nkvs, cap_kvs;
+	int64_t num_rows, rg_rows;
+	bool closed;
+};
+
+static const uint8_t MAGIC[4] = {'P', 'A', 'R', '1'};
+
+int pq_writer_open(pq_writer **out, dl_type *schema, pq_sink *sink, const pq_writer_options *opts)
+{
+	*out = NULL;
+	pq_writer_options def = PQ_WRITER_OPTIONS_INIT;
+	pq_writer *w = dl_calloc(1, sizeof *w);
+	if (!w) return DL_ENOMEM;
+	w->opt = opts ? *opts : def;
+	if (w->opt.page_bytes == 0) w->opt.page_bytes = def.page_bytes;
+	if (w->opt.row_group_bytes <= 0) w->opt.row_group_bytes = def.row_group_bytes;
+	w->sink = sink;
+	int rc = pq_wschema_build(&w->ws, schema, w->opt.root_name);
+	if (rc < 0) {
+		dl_free(w);
+		return rc;
+	}
+	w->schema = dl_type_ref(schema);
+	w->cols = dl_calloc((size_t)w->ws.nleaves, sizeof *w->cols);
+	if (!w->cols) {
+		pq_writer_free(w);
+		return DL_ENOMEM;
+	}
+	pq_colw_options co = {w->opt.codec, w->opt.level, w->opt.page_bytes, w->opt.dict_bytes, w->opt.dictionary,
+	                      w->opt.stats_truncate};
+	for (int i = 0; i < w->ws.nleaves; i++) pq_colw_init(&w->cols[i], &w->ws.leaves[i], &co);
+	rc = pq_sink_write(sink, MAGIC, 4);
+	if (rc < 0) {
+		pq_writer_free(w);
+		return rc;
+	}
+	*out = w;
+	return 0;
+}
+
+void pq_writer_free(pq_writer *w)
+{
+	if (!w) return;
+	if (w->cols)
+		for (int i = 0; i < w->ws.nleaves; i++) pq_colw_free(&w->cols[i]);
+	dl_free(w->cols);
+	pq_wschema_free(&w->ws);
+	dl_type_unref(w->schema);
+	dl_free(w->rgs);
+	dl_free(w->kvs);
+	dl_arena_free(&w->arena);
+	dl_free(w);
+}
+
+/* Same type tree (names aside): the walk trusts the arrays' layout. */
+static bool same_shape(const dl_type *a, const dl_type *b)
+{
+	if (a->id != b->id || a->nchildren != b->nchildren) return false;
+	if (a->id == DL_TYPE_DECIMAL && (a->precision != b->precision || a->scale != b->scale)) return false;
+	for (int i = 0; i < a->nchildren; i++)
+		if (!same_shape(a->children[i].type, b->children[i].type)) return false;
+	return true;
+}
+
+static int flush_row_group(pq_writer *w)
+{
+	if (!w->rg_rows) return 0;
+	if (w->nrgs == INT16_MAX) return dl_error_set(DL_ENOMEM, "more than 32767 row groups; raise the row group size");
+	if (w->nrgs == w->cap_rgs) {
+		uint32_t cap = w->cap_rgs ? w->cap_rgs * 2 : 8;
+		pq_row_group *r = dl_reallocarray(w->rgs, cap, sizeof *r);
+		if (!r) return DL_ENOMEM;
+		w->rgs = r;
+		w->cap_rgs = cap;
+	}
+	pq_row_group *rg = &w->rgs[w->nrgs];
+	memset(rg, 0, sizeof *rg);
+	rg->columns = dl_arena_calloc(&w->arena, (size_t)w->ws.nleaves, sizeof *rg->columns);
+	if (!rg->columns) return DL_ENOMEM;
+	rg->ncolumns = (uint32_t)w->ws.nleaves;
+	rg->has_file_offset = rg->has_total_compressed_size = rg->has_ordinal = true;
+	rg->file_offset = w->sink->pos;
+	for (int i = 0; i < w->ws.nleaves; i++) {
+		DL_TRY(pq_colw_flush_chunk(&w->cols[i], w->sink, &w->arena, &rg->columns[i]));
+		rg->total_byte_size += rg->columns[i].meta_data.total_uncompressed_size;
+		rg->total_compressed_size += rg->columns[i].meta_data.total_compressed_size;
+	}
+	rg->num_rows = w->rg_rows;
+	rg->ordinal = (int16_t)w->nrgs;
+	w->nrgs++;
+	w->num_rows += w->rg_rows;
+	w->rg_rows = 0;
+	return 0;
+}
+
+static int64_t buffered(const pq_writer *w)
+{
+	int64_t n = 0;
+	for (int i = 0; i < w->ws.nleaves; i++) n += pq_colw_buffered(&w->cols[i]);
+	return n;
+}
+
+int pq_writer_write(pq_writer *w, const dl_batch *b)
+{
+	if (w->closed) return dl_error_set(DL_EINVALID, "the Parquet writer is closed");
+	if (b->ncols != w->schema->nchildren)
+		return dl_error_set(DL_ESCHEMA, "batch has %d columns but the Parquet schema has %d", b->ncols,
+		                    w->schema->nchildren);
+	for (int i = 0; i < b->ncols; i++) {
+		const dl_array *a = b->cols[i];
+		if (!same_shape(a->type, w->schema->children[i].type) || a->length < b->num_rows)
+			return dl_error_set(DL_ESCHEMA, "batch column %d ('%s') does not match the Parquet schema's type %s",
+			                    i, w->schema->children[i].name, dl_type_id_name(w->schema->children[i].type->id));
+	}
+	/* Slices keep the row group checks (and memory) fine-grained. */
+	int64_t start = 0;
+	while (start < b->num_rows) {
+		int64_t n = b->num_rows - start;
+		if (n > 65536) n = 65536;
+		if (w->opt.row_group_rows > 0 && n > w->opt.row_group_rows - w->rg_rows)
+			n = w->opt.row_group_rows - w->rg_rows;
+		for (int i = 0; i < w->ws.nleaves; i++) {
+			pq_colw *c = &w->cols[i];
+			DL_TRY(pq_colw_write(c, b->cols[c->leaf->top], start, n));
+		}
+		w->rg_rows += n;
+		start += n;
+		if ((w->opt.row_group_rows > 0 && w->rg_rows >= w->opt.row_group_rows) ||
+		    buffered(w) >= w->opt.row_group_bytes)
+			DL_TRY(flush_row_group(w));
+	}
+	return 0;
+}
+
+int pq_writer_add_metadata(pq_writer *w, const char *key, const char *value)
+{
+	if (w->closed) return dl_error_set(DL_EINVALID, "the Parquet writer is closed");
+	if (w->nkvs == w->cap_kvs) {
+		uint32_t cap = w->cap_kvs ? w->cap_kvs * 2 : 4;
+		pq_key_value *k = dl_reallocarray(w->kvs, cap, sizeof *k);
+		if (!k) return DL_ENOMEM;
+		w->kvs = k;
+		w->cap_kvs = cap;
+	}
+	pq_key_value *kv = &w->kvs[w->nkvs];
+	kv->key = dl_arena_strdup(&w->arena, key);
+	kv->value = value ? dl_arena_strdup(&w->arena, value) : NULL;
+	if (!kv->key || (value && !kv->value)) return DL_ENOMEM;
+	w->nkvs++;
+	return 0;
+}
+
+static int write_footer(pq_writer *w)
+{
+	pq_file_metadata md;
+	memset(&md, 0, sizeof md);
+	md.version = 1;
+	md.schema = w->ws.elems;
+	md.nschema = w->ws.nelems;
+	md.num_rows = w->num_rows;
+	md.row_groups = w->rgs;
+	md.nrow_groups = w->nrgs;
+	md.key_value_metadata = w->kvs;
+	md.nkey_value_metadata = w->nkvs;
+	char created[96];
+	snprintf(created, sizeof created, "deltalake version %s (build libdeltalake)", dl_version());
+	md.created_by = (char *)(w->opt.created_by ? w->opt.created_by : created);
+	pq_column_order *orders = dl_arena_alloc(&w->arena, sizeof *orders * (size_t)w->ws.nleaves);
+	if (!orders) return DL_ENOMEM;
+	for (int i = 0; i < w->ws.nleaves; i++) orders[i] = PQ_ORDER_TYPE_DEFINED;
+	md.column_orders = orders;
+	md.ncolumn_orders = (uint32_t)w->ws.nleaves;
+	dl_buf footer = DL_BUF_INIT;
+	int rc = pq_file_metadata_encode(&footer, &md);
+	if (rc == 0 && footer.len > UINT32_MAX) rc = dl_error_set(DL_ENOMEM, "Parquet footer exceeds 4 GiB");
+	if (rc == 0) {
+		uint8_t tail[8];
+		pq_store_le32(tail, (uint32_t)footer.len);
+		memcpy(tail + 4, MAGIC, 4);
+		rc = pq_sink_write(w->sink, footer.data, footer.len);
+		if (rc == 0) rc = pq_sink_write(w->sink, tail, 8);
+	}
+	dl_buf_free(&footer);
+	return rc;
+}
+
+int pq_writer_close(pq_writer *w)
+{
+	if (w->closed) return 0;
+	DL_TRY(flush_row_group(w));
+	DL_TRY(write_footer(w));
+	w->closed = true;
+	return 0;
+}
+
+int64_t pq_writer_num_rows(const pq_writer *w)
+{
+	return w->num_rows + w->rg_rows;
+}
+
+int64_t pq_writer_file_size(const pq_writer *w)
+{
+	return w->sink->pos;
+}
+
+int pq_writer_num_leaves(const pq_writer *w)
+{
+	return w->ws.nleaves;
+}
+
+const pq_leaf *pq_writer_leaf(const pq_writer *w, int i)
+{
+	return &w->ws.leaves[i];
+}
+
+const pq_stats *pq_writer_leaf_stats(const pq_writer *w, int i)
+{
+	return &w->cols[i].file_stats;
+}
+
+const pq_wschema *pq_writer_schema(const pq_writer *w)
+{
+	return &w->ws;
+}

@@ -1,0 +1,61 @@
+/* Parquet file writer: batches of a Delta schema in, a Parquet file out.
+ *
+ *   pq_writer *w;
+ *   pq_sink sink; pq_sink_init_fd(&sink, fd);
+ *   pq_writer_open(&w, schema, &sink, &opts);
+ *   while (...) pq_writer_write(w, batch);
+ *   pq_writer_close(w);                 // row group + footer
+ *   ... pq_writer_leaf_stats(w, i) ...  // per-file statistics for Delta
+ *   pq_writer_free(w);
+ *
+ * Memory holds one row group: each leaf column encodes and compresses its
+ * pages as batches arrive, and a row group is flushed to the sink once its
+ * uncompressed size estimate or row count reaches the limit. */
+#ifndef DL_PARQUET_WRITER_H
+#define DL_PARQUET_WRITER_H
+#include "columnar/array.h"
+#include "parquet/column_writer.h"
+#include "parquet/schema_write.h"
+#include "parquet/sink.h"
+#include "parquet/stats.h"
+
+typedef struct pq_writer_options {
+	pq_codec codec;          /* page compression (default zstd) */
+	int level;               /* codec level; 0 = the codec's default */
+	int64_t row_group_bytes; /* uncompressed estimate per row group (128 MiB) */
+	int64_t row_group_rows;  /* rows per row group; 0 = no limit */
+	size_t page_bytes;       /* uncompressed data page target (1 MiB) */
+	size_t dict_bytes;       /* dictionary page limit before PLAIN fallback (1 MiB) */
+	bool dictionary;         /* use dictionary encoding (true) */
+	size_t stats_truncate;   /* footer min/max length of byte arrays (64; 0 = full) */
+	const char *created_by;  /* NULL: "deltalake version X (build libdeltalake)" */
+	const char *root_name;   /* NULL: "schema" */
+} pq_writer_options;
+
+#define PQ_WRITER_OPTIONS_INIT \
+	{PQ_CODEC_ZSTD, 0, 128 << 20, 0, 1 << 20, 1 << 20, true, 64, NULL, NULL}
+
+typedef struct pq_writer pq_writer;
+
+/* Writes the magic and prepares one column writer per leaf. The schema is
+ * referenced; the sink must outlive the writer. */
+int pq_writer_open(pq_writer **out, dl_type *schema, pq_sink *sink, const pq_writer_options *opts);
+/* Appends the rows of a batch whose schema has the writer's shape. */
+int pq_writer_write(pq_writer *w, const dl_batch *b);
+/* Adds a key/value pair to the footer (before close). */
+int pq_writer_add_metadata(pq_writer *w, const char *key, const char *value);
+/* Flushes the last row group and writes the footer. */
+int pq_writer_close(pq_writer *w);
+void pq_writer_free(pq_writer *w);
+
+/* After close: rows, bytes written, and per leaf column the statistics of
+ * the whole file (exact, untruncated min/max). */
+int64_t pq_writer_num_rows(const pq_writer *w);
+int64_t pq_writer_file_size(const pq_writer *w);
+int pq_writer_num_leaves(const pq_writer *w);
+const pq_leaf *pq_writer_leaf(const pq_writer *w, int i);
+const pq_stats *pq_writer_leaf_stats(const pq_writer *w, int i);
+/* The Parquet schema being written (valid for the writer's life). */
+const pq_wschema *pq_writer_schema(const pq_writer *w);
+
+#endif

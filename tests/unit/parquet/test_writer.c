@@ -1,0 +1,354 @@
+/* Unit tests of the Parquet writer's parts: Thrift compact encoding, the
+ * RLE/bit-packed hybrid, statistics and their truncation, the schema
+ * mapping, and whole files whose footer is decoded back by our reader. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <string.h>
+#include "columnar/builder.h"
+#include "parquet/encoding_write.h"
+#include "parquet/metadata.h"
+#include "parquet/metadata_write.h"
+#include "parquet/stats.h"
+#include "parquet/thrift_write.h"
+#include "parquet/writer.h"
+
+static void test_thrift_compact(void **state)
+{
+	(void)state;
+	dl_buf b = DL_BUF_INIT;
+	pq_tw w;
+	pq_tw_init(&w, &b);
+	pq_tw_i32(&w, 1, 1);      /* delta 1, type i32: 0x15, zigzag(1)=2 */
+	pq_tw_i64(&w, 3, -1);     /* delta 2, type i64: 0x26, zigzag(-1)=1 */
+	pq_tw_bool(&w, 4, true);  /* 0x11 */
+	pq_tw_string(&w, 20, "ab"); /* delta 16: long form 0x08, zigzag(20)=40, len 2 */
+	pq_tw_list_begin(&w, 21, PQ_TT_I32, 2); /* 0x19, 0x25 */
+	pq_tw_elem_i32(&w, 300);  /* zigzag 600 = 0xd8 0x04 */
+	pq_tw_elem_i32(&w, -2);   /* 3 */
+	pq_tw_struct_begin(&w, 22); /* 0x1c */
+	pq_tw_end(&w);            /* 0x00 */
+	assert_int_equal(pq_tw_finish(&w), 0);
+	const uint8_t want[] = {0x15, 0x02, 0x26, 0x01, 0x11, 0x08, 40, 0x02, 'a', 'b',
+	                        0x19, 0x25, 0xd8, 0x04, 0x03, 0x1c, 0x00, 0x00};
+	assert_int_equal(b.len, sizeof want);
+	assert_memory_equal(b.data, want, sizeof want);
+	dl_buf_free(&b);
+}
+
+/* Decodes the hybrid encoding (test oracle). */
+static size_t rle_decode(const uint8_t *p, size_t len, int w, uint32_t *out, size_t n)
+{
+	size_t got = 0, i = 0;
+	while (got < n && i < len) {
+		uint64_t h = 0;
+		int sh = 0;
+		while (p[i] & 0x80) h |= (uint64_t)(p[i++] & 0x7f) << sh, sh += 7;
+		h |= (uint64_t)p[i++] << sh;
+		if (h & 1) {
+			size_t cnt = (size_t)(h >> 1) * 8;
+			uint64_t acc = 0;
+			int bits = 0;
+			for (size_t k = 0; k < cnt; k++) {
+				while (bits < w) acc |= (uint64_t)p[i++] << bits, bits += 8;
+				uint32_t v = (uint32_t)(acc & ((w == 32) ? 0xffffffffu : ((1u << w) - 1)));
+				acc >>= w;
+				bits -= w;
+				if (got < n) out[got++] = v;
+			}
+		} else {
+			size_t cnt = (size_t)(h >> 1);
+			uint32_t v = 0;
+			for (int k = 0; k < (w + 7) / 8; k++) v |= (uint32_t)p[i++] << (8 * k);
+			for (size_t k = 0; k < cnt && got < n; k++) out[got++] = v;
+		}
+	}
+	return got;
+}
+
+static void test_rle_hybrid(void **state)
+{
+	(void)state;
+	/* Encodings.md: 8 values 0..7 at width 3, bit-packed: 0x03 0x88 0xC6 0xFA. */
+	uint32_t seq[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+	dl_buf b = DL_BUF_INIT;
+	assert_int_equal(pq_rle_encode_u32(&b, seq, 8, 3), 0);
+	const uint8_t want[] = {0x03, 0x88, 0xC6, 0xFA};
+	assert_int_equal(b.len, 4);
+	assert_memory_equal(b.data, want, 4);
+	/* A run of 100 fives at width 3: varint(200) then one byte. */
+	uint32_t run[100];
+	for (int i = 0; i < 100; i++) run[i] = 5;
+	dl_buf_clear(&b);
+	assert_int_equal(pq_rle_encode_u32(&b, run, 100, 3), 0);
+	const uint8_t want2[] = {0xC8, 0x01, 0x05};
+	assert_int_equal(b.len, 3);
+	assert_memory_equal(b.data, want2, 3);
+	/* Random mixes of runs and literals round-trip at every width. */
+	uint64_t r = 12345;
+	for (int w = 1; w <= 32; w++) {
+		uint32_t v[1000], back[1000];
+		size_t n = 0;
+		while (n < 1000) {
+			r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+			uint32_t x = (uint32_t)(r >> 32) & (w == 32 ? 0xffffffffu : (1u << w) - 1);
+			size_t len = (r >> 20) % 4 == 0 ? (size_t)((r >> 8) % 30) : 1;
+			for (size_t k = 0; k < len && n < 1000; k++) v[n++] = x;
+		}
+		dl_buf_clear(&b);
+		assert_int_equal(pq_rle_encode_u32(&b, v, n, w), 0);
+		assert_int_equal(rle_decode((const uint8_t *)b.data, b.len, w, back, n), n);
+		assert_memory_equal(v, back, n * sizeof *v);
+	}
+	dl_buf_free(&b);
+}
+
+static void test_truncation(void **state)
+{
+	(void)state;
+	uint8_t out[64];
+	size_t n;
+	const char *s = "abcdef";
+	assert_int_equal(pq_truncate_min((const uint8_t *)s, 6, 3, true), 3);
+	assert_true(pq_truncate_max((const uint8_t *)s, 6, 3, true, out, &n));
+	assert_int_equal(n, 3);
+	assert_memory_equal(out, "abd", 3);
+	/* Not longer than the limit: unchanged and exact. */
+	assert_false(pq_truncate_max((const uint8_t *)s, 6, 6, true, out, &n));
+	/* UTF-8: "éé" is c3 a9 c3 a9; a cut at 3 keeps one character. */
+	const char *e = "\xc3\xa9\xc3\xa9";
+	assert_int_equal(pq_truncate_min((const uint8_t *)e, 4, 3, true), 2);
+	assert_true(pq_truncate_max((const uint8_t *)e, 4, 3, true, out, &n));
+	assert_int_equal(n, 2);
+	assert_memory_equal(out, "\xc3\xaa", 2); /* U+00E9 + 1 = U+00EA */
+	/* Binary: trailing 0xFF bytes cannot be incremented and are dropped. */
+	const uint8_t bin[] = {0x01, 0xFF, 0xFF, 0x07};
+	assert_true(pq_truncate_max(bin, 4, 3, false, out, &n));
+	assert_int_equal(n, 1);
+	assert_int_equal(out[0], 0x02);
+	const uint8_t ff[] = {0xFF, 0xFF, 0xFF};
+	assert_false(pq_truncate_max(ff, 3, 2, false, out, &n));
+	/* U+10FFFF cannot be incremented: the previous character is. */
+	const char *hi = "a\xf4\x8f\xbf\xbf" "zz";
+	assert_true(pq_truncate_max((const uint8_t *)hi, 7, 5, true, out, &n));
+	assert_int_equal(n, 1);
+	assert_int_equal(out[0], 'b');
+}
+
+static void test_stats_orders(void **state)
+{
+	(void)state;
+	pq_stats s;
+	pq_stats_init(&s, PQ_SK_BYTES);
+	/* Unsigned byte order: 0xC3 (é) sorts after 'z'. */
+	assert_int_equal(pq_stats_bytes(&s, (const uint8_t *)"z", 1), 0);
+	assert_int_equal(pq_stats_bytes(&s, (const uint8_t *)"\xc3\xa9", 2), 0);
+	assert_int_equal(pq_stats_bytes(&s, (const uint8_t *)"", 0), 0);
+	assert_int_equal(s.min_bytes.len, 0);
+	assert_memory_equal(s.max_bytes.data, "\xc3\xa9", 2);
+	pq_stats_free(&s);
+
+	pq_stats_init(&s, PQ_SK_FLOAT);
+	pq_stats_double(&s, NAN);
+	assert_false(s.has_minmax);
+	pq_stats_double(&s, 0.0);
+	pq_stats_double(&s, -0.0);
+	pq_stats_double(&s, NAN);
+	assert_true(s.has_minmax);
+	pq_statistics st;
+	dl_buf scratch = DL_BUF_INIT;
+	assert_int_equal(pq_stats_to_thrift(&s, PQ_DOUBLE, 0, 0, false, &scratch, &st), 0);
+	double mn, mx;
+	memcpy(&mn, st.min_value.ptr, 8);
+	memcpy(&mx, st.max_value.ptr, 8);
+	assert_true(mn == 0 && signbit(mn));  /* min zero is -0.0 */
+	assert_true(mx == 0 && !signbit(mx)); /* max zero is +0.0 */
+
+	pq_stats_init(&s, PQ_SK_DECIMAL);
+	pq_stats_decimal(&s, -5);
+	pq_stats_decimal(&s, 300);
+	assert_int_equal(pq_stats_to_thrift(&s, PQ_FIXED_LEN_BYTE_ARRAY, 9, 0, false, &scratch, &st), 0);
+	const uint8_t mn9[9] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfb};
+	const uint8_t mx9[9] = {0, 0, 0, 0, 0, 0, 0, 0x01, 0x2c};
+	assert_int_equal(st.min_value.len, 9);
+	assert_memory_equal(st.min_value.ptr, mn9, 9);
+	assert_memory_equal(st.max_value.ptr, mx9, 9);
+	pq_stats_free(&s);
+
+	/* Long strings: min is a prefix, max an incremented prefix, flagged. */
+	pq_stats_init(&s, PQ_SK_BYTES);
+	assert_int_equal(pq_stats_bytes(&s, (const uint8_t *)"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 35), 0);
+	assert_int_equal(pq_stats_bytes(&s, (const uint8_t *)"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", 36), 0);
+	assert_int_equal(pq_stats_to_thrift(&s, PQ_BYTE_ARRAY, 0, 8, true, &scratch, &st), 0);
+	assert_int_equal(st.min_value.len, 8);
+	assert_memory_equal(st.min_value.ptr, "aaaaaaaa", 8);
+	assert_memory_equal(st.max_value.ptr, "bbbbbbbc", 8);
+	assert_false(st.is_min_value_exact);
+	assert_false(st.is_max_value_exact);
+	pq_stats_free(&s);
+	dl_buf_free(&scratch);
+}
+
+static void test_field_ids(void **state)
+{
+	(void)state;
+	int32_t id;
+	assert_true(pq_field_id_from_metadata("{\"delta.columnMapping.id\": 7, \"x\": {\"parquet.field.id\": 1}}", &id));
+	assert_int_equal(id, 7);
+	assert_true(pq_field_id_from_metadata("{\"a\":\"delta.columnMapping.id\",\"parquet.field.id\":12}", &id));
+	assert_int_equal(id, 12);
+	assert_false(pq_field_id_from_metadata("{\"x\": {\"delta.columnMapping.id\": 3}}", &id));
+	assert_false(pq_field_id_from_metadata("{}", &id));
+	assert_int_equal(pq_decimal_bytes(19), 9);
+	assert_int_equal(pq_decimal_bytes(38), 16);
+	assert_int_equal(pq_decimal_bytes(21), 9);
+	assert_int_equal(pq_decimal_bytes(22), 10);
+}
+
+/* Writes a file with a nested schema and reads its footer back. */
+static void test_footer_round_trip(void **state)
+{
+	(void)state;
+	dl_type *i32 = dl_type_new(DL_TYPE_INTEGER), *str = dl_type_new(DL_TYPE_STRING);
+	dl_type *dec = dl_type_decimal(25, 3), *ts = dl_type_new(DL_TYPE_TIMESTAMP);
+	dl_type *arr = dl_type_array(str, true), *map = dl_type_map(str, i32, true);
+	dl_field f[] = {
+		{(char *)"id", i32, false, (char *)"{\"delta.columnMapping.id\":5}"},
+		{(char *)"name", str, true, (char *)"{}"},
+		{(char *)"amount", dec, true, (char *)"{}"},
+		{(char *)"at", ts, true, (char *)"{}"},
+		{(char *)"tags", arr, true, (char *)"{}"},
+		{(char *)"props", map, true, (char *)"{}"},
+	};
+	dl_type *schema = dl_type_struct(f, 6);
+	dl_buf out = DL_BUF_INIT;
+	pq_sink sink;
+	pq_sink_init_buf(&sink, &out);
+	pq_writer *w;
+	assert_int_equal(pq_writer_open(&w, schema, &sink, NULL), 0);
+	dl_batch *b = dl_batch_new(schema, 3);
+	dl_builder *bl;
+	assert_int_equal(dl_builder_new(&bl, i32), 0);
+	for (int i = 0; i < 3; i++) dl_builder_append_int(bl, 10 - i);
+	dl_builder_finish(&b->cols[0], bl);
+	dl_builder_free(bl);
+	assert_int_equal(dl_builder_new(&bl, str), 0);
+	dl_builder_append_str(bl, "pear");
+	dl_builder_append_null(bl);
+	dl_builder_append_str(bl, "apple");
+	dl_builder_finish(&b->cols[1], bl);
+	dl_builder_free(bl);
+	assert_int_equal(dl_builder_new(&bl, dec), 0);
+	dl_builder_append_decimal(bl, -12345);
+	dl_builder_append_decimal(bl, 7);
+	dl_builder_append_null(bl);
+	dl_builder_finish(&b->cols[2], bl);
+	dl_builder_free(bl);
+	assert_int_equal(dl_builder_new(&bl, ts), 0);
+	dl_builder_append_int(bl, 1000000);
+	dl_builder_append_nulls(bl, 2);
+	dl_builder_finish(&b->cols[3], bl);
+	dl_builder_free(bl);
+	assert_int_equal(dl_builder_new(&bl, arr), 0);
+	dl_builder_begin_list(bl);
+	dl_builder_append_str(dl_builder_child(bl, 0), "x");
+	dl_builder_append_null(dl_builder_child(bl, 0));
+	dl_builder_end_list(bl);
+	dl_builder_append_null(bl);
+	dl_builder_begin_list(bl);
+	dl_builder_end_list(bl);
+	dl_builder_finish(&b->cols[4], bl);
+	dl_builder_free(bl);
+	assert_int_equal(dl_builder_new(&bl, map), 0);
+	dl_builder_begin_list(bl);
+	dl_builder_append_str(dl_builder_child(bl, 0), "k");
+	dl_builder_append_int(dl_builder_child(bl, 1), 1);
+	dl_builder_end_list(bl);
+	dl_builder_append_null(bl);
+	dl_builder_append_null(bl);
+	dl_builder_finish(&b->cols[5], bl);
+	dl_builder_free(bl);
+	assert_int_equal(pq_writer_write(w, b), 0);
+	assert_int_equal(pq_writer_add_metadata(w, "k", "v"), 0);
+	assert_int_equal(pq_writer_close(w), 0);
+	dl_batch_free(b);
+
+	/* Per-file statistics for Delta. */
+	assert_int_equal(pq_writer_num_leaves(w), 7);
+	const pq_stats *st = pq_writer_leaf_stats(w, 0);
+	assert_true(st->has_minmax);
+	assert_int_equal(st->min.i, 8);
+	assert_int_equal(st->max.i, 10);
+	st = pq_writer_leaf_stats(w, 1);
+	assert_int_equal(st->null_count, 1);
+	assert_memory_equal(st->min_bytes.data, "apple", 5);
+	st = pq_writer_leaf_stats(w, 2);
+	assert_true(st->min.dec == -12345 && st->max.dec == 7);
+
+	/* The footer, decoded by the reader. */
+	const uint8_t *p = (const uint8_t *)out.data;
+	assert_memory_equal(p, "PAR1", 4);
+	assert_memory_equal(p + out.len - 4, "PAR1", 4);
+	uint32_t flen = (uint32_t)p[out.len - 8] | (uint32_t)p[out.len - 7] << 8 | (uint32_t)p[out.len - 6] << 16 |
+	                (uint32_t)p[out.len - 5] << 24;
+	dl_arena arena = DL_ARENA_INIT;
+	pq_file_metadata md;
+	assert_int_equal(pq_file_metadata_decode(&md, &arena, p + out.len - 8 - flen, flen, "test"), 0);
+	assert_int_equal(md.num_rows, 3);
+	assert_int_equal(md.nrow_groups, 1);
+	assert_int_equal(md.nschema, 1 + 6 + 2 + 3);
+	assert_true(md.schema[1].has_field_id);
+	assert_int_equal(md.schema[1].field_id, 5);
+	assert_int_equal(md.schema[1].repetition, PQ_REQUIRED);
+	assert_int_equal(md.schema[2].converted_type, PQ_CT_UTF8);
+	assert_int_equal(md.schema[2].logical.kind, PQ_LT_STRING);
+	assert_int_equal(md.schema[3].type, PQ_FIXED_LEN_BYTE_ARRAY);
+	assert_int_equal(md.schema[3].type_length, 11);
+	assert_int_equal(md.schema[3].logical.kind, PQ_LT_DECIMAL);
+	assert_int_equal(md.schema[3].logical.precision, 25);
+	assert_int_equal(md.schema[4].logical.kind, PQ_LT_TIMESTAMP);
+	assert_true(md.schema[4].logical.is_adjusted_to_utc);
+	assert_int_equal(md.schema[4].logical.unit, PQ_UNIT_MICROS);
+	assert_int_equal(md.schema[5].converted_type, PQ_CT_LIST);
+	assert_string_equal(md.schema[6].name, "list");
+	assert_int_equal(md.schema[6].repetition, PQ_REPEATED);
+	assert_string_equal(md.schema[7].name, "element");
+	assert_int_equal(md.schema[8].converted_type, PQ_CT_MAP);
+	assert_string_equal(md.schema[9].name, "key_value");
+	assert_int_equal(md.schema[10].repetition, PQ_REQUIRED);
+	const pq_column_meta *m = &md.row_groups[0].columns[1].meta_data;
+	assert_int_equal(m->codec, PQ_CODEC_ZSTD);
+	assert_int_equal(m->num_values, 3);
+	assert_true(m->statistics.has_min_value);
+	assert_memory_equal(m->statistics.min_value.ptr, "apple", 5);
+	assert_memory_equal(m->statistics.max_value.ptr, "pear", 4);
+	assert_int_equal(m->statistics.null_count, 1);
+	m = &md.row_groups[0].columns[4].meta_data; /* tags.list.element: x, null | null | [] */
+	assert_int_equal(m->num_values, 4);
+	assert_int_equal(m->statistics.null_count, 3);
+	assert_int_equal(md.nkey_value_metadata, 1);
+	assert_string_equal(md.key_value_metadata[0].key, "k");
+	assert_non_null(md.created_by);
+	dl_arena_free(&arena);
+	pq_writer_free(w);
+	dl_buf_free(&out);
+	dl_type_unref(schema);
+	dl_type *ts_[] = {i32, str, dec, ts, arr, map};
+	for (int i = 0; i < 6; i++) dl_type_unref(ts_[i]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_thrift_compact),
+		cmocka_unit_test(test_rle_hybrid),
+		cmocka_unit_test(test_truncation),
+		cmocka_unit_test(test_stats_orders),
+		cmocka_unit_test(test_field_ids),
+		cmocka_unit_test(test_footer_round_trip),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
