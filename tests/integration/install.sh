@@ -5,6 +5,13 @@
 # with pkg-config (shared and static) and with find_package(deltalake).
 set -euo pipefail
 : "${DL_SOURCE_DIR:?}" "${DL_BINARY_DIR:?}"
+# Compile the way the library was built: same compiler, and the sanitizers
+# when the build has them (an ASan library needs an ASan program).
+cache="$DL_BINARY_DIR/CMakeCache.txt"
+built_cc=$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$cache" 2>/dev/null || true)
+CC=${built_cc:-${CC:-cc}}
+san=()
+grep -q '^DL_SANITIZE:BOOL=ON' "$cache" 2>/dev/null && san=(-fsanitize=address,undefined)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 prefix="$tmp/prefix"
@@ -22,12 +29,12 @@ export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
 pkg-config --exists deltalake
 # Shared: plain `pkg-config --cflags --libs`.
 # shellcheck disable=SC2046
-${CC:-cc} -std=c17 -Wall -Werror "$DL_SOURCE_DIR/examples/hello.c" $(pkg-config --cflags --libs deltalake) \
+"$CC" "${san[@]}" -std=c17 -Wall -Werror "$DL_SOURCE_DIR/examples/hello.c" $(pkg-config --cflags --libs deltalake) \
 	-o "$tmp/hello-shared" 2>"$tmp/cc.log" || { cat "$tmp/cc.log" >&2; exit 1; }
 LD_LIBRARY_PATH="$prefix/$libdir" "$tmp/hello-shared" "$tmp/s1" | grep -q DL_EEXISTS
 # Static: the archive plus the private libraries.
 # shellcheck disable=SC2046
-${CC:-cc} -std=c17 -Wall -Werror "$DL_SOURCE_DIR/examples/hello.c" $(pkg-config --cflags deltalake) \
+"$CC" "${san[@]}" -std=c17 -Wall -Werror "$DL_SOURCE_DIR/examples/hello.c" $(pkg-config --cflags deltalake) \
 	"$prefix/$libdir/libdeltalake.a" $(pkg-config --static --libs-only-l deltalake | sed 's/-ldeltalake//') \
 	-o "$tmp/hello-static"
 "$tmp/hello-static" "$tmp/s2" | grep -q DL_EEXISTS
@@ -45,7 +52,8 @@ add_executable(hello_shared hello.c)
 target_link_libraries(hello_shared PRIVATE deltalake::deltalake_shared)
 CM
 gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
-cmake -S "$tmp/consumer" -B "$tmp/consumer/build" "${gen[@]}" -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/cmake.log" 2>&1 ||
+cmake -S "$tmp/consumer" -B "$tmp/consumer/build" "${gen[@]}" -DCMAKE_PREFIX_PATH="$prefix" \
+	-DCMAKE_C_COMPILER="$CC" -DCMAKE_C_FLAGS="${san[*]}" -DCMAKE_EXE_LINKER_FLAGS="${san[*]}" >"$tmp/cmake.log" 2>&1 ||
 	{ cat "$tmp/cmake.log" >&2; exit 1; }
 cmake --build "$tmp/consumer/build" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log" >&2; exit 1; }
 "$tmp/consumer/build/hello_static" "$tmp/s3" | grep -q DL_EEXISTS
