@@ -10,9 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "deltalake/store.h"
+#include "storage/store_mem.h"
 #include "util/error.h"
 
 #define WRITERS 16
@@ -119,10 +121,78 @@ static void file_store_race(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+typedef struct racer {
+	const char *root;
+	int writer;
+	pthread_barrier_t *start;
+	int rc;
+} racer;
+
+static void *race_thread(void *arg)
+{
+	racer *r = arg;
+	uint8_t *data = content_of(r->writer);
+	dl_store *s;
+	r->rc = dl_store_open(&s, r->root);
+	pthread_barrier_wait(r->start);
+	if (r->rc == 0) {
+		r->rc = dl_store_put_if_absent(s, "_delta_log/00000000000000000000.json", data, SIZE);
+		dl_store_free(s);
+	}
+	free(data);
+	return NULL;
+}
+
+/* The same contest between threads, on both backends. */
+static void thread_race(const char *root)
+{
+	pthread_barrier_t start;
+	pthread_barrier_init(&start, NULL, WRITERS);
+	pthread_t th[WRITERS];
+	racer r[WRITERS];
+	for (int w = 0; w < WRITERS; w++) {
+		r[w] = (racer){root, w, &start, 1};
+		assert_int_equal(pthread_create(&th[w], NULL, race_thread, &r[w]), 0);
+	}
+	int winners = 0, winner = -1;
+	for (int w = 0; w < WRITERS; w++) {
+		pthread_join(th[w], NULL);
+		if (r[w].rc == 0) winners++, winner = w;
+		else assert_int_equal(r[w].rc, DL_EEXISTS);
+	}
+	pthread_barrier_destroy(&start);
+	assert_int_equal(winners, 1);
+	dl_store *s;
+	assert_int_equal(dl_store_open(&s, root), 0);
+	uint8_t *got;
+	size_t len;
+	assert_int_equal(dl_store_get(s, "_delta_log/00000000000000000000.json", &got, &len), 0);
+	assert_int_equal(len, SIZE);
+	uint8_t *want = content_of(winner);
+	assert_memory_equal(got, want, SIZE);
+	free(want);
+	free(got);
+	dl_store_free(s);
+}
+
+static void threads_race_on_both_backends(void **state)
+{
+	(void)state;
+	thread_race("mem://race_test/t");
+	dl_store_mem_drop("race_test");
+	char dir[] = "/tmp/dl_race_XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	thread_race(dir);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(file_store_race),
+		cmocka_unit_test(threads_race_on_both_backends),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

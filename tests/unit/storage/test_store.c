@@ -177,10 +177,33 @@ static void file_backend(void **state)
 	assert_int_equal(dl_store_open(&s, uri), 0);
 	assert_content(s, "_delta_log/00000000000000000001.json", "one");
 
+	/* A get_range on a directory is a missing object, not a crash. */
+	uint8_t b1[4];
+	size_t got;
+	assert_int_equal(dl_store_get_range(s, "_delta_log", 0, 4, b1, &got), DL_ENOTFOUND);
+	uint8_t *whole;
+	size_t whole_len;
+	assert_int_equal(dl_store_get(s, "_delta_log", &whole, &whole_len), DL_ENOTFOUND);
+	assert_int_equal(dl_store_stat(s, "_delta_log", &(dl_object_info){0}), DL_ENOTFOUND);
+
+	/* An abandoned temp file of a crashed writer is not listed as an object;
+	 * a user file that merely looks similar is. */
+	char tmp[400];
+	snprintf(tmp, sizeof tmp, "%s/table/_delta_log/.00000000000000000005.json.0123456789abcdef.tmp", g_tmp);
+	FILE *f = fopen(tmp, "w");
+	assert_non_null(f);
+	fclose(f);
+	put_str(s, "_delta_log/.x.tmp", "user file");
+
 	/* No temp files are left behind by the writes above. */
 	dl_object_list l;
 	assert_int_equal(dl_store_list_recursive(s, "", &l), 0);
-	for (size_t i = 0; i < l.count; i++) assert_null(strstr(l.items[i].path, ".tmp"));
+	size_t user_tmp = 0;
+	for (size_t i = 0; i < l.count; i++) {
+		assert_null(strstr(l.items[i].path, "0123456789abcdef"));
+		user_tmp += strcmp(l.items[i].path, "_delta_log/.x.tmp") == 0;
+	}
+	assert_int_equal(user_tmp, 1);
 	dl_object_list_free(&l);
 	dl_store_free(s);
 }
