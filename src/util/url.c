@@ -3,11 +3,13 @@
 #include <stdbool.h>
 #include <string.h>
 
-/* RFC 3986 pchar without pct-encoded, plus '/': the characters java.net.URI
- * also leaves alone in a path, so our log entries match Spark's. */
+/* The characters java.net.URI leaves alone in a path (RFC 2396 pchar and
+ * '/', plus non-ASCII "other" characters, which URI.toString keeps as
+ * UTF-8), so our log entries match the ones Spark writes. */
 static bool is_path_char(unsigned char c)
 {
 	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
+	if (c >= 0x80) return true;
 	return c != 0 && strchr("-._~!$&'()*+,;=:@/", c) != NULL;
 }
 

@@ -7,9 +7,9 @@
 #include "util/buf.h"
 
 /* Appends s[0..n) to out, percent-encoding (uppercase hex) every byte that
- * may not appear literally in a URI path: everything except ASCII letters,
- * digits, "-._~!$&'()*+,;=:@" and '/'. Spaces become "%20", '%' becomes
- * "%25", non-ASCII UTF-8 bytes are encoded byte by byte. */
+ * java.net.URI would quote in a path: everything except ASCII letters,
+ * digits, "-._~!$&'()*+,;=:@", '/' and non-ASCII bytes (kept as UTF-8, as
+ * URI.toString does). Spaces become "%20", '%' becomes "%25". */
 int dl_url_encode_path(dl_buf *out, const char *s, size_t n);
 /* Appends the decoded form of s[0..n) to out ("%20" -> ' '; '+' stays '+').
  * DL_EINVALID for a '%' not followed by two hex digits or a decoded NUL. */

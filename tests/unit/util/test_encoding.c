@@ -115,13 +115,16 @@ static void url_coding(void **state)
 	dl_buf b = DL_BUF_INIT;
 	const char *p = "a=x y/b=100%/c=caf\xc3\xa9#?/part-0.parquet";
 	assert_int_equal(dl_url_encode_path(&b, p, strlen(p)), 0);
-	assert_string_equal(b.data, "a=x%20y/b=100%25/c=caf%C3%A9%23%3F/part-0.parquet");
+	assert_string_equal(b.data, "a=x%20y/b=100%25/c=caf\xc3\xa9%23%3F/part-0.parquet");
 	dl_buf d = DL_BUF_INIT;
 	assert_int_equal(dl_url_decode(&d, b.data, b.len), 0);
 	assert_string_equal(d.data, p);
 	dl_buf_clear(&d);
 	assert_int_equal(dl_url_decode(&d, "a+b%2fc%2F", 10), 0);
 	assert_string_equal(d.data, "a+b/c/");
+	dl_buf_clear(&d);
+	assert_int_equal(dl_url_decode(&d, "caf%C3%A9", 9), 0);
+	assert_string_equal(d.data, "caf\xc3\xa9");
 	assert_int_equal(dl_url_decode(&d, "bad%2", 5), DL_EINVALID);
 	assert_int_equal(dl_url_decode(&d, "bad%zz", 6), DL_EINVALID);
 	assert_int_equal(dl_url_decode(&d, "nul%00", 6), DL_EINVALID);
