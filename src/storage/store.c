@@ -126,6 +126,14 @@ static int list_sorted(dl_store *s, const char *dir, const char *start_name, boo
 	out->items = NULL;
 	out->count = 0;
 	if (!dir) dir = "";
+	/* "_delta_log/" names the same directory as "_delta_log". */
+	char trimmed[1024];
+	size_t dl = strlen(dir);
+	if (dl > 1 && dir[dl - 1] == '/' && dl < sizeof trimmed) {
+		memcpy(trimmed, dir, dl - 1);
+		trimmed[dl - 1] = 0;
+		dir = trimmed;
+	}
 	DL_TRY(check_path(s, dir, true));
 	int rc = s->backend->list(s->impl, dir, recursive, out);
 	if (rc < 0) {

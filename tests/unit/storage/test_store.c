@@ -109,7 +109,7 @@ static void exercise(dl_store *s)
 	assert_true(l.items[0].mtime_ms > 1600000000000LL);
 	dl_object_list_free(&l);
 
-	assert_int_equal(dl_store_list_from(s, "_delta_log", NULL, &l), 0);
+	assert_int_equal(dl_store_list_from(s, "_delta_log/", NULL, &l), 0);
 	assert_int_equal(l.count, 7);
 	assert_string_equal(l.items[0].path, "_delta_log/00000000000000000000.json");
 	dl_object_list_free(&l);
