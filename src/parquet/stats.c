@@ -190,7 +190,7 @@ static void put_le(uint8_t *o, uint64_t v, int n)
 	for (int i = 0; i < n; i++) o[i] = (uint8_t)(v >> (8 * i));
 }
 
-static void encode_fixed(const pq_stats *s, const pq_stat_value *v, bool is_max, pq_type phys, int type_length,
+static void encode_fixed(const pq_stats *s, const pq_stats_value *v, bool is_max, pq_type phys, int type_length,
                          uint8_t *o, size_t *n)
 {
 	switch (phys) {

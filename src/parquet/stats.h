@@ -27,19 +27,19 @@ typedef enum pq_stats_kind {
 	PQ_SK_BYTES,    /* unsigned bytes: min_bytes / max_bytes */
 } pq_stats_kind;
 
-typedef union pq_stat_value {
+typedef union pq_stats_value {
 	bool b;
 	int64_t i;
 	double d;
 	dl_i128 dec;
-} pq_stat_value;
+} pq_stats_value;
 
 typedef struct pq_stats {
 	pq_stats_kind kind;
 	int64_t num_values; /* leaf slots, nulls included */
 	int64_t null_count;
 	bool has_minmax;    /* false when every value was null (or NaN) */
-	pq_stat_value min, max;
+	pq_stats_value min, max;
 	dl_buf min_bytes, max_bytes;
 } pq_stats;
 

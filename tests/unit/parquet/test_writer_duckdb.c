@@ -211,7 +211,7 @@ static void rand_value(dl_builder *b, const dl_type *t, dl_buf *o, bool nullable
 	case DL_TYPE_DECIMAL: {
 		dl_i128 lim = 1;
 		for (int i = 0; i < t->precision; i++) lim *= 10;
-		dl_i128 v = (((dl_i128)rnd() << 64) | rnd()) % lim;
+		dl_i128 v = ((dl_i128)(rnd() >> 1) * (dl_i128)(rnd() >> 1)) % lim;
 		if (rint_(3) == 0) v = (dl_i128)(rnd() % 1000);
 		if (rint_(2)) v = -v;
 		assert_int_equal(dl_builder_append_decimal(b, v), 0);
