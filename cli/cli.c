@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "deltalake.h"
+#include "util/arena.h"
 #include "util/error.h"
 #include "util/mem.h"
 
@@ -208,7 +209,28 @@ static bool is_positional(dl_cli_opt_kind k)
 
 static bool takes_value(dl_cli_opt_kind k)
 {
-	return k == DL_CLI_OPT_STRING || k == DL_CLI_OPT_INT || k == DL_CLI_OPT_LIST;
+	return k == DL_CLI_OPT_STRING || k == DL_CLI_OPT_INT || k == DL_CLI_OPT_LIST || k == DL_CLI_OPT_NAMES;
+}
+
+static bool is_list(dl_cli_opt_kind k)
+{
+	return k == DL_CLI_OPT_LIST || k == DL_CLI_OPT_NAMES || k == DL_CLI_OPT_ARG_REST;
+}
+
+/* What a command's parse allocates, freed after the command ran. */
+typedef struct cli_scratch {
+	const char **items; /* the arrays of every list */
+	dl_arena arena;     /* copies of split names */
+} cli_scratch;
+
+static void scratch_free(dl_cli *cli)
+{
+	cli_scratch *s = cli->scratch_;
+	if (!s) return;
+	dl_free(s->items);
+	dl_arena_free(&s->arena);
+	dl_free(s);
+	cli->scratch_ = NULL;
 }
 
 /* Where parsed values go: the command's args struct and the globals. */
@@ -239,6 +261,24 @@ static const char *opt_display(const dl_cli_opt *o, char *buf, size_t cap)
 	return buf;
 }
 
+/* --columns a,b: each comma-separated name becomes an item (copied, so the
+ * caller's argv stays intact). Empty names are a usage error. */
+static int store_names(dl_cli *cli, const parse_target *t, const dl_cli_opt *o, const char *value)
+{
+	cli_scratch *s = cli->scratch_;
+	dl_cli_list *l = field(t, o);
+	for (const char *p = value;; p++) {
+		size_t n = strcspn(p, ",");
+		if (n == 0)
+			return dl_cli_usage_error(cli, "--%s needs names separated by commas, got '%s'", o->name, value);
+		const char *copy = dl_arena_strndup(&s->arena, p, n);
+		if (!copy) return DL_ENOMEM;
+		l->items[l->n++] = copy;
+		p += n;
+		if (!*p) return 0;
+	}
+}
+
 /* Stores one value of an option; DL_CLI_USAGE after a message. */
 static int store_value(dl_cli *cli, const parse_target *t, const dl_cli_opt *o, const char *value)
 {
@@ -257,6 +297,8 @@ static int store_value(dl_cli *cli, const parse_target *t, const dl_cli_opt *o, 
 			return dl_cli_usage_error(cli, "%s expects an integer, got '%s'",
 			                          opt_display(o, name, sizeof name), value);
 		return 0;
+	case DL_CLI_OPT_NAMES:
+		return store_names(cli, t, o, value);
 	case DL_CLI_OPT_LIST:
 	case DL_CLI_OPT_ARG_REST: {
 		/* The items array was sized for every argument by parse_args. */
@@ -301,19 +343,25 @@ static const dl_cli_opt *lookup(const parse_target *t, int nt, const char *name,
 	return NULL;
 }
 
-/* Sizes every list of the table for `argc` values (one allocation). */
-static int alloc_lists(dl_cli *cli, const parse_target *t, int argc)
+/* Sizes every list of the table for all the values argv could give it (one
+ * allocation): one per word, plus one per comma for split names. */
+static int alloc_lists(dl_cli *cli, const parse_target *t, int argc, char **argv)
 {
-	size_t nlists = 0;
-	for (const dl_cli_opt *o = t->opts; o && o->kind; o++)
-		nlists += o->kind == DL_CLI_OPT_LIST || o->kind == DL_CLI_OPT_ARG_REST;
+	size_t nlists = 0, per = (size_t)argc + 1;
+	for (const dl_cli_opt *o = t->opts; o && o->kind; o++) nlists += is_list(o->kind);
+	for (int i = 0; i < argc; i++)
+		for (const char *p = argv[i]; (p = strchr(p, ',')); p++) per++;
+	cli_scratch *s = dl_calloc(1, sizeof *s);
+	if (!s) return DL_ENOMEM;
+	cli->scratch_ = s;
 	if (!nlists) return 0;
-	size_t per = (size_t)argc + 1;
-	const char **items = dl_calloc(nlists * per, sizeof *items);
+	size_t total;
+	if (dl_size_mul(nlists, per, &total) < 0) return DL_ENOMEM;
+	const char **items = dl_calloc(total, sizeof *items);
 	if (!items) return DL_ENOMEM;
-	cli->scratch_ = items;
+	s->items = items;
 	for (const dl_cli_opt *o = t->opts; o && o->kind; o++) {
-		if (o->kind == DL_CLI_OPT_LIST || o->kind == DL_CLI_OPT_ARG_REST) {
+		if (is_list(o->kind)) {
 			((dl_cli_list *)field(t, o))->items = items;
 			items += per;
 		}
@@ -324,7 +372,7 @@ static int alloc_lists(dl_cli *cli, const parse_target *t, int argc)
 static int apply_defaults(dl_cli *cli, const parse_target *t)
 {
 	for (const dl_cli_opt *o = t->opts; o && o->kind; o++) {
-		if (o->def && !is_positional(o->kind) && o->kind != DL_CLI_OPT_LIST) {
+		if (o->def && !is_positional(o->kind) && !is_list(o->kind)) {
 			int rc = store_value(cli, t, o, o->def);
 			if (rc) return rc;
 		}
@@ -459,6 +507,7 @@ static void print_opt_lines(FILE *fp, const dl_cli_opt *opts, bool positional, i
 		option_left(o, left, sizeof left);
 		fprintf(fp, "  %-*s  %s", width, left, o->help ? o->help : "");
 		if (o->kind == DL_CLI_OPT_LIST) fputs(" (repeatable)", fp);
+		if (o->kind == DL_CLI_OPT_NAMES) fputs(" (comma-separated, repeatable)", fp);
 		if (o->def) fprintf(fp, " (default: %s)", o->def);
 		fputc('\n', fp);
 	}
@@ -742,7 +791,7 @@ static int run_command(dl_cli *cli, global_args *g, const dl_cli_command *cmd, i
 		return DL_CLI_EXIT_ERROR;
 	}
 	parse_target t[2] = {{cmd->opts, args}, {global_opts, (char *)g}};
-	int rc = alloc_lists(cli, &t[0], argc);
+	int rc = alloc_lists(cli, &t[0], argc, argv);
 	if (rc == 0) rc = apply_defaults(cli, &t[0]);
 	if (rc == 0) rc = parse_args(cli, t, 2, argc, argv);
 	if (rc == 0 && g->help) {
@@ -766,8 +815,7 @@ static int run_command(dl_cli *cli, global_args *g, const dl_cli_command *cmd, i
 		if (rc == 0) rc = crc;
 	}
 done:
-	dl_free(cli->scratch_);
-	cli->scratch_ = NULL;
+	scratch_free(cli);
 	dl_free(args);
 	if (rc < 0) {
 		report_error(cli, rc);

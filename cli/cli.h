@@ -41,13 +41,15 @@ typedef enum dl_cli_opt_kind {
 	DL_CLI_OPT_STRING,   /* --name VALUE: const char * */
 	DL_CLI_OPT_INT,      /* --name N: int64_t, whole argument must be an integer */
 	DL_CLI_OPT_LIST,     /* --name VALUE, repeatable: dl_cli_list */
+	DL_CLI_OPT_NAMES,    /* --name A,B, repeatable, split at commas: dl_cli_list */
 	DL_CLI_OPT_ARG,      /* required positional: const char * */
 	DL_CLI_OPT_ARG_OPT,  /* optional positional: const char * (NULL when absent) */
 	DL_CLI_OPT_ARG_REST, /* all remaining positionals: dl_cli_list */
 } dl_cli_opt_kind;
 
 /* Values of a repeatable option or of the remaining positionals. The strings
- * are the process's argv; the array is freed by the framework after run. */
+ * are the process's argv (or copies, for split names); all of it is freed by
+ * the framework after run. */
 typedef struct dl_cli_list {
 	const char **items;
 	int n;
@@ -75,6 +77,8 @@ typedef struct dl_cli_opt {
 	{DL_CLI_OPT_INT, DL_CLI_FIELD_(T, f, int64_t), s, name, metavar, def, help}
 #define DL_CLI_LIST(T, f, s, name, metavar, help) \
 	{DL_CLI_OPT_LIST, DL_CLI_FIELD_(T, f, dl_cli_list), s, name, metavar, NULL, help}
+#define DL_CLI_NAMES(T, f, s, name, metavar, help) \
+	{DL_CLI_OPT_NAMES, DL_CLI_FIELD_(T, f, dl_cli_list), s, name, metavar, NULL, help}
 #define DL_CLI_ARG(T, f, metavar, help) \
 	{DL_CLI_OPT_ARG, DL_CLI_FIELD_(T, f, const char *), 0, NULL, metavar, NULL, help}
 #define DL_CLI_ARG_OPT(T, f, metavar, help) \

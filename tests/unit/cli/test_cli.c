@@ -22,6 +22,7 @@ typedef struct greet_args {
 	int64_t times;
 	bool shout;
 	dl_cli_list tags;
+	dl_cli_list cols;
 	dl_cli_list rest;
 } greet_args;
 
@@ -32,6 +33,7 @@ static const dl_cli_opt greet_opts[] = {
 	DL_CLI_INT(greet_args, times, 'n', "times", "N", "1", "how many times"),
 	DL_CLI_FLAG(greet_args, shout, 0, "shout", "upper case"),
 	DL_CLI_LIST(greet_args, tags, 't', "tag", "TAG", "a tag"),
+	DL_CLI_NAMES(greet_args, cols, 'c', "columns", "A,B", "columns"),
 	DL_CLI_END,
 };
 
@@ -42,6 +44,7 @@ static int greet_run(dl_cli *cli, const void *args)
 	fprintf(cli->out, "%s %s x%lld shout=%d fmt=%s quiet=%d", a->greeting, a->who, (long long)a->times,
 	        a->shout, dl_out_format_name(cli->format), cli->quiet);
 	for (int i = 0; i < a->tags.n; i++) fprintf(cli->out, " tag=%s", a->tags.items[i]);
+	for (int i = 0; i < a->cols.n; i++) fprintf(cli->out, " col=%s", a->cols.items[i]);
 	for (int i = 0; i < a->rest.n; i++) fprintf(cli->out, " more=%s", a->rest.items[i]);
 	fputc('\n', cli->out);
 	return 0;
@@ -190,6 +193,8 @@ static void command_help_everywhere(void **state)
 		assert_non_null(strstr(r.out, "\nGreet someone.\n"));
 		assert_non_null(strstr(r.out, "-n, --times N"));
 		assert_non_null(strstr(r.out, "(default: 1)"));
+		assert_non_null(strstr(r.out, "-c, --columns A,B"));
+		assert_non_null(strstr(r.out, "(comma-separated, repeatable)"));
 		assert_non_null(strstr(r.out, "--format FMT"));
 		assert_string_equal(r.err, "");
 		result_free(&r);
@@ -258,6 +263,12 @@ static void options_in_every_spelling(void **state)
 	assert_string_equal(r.out, "yo --shout x-2 shout=0 fmt=table quiet=1 more=-x\n");
 	result_free(&r);
 
+	/* comma-separated names, repeated; commas elsewhere are kept */
+	r = RUN("greet", "-c", "a,b", "x,y", "--columns=c", "-cd,e,f");
+	assert_int_equal(r.code, 0);
+	assert_string_equal(r.out, "hello x,y x1 shout=0 fmt=table quiet=0 col=a col=b col=c col=d col=e col=f\n");
+	result_free(&r);
+
 	r = RUN("--format=jsonl", "greet", "-n", "-5", "dan");
 	assert_int_equal(r.code, 0);
 	assert_string_equal(r.out, "hello dan x-5 shout=0 fmt=jsonl quiet=0\n");
@@ -284,6 +295,10 @@ static void option_errors_exit_2(void **state)
 		 "deltalake: error: unknown output format 'xml'; use table, csv, jsonl or json (see 'deltalake greet "
 		 "--help')\n"},
 		{{"kv", "extra", NULL}, "deltalake: error: unexpected argument 'extra' (see 'deltalake kv --help')\n"},
+		{{"greet", "a", "--columns", "x,,y", NULL},
+		 "deltalake: error: --columns needs names separated by commas, got 'x,,y' (see 'deltalake greet --help')\n"},
+		{{"greet", "a", "-c", "x,", NULL},
+		 "deltalake: error: --columns needs names separated by commas, got 'x,' (see 'deltalake greet --help')\n"},
 		{{"--bogus", NULL}, "deltalake: error: unknown option '--bogus' (see 'deltalake --help')\n"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
