@@ -380,6 +380,55 @@ static void arena_is_reusable(void **state)
 	dl_arena_free(&a);
 }
 
+/* Input without a terminating NUL in an exact-size heap block: with ASan
+ * any read past `len` is caught. */
+static void no_read_past_end(void **state)
+{
+	(void)state;
+	static const char *docs[] = {
+		"{\"add\":{\"path\":\"x\",\"size\":12}}", "\"abcdefghijklmnopqrstuvwxyz\"", "\"\\u00e9\"",
+		"123", "-0.5e-7", "true", "[1,[2,[3]]]", "\"\xE2\x82\xAC\"", "\"abc", "\"ab\\", "12e", "[tr",
+	};
+	for (size_t i = 0; i < sizeof docs / sizeof *docs; i++) {
+		size_t len = strlen(docs[i]);
+		for (size_t n = 0; n <= len; n++) {
+			char *exact = dl_malloc(n ? n : 1);
+			memcpy(exact, docs[i], n);
+			dl_arena a = DL_ARENA_INIT;
+			dl_json *v;
+			int rc = dl_json_parse(&a, exact, n, "exact", &v);
+			assert_true(rc == 0 || rc == DL_ECORRUPT);
+			dl_arena_free(&a);
+			dl_free(exact);
+		}
+	}
+}
+
+static void huge_numbers(void **state)
+{
+	(void)state;
+	dl_arena a = DL_ARENA_INIT;
+	dl_buf b = DL_BUF_INIT;
+	dl_buf_puts(&b, "[-");
+	for (int i = 0; i < 10000; i++) dl_buf_putc(&b, (char)('1' + i % 9));
+	dl_buf_puts(&b, ".5e-99999,1");
+	for (int i = 0; i < 400; i++) dl_buf_putc(&b, '0');
+	dl_buf_puts(&b, "]");
+	dl_json *v = parse_ok(&a, b.data);
+	assert_int_equal(v->u.arr.n, 2);
+	const dl_json *big = &v->u.arr.items[0];
+	assert_int_equal(big->u.num.len, 10000 + 10); /* text kept exactly */
+	int64_t x;
+	double d;
+	assert_int_equal(dl_json_int64(big, &x), DL_EINVALID);
+	assert_int_equal(dl_json_double(big, &d), 0); /* underflows to -0 */
+	assert_true(d == 0.0 && signbit(d));
+	assert_int_equal(dl_json_double(&v->u.arr.items[1], &d), DL_EINVALID); /* 1e400 */
+	assert_int_equal(dl_json_int64(&v->u.arr.items[1], &x), DL_EINVALID);
+	dl_buf_free(&b);
+	dl_arena_free(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -397,6 +446,8 @@ int main(void)
 		cmocka_unit_test(int64_conversion),
 		cmocka_unit_test(double_conversion),
 		cmocka_unit_test(arena_is_reusable),
+		cmocka_unit_test(no_read_past_end),
+		cmocka_unit_test(huge_numbers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -212,6 +212,25 @@ static void write_round_trip(void **state)
 	dl_buf_free(&b2);
 }
 
+/* Newline-delimited output: one writer per line, re-initialized. */
+static void writer_ndjson(void **state)
+{
+	(void)state;
+	dl_buf b = DL_BUF_INIT;
+	dl_json_writer w;
+	for (int i = 0; i < 3; i++) {
+		dl_jw_init(&w, &b);
+		dl_jw_object_begin(&w);
+		dl_jw_key(&w, "n");
+		dl_jw_int(&w, i);
+		dl_jw_object_end(&w);
+		assert_int_equal(dl_jw_finish(&w), 0);
+		dl_buf_putc(&b, '\n');
+	}
+	assert_string_equal(b.data, "{\"n\":0}\n{\"n\":1}\n{\"n\":2}\n");
+	dl_buf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,6 +239,7 @@ int main(void)
 		cmocka_unit_test(doubles_shortest_round_trip),
 		cmocka_unit_test(doubles_ignore_locale),
 		cmocka_unit_test(write_round_trip),
+		cmocka_unit_test(writer_ndjson),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
