@@ -808,7 +808,8 @@ static int run_command(dl_cli *cli, global_args *g, const dl_cli_command *cmd, i
 	if (rc == 0) {
 		dl_error_clear();
 		rc = cmd->run(cli, args);
-		if (rc == 0 && fflush(cli->out) != 0) rc = dl_error_errno("writing the output failed", "stdout");
+		if (rc == 0 && (fflush(cli->out) != 0 || ferror(cli->out)))
+			rc = dl_error_set(DL_EIO, "writing the output failed: %s", strerror(errno));
 	}
 	if (of.fp) {
 		int crc = output_close(&of, cli->output_path, rc == 0);
@@ -841,7 +842,20 @@ static int parse_leading(dl_cli *cli, global_args *g, int argc, char **argv)
 	return i;
 }
 
+static int dispatch(int argc, char **argv, FILE *out, FILE *err);
+
 int dl_cli_main(int argc, char **argv, FILE *out, FILE *err)
+{
+	int code = dispatch(argc, argv, out, err);
+	/* Help and listings count as output too: a full disk is an error. */
+	if (code == DL_CLI_EXIT_OK && (fflush(out) != 0 || ferror(out))) {
+		fprintf(err, "deltalake: error: writing the output failed: %s\n", strerror(errno));
+		code = DL_CLI_EXIT_ERROR;
+	}
+	return code;
+}
+
+static int dispatch(int argc, char **argv, FILE *out, FILE *err)
 {
 	dl_cli cli = {0};
 	global_args g = {0};

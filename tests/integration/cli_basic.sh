@@ -56,6 +56,13 @@ expect 1 version -o "$tmp/no/such/dir/out.txt"
 contains "$tmp/err" "deltalake: error: "
 lines "$tmp/err" 1
 
+# A full disk is an error, not a silent success.
+if [ -w /dev/full ]; then
+	"$DL_CLI" version >/dev/full 2>"$tmp/err" && fail "writing to /dev/full succeeded"
+	contains "$tmp/err" "writing the output failed"
+	"$DL_CLI" --help >/dev/full 2>/dev/null && fail "--help to /dev/full succeeded"
+fi
+
 # Formats.
 expect 0 version --format csv
 [ "$(head -1 "$tmp/out")" = "name,value" ] || fail "csv header: $(head -1 "$tmp/out")"
