@@ -1,0 +1,399 @@
+/* A leaf column chunk read batch by batch, and the assembly of Arrow arrays
+ * from definition/repetition levels.
+ *
+ * Assembly rule: a plan node with context (R, D) has one entry at each
+ * level i with rep[i] <= R and def[i] >= D (a new element of its innermost
+ * repeated ancestor that exists); the entry is non-null when def[i] >= the
+ * node's own level. A list's elements are its child's entries that fall
+ * between its own entries, which gives the offsets. */
+#include "parquet/column_read.h"
+#include "util/error.h"
+#include "util/mem.h"
+
+int pq_leaf_reader_open(pq_leaf_reader *r, pq_source *src, const pq_file_metadata *md, int rg,
+                        const pq_leaf *leaf, int leaf_index, bool values_needed)
+{
+	memset(r, 0, sizeof *r);
+	r->leaf = leaf;
+	r->values_needed = values_needed;
+	r->file = src->name;
+	r->row_group = rg;
+	r->out_width = pq_leaf_out_width(leaf);
+	const pq_column_chunk *cc = &md->row_groups[rg].columns[leaf_index];
+	if (cc->encrypted) return pq_leaf_error(r, DL_EUNSUPPORTED, "encrypted columns are not supported");
+	if (cc->file_path) return pq_leaf_error(r, DL_EUNSUPPORTED, "column data in another file ('%s') is not supported", cc->file_path);
+	if (!cc->has_meta_data) return pq_leaf_error(r, DL_ECORRUPT, "column chunk without metadata");
+	const pq_column_meta *m = &cc->meta_data;
+	if (m->type != leaf->el->type) return pq_leaf_error(r, DL_ECORRUPT, "chunk type %d differs from the schema's %d", (int)m->type, (int)leaf->el->type);
+	if ((int)m->codec < 0 || m->codec > PQ_CODEC_LZ4_RAW) return pq_leaf_error(r, DL_EUNSUPPORTED, "unknown compression codec %d", (int)m->codec);
+	if (m->num_values < 0) return pq_leaf_error(r, DL_ECORRUPT, "negative num_values");
+	int64_t start = m->data_page_offset;
+	/* Some writers record dictionary_page_offset 0 when there is none. */
+	if (m->has_dictionary_page_offset && m->dictionary_page_offset > 0 && m->dictionary_page_offset < start)
+		start = m->dictionary_page_offset;
+	if (start < 0 || m->total_compressed_size < 0 || m->total_compressed_size > src->size)
+		return pq_leaf_error(r, DL_ECORRUPT, "column chunk offset %lld / size %lld invalid", (long long)start, (long long)m->total_compressed_size);
+	r->codec = m->codec;
+	r->values_left = m->num_values;
+	r->idx = dl_malloc(1024 * sizeof *r->idx);
+	if (!r->idx) return DL_ENOMEM;
+	const uint8_t *p;
+	int rc = pq_source_read(src, start, (size_t)m->total_compressed_size, &p, &r->chunk_owned);
+	if (rc < 0) return dl_error_prefix("row group %d, column '%s'", rg, leaf->path);
+	r->cp = p;
+	r->cend = p + m->total_compressed_size;
+	return 0;
+}
+
+void pq_leaf_reader_close(pq_leaf_reader *r)
+{
+	dl_free(r->chunk_owned);
+	dl_free(r->page_buf);
+	dl_free(r->dict);
+	pq_binbuf_free(&r->dict_bin);
+	dl_free(r->pdef);
+	dl_free(r->prep);
+	dl_free(r->dints);
+	pq_binbuf_free(&r->dbin);
+	dl_free(r->def);
+	dl_free(r->rep);
+	dl_free(r->vals);
+	pq_binbuf_free(&r->bin);
+	dl_free(r->tmp);
+	dl_free(r->idx);
+	pq_binbuf_free(&r->tbin);
+	memset(r, 0, sizeof *r);
+}
+
+static int batch_levels(pq_leaf_reader *r, int64_t extra)
+{
+	int64_t need = r->nlevels + extra;
+	if (need >= INT32_MAX) return pq_leaf_error(r, DL_EUNSUPPORTED, "more than 2^31 values in one batch; use a smaller batch size");
+	if (need <= r->lvl_cap && (r->def || !r->leaf->max_def) && (r->rep || !r->leaf->max_rep)) return 0;
+	int64_t cap = r->lvl_cap ? r->lvl_cap : 1024;
+	while (cap < need) cap *= 2;
+	if (r->leaf->max_def) {
+		uint8_t *d = dl_realloc(r->def, (size_t)cap);
+		if (!d) return DL_ENOMEM;
+		r->def = d;
+	}
+	if (r->leaf->max_rep) {
+		uint8_t *d = dl_realloc(r->rep, (size_t)cap);
+		if (!d) return DL_ENOMEM;
+		r->rep = d;
+	}
+	r->lvl_cap = cap;
+	return 0;
+}
+
+int pq_leaf_read_rows(pq_leaf_reader *r, int64_t rows)
+{
+	const pq_leaf *lf = r->leaf;
+	bool repeated = lf->max_rep > 0;
+	r->nlevels = 0;
+	r->nvals = 0;
+	pq_binbuf_reset(&r->bin);
+	int64_t remaining = rows, seen = 0;
+	for (;;) {
+		if (!repeated && remaining == 0) break;
+		if (!r->in_page || r->page_pos >= r->page_values) {
+			bool eof;
+			DL_TRY(pq_leaf_next_page(r, &eof));
+			if (eof) {
+				if ((!repeated && remaining > 0) || (repeated && seen < rows))
+					return pq_leaf_error(r, DL_ECORRUPT, "the column chunk ends before the row group's %lld rows",
+					                     (long long)rows);
+				break;
+			}
+			continue;
+		}
+		int32_t from = r->page_pos, to;
+		bool stop = false;
+		if (!repeated) {
+			int64_t avail = r->page_values - from;
+			to = from + (int32_t)(avail < remaining ? avail : remaining);
+		} else {
+			const uint8_t *rep = r->prep;
+			if (r->nlevels == 0 && seen == 0 && rep[from] != 0)
+				return pq_leaf_error(r, DL_ECORRUPT, "the first value does not start a row");
+			to = from;
+			while (to < r->page_values) {
+				if (rep[to] == 0) {
+					if (seen == rows) {
+						stop = true;
+						break;
+					}
+					seen++;
+				}
+				to++;
+			}
+		}
+		int32_t k = to - from;
+		DL_TRY(batch_levels(r, k));
+		size_t nn = (size_t)k;
+		if (lf->max_def) {
+			memcpy(r->def + r->nlevels, r->pdef + from, (size_t)k);
+			nn = 0;
+			uint8_t m = (uint8_t)lf->max_def;
+			for (int32_t i = from; i < to; i++) nn += r->pdef[i] == m;
+		}
+		if (repeated) memcpy(r->rep + r->nlevels, r->prep + from, (size_t)k);
+		r->nlevels += k;
+		if (r->values_needed) DL_TRY(pq_leaf_decode_values(r, nn));
+		r->page_pos = to;
+		remaining -= k;
+		if (stop) break;
+	}
+	return 0;
+}
+
+/* ---- assembly ---- */
+
+static int corrupt_shape(const char *file, const char *what, int64_t got, int64_t want)
+{
+	return dl_error_set(DL_ECORRUPT, "%s: nested column levels disagree (%s: %lld entries, %lld expected)", file, what,
+	                    (long long)got, (long long)want);
+}
+
+#define DEF(r, i) ((r)->def ? (r)->def[i] : 0)
+#define REP(r, i) ((r)->rep ? (r)->rep[i] : 0)
+#define IS_ENTRY(r, i, R, D) (REP(r, i) <= (R) && DEF(r, i) >= (D))
+
+static dl_array *array_alloc(dl_type *type, int64_t n)
+{
+	dl_array *a = dl_calloc(1, sizeof *a);
+	if (!a) return NULL;
+	a->type = dl_type_ref(type);
+	a->length = n;
+	a->null_count = 0;
+	return a;
+}
+
+/* Entries of node `o` (with its validity when nullable) from its leaf. */
+static int entries(const pq_out *o, pq_leaf_reader *r, int64_t *n, uint8_t **validity, int64_t *nulls)
+{
+	int64_t c = 0;
+	for (int64_t i = 0; i < r->nlevels; i++) c += IS_ENTRY(r, i, o->rep_ctx, o->def_ctx);
+	*n = c;
+	*validity = NULL;
+	*nulls = 0;
+	bool can_null = o->nullable && r->def && o->def > o->def_ctx;
+	if (!can_null) return 0;
+	uint8_t *v = dl_calloc((size_t)(c + 7) / 8 + 1, 1);
+	if (!v) return DL_ENOMEM;
+	int64_t e = 0, nul = 0;
+	for (int64_t i = 0; i < r->nlevels; i++) {
+		if (!IS_ENTRY(r, i, o->rep_ctx, o->def_ctx)) continue;
+		if (r->def[i] >= o->def) v[e >> 3] |= (uint8_t)(1u << (e & 7));
+		else nul++;
+		e++;
+	}
+	if (nul == 0) {
+		dl_free(v);
+		v = NULL;
+	}
+	*validity = v;
+	*nulls = nul;
+	return 0;
+}
+
+static int assemble_leaf(dl_array **out, const pq_out *o, pq_leaf_reader *r, int64_t n_exp, const char *file)
+{
+	const pq_leaf *lf = r->leaf;
+	if (!r->values_needed || r->nvals < 0) return dl_error_set(DL_EINVALID, "%s: column '%s' was requested twice", file, lf->path);
+	int64_t n, nulls;
+	uint8_t *valid;
+	DL_TRY(entries(o, r, &n, &valid, &nulls));
+	if (n_exp >= 0 && n != n_exp) {
+		dl_free(valid);
+		return corrupt_shape(file, lf->path, n, n_exp);
+	}
+	int64_t dense = r->out_width ? r->nvals : r->bin.n;
+	if (dense != n - nulls) {
+		dl_free(valid);
+		return dl_error_set(DL_ECORRUPT, "%s: column '%s': %lld values for %lld non-null entries", file, lf->path,
+		                    (long long)dense, (long long)(n - nulls));
+	}
+	dl_array *a = array_alloc(lf->type, n);
+	if (!a) {
+		dl_free(valid);
+		return DL_ENOMEM;
+	}
+	a->validity = valid;
+	a->null_count = nulls;
+	int ow = r->out_width;
+	if (ow == 0) {
+		if (!r->bin.offsets && pq_binbuf_reserve(&r->bin, 1, 1) < 0) goto nomem;
+		if (nulls) {
+			int32_t *off = dl_malloc((size_t)(n + 1) * sizeof *off);
+			if (!off) goto nomem;
+			off[0] = 0;
+			int64_t k = 0;
+			for (int64_t e = 0; e < n; e++) {
+				if (dl_bit_get(valid, e)) k++;
+				off[e + 1] = r->bin.offsets[k];
+			}
+			dl_free(r->bin.offsets);
+			r->bin.offsets = off;
+		}
+		if (!r->bin.data && pq_binbuf_reserve(&r->bin, 0, 1) < 0) goto nomem;
+		a->offsets = r->bin.offsets;
+		a->data = r->bin.data;
+		a->data_len = r->bin.len;
+		memset(&r->bin, 0, sizeof r->bin);
+	} else if (lf->type->id == DL_TYPE_BOOLEAN) {
+		uint8_t *bits = dl_calloc((size_t)(n + 7) / 8 + 1, 1);
+		if (!bits) goto nomem;
+		for (int64_t e = 0, k = 0; e < n; e++)
+			if (!valid || dl_bit_get(valid, e))
+				if (r->vals[k++]) bits[e >> 3] |= (uint8_t)(1u << (e & 7));
+		a->values = bits;
+	} else {
+		size_t need = (size_t)n * (size_t)ow + 16;
+		if (need > (size_t)r->vals_cap || !r->vals) {
+			uint8_t *v = dl_realloc(r->vals, need);
+			if (!v) goto nomem;
+			r->vals = v;
+			r->vals_cap = (int64_t)need;
+		}
+		if (nulls) {
+			/* Spread the dense values to their entries, from the back so
+			 * nothing is overwritten before it moves. */
+			int64_t k = dense;
+			for (int64_t e = n; e-- > 0;) {
+				uint8_t *dst = r->vals + (size_t)e * (size_t)ow;
+				if (dl_bit_get(valid, e)) memmove(dst, r->vals + (size_t)(--k) * (size_t)ow, (size_t)ow);
+				else memset(dst, 0, (size_t)ow);
+			}
+		}
+		a->values = r->vals;
+		r->vals = NULL;
+		r->vals_cap = 0;
+	}
+	r->nvals = -1; /* handed over */
+	*out = a;
+	if (!dl_type_equals(o->type, lf->type)) return pq_cast_array(out, o->type);
+	return 0;
+nomem:
+	dl_array_free(a);
+	return DL_ENOMEM;
+}
+
+static int assemble_struct(dl_array **out, const pq_out *o, pq_leaf_reader *rs, int64_t n_exp, const char *file)
+{
+	pq_leaf_reader *r = &rs[o->leaf];
+	int64_t n, nulls;
+	uint8_t *valid;
+	DL_TRY(entries(o, r, &n, &valid, &nulls));
+	if (n_exp >= 0 && n != n_exp) {
+		dl_free(valid);
+		return corrupt_shape(file, r->leaf->path, n, n_exp);
+	}
+	dl_array *a = array_alloc(o->type, n);
+	if (!a) {
+		dl_free(valid);
+		return DL_ENOMEM;
+	}
+	a->validity = valid;
+	a->null_count = nulls;
+	a->children = dl_calloc((size_t)(o->nchildren ? o->nchildren : 1), sizeof *a->children);
+	if (!a->children) {
+		dl_array_free(a);
+		return DL_ENOMEM;
+	}
+	for (int i = 0; i < o->nchildren; i++) {
+		int rc = pq_assemble(&a->children[i], &o->children[i], rs, n, file);
+		a->nchildren = i + 1;
+		if (rc < 0) {
+			dl_array_free(a);
+			return rc;
+		}
+	}
+	*out = a;
+	return 0;
+}
+
+static int assemble_list(dl_array **out, const pq_out *o, pq_leaf_reader *rs, int64_t n_exp, const char *file)
+{
+	pq_leaf_reader *r = &rs[o->leaf];
+	int64_t n, nulls;
+	uint8_t *valid;
+	DL_TRY(entries(o, r, &n, &valid, &nulls));
+	if (n_exp >= 0 && n != n_exp) {
+		dl_free(valid);
+		return corrupt_shape(file, r->leaf->path, n, n_exp);
+	}
+	dl_array *a = array_alloc(o->type, n);
+	int32_t *off = dl_malloc((size_t)(n + 1) * sizeof *off);
+	if (!a || !off) {
+		dl_free(valid);
+		dl_free(off);
+		if (a) dl_array_free(a);
+		return DL_ENOMEM;
+	}
+	a->validity = valid;
+	a->null_count = nulls;
+	a->offsets = off;
+	int16_t R = o->rep_ctx, D = o->def_ctx, Rc = o->children[0].rep_ctx, Dc = o->children[0].def_ctx;
+	int64_t e = -1, c = 0;
+	for (int64_t i = 0; i < r->nlevels; i++) {
+		if (IS_ENTRY(r, i, R, D)) off[++e] = (int32_t)c;
+		if (IS_ENTRY(r, i, Rc, Dc)) c++;
+	}
+	off[n] = (int32_t)c;
+	int nch = o->kind == PQ_OUT_MAP ? 2 : 1;
+	dl_array *kids[2] = {NULL, NULL};
+	int rc = 0;
+	for (int i = 0; i < nch && rc == 0; i++) rc = pq_assemble(&kids[i], &o->children[i], rs, c, file);
+	a->children = dl_calloc(1, sizeof *a->children);
+	if (rc == 0 && !a->children) rc = DL_ENOMEM;
+	if (rc == 0 && o->kind == PQ_OUT_LIST) {
+		a->children[0] = kids[0];
+		a->nchildren = 1;
+		kids[0] = NULL;
+	} else if (rc == 0) {
+		/* Arrow's map: one child, the non-null struct<key, value> entries. */
+		dl_field f[2] = {{"key", kids[0]->type, false, "{}"}, {"value", kids[1]->type, o->type->children[1].nullable, "{}"}};
+		dl_type *st = dl_type_struct(f, 2);
+		dl_array *entries_arr = st ? array_alloc(st, c) : NULL;
+		if (st) dl_type_unref(st);
+		if (entries_arr) entries_arr->children = dl_calloc(2, sizeof(dl_array *));
+		if (!entries_arr || !entries_arr->children) {
+			if (entries_arr) dl_array_free(entries_arr);
+			rc = DL_ENOMEM;
+		} else {
+			entries_arr->children[0] = kids[0];
+			entries_arr->children[1] = kids[1];
+			entries_arr->nchildren = 2;
+			kids[0] = kids[1] = NULL;
+			a->children[0] = entries_arr;
+			a->nchildren = 1;
+		}
+	}
+	for (int i = 0; i < 2; i++)
+		if (kids[i]) dl_array_free(kids[i]);
+	if (rc < 0) {
+		dl_array_free(a);
+		return rc;
+	}
+	*out = a;
+	return 0;
+}
+
+int pq_assemble(dl_array **out, const pq_out *o, pq_leaf_reader *readers, int64_t n, const char *file)
+{
+	*out = NULL;
+	switch (o->kind) {
+	case PQ_OUT_ABSENT:
+		*out = dl_array_new_null(o->type, n < 0 ? 0 : n);
+		return *out ? 0 : DL_ENOMEM;
+	case PQ_OUT_LEAF:
+		return assemble_leaf(out, o, &readers[o->leaf], n, file);
+	case PQ_OUT_STRUCT:
+		return assemble_struct(out, o, readers, n, file);
+	case PQ_OUT_LIST:
+	case PQ_OUT_MAP:
+		return assemble_list(out, o, readers, n, file);
+	}
+	return dl_error_set(DL_ERROR, "internal: bad plan node");
+}

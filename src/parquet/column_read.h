@@ -1,0 +1,89 @@
+/* Reading one leaf column chunk: pages (page_read.c) decoded into dense
+ * values plus definition/repetition levels for a batch of rows, then
+ * assembled into Arrow arrays following the plan (column_read.c). */
+#ifndef DL_PARQUET_COLUMN_READ_H
+#define DL_PARQUET_COLUMN_READ_H
+#include "columnar/array.h"
+#include "parquet/encoding_read.h"
+#include "parquet/file_source.h"
+#include "parquet/metadata.h"
+#include "parquet/schema_read.h"
+#include "util/error.h"
+
+#define PQ_MAX_PAGE_VALUES (1 << 24)
+
+typedef struct pq_leaf_reader {
+	const pq_leaf *leaf;
+	bool values_needed;
+	int out_width;        /* bytes per output value; 0 = variable (bin) */
+	/* where we are, for messages */
+	const char *file;
+	int row_group;
+	int page_no;
+	/* the column chunk's bytes (one range read) */
+	uint8_t *chunk_owned;
+	const uint8_t *cp, *cend;
+	pq_codec codec;
+	int64_t values_left;  /* from ColumnMetaData.num_values */
+	uint8_t *page_buf;    /* decompressed page */
+	size_t page_cap;
+	/* dictionary in output form */
+	bool has_dict;
+	uint8_t *dict;        /* fixed-width entries */
+	uint32_t ndict;
+	pq_binbuf dict_bin;   /* variable-width entries */
+	/* current data page */
+	bool in_page;
+	int32_t page_values;  /* level entries in the page */
+	int32_t page_pos;
+	uint8_t *pdef, *prep; /* the page's levels (NULL when max level 0) */
+	size_t plvl_cap;
+	pq_encoding enc;
+	const uint8_t *vp, *vend; /* value section */
+	int bool_bit;
+	pq_rle rle;           /* dictionary indices or RLE booleans */
+	int64_t *dints;       /* pre-decoded DELTA_BINARY_PACKED values */
+	size_t dcap, dpos, dcount;
+	pq_binbuf dbin;       /* pre-decoded delta byte arrays */
+	size_t dbpos;
+	size_t bss_total, bss_pos;
+	/* the batch */
+	uint8_t *def, *rep;   /* levels of the batch */
+	int64_t nlevels, lvl_cap;
+	uint8_t *vals;        /* dense fixed-width output values */
+	int64_t nvals, vals_cap;
+	pq_binbuf bin;        /* dense variable-width output values */
+	/* scratch */
+	uint8_t *tmp;
+	size_t tmp_cap;
+	uint32_t *idx;
+	pq_binbuf tbin;
+} pq_leaf_reader;
+
+/* Opens the chunk of `leaf` in row group `rg`: reads its bytes. */
+int pq_leaf_reader_open(pq_leaf_reader *r, pq_source *src, const pq_file_metadata *md, int rg,
+                        const pq_leaf *leaf, int leaf_index, bool values_needed);
+void pq_leaf_reader_close(pq_leaf_reader *r);
+/* Reads the levels (and values) of the next `rows` rows into the batch
+ * buffers, replacing the previous batch. */
+int pq_leaf_read_rows(pq_leaf_reader *r, int64_t rows);
+
+/* page_read.c: loads the next page (dictionary pages are absorbed);
+ * *eof when the chunk has no more data pages. */
+int pq_leaf_next_page(pq_leaf_reader *r, bool *eof);
+/* Decodes the next n non-null values of the current page, appending them to
+ * the batch's dense values. */
+int pq_leaf_decode_values(pq_leaf_reader *r, size_t n);
+/* Output width of a leaf's values (0 for variable length). */
+int pq_leaf_out_width(const pq_leaf *leaf);
+/* Raises/prefixes an error with file, row group, column and page. */
+int pq_leaf_error(pq_leaf_reader *r, int code, const char *fmt, ...) DL_PRINTF(3, 4);
+int pq_leaf_prefix(pq_leaf_reader *r);
+
+/* Assembles the array of plan node `o` from the leaf readers' batches:
+ * `n` entries expected (-1: take the count from the levels). */
+int pq_assemble(dl_array **out, const pq_out *o, pq_leaf_reader *readers, int64_t n, const char *file);
+/* Converts an array of a leaf type to a wider requested type. */
+int pq_cast_array(dl_array **a, dl_type *to);
+
+#endif

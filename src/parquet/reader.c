@@ -1,0 +1,333 @@
+/* The Parquet reader: footer, schema, projection, row-group selection and
+ * batch iteration over the leaf column readers. */
+#include "parquet/reader.h"
+#include <strings.h>
+#include "parquet/column_read.h"
+#include "parquet/file_source.h"
+#include "parquet/schema_read.h"
+#include "parquet/stats_read.h"
+#include "util/error.h"
+#include "util/mem.h"
+
+#define PQ_FOOTER_GUESS (64 * 1024)
+
+struct pq_reader {
+	pq_source src;
+	dl_arena arena;
+	pq_file_metadata md;
+	pq_schema schema;
+	pq_out plan;
+	int64_t *rg_first; /* nrow_groups + 1 prefix sums */
+	int *rgs;
+	int nrgs, rg_pos;
+	int64_t batch;
+	bool started;
+	/* the open row group */
+	bool rg_open;
+	int cur_rg;
+	int64_t rg_done, rg_rows;
+	pq_leaf_reader *readers;
+	bool *need, *values;
+};
+
+static int read_footer(pq_reader *r)
+{
+	pq_source *s = &r->src;
+	if (s->size < 12) return dl_error_set(DL_ECORRUPT, "%s: %lld bytes is too small for a Parquet file", s->name, (long long)s->size);
+	size_t tail = s->size < PQ_FOOTER_GUESS ? (size_t)s->size : PQ_FOOTER_GUESS;
+	const uint8_t *p;
+	uint8_t *owned;
+	DL_TRY(pq_source_read(s, s->size - (int64_t)tail, tail, &p, &owned));
+	const uint8_t *end = p + tail;
+	int rc = 0;
+	if (!memcmp(end - 4, "PARE", 4))
+		rc = dl_error_set(DL_EUNSUPPORTED, "%s: the file has an encrypted footer; encrypted Parquet is not supported", s->name);
+	else if (memcmp(end - 4, "PAR1", 4))
+		rc = dl_error_set(DL_ECORRUPT, "%s: not a Parquet file (no PAR1 magic at the end)", s->name);
+	uint32_t flen = 0;
+	if (rc == 0) {
+		memcpy(&flen, end - 8, 4);
+		if ((int64_t)flen > s->size - 12)
+			rc = dl_error_set(DL_ECORRUPT, "%s: footer length %u exceeds the file size %lld", s->name, flen, (long long)s->size);
+	}
+	if (rc == 0 && (size_t)flen + 8 > tail) {
+		dl_free(owned);
+		DL_TRY(pq_source_read(s, s->size - 8 - flen, (size_t)flen + 8, &p, &owned));
+		end = p + flen + 8;
+	}
+	if (rc == 0) rc = pq_file_metadata_decode(&r->md, &r->arena, end - 8 - flen, flen, s->name);
+	dl_free(owned);
+	return rc;
+}
+
+static int check_row_groups(pq_reader *r)
+{
+	r->rg_first = dl_calloc((size_t)r->md.nrow_groups + 1, sizeof *r->rg_first);
+	if (!r->rg_first) return DL_ENOMEM;
+	for (uint32_t i = 0; i < r->md.nrow_groups; i++) {
+		const pq_row_group *g = &r->md.row_groups[i];
+		if (g->ncolumns != (uint32_t)r->schema.nleaves)
+			return dl_error_set(DL_ECORRUPT, "%s: row group %u has %u columns but the schema has %d", r->src.name, i,
+			                    g->ncolumns, r->schema.nleaves);
+		if (g->num_rows < 0 || g->num_rows > INT64_MAX / 2 - r->rg_first[i])
+			return dl_error_set(DL_ECORRUPT, "%s: row group %u has an invalid row count %lld", r->src.name, i,
+			                    (long long)g->num_rows);
+		r->rg_first[i + 1] = r->rg_first[i] + g->num_rows;
+	}
+	return 0;
+}
+
+static int set_plan(pq_reader *r, pq_out *plan)
+{
+	pq_plan_free(&r->plan);
+	r->plan = *plan;
+	memset(r->need, 0, (size_t)r->schema.nleaves);
+	memset(r->values, 0, (size_t)r->schema.nleaves);
+	pq_plan_leaves(&r->plan, r->need, r->values);
+	return 0;
+}
+
+static int finish_open(pq_reader *r)
+{
+	DL_TRY(read_footer(r));
+	DL_TRY(pq_schema_build(&r->schema, &r->md, r->src.name));
+	DL_TRY(check_row_groups(r));
+	int nl = r->schema.nleaves;
+	r->readers = dl_calloc((size_t)nl, sizeof *r->readers);
+	r->need = dl_calloc((size_t)nl, 1);
+	r->values = dl_calloc((size_t)nl, 1);
+	if (!r->readers || !r->need || !r->values) return DL_ENOMEM;
+	pq_out all;
+	DL_TRY(pq_plan_copy(&all, &r->schema.root));
+	DL_TRY(set_plan(r, &all));
+	r->batch = PQ_DEFAULT_BATCH_ROWS;
+	return pq_reader_set_row_groups(r, NULL, 0);
+}
+
+static int open_common(pq_reader **out, pq_reader *r, int rc)
+{
+	if (rc == 0) rc = finish_open(r);
+	if (rc < 0) {
+		pq_reader_free(r);
+		*out = NULL;
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+int pq_reader_open_store(pq_reader **out, dl_store *store, const char *path, int64_t size)
+{
+	*out = NULL;
+	pq_reader *r = dl_calloc(1, sizeof *r);
+	if (!r) return DL_ENOMEM;
+	return open_common(out, r, pq_source_open_store(&r->src, store, path, size));
+}
+
+int pq_reader_open_memory(pq_reader **out, const uint8_t *data, size_t len, const char *name)
+{
+	*out = NULL;
+	pq_reader *r = dl_calloc(1, sizeof *r);
+	if (!r) return DL_ENOMEM;
+	return open_common(out, r, pq_source_open_memory(&r->src, data, len, name));
+}
+
+static void close_row_group(pq_reader *r)
+{
+	if (!r->rg_open) return;
+	for (int i = 0; i < r->schema.nleaves; i++)
+		if (r->need[i]) pq_leaf_reader_close(&r->readers[i]);
+	r->rg_open = false;
+}
+
+void pq_reader_free(pq_reader *r)
+{
+	if (!r) return;
+	close_row_group(r);
+	pq_plan_free(&r->plan);
+	pq_schema_free(&r->schema);
+	dl_free(r->readers);
+	dl_free(r->need);
+	dl_free(r->values);
+	dl_free(r->rg_first);
+	dl_free(r->rgs);
+	dl_arena_free(&r->arena);
+	pq_source_close(&r->src);
+	dl_free(r);
+}
+
+const pq_file_metadata *pq_reader_metadata(const pq_reader *r) { return &r->md; }
+const dl_type *pq_reader_schema(const pq_reader *r) { return r->schema.type; }
+const dl_type *pq_reader_output_schema(const pq_reader *r) { return r->plan.type; }
+int64_t pq_reader_num_rows(const pq_reader *r) { return r->rg_first[r->md.nrow_groups]; }
+int pq_reader_num_row_groups(const pq_reader *r) { return (int)r->md.nrow_groups; }
+
+int64_t pq_reader_row_group_first_row(const pq_reader *r, int rg)
+{
+	return rg >= 0 && (uint32_t)rg < r->md.nrow_groups ? r->rg_first[rg] : -1;
+}
+
+int64_t pq_reader_row_group_rows(const pq_reader *r, int rg)
+{
+	return rg >= 0 && (uint32_t)rg < r->md.nrow_groups ? r->md.row_groups[rg].num_rows : -1;
+}
+
+static int not_started(pq_reader *r)
+{
+	if (r->started) return dl_error_set(DL_EINVALID, "%s: projection and row groups must be set before reading", r->src.name);
+	return 0;
+}
+
+int pq_reader_set_projection(pq_reader *r, const dl_type *requested, bool by_field_id)
+{
+	DL_TRY(not_started(r));
+	pq_out plan;
+	DL_TRY(pq_plan_project(&plan, &r->schema, requested, by_field_id, r->src.name));
+	return set_plan(r, &plan);
+}
+
+int pq_reader_select_columns(pq_reader *r, const char *const *names, int n)
+{
+	DL_TRY(not_started(r));
+	const dl_type *ft = r->schema.type;
+	dl_field *f = dl_calloc(n > 0 ? (size_t)n : 1, sizeof *f);
+	if (!f) return DL_ENOMEM;
+	for (int i = 0; i < n; i++) {
+		int idx = dl_type_field_index(ft, names[i]);
+		if (idx < 0) {
+			dl_free(f);
+			return dl_error_set(DL_ENOTFOUND, "%s: no column '%s' in the file", r->src.name, names[i]);
+		}
+		f[i] = ft->children[idx];
+	}
+	dl_type *req = dl_type_struct(f, n);
+	dl_free(f);
+	if (!req) return DL_ENOMEM;
+	int rc = pq_reader_set_projection(r, req, false);
+	dl_type_unref(req);
+	return rc;
+}
+
+int pq_reader_set_row_groups(pq_reader *r, const int *rgs, int n)
+{
+	DL_TRY(not_started(r));
+	int total = (int)r->md.nrow_groups;
+	if (!rgs) n = total;
+	int *sel = dl_malloc((size_t)(n > 0 ? n : 1) * sizeof *sel);
+	if (!sel) return DL_ENOMEM;
+	for (int i = 0; i < n; i++) {
+		sel[i] = rgs ? rgs[i] : i;
+		if (sel[i] < 0 || sel[i] >= total) {
+			dl_free(sel);
+			return dl_error_set(DL_EINVALID, "%s: row group %d does not exist (the file has %d)", r->src.name,
+			                    rgs[i], total);
+		}
+	}
+	dl_free(r->rgs);
+	r->rgs = sel;
+	r->nrgs = n;
+	r->rg_pos = 0;
+	return 0;
+}
+
+int pq_reader_set_batch_size(pq_reader *r, int64_t rows)
+{
+	if (rows < 0) return dl_error_set(DL_EINVALID, "negative batch size");
+	r->batch = rows ? rows : PQ_DEFAULT_BATCH_ROWS;
+	return 0;
+}
+
+static int open_row_group(pq_reader *r, int rg)
+{
+	r->cur_rg = rg;
+	r->rg_done = 0;
+	r->rg_rows = r->md.row_groups[rg].num_rows;
+	r->rg_open = true;
+	for (int i = 0; i < r->schema.nleaves; i++) {
+		if (!r->need[i]) continue;
+		int rc = pq_leaf_reader_open(&r->readers[i], &r->src, &r->md, rg, &r->schema.leaves[i], i, r->values[i]);
+		if (rc < 0) {
+			/* Readers after i were never opened; close just those before. */
+			for (int j = i + 1; j < r->schema.nleaves; j++) memset(&r->readers[j], 0, sizeof r->readers[j]);
+			close_row_group(r);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static int make_batch(pq_reader *r, int64_t k, dl_batch **out)
+{
+	const pq_out *plan = &r->plan;
+	for (int i = 0; i < r->schema.nleaves; i++)
+		if (r->need[i]) DL_TRY(pq_leaf_read_rows(&r->readers[i], k));
+	dl_batch *b = dl_calloc(1, sizeof *b);
+	if (!b) return DL_ENOMEM;
+	b->schema = dl_type_ref(plan->type);
+	b->num_rows = k;
+	b->cols = dl_calloc(plan->nchildren ? (size_t)plan->nchildren : 1, sizeof *b->cols);
+	if (!b->cols) {
+		dl_batch_free(b);
+		return DL_ENOMEM;
+	}
+	for (int i = 0; i < plan->nchildren; i++) {
+		int rc = pq_assemble(&b->cols[i], &plan->children[i], r->readers, k, r->src.name);
+		b->ncols = i + 1;
+		if (rc < 0) {
+			dl_batch_free(b);
+			return rc;
+		}
+	}
+	*out = b;
+	return 0;
+}
+
+int pq_reader_next(pq_reader *r, dl_batch **out, int64_t *first_row)
+{
+	*out = NULL;
+	r->started = true;
+	for (;;) {
+		if (!r->rg_open) {
+			if (r->rg_pos >= r->nrgs) return 0;
+			DL_TRY(open_row_group(r, r->rgs[r->rg_pos++]));
+		}
+		if (r->rg_done >= r->rg_rows) {
+			close_row_group(r);
+			continue;
+		}
+		int64_t k = r->rg_rows - r->rg_done;
+		if (k > r->batch) k = r->batch;
+		int rc = make_batch(r, k, out);
+		if (rc < 0) {
+			close_row_group(r);
+			r->rg_pos = r->nrgs; /* a failed file stays failed */
+			return rc;
+		}
+		if (first_row) *first_row = r->rg_first[r->cur_rg] + r->rg_done;
+		r->rg_done += k;
+		return 0;
+	}
+}
+
+int pq_reader_num_leaves(const pq_reader *r) { return r->schema.nleaves; }
+
+const char *pq_reader_leaf_path(const pq_reader *r, int leaf)
+{
+	return leaf >= 0 && leaf < r->schema.nleaves ? r->schema.leaves[leaf].path : NULL;
+}
+
+int pq_reader_find_leaf(const pq_reader *r, const char *path)
+{
+	for (int i = 0; i < r->schema.nleaves; i++)
+		if (!strcasecmp(r->schema.leaves[i].path, path)) return i;
+	return -1;
+}
+
+int pq_reader_column_stats(const pq_reader *r, int rg, int leaf, pq_column_stats *out)
+{
+	if (rg < 0 || (uint32_t)rg >= r->md.nrow_groups || leaf < 0 || leaf >= r->schema.nleaves)
+		return dl_error_set(DL_EINVALID, "%s: no row group %d / leaf column %d", r->src.name, rg, leaf);
+	pq_column_order order = (uint32_t)leaf < r->md.ncolumn_orders ? r->md.column_orders[leaf] : PQ_ORDER_UNKNOWN;
+	pq_stats_decode(&r->schema.leaves[leaf], &r->md.row_groups[rg].columns[leaf], order, out);
+	return 0;
+}

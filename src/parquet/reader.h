@@ -1,0 +1,93 @@
+/* Parquet reader: the hot path of every scan.
+ *
+ *   pq_reader *r;
+ *   pq_reader_open_store(&r, store, "part-0.parquet", size_or_-1);
+ *   pq_reader_select_columns(r, names, n);      // optional projection
+ *   pq_reader_set_row_groups(r, rgs, nrgs);      // optional pruning
+ *   dl_batch *b; int64_t first;
+ *   while (pq_reader_next(r, &b, &first) == 0 && b) { ...; dl_batch_free(b); }
+ *   pq_reader_free(r);
+ *
+ * Batches never span row groups; `first` is the file row index of a batch's
+ * first row (deletion vectors address rows that way). Columns are decoded
+ * straight into Arrow buffers (columnar/array.h). Schema mapping: see
+ * schema_read.c; each field's metadata carries {"parquet.field.id": N} when
+ * the file has field ids. UUID columns come back as canonical strings. */
+#ifndef DL_PARQUET_READER_H
+#define DL_PARQUET_READER_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "columnar/array.h"
+#include "deltalake/store.h"
+#include "parquet/metadata.h"
+
+typedef struct pq_reader pq_reader;
+
+#define PQ_DEFAULT_BATCH_ROWS 65536
+
+/* Opens a file in a store; size < 0 stats it. Reads and checks the footer. */
+int pq_reader_open_store(pq_reader **out, dl_store *store, const char *path, int64_t size);
+/* Opens an in-memory image (borrowed: it must outlive the reader). */
+int pq_reader_open_memory(pq_reader **out, const uint8_t *data, size_t len, const char *name);
+void pq_reader_free(pq_reader *r);
+
+/* The decoded footer (borrowed). */
+const pq_file_metadata *pq_reader_metadata(const pq_reader *r);
+/* The file's schema as a struct type (borrowed). */
+const dl_type *pq_reader_schema(const pq_reader *r);
+int64_t pq_reader_num_rows(const pq_reader *r);
+int pq_reader_num_row_groups(const pq_reader *r);
+/* File row index of the first row of a row group; its row count. */
+int64_t pq_reader_row_group_first_row(const pq_reader *r, int rg);
+int64_t pq_reader_row_group_rows(const pq_reader *r, int rg);
+
+/* Projection by top-level names (case-insensitive; in the order given).
+ * DL_ENOTFOUND names a missing column. */
+int pq_reader_select_columns(pq_reader *r, const char *const *names, int n);
+/* Projection by a requested struct type: fields matched by name (nested
+ * structs select nested fields) or, when by_field_id, by the
+ * "parquet.field.id" in each field's metadata. Requested fields missing
+ * from the file come back all null; narrower file types are widened. */
+int pq_reader_set_projection(pq_reader *r, const dl_type *requested, bool by_field_id);
+/* Only these row groups, in this order (NULL/0 restores all). */
+int pq_reader_set_row_groups(pq_reader *r, const int *rgs, int n);
+/* Rows per batch (0 = PQ_DEFAULT_BATCH_ROWS). */
+int pq_reader_set_batch_size(pq_reader *r, int64_t rows);
+/* The schema of the batches (borrowed). */
+const dl_type *pq_reader_output_schema(const pq_reader *r);
+
+/* Next batch, or *out = NULL at the end. */
+int pq_reader_next(pq_reader *r, dl_batch **out, int64_t *first_row);
+
+/* ---- statistics for pruning ---- */
+
+/* A statistics value decoded into the leaf's output type: ints (byte..long,
+ * date, timestamps in micros) in i, float/double in d, decimals in dec,
+ * booleans in b, strings/binary in (s, len) pointing into the metadata. */
+typedef struct pq_stat_value {
+	bool b;
+	int64_t i;
+	double d;
+	dl_i128 dec;
+	const uint8_t *s;
+	uint32_t len;
+} pq_stat_value;
+
+typedef struct pq_column_stats {
+	const dl_type *type;   /* the leaf's output type (borrowed) */
+	bool has_min_max;      /* min/max usable (right sort order, decodable) */
+	pq_stat_value min, max;
+	bool has_null_count;
+	int64_t null_count;
+	int64_t num_values;    /* values incl. nulls in the chunk */
+} pq_column_stats;
+
+/* Leaf columns: count, dotted path ("a.b.element"), lookup by path
+ * (case-insensitive, -1 when absent). */
+int pq_reader_num_leaves(const pq_reader *r);
+const char *pq_reader_leaf_path(const pq_reader *r, int leaf);
+int pq_reader_find_leaf(const pq_reader *r, const char *path);
+/* Statistics of one leaf in one row group. */
+int pq_reader_column_stats(const pq_reader *r, int rg, int leaf, pq_column_stats *out);
+
+#endif
