@@ -98,7 +98,7 @@ static int grow_slots(pq_colw *c)
 
 static inline int put_levels(pq_colw *c, int def, int rep)
 {
-	if (c->nslots == c->cap_slots) DL_TRY(grow_slots(c));
+	if (__builtin_expect(c->nslots == c->cap_slots, 0)) DL_TRY(grow_slots(c));
 	if (c->def) c->def[c->nslots] = (uint16_t)def;
 	if (c->rep) c->rep[c->nslots] = (uint16_t)rep;
 	c->nslots++;
@@ -129,6 +129,16 @@ static int put_index(pq_colw *c, uint32_t i)
 /* Adds one PLAIN-encoded value (byte arrays without their length prefix)
  * through the dictionary or to the PLAIN buffer. Returns 1 when the value
  * may change min/max (so callers skip the comparison otherwise). */
+/* dl_buf_append without the call for the common case of room to spare. */
+static inline int buf_put(dl_buf *b, const void *p, size_t n)
+{
+	if (b->cap - b->len <= n + 1) return dl_buf_append(b, p, n);
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = 0; /* dl_buf's promise */
+	return 0;
+}
+
 static int put_encoded(pq_colw *c, const void *p, size_t n)
 {
 	c->page_raw += c->width ? (size_t)c->width : n + 4;
@@ -136,7 +146,8 @@ static int put_encoded(pq_colw *c, const void *p, size_t n)
 		uint32_t i;
 		bool added;
 		DL_TRY(pq_dict_insert(&c->dict, p, n, &i, &added));
-		DL_TRY(put_index(c, i));
+		if (c->nidx == c->cap_idx) DL_TRY(put_index(c, i));
+		else c->idx[c->nidx++] = i;
 		if (added && c->dict.data.len > c->opt.dict_bytes) c->fallback = true;
 		return added;
 	}
@@ -144,9 +155,11 @@ static int put_encoded(pq_colw *c, const void *p, size_t n)
 		if (n > UINT32_MAX) return dl_error_set(DL_EINVALID, "a value of %zu bytes is too large for Parquet", n);
 		uint8_t len4[4];
 		pq_store_le32(len4, (uint32_t)n);
-		DL_TRY(dl_buf_append(&c->plain, len4, 4));
+		DL_TRY(buf_put(&c->plain, len4, 4));
 	}
-	DL_TRY(dl_buf_append(&c->plain, p, n));
+	if (n == 8) DL_TRY(buf_put(&c->plain, p, 8)); /* constant sizes inline the copy */
+	else if (n == 4) DL_TRY(buf_put(&c->plain, p, 4));
+	else DL_TRY(buf_put(&c->plain, p, n));
 	return 1;
 }
 

@@ -18,6 +18,12 @@ static uint64_t mix(uint64_t h)
 
 static uint32_t hash_bytes(const uint8_t *p, size_t n)
 {
+	if (n == 8 || n == 4) { /* fixed-width values: one mix */
+		uint64_t x = 0;
+		memcpy(&x, p, n);
+		uint64_t h = mix(x ^ n);
+		return (uint32_t)(h ^ (h >> 32));
+	}
 	uint64_t h = 0x9E3779B97F4A7C15ULL ^ n;
 	while (n >= 8) {
 		uint64_t x;
@@ -32,13 +38,7 @@ static uint32_t hash_bytes(const uint8_t *p, size_t n)
 	return (uint32_t)(h ^ (h >> 32));
 }
 
-void pq_dict_init(pq_dict *d, int width)
-{
-	memset(d, 0, sizeof *d);
-	d->width = width;
-}
-
-const uint8_t *pq_dict_entry(const pq_dict *d, uint32_t idx, size_t *n)
+static inline const uint8_t *entry(const pq_dict *d, uint32_t idx, size_t *n)
 {
 	if (d->width) {
 		*n = (size_t)d->width;
@@ -47,6 +47,17 @@ const uint8_t *pq_dict_entry(const pq_dict *d, uint32_t idx, size_t *n)
 	const uint8_t *p = (const uint8_t *)d->data.data + d->offs[idx];
 	*n = (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
 	return p + 4;
+}
+
+const uint8_t *pq_dict_entry(const pq_dict *d, uint32_t idx, size_t *n)
+{
+	return entry(d, idx, n);
+}
+
+void pq_dict_init(pq_dict *d, int width)
+{
+	memset(d, 0, sizeof *d);
+	d->width = width;
 }
 
 static int grow_slots(pq_dict *d)
@@ -108,7 +119,7 @@ int pq_dict_insert(pq_dict *d, const void *p, size_t n, uint32_t *idx, bool *add
 		if (!s) break;
 		if (d->hashes[s - 1] == h) {
 			size_t en;
-			const uint8_t *e = pq_dict_entry(d, s - 1, &en);
+			const uint8_t *e = entry(d, s - 1, &en);
 			if (en == n && !memcmp(e, p, n)) {
 				*idx = s - 1;
 				*added = false;
