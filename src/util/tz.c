@@ -451,6 +451,9 @@ static void tz_free(dl_tz *tz)
 int dl_tz_get(const dl_tz **out, const char *name, size_t n)
 {
 	*out = NULL;
+	if (n == 0)
+		return dl_error_set(DL_EINVALID,
+		                    "empty time zone id: use a region like Europe/Paris, UTC or +05:30");
 	if (n == 3 && memcmp(name, "UTC", 3) == 0) {
 		*out = &g_utc;
 		return 0;

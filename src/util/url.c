@@ -38,6 +38,9 @@ static int hex_value(char c)
 
 int dl_url_decode(dl_buf *out, const char *s, size_t n)
 {
+	/* Decoded paths become C strings: a NUL, raw or escaped, would cut them. */
+	if (memchr(s, 0, n))
+		return dl_error_set(DL_EINVALID, "NUL byte in URI path \"%.*s\"", (int)(n > 200 ? 200 : n), s);
 	DL_TRY(dl_buf_reserve(out, n));
 	size_t start = 0;
 	for (size_t i = 0; i < n; i++) {

@@ -12,7 +12,7 @@
  * URI.toString does). Spaces become "%20", '%' becomes "%25". */
 int dl_url_encode_path(dl_buf *out, const char *s, size_t n);
 /* Appends the decoded form of s[0..n) to out ("%20" -> ' '; '+' stays '+').
- * DL_EINVALID for a '%' not followed by two hex digits or a decoded NUL. */
+ * DL_EINVALID for a '%' not followed by two hex digits or a NUL (raw or %00). */
 int dl_url_decode(dl_buf *out, const char *s, size_t n);
 /* Convenience: a malloc'd NUL-terminated decoded copy in *out. */
 int dl_url_decode_str(char **out, const char *s);
