@@ -222,6 +222,11 @@ static int64_t rule_day(const rule_date *r, int64_t year)
 static int32_t rule_offset_at(const posix_rule *r, int64_t utc_s)
 {
 	if (!r->has_dst) return r->std_off;
+	/* Far beyond any real date (+-30 million years) the rule is the same;
+	 * clamping keeps the day arithmetic below from overflowing. */
+	const int64_t limit = INT64_C(1) << 50;
+	if (utc_s > limit) utc_s = limit;
+	if (utc_s < -limit) utc_s = -limit;
 	int64_t y;
 	int m, d;
 	dl_civil_from_days(dl_floor_div(utc_s + r->std_off, 86400), &y, &m, &d);
@@ -376,7 +381,14 @@ static int load_region(dl_tz *tz, const char *name)
 		return dl_error_set(DL_EINVALID,
 		                    "unknown time zone \"%s\" (no %s): use a region like "
 		                    "America/Los_Angeles, UTC or an offset like +05:30", name, path);
-	rc = tzif_parse(tz, buf, n, path);
+	/* A directory ("America") or another file of the database
+	 * ("leapseconds") is not a zone. */
+	if (n < 4 || memcmp(buf, "TZif", 4) != 0)
+		rc = dl_error_set(DL_EINVALID,
+		                  "\"%s\" is not a time zone: use a region like America/Los_Angeles, UTC "
+		                  "or an offset like +05:30", name);
+	else
+		rc = tzif_parse(tz, buf, n, path);
 	dl_free(buf);
 	return rc;
 }

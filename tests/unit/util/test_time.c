@@ -151,6 +151,17 @@ static void timestamps_in_regions_and_dst(void **state)
 	assert_int_equal(dl_tz_get(&bad, "../etc/passwd", 13), DL_EINVALID);
 	assert_int_equal(dl_tz_get(&bad, "+25:00", 6), DL_EINVALID);
 	assert_int_equal(dl_tz_get(&bad, "", 0), DL_EINVALID);
+	char *heap = malloc(1); /* an empty id at the very end of a buffer */
+	assert_int_equal(dl_tz_get(&bad, heap + 1, 0), DL_EINVALID);
+	free(heap);
+	assert_int_equal(dl_tz_get(&bad, "America", 7), DL_EINVALID); /* a directory */
+	assert_int_equal(dl_tz_get(&bad, "leapseconds", 11), DL_EINVALID);
+	assert_non_null(strstr(dl_error_last()->message, "not a time zone"));
+	/* Offsets at absurd instants stay defined. */
+	int32_t far = dl_tz_offset_at(la, INT64_MAX);
+	assert_true(far == -8 * 3600 || far == -7 * 3600);
+	far = dl_tz_offset_at(la, INT64_MIN);
+	assert_true(far < 0 && far > -9 * 3600);
 }
 
 /* Our TZif reader agrees with glibc's for every hour-ish step over 200
