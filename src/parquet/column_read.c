@@ -177,7 +177,9 @@ static int entries(const pq_out *o, pq_leaf_reader *r, int64_t *n, uint8_t **val
 	*n = c;
 	*validity = NULL;
 	*nulls = 0;
-	bool can_null = o->nullable && r->def && o->def > o->def_ctx;
+	/* Entries below a null ancestor are null slots even in a required
+	 * field, so any node whose level exceeds its context's can be null. */
+	bool can_null = r->def && o->def > o->def_ctx;
 	if (!can_null) return 0;
 	uint8_t *v = dl_calloc((size_t)(c + 7) / 8 + 1, 1);
 	if (!v) return DL_ENOMEM;

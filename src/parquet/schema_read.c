@@ -242,6 +242,30 @@ static bool has_annot(const pq_schema_element *el, pq_logical_kind lk, pq_conver
 	return el->logical.kind == lk || el->converted_type == ct;
 }
 
+/* A VARIANT-annotated group {metadata, value} (any order) becomes Delta's
+ * variant type, whose children are (value, metadata). Leaves o->type NULL
+ * when the group does not have that shape (it is then a plain struct). */
+static int variant_out(const pq_schema *s, const pq_node *n, int16_t rep_ctx, int16_t def_ctx, int16_t self_def,
+                       pq_out *o, const char *what)
+{
+	int vi = -1, mi = -1;
+	for (int i = 0; i < n->nchildren; i++) {
+		const pq_node *c = &n->children[i];
+		if (c->nchildren || c->el->type != PQ_BYTE_ARRAY || c->el->repetition == PQ_REPEATED) continue;
+		if (!strcmp(c->el->name, "value")) vi = i;
+		if (!strcmp(c->el->name, "metadata")) mi = i;
+	}
+	if (vi < 0 || mi < 0 || n->nchildren != 2) return 0;
+	o->kind = PQ_OUT_STRUCT;
+	o->nchildren = 2;
+	o->children = dl_calloc(2, sizeof *o->children);
+	if (!o->children) return DL_ENOMEM;
+	DL_TRY(build_out(s, &n->children[vi], rep_ctx, def_ctx, self_def, &o->children[0], what));
+	DL_TRY(build_out(s, &n->children[mi], rep_ctx, def_ctx, self_def, &o->children[1], what));
+	o->type = dl_type_variant();
+	return o->type ? 0 : DL_ENOMEM;
+}
+
 /* The node itself with its repetition ignored: it is non-null at def
  * `self_def` and its entries are those of context (rep_ctx, def_ctx). */
 static int build_as(const pq_schema *s, const pq_node *n, int16_t rep_ctx, int16_t def_ctx,
@@ -291,6 +315,8 @@ static int build_as(const pq_schema *s, const pq_node *n, int16_t rep_ctx, int16
 		o->type = dl_type_map(o->children[0].type, o->children[1].type, o->children[1].nullable);
 		return o->type ? 0 : DL_ENOMEM;
 	}
+	if (el->logical.kind == PQ_LT_VARIANT) DL_TRY(variant_out(s, n, rep_ctx, def_ctx, self_def, o, what));
+	if (o->type) return 0;
 	o->kind = PQ_OUT_STRUCT;
 	o->nchildren = n->nchildren;
 	o->children = dl_calloc((size_t)n->nchildren, sizeof *o->children);
@@ -491,7 +517,7 @@ static int project_struct(pq_out *out, const pq_out *file, const dl_type *req, b
 static int project(pq_out *out, const pq_out *file, const dl_type *req, bool by_id, const char *what,
                    const char *name)
 {
-	if (file->kind == PQ_OUT_STRUCT && req->id == DL_TYPE_STRUCT)
+	if (file->kind == PQ_OUT_STRUCT && (req->id == DL_TYPE_STRUCT || req->id == DL_TYPE_VARIANT))
 		return project_struct(out, file, req, by_id, what);
 	if ((file->kind == PQ_OUT_LIST && req->id == DL_TYPE_ARRAY) || (file->kind == PQ_OUT_MAP && req->id == DL_TYPE_MAP)) {
 		*out = *file;

@@ -1,7 +1,8 @@
 // DuckDB oracle for the Parquet reader tests.
 //   node parquet_read_oracle.mjs gen <dir>            writes test files, prints their paths
 //   node parquet_read_oracle.mjs compare <pq> <jsonl>  our rows (JSON lines) vs DuckDB's
-//   node parquet_read_oracle.mjs count <pq>...         "<rows>\t<path>" per file
+//   node parquet_read_oracle.mjs compare-many <list>   lines "<pq>\t<jsonl>"
+//   node parquet_read_oracle.mjs count <pq>...|@list   "<rows>\t<path>" per file
 // Values are canonicalized the same way on both sides: every number as the
 // string of its value (ints, floats, dates in days, timestamps in micros,
 // decimals unscaled); blobs as "hex:..."; maps as [[k, v], ...].
@@ -104,8 +105,8 @@ async function rows(con, file) {
   return r.getRows().map(row => JSON.stringify(row.map(canon)));
 }
 
-async function compare(file, ours) {
-  const con = await connect();
+async function compare(file, ours, con) {
+  con = con || await connect();
   const want = await rows(con, file);
   const deep = x => x === null ? null : typeof x === 'number' ? String(x) : Array.isArray(x) ? x.map(deep)
     : typeof x === 'object' ? Object.fromEntries(Object.entries(x).map(([k, y]) => [k, deep(y)])) : x;
@@ -114,13 +115,27 @@ async function compare(file, ours) {
   for (let i = 0; i < n; i++) {
     if (want[i] !== got[i]) {
       console.error(`${file}: row ${i} differs (DuckDB has ${want.length} rows, we have ${got.length})\n duckdb: ${want[i]}\n ours:   ${got[i]}`);
-      process.exit(1);
+      return false;
     }
   }
   console.log(`${file}: ${n} rows match`);
+  return true;
+}
+
+// Lines "<parquet>\t<our jsonl>"; reports every mismatching file.
+async function compareMany(list) {
+  const con = await connect();
+  let bad = 0;
+  for (const line of fs.readFileSync(list, 'utf8').split('\n').filter(Boolean)) {
+    const [file, ours] = line.split('\t');
+    if (!await compare(file, ours, con)) bad++;
+  }
+  if (bad) { console.error(`${bad} files differ`); process.exit(1); }
 }
 
 async function count(files) {
+  // "@list.txt" names a file holding one path per line.
+  files = files.flatMap(f => f.startsWith('@') ? fs.readFileSync(f.slice(1), 'utf8').split('\n').filter(Boolean) : [f]);
   const con = await connect();
   for (const f of files) {
     const r = await con.runAndReadAll(`SELECT count(*) FROM read_parquet(${q(f)})`);
@@ -130,6 +145,7 @@ async function count(files) {
 
 const [mode, ...args] = process.argv.slice(2);
 if (mode === 'gen') await gen(args[0]);
-else if (mode === 'compare') await compare(args[0], args[1]);
+else if (mode === 'compare') { if (!await compare(args[0], args[1])) process.exit(1); }
+else if (mode === 'compare-many') await compareMany(args[0]);
 else if (mode === 'count') await count(args);
 else { console.error('usage: gen <dir> | compare <pq> <jsonl> | count <pq>...'); process.exit(2); }

@@ -1,0 +1,277 @@
+/* Decoders of every Parquet encoding on hand-made bytes (Encodings.md
+ * examples), plus hostile inputs that must fail cleanly. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+#include "parquet/encoding_read.h"
+#include "util/error.h"
+
+static void test_rle_hybrid_spec_example(void **state)
+{
+	(void)state;
+	/* bit-packed run of 8 values 0..7 at width 3, then an RLE run of five 4s */
+	const uint8_t data[] = {0x03, 0x88, 0xC6, 0xFA, 0x0A, 0x04};
+	pq_rle d;
+	pq_rle_init(&d, data, sizeof data, 3);
+	uint32_t out[13];
+	assert_int_equal(pq_rle_get_u32(&d, out, 13), 0);
+	for (uint32_t i = 0; i < 8; i++) assert_int_equal(out[i], i);
+	for (int i = 8; i < 13; i++) assert_int_equal(out[i], 4);
+	/* reading past the end fails instead of inventing values */
+	assert_int_equal(pq_rle_get_u32(&d, out, 1), DL_ECORRUPT);
+}
+
+static void test_rle_levels_u8_and_wide_values(void **state)
+{
+	(void)state;
+	/* RLE run of 300 ones at width 1 (header 600 = varint 0xD8 0x04) */
+	const uint8_t data[] = {0xD8, 0x04, 0x01};
+	pq_rle d;
+	pq_rle_init(&d, data, sizeof data, 1);
+	uint8_t lv[300];
+	assert_int_equal(pq_rle_get_u8(&d, lv, 300), 0);
+	for (int i = 0; i < 300; i++) assert_int_equal(lv[i], 1);
+	/* width 20: RLE value in 3 bytes */
+	const uint8_t w20[] = {0x04, 0x56, 0x34, 0x02};
+	pq_rle_init(&d, w20, sizeof w20, 20);
+	uint32_t v[2];
+	assert_int_equal(pq_rle_get_u32(&d, v, 2), 0);
+	assert_int_equal(v[0], 0x023456);
+	/* a value wider than the bit width is corrupt */
+	const uint8_t bad[] = {0x02, 0x05};
+	pq_rle_init(&d, bad, sizeof bad, 2);
+	assert_int_equal(pq_rle_get_u32(&d, v, 1), DL_ECORRUPT);
+}
+
+static void test_bit_packed_legacy(void **state)
+{
+	(void)state;
+	const uint8_t data[] = {0x05, 0x39, 0x77}; /* 0..7, width 3, MSB first */
+	uint8_t out[8];
+	size_t used;
+	assert_int_equal(pq_bitpacked_legacy_u8(data, sizeof data, 3, out, 8, &used), 0);
+	assert_int_equal(used, 3);
+	for (int i = 0; i < 8; i++) assert_int_equal(out[i], i);
+	assert_int_equal(pq_bitpacked_legacy_u8(data, 2, 3, out, 8, &used), DL_ECORRUPT);
+}
+
+static void test_plain(void **state)
+{
+	(void)state;
+	const uint8_t ints[] = {1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff};
+	const uint8_t *p = ints;
+	int32_t out[2];
+	assert_int_equal(pq_plain_fixed(&p, ints + 8, 4, out, 2), 0);
+	assert_int_equal(out[0], 1);
+	assert_int_equal(out[1], -1);
+	p = ints;
+	assert_int_equal(pq_plain_fixed(&p, ints + 7, 4, out, 2), DL_ECORRUPT);
+
+	const uint8_t bools[] = {0x0D, 0x01}; /* 1,0,1,1,0,0,0,0, 1 */
+	uint8_t b[9];
+	int bit = 0;
+	p = bools;
+	assert_int_equal(pq_plain_bool(&p, bools + 2, &bit, b, 3), 0);
+	assert_int_equal(pq_plain_bool(&p, bools + 2, &bit, b + 3, 6), 0);
+	const uint8_t want[] = {1, 0, 1, 1, 0, 0, 0, 0, 1};
+	assert_memory_equal(b, want, 9);
+
+	const uint8_t bytes[] = {2, 0, 0, 0, 'h', 'i', 0, 0, 0, 0, 3, 0, 0, 0, 'a', 'b', 'c'};
+	pq_binbuf bb = {0};
+	p = bytes;
+	assert_int_equal(pq_plain_bytes(&p, bytes + sizeof bytes, &bb, 3), 0);
+	assert_int_equal(bb.n, 3);
+	assert_int_equal(bb.offsets[1], 2);
+	assert_int_equal(bb.offsets[2], 2);
+	assert_int_equal(bb.offsets[3], 5);
+	assert_memory_equal(bb.data, "hiabc", 5);
+	/* a length running past the data */
+	const uint8_t over[] = {9, 0, 0, 0, 'x'};
+	p = over;
+	assert_int_equal(pq_plain_bytes(&p, over + sizeof over, &bb, 1), DL_ECORRUPT);
+	pq_binbuf_free(&bb);
+}
+
+static void test_dictionary_gather_checks_indices(void **state)
+{
+	(void)state;
+	const int64_t dict[] = {10, 20, 30};
+	uint32_t idx[] = {2, 0, 1, 1};
+	int64_t out[4];
+	assert_int_equal(pq_dict_gather_fixed((const uint8_t *)dict, 3, 8, idx, 4, out), 0);
+	assert_int_equal(out[0], 30);
+	assert_int_equal(out[3], 20);
+	idx[2] = 3;
+	assert_int_equal(pq_dict_gather_fixed((const uint8_t *)dict, 3, 8, idx, 4, out), DL_ECORRUPT);
+
+	pq_binbuf d = {0}, o = {0};
+	assert_int_equal(pq_binbuf_append(&d, (const uint8_t *)"ab", 2), 0);
+	assert_int_equal(pq_binbuf_append(&d, (const uint8_t *)"", 0), 0);
+	assert_int_equal(pq_binbuf_append(&d, (const uint8_t *)"xyz", 3), 0);
+	uint32_t bi[] = {2, 1, 0, 2};
+	assert_int_equal(pq_dict_gather_bytes(&d, bi, 4, &o), 0);
+	assert_int_equal(o.len, 8);
+	assert_memory_equal(o.data, "xyzabxyz", 8);
+	assert_int_equal(o.offsets[2], 3);
+	bi[0] = 7;
+	assert_int_equal(pq_dict_gather_bytes(&d, bi, 4, &o), DL_ECORRUPT);
+	pq_binbuf_free(&d);
+	pq_binbuf_free(&o);
+}
+
+/* A minimal DELTA_BINARY_PACKED encoder (block 128, 4 miniblocks of 32). */
+static void put_uvarint(uint8_t **p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*(*p)++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*(*p)++ = (uint8_t)v;
+}
+
+static void put_zvarint(uint8_t **p, int64_t v)
+{
+	put_uvarint(p, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
+static size_t enc_delta(const int64_t *v, size_t n, uint8_t *out)
+{
+	uint8_t *p = out;
+	put_uvarint(&p, 128);
+	put_uvarint(&p, 4);
+	put_uvarint(&p, n);
+	put_zvarint(&p, n ? v[0] : 0);
+	for (size_t b = 1; b < n; b += 128) {
+		size_t cnt = n - b < 128 ? n - b : 128;
+		int64_t min = INT64_MAX;
+		for (size_t i = 0; i < cnt; i++) {
+			int64_t d = (int64_t)((uint64_t)v[b + i] - (uint64_t)v[b + i - 1]);
+			if (d < min) min = d;
+		}
+		put_zvarint(&p, min);
+		uint8_t *widths = p;
+		p += 4;
+		for (int m = 0; m < 4; m++) {
+			uint64_t maxr = 0;
+			size_t s = (size_t)m * 32;
+			for (size_t i = s; i < s + 32 && i < cnt; i++) {
+				uint64_t r = (uint64_t)v[b + i] - (uint64_t)v[b + i - 1] - (uint64_t)min;
+				if (r > maxr) maxr = r;
+			}
+			int w = 0;
+			while (w < 64 && (maxr >> w)) w++;
+			widths[m] = (uint8_t)w;
+			if (s >= cnt) continue;
+			memset(p, 0, (size_t)w * 4);
+			for (size_t i = 0; i < 32; i++) {
+				uint64_t r = s + i < cnt ? (uint64_t)v[b + s + i] - (uint64_t)v[b + s + i - 1] - (uint64_t)min : 0;
+				for (int k = 0; k < w; k++)
+					if ((r >> k) & 1) p[(i * (size_t)w + (size_t)k) >> 3] |= (uint8_t)(1u << ((i * (size_t)w + (size_t)k) & 7));
+			}
+			p += (size_t)w * 4;
+		}
+	}
+	return (size_t)(p - out);
+}
+
+static void test_delta_binary_packed(void **state)
+{
+	(void)state;
+	/* Encodings.md example 2: 7 5 3 1 2 3 4 5 */
+	const uint8_t ex[] = {0x80, 0x01, 0x04, 0x08, 0x0E, 0x03, 0x02, 0x00, 0x00, 0x00,
+	                      0xC0, 0x3F, 0, 0, 0, 0, 0, 0};
+	int64_t out[300];
+	size_t used;
+	uint64_t cnt;
+	assert_int_equal(pq_delta_count(ex, sizeof ex, &cnt), 0);
+	assert_int_equal(cnt, 8);
+	assert_int_equal(pq_delta_decode(ex, sizeof ex, out, 8, &used), 0);
+	const int64_t want[] = {7, 5, 3, 1, 2, 3, 4, 5};
+	assert_memory_equal(out, want, sizeof want);
+	assert_int_equal(used, sizeof ex);
+	/* round trip through several blocks with extreme values (wrap-around) */
+	int64_t v[300];
+	for (int i = 0; i < 300; i++) v[i] = (i % 3 == 0) ? INT64_MIN + i : (i % 3 == 1 ? INT64_MAX - i : i * 1000);
+	uint8_t buf[16384];
+	size_t len = enc_delta(v, 300, buf);
+	assert_int_equal(pq_delta_decode(buf, len, out, 300, &used), 0);
+	assert_memory_equal(out, v, sizeof v);
+	assert_int_equal(used, len);
+	/* truncated stream and bad header */
+	assert_int_equal(pq_delta_decode(buf, len / 2, out, 300, &used), DL_ECORRUPT);
+	const uint8_t bad[] = {0x07, 0x04, 0x01, 0x00};
+	assert_int_equal(pq_delta_decode(bad, sizeof bad, out, 1, &used), DL_ECORRUPT);
+	/* asking for more values than the stream holds */
+	assert_int_equal(pq_delta_decode(ex, sizeof ex, out, 9, &used), DL_ECORRUPT);
+}
+
+static void test_delta_length_and_delta_byte_array(void **state)
+{
+	(void)state;
+	uint8_t buf[4096];
+	/* DELTA_LENGTH_BYTE_ARRAY of Hello World Foobar ABCDEF */
+	const int64_t lens[] = {5, 5, 6, 6};
+	size_t n = enc_delta(lens, 4, buf);
+	memcpy(buf + n, "HelloWorldFoobarABCDEF", 22);
+	pq_binbuf out = {0};
+	size_t got;
+	assert_int_equal(pq_delta_length_decode(buf, n + 22, 4, &out, &got), 0);
+	assert_int_equal(got, 4);
+	assert_int_equal(out.offsets[3], 16);
+	assert_memory_equal(out.data + 10, "Foobar", 6);
+	assert_int_equal(pq_delta_length_decode(buf, n + 21, 4, &out, &got), DL_ECORRUPT);
+	assert_int_equal(pq_delta_length_decode(buf, n + 22, 3, &out, &got), DL_ECORRUPT);
+	pq_binbuf_free(&out);
+
+	/* DELTA_BYTE_ARRAY of axis axle babble babyhood */
+	const int64_t pre[] = {0, 2, 0, 3}, suf[] = {4, 2, 6, 5};
+	size_t a = enc_delta(pre, 4, buf);
+	size_t b = enc_delta(suf, 4, buf + a);
+	memcpy(buf + a + b, "axislebabbleyhood", 17);
+	assert_int_equal(pq_delta_bytes_decode(buf, a + b + 17, 4, &out, &got), 0);
+	assert_int_equal(out.n, 4);
+	assert_memory_equal(out.data, "axisaxlebabblebabyhood", 22);
+	assert_int_equal(out.offsets[2], 8);
+	pq_binbuf_free(&out);
+	/* a prefix longer than the previous value */
+	const int64_t bad_pre[] = {0, 9};
+	const int64_t bad_suf[] = {1, 1};
+	a = enc_delta(bad_pre, 2, buf);
+	b = enc_delta(bad_suf, 2, buf + a);
+	memcpy(buf + a + b, "xy", 2);
+	assert_int_equal(pq_delta_bytes_decode(buf, a + b + 2, 2, &out, &got), DL_ECORRUPT);
+	pq_binbuf_free(&out);
+}
+
+static void test_byte_stream_split(void **state)
+{
+	(void)state;
+	float f[3] = {1.5f, -2.25f, 1e10f}, back[3];
+	uint8_t enc[12];
+	const uint8_t *raw = (const uint8_t *)f;
+	for (int i = 0; i < 3; i++)
+		for (int k = 0; k < 4; k++) enc[k * 3 + i] = raw[i * 4 + k];
+	assert_int_equal(pq_bss_decode(enc, 12, 4, 3, 0, 1, (uint8_t *)back), 0);
+	assert_int_equal(pq_bss_decode(enc, 12, 4, 3, 1, 2, (uint8_t *)(back + 1)), 0);
+	assert_memory_equal(back, f, sizeof f);
+	assert_int_equal(pq_bss_decode(enc, 11, 4, 3, 0, 3, (uint8_t *)back), DL_ECORRUPT);
+	assert_int_equal(pq_bss_decode(enc, 12, 4, 3, 2, 2, (uint8_t *)back), DL_ECORRUPT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rle_hybrid_spec_example),
+		cmocka_unit_test(test_rle_levels_u8_and_wide_values),
+		cmocka_unit_test(test_bit_packed_legacy),
+		cmocka_unit_test(test_plain),
+		cmocka_unit_test(test_dictionary_gather_checks_indices),
+		cmocka_unit_test(test_delta_binary_packed),
+		cmocka_unit_test(test_delta_length_and_delta_byte_array),
+		cmocka_unit_test(test_byte_stream_split),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
