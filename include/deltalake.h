@@ -6,6 +6,7 @@
 #include "deltalake/error.h"
 #include "deltalake/store.h"
 #include "deltalake/arrow.h"
+#include "deltalake/snapshot.h"
 
 #ifdef __cplusplus
 extern "C" {

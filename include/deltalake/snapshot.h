@@ -1,0 +1,141 @@
+/* Snapshots: the state of a Delta table at one version.
+ *
+ * A snapshot is opened on a table (latest version, a given version, or the
+ * version that was current at a timestamp) and tells everything the log
+ * says about that version: schema, partition columns, properties, protocol,
+ * the live data files with their statistics, tombstones, application
+ * transaction versions and domain metadata. Strings returned by accessors
+ * are borrowed from the snapshot and live as long as it does. */
+#ifndef DELTALAKE_SNAPSHOT_H
+#define DELTALAKE_SNAPSHOT_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "deltalake/store.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct dl_snapshot dl_snapshot;
+
+#define DL_SNAPSHOT_OPTIONS_VERSION 1
+/* "no timestamp" for as_of_timestamp_ms */
+#define DL_NO_TIMESTAMP INT64_MIN
+
+typedef struct dl_snapshot_options {
+	int version;                 /* DL_SNAPSHOT_OPTIONS_VERSION */
+	int64_t as_of_version;       /* -1 for the latest */
+	int64_t as_of_timestamp_ms;  /* DL_NO_TIMESTAMP, or epoch ms: the latest
+	                                version committed at or before it */
+	bool allow_after_latest;     /* a timestamp after the last commit gives
+	                                the latest version instead of an error */
+	bool skip_tombstones;        /* do not keep remove actions (less memory) */
+	dl_store *store;             /* use this store (borrowed) instead of the uri */
+} dl_snapshot_options;
+
+#define DL_SNAPSHOT_OPTIONS_INIT {DL_SNAPSHOT_OPTIONS_VERSION, -1, DL_NO_TIMESTAMP, false, false, NULL}
+
+/* Opens a snapshot of the table at `uri` (a path or file:// URI; ignored
+ * when opts->store is set). opts may be NULL for the latest version.
+ * Errors: DL_ENOTFOUND "not a Delta table: no _delta_log", a missing
+ * version, a timestamp outside the history; DL_ECORRUPT for a broken log;
+ * DL_EUNSUPPORTED for protocol versions or features this reader lacks. */
+int dl_snapshot_open(dl_snapshot **out, const char *uri, const dl_snapshot_options *opts);
+void dl_snapshot_free(dl_snapshot *s);
+
+int64_t dl_snapshot_version(const dl_snapshot *s);
+/* The commit timestamp of the snapshot's version (epoch ms): the
+ * in-commit timestamp when enabled, else the commit file's mtime. */
+int64_t dl_snapshot_timestamp(const dl_snapshot *s);
+/* The commit timestamp of any version <= the snapshot's (lists the log). */
+int dl_snapshot_commit_timestamp(dl_snapshot *s, int64_t version, int64_t *out_ms);
+/* The in-commit timestamp of the snapshot's version; DL_ENOTFOUND when the
+ * table does not use in-commit timestamps at this version. */
+int dl_snapshot_in_commit_timestamp(const dl_snapshot *s, int64_t *out_ms);
+
+/* The table root the snapshot was opened on. */
+const char *dl_snapshot_table_root(const dl_snapshot *s);
+/* The schema as Delta schema JSON (metaData.schemaString); NULL when the
+ * metaData has none (some very old tables). */
+const char *dl_snapshot_schema_json(const dl_snapshot *s);
+size_t dl_snapshot_partition_column_count(const dl_snapshot *s);
+const char *dl_snapshot_partition_column(const dl_snapshot *s, size_t i);
+
+/* metaData fields; NULL (or -1 for created time) when absent. */
+const char *dl_snapshot_table_id(const dl_snapshot *s);
+const char *dl_snapshot_table_name(const dl_snapshot *s);
+const char *dl_snapshot_table_description(const dl_snapshot *s);
+int64_t dl_snapshot_created_time(const dl_snapshot *s);
+const char *dl_snapshot_format_provider(const dl_snapshot *s);
+
+/* Table properties (metaData.configuration). */
+size_t dl_snapshot_property_count(const dl_snapshot *s);
+void dl_snapshot_property_at(const dl_snapshot *s, size_t i, const char **key, const char **value);
+/* The value of a property, or NULL when unset. */
+const char *dl_snapshot_property(const dl_snapshot *s, const char *key);
+
+/* Protocol: versions and feature lists (counts are 0 when absent). */
+int dl_snapshot_min_reader_version(const dl_snapshot *s);
+int dl_snapshot_min_writer_version(const dl_snapshot *s);
+size_t dl_snapshot_reader_feature_count(const dl_snapshot *s);
+const char *dl_snapshot_reader_feature(const dl_snapshot *s, size_t i);
+size_t dl_snapshot_writer_feature_count(const dl_snapshot *s);
+const char *dl_snapshot_writer_feature(const dl_snapshot *s, size_t i);
+/* Whether the table supports a feature (listed or implied by versions). */
+bool dl_snapshot_has_feature(const dl_snapshot *s, const char *feature);
+
+/* Live data files (add actions). */
+typedef struct dl_file_info {
+	const char *path;            /* decoded; relative to the table root or absolute */
+	int64_t size;
+	int64_t modification_time;   /* epoch ms */
+	bool data_change;
+	const char *stats;           /* the stats JSON, or NULL */
+	size_t npartition_values;
+	bool has_deletion_vector;
+	int64_t deleted_rows;        /* the DV's cardinality, 0 without a DV */
+	int64_t base_row_id;         /* INT64_MIN when absent */
+	int64_t default_row_commit_version; /* INT64_MIN when absent */
+} dl_file_info;
+
+size_t dl_snapshot_file_count(const dl_snapshot *s);
+/* Sum of the live files' sizes in bytes. */
+int64_t dl_snapshot_total_size(const dl_snapshot *s);
+int dl_snapshot_file_at(const dl_snapshot *s, size_t i, dl_file_info *out);
+/* Partition value j of file i (value NULL for a null partition value). */
+int dl_snapshot_file_partition_value(const dl_snapshot *s, size_t i, size_t j, const char **key,
+                                     const char **value);
+
+/* Tombstones (remove actions still in the state). */
+typedef struct dl_tombstone_info {
+	const char *path;
+	int64_t deletion_timestamp;  /* INT64_MIN when absent */
+	int64_t size;                /* INT64_MIN when absent */
+	bool data_change;
+	bool has_deletion_vector;
+} dl_tombstone_info;
+size_t dl_snapshot_tombstone_count(const dl_snapshot *s);
+int dl_snapshot_tombstone_at(const dl_snapshot *s, size_t i, dl_tombstone_info *out);
+
+/* Application transactions (txn): the latest version per app id. */
+size_t dl_snapshot_app_count(const dl_snapshot *s);
+void dl_snapshot_app_at(const dl_snapshot *s, size_t i, const char **app_id, int64_t *version,
+                        int64_t *last_updated);
+/* DL_ENOTFOUND when the app never committed. */
+int dl_snapshot_app_version(const dl_snapshot *s, const char *app_id, int64_t *version);
+
+/* Domain metadata (removed domains excluded). */
+size_t dl_snapshot_domain_count(const dl_snapshot *s);
+void dl_snapshot_domain_at(const dl_snapshot *s, size_t i, const char **domain,
+                           const char **configuration);
+/* The configuration of a domain, or NULL when absent. */
+const char *dl_snapshot_domain(const dl_snapshot *s, const char *domain);
+
+/* The commitInfo of the snapshot's version as JSON, or NULL. */
+const char *dl_snapshot_commit_info(const dl_snapshot *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,450 @@
+/* Checkpoint rows (Parquet) to actions. A checkpoint has one struct column
+ * per action kind (add, remove, metaData, protocol, txn, domainMetadata,
+ * checkpointMetadata, sidecar); each row sets exactly one of them. Only the
+ * columns present in the file are read; in metadata-only replays only
+ * protocol and metaData. add.stats_parsed (checkpoints written with
+ * delta.checkpoint.writeStatsAsStruct) is turned back into the stats JSON
+ * text when the JSON form is absent, so stats have one representation. */
+#include "log/checkpoint_read.h"
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include "columnar/array.h"
+#include "json/json.h"
+#include "log/path.h"
+#include "parquet/reader.h"
+#include "util/error.h"
+#include "util/mem.h"
+#include "util/time.h"
+
+static const char *const action_columns[] = {
+	"add", "remove", "metaData", "protocol", "txn", "domainMetadata", "checkpointMetadata",
+	"sidecar",
+};
+#define NCOLS (sizeof action_columns / sizeof action_columns[0])
+
+typedef struct cp_ctx {
+	dl_replayer *r;
+	dl_arena *arena;
+	const char *file;
+	int64_t row; /* file row, for messages */
+} cp_ctx;
+
+/* ---- typed access to struct children ---- */
+
+static const dl_array *child(const dl_array *st, const char *name)
+{
+	if (!st || st->type->id != DL_TYPE_STRUCT) return NULL;
+	for (int i = 0; i < st->type->nchildren && i < st->nchildren; i++)
+		if (strcmp(st->type->children[i].name, name) == 0) return st->children[i];
+	return NULL;
+}
+
+static bool valid(const dl_array *a, int64_t i)
+{
+	return a && dl_array_is_valid(a, i);
+}
+
+static int bad(const cp_ctx *c, const char *field, const char *what)
+{
+	return dl_error_set(DL_ECORRUPT, "%s row %" PRId64 ": %s %s", c->file, c->row, field, what);
+}
+
+static int get_string(const cp_ctx *c, const dl_array *a, int64_t i, const char *field,
+                      bool required, const char **out)
+{
+	*out = NULL;
+	if (!valid(a, i)) return required ? bad(c, field, "is missing") : 0;
+	if (a->type->id != DL_TYPE_STRING && a->type->id != DL_TYPE_BINARY)
+		return bad(c, field, "must be a string column");
+	int32_t s = a->offsets[i], e = a->offsets[i + 1];
+	if (s < 0 || e < s || e > a->data_len) return bad(c, field, "has invalid offsets");
+	char *p = dl_arena_strndup(c->arena, (const char *)a->data + s, (size_t)(e - s));
+	if (!p) return DL_ENOMEM;
+	*out = p;
+	return 0;
+}
+
+static int get_long(const cp_ctx *c, const dl_array *a, int64_t i, const char *field,
+                    bool required, int64_t *out)
+{
+	*out = DL_NONE;
+	if (!valid(a, i)) return required ? bad(c, field, "is missing") : 0;
+	switch (a->type->id) {
+	case DL_TYPE_LONG:
+	case DL_TYPE_TIMESTAMP:
+	case DL_TYPE_TIMESTAMP_NTZ: *out = ((const int64_t *)a->values)[i]; return 0;
+	case DL_TYPE_INTEGER:
+	case DL_TYPE_DATE: *out = ((const int32_t *)a->values)[i]; return 0;
+	case DL_TYPE_SHORT: *out = ((const int16_t *)a->values)[i]; return 0;
+	case DL_TYPE_BYTE: *out = ((const int8_t *)a->values)[i]; return 0;
+	default: return bad(c, field, "must be an integer column");
+	}
+}
+
+static int get_bool(const cp_ctx *c, const dl_array *a, int64_t i, const char *field, bool dflt,
+                    bool *out)
+{
+	*out = dflt;
+	if (!valid(a, i)) return 0;
+	if (a->type->id != DL_TYPE_BOOLEAN) return bad(c, field, "must be a boolean column");
+	*out = dl_bit_get(a->values, i);
+	return 0;
+}
+
+static int get_map(const cp_ctx *c, const dl_array *a, int64_t i, const char *field,
+                   dl_str_map *out)
+{
+	out->items = NULL;
+	out->n = 0;
+	if (!valid(a, i)) return 0;
+	if (a->type->id != DL_TYPE_MAP || a->nchildren < 1)
+		return bad(c, field, "must be a map column");
+	const dl_array *entries = a->children[0];
+	const dl_array *k = entries && entries->nchildren > 0 ? entries->children[0] : NULL;
+	const dl_array *v = entries && entries->nchildren > 1 ? entries->children[1] : NULL;
+	int32_t s = a->offsets[i], e = a->offsets[i + 1];
+	if (!k || !v || s < 0 || e < s || e > entries->length) return bad(c, field, "is malformed");
+	if (e == s) return 0;
+	dl_kv *kv = dl_arena_alloc(c->arena, (size_t)(e - s) * sizeof *kv);
+	if (!kv) return DL_ENOMEM;
+	for (int32_t j = s; j < e; j++) {
+		DL_TRY(get_string(c, k, j, field, true, &kv[j - s].key));
+		DL_TRY(get_string(c, v, j, field, false, &kv[j - s].value));
+	}
+	out->items = kv;
+	out->n = (uint32_t)(e - s);
+	return 0;
+}
+
+static int get_str_list(const cp_ctx *c, const dl_array *a, int64_t i, const char *field,
+                        const char ***out, uint32_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	if (!valid(a, i)) return 0;
+	if (a->type->id != DL_TYPE_ARRAY || a->nchildren < 1)
+		return bad(c, field, "must be a list column");
+	int32_t s = a->offsets[i], e = a->offsets[i + 1];
+	if (s < 0 || e < s || e > a->children[0]->length) return bad(c, field, "is malformed");
+	const char **l = dl_arena_alloc(c->arena, (size_t)(e - s + 1) * sizeof *l);
+	if (!l) return DL_ENOMEM;
+	for (int32_t j = s; j < e; j++) DL_TRY(get_string(c, a->children[0], j, field, true, &l[j - s]));
+	l[e - s] = NULL;
+	*out = l;
+	*n = (uint32_t)(e - s);
+	return 0;
+}
+
+static int get_path(const cp_ctx *c, const dl_array *a, int64_t i, const char *field,
+                    const char **out)
+{
+	const char *raw;
+	DL_TRY(get_string(c, a, i, field, true, &raw));
+	return dl_log_path_decode(c->arena, raw, strlen(raw), c->file, out);
+}
+
+static int get_dv(const cp_ctx *c, const dl_array *st, int64_t i, dl_dv_descriptor **out)
+{
+	*out = NULL;
+	const dl_array *a = child(st, "deletionVector");
+	if (!valid(a, i)) return 0;
+	dl_dv_descriptor *dv = dl_arena_calloc(c->arena, 1, sizeof *dv);
+	if (!dv) return DL_ENOMEM;
+	const char *type;
+	int64_t x;
+	DL_TRY(get_string(c, child(a, "storageType"), i, "deletionVector.storageType", true, &type));
+	if (strlen(type) != 1 || !strchr("uip", type[0]))
+		return bad(c, "deletionVector.storageType", "must be 'u', 'i' or 'p'");
+	dv->storage_type = type[0];
+	DL_TRY(get_string(c, child(a, "pathOrInlineDv"), i, "deletionVector.pathOrInlineDv", true,
+	                  &dv->path_or_inline));
+	DL_TRY(get_long(c, child(a, "offset"), i, "deletionVector.offset", false, &x));
+	dv->offset = x == DL_NONE ? -1 : x;
+	DL_TRY(get_long(c, child(a, "sizeInBytes"), i, "deletionVector.sizeInBytes", true, &x));
+	if (x < 0 || x > INT32_MAX) return bad(c, "deletionVector.sizeInBytes", "is out of range");
+	dv->size_in_bytes = (int32_t)x;
+	DL_TRY(get_long(c, child(a, "cardinality"), i, "deletionVector.cardinality", true,
+	                &dv->cardinality));
+	DL_TRY(get_long(c, child(a, "maxRowIndex"), i, "deletionVector.maxRowIndex", false, &x));
+	dv->max_row_index = x == DL_NONE ? -1 : x;
+	*out = dv;
+	return 0;
+}
+
+/* ---- stats_parsed back to the stats JSON ---- */
+
+static void write_value(dl_json_writer *w, const dl_array *a, int64_t i);
+
+static void write_struct(dl_json_writer *w, const dl_array *a, int64_t i)
+{
+	dl_jw_object_begin(w);
+	for (int k = 0; k < a->nchildren && k < a->type->nchildren; k++) {
+		if (!valid(a->children[k], i)) continue; /* absent stat, not a null value */
+		dl_jw_key(w, a->type->children[k].name);
+		write_value(w, a->children[k], i);
+	}
+	dl_jw_object_end(w);
+}
+
+__extension__ typedef unsigned __int128 cp_u128;
+
+static void write_decimal(dl_json_writer *w, const dl_array *a, int64_t i)
+{
+	dl_i128 v;
+	memcpy(&v, (const uint8_t *)a->values + 16 * i, 16);
+	char digits[64], out[80];
+	int n = 0, neg = v < 0;
+	cp_u128 u = neg ? (cp_u128)(-(v + 1)) + 1 : (cp_u128)v;
+	do {
+		digits[n++] = (char)('0' + (int)(u % 10));
+		u /= 10;
+	} while (u);
+	while (n <= a->type->scale) digits[n++] = '0';
+	int o = 0;
+	if (neg) out[o++] = '-';
+	for (int k = n - 1; k >= 0; k--) {
+		out[o++] = digits[k];
+		if (k == a->type->scale && k > 0) out[o++] = '.';
+	}
+	out[o] = 0;
+	dl_jw_raw(w, out);
+}
+
+static void write_value(dl_json_writer *w, const dl_array *a, int64_t i)
+{
+	char t[DL_TIME_TEXT_MAX];
+	if (!valid(a, i)) {
+		dl_jw_null(w);
+		return;
+	}
+	switch (a->type->id) {
+	case DL_TYPE_BOOLEAN: dl_jw_bool(w, dl_bit_get(a->values, i)); break;
+	case DL_TYPE_BYTE: dl_jw_int(w, ((const int8_t *)a->values)[i]); break;
+	case DL_TYPE_SHORT: dl_jw_int(w, ((const int16_t *)a->values)[i]); break;
+	case DL_TYPE_INTEGER: dl_jw_int(w, ((const int32_t *)a->values)[i]); break;
+	case DL_TYPE_LONG: dl_jw_int(w, ((const int64_t *)a->values)[i]); break;
+	case DL_TYPE_FLOAT: dl_jw_double(w, ((const float *)a->values)[i]); break;
+	case DL_TYPE_DOUBLE: dl_jw_double(w, ((const double *)a->values)[i]); break;
+	case DL_TYPE_DECIMAL: write_decimal(w, a, i); break;
+	case DL_TYPE_DATE:
+		dl_date_format(t, ((const int32_t *)a->values)[i]);
+		dl_jw_string(w, t);
+		break;
+	case DL_TYPE_TIMESTAMP: {
+		/* Delta writes timestamp stats in ISO form with milliseconds */
+		int64_t us = ((const int64_t *)a->values)[i];
+		dl_timestamp_format_iso(t, us, NULL, 3);
+		size_t n = strlen(t);
+		if (n + 1 < sizeof t) t[n] = 'Z', t[n + 1] = 0;
+		dl_jw_string(w, t);
+		break;
+	}
+	case DL_TYPE_TIMESTAMP_NTZ:
+		dl_timestamp_format_iso(t, ((const int64_t *)a->values)[i], NULL, 3);
+		dl_jw_string(w, t);
+		break;
+	case DL_TYPE_STRING:
+	case DL_TYPE_BINARY:
+		dl_jw_string_n(w, (const char *)a->data + a->offsets[i],
+		               (size_t)(a->offsets[i + 1] - a->offsets[i]));
+		break;
+	case DL_TYPE_STRUCT: write_struct(w, a, i); break;
+	default: dl_jw_null(w); break;
+	}
+}
+
+static int stats_from_parsed(const cp_ctx *c, const dl_array *sp, int64_t i, const char **out,
+                             uint32_t *len)
+{
+	*out = NULL;
+	*len = 0;
+	if (!valid(sp, i) || sp->type->id != DL_TYPE_STRUCT) return 0;
+	dl_buf b = DL_BUF_INIT;
+	dl_json_writer w;
+	dl_jw_init(&w, &b);
+	write_struct(&w, sp, i);
+	int rc = dl_jw_finish(&w);
+	if (rc == 0 && b.len > UINT32_MAX) rc = bad(c, "stats_parsed", "is too large");
+	if (rc == 0) {
+		char *s = dl_arena_strndup(c->arena, b.data, b.len);
+		if (!s) rc = DL_ENOMEM;
+		*out = s;
+		*len = (uint32_t)b.len;
+	}
+	dl_buf_free(&b);
+	return rc;
+}
+
+/* ---- rows to actions ---- */
+
+static int row_add(const cp_ctx *c, const dl_array *a, int64_t i, dl_add *out)
+{
+	DL_TRY(get_path(c, child(a, "path"), i, "add.path", &out->path));
+	DL_TRY(get_map(c, child(a, "partitionValues"), i, "add.partitionValues", &out->partition_values));
+	DL_TRY(get_long(c, child(a, "size"), i, "add.size", true, &out->size));
+	DL_TRY(get_long(c, child(a, "modificationTime"), i, "add.modificationTime", false,
+	                &out->modification_time));
+	if (out->modification_time == DL_NONE) out->modification_time = 0;
+	DL_TRY(get_bool(c, child(a, "dataChange"), i, "add.dataChange", false, &out->data_change));
+	const char *stats;
+	DL_TRY(get_string(c, child(a, "stats"), i, "add.stats", false, &stats));
+	if (stats) {
+		size_t n = strlen(stats);
+		if (n > UINT32_MAX) return bad(c, "add.stats", "is too large");
+		out->stats = stats;
+		out->stats_len = (uint32_t)n;
+	} else {
+		DL_TRY(stats_from_parsed(c, child(a, "stats_parsed"), i, &out->stats, &out->stats_len));
+	}
+	DL_TRY(get_map(c, child(a, "tags"), i, "add.tags", &out->tags));
+	DL_TRY(get_dv(c, a, i, &out->dv));
+	DL_TRY(get_long(c, child(a, "baseRowId"), i, "add.baseRowId", false, &out->base_row_id));
+	DL_TRY(get_long(c, child(a, "defaultRowCommitVersion"), i, "add.defaultRowCommitVersion",
+	                false, &out->default_row_commit_version));
+	return get_string(c, child(a, "clusteringProvider"), i, "add.clusteringProvider", false,
+	                  &out->clustering_provider);
+}
+
+static int row_remove(const cp_ctx *c, const dl_array *a, int64_t i, dl_remove *out)
+{
+	DL_TRY(get_path(c, child(a, "path"), i, "remove.path", &out->path));
+	DL_TRY(get_long(c, child(a, "deletionTimestamp"), i, "remove.deletionTimestamp", false,
+	                &out->deletion_timestamp));
+	DL_TRY(get_bool(c, child(a, "dataChange"), i, "remove.dataChange", false, &out->data_change));
+	DL_TRY(get_bool(c, child(a, "extendedFileMetadata"), i, "remove.extendedFileMetadata", false,
+	                &out->extended_file_metadata));
+	DL_TRY(get_map(c, child(a, "partitionValues"), i, "remove.partitionValues",
+	               &out->partition_values));
+	DL_TRY(get_long(c, child(a, "size"), i, "remove.size", false, &out->size));
+	DL_TRY(get_map(c, child(a, "tags"), i, "remove.tags", &out->tags));
+	DL_TRY(get_dv(c, a, i, &out->dv));
+	DL_TRY(get_long(c, child(a, "baseRowId"), i, "remove.baseRowId", false, &out->base_row_id));
+	return get_long(c, child(a, "defaultRowCommitVersion"), i, "remove.defaultRowCommitVersion",
+	                false, &out->default_row_commit_version);
+}
+
+static int row_metadata(const cp_ctx *c, const dl_array *a, int64_t i, dl_metadata *out)
+{
+	DL_TRY(get_string(c, child(a, "id"), i, "metaData.id", true, &out->id));
+	DL_TRY(get_string(c, child(a, "name"), i, "metaData.name", false, &out->name));
+	DL_TRY(get_string(c, child(a, "description"), i, "metaData.description", false,
+	                  &out->description));
+	const dl_array *fmt = child(a, "format");
+	if (valid(fmt, i)) {
+		DL_TRY(get_string(c, child(fmt, "provider"), i, "metaData.format.provider", false,
+		                  &out->format_provider));
+		DL_TRY(get_map(c, child(fmt, "options"), i, "metaData.format.options",
+		               &out->format_options));
+	}
+	if (!out->format_provider) out->format_provider = "parquet";
+	DL_TRY(get_string(c, child(a, "schemaString"), i, "metaData.schemaString", false,
+	                  &out->schema_string));
+	DL_TRY(get_str_list(c, child(a, "partitionColumns"), i, "metaData.partitionColumns",
+	                    &out->partition_columns, &out->npartition_columns));
+	DL_TRY(get_long(c, child(a, "createdTime"), i, "metaData.createdTime", false,
+	                &out->created_time));
+	return get_map(c, child(a, "configuration"), i, "metaData.configuration", &out->configuration);
+}
+
+static int row_protocol(const cp_ctx *c, const dl_array *a, int64_t i, dl_protocol *out)
+{
+	int64_t r, w;
+	DL_TRY(get_long(c, child(a, "minReaderVersion"), i, "protocol.minReaderVersion", true, &r));
+	DL_TRY(get_long(c, child(a, "minWriterVersion"), i, "protocol.minWriterVersion", true, &w));
+	if (r < 0 || r > INT32_MAX || w < 0 || w > INT32_MAX)
+		return bad(c, "protocol", "versions are out of range");
+	out->min_reader_version = (int32_t)r;
+	out->min_writer_version = (int32_t)w;
+	DL_TRY(get_str_list(c, child(a, "readerFeatures"), i, "protocol.readerFeatures",
+	                    &out->reader_features, &out->nreader_features));
+	return get_str_list(c, child(a, "writerFeatures"), i, "protocol.writerFeatures",
+	                    &out->writer_features, &out->nwriter_features);
+}
+
+static int row_action(const cp_ctx *c, int col, const dl_array *a, int64_t i, dl_action *out)
+{
+	memset(out, 0, sizeof *out);
+	switch (col) {
+	case 0: out->kind = DL_ACTION_ADD; return row_add(c, a, i, &out->u.add);
+	case 1: out->kind = DL_ACTION_REMOVE; return row_remove(c, a, i, &out->u.remove);
+	case 2: out->kind = DL_ACTION_METADATA; return row_metadata(c, a, i, &out->u.metadata);
+	case 3: out->kind = DL_ACTION_PROTOCOL; return row_protocol(c, a, i, &out->u.protocol);
+	case 4:
+		out->kind = DL_ACTION_TXN;
+		DL_TRY(get_string(c, child(a, "appId"), i, "txn.appId", true, &out->u.txn.app_id));
+		DL_TRY(get_long(c, child(a, "version"), i, "txn.version", true, &out->u.txn.version));
+		return get_long(c, child(a, "lastUpdated"), i, "txn.lastUpdated", false,
+		                &out->u.txn.last_updated);
+	case 5:
+		out->kind = DL_ACTION_DOMAIN_METADATA;
+		DL_TRY(get_string(c, child(a, "domain"), i, "domainMetadata.domain", true,
+		                  &out->u.domain_metadata.domain));
+		DL_TRY(get_string(c, child(a, "configuration"), i, "domainMetadata.configuration", true,
+		                  &out->u.domain_metadata.configuration));
+		return get_bool(c, child(a, "removed"), i, "domainMetadata.removed", false,
+		                &out->u.domain_metadata.removed);
+	case 6:
+		out->kind = DL_ACTION_CHECKPOINT_METADATA;
+		DL_TRY(get_long(c, child(a, "version"), i, "checkpointMetadata.version", true,
+		                &out->u.checkpoint_metadata.version));
+		return get_map(c, child(a, "tags"), i, "checkpointMetadata.tags",
+		               &out->u.checkpoint_metadata.tags);
+	case 7:
+		out->kind = DL_ACTION_SIDECAR;
+		DL_TRY(get_path(c, child(a, "path"), i, "sidecar.path", &out->u.sidecar.path));
+		DL_TRY(get_long(c, child(a, "sizeInBytes"), i, "sidecar.sizeInBytes", true,
+		                &out->u.sidecar.size_in_bytes));
+		DL_TRY(get_long(c, child(a, "modificationTime"), i, "sidecar.modificationTime", false,
+		                &out->u.sidecar.modification_time));
+		return get_map(c, child(a, "tags"), i, "sidecar.tags", &out->u.sidecar.tags);
+	default: return 0;
+	}
+}
+
+static int read_batch(cp_ctx *c, const dl_batch *b, const int *col_kind, int64_t first)
+{
+	for (int64_t i = 0; i < b->num_rows; i++) {
+		c->row = first + i;
+		for (int k = 0; k < b->ncols; k++) {
+			const dl_array *a = b->cols[k];
+			if (!dl_array_is_valid(a, i)) continue;
+			dl_action act;
+			dl_replay_begin_action(c->r);
+			DL_TRY(row_action(c, col_kind[k], a, i, &act));
+			DL_TRY(dl_replay_offer(c->r, &act));
+		}
+	}
+	return 0;
+}
+
+int dl_checkpoint_read_parquet(dl_replayer *r, dl_store *store, const char *path)
+{
+	pq_reader *pr;
+	int rc = pq_reader_open_store(&pr, store, path, -1);
+	if (rc < 0) return dl_error_prefix("reading checkpoint %s", path);
+	const dl_type *schema = pq_reader_schema(pr);
+	const char *names[NCOLS];
+	int kinds[NCOLS], n = 0;
+	bool meta_only = dl_replay_metadata_only(r);
+	for (size_t k = 0; k < NCOLS; k++) {
+		if (meta_only && k != 2 && k != 3) continue;
+		if (dl_type_field_index(schema, action_columns[k]) < 0) continue;
+		names[n] = action_columns[k];
+		kinds[n++] = (int)k;
+	}
+	if (n) rc = pq_reader_select_columns(pr, names, n);
+	cp_ctx c = {r, dl_replay_arena(r), path, 0};
+	while (rc == 0 && n) {
+		dl_batch *b;
+		int64_t first;
+		rc = pq_reader_next(pr, &b, &first);
+		if (rc < 0 || !b) break;
+		rc = read_batch(&c, b, kinds, first);
+		dl_batch_free(b);
+	}
+	pq_reader_free(pr);
+	if (rc < 0 && rc != DL_ENOMEM && !strstr(dl_error_last()->message, path))
+		dl_error_prefix("reading checkpoint %s", path);
+	return rc;
+}

@@ -1,0 +1,500 @@
+/* Newest-first log replay with a seen-set of file keys. */
+#include "log/replay.h"
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include "json/json.h"
+#include "log/checkpoint_read.h"
+#include "util/error.h"
+#include "util/mem.h"
+
+/* One slot of the seen-set: a hash and a reference to the surviving action
+ * (index << 1 | is_remove). The key itself is compared through the action,
+ * so the set costs 12 bytes per slot. */
+typedef struct seen_slot {
+	uint64_t hash;
+	uint32_t ref; /* 0 = empty, else (index << 1 | is_remove) + 1 */
+} seen_slot;
+
+struct dl_replayer {
+	dl_log_state *st;
+	const dl_replay_options *opts;
+	seen_slot *slots;
+	size_t cap; /* power of two */
+	size_t used;
+	/* arena mark for rolling back a shadowed action */
+	void *mark_head;
+	char *mark_cur;
+	bool in_checkpoint;
+	bool version_commit; /* the file being read is the snapshot version's commit */
+	bool commit_info_only; /* re-reading that commit only for its commitInfo */
+	dl_sidecar *sidecars;
+	size_t nsidecars, sidecars_cap;
+};
+
+/* ---- hashing of (path, dv unique id) ---- */
+
+static inline uint64_t mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h;
+}
+
+static uint64_t hash_bytes(uint64_t h, const char *s, size_t n)
+{
+	while (n >= 8) {
+		uint64_t w;
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0x9E3779B97F4A7C15ULL;
+		h ^= h >> 29;
+		s += 8;
+		n -= 8;
+	}
+	uint64_t w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w ^ ((uint64_t)n << 56)) * 0x9E3779B97F4A7C15ULL;
+	return h;
+}
+
+static uint64_t file_key_hash(const char *path, const dl_dv_descriptor *dv)
+{
+	uint64_t h = hash_bytes(0x243F6A8885A308D3ULL, path, strlen(path));
+	if (dv) {
+		h = hash_bytes(h ^ (uint64_t)(unsigned char)dv->storage_type, dv->path_or_inline,
+		               strlen(dv->path_or_inline));
+		h ^= mix((uint64_t)dv->offset + 0x5bd1e995);
+	}
+	return mix(h);
+}
+
+static bool dv_equal(const dl_dv_descriptor *a, const dl_dv_descriptor *b)
+{
+	if (!a || !b) return a == b;
+	return a->storage_type == b->storage_type && a->offset == b->offset &&
+	       strcmp(a->path_or_inline, b->path_or_inline) == 0;
+}
+
+static void ref_key(const dl_replayer *r, uint32_t ref, const char **path,
+                    const dl_dv_descriptor **dv)
+{
+	size_t idx = (ref - 1) >> 1;
+	if ((ref - 1) & 1) {
+		*path = r->st->removes[idx].path;
+		*dv = r->st->removes[idx].dv;
+	} else {
+		const dl_add *a = dl_log_state_add(r->st, idx);
+		*path = a->path;
+		*dv = a->dv;
+	}
+}
+
+static int seen_grow(dl_replayer *r)
+{
+	size_t ncap = r->cap ? r->cap * 2 : 1024;
+	seen_slot *ns = dl_calloc(ncap, sizeof *ns);
+	if (!ns) return DL_ENOMEM;
+	for (size_t i = 0; i < r->cap; i++) {
+		if (!r->slots[i].ref) continue;
+		size_t j = r->slots[i].hash & (ncap - 1);
+		while (ns[j].ref) j = (j + 1) & (ncap - 1);
+		ns[j] = r->slots[i];
+	}
+	dl_free(r->slots);
+	r->slots = ns;
+	r->cap = ncap;
+	return 0;
+}
+
+/* Returns 1 when the key was seen; otherwise 0 and, if ref != 0, inserts. */
+static int seen_check(dl_replayer *r, uint64_t h, const char *path, const dl_dv_descriptor *dv,
+                      uint32_t ref, bool insert)
+{
+	if (insert && (r->used + 1) * 4 >= r->cap * 3) DL_TRY(seen_grow(r));
+	if (!r->cap) return 0;
+	size_t j = h & (r->cap - 1);
+	while (r->slots[j].ref) {
+		if (r->slots[j].hash == h) {
+			const char *p;
+			const dl_dv_descriptor *d;
+			ref_key(r, r->slots[j].ref, &p, &d);
+			if (strcmp(p, path) == 0 && dv_equal(d, dv)) return 1;
+		}
+		j = (j + 1) & (r->cap - 1);
+	}
+	if (insert) {
+		r->slots[j].hash = h;
+		r->slots[j].ref = ref;
+		r->used++;
+	}
+	return 0;
+}
+
+/* ---- arena marks ---- */
+
+dl_arena *dl_replay_arena(dl_replayer *r)
+{
+	return &r->st->arena;
+}
+
+bool dl_replay_metadata_only(const dl_replayer *r)
+{
+	return r->opts->metadata_only != 0;
+}
+
+void dl_replay_begin_action(dl_replayer *r)
+{
+	r->mark_head = r->st->arena.head;
+	r->mark_cur = r->st->arena.cur;
+}
+
+static void rollback(dl_replayer *r)
+{
+	/* Only when no block was started since the mark; otherwise the few
+	 * bytes stay allocated until the state is freed. */
+	if (r->st->arena.head == r->mark_head && r->mark_cur) r->st->arena.cur = r->mark_cur;
+}
+
+/* ---- accepting actions ---- */
+
+static int push_add(dl_replayer *r, const dl_add *a, uint32_t *ref)
+{
+	dl_log_state *st = r->st;
+	if ((st->nadds >> DL_ADD_CHUNK_SHIFT) >= st->nadd_chunks) {
+		/* chunk pointers array grows; the chunks never move */
+		dl_add **nc = dl_reallocarray(st->add_chunks, st->nadd_chunks + 1, sizeof *nc);
+		if (!nc) return DL_ENOMEM;
+		st->add_chunks = nc;
+		nc[st->nadd_chunks] = dl_malloc(DL_ADD_CHUNK * sizeof(dl_add));
+		if (!nc[st->nadd_chunks]) return DL_ENOMEM;
+		st->nadd_chunks++;
+	}
+	if (st->nadds >= (size_t)UINT32_MAX / 2 - 1)
+		return dl_error_set(DL_ENOMEM, "the table has too many files for one snapshot");
+	*dl_log_state_add(st, st->nadds) = *a;
+	*ref = (uint32_t)((st->nadds << 1) + 1);
+	st->nadds++;
+	st->total_size += a->size;
+	return 0;
+}
+
+static int push_remove(dl_replayer *r, const dl_remove *rm, uint32_t *ref)
+{
+	dl_log_state *st = r->st;
+	if (st->nremoves == st->removes_cap) {
+		size_t nc = st->removes_cap ? st->removes_cap * 2 : 64;
+		dl_remove *n = dl_reallocarray(st->removes, nc, sizeof *n);
+		if (!n) return DL_ENOMEM;
+		st->removes = n;
+		st->removes_cap = nc;
+	}
+	st->removes[st->nremoves] = *rm;
+	*ref = (uint32_t)((st->nremoves << 1) + 2);
+	st->nremoves++;
+	return 0;
+}
+
+static int offer_file(dl_replayer *r, const dl_action *a)
+{
+	bool is_add = a->kind == DL_ACTION_ADD;
+	const char *path = is_add ? a->u.add.path : a->u.remove.path;
+	const dl_dv_descriptor *dv = is_add ? a->u.add.dv : a->u.remove.dv;
+	uint64_t h = file_key_hash(path, dv);
+	/* Checkpoint rows are already reconciled among themselves, so they are
+	 * only checked against newer commits, not inserted. */
+	int seen = seen_check(r, h, path, dv, 0, false);
+	if (seen < 0) return seen;
+	/* Tombstones from commits are kept even when not wanted: they must
+	 * shadow older adds. Checkpoint tombstones shadow nothing. */
+	if (seen || (!is_add && r->in_checkpoint && r->opts->skip_tombstones)) {
+		rollback(r);
+		return 0;
+	}
+	uint32_t ref = 0;
+	if (is_add) DL_TRY(push_add(r, &a->u.add, &ref));
+	else DL_TRY(push_remove(r, &a->u.remove, &ref));
+	if (!r->in_checkpoint) DL_TRY(seen_check(r, h, path, dv, ref, true));
+	return 0;
+}
+
+static int offer_txn(dl_replayer *r, const dl_txn *t)
+{
+	dl_log_state *st = r->st;
+	for (size_t i = 0; i < st->ntxns; i++) {
+		if (strcmp(st->txns[i].app_id, t->app_id) == 0) {
+			rollback(r);
+			return 0;
+		}
+	}
+	if (st->ntxns == st->txns_cap) {
+		size_t nc = st->txns_cap ? st->txns_cap * 2 : 8;
+		dl_txn *n = dl_reallocarray(st->txns, nc, sizeof *n);
+		if (!n) return DL_ENOMEM;
+		st->txns = n;
+		st->txns_cap = nc;
+	}
+	st->txns[st->ntxns++] = *t;
+	return 0;
+}
+
+static int offer_domain(dl_replayer *r, const dl_domain_metadata *d)
+{
+	dl_log_state *st = r->st;
+	for (size_t i = 0; i < st->ndomains; i++) {
+		if (strcmp(st->domains[i].domain, d->domain) == 0) {
+			rollback(r);
+			return 0;
+		}
+	}
+	if (st->ndomains == st->domains_cap) {
+		size_t nc = st->domains_cap ? st->domains_cap * 2 : 8;
+		dl_domain_metadata *n = dl_reallocarray(st->domains, nc, sizeof *n);
+		if (!n) return DL_ENOMEM;
+		st->domains = n;
+		st->domains_cap = nc;
+	}
+	/* removed ones are kept while replaying (they shadow older ones) */
+	st->domains[st->ndomains++] = *d;
+	return 0;
+}
+
+static int keep_copy(dl_replayer *r, const void *src, size_t n, const void **dst)
+{
+	void *p = dl_arena_alloc(&r->st->arena, n);
+	if (!p) return DL_ENOMEM;
+	memcpy(p, src, n);
+	*dst = p;
+	return 0;
+}
+
+static int offer_sidecar(dl_replayer *r, const dl_sidecar *s)
+{
+	if (r->nsidecars == r->sidecars_cap) {
+		size_t nc = r->sidecars_cap ? r->sidecars_cap * 2 : 8;
+		dl_sidecar *n = dl_reallocarray(r->sidecars, nc, sizeof *n);
+		if (!n) return DL_ENOMEM;
+		r->sidecars = n;
+		r->sidecars_cap = nc;
+	}
+	r->sidecars[r->nsidecars++] = *s;
+	return 0;
+}
+
+int dl_replay_offer(dl_replayer *r, const dl_action *a)
+{
+	dl_log_state *st = r->st;
+	switch (a->kind) {
+	case DL_ACTION_ADD:
+	case DL_ACTION_REMOVE: return offer_file(r, a);
+	case DL_ACTION_PROTOCOL:
+		if (st->protocol) break;
+		return keep_copy(r, &a->u.protocol, sizeof a->u.protocol, (const void **)&st->protocol);
+	case DL_ACTION_METADATA:
+		if (st->metadata) break;
+		return keep_copy(r, &a->u.metadata, sizeof a->u.metadata, (const void **)&st->metadata);
+	case DL_ACTION_TXN: return offer_txn(r, &a->u.txn);
+	case DL_ACTION_DOMAIN_METADATA: return offer_domain(r, &a->u.domain_metadata);
+	case DL_ACTION_COMMIT_INFO:
+		if (!r->version_commit || st->commit_info) break;
+		return keep_copy(r, &a->u.commit_info, sizeof a->u.commit_info,
+		                 (const void **)&st->commit_info);
+	case DL_ACTION_SIDECAR:
+		/* v2 checkpoint spec actions only count inside checkpoints */
+		if (r->in_checkpoint) return offer_sidecar(r, &a->u.sidecar);
+		break;
+	default: break;
+	}
+	rollback(r);
+	return 0;
+}
+
+/* ---- JSON files: commits, compactions and v2 JSON checkpoints ---- */
+
+/* Whether a line's action needs parsing at all, judged from its kind. */
+static bool wanted(const dl_replayer *r, dl_action_kind k)
+{
+	if (r->commit_info_only) return k == DL_ACTION_COMMIT_INFO && !r->st->commit_info;
+	switch (k) {
+	case DL_ACTION_ADD:
+	case DL_ACTION_REMOVE:
+	case DL_ACTION_TXN:
+	case DL_ACTION_DOMAIN_METADATA: return !r->opts->metadata_only;
+	case DL_ACTION_PROTOCOL: return !r->st->protocol;
+	case DL_ACTION_METADATA: return !r->st->metadata;
+	case DL_ACTION_COMMIT_INFO: return r->version_commit && !r->st->commit_info;
+	case DL_ACTION_SIDECAR: return r->in_checkpoint;
+	default: return false;
+	}
+}
+
+static int replay_line(dl_replayer *r, dl_arena *tmp, const char *line, size_t len,
+                       const char *path, int64_t lineno)
+{
+	dl_json *v;
+	int rc = dl_json_parse(tmp, line, len, path, &v);
+	if (rc < 0) return dl_error_prefix("line %" PRId64, lineno);
+	if (v->kind != DL_JSON_OBJECT)
+		return dl_error_set(DL_ECORRUPT, "%s line %" PRId64 ": an action must be a JSON object",
+		                    path, lineno);
+	for (size_t i = 0; i < v->u.obj.n; i++) {
+		const dl_json_member *m = &v->u.obj.items[i];
+		dl_action_kind k = dl_action_kind_of(m->key);
+		if (k == DL_ACTION_UNKNOWN || m->value.kind == DL_JSON_NULL) continue;
+		if (!wanted(r, k)) return 0;
+		dl_action a;
+		dl_replay_begin_action(r);
+		rc = dl_action_body_from_json(&a, k, &r->st->arena, &m->value, path);
+		if (rc < 0) return rc == DL_ENOMEM ? rc : dl_error_prefix("line %" PRId64, lineno);
+		return dl_replay_offer(r, &a);
+	}
+	return 0;
+}
+
+static int replay_json_file(dl_replayer *r, dl_store *store, const char *path)
+{
+	uint8_t *data;
+	size_t len;
+	int rc = dl_store_get(store, path, &data, &len);
+	if (rc < 0) return dl_error_prefix("reading %s", path);
+	dl_arena tmp = DL_ARENA_INIT;
+	const char *p = (const char *)data, *end = p + len;
+	int64_t lineno = 0;
+	while (p < end && rc == 0) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		lineno++;
+		const char *q = p;
+		while (q < le && (*q == ' ' || *q == '\t' || *q == '\r')) q++;
+		if (q < le) {
+			rc = replay_line(r, &tmp, q, (size_t)(le - q), path, lineno);
+			dl_arena_reset(&tmp); /* each line's DOM is dropped after it */
+		}
+		p = le + 1;
+	}
+	dl_arena_free(&tmp);
+	dl_free(data);
+	return rc;
+}
+
+/* ---- driving the segment ---- */
+
+static int replay_checkpoint(dl_replayer *r, dl_store *store, const dl_log_segment *seg)
+{
+	r->in_checkpoint = true;
+	for (size_t i = 0; i < seg->ncheckpoint; i++) {
+		const dl_log_file *f = &seg->checkpoint[i];
+		int rc = f->kind == DL_LOGF_CHECKPOINT_V2_JSON
+		             ? replay_json_file(r, store, f->path)
+		             : dl_checkpoint_read_parquet(r, store, f->path);
+		DL_TRY(rc);
+	}
+	/* Sidecars listed by the checkpoint hold its file actions. */
+	char buf[4096];
+	for (size_t i = 0; i < r->nsidecars; i++) {
+		const char *sp = r->sidecars[i].path;
+		const char *slash = strrchr(sp, '/');
+		snprintf(buf, sizeof buf, DL_LOG_DIR "/_sidecars/%s", slash ? slash + 1 : sp);
+		DL_TRY(dl_checkpoint_read_parquet(r, store, buf));
+	}
+	r->in_checkpoint = false;
+	return 0;
+}
+
+/* The commitInfo of the snapshot version when its commit file was not read
+ * (covered by a checkpoint or a compaction). */
+static int read_version_commit_info(dl_replayer *r, dl_store *store, const dl_log_segment *seg)
+{
+	if (r->st->commit_info || !seg->last_commit) return 0;
+	r->version_commit = true;
+	r->commit_info_only = true;
+	int rc = replay_json_file(r, store, seg->last_commit->path);
+	r->version_commit = false;
+	r->commit_info_only = false;
+	return rc;
+}
+
+static int run(dl_replayer *r, dl_store *store, const dl_log_segment *seg)
+{
+	/* newest first: commits (or the compactions covering them) descending */
+	size_t ci = seg->ncompactions;
+	for (size_t i = seg->ncommits; i-- > 0;) {
+		const dl_log_file *c = &seg->commits[i];
+		if (ci > 0 && c->version <= seg->compactions[ci - 1].end_version &&
+		    c->version >= seg->compactions[ci - 1].version) {
+			const dl_log_file *cf = &seg->compactions[ci - 1];
+			ci--;
+			r->version_commit = false;
+			DL_TRY(replay_json_file(r, store, cf->path));
+			while (i > 0 && seg->commits[i - 1].version >= cf->version) i--;
+			continue;
+		}
+		r->version_commit = c->version == seg->version;
+		DL_TRY(replay_json_file(r, store, c->path));
+		if (r->opts->metadata_only && r->st->protocol && r->st->metadata) {
+			r->version_commit = false;
+			return read_version_commit_info(r, store, seg);
+		}
+	}
+	r->version_commit = false;
+	if (seg->ncheckpoint) DL_TRY(replay_checkpoint(r, store, seg));
+	return read_version_commit_info(r, store, seg);
+}
+
+static void drop_removed_domains(dl_log_state *st)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < st->ndomains; i++)
+		if (!st->domains[i].removed) st->domains[k++] = st->domains[i];
+	st->ndomains = k;
+}
+
+int dl_replay(dl_log_state *out, dl_store *store, const dl_log_segment *seg,
+              const dl_replay_options *opts)
+{
+	static const dl_replay_options defaults = {0};
+	memset(out, 0, sizeof *out);
+	out->arena.block_size = 1u << 20;
+	out->version = seg->version;
+	dl_replayer r = {0};
+	r.st = out;
+	r.opts = opts ? opts : &defaults;
+	int rc = run(&r, store, seg);
+	dl_free(r.slots);
+	dl_free(r.sidecars);
+	if (rc < 0) {
+		dl_log_state_free(out);
+		return rc;
+	}
+	drop_removed_domains(out);
+	if (r.opts->skip_tombstones) out->nremoves = 0;
+	return 0;
+}
+
+int dl_log_state_validate(const dl_log_state *s)
+{
+	if (!s->protocol)
+		return dl_error_set(DL_ECORRUPT,
+		                    "the log of version %" PRId64 " has no protocol action: the table "
+		                    "is corrupt (a table's first commit must contain one)",
+		                    s->version);
+	if (!s->metadata)
+		return dl_error_set(DL_ECORRUPT,
+		                    "the log of version %" PRId64 " has no metaData action: the table "
+		                    "is corrupt (a table's first commit must contain one)",
+		                    s->version);
+	return 0;
+}
+
+void dl_log_state_free(dl_log_state *s)
+{
+	for (size_t i = 0; i < s->nadd_chunks; i++) dl_free(s->add_chunks[i]);
+	dl_free(s->add_chunks);
+	dl_free(s->removes);
+	dl_free(s->txns);
+	dl_free(s->domains);
+	dl_arena_free(&s->arena);
+	memset(s, 0, sizeof *s);
+}
