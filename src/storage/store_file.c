@@ -336,13 +336,17 @@ static int list_dir(file_store *fs, const char *dir, bool recursive, dl_object_l
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
 		if (is_temp_name(e->d_name)) continue;
 		struct stat st;
-		if (fstatat(dirfd(d), e->d_name, &st, 0) < 0) continue; /* deleted meanwhile */
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) continue; /* deleted meanwhile */
+		/* Symlinked files are objects; symlinked directories are not walked,
+		 * so a link to an ancestor cannot make the listing endless. */
+		bool link = S_ISLNK(st.st_mode);
+		if (link && fstatat(dirfd(d), e->d_name, &st, 0) < 0) continue; /* dangling */
 		char *rel;
 		rc = dl_path_join(&rel, dir, e->d_name);
 		if (rc < 0) break;
 		if (S_ISREG(st.st_mode))
 			rc = dl_object_list_push(out, cap, rel, (int64_t)st.st_size, mtime_ms(&st));
-		else if (S_ISDIR(st.st_mode) && recursive)
+		else if (S_ISDIR(st.st_mode) && recursive && !link)
 			rc = list_dir(fs, rel, true, out, cap);
 		dl_free(rel);
 	}

@@ -195,6 +195,17 @@ static void file_backend(void **state)
 	fclose(f);
 	put_str(s, "_delta_log/.x.tmp", "user file");
 
+	/* A symlink to an ancestor does not make recursive listing endless. */
+	char link_path[400], target[400];
+	snprintf(link_path, sizeof link_path, "%s/table/deep/loop", g_tmp);
+	snprintf(target, sizeof target, "%s/table", g_tmp);
+	assert_int_equal(symlink(target, link_path), 0);
+	dl_object_list deep;
+	assert_int_equal(dl_store_list_recursive(s, "deep", &deep), 0);
+	assert_int_equal(deep.count, 1);
+	dl_object_list_free(&deep);
+	unlink(link_path);
+
 	/* No temp files are left behind by the writes above. */
 	dl_object_list l;
 	assert_int_equal(dl_store_list_recursive(s, "", &l), 0);
