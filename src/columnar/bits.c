@@ -1,5 +1,5 @@
-/* Bitmap helpers: byte-at-a-time where the bit positions line up, which is
- * the common case (arrays start at row 0), bit-at-a-time otherwise. */
+/* Bitmap helpers: whole bytes (or 64-bit words) in the middle, single bits
+ * only at the unaligned ends. */
 #include "columnar/bits.h"
 #include <string.h>
 
@@ -41,12 +41,18 @@ void dl_bits_copy(uint8_t *dst, int64_t doff, const uint8_t *src, int64_t soff, 
 		return;
 	}
 	int64_t i = 0;
-	if (((doff ^ soff) & 7) == 0) {
-		for (; i < n && ((doff + i) & 7); i++) put_bit(dst, doff + i, (src[(soff + i) >> 3] >> ((soff + i) & 7)) & 1);
-		if (n - i >= 8) {
-			memcpy(dst + ((doff + i) >> 3), src + ((soff + i) >> 3), (size_t)((n - i) >> 3));
-			i += (n - i) & ~(int64_t)7;
-		}
+	/* Bit by bit up to a destination byte boundary, then whole bytes. */
+	for (; i < n && ((doff + i) & 7); i++) put_bit(dst, doff + i, (src[(soff + i) >> 3] >> ((soff + i) & 7)) & 1);
+	int64_t bytes = (n - i) >> 3;
+	uint8_t *d = dst + ((doff + i) >> 3);
+	const uint8_t *s = src + ((soff + i) >> 3);
+	int shift = (int)((soff + i) & 7);
+	if (shift == 0) {
+		if (bytes) memcpy(d, s, (size_t)bytes);
+	} else {
+		/* Each output byte spans two source bytes, both inside the range. */
+		for (int64_t k = 0; k < bytes; k++) d[k] = (uint8_t)((s[k] >> shift) | (s[k + 1] << (8 - shift)));
 	}
+	i += bytes << 3;
 	for (; i < n; i++) put_bit(dst, doff + i, (src[(soff + i) >> 3] >> ((soff + i) & 7)) & 1);
 }

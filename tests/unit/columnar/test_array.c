@@ -7,6 +7,7 @@
 #include "columnar/array.h"
 #include "columnar/builder.h"
 #include "util/error.h"
+#include "columnar/bits.h"
 #include "sample.h"
 
 static void assert_rows_equal(const dl_array *a, int64_t ai, const dl_array *b, int64_t bi, int64_t n)
@@ -195,6 +196,34 @@ static void new_null_and_empty_arrays(void **state)
 	dl_selection_free(&sel);
 }
 
+static void bit_copy_matches_reference(void **state)
+{
+	(void)state;
+	uint8_t src[40], dst[48], ref[48];
+	uint32_t x = 12345;
+	for (size_t i = 0; i < sizeof src; i++) {
+		x = x * 1103515245u + 12345u;
+		src[i] = (uint8_t)(x >> 16);
+	}
+	for (int soff = 0; soff < 9; soff++) {
+		for (int doff = 0; doff < 9; doff++) {
+			for (int n = 0; n < 200; n += 7) {
+				memset(dst, 0xA5, sizeof dst);
+				memcpy(ref, dst, sizeof ref);
+				dl_bits_copy(dst, doff, src, soff, n);
+				for (int i = 0; i < n; i++) {
+					if (dl_bit_get(src, soff + i)) dl_bit_set(ref, doff + i);
+					else dl_bit_clear(ref, doff + i);
+				}
+				assert_memory_equal(dst, ref, sizeof dst);
+				int c = 0;
+				for (int i = 0; i < n; i++) c += dl_bit_get(src, soff + i);
+				assert_int_equal(dl_bits_count(src, soff, n), c);
+			}
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -203,6 +232,7 @@ int main(void)
 		cmocka_unit_test(errors_are_reported),
 		cmocka_unit_test(bulk_fixed_and_reuse),
 		cmocka_unit_test(new_null_and_empty_arrays),
+		cmocka_unit_test(bit_copy_matches_reference),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
