@@ -60,6 +60,26 @@ int dl_store_delete(dl_store *s, const char *path);
 int dl_store_stat(dl_store *s, const char *path, dl_object_info *out);
 void dl_object_info_free(dl_object_info *i);
 
+/* Streaming writes, for objects too big to build in memory (data files):
+ *
+ *   dl_store_writer *w;
+ *   DL_TRY(dl_store_writer_open(&w, store, "part-0.parquet"));
+ *   ... dl_store_writer_write(w, bytes, n) as often as needed ...
+ *   rc = dl_store_writer_commit(w, false);   // or dl_store_writer_abort(w)
+ *
+ * Bytes go to a hidden temporary object; nothing is visible under `path`
+ * until commit, which publishes the whole object atomically (replacing an
+ * existing one, or with if_absent = true failing with DL_EEXISTS like
+ * dl_store_put_if_absent). Commit and abort free the writer, whatever the
+ * outcome. After a failed write, only abort is allowed. */
+typedef struct dl_store_writer dl_store_writer;
+int dl_store_writer_open(dl_store_writer **out, dl_store *s, const char *path);
+int dl_store_writer_write(dl_store_writer *w, const void *data, size_t len);
+/* Bytes written so far. */
+int64_t dl_store_writer_size(const dl_store_writer *w);
+int dl_store_writer_commit(dl_store_writer *w, int if_absent);
+void dl_store_writer_abort(dl_store_writer *w);
+
 #ifdef __cplusplus
 }
 #endif

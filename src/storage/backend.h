@@ -29,6 +29,12 @@ typedef struct dl_store_backend {
 	int (*list)(void *impl, const char *dir, bool recursive, dl_object_list *out);
 	int (*del)(void *impl, const char *path);
 	int (*stat)(void *impl, const char *path, dl_object_info *out);
+	/* Streaming writes (see dl_store_writer in store.h): open returns the
+	 * backend's writer state; commit and abort always release it. */
+	int (*writer_open)(void *impl, const char *path, void **state);
+	int (*writer_write)(void *state, const void *data, size_t len);
+	int (*writer_commit)(void *state, bool if_absent);
+	void (*writer_abort)(void *state);
 } dl_store_backend;
 
 extern const dl_store_backend dl_store_backend_file;

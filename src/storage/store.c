@@ -200,3 +200,61 @@ void dl_object_info_free(dl_object_info *i)
 	dl_free(i->path);
 	i->path = NULL;
 }
+
+/* ---- streaming writer ---- */
+
+struct dl_store_writer {
+	const dl_store_backend *backend;
+	void *state;
+	int64_t size;
+	bool failed;
+};
+
+int dl_store_writer_open(dl_store_writer **out, dl_store *s, const char *path)
+{
+	*out = NULL;
+	DL_TRY(check_path(s, path, false));
+	dl_store_writer *w = dl_calloc(1, sizeof *w);
+	if (!w) return DL_ENOMEM;
+	w->backend = s->backend;
+	int rc = s->backend->writer_open(s->impl, path, &w->state);
+	if (rc < 0) {
+		dl_free(w);
+		return rc;
+	}
+	*out = w;
+	return 0;
+}
+
+int dl_store_writer_write(dl_store_writer *w, const void *data, size_t len)
+{
+	if (w->failed)
+		return dl_error_set(DL_EINVALID, "write after a failed write: abort the store writer");
+	int rc = w->backend->writer_write(w->state, data, len);
+	if (rc < 0) w->failed = true;
+	else w->size += (int64_t)len;
+	return rc;
+}
+
+int64_t dl_store_writer_size(const dl_store_writer *w)
+{
+	return w->size;
+}
+
+int dl_store_writer_commit(dl_store_writer *w, int if_absent)
+{
+	if (w->failed) {
+		dl_store_writer_abort(w);
+		return dl_error_set(DL_EINVALID, "cannot commit a store writer after a failed write");
+	}
+	int rc = w->backend->writer_commit(w->state, if_absent != 0);
+	dl_free(w);
+	return rc;
+}
+
+void dl_store_writer_abort(dl_store_writer *w)
+{
+	if (!w) return;
+	w->backend->writer_abort(w->state);
+	dl_free(w);
+}

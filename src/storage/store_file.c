@@ -231,8 +231,8 @@ static int staged_init(staged *st, file_store *fs, const char *path)
 	return 0;
 }
 
-/* Writes and fsyncs the temp file, creating parent directories if needed. */
-static int write_temp(staged *st, const void *data, size_t len)
+/* Creates the temp file, and the parent directories if needed. */
+static int open_temp(staged *st, int *fd_out)
 {
 	int fd = open(st->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (fd < 0 && errno == ENOENT) {
@@ -240,25 +240,25 @@ static int write_temp(staged *st, const void *data, size_t len)
 		fd = open(st->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	}
 	if (fd < 0) return dl_error_errno("creating", st->tmp);
-	int rc = write_fully(fd, st->tmp, data, len);
+	*fd_out = fd;
+	return 0;
+}
+
+/* fsync and close; on failure the temp file is removed. */
+static int finish_temp(staged *st, int fd, int rc)
+{
 	if (rc == 0 && fsync(fd) < 0) rc = dl_error_errno("syncing", st->tmp);
 	if (close(fd) < 0 && rc == 0) rc = dl_error_errno("closing", st->tmp);
 	if (rc < 0) unlink(st->tmp);
 	return rc;
 }
 
-static int fs_put(void *impl, const char *path, const void *data, size_t len)
+/* Writes and fsyncs the whole temp file. */
+static int write_temp(staged *st, const void *data, size_t len)
 {
-	staged st;
-	DL_TRY(staged_init(&st, impl, path));
-	int rc = write_temp(&st, data, len);
-	if (rc == 0 && rename(st.tmp, st.full) < 0) {
-		rc = dl_error_errno("renaming into place", st.full);
-		unlink(st.tmp);
-	}
-	if (rc == 0) rc = fsync_dir(st.dir);
-	staged_free(&st);
-	return rc;
+	int fd;
+	DL_TRY(open_temp(st, &fd));
+	return finish_temp(st, fd, write_fully(fd, st->tmp, data, len));
 }
 
 static int exists_error(const char *full)
@@ -290,6 +290,29 @@ static int publish_no_replace(const char *tmp, const char *full)
 	return dl_error_errno("publishing", full);
 }
 
+/* Makes a complete temp file visible under its final name. */
+static int publish(staged *st, bool if_absent)
+{
+	int rc = 0;
+	if (if_absent) {
+		rc = publish_no_replace(st->tmp, st->full);
+	} else if (rename(st->tmp, st->full) < 0) {
+		rc = dl_error_errno("renaming into place", st->full);
+		unlink(st->tmp);
+	}
+	return rc == 0 ? fsync_dir(st->dir) : rc;
+}
+
+static int fs_put(void *impl, const char *path, const void *data, size_t len)
+{
+	staged st;
+	DL_TRY(staged_init(&st, impl, path));
+	int rc = write_temp(&st, data, len);
+	if (rc == 0) rc = publish(&st, false);
+	staged_free(&st);
+	return rc;
+}
+
 static int fs_put_if_absent(void *impl, const char *path, const void *data, size_t len)
 {
 	staged st;
@@ -298,10 +321,81 @@ static int fs_put_if_absent(void *impl, const char *path, const void *data, size
 	/* Cheap early exit for a writer that already lost; link() decides. */
 	if (access(st.full, F_OK) == 0) rc = exists_error(st.full);
 	else rc = write_temp(&st, data, len);
-	if (rc == 0) rc = publish_no_replace(st.tmp, st.full);
-	if (rc == 0) rc = fsync_dir(st.dir);
+	if (rc == 0) rc = publish(&st, true);
 	staged_free(&st);
 	return rc;
+}
+
+/* ---- streaming writer ---- */
+
+#define WRITER_BUF (256 * 1024)
+
+/* Small writes are gathered so a Parquet writer's many little pieces
+ * (page headers, levels) do not each cost a system call. */
+typedef struct file_writer {
+	staged st;
+	int fd;
+	size_t used;
+	char buf[WRITER_BUF];
+} file_writer;
+
+static int fw_open(void *impl, const char *path, void **state)
+{
+	file_writer *w = dl_malloc(sizeof *w);
+	if (!w) return DL_ENOMEM;
+	int rc = staged_init(&w->st, impl, path);
+	if (rc == 0) {
+		rc = open_temp(&w->st, &w->fd);
+		if (rc < 0) staged_free(&w->st);
+	}
+	if (rc < 0) {
+		dl_free(w);
+		return rc;
+	}
+	w->used = 0;
+	*state = w;
+	return 0;
+}
+
+static int fw_flush(file_writer *w)
+{
+	int rc = write_fully(w->fd, w->st.tmp, w->buf, w->used);
+	w->used = 0;
+	return rc;
+}
+
+static int fw_write(void *state, const void *data, size_t len)
+{
+	file_writer *w = state;
+	if (w->used + len <= WRITER_BUF) {
+		memcpy(w->buf + w->used, data, len);
+		w->used += len;
+		return 0;
+	}
+	DL_TRY(fw_flush(w));
+	if (len >= WRITER_BUF) return write_fully(w->fd, w->st.tmp, data, len);
+	memcpy(w->buf, data, len);
+	w->used = len;
+	return 0;
+}
+
+static int fw_commit(void *state, bool if_absent)
+{
+	file_writer *w = state;
+	int rc = finish_temp(&w->st, w->fd, fw_flush(w));
+	if (rc == 0) rc = publish(&w->st, if_absent);
+	staged_free(&w->st);
+	dl_free(w);
+	return rc;
+}
+
+static void fw_abort(void *state)
+{
+	file_writer *w = state;
+	close(w->fd);
+	unlink(w->st.tmp);
+	staged_free(&w->st);
+	dl_free(w);
 }
 
 /* ---- listing, delete, stat ---- */
@@ -403,4 +497,8 @@ const dl_store_backend dl_store_backend_file = {
 	.list = fs_list,
 	.del = fs_del,
 	.stat = fs_stat,
+	.writer_open = fw_open,
+	.writer_write = fw_write,
+	.writer_commit = fw_commit,
+	.writer_abort = fw_abort,
 };

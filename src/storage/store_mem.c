@@ -4,6 +4,7 @@
 #include "storage/backend.h"
 #include "storage/path.h"
 #include "storage/store_mem.h"
+#include "util/buf.h"
 #include "util/error.h"
 #include "util/mem.h"
 #include <pthread.h>
@@ -129,12 +130,10 @@ static int ms_get_range(void *impl, const char *path, int64_t offset, size_t len
 	return rc;
 }
 
-/* Stores a copy of data under key; with no_replace, DL_EEXISTS if present. */
-static int store_object(char *key, const void *data, size_t len, bool no_replace)
+/* Stores data under key, taking ownership of both (freed on failure);
+ * with no_replace, DL_EEXISTS if present. */
+static int store_object(char *key, uint8_t *copy, size_t len, bool no_replace)
 {
-	uint8_t *copy = dl_malloc(len);
-	if (!copy) return DL_ENOMEM;
-	if (len) memcpy(copy, data, len);
 	pthread_mutex_lock(&g_lock);
 	bool found;
 	size_t i = find(key, &found);
@@ -168,18 +167,70 @@ static int store_object(char *key, const void *data, size_t len, bool no_replace
 	return rc;
 }
 
-static int ms_put(void *impl, const char *path, const void *data, size_t len)
+static int put_copy(mem_store *m, const char *path, const void *data, size_t len, bool no_replace)
 {
 	char *key;
-	DL_TRY(key_of(impl, path, &key));
-	return store_object(key, data, len, false);
+	DL_TRY(key_of(m, path, &key));
+	uint8_t *copy = dl_malloc(len);
+	if (!copy) {
+		dl_free(key);
+		return DL_ENOMEM;
+	}
+	if (len) memcpy(copy, data, len);
+	return store_object(key, copy, len, no_replace);
+}
+
+static int ms_put(void *impl, const char *path, const void *data, size_t len)
+{
+	return put_copy(impl, path, data, len, false);
 }
 
 static int ms_put_if_absent(void *impl, const char *path, const void *data, size_t len)
 {
+	return put_copy(impl, path, data, len, true);
+}
+
+/* A streaming write gathers the bytes privately and stores them at commit. */
+typedef struct mem_writer {
 	char *key;
-	DL_TRY(key_of(impl, path, &key));
-	return store_object(key, data, len, true);
+	dl_buf buf;
+} mem_writer;
+
+static int mw_open(void *impl, const char *path, void **state)
+{
+	mem_writer *w = dl_calloc(1, sizeof *w);
+	if (!w) return DL_ENOMEM;
+	int rc = key_of(impl, path, &w->key);
+	if (rc < 0) {
+		dl_free(w);
+		return rc;
+	}
+	*state = w;
+	return 0;
+}
+
+static int mw_write(void *state, const void *data, size_t len)
+{
+	return dl_buf_append(&((mem_writer *)state)->buf, data, len);
+}
+
+static int mw_commit(void *state, bool if_absent)
+{
+	mem_writer *w = state;
+	size_t len = 0;
+	uint8_t *data = (uint8_t *)dl_buf_detach(&w->buf, &len);
+	int rc = data ? store_object(w->key, data, len, if_absent) : DL_ENOMEM;
+	if (!data) dl_free(w->key);
+	dl_free(w);
+	return rc;
+}
+
+static void mw_abort(void *state)
+{
+	mem_writer *w = state;
+	dl_buf_free(&w->buf);
+	dl_free(w->key);
+	dl_free(w);
 }
 
 static int ms_list(void *impl, const char *dir, bool recursive, dl_object_list *out)
@@ -282,4 +333,8 @@ const dl_store_backend dl_store_backend_mem = {
 	.list = ms_list,
 	.del = ms_del,
 	.stat = ms_stat,
+	.writer_open = mw_open,
+	.writer_write = mw_write,
+	.writer_commit = mw_commit,
+	.writer_abort = mw_abort,
 };

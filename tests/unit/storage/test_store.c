@@ -155,6 +155,61 @@ static void exercise(dl_store *s)
 	assert_int_equal(dl_store_list_from(s, "a/../b", NULL, &l), DL_EINVALID);
 }
 
+/* Streaming writes: invisible until commit, atomic, if_absent, abort. */
+static void exercise_writer(dl_store *s)
+{
+	size_t total = 3 * 1024 * 1024 + 17;
+	uint8_t *data = malloc(total);
+	for (size_t i = 0; i < total; i++) data[i] = (uint8_t)(i * 131 + (i >> 13));
+	dl_store_writer *w;
+	assert_int_equal(dl_store_writer_open(&w, s, "data/a=1/part-0.parquet"), 0);
+	size_t off = 0, step = 1;
+	while (off < total) {
+		size_t n = step < total - off ? step : total - off;
+		assert_int_equal(dl_store_writer_write(w, data + off, n), 0);
+		off += n;
+		step = step * 7 + 3; /* 1, 10, 73, ... up to more than the buffer */
+	}
+	assert_int_equal(dl_store_writer_size(w), (int64_t)total);
+	dl_object_info info;
+	assert_int_equal(dl_store_stat(s, "data/a=1/part-0.parquet", &info), DL_ENOTFOUND);
+	dl_object_list l;
+	assert_int_equal(dl_store_list_recursive(s, "", &l), 0);
+	assert_int_equal(l.count, 0);
+	dl_object_list_free(&l);
+	assert_int_equal(dl_store_writer_commit(w, 1), 0);
+	uint8_t *got;
+	size_t len;
+	assert_int_equal(dl_store_get(s, "data/a=1/part-0.parquet", &got, &len), 0);
+	assert_int_equal(len, total);
+	assert_memory_equal(got, data, total);
+	free(got);
+
+	/* if_absent on an existing object fails and leaves it alone. */
+	assert_int_equal(dl_store_writer_open(&w, s, "data/a=1/part-0.parquet"), 0);
+	assert_int_equal(dl_store_writer_write(w, "x", 1), 0);
+	assert_int_equal(dl_store_writer_commit(w, 1), DL_EEXISTS);
+	/* Without if_absent it replaces the object. */
+	assert_int_equal(dl_store_writer_open(&w, s, "data/a=1/part-0.parquet"), 0);
+	assert_int_equal(dl_store_writer_write(w, "new", 3), 0);
+	assert_int_equal(dl_store_writer_commit(w, 0), 0);
+	assert_content(s, "data/a=1/part-0.parquet", "new");
+	/* Abort leaves nothing behind; empty objects are fine. */
+	assert_int_equal(dl_store_writer_open(&w, s, "data/aborted"), 0);
+	assert_int_equal(dl_store_writer_write(w, data, 1000), 0);
+	dl_store_writer_abort(w);
+	assert_int_equal(dl_store_writer_open(&w, s, "data/empty"), 0);
+	assert_int_equal(dl_store_writer_commit(w, 0), 0);
+	assert_content(s, "data/empty", "");
+	assert_int_equal(dl_store_list_recursive(s, "", &l), 0);
+	assert_int_equal(l.count, 2);
+	assert_string_equal(l.items[0].path, "data/a=1/part-0.parquet");
+	assert_string_equal(l.items[1].path, "data/empty");
+	dl_object_list_free(&l);
+	assert_int_equal(dl_store_writer_open(&w, s, "../x"), DL_EINVALID);
+	free(data);
+}
+
 static void file_backend(void **state)
 {
 	(void)state;
@@ -165,6 +220,10 @@ static void file_backend(void **state)
 	snprintf(uri, sizeof uri, "file://%s/table", g_tmp);
 	assert_string_equal(dl_store_root(s), uri);
 	exercise(s);
+	dl_store_free(s);
+	snprintf(uri, sizeof uri, "%s/writer", g_tmp);
+	assert_int_equal(dl_store_open(&s, uri), 0);
+	exercise_writer(s);
 	dl_store_free(s);
 
 	/* The same objects through a plain path and file:/ form. */
@@ -269,6 +328,10 @@ static void mem_backend(void **state)
 	dl_store_free(s);
 	dl_store_free(s2);
 	assert_true(dl_store_mem_drop("store_test") == 1);
+	assert_int_equal(dl_store_open(&s, "mem://store_test/writer"), 0);
+	exercise_writer(s);
+	dl_store_free(s);
+	assert_true(dl_store_mem_drop("store_test") == 2);
 }
 
 static void uris_and_paths(void **state)
