@@ -1,0 +1,58 @@
+// DuckDB helper of cli_parquet.sh.
+//   make FILE ROWS        writes a Parquet file with every Delta type, nested, with nulls
+//   same A B              exit 0 when A and B hold the same rows (EXCEPT ALL both ways)
+//                         and DuckDB sees the same column types
+//   arrow FILE            prints the row count of an Arrow IPC stream (apache-arrow)
+import {createRequire} from 'module';
+import {readFileSync} from 'fs';
+const require = createRequire((process.env.DL_ORACLE_DIR || process.cwd()) + '/');
+const {DuckDBInstance} = require('@duckdb/node-api');
+
+const [, , mode, a, b] = process.argv;
+if (mode === 'arrow') {
+	const {tableFromIPC} = require('apache-arrow');
+	const t = tableFromIPC(readFileSync(a));
+	console.log(`${t.numRows} ${t.schema.fields.map((f) => f.name).join(',')}`);
+	process.exit(0);
+}
+const db = await DuckDBInstance.create(':memory:');
+const con = await db.connect();
+await con.run("SET TimeZone='UTC'");
+async function one(sql) {
+	return (await con.runAndReadAll(sql)).getRows()[0][0];
+}
+if (mode === 'make') {
+	await con.run(`COPY (SELECT
+		i::BIGINT AS id,
+		CASE WHEN i % 7 = 0 THEN NULL ELSE i % 2 = 0 END AS flag,
+		(i % 100 - 50)::TINYINT AS tiny, (i * 3 % 30000)::SMALLINT AS small, (i * 7919)::INTEGER AS int,
+		(i / 3.0)::FLOAT AS f, CASE WHEN i % 5 = 0 THEN NULL ELSE i * 1.5 END::DOUBLE AS d,
+		(i * 1.25)::DECIMAL(9,2) AS dec9, (i * -7.125)::DECIMAL(18,3) AS dec18,
+		(i * 123456789.12345)::DECIMAL(30,5) AS dec30,
+		CASE WHEN i % 4 = 0 THEN NULL ELSE 'name_' || (i % 50) END AS name,
+		('bin' || i)::BLOB AS bin,
+		DATE '2020-01-01' + (i % 1000)::INTEGER AS day,
+		TIMESTAMPTZ '2021-06-01 00:00:00+00' + to_microseconds(i * 1000003) AS ts,
+		TIMESTAMP '1999-12-31 23:59:59' + to_microseconds(i * 17) AS ts_ntz,
+		CASE WHEN i % 6 = 0 THEN NULL ELSE [i, NULL, i + 1][1:(i % 4)] END AS ints,
+		{'a': i % 3, 'b': CASE WHEN i % 2 = 0 THEN NULL ELSE 'x' || i END, 'c': [{'z': i}]} AS st,
+		CASE WHEN i % 9 = 0 THEN NULL ELSE MAP {'k' || (i % 3): i, 'j': NULL} END AS m
+		FROM range(${b}) r(i)) TO '${a}' (FORMAT parquet, ROW_GROUP_SIZE 3000)`);
+	process.exit(0);
+}
+if (mode === 'same') {
+	const pa = `read_parquet('${a}')`, pb = `read_parquet('${b}')`;
+	const ta = JSON.stringify((await con.runAndReadAll(`DESCRIBE SELECT * FROM ${pa}`)).getRows().map((r) => r.slice(0, 2)));
+	const tb = JSON.stringify((await con.runAndReadAll(`DESCRIBE SELECT * FROM ${pb}`)).getRows().map((r) => r.slice(0, 2)));
+	const na = await one(`SELECT count(*) FROM ${pa}`), nb = await one(`SELECT count(*) FROM ${pb}`);
+	const x = await one(`SELECT count(*) FROM (SELECT * FROM ${pa} EXCEPT ALL SELECT * FROM ${pb})`);
+	const y = await one(`SELECT count(*) FROM (SELECT * FROM ${pb} EXCEPT ALL SELECT * FROM ${pa})`);
+	if (ta !== tb || na !== nb || x !== 0n || y !== 0n) {
+		console.error(`types ${ta === tb ? 'same' : `differ:\n${ta}\n${tb}`}; rows ${na} vs ${nb}; only in A ${x}, only in B ${y}`);
+		process.exit(1);
+	}
+	console.log(`same: ${na} rows`);
+	process.exit(0);
+}
+console.error(`unknown mode ${mode}`);
+process.exit(2);
