@@ -302,7 +302,8 @@ static size_t bom_len(const char *text, size_t len)
 
 int dl_json_parse(dl_arena *arena, const char *text, size_t len, const char *what, dl_json **out)
 {
-	if (!text && len) return dl_error_set(DL_EINVALID, "dl_json_parse: text is NULL");
+	if ((!text && len) || !arena || !out)
+		return dl_error_set(DL_EINVALID, "dl_json_parse: text, arena and out must not be NULL");
 	if (!text) text = "";
 	dl_json_parser ps;
 	dl_json_parser_init(&ps, arena, text, what);
@@ -336,7 +337,8 @@ static bool is_blank(const char *p, const char *end)
 int dl_json_parse_lines(dl_arena *arena, const char *text, size_t len, const char *what,
                         dl_json_line_fn fn, void *payload)
 {
-	if (!text && len) return dl_error_set(DL_EINVALID, "dl_json_parse_lines: text is NULL");
+	if ((!text && len) || !arena || !fn)
+		return dl_error_set(DL_EINVALID, "dl_json_parse_lines: text, arena and fn must not be NULL");
 	if (!text) text = "";
 	dl_json_parser ps;
 	dl_json_parser_init(&ps, arena, text, what);

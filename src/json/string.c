@@ -9,6 +9,7 @@
  * block has DL_JSON_TEXT_PAD spare bytes, so whole-word stores stay inside
  * it. */
 #include "json/parser.h"
+#include "json/utf8.h"
 #include <string.h>
 
 #define ONES UINT64_C(0x0101010101010101)
@@ -40,27 +41,6 @@ static inline size_t first_special(uint64_t mask, const char *p)
 		if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) return i;
 	}
 #endif
-}
-
-/* Length of the valid UTF-8 sequence at p (RFC 3629: no overlong forms, no
- * surrogates, nothing above U+10FFFF), or 0. */
-static size_t utf8_len(const unsigned char *p, const unsigned char *end)
-{
-	unsigned c = p[0];
-	size_t left = (size_t)(end - p);
-	if (c < 0xC2) return 0;
-	if (c < 0xE0) return left >= 2 && (p[1] & 0xC0) == 0x80 ? 2 : 0;
-	if (c < 0xF0) {
-		if (left < 3 || (p[2] & 0xC0) != 0x80) return 0;
-		unsigned lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
-		return p[1] >= lo && p[1] <= hi ? 3 : 0;
-	}
-	if (c < 0xF5) {
-		if (left < 4 || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80) return 0;
-		unsigned lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
-		return p[1] >= lo && p[1] <= hi ? 4 : 0;
-	}
-	return 0;
 }
 
 static int hex4(const char *p, unsigned *out)
@@ -187,7 +167,7 @@ int dl_json_parse_string(dl_json_parser *ps, const char *p, const char *end, con
 		} else if (c < 0x20) {
 			return dl_json_fail(ps, p, "control character U+%04X in a string: expected it escaped (\\n, \\t, \\u00XX)", c);
 		} else if (c >= 0x80) {
-			size_t n = utf8_len((const unsigned char *)p, (const unsigned char *)end);
+			size_t n = dl_json_utf8_len((const unsigned char *)p, (const unsigned char *)end);
 			if (!n) return dl_json_fail(ps, p, "invalid UTF-8 byte 0x%02X in a string: expected UTF-8 text", c);
 			memcpy(d, p, n);
 			p += n;

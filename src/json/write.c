@@ -1,6 +1,7 @@
 /* dl_json_write: a parsed (or hand-built) value back to compact JSON.
  * Numbers are written from their source text, so nothing is rounded. */
 #include "json/parser.h"
+#include "json/escape.h"
 #include "util/buf.h"
 
 static int write_value(dl_buf *out, const dl_json *v, int depth)
@@ -16,7 +17,7 @@ static int write_value(dl_buf *out, const dl_json *v, int depth)
 	case DL_JSON_NUMBER:
 		if (!v->u.num.len) return dl_error_set(DL_EINVALID, "JSON number without text");
 		return dl_buf_append(out, v->u.num.ptr, v->u.num.len);
-	case DL_JSON_STRING: return dl_buf_put_json_string(out, v->u.str.ptr, v->u.str.len);
+	case DL_JSON_STRING: return dl_json_put_string(out, v->u.str.ptr, v->u.str.len);
 	case DL_JSON_ARRAY:
 		DL_TRY(dl_buf_putc(out, '['));
 		for (size_t i = 0; i < v->u.arr.n; i++) {
@@ -29,7 +30,7 @@ static int write_value(dl_buf *out, const dl_json *v, int depth)
 		for (size_t i = 0; i < v->u.obj.n; i++) {
 			const dl_json_member *m = &v->u.obj.items[i];
 			if (i) DL_TRY(dl_buf_putc(out, ','));
-			DL_TRY(dl_buf_put_json_string(out, m->key, m->key_len));
+			DL_TRY(dl_json_put_string(out, m->key, m->key_len));
 			DL_TRY(dl_buf_putc(out, ':'));
 			DL_TRY(write_value(out, &m->value, depth + 1));
 		}

@@ -2,6 +2,7 @@
  * tracked with one bit per level, errors sticky so callers check once at
  * dl_jw_finish. */
 #include "json/json.h"
+#include "json/escape.h"
 #include "json/number_format.h"
 #include <string.h>
 
@@ -101,7 +102,7 @@ void dl_jw_key(dl_json_writer *w, const char *key)
 	}
 	if (w->need_comma & bit(w->depth)) check(w, dl_buf_putc(w->out, ','));
 	w->need_comma |= bit(w->depth);
-	check(w, dl_buf_put_json_string(w->out, key, strlen(key)));
+	check(w, dl_json_put_string(w->out, key, strlen(key)));
 	check(w, dl_buf_putc(w->out, ':'));
 	w->after_key = true;
 }
@@ -112,7 +113,7 @@ void dl_jw_string_n(dl_json_writer *w, const char *s, size_t n)
 		fail(w, DL_EINVALID, "NULL string");
 		return;
 	}
-	if (before_value(w)) check(w, dl_buf_put_json_string(w->out, s ? s : "", n));
+	if (before_value(w)) check(w, dl_json_put_string(w->out, s ? s : "", n));
 }
 
 void dl_jw_string(dl_json_writer *w, const char *s)

@@ -55,6 +55,10 @@ static void scalars(void **state)
 	assert_int_equal(n->u.num.len, 8);
 	assert_memory_equal(n->u.num.ptr, "-12.5e+3", 8);
 	assert_true(dl_json_is_null(parse_ok(&a, "null")));
+	dl_json *out;
+	assert_int_equal(dl_json_parse(NULL, "1", 1, "t", &out), DL_EINVALID);
+	assert_int_equal(dl_json_parse(&a, "1", 1, "t", NULL), DL_EINVALID);
+	assert_int_equal(dl_json_parse(&a, NULL, 1, "t", &out), DL_EINVALID);
 	assert_false(dl_json_is_null(parse_ok(&a, "0")));
 	dl_arena_free(&a);
 }

@@ -231,6 +231,38 @@ static void writer_ndjson(void **state)
 	dl_buf_free(&b);
 }
 
+static void strings_must_be_utf8(void **state)
+{
+	(void)state;
+	dl_buf b = DL_BUF_INIT;
+	dl_json_writer w;
+	dl_jw_init(&w, &b);
+	dl_jw_array_begin(&w);
+	dl_jw_string(&w, "caf\xC3\xA9 \xF0\x9F\x98\x80 \x7F");
+	dl_jw_array_end(&w);
+	assert_int_equal(dl_jw_finish(&w), 0);
+	assert_string_equal(b.data, "[\"caf\xC3\xA9 \xF0\x9F\x98\x80 \x7F\"]");
+	static const char *bad[] = {"\xC3", "a\xFF\x62", "\xED\xA0\x80", "\xC0\xAF"};
+	for (size_t i = 0; i < 4; i++) {
+		dl_buf_clear(&b);
+		dl_jw_init(&w, &b);
+		dl_jw_string(&w, bad[i]);
+		assert_int_equal(dl_jw_finish(&w), DL_EINVALID);
+		assert_non_null(strstr(dl_error_last()->message, "not valid UTF-8"));
+	}
+	dl_buf_clear(&b);
+	dl_jw_init(&w, &b);
+	dl_jw_object_begin(&w);
+	dl_jw_key(&w, "k\xFF");
+	dl_jw_null(&w);
+	dl_jw_object_end(&w);
+	assert_int_equal(dl_jw_finish(&w), DL_EINVALID);
+	dl_json hand = {.kind = DL_JSON_STRING, .u.str = {"\x80", 1}};
+	dl_buf_clear(&b);
+	assert_int_equal(dl_json_write(&b, &hand), DL_EINVALID);
+	dl_buf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -240,6 +272,7 @@ int main(void)
 		cmocka_unit_test(doubles_ignore_locale),
 		cmocka_unit_test(write_round_trip),
 		cmocka_unit_test(writer_ndjson),
+		cmocka_unit_test(strings_must_be_utf8),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
