@@ -8,11 +8,11 @@
 #include "util/error.h"
 #include "util/mem.h"
 
-/* One slot of the seen-set: a hash and a reference to the surviving action
- * (index << 1 | is_remove). The key itself is compared through the action,
- * so the set costs 12 bytes per slot. */
+/* One slot of the seen-set: a hash tag and a reference to the surviving
+ * action. The key itself is compared through the action, so a slot is 8
+ * bytes: the set of 300k files is 4 MB, mostly cache misses on lookup. */
 typedef struct seen_slot {
-	uint64_t hash;
+	uint32_t tag; /* high 32 bits of the key's hash */
 	uint32_t ref; /* 0 = empty, else (index << 1 | is_remove) + 1 */
 } seen_slot;
 
@@ -99,7 +99,7 @@ static int seen_grow(dl_replayer *r)
 	if (!ns) return DL_ENOMEM;
 	for (size_t i = 0; i < r->cap; i++) {
 		if (!r->slots[i].ref) continue;
-		size_t j = r->slots[i].hash & (ncap - 1);
+		size_t j = mix(r->slots[i].tag) & (ncap - 1);
 		while (ns[j].ref) j = (j + 1) & (ncap - 1);
 		ns[j] = r->slots[i];
 	}
@@ -109,15 +109,16 @@ static int seen_grow(dl_replayer *r)
 	return 0;
 }
 
-/* Returns 1 when the key was seen; otherwise 0 and, if ref != 0, inserts. */
-static int seen_check(dl_replayer *r, uint64_t h, const char *path, const dl_dv_descriptor *dv,
-                      uint32_t ref, bool insert)
+/* Probes for a key: 1 when seen; otherwise 0 with *slot the empty slot
+ * where it would go (valid until the next insert). */
+static int seen_find(dl_replayer *r, uint64_t h, const char *path, const dl_dv_descriptor *dv,
+                     size_t *slot)
 {
-	if (insert && (r->used + 1) * 4 >= r->cap * 3) DL_TRY(seen_grow(r));
-	if (!r->cap) return 0;
-	size_t j = h & (r->cap - 1);
+	if ((r->used + 1) * 4 >= r->cap * 3) DL_TRY(seen_grow(r));
+	size_t j = mix(h >> 32) & (r->cap - 1);
+	uint32_t tag = (uint32_t)(h >> 32);
 	while (r->slots[j].ref) {
-		if (r->slots[j].hash == h) {
+		if (r->slots[j].tag == tag) {
 			const char *p;
 			const dl_dv_descriptor *d;
 			ref_key(r, r->slots[j].ref, &p, &d);
@@ -125,11 +126,22 @@ static int seen_check(dl_replayer *r, uint64_t h, const char *path, const dl_dv_
 		}
 		j = (j + 1) & (r->cap - 1);
 	}
-	if (insert) {
-		r->slots[j].hash = h;
-		r->slots[j].ref = ref;
-		r->used++;
-	}
+	*slot = j;
+	return 0;
+}
+
+/* Sizes the set for about `n` keys up front, so that big logs do not
+ * rehash several times. */
+static int seen_reserve(dl_replayer *r, size_t n)
+{
+	size_t cap = 1024;
+	while (cap / 4 * 3 <= n && cap < ((size_t)1 << 40)) cap *= 2;
+	if (cap <= r->cap) return 0;
+	seen_slot *ns = dl_calloc(cap, sizeof *ns);
+	if (!ns) return DL_ENOMEM;
+	dl_free(r->slots);
+	r->slots = ns;
+	r->cap = cap;
 	return 0;
 }
 
@@ -205,7 +217,8 @@ static int offer_file(dl_replayer *r, const dl_action *a)
 	uint64_t h = file_key_hash(path, dv);
 	/* Checkpoint rows are already reconciled among themselves, so they are
 	 * only checked against newer commits, not inserted. */
-	int seen = seen_check(r, h, path, dv, 0, false);
+	size_t slot = 0;
+	int seen = seen_find(r, h, path, dv, &slot);
 	if (seen < 0) return seen;
 	/* Tombstones from commits are kept even when not wanted: they must
 	 * shadow older adds. Checkpoint tombstones shadow nothing. */
@@ -216,7 +229,11 @@ static int offer_file(dl_replayer *r, const dl_action *a)
 	uint32_t ref = 0;
 	if (is_add) DL_TRY(push_add(r, &a->u.add, &ref));
 	else DL_TRY(push_remove(r, &a->u.remove, &ref));
-	if (!r->in_checkpoint) DL_TRY(seen_check(r, h, path, dv, ref, true));
+	if (!r->in_checkpoint) {
+		r->slots[slot].tag = (uint32_t)(h >> 32);
+		r->slots[slot].ref = ref;
+		r->used++;
+	}
 	return 0;
 }
 
@@ -353,29 +370,82 @@ static int replay_line(dl_replayer *r, dl_arena *tmp, const char *line, size_t l
 	return 0;
 }
 
-static int replay_json_file(dl_replayer *r, dl_store *store, const char *path)
+/* Reads a newline-delimited JSON file in chunks (a whole commit of 15 MB
+ * is never held at once) and replays each line. `size` < 0: unknown. */
+#define CHUNK (1u << 20)
+
+static int replay_lines(dl_replayer *r, dl_arena *tmp, const char *p, const char *end,
+                        const char *path, int64_t *lineno, const char **rest)
 {
-	uint8_t *data;
-	size_t len;
-	int rc = dl_store_get(store, path, &data, &len);
-	if (rc < 0) return dl_error_prefix("reading %s", path);
-	dl_arena tmp = DL_ARENA_INIT;
-	const char *p = (const char *)data, *end = p + len;
-	int64_t lineno = 0;
-	while (p < end && rc == 0) {
+	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end;
-		lineno++;
+		if (!nl) break;
+		(*lineno)++;
 		const char *q = p;
-		while (q < le && (*q == ' ' || *q == '\t' || *q == '\r')) q++;
-		if (q < le) {
-			rc = replay_line(r, &tmp, q, (size_t)(le - q), path, lineno);
-			dl_arena_reset(&tmp); /* each line's DOM is dropped after it */
+		while (q < nl && (*q == ' ' || *q == '\t' || *q == '\r')) q++;
+		if (q < nl) {
+			DL_TRY(replay_line(r, tmp, q, (size_t)(nl - q), path, *lineno));
+			dl_arena_reset(tmp); /* each line's DOM is dropped after it */
 		}
-		p = le + 1;
+		p = nl + 1;
 	}
+	*rest = p;
+	return 0;
+}
+
+static int replay_json_file(dl_replayer *r, dl_store *store, const char *path, int64_t size)
+{
+	dl_arena tmp = DL_ARENA_INIT;
+	int64_t lineno = 0;
+	const char *rest;
+	int rc;
+	if (size < 0 || size <= (int64_t)CHUNK) {
+		uint8_t *data;
+		size_t len;
+		rc = dl_store_get(store, path, &data, &len);
+		if (rc < 0) return dl_error_prefix("reading %s", path);
+		const char *p = (const char *)data;
+		rc = replay_lines(r, &tmp, p, p + len, path, &lineno, &rest);
+		if (rc == 0 && rest < p + len) /* last line without a newline */
+			rc = replay_lines(r, &tmp, rest, p + len + 1, path, &lineno, &rest);
+		dl_free(data);
+		dl_arena_free(&tmp);
+		return rc;
+	}
+	/* buf holds the unfinished line from the previous chunk + a new chunk */
+	size_t cap = 2 * (size_t)CHUNK + 1, have = 0;
+	char *buf = dl_malloc(cap);
+	if (!buf) return DL_ENOMEM;
+	int64_t off = 0;
+	rc = 0;
+	while (rc == 0 && off < size) {
+		if (cap - have < CHUNK + 1) {
+			char *nb = dl_realloc(buf, cap * 2);
+			if (!nb) {
+				rc = DL_ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		size_t got = 0;
+		rc = dl_store_get_range(store, path, off, CHUNK, (uint8_t *)buf + have, &got);
+		if (rc < 0) {
+			dl_error_prefix("reading %s", path);
+			break;
+		}
+		if (got == 0) break; /* the file shrank: read what is there */
+		off += (int64_t)got;
+		have += got;
+		buf[have] = '\n'; /* sentinel for the last line at end of file */
+		const char *end = buf + have + (off >= size ? 1 : 0);
+		rc = replay_lines(r, &tmp, buf, end, path, &lineno, &rest);
+		size_t keep = rest < buf + have ? (size_t)(buf + have - rest) : 0;
+		memmove(buf, rest, keep);
+		have = keep;
+	}
+	dl_free(buf);
 	dl_arena_free(&tmp);
-	dl_free(data);
 	return rc;
 }
 
@@ -387,7 +457,7 @@ static int replay_checkpoint(dl_replayer *r, dl_store *store, const dl_log_segme
 	for (size_t i = 0; i < seg->ncheckpoint; i++) {
 		const dl_log_file *f = &seg->checkpoint[i];
 		int rc = f->kind == DL_LOGF_CHECKPOINT_V2_JSON
-		             ? replay_json_file(r, store, f->path)
+		             ? replay_json_file(r, store, f->path, f->size)
 		             : dl_checkpoint_read_parquet(r, store, f->path);
 		DL_TRY(rc);
 	}
@@ -410,7 +480,7 @@ static int read_version_commit_info(dl_replayer *r, dl_store *store, const dl_lo
 	if (r->st->commit_info || !seg->last_commit) return 0;
 	r->version_commit = true;
 	r->commit_info_only = true;
-	int rc = replay_json_file(r, store, seg->last_commit->path);
+	int rc = replay_json_file(r, store, seg->last_commit->path, seg->last_commit->size);
 	r->version_commit = false;
 	r->commit_info_only = false;
 	return rc;
@@ -427,12 +497,12 @@ static int run(dl_replayer *r, dl_store *store, const dl_log_segment *seg)
 			const dl_log_file *cf = &seg->compactions[ci - 1];
 			ci--;
 			r->version_commit = false;
-			DL_TRY(replay_json_file(r, store, cf->path));
+			DL_TRY(replay_json_file(r, store, cf->path, cf->size));
 			while (i > 0 && seg->commits[i - 1].version >= cf->version) i--;
 			continue;
 		}
 		r->version_commit = c->version == seg->version;
-		DL_TRY(replay_json_file(r, store, c->path));
+		DL_TRY(replay_json_file(r, store, c->path, c->size));
 		if (r->opts->metadata_only && r->st->protocol && r->st->metadata) {
 			r->version_commit = false;
 			return read_version_commit_info(r, store, seg);
@@ -461,7 +531,11 @@ int dl_replay(dl_log_state *out, dl_store *store, const dl_log_segment *seg,
 	dl_replayer r = {0};
 	r.st = out;
 	r.opts = opts ? opts : &defaults;
-	int rc = run(&r, store, seg);
+	/* about one file action per 150 bytes of commit JSON */
+	int64_t bytes = 0;
+	for (size_t i = 0; i < seg->ncommits; i++) bytes += seg->commits[i].size > 0 ? seg->commits[i].size : 0;
+	int rc = r.opts->metadata_only ? 0 : seen_reserve(&r, (size_t)(bytes / 150));
+	if (rc == 0) rc = run(&r, store, seg);
 	dl_free(r.slots);
 	dl_free(r.sidecars);
 	if (rc < 0) {
