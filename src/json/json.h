@@ -44,13 +44,19 @@ struct dl_json_member {
 };
 
 /* Parses one JSON value spanning all of text[0..len) (surrounding whitespace
- * allowed). On error returns DL_ECORRUPT with the byte offset and what was
- * expected; `what` names the source in the message (e.g. a file path). Depth
- * is limited (hostile input cannot exhaust the stack). */
+ * allowed; text need not be NUL-terminated). Strict RFC 8259: UTF-8 only, a
+ * leading BOM is skipped. On error returns DL_ECORRUPT "<what>: line L col C
+ * (byte N): ... expected ..."; `what` names the source (e.g. a file path).
+ * Depth is limited to 512 (hostile input cannot exhaust the stack). All
+ * values, strings and number texts are copied into the arena: `text` may be
+ * freed afterwards. Duplicate member names are kept (dl_json_get: last). */
 int dl_json_parse(dl_arena *arena, const char *text, size_t len, const char *what, dl_json **out);
 
-/* Newline-delimited JSON: calls `fn` for each non-empty line's value with its
- * 1-based line number; stops at the first error (parse or callback). */
+/* Newline-delimited JSON: calls `fn` for each non-blank line's value with
+ * its 1-based line number; stops at the first error (parse or callback: a
+ * non-zero return is returned, negative ones with "<what>: line L: "
+ * prefixed). The callback may dl_arena_reset the arena (values of earlier
+ * lines die; the parser keeps no pointer into them). */
 typedef int (*dl_json_line_fn)(const dl_json *value, int64_t line, void *payload);
 int dl_json_parse_lines(dl_arena *arena, const char *text, size_t len, const char *what,
                         dl_json_line_fn fn, void *payload);
@@ -59,10 +65,13 @@ int dl_json_parse_lines(dl_arena *arena, const char *text, size_t len, const cha
 const dl_json *dl_json_get(const dl_json *obj, const char *key);
 const char *dl_json_get_str(const dl_json *obj, const char *key); /* NUL-terminated */
 bool dl_json_is_null(const dl_json *v);
-/* Number conversions: 0 on success, DL_EINVALID if not a number or out of range. */
+/* Number conversions: 0 on success, DL_EINVALID if not a number or out of
+ * range. int64 is exact and accepts integer syntax only (no '.', no 'e');
+ * double is correctly rounded (underflow gives 0, overflow is an error). */
 int dl_json_int64(const dl_json *v, int64_t *out);
 int dl_json_double(const dl_json *v, double *out);
-/* Serializes a parsed value back to compact JSON. */
+/* Serializes a parsed value back to compact JSON (numbers from their text;
+ * DL_EINVALID for strings that are not UTF-8). */
 int dl_json_write(dl_buf *out, const dl_json *v);
 
 /* Streaming writer: builds compact JSON into a dl_buf with commas handled.
