@@ -10,8 +10,9 @@
  * the caller's struct) and the buffers are borrowed through owner_release;
  * the producer's release callback runs once, when the last dl_array using it
  * is freed. What our layout cannot borrow is converted by copying: non-zero
- * offsets, 64-bit offsets ("U", "Z", "+L"), timestamps in other units,
- * date64. */
+ * offsets, 64-bit offsets ("U", "Z", "+L"), string/binary views ("vu",
+ * "vz"), timestamps in other units, date64, and dictionary-encoded arrays
+ * (decoded by gathering the dictionary). */
 #ifndef DL_COLUMNAR_ARROW_C_H
 #define DL_COLUMNAR_ARROW_C_H
 #include "columnar/array.h"

@@ -19,6 +19,7 @@ typedef enum conv {
 	CONV_TS_MILLI,
 	CONV_TS_NANO,
 	CONV_DATE64,    /* milliseconds -> days */
+	CONV_VIEW,      /* string/binary views: "vu", "vz" */
 } conv;
 
 typedef struct fmt_info {
@@ -87,10 +88,10 @@ static int parse_format(fmt_info *fi, const struct ArrowSchema *s)
 		{"U", DL_TYPE_STRING, CONV_LARGE}, {"z", DL_TYPE_BINARY, CONV_NONE},  {"Z", DL_TYPE_BINARY, CONV_LARGE},
 		{"tdD", DL_TYPE_DATE, CONV_NONE},  {"tdm", DL_TYPE_DATE, CONV_DATE64}, {"+s", DL_TYPE_STRUCT, CONV_NONE},
 		{"+l", DL_TYPE_ARRAY, CONV_NONE},  {"+L", DL_TYPE_ARRAY, CONV_LARGE}, {"+m", DL_TYPE_MAP, CONV_NONE},
+		{"vu", DL_TYPE_STRING, CONV_VIEW}, {"vz", DL_TYPE_BINARY, CONV_VIEW},
 	};
 	memset(fi, 0, sizeof(*fi));
 	if (!s || !s->format) return dl_error_set(DL_EINVALID, "Arrow schema without a format string");
-	if (s->dictionary) return dl_error_set(DL_EUNSUPPORTED, "dictionary-encoded Arrow field '%s' is not supported; decode it first", s->name ? s->name : "");
 	for (size_t i = 0; i < sizeof simple / sizeof *simple; i++) {
 		if (strcmp(s->format, simple[i].f) == 0) {
 			fi->id = simple[i].id;
@@ -114,6 +115,25 @@ static int parse_format(fmt_info *fi, const struct ArrowSchema *s)
 }
 
 static int import_type_rec(dl_type **out, const struct ArrowSchema *s, int depth);
+
+/* Dictionary indices: any integer format. Returns the width in bytes. */
+static int index_width(const char *f, bool *is_signed)
+{
+	static const char fmts[] = "cCsSiIlL";
+	const char *p = f && f[0] && !f[1] ? strchr(fmts, f[0]) : NULL;
+	if (!p) return 0;
+	*is_signed = (p - fmts) % 2 == 0;
+	return 1 << ((p - fmts) / 2);
+}
+
+static int check_index_format(const struct ArrowSchema *s)
+{
+	bool sg;
+	if (!index_width(s->format, &sg))
+		return dl_error_set(DL_EINVALID, "dictionary indices of Arrow field '%s' have non-integer format '%s'",
+		                    s->name ? s->name : "", s->format ? s->format : "");
+	return 0;
+}
 
 static int import_fields(dl_type **out, const struct ArrowSchema *s, int depth)
 {
@@ -143,6 +163,11 @@ static int import_type_rec(dl_type **out, const struct ArrowSchema *s, int depth
 {
 	*out = NULL;
 	if (depth > MAX_DEPTH) return dl_error_set(DL_EUNSUPPORTED, "Arrow schema nested deeper than %d", MAX_DEPTH);
+	if (s && s->dictionary) {
+		/* Dictionary-encoded: the field holds the dictionary's values. */
+		DL_TRY(check_index_format(s));
+		return import_type_rec(out, s->dictionary, depth + 1);
+	}
 	fmt_info fi;
 	DL_TRY(parse_format(&fi, s));
 	switch (fi.id) {
@@ -324,16 +349,133 @@ static int import_children(dl_array *a, const importer *im, const struct ArrowSc
 	return rc;
 }
 
+/* String and binary views ("vu", "vz"): 16-byte views, inline up to 12
+ * bytes, else (length, prefix, buffer index, offset) into variadic buffers
+ * whose sizes are the last buffer. Copied into offsets + data. */
+static int import_view(dl_array **out, const importer *im, const struct ArrowArray *arr, dl_type *type, int64_t off,
+                       int64_t len)
+{
+	if (arr->n_buffers < 3 || !arr->buffers) return bad(im, "string view array needs at least 3 buffers");
+	int64_t ndata = arr->n_buffers - 3;
+	const uint8_t *valid = arr->buffers[0], *views = arr->buffers[1];
+	const int64_t *sizes = arr->buffers[arr->n_buffers - 1];
+	if (len && !views) return bad(im, "missing views buffer");
+	if (ndata && !sizes) return bad(im, "missing variadic buffer sizes");
+	dl_array *a = dl_calloc(1, sizeof(*a));
+	if (!a) return DL_ENOMEM;
+	*out = a;
+	a->type = dl_type_ref(type);
+	a->length = len;
+	a->null_count = -1;
+	DL_TRY(copy_validity(a, valid, off, len));
+	if (!(a->offsets = dl_calloc((size_t)len + 1, sizeof(int32_t)))) return DL_ENOMEM;
+	/* Pass 1: validate every view and size the data. */
+	int64_t total = 0;
+	for (int64_t i = 0; i < len; i++) {
+		if (valid && !dl_bit_get(valid, off + i)) continue;
+		const uint8_t *v = views + (off + i) * 16;
+		int32_t n, buf, at;
+		memcpy(&n, v, 4);
+		memcpy(&buf, v + 8, 4);
+		memcpy(&at, v + 12, 4);
+		if (n < 0) return bad(im, "negative view length");
+		if (n > 12 && (buf < 0 || buf >= ndata || at < 0 || !arr->buffers[2 + buf] || (int64_t)at + n > sizes[buf]))
+			return bad(im, "view points outside its data buffer");
+		total += n;
+		if (total > INT32_MAX)
+			return dl_error_set(DL_EUNSUPPORTED, "field '%s': more than 2^31-1 bytes in one array; use smaller batches", im->field);
+	}
+	if (!(a->data = dl_malloc(total ? (size_t)total : 1))) return DL_ENOMEM;
+	a->data_len = total;
+	/* Pass 2: copy. */
+	int64_t pos = 0;
+	for (int64_t i = 0; i < len; i++) {
+		if (!valid || dl_bit_get(valid, off + i)) {
+			const uint8_t *v = views + (off + i) * 16;
+			int32_t n, buf, at;
+			memcpy(&n, v, 4);
+			memcpy(&buf, v + 8, 4);
+			memcpy(&at, v + 12, 4);
+			const uint8_t *src = n <= 12 ? v + 4 : (const uint8_t *)arr->buffers[2 + buf] + at;
+			if (n) memcpy(a->data + pos, src, (size_t)n);
+			pos += n;
+		}
+		a->offsets[i + 1] = (int32_t)pos;
+	}
+	return 0;
+}
+
+static int64_t read_index(const uint8_t *p, int w, bool sg, int64_t i)
+{
+	switch (w) {
+	case 1: return sg ? (int64_t)((const int8_t *)p)[i] : (int64_t)p[i];
+	case 2: return sg ? (int64_t)((const int16_t *)(const void *)p)[i] : (int64_t)((const uint16_t *)(const void *)p)[i];
+	case 4: return sg ? (int64_t)((const int32_t *)(const void *)p)[i] : (int64_t)((const uint32_t *)(const void *)p)[i];
+	default: return ((const int64_t *)(const void *)p)[i]; /* uint64 beyond 2^63 reads negative: rejected */
+	}
+}
+
+/* Dictionary-encoded arrays are decoded: the dictionary is imported, then
+ * gathered by the indices (our layout has no dictionaries). */
+static int import_dictionary(dl_array **out, const importer *im, const struct ArrowSchema *s,
+                             const struct ArrowArray *arr, dl_type *type, int64_t poff, int64_t len, int depth)
+{
+	bool sg = true;
+	int w = index_width(s->format, &sg);
+	if (!w) return check_index_format(s);
+	if (!arr->dictionary || arr->n_buffers != 2 || !arr->buffers)
+		return bad(im, "dictionary-encoded array without its dictionary or index buffers");
+	int64_t off = arr->offset + poff;
+	const uint8_t *valid = arr->buffers[0], *idx = arr->buffers[1];
+	if (len && !idx) return bad(im, "missing dictionary indices");
+	dl_array *dict = NULL;
+	int rc = import_node(&dict, im, s->dictionary, arr->dictionary, type, 0,
+	                     arr->dictionary->length >= 0 ? arr->dictionary->length : 0, depth + 1);
+	uint32_t *sel = rc == 0 ? dl_malloc(len ? (size_t)len * 4 : 4) : NULL;
+	if (rc == 0 && !sel) rc = DL_ENOMEM;
+	int64_t nulls = 0;
+	for (int64_t i = 0; i < len && rc == 0; i++) {
+		sel[i] = 0; /* null rows gather row 0, then are masked */
+		if (valid && !dl_bit_get(valid, off + i)) {
+			nulls++;
+			continue;
+		}
+		int64_t k = read_index(idx, w, sg, off + i);
+		if (k < 0 || k >= dict->length) rc = bad(im, "dictionary index out of range");
+		else sel[i] = (uint32_t)k;
+	}
+	if (rc == 0) {
+		*out = dict->length == 0 ? dl_array_new_null(type, len) : dl_array_take(dict, sel, len);
+		if (!*out) rc = dl_error_last()->code ? dl_error_last()->code : DL_ENOMEM;
+	}
+	if (rc == 0 && nulls && dict->length > 0 && type->id != DL_TYPE_NULL) {
+		/* Mask the rows whose index is null. */
+		dl_array *a = *out;
+		if (!a->validity) {
+			if (!(a->validity = dl_malloc((size_t)(len + 7) / 8 + 1))) rc = DL_ENOMEM;
+			else dl_bits_set_range(a->validity, 0, len);
+		}
+		for (int64_t i = 0; i < len && rc == 0; i++)
+			if (!dl_bit_get(valid, off + i)) dl_bit_clear(a->validity, i);
+		a->null_count = -1;
+	}
+	dl_free(sel);
+	dl_array_free(dict);
+	return rc;
+}
+
 static int import_node(dl_array **out, const importer *im, const struct ArrowSchema *s, const struct ArrowArray *arr,
                        dl_type *type, int64_t poff, int64_t len, int depth)
 {
 	if (depth > MAX_DEPTH) return dl_error_set(DL_EUNSUPPORTED, "Arrow array nested deeper than %d", MAX_DEPTH);
 	if (!arr || !arr->release) return bad(im, "child array is missing or released");
-	fmt_info fi;
-	DL_TRY(parse_format(&fi, s));
 	if (arr->offset < 0 || arr->length < 0 || poff < 0 || len < 0 || poff > arr->length || len > arr->length - poff)
 		return bad(im, "length/offset out of range of the parent");
 	if (len > INT32_MAX) return dl_error_set(DL_EUNSUPPORTED, "field '%s': more than 2^31-1 rows in one array", im->field);
+	if (s->dictionary) return import_dictionary(out, im, s, arr, type, poff, len, depth);
+	fmt_info fi;
+	DL_TRY(parse_format(&fi, s));
+	if (fi.conv == CONV_VIEW) return import_view(out, im, arr, type, arr->offset + poff, len);
 	int nb = expected_buffers(type->id);
 	if (arr->n_buffers != nb || (nb && !arr->buffers)) return bad(im, "unexpected number of buffers");
 	dl_array *a = dl_calloc(1, sizeof(*a));

@@ -8,6 +8,7 @@
 #include "columnar/arrow_c.h"
 #include "columnar/batch_stream.h"
 #include "util/error.h"
+#include "util/buf.h"
 #include "util/mem.h"
 #include "sample.h"
 
@@ -237,7 +238,7 @@ static void import_rejects_bad_input(void **state)
 	assert_non_null(strstr(dl_error_last()->message, "offsets decrease"));
 	assert_int_equal(released, 1);
 	struct ArrowArray v = {2, 0, 0, 3, 0, sb, NULL, NULL, count_release, NULL};
-	s = leaf_schema("vu", "s");
+	s = leaf_schema("w:3", "s");
 	assert_int_equal(dl_arrow_import_array(&out, &v, &s), DL_EUNSUPPORTED);
 	assert_int_equal(released, 2);
 	dl_type *t;
@@ -247,10 +248,10 @@ static void import_rejects_bad_input(void **state)
 	assert_int_equal(dl_arrow_import_type(&t, &s), 0);
 	assert_int_equal(t->precision, 5);
 	dl_type_unref(t);
-	struct ArrowSchema dict = leaf_schema("i", "c");
-	s = leaf_schema("i", "c");
+	struct ArrowSchema dict = leaf_schema("u", "c");
+	s = leaf_schema("g", "c"); /* indices must be integers */
 	s.dictionary = &dict;
-	assert_int_equal(dl_arrow_import_type(&t, &s), DL_EUNSUPPORTED);
+	assert_int_equal(dl_arrow_import_type(&t, &s), DL_EINVALID);
 }
 
 static void slice_of_export_matches(void **state)
@@ -274,6 +275,76 @@ static void slice_of_export_matches(void **state)
 	dl_batch_free(back);
 	dl_batch_free(expect);
 	sch.release(&sch);
+}
+
+static void import_decodes_dictionaries_and_views(void **state)
+{
+	(void)state;
+	/* dictionary<int8 -> utf8>, at offset 1 */
+	int32_t doffs[] = {0, 1, 3, 4};
+	const void *db[] = {NULL, doffs, "abbc"};
+	struct ArrowArray dict = {3, 0, 0, 3, 0, db, NULL, NULL, child_release, NULL};
+	int8_t idx[] = {9, 1, 5, 0, 2};
+	uint8_t valid[] = {0x1B}; /* rows 0,1,3,4 valid; row 2 null */
+	const void *ib[] = {valid, idx};
+	struct ArrowArray a = {4, 1, 1, 2, 0, ib, NULL, &dict, count_release, NULL};
+	struct ArrowSchema ds = leaf_schema("u", NULL), s = leaf_schema("c", "cat");
+	s.dictionary = &ds;
+	dl_type *t;
+	assert_int_equal(dl_arrow_import_type(&t, &s), 0);
+	assert_int_equal(t->id, DL_TYPE_STRING);
+	dl_type_unref(t);
+	dl_array *out;
+	released = 0;
+	assert_int_equal(dl_arrow_import_array(&out, &a, &s), 0);
+	assert_int_equal(released, 1);
+	assert_int_equal(out->length, 4);
+	dl_buf txt = DL_BUF_INIT;
+	for (int i = 0; i < 4; i++) {
+		if (!dl_array_is_valid(out, i)) {
+			dl_buf_puts(&txt, "NULL,");
+			continue;
+		}
+		dl_buf_append(&txt, out->data + out->offsets[i], (size_t)(out->offsets[i + 1] - out->offsets[i]));
+		dl_buf_putc(&txt, ',');
+	}
+	assert_string_equal(txt.data, "bb,NULL,a,c,");
+	assert_int_equal(dl_array_null_count(out), 1);
+	dl_array_free(out);
+	idx[4] = 3; /* out of the dictionary */
+	dict.release = child_release;
+	struct ArrowArray bad = {4, 1, 1, 2, 0, ib, NULL, &dict, count_release, NULL};
+	assert_int_equal(dl_arrow_import_array(&out, &bad, &s), DL_EINVALID);
+	assert_int_equal(released, 2);
+
+	/* string views: inline, null, out-of-line */
+	const char *big = "xxa long string over 12 bytes";
+	uint8_t views[3 * 16] = {0};
+	int32_t n0 = 5, n2 = 27, buf = 0, at = 2;
+	memcpy(views, &n0, 4);
+	memcpy(views + 4, "short", 5);
+	memcpy(views + 32, &n2, 4);
+	memcpy(views + 36, big + 2, 4);
+	memcpy(views + 40, &buf, 4);
+	memcpy(views + 44, &at, 4);
+	int64_t sizes[] = {29};
+	uint8_t vvalid[] = {0x05};
+	const void *vb[] = {vvalid, views, big, sizes};
+	struct ArrowArray v = {3, 1, 0, 4, 0, vb, NULL, NULL, count_release, NULL};
+	s = leaf_schema("vu", "sv");
+	assert_int_equal(dl_arrow_import_array(&out, &v, &s), 0);
+	assert_int_equal(out->type->id, DL_TYPE_STRING);
+	assert_int_equal(out->offsets[1], 5);
+	assert_int_equal(out->offsets[2], 5);
+	assert_int_equal(out->offsets[3], 32);
+	assert_memory_equal(out->data, "shorta long string over 12 bytes", 32);
+	assert_false(dl_array_is_valid(out, 1));
+	dl_array_free(out);
+	sizes[0] = 20; /* the view now points past its buffer */
+	struct ArrowArray v2 = {3, 1, 0, 4, 0, vb, NULL, NULL, count_release, NULL};
+	assert_int_equal(dl_arrow_import_array(&out, &v2, &s), DL_EINVALID);
+	assert_int_equal(released, 4);
+	dl_buf_free(&txt);
 }
 
 /* A stream that fails on its second batch. */
@@ -357,6 +428,7 @@ int main(void)
 		cmocka_unit_test(import_converts_offsets_and_units),
 		cmocka_unit_test(import_borrows_and_releases_once),
 		cmocka_unit_test(import_rejects_bad_input),
+		cmocka_unit_test(import_decodes_dictionaries_and_views),
 		cmocka_unit_test(slice_of_export_matches),
 		cmocka_unit_test(streams_round_trip),
 	};
