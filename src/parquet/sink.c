@@ -31,6 +31,18 @@ static int write_file(pq_sink *s, const void *p, size_t n)
 	return 0;
 }
 
+static int write_store(pq_sink *s, const void *p, size_t n)
+{
+	return dl_store_writer_write(s->ctx, p, n);
+}
+
+void pq_sink_init_store(pq_sink *s, dl_store_writer *w)
+{
+	memset(s, 0, sizeof *s);
+	s->write = write_store;
+	s->ctx = w;
+}
+
 void pq_sink_init_buf(pq_sink *s, dl_buf *buf)
 {
 	memset(s, 0, sizeof *s);

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "deltalake/store.h"
 #include "util/buf.h"
 
 typedef struct pq_sink pq_sink;
@@ -23,6 +24,9 @@ void pq_sink_init_buf(pq_sink *s, dl_buf *buf);
 /* Writes to an open descriptor or stream (the caller closes it). */
 void pq_sink_init_fd(pq_sink *s, int fd);
 void pq_sink_init_file(pq_sink *s, FILE *f);
+/* Streams into an object of a store (dl_store_writer, which the caller
+ * opens, then commits or aborts after the writer closed). */
+void pq_sink_init_store(pq_sink *s, dl_store_writer *w);
 /* A custom sink. */
 void pq_sink_init_fn(pq_sink *s, int (*write)(pq_sink *s, const void *p, size_t n), void *ctx);
 int pq_sink_write(pq_sink *s, const void *p, size_t n);
