@@ -80,6 +80,29 @@ int64_t dl_store_writer_size(const dl_store_writer *w);
 int dl_store_writer_commit(dl_store_writer *w, int if_absent);
 void dl_store_writer_abort(dl_store_writer *w);
 
+/* Random-access reads of one object (Parquet footers, column chunks, DV
+ * files) without reopening it for every range:
+ *
+ *   dl_store_reader *r;
+ *   DL_TRY(dl_store_reader_open(&r, store, "part-0.parquet"));
+ *   int64_t size = dl_store_reader_size(r);
+ *   const uint8_t *all = dl_store_reader_data(r); // whole object, or NULL
+ *   ... dl_store_reader_read(r, offset, len, buf, &got) ...
+ *   dl_store_reader_close(r);
+ *
+ * The reader sees the object as it was when opened (Delta data files are
+ * never rewritten in place). dl_store_reader_data gives the whole object as
+ * read-only memory when the backend can (file: mmap; mem: a snapshot), so
+ * callers can decode in place with no copy; it stays valid until close.
+ * read is safe from several threads at once. */
+typedef struct dl_store_reader dl_store_reader;
+int dl_store_reader_open(dl_store_reader **out, dl_store *s, const char *path);
+int64_t dl_store_reader_size(const dl_store_reader *r);
+const uint8_t *dl_store_reader_data(const dl_store_reader *r);
+/* Like dl_store_get_range: *got may be short at the end of the object. */
+int dl_store_reader_read(dl_store_reader *r, int64_t offset, size_t len, uint8_t *buf, size_t *got);
+void dl_store_reader_close(dl_store_reader *r);
+
 #ifdef __cplusplus
 }
 #endif

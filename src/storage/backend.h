@@ -35,6 +35,12 @@ typedef struct dl_store_backend {
 	int (*writer_write)(void *state, const void *data, size_t len);
 	int (*writer_commit)(void *state, bool if_absent);
 	void (*writer_abort)(void *state);
+	/* Random-access reads (see dl_store_reader in store.h): open fills the
+	 * size and, when the backend can map the object, *data (else NULL). */
+	int (*reader_open)(void *impl, const char *path, void **state, int64_t *size,
+	                   const uint8_t **data);
+	int (*reader_read)(void *state, int64_t offset, size_t len, uint8_t *buf, size_t *got);
+	void (*reader_close)(void *state);
 } dl_store_backend;
 
 extern const dl_store_backend dl_store_backend_file;

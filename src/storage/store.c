@@ -258,3 +258,64 @@ void dl_store_writer_abort(dl_store_writer *w)
 	w->backend->writer_abort(w->state);
 	dl_free(w);
 }
+
+/* ---- random-access reader ---- */
+
+struct dl_store_reader {
+	const dl_store_backend *backend;
+	void *state;
+	int64_t size;
+	const uint8_t *data;
+	char *name; /* root/path, for messages */
+};
+
+int dl_store_reader_open(dl_store_reader **out, dl_store *s, const char *path)
+{
+	*out = NULL;
+	DL_TRY(check_path(s, path, false));
+	dl_store_reader *r = dl_calloc(1, sizeof *r);
+	if (!r) return DL_ENOMEM;
+	r->backend = s->backend;
+	int rc = dl_path_join(&r->name, s->root, path);
+	if (rc == 0) rc = s->backend->reader_open(s->impl, path, &r->state, &r->size, &r->data);
+	if (rc < 0) {
+		dl_free(r->name);
+		dl_free(r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+int64_t dl_store_reader_size(const dl_store_reader *r)
+{
+	return r->size;
+}
+
+const uint8_t *dl_store_reader_data(const dl_store_reader *r)
+{
+	return r->data;
+}
+
+int dl_store_reader_read(dl_store_reader *r, int64_t offset, size_t len, uint8_t *buf, size_t *got)
+{
+	*got = 0;
+	if (offset < 0)
+		return dl_error_set(DL_EINVALID, "negative offset %lld reading %s", (long long)offset, r->name);
+	if (offset >= r->size) return 0;
+	if ((uint64_t)len > (uint64_t)(r->size - offset)) len = (size_t)(r->size - offset);
+	if (r->data) {
+		memcpy(buf, r->data + offset, len);
+		*got = len;
+		return 0;
+	}
+	return r->backend->reader_read(r->state, offset, len, buf, got);
+}
+
+void dl_store_reader_close(dl_store_reader *r)
+{
+	if (!r) return;
+	r->backend->reader_close(r->state);
+	dl_free(r->name);
+	dl_free(r);
+}

@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -486,6 +487,67 @@ static int fs_stat(void *impl, const char *path, dl_object_info *out)
 	return 0;
 }
 
+/* ---- random-access reader ---- */
+
+typedef struct file_reader {
+	int fd;
+	char *full;
+	void *map;
+	size_t map_len;
+} file_reader;
+
+static int fr_open(void *impl, const char *path, void **state, int64_t *size, const uint8_t **data)
+{
+	file_reader *r = dl_calloc(1, sizeof *r);
+	if (!r) return DL_ENOMEM;
+	int rc = full_path(impl, path, &r->full);
+	struct stat st;
+	if (rc == 0) rc = open_object(r->full, "opening", &r->fd, &st);
+	if (rc < 0) {
+		dl_free(r->full);
+		dl_free(r);
+		return rc;
+	}
+	*size = (int64_t)st.st_size;
+	*data = NULL;
+	/* Map the file so callers can decode in place; if mapping fails
+	 * (unusual file systems) reads fall back to pread. */
+	if (st.st_size > 0 && (uint64_t)st.st_size <= SIZE_MAX) {
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, r->fd, 0);
+		if (m != MAP_FAILED) {
+			r->map = m;
+			r->map_len = (size_t)st.st_size;
+			*data = m;
+		}
+	}
+	*state = r;
+	return 0;
+}
+
+static int fr_read(void *state, int64_t offset, size_t len, uint8_t *buf, size_t *got)
+{
+	file_reader *r = state;
+	size_t n = 0;
+	while (n < len) {
+		ssize_t k = pread(r->fd, buf + n, len - n, (off_t)offset + (off_t)n);
+		if (k < 0 && errno == EINTR) continue;
+		if (k < 0) return dl_error_errno("reading", r->full);
+		if (k == 0) break;
+		n += (size_t)k;
+	}
+	*got = n;
+	return 0;
+}
+
+static void fr_close(void *state)
+{
+	file_reader *r = state;
+	if (r->map) munmap(r->map, r->map_len);
+	close(r->fd);
+	dl_free(r->full);
+	dl_free(r);
+}
+
 const dl_store_backend dl_store_backend_file = {
 	.scheme = "file",
 	.open = fs_open,
@@ -501,4 +563,7 @@ const dl_store_backend dl_store_backend_file = {
 	.writer_write = fw_write,
 	.writer_commit = fw_commit,
 	.writer_abort = fw_abort,
+	.reader_open = fr_open,
+	.reader_read = fr_read,
+	.reader_close = fr_close,
 };

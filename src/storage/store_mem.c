@@ -322,6 +322,47 @@ long dl_store_mem_drop(const char *location)
 	return removed;
 }
 
+/* A reader holds a snapshot of the object, so later puts and deletes
+ * cannot change or free bytes the caller is decoding. */
+typedef struct mem_reader {
+	uint8_t *data;
+	size_t len;
+} mem_reader;
+
+static int mr_open(void *impl, const char *path, void **state, int64_t *size, const uint8_t **data)
+{
+	mem_reader *r = dl_calloc(1, sizeof *r);
+	if (!r) return DL_ENOMEM;
+	int rc = ms_get(impl, path, &r->data, &r->len);
+	if (rc < 0) {
+		dl_free(r);
+		return rc;
+	}
+	*state = r;
+	*size = (int64_t)r->len;
+	*data = r->data;
+	return 0;
+}
+
+/* store.c serves reads from the snapshot directly; this is the same copy
+ * for completeness of the interface. */
+static int mr_read(void *state, int64_t offset, size_t len, uint8_t *buf, size_t *got)
+{
+	mem_reader *r = state;
+	size_t n = (uint64_t)offset < r->len ? r->len - (size_t)offset : 0;
+	if (len < n) n = len;
+	if (n) memcpy(buf, r->data + offset, n);
+	*got = n;
+	return 0;
+}
+
+static void mr_close(void *state)
+{
+	mem_reader *r = state;
+	dl_free(r->data);
+	dl_free(r);
+}
+
 const dl_store_backend dl_store_backend_mem = {
 	.scheme = "mem",
 	.open = ms_open,
@@ -337,4 +378,7 @@ const dl_store_backend dl_store_backend_mem = {
 	.writer_write = mw_write,
 	.writer_commit = mw_commit,
 	.writer_abort = mw_abort,
+	.reader_open = mr_open,
+	.reader_read = mr_read,
+	.reader_close = mr_close,
 };

@@ -210,6 +210,45 @@ static void exercise_writer(dl_store *s)
 	free(data);
 }
 
+/* Readers: size, in-place data, ranges, a snapshot that outlives deletes. */
+static void exercise_reader(dl_store *s)
+{
+	put_str(s, "r/file.bin", "0123456789abcdef");
+	dl_store_reader *r;
+	assert_int_equal(dl_store_reader_open(&r, s, "r/file.bin"), 0);
+	assert_int_equal(dl_store_reader_size(r), 16);
+	const uint8_t *all = dl_store_reader_data(r);
+	assert_non_null(all);
+	assert_memory_equal(all, "0123456789abcdef", 16);
+	uint8_t buf[32];
+	size_t got;
+	assert_int_equal(dl_store_reader_read(r, 10, 4, buf, &got), 0);
+	assert_int_equal(got, 4);
+	assert_memory_equal(buf, "abcd", 4);
+	assert_int_equal(dl_store_reader_read(r, 12, 32, buf, &got), 0);
+	assert_int_equal(got, 4);
+	assert_memory_equal(buf, "cdef", 4);
+	assert_int_equal(dl_store_reader_read(r, 16, 1, buf, &got), 0);
+	assert_int_equal(got, 0);
+	assert_int_equal(dl_store_reader_read(r, -1, 1, buf, &got), DL_EINVALID);
+	/* Deleting the object does not pull the bytes from under the reader. */
+	assert_int_equal(dl_store_delete(s, "r/file.bin"), 0);
+	assert_memory_equal(dl_store_reader_data(r), "0123456789abcdef", 16);
+	assert_int_equal(dl_store_reader_read(r, 0, 3, buf, &got), 0);
+	assert_memory_equal(buf, "012", 3);
+	dl_store_reader_close(r);
+	assert_int_equal(dl_store_reader_open(&r, s, "r/file.bin"), DL_ENOTFOUND);
+	assert_null(r);
+	/* Empty objects have size 0 and reads return nothing. */
+	put_str(s, "r/empty", "");
+	assert_int_equal(dl_store_reader_open(&r, s, "r/empty"), 0);
+	assert_int_equal(dl_store_reader_size(r), 0);
+	assert_int_equal(dl_store_reader_read(r, 0, 8, buf, &got), 0);
+	assert_int_equal(got, 0);
+	dl_store_reader_close(r);
+	assert_int_equal(dl_store_delete(s, "r/empty"), 0);
+}
+
 static void file_backend(void **state)
 {
 	(void)state;
@@ -224,6 +263,7 @@ static void file_backend(void **state)
 	snprintf(uri, sizeof uri, "%s/writer", g_tmp);
 	assert_int_equal(dl_store_open(&s, uri), 0);
 	exercise_writer(s);
+	exercise_reader(s);
 	dl_store_free(s);
 
 	/* The same objects through a plain path and file:/ form. */
@@ -330,6 +370,7 @@ static void mem_backend(void **state)
 	assert_true(dl_store_mem_drop("store_test") == 1);
 	assert_int_equal(dl_store_open(&s, "mem://store_test/writer"), 0);
 	exercise_writer(s);
+	exercise_reader(s);
 	dl_store_free(s);
 	assert_true(dl_store_mem_drop("store_test") == 2);
 }
