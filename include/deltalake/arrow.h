@@ -90,8 +90,9 @@ void dl_arrow_stream_release(struct ArrowArrayStream *stream);
  * (schema message, record batches, end-of-stream marker), readable by any
  * Arrow implementation (pyarrow.ipc.open_stream, arrow-js tableFromIPC...).
  * Consumes and releases the stream. Columns must have a Delta equivalent:
- * other integer widths of time, large offsets, views and dictionaries are
- * converted; unsigned integers, durations, unions... give DL_EUNSUPPORTED. */
+ * timestamps in other units, date64, 64-bit offsets, views and dictionaries
+ * are converted; unsigned integers, durations, unions... give
+ * DL_EUNSUPPORTED. */
 int dl_arrow_ipc_write_stream(FILE *out, struct ArrowArrayStream *stream);
 
 #ifdef __cplusplus
