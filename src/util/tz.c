@@ -34,6 +34,7 @@ typedef struct posix_rule {
 } posix_rule;
 
 struct dl_tz {
+	char *id;            /* the id it was requested by (the cache key) */
 	char *name;
 	int64_t *trans;      /* transition instants, UTC seconds, ascending */
 	uint8_t *trans_type; /* index into type_off for each transition */
@@ -452,6 +453,7 @@ static int build(dl_tz *tz, const char *s, size_t n)
 
 static void tz_free(dl_tz *tz)
 {
+	dl_free(tz->id);
 	dl_free(tz->name);
 	dl_free(tz->trans);
 	dl_free(tz->trans_type);
@@ -459,7 +461,9 @@ static void tz_free(dl_tz *tz)
 	dl_free(tz);
 }
 
-/* Cached by the id as given; ids are few, so the chain stays short. */
+/* Cached by the id as given ("Z" and "+5:30" too, whose names differ), so
+ * parsing many timestamps never grows the cache; ids are few, so the chain
+ * stays short. */
 int dl_tz_get(const dl_tz **out, const char *name, size_t n)
 {
 	*out = NULL;
@@ -476,7 +480,7 @@ int dl_tz_get(const dl_tz **out, const char *name, size_t n)
 		if (n == 3 && memcmp(name, short_ids[i][0], 3) == 0) s = short_ids[i][1], sn = strlen(s);
 	pthread_mutex_lock(&g_lock);
 	for (dl_tz *t = g_cache; t; t = t->next) {
-		if (strlen(t->name) == sn && memcmp(t->name, s, sn) == 0) {
+		if (strlen(t->id) == sn && memcmp(t->id, s, sn) == 0) {
 			*out = t;
 			break;
 		}
@@ -485,6 +489,7 @@ int dl_tz_get(const dl_tz **out, const char *name, size_t n)
 	if (!*out) {
 		dl_tz *tz = dl_calloc(1, sizeof *tz);
 		rc = tz ? build(tz, s, sn) : DL_ENOMEM;
+		if (rc == 0 && !(tz->id = dl_strndup(s, sn))) rc = DL_ENOMEM;
 		if (rc < 0) {
 			if (tz) tz_free(tz);
 		} else {

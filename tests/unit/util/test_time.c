@@ -296,6 +296,11 @@ static void zones_load_from_many_threads(void **state)
 	}
 	const dl_tz *a = zone("Asia/Tokyo"), *b = zone("Asia/Tokyo");
 	assert_ptr_equal(a, b);
+	/* Ids whose normalized name differs are cached too (no growth per call). */
+	assert_ptr_equal(zone("Z"), zone("Z"));
+	assert_ptr_equal(zone("+5:30"), zone("+5:30"));
+	assert_ptr_equal(zone("GMT-8"), zone("GMT-8"));
+	assert_ptr_equal(zone("EST"), zone("EST"));
 	assert_int_equal(dl_tz_offset_at(a, 0), 9 * 3600);
 }
 
