@@ -336,3 +336,115 @@ bool dl_array_row_equals(const dl_array *a, int64_t i, const dl_array *b, int64_
 		return memcmp((const uint8_t *)a->values + i * w, (const uint8_t *)b->values + j * w, (size_t)w) == 0;
 	}
 }
+
+/* Doubles a filled prefix of `unit` bytes until `total` bytes are set. */
+static void fill_doubling(uint8_t *dst, size_t unit, size_t total)
+{
+	size_t done = unit;
+	while (done < total) {
+		size_t n = done < total - done ? done : total - done;
+		memcpy(dst + done, dst, n);
+		done += n;
+	}
+}
+
+dl_array *dl_array_repeat(const dl_array *a, int64_t row, int64_t n)
+{
+	if (row < 0 || row >= a->length || n < 0) {
+		dl_error_set(DL_EINVALID, "repeat of row %lld of an array of %lld rows", (long long)row, (long long)a->length);
+		return NULL;
+	}
+	if (!dl_array_is_valid(a, row)) return dl_array_new_null(a->type, n);
+	int w = dl_type_fixed_width(a->type);
+	if (w) {
+		dl_array *out = dl_array_new(a->type, n);
+		if (!out) return NULL;
+		if (n) {
+			memcpy(out->values, (const uint8_t *)a->values + row * w, (size_t)w);
+			fill_doubling(out->values, (size_t)w, (size_t)n * (size_t)w);
+		}
+		out->null_count = 0;
+		return out;
+	}
+	if (a->type->id == DL_TYPE_BOOLEAN) {
+		dl_array *out = dl_array_new(a->type, n);
+		if (!out) return NULL;
+		if (dl_bit_get(a->values, row)) dl_bits_set_range(out->values, 0, n);
+		out->null_count = 0;
+		return out;
+	}
+	if (a->type->id == DL_TYPE_STRING || a->type->id == DL_TYPE_BINARY) {
+		int64_t len = a->offsets[row + 1] - a->offsets[row];
+		if (len && n > INT32_MAX / len) {
+			dl_error_set(DL_ENOMEM, "repeating a %lld-byte value %lld times exceeds 2 GiB", (long long)len, (long long)n);
+			return NULL;
+		}
+		dl_array *out = dl_array_new(a->type, n);
+		if (!out) return NULL;
+		out->data = dl_malloc(len > 0 && n > 0 ? (size_t)(len * n) : 1);
+		if (!out->data) {
+			dl_array_free(out);
+			return NULL;
+		}
+		for (int64_t i = 1; i <= n; i++) out->offsets[i] = (int32_t)(i * len);
+		if (len && n) {
+			memcpy(out->data, a->data + a->offsets[row], (size_t)len);
+			fill_doubling(out->data, (size_t)len, (size_t)(len * n));
+		}
+		out->data_len = len * n;
+		out->null_count = 0;
+		return out;
+	}
+	/* Nested: one bulk copy per row. */
+	dl_builder *b;
+	if (dl_builder_new(&b, a->type) < 0) return NULL;
+	int rc = 0;
+	for (int64_t i = 0; i < n && rc == 0; i++) rc = dl_builder_append_range(b, a, row, 1);
+	return finish_or_null(b, rc);
+}
+
+dl_batch *dl_batch_slice(const dl_batch *b, int64_t start, int64_t n)
+{
+	dl_batch *out = dl_batch_new(b->schema, n);
+	if (!out) return NULL;
+	for (int i = 0; i < b->ncols; i++) {
+		if (!b->cols[i] || !(out->cols[i] = dl_array_slice(b->cols[i], start, n))) {
+			if (!b->cols[i]) dl_error_set(DL_EINVALID, "batch column %d is not set", i);
+			dl_batch_free(out);
+			return NULL;
+		}
+	}
+	return out;
+}
+
+dl_batch *dl_batch_concat(dl_batch *const *batches, int n)
+{
+	if (n <= 0) {
+		dl_error_set(DL_EINVALID, "concat of no batches: the schema is unknown");
+		return NULL;
+	}
+	int64_t rows = 0;
+	for (int i = 0; i < n; i++) {
+		if (!dl_type_equals(batches[i]->schema, batches[0]->schema)) {
+			dl_error_set(DL_ESCHEMA, "concat of batches of different schemas (batch %d)", i);
+			return NULL;
+		}
+		rows += batches[i]->num_rows;
+	}
+	dl_batch *out = dl_batch_new(batches[0]->schema, rows);
+	dl_array **cols = out ? dl_calloc((size_t)n, sizeof(dl_array *)) : NULL;
+	if (!cols) {
+		dl_batch_free(out);
+		return NULL;
+	}
+	for (int c = 0; c < out->ncols; c++) {
+		for (int i = 0; i < n; i++) cols[i] = batches[i]->cols[c];
+		if (!(out->cols[c] = dl_array_concat(cols, n))) {
+			dl_free(cols);
+			dl_batch_free(out);
+			return NULL;
+		}
+	}
+	dl_free(cols);
+	return out;
+}

@@ -89,6 +89,9 @@ dl_array *dl_array_take(const dl_array *a, const uint32_t *sel, int64_t n);
 dl_array *dl_array_slice(const dl_array *a, int64_t start, int64_t n);
 /* Concatenation of arrays of the same type. */
 dl_array *dl_array_concat(dl_array *const *arrays, int n);
+/* A new array of n copies of row `row` of a (e.g. a partition value as a
+ * column); all-null when that row is null. */
+dl_array *dl_array_repeat(const dl_array *a, int64_t row, int64_t n);
 /* Deep value equality of row i of a and row j of b (null equals null, NaN
  * equals NaN; map entries compared in order). */
 bool dl_array_row_equals(const dl_array *a, int64_t i, const dl_array *b, int64_t j);
@@ -101,6 +104,10 @@ dl_batch *dl_batch_new(dl_type *schema, int64_t num_rows);
 int dl_batch_validate(const dl_batch *b);
 void dl_batch_free(dl_batch *b);
 dl_batch *dl_batch_take(const dl_batch *b, const uint32_t *sel, int64_t n);
+/* Rows [start, start+n) of b (deep copy). */
+dl_batch *dl_batch_slice(const dl_batch *b, int64_t start, int64_t n);
+/* The rows of n batches of one schema, in order (deep copy). */
+dl_batch *dl_batch_concat(dl_batch *const *batches, int n);
 
 int dl_selection_reserve(dl_selection *s, int64_t n);
 void dl_selection_free(dl_selection *s);

@@ -224,6 +224,38 @@ static void bit_copy_matches_reference(void **state)
 	}
 }
 
+static void repeat_and_batch_slice_concat(void **state)
+{
+	(void)state;
+	dl_batch *b = sample_batch(9);
+	for (int c = 0; c < b->ncols; c++) {
+		for (int64_t row = 0; row < 4; row++) {
+			dl_array *r = dl_array_repeat(b->cols[c], row, 13);
+			assert_non_null(r);
+			assert_int_equal(r->length, 13);
+			for (int64_t k = 0; k < 13; k++) assert_rows_equal(r, k, b->cols[c], row, 1);
+			assert_int_equal(dl_array_null_count(r), dl_array_is_valid(b->cols[c], row) ? 0 : 13);
+			dl_array_free(r);
+		}
+		dl_array *z = dl_array_repeat(b->cols[c], 1, 0);
+		assert_int_equal(z->length, 0);
+		dl_array_free(z);
+	}
+	assert_null(dl_array_repeat(b->cols[0], 9, 1));
+	dl_batch *p1 = dl_batch_slice(b, 0, 4), *p2 = dl_batch_slice(b, 4, 5);
+	assert_non_null(p1);
+	assert_non_null(p2);
+	dl_batch *parts[] = {p1, p2};
+	dl_batch *all = dl_batch_concat(parts, 2);
+	assert_non_null(all);
+	assert_int_equal(dl_batch_validate(all), 0);
+	for (int c = 0; c < b->ncols; c++) assert_rows_equal(all->cols[c], 0, b->cols[c], 0, 9);
+	dl_batch_free(all);
+	dl_batch_free(p1);
+	dl_batch_free(p2);
+	dl_batch_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -233,6 +265,7 @@ int main(void)
 		cmocka_unit_test(bulk_fixed_and_reuse),
 		cmocka_unit_test(new_null_and_empty_arrays),
 		cmocka_unit_test(bit_copy_matches_reference),
+		cmocka_unit_test(repeat_and_batch_slice_concat),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
