@@ -187,10 +187,11 @@ int dl_pool_submit(dl_pool *p, dl_waitgroup *wg, dl_task_fn fn, void *arg)
 	return 0;
 }
 
-static bool wg_done(dl_waitgroup *wg)
+static bool wg_done(dl_waitgroup *wg, dl_pool **pool)
 {
 	pthread_mutex_lock(&wg->mu);
 	bool done = wg->pending == 0;
+	*pool = wg->pool;
 	pthread_mutex_unlock(&wg->mu);
 	return done;
 }
@@ -199,8 +200,9 @@ int dl_waitgroup_wait(dl_waitgroup *wg)
 {
 	/* Help while there is queued work; sleep only when the queue is empty,
 	 * i.e. every remaining task of ours is running on some thread. */
-	while (!wg_done(wg)) {
-		task *t = wg->pool ? pop_task(wg->pool, false) : NULL;
+	dl_pool *pool;
+	while (!wg_done(wg, &pool)) {
+		task *t = pool ? pop_task(pool, false) : NULL;
 		if (t) {
 			run_task(t);
 			continue;
