@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include "columnar/array.h"
+#include "columnar/format_value.h"
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/error.h"
@@ -27,6 +29,9 @@ struct dl_out {
 	int64_t nkept;
 	size_t *width;
 	bool header_done;
+	/* batches: one buffer per column for the cells of the current row */
+	dl_buf *cells;
+	const char **values;
 };
 
 int dl_out_format_parse(dl_out_format *out, const char *name)
@@ -92,6 +97,11 @@ void dl_out_free(dl_out *o)
 	dl_free(o->cols);
 	dl_free(o->width);
 	dl_free(o->kept);
+	if (o->cells) {
+		for (int i = 0; i < o->ncols; i++) dl_buf_free(&o->cells[i]);
+	}
+	dl_free(o->cells);
+	dl_free(o->values);
 	dl_arena_free(&o->arena);
 	dl_buf_free(&o->line);
 	dl_free(o);
@@ -397,4 +407,57 @@ int dl_out_end(dl_out *o)
 	int rc = finish(o);
 	dl_out_free(o);
 	return rc;
+}
+
+/* ---- batches ---- */
+
+int dl_out_begin_schema(dl_out **out, FILE *fp, dl_out_format format, const dl_type *schema)
+{
+	*out = NULL;
+	if (!schema || schema->id != DL_TYPE_STRUCT)
+		return dl_error_set(DL_EINVALID, "batch output needs a struct schema");
+	int n = schema->nchildren;
+	bool json = format == DL_OUT_JSONL || format == DL_OUT_JSON;
+	dl_out_column *cols = dl_calloc(n ? (size_t)n : 1, sizeof *cols);
+	if (!cols) return DL_ENOMEM;
+	for (int i = 0; i < n; i++) {
+		cols[i].name = schema->children[i].name;
+		/* JSON cells come rendered already; in tables numbers align right. */
+		cols[i].kind = json ? DL_OUT_JSON_TEXT
+		               : dl_type_is_numeric(schema->children[i].type) ? DL_OUT_NUMBER : DL_OUT_STRING;
+	}
+	int rc = dl_out_begin(out, fp, format, cols, n);
+	dl_free(cols);
+	if (rc < 0) return rc;
+	(*out)->cells = dl_calloc((size_t)n, sizeof *(*out)->cells);
+	(*out)->values = dl_calloc((size_t)n, sizeof *(*out)->values);
+	if (!(*out)->cells || !(*out)->values) {
+		dl_out_free(*out);
+		*out = NULL;
+		return DL_ENOMEM;
+	}
+	return 0;
+}
+
+int dl_out_batch(dl_out *o, const dl_batch *b)
+{
+	if (!o->cells || b->ncols != o->ncols)
+		return dl_error_set(DL_EINVALID, "batch of %d columns written to an output of %d (use dl_out_begin_schema)",
+		                    b->ncols, o->ncols);
+	bool json = o->format == DL_OUT_JSONL || o->format == DL_OUT_JSON;
+	for (int64_t r = 0; r < b->num_rows; r++) {
+		for (int i = 0; i < o->ncols; i++) {
+			const dl_array *a = b->cols[i];
+			if (!dl_array_is_valid(a, r)) {
+				o->values[i] = NULL; /* each format spells null its own way */
+				continue;
+			}
+			dl_buf *cell = &o->cells[i];
+			dl_buf_clear(cell);
+			DL_TRY(json ? dl_format_value_json(cell, a, r) : dl_format_value(cell, a, r));
+			o->values[i] = cell->data ? cell->data : "";
+		}
+		DL_TRY(dl_out_row(o, o->values));
+	}
+	return 0;
 }

@@ -55,6 +55,15 @@ int dl_out_end(dl_out *o);
 /* Frees o without finishing (after an error). NULL is fine. */
 void dl_out_free(dl_out *o);
 
+/* Output of batches: the columns are the fields of `schema` (a struct);
+ * cells are rendered by columnar/format_value.h, as text for table and csv
+ * and as JSON values for jsonl and json. */
+struct dl_type;
+struct dl_batch;
+int dl_out_begin_schema(dl_out **out, FILE *fp, dl_out_format format, const struct dl_type *schema);
+/* Writes every row of b, whose columns must be those given to begin. */
+int dl_out_batch(dl_out *o, const struct dl_batch *b);
+
 /* The columns "name" and "value" (strings) for dl_out_kv. */
 extern const dl_out_column dl_out_kv_columns[2];
 

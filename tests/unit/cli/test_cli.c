@@ -13,6 +13,7 @@
 #include "../../../cli/cli.c"
 #include "../../../cli/output.c"
 #include "../../../cli/progress.c"
+#include "columnar/builder.h"
 
 /* ---- test commands ---- */
 
@@ -472,6 +473,99 @@ static void output_file_only_on_success(void **state)
 	result_free(&r);
 }
 
+/* ---- batches ---- */
+
+/* id long, name string, price decimal(6,2), tags array<int>; 3 rows with nulls. */
+static dl_batch *sample_batch(void)
+{
+	dl_type *lng = dl_type_new(DL_TYPE_LONG), *str = dl_type_new(DL_TYPE_STRING);
+	dl_type *dec = dl_type_decimal(6, 2), *in = dl_type_new(DL_TYPE_INTEGER);
+	dl_type *arr = dl_type_array(in, true);
+	dl_field f[4] = {{"id", lng, true, "{}"}, {"name", str, true, "{}"}, {"price", dec, true, "{}"},
+	                 {"tags", arr, true, "{}"}};
+	dl_type *schema = dl_type_struct(f, 4);
+	assert_non_null(schema);
+	dl_batch *b = dl_batch_new(schema, 3);
+	assert_non_null(b);
+	dl_builder *bl[4];
+	for (int i = 0; i < 4; i++) assert_int_equal(dl_builder_new(&bl[i], f[i].type), 0);
+	assert_int_equal(dl_builder_append_int(bl[0], 1), 0);
+	assert_int_equal(dl_builder_append_int(bl[0], -22), 0);
+	assert_int_equal(dl_builder_append_null(bl[0]), 0);
+	assert_int_equal(dl_builder_append_str(bl[1], "plain"), 0);
+	assert_int_equal(dl_builder_append_str(bl[1], "a,\"b\""), 0);
+	assert_int_equal(dl_builder_append_null(bl[1]), 0);
+	assert_int_equal(dl_builder_append_decimal(bl[2], 1050), 0);
+	assert_int_equal(dl_builder_append_null(bl[2]), 0);
+	assert_int_equal(dl_builder_append_decimal(bl[2], -5), 0);
+	assert_int_equal(dl_builder_begin_list(bl[3]), 0);
+	assert_int_equal(dl_builder_append_int(dl_builder_child(bl[3], 0), 7), 0);
+	assert_int_equal(dl_builder_append_int(dl_builder_child(bl[3], 0), 8), 0);
+	assert_int_equal(dl_builder_end_list(bl[3]), 0);
+	assert_int_equal(dl_builder_append_null(bl[3]), 0);
+	assert_int_equal(dl_builder_begin_list(bl[3]), 0);
+	assert_int_equal(dl_builder_end_list(bl[3]), 0);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(dl_builder_finish(&b->cols[i], bl[i]), 0);
+		dl_builder_free(bl[i]);
+	}
+	dl_type_unref(schema);
+	dl_type_unref(lng);
+	dl_type_unref(str);
+	dl_type_unref(dec);
+	dl_type_unref(arr);
+	dl_type_unref(in);
+	return b;
+}
+
+static char *render_batch(dl_out_format format)
+{
+	dl_batch *b = sample_batch();
+	char *text = NULL;
+	size_t len;
+	FILE *fp = open_memstream(&text, &len);
+	dl_out *o;
+	assert_int_equal(dl_out_begin_schema(&o, fp, format, b->schema), 0);
+	assert_int_equal(dl_out_batch(o, b), 0);
+	assert_int_equal(dl_out_batch(o, b), 0); /* batches append */
+	assert_int_equal(dl_out_end(o), 0);
+	fclose(fp);
+	dl_batch_free(b);
+	return text;
+}
+
+static void batches_in_every_format(void **state)
+{
+	(void)state;
+	char *t = render_batch(DL_OUT_TABLE);
+	assert_string_equal(t, "  id  name   price  tags\n"
+	                       "----  -----  -----  ------\n"
+	                       "   1  plain  10.50  [7, 8]\n"
+	                       " -22  a,\"b\"   NULL  NULL\n"
+	                       "NULL  NULL   -0.05  []\n"
+	                       "   1  plain  10.50  [7, 8]\n"
+	                       " -22  a,\"b\"   NULL  NULL\n"
+	                       "NULL  NULL   -0.05  []\n");
+	free(t);
+	t = render_batch(DL_OUT_CSV);
+	assert_string_equal(t, "id,name,price,tags\n"
+	                       "1,plain,10.50,\"[7, 8]\"\n"
+	                       "-22,\"a,\"\"b\"\"\",,\n"
+	                       ",,-0.05,[]\n"
+	                       "1,plain,10.50,\"[7, 8]\"\n"
+	                       "-22,\"a,\"\"b\"\"\",,\n"
+	                       ",,-0.05,[]\n");
+	free(t);
+	t = render_batch(DL_OUT_JSONL);
+	assert_string_equal(t, "{\"id\":1,\"name\":\"plain\",\"price\":10.50,\"tags\":[7,8]}\n"
+	                       "{\"id\":-22,\"name\":\"a,\\\"b\\\"\",\"price\":null,\"tags\":null}\n"
+	                       "{\"id\":null,\"name\":null,\"price\":-0.05,\"tags\":[]}\n"
+	                       "{\"id\":1,\"name\":\"plain\",\"price\":10.50,\"tags\":[7,8]}\n"
+	                       "{\"id\":-22,\"name\":\"a,\\\"b\\\"\",\"price\":null,\"tags\":null}\n"
+	                       "{\"id\":null,\"name\":null,\"price\":-0.05,\"tags\":[]}\n");
+	free(t);
+}
+
 /* ---- progress ---- */
 
 static void progress_renders_and_stays_off_without_tty(void **state)
@@ -519,6 +613,7 @@ int main(void)
 		cmocka_unit_test(table_streams_after_window),
 		cmocka_unit_test(format_option_reaches_output),
 		cmocka_unit_test(output_file_only_on_success),
+		cmocka_unit_test(batches_in_every_format),
 		cmocka_unit_test(progress_renders_and_stays_off_without_tty),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
