@@ -20,6 +20,30 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* DuckDB's COPY of a table of the same shape to zstd Parquet, 1 thread
+ * (bench/bench_parquet_write.mjs); < 0 when the oracle is unavailable. */
+static double duckdb_copy_seconds(int64_t rows)
+{
+	const char *oracle = getenv("DL_ORACLE_DIR"), *src = getenv("DL_SOURCE_DIR");
+	if (!oracle || !src) return -1;
+	char dir[] = "/tmp/bench_pqw_XXXXXX";
+	if (!mkdtemp(dir)) return -1;
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd, "cd '%s' && node '%s/bench/bench_parquet_write.mjs' '%s' %lld 1", oracle, src, dir,
+	         (long long)rows);
+	FILE *p = popen(cmd, "r");
+	double secs = -1;
+	char line[256];
+	while (p && fgets(line, sizeof line, p))
+		if (!strncmp(line, "duckdb_copy_table_seconds=", 26)) secs = atof(line + 26);
+	if (p) pclose(p);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (system(cmd) != 0) {
+		/* best effort: a leftover temp directory is harmless */
+	}
+	return secs;
+}
+
 static dl_batch *make_batch(dl_type *schema, int64_t first, int64_t n)
 {
 	dl_builder *bi, *bs, *bd;
@@ -85,6 +109,10 @@ int main(int argc, char **argv)
 	getrusage(RUSAGE_SELF, &ru);
 	printf("parquet_write rows=%lld seconds=%.3f rows_per_s=%.0f bytes=%lld max_rss_mb=%.1f\n", (long long)rows, t,
 	       (double)rows / t, (long long)pq_writer_file_size(w), (double)ru.ru_maxrss / 1024.0);
+	double duck = duckdb_copy_seconds(rows);
+	if (duck > 0)
+		printf("duckdb COPY table -> zstd parquet (1 thread): %.3f s; ratio duckdb/deltalake writer = %.2fx\n", duck,
+		       duck / t);
 	pq_writer_free(w);
 	for (int i = 0; i < POOL; i++) dl_batch_free(pool[i]);
 	dl_type_unref(schema);
