@@ -499,11 +499,22 @@ static void option_left(const dl_cli_opt *o, char *buf, size_t cap)
 		snprintf(buf, cap, "%s--%s", shortpart, o->name);
 }
 
-static void print_opt_lines(FILE *fp, const dl_cli_opt *opts, bool positional, int width)
+/* True when the command declares an option of that name itself, which then
+ * replaces the global one (e.g. a --format that also accepts "arrow"). */
+static bool shadowed(const dl_cli_opt *cmd_opts, const dl_cli_opt *global)
+{
+	return (global->name && find_long(cmd_opts, global->name, strlen(global->name))) ||
+	       (global->short_name && find_short(cmd_opts, global->short_name));
+}
+
+/* Lists opts (skipping those shadowed by `except`, which may be NULL). */
+static void print_opt_lines(FILE *fp, const dl_cli_opt *opts, const dl_cli_opt *except, bool positional,
+                            int width)
 {
 	char left[128];
 	for (const dl_cli_opt *o = opts; o && o->kind; o++) {
 		if (is_positional(o->kind) != positional) continue;
+		if (except && shadowed(except, o)) continue;
 		option_left(o, left, sizeof left);
 		fprintf(fp, "  %-*s  %s", width, left, o->help ? o->help : "");
 		if (o->kind == DL_CLI_OPT_LIST) fputs(" (repeatable)", fp);
@@ -550,11 +561,11 @@ static void print_command_help(FILE *fp, const char *prog, const dl_cli_command 
 	if (cmd->description) fprintf(fp, "\n%s\n", cmd->description);
 	if (has_positional(cmd->opts)) {
 		fputs("\nArguments:\n", fp);
-		print_opt_lines(fp, cmd->opts, true, width);
+		print_opt_lines(fp, cmd->opts, NULL, true, width);
 	}
 	fputs("\nOptions:\n", fp);
-	print_opt_lines(fp, cmd->opts, false, width);
-	print_opt_lines(fp, global_opts, false, width);
+	print_opt_lines(fp, cmd->opts, NULL, false, width);
+	print_opt_lines(fp, global_opts, cmd->opts, false, width);
 	if (cmd->examples) fprintf(fp, "\nExamples:\n%s\n", cmd->examples);
 }
 
@@ -623,7 +634,7 @@ static void print_main_help(FILE *fp, const char *prog)
 	fprintf(fp, "  %-*s  %s\n", width, "help", "show help for a command");
 	print_command_list(fp, "", width);
 	fprintf(fp, "\nOptions (also accepted after the command):\n");
-	print_opt_lines(fp, global_opts, false, 18);
+	print_opt_lines(fp, global_opts, NULL, false, 18);
 	fprintf(fp, "  %-18s  %s\n", "-V, --version", "print the version");
 	fprintf(fp,
 	        "\n"

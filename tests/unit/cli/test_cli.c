@@ -77,6 +77,23 @@ static int kv_run(dl_cli *cli, const void *args)
 }
 DL_CLI_COMMAND(kv, .name = "kv", .summary = "name/value rows", .run = kv_run);
 
+/* A command with its own --format (more values than the global one). */
+typedef struct own_format_args {
+	const char *format;
+} own_format_args;
+static const dl_cli_opt own_format_opts[] = {
+	DL_CLI_STRING(own_format_args, format, 0, "format", "FMT", "table", "table or arrow"),
+	DL_CLI_END,
+};
+static int own_format_run(dl_cli *cli, const void *args)
+{
+	const own_format_args *a = args;
+	fprintf(cli->out, "own=%s global=%s\n", a->format, dl_out_format_name(cli->format));
+	return 0;
+}
+DL_CLI_COMMAND(own_format, .name = "ownfmt", .summary = "has its own format option", .opts = own_format_opts,
+               .args_size = sizeof(own_format_args), .run = own_format_run);
+
 static int sub_run(dl_cli *cli, const void *args)
 {
 	(void)args;
@@ -243,6 +260,23 @@ static void groups_dispatch_two_levels(void **state)
 }
 
 /* ---- option parsing ---- */
+
+static void command_option_shadows_global(void **state)
+{
+	(void)state;
+	run_result r = RUN("ownfmt", "--format", "arrow");
+	assert_int_equal(r.code, 0);
+	assert_string_equal(r.out, "own=arrow global=table\n");
+	result_free(&r);
+	r = RUN("ownfmt", "--help");
+	assert_int_equal(r.code, 0);
+	const char *first = strstr(r.out, "--format");
+	assert_non_null(first);
+	assert_null(strstr(first + 1, "--format")); /* listed once: the command's */
+	assert_non_null(strstr(r.out, "table or arrow"));
+	assert_non_null(strstr(r.out, "--quiet"));
+	result_free(&r);
+}
 
 static void options_in_every_spelling(void **state)
 {
@@ -605,6 +639,7 @@ int main(void)
 		cmocka_unit_test(failing_command_exits_1_with_one_line),
 		cmocka_unit_test(groups_dispatch_two_levels),
 		cmocka_unit_test(options_in_every_spelling),
+		cmocka_unit_test(command_option_shadows_global),
 		cmocka_unit_test(option_errors_exit_2),
 		cmocka_unit_test(format_names_parse),
 		cmocka_unit_test(csv_quotes_per_rfc4180),
