@@ -95,8 +95,8 @@ static inline void *dl_json_alloc(dl_arena *a, size_t n)
 }
 
 /* Spare bytes at the end of a text block: the string scanner stores whole
- * 8-byte words. */
-#define DL_JSON_TEXT_PAD 8
+ * 8-byte words and short numbers are copied as 16 bytes. */
+#define DL_JSON_TEXT_PAD 16
 
 /* Reserves the text block for parsing `len` bytes of input. */
 int dl_json_text_reserve(dl_json_parser *ps, size_t len);

@@ -324,6 +324,17 @@ static void int64_conversion(void **state)
 	assert_int_equal(rc, DL_EINVALID);
 	to_i64(&a, "123456789012345678901234567890", &rc);
 	assert_int_equal(rc, DL_EINVALID);
+	assert_true(to_i64(&a, "999999999999999999", &rc) == 999999999999999999LL); /* 18 digits */
+	assert_true(to_i64(&a, "-1000000000000000000", &rc) == -1000000000000000000LL); /* 19 */
+	assert_int_equal(rc, 0);
+	dl_json zeros = {.kind = DL_JSON_NUMBER, .u.num = {"0000000000000000000000012", 25}};
+	int64_t z;
+	assert_int_equal(dl_json_int64(&zeros, &z), 0); /* hand-built text, 25 digits */
+	assert_int_equal(z, 12);
+	to_i64(&a, "18446744073709551615", &rc);
+	assert_int_equal(rc, DL_EINVALID);
+	to_i64(&a, "18446744073709551616", &rc);
+	assert_int_equal(rc, DL_EINVALID);
 	to_i64(&a, "1.0", &rc);
 	assert_int_equal(rc, DL_EINVALID);
 	assert_non_null(strstr(dl_error_last()->message, "not an integer"));
