@@ -104,6 +104,13 @@ dl_batch *dl_batch_new(dl_type *schema, int64_t num_rows);
 int dl_batch_validate(const dl_batch *b);
 void dl_batch_free(dl_batch *b);
 dl_batch *dl_batch_take(const dl_batch *b, const uint32_t *sel, int64_t n);
+/* Relabel an array (or a batch) with a type of the same physical layout -
+ * same ids, decimal parameters and child counts at every level - but other
+ * field names, nullability or metadata (column mapping: physical to logical
+ * names). No data is copied. DL_ESCHEMA when the layouts differ (nothing is
+ * changed then). */
+int dl_array_set_type(dl_array *a, dl_type *type);
+int dl_batch_set_schema(dl_batch *b, dl_type *schema);
 /* Rows [start, start+n) of b (deep copy). */
 dl_batch *dl_batch_slice(const dl_batch *b, int64_t start, int64_t n);
 /* The rows of n batches of one schema, in order (deep copy). */

@@ -256,6 +256,50 @@ static void repeat_and_batch_slice_concat(void **state)
 	dl_batch_free(b);
 }
 
+static void relabel_with_same_layout(void **state)
+{
+	(void)state;
+	dl_batch *b = sample_batch(6);
+	/* Rename every field at every level (as column mapping does). */
+	dl_type *renamed = dl_type_ref(b->schema);
+	dl_type *old = b->schema;
+	dl_field f[19];
+	char names[19][16];
+	for (int i = 0; i < old->nchildren; i++) {
+		f[i] = old->children[i];
+		snprintf(names[i], sizeof names[i], "col-%d", i);
+		f[i].name = names[i];
+	}
+	dl_type *cst = f[13].type; /* struct<x, y> -> struct<X1, Y1> */
+	dl_field sf[2] = {cst->children[0], cst->children[1]};
+	sf[0].name = "X1";
+	sf[1].name = "Y1";
+	f[13].type = dl_type_struct(sf, 2);
+	dl_type *logical = dl_type_struct(f, 19);
+	dl_type_unref(f[13].type);
+	dl_batch *expect = sample_batch(6);
+	assert_int_equal(dl_batch_set_schema(b, logical), 0);
+	assert_ptr_equal(b->schema, logical);
+	assert_string_equal(b->cols[13]->type->children[0].name, "X1");
+	assert_int_equal(dl_batch_validate(b), 0);
+	for (int c = 0; c < b->ncols; c++) assert_rows_equal(b->cols[c], 0, expect->cols[c], 0, 6);
+	/* A different layout is refused and nothing changes. */
+	dl_field bad[19];
+	memcpy(bad, f, sizeof bad);
+	bad[3].type = f[4].type; /* int -> long */
+	dl_type *wrong = dl_type_struct(bad, 19);
+	assert_int_equal(dl_batch_set_schema(b, wrong), DL_ESCHEMA);
+	assert_ptr_equal(b->schema, logical);
+	dl_type *d = dl_type_decimal(11, 2);
+	assert_int_equal(dl_array_set_type(b->cols[7], d), DL_ESCHEMA);
+	dl_type_unref(d);
+	dl_type_unref(wrong);
+	dl_type_unref(logical);
+	dl_type_unref(renamed);
+	dl_batch_free(expect);
+	dl_batch_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +310,7 @@ int main(void)
 		cmocka_unit_test(new_null_and_empty_arrays),
 		cmocka_unit_test(bit_copy_matches_reference),
 		cmocka_unit_test(repeat_and_batch_slice_concat),
+		cmocka_unit_test(relabel_with_same_layout),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
