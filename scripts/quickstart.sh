@@ -55,10 +55,27 @@ section "Errors say what to do"
 expect_fail 2 "A typo: exit code 2 and a suggestion" deltalake versoin
 expect_fail 2 "An unknown option: exit code 2" deltalake version --colour
 
+# Shared test data (the conformance tables): as the tests find it.
+shared=${DL_SHARED_DIR:-$root/../shared}
+[ -d "$shared/conformance" ] || shared=/work/shared
+
+pq=$(find "$shared/conformance/golden/data-reader-nested-struct" -name '*.parquet' 2>/dev/null | sort | head -1)
+if has parquet cat && [ -n "$pq" ]; then
+	cp "$pq" "$work/nested.parquet"
+	cd "$work"
+	section "Parquet files"
+	step "The schema of a Parquet file Spark wrote (a nested struct)" deltalake parquet schema nested.parquet
+	step "Its rows: nested values print like Spark's show()" deltalake parquet cat nested.parquet --limit 3
+	step "The same rows as JSON lines, ready for jq or DuckDB" \
+		deltalake parquet cat nested.parquet --format jsonl --limit 2
+	step "Only some columns, as CSV" deltalake parquet cat nested.parquet --columns b --format csv
+fi
+
+cd "$work"
 section "Results to a file"
 step "-o writes the results to a file (only when the command succeeds)" \
-	deltalake version -v --format csv -o "$work/versions.csv"
+	deltalake version -v --format csv -o versions.csv
 printf '%s# the file:%s\n' "$dim" "$off"
-cat "$work/versions.csv"
+cat versions.csv
 
 printf '\n%sDone.%s Next: README.md for the C library, docs/CLI.md for every command.\n' "$bold" "$off"
