@@ -1,0 +1,92 @@
+/* The expression tree shared by the parser, printer, binder, evaluator and
+ * pruner. Nodes live in the owning dl_expr's arena. */
+#ifndef DL_EXPR_AST_H
+#define DL_EXPR_AST_H
+#include "expr/expr.h"
+#include "util/arena.h"
+
+typedef enum ex_kind {
+	EX_LIT,      /* lit */
+	EX_INTERVAL, /* months/days/micros */
+	EX_COL,      /* path[npath]; bound: colidx[] */
+	EX_OP,       /* op over args (unary or binary) */
+	EX_CALL,     /* name(args) */
+	EX_CAST,     /* CAST(args[0] AS to); try_cast when flag */
+	EX_CASE,     /* operand? (WHEN c THEN v)* ELSE? -- see case_* fields */
+	EX_IN,       /* args[0] [NOT] IN (args[1..]) */
+	EX_BETWEEN,  /* args[0] [NOT] BETWEEN args[1] AND args[2] */
+	EX_LIKE,     /* args[0] [NOT] LIKE/ILIKE/RLIKE args[1] [ESCAPE c] */
+	EX_IS,       /* args[0] IS [NOT] NULL/TRUE/FALSE */
+	EX_INDEX,    /* args[0][args[1]] */
+	EX_FIELD,    /* args[0].name (on a computed struct) */
+} ex_kind;
+
+typedef enum ex_op {
+	OP_NEG, OP_POS, OP_NOT, OP_BITNOT,                 /* unary */
+	OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD, OP_IDIV,   /* arithmetic */
+	OP_CONCAT, OP_BITAND, OP_BITOR, OP_BITXOR,
+	OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, OP_NSEQ, /* comparisons */
+	OP_AND, OP_OR,
+} ex_op;
+
+typedef enum ex_like_kind { LIKE_LIKE, LIKE_ILIKE, LIKE_RLIKE } ex_like_kind;
+typedef enum ex_is_kind { IS_NULL, IS_TRUE, IS_FALSE } ex_is_kind;
+
+struct ex_func;
+
+typedef struct ex_node ex_node;
+struct ex_node {
+	ex_kind kind;
+	int op;        /* ex_op, ex_like_kind or ex_is_kind */
+	bool negated;  /* NOT IN / NOT BETWEEN / NOT LIKE / IS NOT */
+	bool flag;     /* CAST: try_cast; CASE: has operand; CALL: star arg */
+	bool has_else; /* CASE */
+	int pos;       /* byte offset in the source text */
+	int nargs;
+	ex_node **args;
+	dl_scalar lit;       /* EX_LIT */
+	char **path;         /* EX_COL (names), EX_FIELD (path[0]) */
+	int npath;
+	const char *name;    /* EX_CALL: function name as written (lowercased) */
+	dl_type *to;         /* EX_CAST target (a reference) */
+	int32_t months;      /* EX_INTERVAL */
+	int32_t days;
+	int64_t micros;
+	int escape;          /* EX_LIKE escape char, -1 for none */
+	/* Bound state. */
+	dl_type *type;       /* result type (a reference) */
+	int *colidx;         /* EX_COL: field index per path step */
+	const struct ex_func *fn; /* EX_CALL */
+	void *aux;           /* per-node precompiled state (regex, like pattern) */
+};
+
+/* Owner of every node of an expression. */
+struct dl_expr {
+	dl_arena arena;
+	ex_node *root;       /* as parsed (printing) */
+	ex_node *bound;      /* after dl_expr_bind, NULL before */
+	dl_type *schema;     /* the bound schema (a reference) */
+	dl_buf scratch;      /* eval_scalar string storage */
+	/* references to release on free */
+	dl_type **types;
+	size_t ntypes, captypes;
+	void **auxs;
+	void (**aux_free)(void *);
+	size_t naux, capaux;
+};
+
+ex_node *ex_node_new(dl_expr *e, ex_kind kind, int pos);
+int ex_node_set_args(dl_expr *e, ex_node *n, int nargs);
+/* Registers a type reference owned by e (released in dl_expr_free);
+ * returns t, or NULL (DL_ENOMEM, t released) on failure. */
+dl_type *ex_keep_type(dl_expr *e, dl_type *t);
+int ex_keep_aux(dl_expr *e, void *aux, void (*free_fn)(void *));
+dl_expr *ex_expr_new(void);
+ex_node *ex_copy_tree(dl_expr *dst, const ex_node *n);
+
+/* Printing a node (printer.c). */
+int ex_print(dl_buf *out, const ex_node *n);
+/* Printing a scalar as a SQL literal. */
+int ex_print_scalar(dl_buf *out, const dl_scalar *s);
+
+#endif

@@ -1,0 +1,125 @@
+/* Internals of vectorized evaluation. A node evaluates to an ex_vec: an
+ * array of the batch's length, or a one-row constant that stands for every
+ * row. Kernels specialize hot operator/type pairs; everything else runs
+ * through the row driver, which calls a function's row callback in a tight
+ * loop over the batch with no per-row allocation. */
+#ifndef DL_EXPR_EVAL_H
+#define DL_EXPR_EVAL_H
+#include "columnar/builder.h"
+#include "expr/ast.h"
+#include "util/tz.h"
+
+__extension__ typedef unsigned __int128 ex_u128;
+
+typedef struct ex_vec {
+	const dl_array *a;
+	dl_array *owned; /* == a when owned */
+	bool is_const;   /* a has one row standing for all */
+} ex_vec;
+
+typedef struct ex_run {
+	const dl_batch *batch;
+	int64_t n;
+	const dl_tz *tz;
+	int64_t now_us;
+	dl_expr *e;
+	bool ctx_ok;
+} ex_run;
+
+/* A value of one row. */
+typedef struct ex_val {
+	bool null;
+	union {
+		bool b;
+		int64_t i;  /* integral, DATE, TIMESTAMP(_NTZ) */
+		double d;   /* FLOAT, DOUBLE */
+		dl_i128 dec;
+		struct {
+			const char *p;
+			int64_t n;
+		} s;        /* STRING, BINARY */
+		struct {
+			const dl_array *a;
+			int64_t row;
+		} ref;      /* nested: the array and row holding it */
+	} v;
+} ex_val;
+
+/* What a row callback sees. */
+typedef struct ex_row {
+	ex_run *run;
+	const ex_node *node;
+	dl_buf *buf;   /* scratch for string results (cleared per row) */
+	int nargs;
+	const dl_type *const *argt; /* argument types */
+} ex_row;
+
+typedef int (*ex_row_fn)(ex_row *r, ex_val *out, const ex_val *args);
+typedef int (*ex_vec_fn)(ex_vec *out, const ex_node *n, ex_vec *args, ex_run *r);
+
+enum {
+	FN_DET = 1,      /* deterministic */
+	FN_NULLX = 2,    /* any NULL argument gives NULL without calling */
+	FN_LAZY = 4,     /* evaluates its own arguments (if, coalesce...) */
+};
+
+struct ex_bind;
+typedef struct ex_func {
+	const char *name;
+	int min_args, max_args; /* max -1: variadic */
+	int flags;
+	const char *argspec;    /* per argument (last repeats): see binder.c */
+	char result;            /* result type code, or 0 when bind decides */
+	int (*bind)(struct ex_bind *b, ex_node *n);
+	ex_row_fn row;
+	ex_vec_fn vec;
+} ex_func;
+
+const ex_func *ex_func_lookup(const char *name);
+
+int ex_eval_node(ex_vec *out, const ex_node *n, ex_run *r);
+void ex_vec_release(ex_vec *v);
+static inline int64_t ex_row_of(const ex_vec *v, int64_t i)
+{
+	return v->is_const ? 0 : i;
+}
+void ex_val_load(ex_val *out, const dl_array *a, int64_t row);
+int ex_builder_put(dl_builder *b, const ex_val *v);
+/* Calls fn for every row; nulls short-circuit when null_intolerant. */
+int ex_eval_rows(ex_vec *out, const ex_node *n, ex_vec *args, int nargs, ex_run *r, ex_row_fn fn,
+                 bool null_intolerant);
+
+/* Casting one value (cast.c). out strings go to buf. */
+int ex_cast_val(ex_val *out, const ex_val *in, const dl_type *from, const dl_type *to, bool try_cast,
+                const dl_tz *tz, dl_buf *buf);
+/* The value of a scalar / into a scalar. */
+void ex_val_from_scalar(ex_val *out, const dl_scalar *s);
+void ex_scalar_from_val(dl_scalar *out, const ex_val *v, const dl_type *t);
+/* Total order used by comparisons (NaN greatest, -0.0 == 0.0). Both
+ * values non-null, same type. */
+int ex_val_cmp(const ex_val *a, const ex_val *b, const dl_type *t);
+bool ex_val_eq(const ex_val *a, const ex_val *b, const dl_type *t);
+
+/* Builds a dl_array holding one scalar row. */
+int ex_const_array(dl_array **out, const dl_type *t, const ex_val *v);
+
+/* Spark-style errors. */
+int ex_err_overflow(const char *what, const char *try_fn);
+int ex_err_divzero(void);
+int ex_err_cast(const ex_val *v, const dl_type *from, const dl_type *to);
+
+/* Kernels (kernels.c): return 1 when handled, 0 when not applicable. */
+int ex_kernel_op(ex_vec *out, const ex_node *n, ex_vec *args, ex_run *r);
+
+/* Decimal helpers (decimal.c). */
+dl_i128 ex_pow10(int k);
+/* Rescales with HALF_UP rounding; false on overflow of precision. */
+bool ex_dec_rescale(dl_i128 v, int from_scale, int to_scale, int to_precision, dl_i128 *out);
+bool ex_dec_fits(dl_i128 v, int precision);
+int ex_dec_to_text(char *out, dl_i128 v, int scale);
+double ex_dec_to_double(dl_i128 v, int scale);
+
+/* Sets *tz from the context (UTC default). */
+int ex_run_init(ex_run *r, dl_expr *e, const dl_batch *b, const dl_eval_ctx *ctx);
+
+#endif

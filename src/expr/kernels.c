@@ -1,0 +1,376 @@
+/* Typed loops for the hot cases: comparisons and + - * / on fixed-width
+ * numbers (column vs column and column vs constant), and widening casts.
+ * Results are written 8 rows per output byte with no branches in the inner
+ * loop; overflow and division by zero are detected with a sticky flag and
+ * reported only if a valid (non-null) row caused them. */
+#include "columnar/bits.h"
+#include "expr/eval.h"
+#include "util/error.h"
+#include "util/mem.h"
+#include <math.h>
+#include <string.h>
+
+/* Validity of a binary result: AND of both inputs (constants broadcast).
+ * Returns -1 when a constant input is null (the whole result is null). */
+static int merged_validity(uint8_t **out, const ex_vec *a, const ex_vec *b, int64_t n)
+{
+	*out = NULL;
+	const ex_vec *v[2] = {a, b};
+	for (int k = 0; k < 2; k++)
+		if (v[k] && v[k]->is_const && !dl_array_is_valid(v[k]->a, 0)) return -1;
+	const uint8_t *va = a && !a->is_const ? a->a->validity : NULL;
+	const uint8_t *vb = b && !b->is_const ? b->a->validity : NULL;
+	if (!va && !vb) return 0;
+	size_t bytes = (size_t)(n + 7) / 8;
+	*out = dl_malloc(bytes ? bytes : 1);
+	if (!*out) return DL_ENOMEM;
+	for (size_t i = 0; i < bytes; i++) (*out)[i] = (va ? va[i] : 0xFF) & (vb ? vb[i] : 0xFF);
+	return 0;
+}
+
+static int all_null(ex_vec *out, const dl_type *t)
+{
+	ex_val v = {.null = true};
+	dl_array *a;
+	DL_TRY(ex_const_array(&a, t, &v));
+	out->a = out->owned = a;
+	out->is_const = true;
+	return 1;
+}
+
+static int swap_op(int op)
+{
+	switch (op) {
+	case OP_LT: return OP_GT;
+	case OP_LE: return OP_GE;
+	case OP_GT: return OP_LT;
+	case OP_GE: return OP_LE;
+	default: return op;
+	}
+}
+
+#define PACK8(expr)                                                     \
+	do {                                                                \
+		int64_t nfull = n / 8;                                          \
+		for (int64_t k = 0; k < nfull; k++) {                           \
+			uint8_t byte = 0;                                           \
+			for (int j = 0; j < 8; j++) {                               \
+				int64_t i = k * 8 + j;                                  \
+				byte |= (uint8_t)((expr) ? 1u : 0u) << j;               \
+			}                                                           \
+			bits[k] = byte;                                             \
+		}                                                               \
+		for (int64_t i = nfull * 8; i < n; i++)                          \
+			if (expr) bits[i >> 3] |= (uint8_t)(1u << (i & 7));          \
+	} while (0)
+
+#define CMP_VC(T, x, c)                                         \
+	switch (op) {                                               \
+	case OP_EQ: PACK8((x)[i] == (c)); break;                    \
+	case OP_NE: PACK8((x)[i] != (c)); break;                    \
+	case OP_LT: PACK8((x)[i] < (c)); break;                     \
+	case OP_LE: PACK8((x)[i] <= (c)); break;                    \
+	case OP_GT: PACK8((x)[i] > (c)); break;                     \
+	default: PACK8((x)[i] >= (c)); break;                       \
+	}
+
+#define CMP_VV(x, y)                                            \
+	switch (op) {                                               \
+	case OP_EQ: PACK8((x)[i] == (y)[i]); break;                 \
+	case OP_NE: PACK8((x)[i] != (y)[i]); break;                 \
+	case OP_LT: PACK8((x)[i] < (y)[i]); break;                  \
+	case OP_LE: PACK8((x)[i] <= (y)[i]); break;                 \
+	case OP_GT: PACK8((x)[i] > (y)[i]); break;                  \
+	default: PACK8((x)[i] >= (y)[i]); break;                    \
+	}
+
+/* Doubles: NaN is the greatest value and equals itself (Spark). With a
+ * non-NaN constant, > and >= are the negations of <= and <. */
+#define CMP_DVC(x, c)                                           \
+	switch (op) {                                               \
+	case OP_EQ: PACK8((x)[i] == (c)); break;                    \
+	case OP_NE: PACK8(!((x)[i] == (c))); break;                 \
+	case OP_LT: PACK8((x)[i] < (c)); break;                     \
+	case OP_LE: PACK8((x)[i] <= (c)); break;                    \
+	case OP_GT: PACK8(!((x)[i] <= (c))); break;                 \
+	default: PACK8(!((x)[i] < (c))); break;                     \
+	}
+
+static inline int dcmp(double a, double b)
+{
+	if (a < b) return -1;
+	if (a > b) return 1;
+	if (a == b) return 0;
+	return isnan(a) ? (isnan(b) ? 0 : 1) : -1;
+}
+
+static int cmp_kernel(ex_vec *out, const ex_node *n_, ex_vec *args, ex_run *r)
+{
+	const dl_type *t = args[0].a->type;
+	dl_type_id id = t->id;
+	int w = dl_type_fixed_width(t);
+	if (!w || id == DL_TYPE_DECIMAL || id == DL_TYPE_BOOLEAN) return 0;
+	ex_vec *x = &args[0], *y = &args[1];
+	int op = n_->op;
+	if (x->is_const && y->is_const) return 0;
+	if (x->is_const) {
+		ex_vec *t2 = x;
+		x = y;
+		y = t2;
+		op = swap_op(op);
+	}
+	int64_t n = r->n;
+	uint8_t *vld;
+	int rc = merged_validity(&vld, x, y, n);
+	if (rc == -1) return all_null(out, n_->type);
+	if (rc < 0) return rc;
+	dl_type *bt = dl_type_new(DL_TYPE_BOOLEAN);
+	dl_array *res = bt ? dl_array_new(bt, n) : NULL;
+	if (bt) dl_type_unref(bt);
+	if (!res) {
+		dl_free(vld);
+		return DL_ENOMEM;
+	}
+	uint8_t *bits = res->values;
+	const void *xv = x->a->values, *yv = y->a->values;
+	if (y->is_const) {
+		switch (id) {
+		case DL_TYPE_BYTE: { int8_t c = *(const int8_t *)yv; const int8_t *p = xv; CMP_VC(int8_t, p, c); break; }
+		case DL_TYPE_SHORT: { int16_t c = *(const int16_t *)yv; const int16_t *p = xv; CMP_VC(int16_t, p, c); break; }
+		case DL_TYPE_INTEGER:
+		case DL_TYPE_DATE: { int32_t c = *(const int32_t *)yv; const int32_t *p = xv; CMP_VC(int32_t, p, c); break; }
+		case DL_TYPE_FLOAT:
+		case DL_TYPE_DOUBLE: {
+			double c = id == DL_TYPE_FLOAT ? *(const float *)yv : *(const double *)yv;
+			if (isnan(c)) {
+				dl_array_free(res);
+				dl_free(vld);
+				return 0;
+			}
+			if (id == DL_TYPE_FLOAT) {
+				float cf = (float)c;
+				const float *p = xv;
+				CMP_DVC(p, cf);
+			} else {
+				const double *p = xv;
+				CMP_DVC(p, c);
+			}
+			break;
+		}
+		default: { int64_t c = *(const int64_t *)yv; const int64_t *p = xv; CMP_VC(int64_t, p, c); break; }
+		}
+	} else {
+		switch (id) {
+		case DL_TYPE_BYTE: { const int8_t *p = xv, *q = yv; CMP_VV(p, q); break; }
+		case DL_TYPE_SHORT: { const int16_t *p = xv, *q = yv; CMP_VV(p, q); break; }
+		case DL_TYPE_INTEGER:
+		case DL_TYPE_DATE: { const int32_t *p = xv, *q = yv; CMP_VV(p, q); break; }
+		case DL_TYPE_FLOAT: {
+			const float *p = xv, *q = yv;
+			switch (op) {
+			case OP_EQ: PACK8(dcmp(p[i], q[i]) == 0); break;
+			case OP_NE: PACK8(dcmp(p[i], q[i]) != 0); break;
+			case OP_LT: PACK8(dcmp(p[i], q[i]) < 0); break;
+			case OP_LE: PACK8(dcmp(p[i], q[i]) <= 0); break;
+			case OP_GT: PACK8(dcmp(p[i], q[i]) > 0); break;
+			default: PACK8(dcmp(p[i], q[i]) >= 0); break;
+			}
+			break;
+		}
+		case DL_TYPE_DOUBLE: {
+			const double *p = xv, *q = yv;
+			switch (op) {
+			case OP_EQ: PACK8(dcmp(p[i], q[i]) == 0); break;
+			case OP_NE: PACK8(dcmp(p[i], q[i]) != 0); break;
+			case OP_LT: PACK8(dcmp(p[i], q[i]) < 0); break;
+			case OP_LE: PACK8(dcmp(p[i], q[i]) <= 0); break;
+			case OP_GT: PACK8(dcmp(p[i], q[i]) > 0); break;
+			default: PACK8(dcmp(p[i], q[i]) >= 0); break;
+			}
+			break;
+		}
+		default: { const int64_t *p = xv, *q = yv; CMP_VV(p, q); break; }
+		}
+	}
+	res->validity = vld;
+	res->null_count = vld ? -1 : 0;
+	out->a = out->owned = res;
+	out->is_const = false;
+	return 1;
+}
+
+/* ---- arithmetic -------------------------------------------------------- */
+
+static bool valid_row(const uint8_t *vld, int64_t i)
+{
+	return !vld || dl_bit_get(vld, i);
+}
+
+/* After a sticky flag: find whether any valid row really failed. */
+#define CHECK_ROWS(cond, err)                              \
+	for (int64_t i = 0; i < n; i++)                        \
+		if (valid_row(vld, i) && (cond)) {                 \
+			rc = (err);                                    \
+			break;                                         \
+		}
+
+#define INT_ARITH(T, BUILTIN, word, tryname)                                                         \
+	do {                                                                                             \
+		T *o = res->values;                                                                          \
+		const T *p = x->a->values, *q = y->a->values;                                                \
+		bool ovf = false;                                                                            \
+		T tmp;                                                                                       \
+		if (xc) {                                                                                    \
+			T c = p[0];                                                                              \
+			for (int64_t i = 0; i < n; i++) ovf |= BUILTIN(c, q[i], &o[i]);                          \
+			if (ovf) CHECK_ROWS(BUILTIN(c, q[i], &tmp), ex_err_overflow(word, tryname));             \
+		} else if (yc) {                                                                             \
+			T c = q[0];                                                                              \
+			for (int64_t i = 0; i < n; i++) ovf |= BUILTIN(p[i], c, &o[i]);                          \
+			if (ovf) CHECK_ROWS(BUILTIN(p[i], c, &tmp), ex_err_overflow(word, tryname));             \
+		} else {                                                                                     \
+			for (int64_t i = 0; i < n; i++) ovf |= BUILTIN(p[i], q[i], &o[i]);                       \
+			if (ovf) CHECK_ROWS(BUILTIN(p[i], q[i], &tmp), ex_err_overflow(word, tryname));          \
+		}                                                                                            \
+	} while (0)
+
+#define DBL_ARITH(T, OPX)                                                  \
+	do {                                                                   \
+		T *o = res->values;                                                \
+		const T *p = x->a->values, *q = y->a->values;                      \
+		if (xc) {                                                          \
+			T c = p[0];                                                    \
+			for (int64_t i = 0; i < n; i++) o[i] = c OPX q[i];             \
+		} else if (yc) {                                                   \
+			T c = q[0];                                                    \
+			for (int64_t i = 0; i < n; i++) o[i] = p[i] OPX c;             \
+		} else {                                                           \
+			for (int64_t i = 0; i < n; i++) o[i] = p[i] OPX q[i];          \
+		}                                                                  \
+	} while (0)
+
+static bool add32(int32_t a, int32_t b, int32_t *o) { return __builtin_add_overflow(a, b, o); }
+static bool sub32(int32_t a, int32_t b, int32_t *o) { return __builtin_sub_overflow(a, b, o); }
+static bool mul32(int32_t a, int32_t b, int32_t *o) { return __builtin_mul_overflow(a, b, o); }
+static bool add64(int64_t a, int64_t b, int64_t *o) { return __builtin_add_overflow(a, b, o); }
+static bool sub64(int64_t a, int64_t b, int64_t *o) { return __builtin_sub_overflow(a, b, o); }
+static bool mul64(int64_t a, int64_t b, int64_t *o) { return __builtin_mul_overflow(a, b, o); }
+
+static int arith_kernel(ex_vec *out, const ex_node *nd, ex_vec *args, ex_run *r)
+{
+	dl_type_id id = nd->type->id;
+	int op = nd->op;
+	if (args[0].a->type->id != id || args[1].a->type->id != id) return 0;
+	if (id != DL_TYPE_INTEGER && id != DL_TYPE_LONG && id != DL_TYPE_DOUBLE) return 0;
+	if (op != OP_ADD && op != OP_SUB && op != OP_MUL && !(op == OP_DIV && id == DL_TYPE_DOUBLE)) return 0;
+	ex_vec *x = &args[0], *y = &args[1];
+	bool xc = x->is_const, yc = y->is_const;
+	if (xc && yc) return 0;
+	int64_t n = r->n;
+	uint8_t *vld;
+	int rc = merged_validity(&vld, x, y, n);
+	if (rc == -1) return all_null(out, nd->type);
+	if (rc < 0) return rc;
+	dl_array *res = dl_array_new(nd->type, n);
+	if (!res) {
+		dl_free(vld);
+		return DL_ENOMEM;
+	}
+	static const char *const tryn[] = {[OP_ADD] = "try_add", [OP_SUB] = "try_subtract", [OP_MUL] = "try_multiply"};
+	if (id == DL_TYPE_INTEGER) {
+		if (op == OP_ADD) INT_ARITH(int32_t, add32, "integer", tryn[op]);
+		else if (op == OP_SUB) INT_ARITH(int32_t, sub32, "integer", tryn[op]);
+		else INT_ARITH(int32_t, mul32, "integer", tryn[op]);
+	} else if (id == DL_TYPE_LONG) {
+		if (op == OP_ADD) INT_ARITH(int64_t, add64, "long", tryn[op]);
+		else if (op == OP_SUB) INT_ARITH(int64_t, sub64, "long", tryn[op]);
+		else INT_ARITH(int64_t, mul64, "long", tryn[op]);
+	} else {
+		if (op == OP_ADD) DBL_ARITH(double, +);
+		else if (op == OP_SUB) DBL_ARITH(double, -);
+		else if (op == OP_MUL) DBL_ARITH(double, *);
+		else {
+			const double *q = y->a->values;
+			if (yc && q[0] == 0) rc = ex_err_divzero();
+			if (!yc) CHECK_ROWS(q[i] == 0, ex_err_divzero());
+			if (rc == 0) DBL_ARITH(double, /);
+		}
+	}
+	if (rc < 0) {
+		dl_array_free(res);
+		dl_free(vld);
+		return rc;
+	}
+	res->validity = vld;
+	res->null_count = vld ? -1 : 0;
+	out->a = out->owned = res;
+	out->is_const = false;
+	return 1;
+}
+
+int ex_kernel_op(ex_vec *out, const ex_node *n, ex_vec *args, ex_run *r)
+{
+	switch (n->op) {
+	case OP_EQ:
+	case OP_NE:
+	case OP_LT:
+	case OP_LE:
+	case OP_GT:
+	case OP_GE: return cmp_kernel(out, n, args, r);
+	case OP_ADD:
+	case OP_SUB:
+	case OP_MUL:
+	case OP_DIV: return arith_kernel(out, n, args, r);
+	default: return 0;
+	}
+}
+
+/* Widening numeric casts that cannot fail. */
+int ex_kernel_cast(ex_vec *out, const ex_node *n, ex_vec *arg, ex_run *r)
+{
+	dl_type_id f = arg->a->type->id, t = n->type->id;
+	if (arg->is_const) return 0;
+	bool ok = (t == DL_TYPE_LONG && (f == DL_TYPE_INTEGER || f == DL_TYPE_SHORT || f == DL_TYPE_BYTE)) ||
+	          (t == DL_TYPE_DOUBLE && (f == DL_TYPE_INTEGER || f == DL_TYPE_LONG || f == DL_TYPE_FLOAT ||
+	                                   f == DL_TYPE_SHORT || f == DL_TYPE_BYTE)) ||
+	          (t == DL_TYPE_INTEGER && (f == DL_TYPE_SHORT || f == DL_TYPE_BYTE));
+	if (!ok) return 0;
+	int64_t n_ = r->n;
+	dl_array *res = dl_array_new(n->type, n_);
+	if (!res) return DL_ENOMEM;
+	const void *src = arg->a->values;
+#define WIDEN(TO, FROM)                                                                      \
+	do {                                                                                     \
+		TO *o = res->values;                                                                 \
+		const FROM *p = src;                                                                 \
+		for (int64_t i = 0; i < n_; i++) o[i] = (TO)p[i];                                    \
+	} while (0)
+	if (t == DL_TYPE_LONG) {
+		if (f == DL_TYPE_INTEGER) WIDEN(int64_t, int32_t);
+		else if (f == DL_TYPE_SHORT) WIDEN(int64_t, int16_t);
+		else WIDEN(int64_t, int8_t);
+	} else if (t == DL_TYPE_INTEGER) {
+		if (f == DL_TYPE_SHORT) WIDEN(int32_t, int16_t);
+		else WIDEN(int32_t, int8_t);
+	} else {
+		if (f == DL_TYPE_INTEGER) WIDEN(double, int32_t);
+		else if (f == DL_TYPE_LONG) WIDEN(double, int64_t);
+		else if (f == DL_TYPE_FLOAT) WIDEN(double, float);
+		else if (f == DL_TYPE_SHORT) WIDEN(double, int16_t);
+		else WIDEN(double, int8_t);
+	}
+#undef WIDEN
+	if (arg->a->validity) {
+		size_t bytes = (size_t)(n_ + 7) / 8;
+		res->validity = dl_malloc(bytes ? bytes : 1);
+		if (!res->validity) {
+			dl_array_free(res);
+			return DL_ENOMEM;
+		}
+		memcpy(res->validity, arg->a->validity, bytes);
+		res->null_count = -1;
+	}
+	out->a = out->owned = res;
+	out->is_const = false;
+	return 1;
+}

@@ -1,0 +1,861 @@
+/* Recursive-descent parser for Spark SQL expressions, following the
+ * precedence of Spark's SqlBaseParser (lowest first):
+ *   OR; AND; NOT/!; predicates (BETWEEN, IN, LIKE, IS); comparisons;
+ *   |; ^; &; + - ||; * / % DIV; unary - + ~; postfix [i] .f ::type. */
+#include "expr/ast.h"
+#include "expr/datetime.h"
+#include "expr/lexer.h"
+#include "expr/parse_util.h"
+#include "util/error.h"
+#include "util/mem.h"
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define MAX_DEPTH 200
+
+typedef struct parser {
+	dl_expr *e;
+	ex_lexer lx;
+	ex_token tok;  /* current */
+	ex_token peek; /* next, when has_peek */
+	bool has_peek;
+	int depth;
+} parser;
+
+static int advance(parser *p)
+{
+	if (p->has_peek) {
+		p->tok = p->peek;
+		p->has_peek = false;
+		return 0;
+	}
+	return ex_lex_next(&p->lx, &p->tok);
+}
+
+static int peek(parser *p, ex_token **out)
+{
+	if (!p->has_peek) {
+		DL_TRY(ex_lex_next(&p->lx, &p->peek));
+		p->has_peek = true;
+	}
+	*out = &p->peek;
+	return 0;
+}
+
+static int syntax_error(parser *p, const char *expected)
+{
+	if (p->tok.kind == TK_EOF)
+		return dl_error_set(DL_EINVALID, "syntax error at position %d near end of input: expected %s",
+		                    p->tok.pos, expected);
+	int n = (int)(p->tok.len > 40 ? 40 : p->tok.len);
+	return dl_error_set(DL_EINVALID, "syntax error at position %d near '%.*s': expected %s", p->tok.pos, n,
+	                    p->tok.p, expected);
+}
+
+static bool is_op(const parser *p, const char *op)
+{
+	return p->tok.kind == TK_OP && strcmp(p->tok.op, op) == 0;
+}
+
+static bool is_kw(const parser *p, const char *kw)
+{
+	return ex_tok_is(&p->tok, kw);
+}
+
+static int expect_op(parser *p, const char *op, const char *what)
+{
+	if (!is_op(p, op)) return syntax_error(p, what);
+	return advance(p);
+}
+
+static int expect_kw(parser *p, const char *kw, const char *what)
+{
+	if (!is_kw(p, kw)) return syntax_error(p, what);
+	return advance(p);
+}
+
+static int parse_expr(parser *p, ex_node **out);
+static int parse_value(parser *p, ex_node **out);
+static int parse_unary(parser *p, ex_node **out);
+
+static ex_node *node(parser *p, ex_kind k, int pos)
+{
+	return ex_node_new(p->e, k, pos);
+}
+
+static int make_op(parser *p, ex_node **out, int op, int pos, ex_node *a, ex_node *b)
+{
+	ex_node *n = node(p, EX_OP, pos);
+	if (!n || ex_node_set_args(p->e, n, b ? 2 : 1) < 0) return DL_ENOMEM;
+	n->op = op;
+	n->args[0] = a;
+	if (b) n->args[1] = b;
+	*out = n;
+	return 0;
+}
+
+/* ---- literals ---------------------------------------------------------- */
+
+static int lit_node(parser *p, ex_node **out, int pos, dl_type_id t)
+{
+	ex_node *n = node(p, EX_LIT, pos);
+	if (!n) return DL_ENOMEM;
+	n->lit.type = t;
+	*out = n;
+	return 0;
+}
+
+static int number_literal(parser *p, ex_node **out)
+{
+	ex_token t = p->tok;
+	char *text = dl_arena_strndup(&p->e->arena, t.p, t.len);
+	if (!text) return DL_ENOMEM;
+	dl_scalar s;
+	if (ex_parse_number_literal(text, &s) < 0) {
+		char why[160];
+		snprintf(why, sizeof why, "%s", dl_error_last()->message);
+		return dl_error_set(DL_EINVALID, "syntax error at position %d near '%s': invalid numeric literal (%s)",
+		                    t.pos, text, why);
+	}
+	DL_TRY(lit_node(p, out, t.pos, s.type));
+	(*out)->lit = s;
+	return advance(p);
+}
+
+/* Undoes Spark's string escapes and concatenates adjacent literals
+ * ('a' 'b' is 'ab'). */
+static int string_literal(parser *p, const char **str, size_t *len)
+{
+	dl_buf b = DL_BUF_INIT;
+	int rc = 0;
+	while (p->tok.kind == TK_STRING) {
+		if ((rc = ex_unescape_string(&b, p->tok.p + 1, p->tok.len - 2)) < 0) break;
+		if ((rc = advance(p)) < 0) break;
+	}
+	if (rc == 0) {
+		char *s = dl_arena_strndup(&p->e->arena, b.data ? b.data : "", b.len);
+		if (!s) rc = DL_ENOMEM;
+		*str = s;
+		*len = b.len;
+	}
+	dl_buf_free(&b);
+	return rc;
+}
+
+static int hex_literal(parser *p, ex_node **out)
+{
+	ex_token t = p->tok;
+	const char *h = t.p + 2;
+	size_t n = t.len - 3;
+	if (n % 2) {
+		return dl_error_set(DL_EINVALID, "syntax error at position %d: hex literal X'...' needs an even number of digits",
+		                    t.pos);
+	}
+	char *bytes = dl_arena_alloc(&p->e->arena, n / 2 + 1);
+	if (!bytes) return DL_ENOMEM;
+	for (size_t i = 0; i < n; i += 2) {
+		int hi = ex_hex_value(h[i]), lo = ex_hex_value(h[i + 1]);
+		if (hi < 0 || lo < 0)
+			return dl_error_set(DL_EINVALID, "syntax error at position %d: invalid hex digit in X'...'", t.pos);
+		bytes[i / 2] = (char)(hi << 4 | lo);
+	}
+	DL_TRY(lit_node(p, out, t.pos, DL_TYPE_BINARY));
+	(*out)->lit.v.str.ptr = bytes;
+	(*out)->lit.v.str.len = n / 2;
+	return advance(p);
+}
+
+/* DATE '...', TIMESTAMP '...', TIMESTAMP_NTZ '...', TIMESTAMP_LTZ '...',
+ * X'..' is handled by the lexer. */
+static int typed_literal(parser *p, ex_node **out, dl_type_id t)
+{
+	int pos = p->tok.pos;
+	DL_TRY(advance(p));
+	const char *s;
+	size_t n;
+	DL_TRY(string_literal(p, &s, &n));
+	DL_TRY(lit_node(p, out, pos, t));
+	bool ok;
+	if (t == DL_TYPE_DATE) {
+		int32_t d;
+		ok = ex_date_parse(s, n, &d);
+		(*out)->lit.v.i64 = d;
+	} else {
+		bool zone;
+		ok = ex_ts_parse_zone(s, n, t == DL_TYPE_TIMESTAMP_NTZ, NULL, &(*out)->lit.v.i64, &zone);
+		/* a TIMESTAMP without a zone is wall-clock time in the session
+		 * zone, resolved when binding */
+		(*out)->flag = t == DL_TYPE_TIMESTAMP && !zone;
+	}
+	if (!ok) {
+		return dl_error_set(DL_EINVALID, "syntax error at position %d: cannot parse '%.*s' as a %s literal", pos,
+		                    (int)(n > 60 ? 60 : n), s, t == DL_TYPE_DATE ? "DATE" : "TIMESTAMP");
+	}
+	return 0;
+}
+
+/* INTERVAL <value> <unit> [<value> <unit>...] and INTERVAL '1 2:03' forms
+ * limited to single-unit strings. */
+static int interval_literal(parser *p, ex_node **out)
+{
+	int pos = p->tok.pos;
+	DL_TRY(advance(p));
+	ex_node *n = node(p, EX_INTERVAL, pos);
+	if (!n) return DL_ENOMEM;
+	int parts = 0;
+	for (;;) {
+		bool neg = false;
+		if (is_op(p, "-")) {
+			neg = true;
+			DL_TRY(advance(p));
+		}
+		const char *num;
+		size_t nlen;
+		if (p->tok.kind == TK_STRING) {
+			DL_TRY(string_literal(p, &num, &nlen));
+		} else if (p->tok.kind == TK_NUMBER) {
+			num = p->tok.p;
+			nlen = p->tok.len;
+			DL_TRY(advance(p));
+		} else {
+			if (parts) break;
+			return syntax_error(p, "an interval value");
+		}
+		if (p->tok.kind != TK_IDENT) return syntax_error(p, "an interval unit (YEAR, MONTH, DAY, HOUR...)");
+		char unit[24];
+		size_t ul = p->tok.len < sizeof unit - 1 ? p->tok.len : sizeof unit - 1;
+		memcpy(unit, p->tok.p, ul);
+		unit[ul] = 0;
+		if (ex_interval_add(unit, num, nlen, neg, &n->months, &n->days, &n->micros) < 0)
+			return dl_error_prefix("syntax error at position %d: ", p->tok.pos);
+		DL_TRY(advance(p));
+		parts++;
+	}
+	*out = n;
+	return 0;
+}
+
+/* ---- types ------------------------------------------------------------- */
+
+static int parse_type(parser *p, dl_type **out);
+
+static int parse_int_arg(parser *p, int *v)
+{
+	if (p->tok.kind != TK_NUMBER) return syntax_error(p, "an integer");
+	char buf[16];
+	size_t n = p->tok.len < 15 ? p->tok.len : 15;
+	memcpy(buf, p->tok.p, n);
+	buf[n] = 0;
+	char *end;
+	long x = strtol(buf, &end, 10);
+	if (*end || x < 0 || x > 100000) return syntax_error(p, "a small integer");
+	*v = (int)x;
+	return advance(p);
+}
+
+static int parse_struct_type(parser *p, dl_type **out)
+{
+	DL_TRY(expect_op(p, "<", "'<' after STRUCT"));
+	dl_field fields[256];
+	int n = 0, rc = 0;
+	while (!is_op(p, ">")) {
+		if (n == 256) {
+			rc = dl_error_set(DL_EUNSUPPORTED, "STRUCT type with more than 256 fields in an expression");
+			break;
+		}
+		if (n && (rc = expect_op(p, ",", "',' or '>'")) < 0) break;
+		if (p->tok.kind != TK_IDENT && p->tok.kind != TK_QIDENT) {
+			rc = syntax_error(p, "a field name");
+			break;
+		}
+		char *name = p->tok.kind == TK_QIDENT ? ex_unquote_ident(&p->e->arena, p->tok.p, p->tok.len)
+		                                      : dl_arena_strndup(&p->e->arena, p->tok.p, p->tok.len);
+		if (!name || (rc = advance(p)) < 0) {
+			rc = rc ? rc : DL_ENOMEM;
+			break;
+		}
+		if (is_op(p, ":") && (rc = advance(p)) < 0) break;
+		dl_type *ft;
+		if ((rc = parse_type(p, &ft)) < 0) break;
+		if (is_kw(p, "NOT")) {
+			if ((rc = advance(p)) < 0 || (rc = expect_kw(p, "NULL", "NULL after NOT")) < 0) {
+				dl_type_unref(ft);
+				break;
+			}
+		}
+		fields[n].name = name;
+		fields[n].type = ft;
+		fields[n].nullable = true;
+		fields[n].metadata = NULL;
+		n++;
+	}
+	if (rc == 0) rc = advance(p);
+	if (rc == 0) {
+		*out = dl_type_struct(fields, n);
+		if (!*out) rc = DL_ENOMEM;
+	}
+	for (int i = 0; i < n; i++) dl_type_unref(fields[i].type);
+	return rc;
+}
+
+static int parse_type(parser *p, dl_type **out)
+{
+	if (p->tok.kind != TK_IDENT) return syntax_error(p, "a data type");
+	static const struct {
+		const char *name;
+		dl_type_id id;
+	} simple[] = {
+	    {"BOOLEAN", DL_TYPE_BOOLEAN}, {"TINYINT", DL_TYPE_BYTE},    {"BYTE", DL_TYPE_BYTE},
+	    {"SMALLINT", DL_TYPE_SHORT},  {"SHORT", DL_TYPE_SHORT},     {"INT", DL_TYPE_INTEGER},
+	    {"INTEGER", DL_TYPE_INTEGER}, {"BIGINT", DL_TYPE_LONG},     {"LONG", DL_TYPE_LONG},
+	    {"FLOAT", DL_TYPE_FLOAT},     {"REAL", DL_TYPE_FLOAT},      {"DOUBLE", DL_TYPE_DOUBLE},
+	    {"STRING", DL_TYPE_STRING},   {"BINARY", DL_TYPE_BINARY},   {"DATE", DL_TYPE_DATE},
+	    {"TIMESTAMP", DL_TYPE_TIMESTAMP}, {"TIMESTAMP_LTZ", DL_TYPE_TIMESTAMP},
+	    {"TIMESTAMP_NTZ", DL_TYPE_TIMESTAMP_NTZ}, {"VOID", DL_TYPE_NULL}, {"VARIANT", DL_TYPE_VARIANT},
+	};
+	for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++) {
+		if (!is_kw(p, simple[i].name)) continue;
+		DL_TRY(advance(p));
+		if (simple[i].id == DL_TYPE_DOUBLE && is_kw(p, "PRECISION")) DL_TRY(advance(p));
+		*out = simple[i].id == DL_TYPE_VARIANT ? dl_type_variant() : dl_type_new(simple[i].id);
+		return *out ? 0 : DL_ENOMEM;
+	}
+	if (is_kw(p, "VARCHAR") || is_kw(p, "CHAR")) {
+		int len;
+		DL_TRY(advance(p));
+		DL_TRY(expect_op(p, "(", "'(' and a length"));
+		DL_TRY(parse_int_arg(p, &len));
+		DL_TRY(expect_op(p, ")", "')'"));
+		*out = dl_type_new(DL_TYPE_STRING);
+		return *out ? 0 : DL_ENOMEM;
+	}
+	if (is_kw(p, "DECIMAL") || is_kw(p, "DEC") || is_kw(p, "NUMERIC")) {
+		int prec = 10, scale = 0;
+		DL_TRY(advance(p));
+		if (is_op(p, "(")) {
+			DL_TRY(advance(p));
+			DL_TRY(parse_int_arg(p, &prec));
+			if (is_op(p, ",")) {
+				DL_TRY(advance(p));
+				DL_TRY(parse_int_arg(p, &scale));
+			}
+			DL_TRY(expect_op(p, ")", "')'"));
+		}
+		if (prec < 1 || prec > 38 || scale > prec)
+			return dl_error_set(DL_EINVALID, "DECIMAL(%d,%d) is invalid: precision must be 1..38 and scale <= precision",
+			                    prec, scale);
+		*out = dl_type_decimal(prec, scale);
+		return *out ? 0 : DL_ENOMEM;
+	}
+	if (is_kw(p, "ARRAY")) {
+		dl_type *el;
+		DL_TRY(advance(p));
+		DL_TRY(expect_op(p, "<", "'<' after ARRAY"));
+		DL_TRY(parse_type(p, &el));
+		int rc = expect_op(p, ">", "'>'");
+		if (rc == 0 && !(*out = dl_type_array(el, true))) rc = DL_ENOMEM;
+		dl_type_unref(el);
+		return rc;
+	}
+	if (is_kw(p, "MAP")) {
+		dl_type *k, *v = NULL;
+		DL_TRY(advance(p));
+		DL_TRY(expect_op(p, "<", "'<' after MAP"));
+		DL_TRY(parse_type(p, &k));
+		int rc = expect_op(p, ",", "','");
+		if (rc == 0) rc = parse_type(p, &v);
+		if (rc == 0) rc = expect_op(p, ">", "'>'");
+		if (rc == 0 && !(*out = dl_type_map(k, v, true))) rc = DL_ENOMEM;
+		dl_type_unref(k);
+		if (v) dl_type_unref(v);
+		return rc;
+	}
+	if (is_kw(p, "STRUCT")) {
+		DL_TRY(advance(p));
+		return parse_struct_type(p, out);
+	}
+	return syntax_error(p, "a data type");
+}
+
+/* ---- primaries --------------------------------------------------------- */
+
+static int parse_args(parser *p, ex_node *n, bool allow_star)
+{
+	ex_node *args[256];
+	int na = 0;
+	DL_TRY(expect_op(p, "(", "'('"));
+	if (allow_star && is_op(p, "*")) {
+		n->flag = true;
+		DL_TRY(advance(p));
+	} else if (is_kw(p, "DISTINCT")) {
+		return syntax_error(p, "function arguments (aggregates are not supported in expressions)");
+	}
+	while (!n->flag && !is_op(p, ")")) {
+		if (na == 256) return dl_error_set(DL_EUNSUPPORTED, "more than 256 arguments in a function call");
+		if (na) DL_TRY(expect_op(p, ",", "',' or ')'"));
+		DL_TRY(parse_expr(p, &args[na]));
+		na++;
+	}
+	DL_TRY(expect_op(p, ")", "')'"));
+	DL_TRY(ex_node_set_args(p->e, n, na));
+	memcpy(n->args, args, (size_t)na * sizeof *args);
+	return 0;
+}
+
+static int parse_cast(parser *p, ex_node **out, bool try_cast)
+{
+	ex_node *n = node(p, EX_CAST, p->tok.pos);
+	if (!n || ex_node_set_args(p->e, n, 1) < 0) return DL_ENOMEM;
+	n->flag = try_cast;
+	DL_TRY(advance(p));
+	DL_TRY(expect_op(p, "(", "'(' after CAST"));
+	DL_TRY(parse_expr(p, &n->args[0]));
+	DL_TRY(expect_kw(p, "AS", "AS"));
+	dl_type *t;
+	DL_TRY(parse_type(p, &t));
+	if (!(n->to = ex_keep_type(p->e, t))) return DL_ENOMEM;
+	DL_TRY(expect_op(p, ")", "')'"));
+	*out = n;
+	return 0;
+}
+
+static int parse_case(parser *p, ex_node **out)
+{
+	ex_node *n = node(p, EX_CASE, p->tok.pos);
+	if (!n) return DL_ENOMEM;
+	ex_node *args[512];
+	int na = 0;
+	DL_TRY(advance(p));
+	if (!is_kw(p, "WHEN")) {
+		n->flag = true;
+		DL_TRY(parse_expr(p, &args[na++]));
+	}
+	if (!is_kw(p, "WHEN")) return syntax_error(p, "WHEN");
+	while (is_kw(p, "WHEN")) {
+		if (na > 500) return dl_error_set(DL_EUNSUPPORTED, "CASE with more than 250 branches");
+		DL_TRY(advance(p));
+		DL_TRY(parse_expr(p, &args[na++]));
+		DL_TRY(expect_kw(p, "THEN", "THEN"));
+		DL_TRY(parse_expr(p, &args[na++]));
+	}
+	if (is_kw(p, "ELSE")) {
+		DL_TRY(advance(p));
+		DL_TRY(parse_expr(p, &args[na++]));
+		n->has_else = true;
+	}
+	DL_TRY(expect_kw(p, "END", "WHEN, ELSE or END"));
+	DL_TRY(ex_node_set_args(p->e, n, na));
+	memcpy(n->args, args, (size_t)na * sizeof *args);
+	*out = n;
+	return 0;
+}
+
+static char *ident_text(parser *p)
+{
+	if (p->tok.kind == TK_QIDENT) return ex_unquote_ident(&p->e->arena, p->tok.p, p->tok.len);
+	return dl_arena_strndup(&p->e->arena, p->tok.p, p->tok.len);
+}
+
+/* A column reference a.b.c (dots bind to the name; computed structs use
+ * EX_FIELD) or a function call name(...). */
+static int parse_name(parser *p, ex_node **out)
+{
+	int pos = p->tok.pos;
+	bool quoted = p->tok.kind == TK_QIDENT;
+	char *first = ident_text(p);
+	if (!first) return DL_ENOMEM;
+	DL_TRY(advance(p));
+	if (!quoted && is_op(p, "(")) {
+		ex_node *n = node(p, EX_CALL, pos);
+		if (!n) return DL_ENOMEM;
+		for (char *c = first; *c; c++) *c = (char)tolower((unsigned char)*c);
+		n->name = first;
+		DL_TRY(parse_args(p, n, true));
+		*out = n;
+		return 0;
+	}
+	char *parts[64];
+	int np = 0;
+	parts[np++] = first;
+	while (is_op(p, ".")) {
+		ex_token *nx;
+		DL_TRY(peek(p, &nx));
+		if (nx->kind != TK_IDENT && nx->kind != TK_QIDENT) break;
+		DL_TRY(advance(p));
+		if (np == 64) return dl_error_set(DL_EUNSUPPORTED, "column path deeper than 64 levels");
+		if (!(parts[np++] = ident_text(p))) return DL_ENOMEM;
+		DL_TRY(advance(p));
+	}
+	ex_node *n = node(p, EX_COL, pos);
+	if (!n) return DL_ENOMEM;
+	n->path = dl_arena_calloc(&p->e->arena, (size_t)np, sizeof *n->path);
+	if (!n->path) return DL_ENOMEM;
+	memcpy(n->path, parts, (size_t)np * sizeof *parts);
+	n->npath = np;
+	*out = n;
+	return 0;
+}
+
+static int parse_primary(parser *p, ex_node **out)
+{
+	ex_token *t = &p->tok;
+	if (t->kind == TK_NUMBER) return number_literal(p, out);
+	if (t->kind == TK_HEXSTR) return hex_literal(p, out);
+	if (t->kind == TK_STRING) {
+		int pos = t->pos;
+		const char *s;
+		size_t n;
+		DL_TRY(string_literal(p, &s, &n));
+		DL_TRY(lit_node(p, out, pos, DL_TYPE_STRING));
+		(*out)->lit.v.str.ptr = s;
+		(*out)->lit.v.str.len = n;
+		return 0;
+	}
+	if (t->kind == TK_QIDENT) return parse_name(p, out);
+	if (is_op(p, "(")) {
+		DL_TRY(advance(p));
+		DL_TRY(parse_expr(p, out));
+		return expect_op(p, ")", "')'");
+	}
+	if (t->kind != TK_IDENT) return syntax_error(p, "an expression");
+	if (is_kw(p, "NULL")) {
+		DL_TRY(lit_node(p, out, t->pos, DL_TYPE_NULL));
+		(*out)->lit.is_null = true;
+		return advance(p);
+	}
+	if (is_kw(p, "TRUE") || is_kw(p, "FALSE")) {
+		DL_TRY(lit_node(p, out, t->pos, DL_TYPE_BOOLEAN));
+		(*out)->lit.v.b = is_kw(p, "TRUE");
+		return advance(p);
+	}
+	ex_token *nx;
+	DL_TRY(peek(p, &nx));
+	if (nx->kind == TK_STRING) {
+		if (is_kw(p, "DATE")) return typed_literal(p, out, DL_TYPE_DATE);
+		if (is_kw(p, "TIMESTAMP") || is_kw(p, "TIMESTAMP_LTZ")) return typed_literal(p, out, DL_TYPE_TIMESTAMP);
+		if (is_kw(p, "TIMESTAMP_NTZ")) return typed_literal(p, out, DL_TYPE_TIMESTAMP_NTZ);
+	}
+	if (is_kw(p, "INTERVAL") && (nx->kind == TK_STRING || nx->kind == TK_NUMBER ||
+	                             (nx->kind == TK_OP && strcmp(nx->op, "-") == 0)))
+		return interval_literal(p, out);
+	bool call = nx->kind == TK_OP && strcmp(nx->op, "(") == 0;
+	if (call && is_kw(p, "CAST")) return parse_cast(p, out, false);
+	if (call && is_kw(p, "TRY_CAST")) return parse_cast(p, out, true);
+	if (is_kw(p, "CASE")) return parse_case(p, out);
+	static const char *const reserved[] = {"AND", "OR", "NOT", "IS", "IN", "BETWEEN", "LIKE", "ILIKE", "RLIKE",
+	                                       "WHEN", "THEN", "ELSE", "END", "FROM", "SELECT", "WHERE", "AS", NULL};
+	bool fn_ok = call && (is_kw(p, "RLIKE") || is_kw(p, "LIKE") || is_kw(p, "ILIKE"));
+	for (int i = 0; reserved[i] && !fn_ok; i++)
+		if (is_kw(p, reserved[i])) return syntax_error(p, "an expression");
+	return parse_name(p, out);
+}
+
+static int parse_postfix(parser *p, ex_node **out)
+{
+	DL_TRY(parse_primary(p, out));
+	for (;;) {
+		int pos = p->tok.pos;
+		if (is_op(p, "[")) {
+			ex_node *n = node(p, EX_INDEX, pos);
+			if (!n || ex_node_set_args(p->e, n, 2) < 0) return DL_ENOMEM;
+			DL_TRY(advance(p));
+			n->args[0] = *out;
+			DL_TRY(parse_expr(p, &n->args[1]));
+			DL_TRY(expect_op(p, "]", "']'"));
+			*out = n;
+		} else if (is_op(p, ".")) {
+			DL_TRY(advance(p));
+			if (p->tok.kind != TK_IDENT && p->tok.kind != TK_QIDENT) return syntax_error(p, "a field name");
+			ex_node *n = node(p, EX_FIELD, pos);
+			if (!n || ex_node_set_args(p->e, n, 1) < 0) return DL_ENOMEM;
+			n->args[0] = *out;
+			n->path = dl_arena_calloc(&p->e->arena, 1, sizeof *n->path);
+			if (!n->path || !(n->path[0] = ident_text(p))) return DL_ENOMEM;
+			n->npath = 1;
+			DL_TRY(advance(p));
+			*out = n;
+		} else if (is_op(p, "::")) {
+			ex_node *n = node(p, EX_CAST, pos);
+			if (!n || ex_node_set_args(p->e, n, 1) < 0) return DL_ENOMEM;
+			DL_TRY(advance(p));
+			n->args[0] = *out;
+			dl_type *t;
+			DL_TRY(parse_type(p, &t));
+			if (!(n->to = ex_keep_type(p->e, t))) return DL_ENOMEM;
+			*out = n;
+		} else {
+			return 0;
+		}
+	}
+}
+
+static int parse_unary(parser *p, ex_node **out)
+{
+	int op = -1, pos = p->tok.pos;
+	if (is_op(p, "-")) op = OP_NEG;
+	else if (is_op(p, "+")) op = OP_POS;
+	else if (is_op(p, "~")) op = OP_BITNOT;
+	if (op < 0) return parse_postfix(p, out);
+	if (++p->depth > MAX_DEPTH) return dl_error_set(DL_EINVALID, "expression nested too deeply at position %d", pos);
+	DL_TRY(advance(p));
+	ex_node *a;
+	DL_TRY(parse_unary(p, &a));
+	p->depth--;
+	/* -<number> is a negative literal, as in Spark (so -2147483648 is INT). */
+	if (op == OP_NEG && a->kind == EX_LIT && a->pos == pos + 1 && ex_negate_literal(&a->lit) == 0) {
+		a->pos = pos;
+		*out = a;
+		return 0;
+	}
+	return make_op(p, out, op, pos, a, NULL);
+}
+
+/* Binary levels, from tightest to loosest. */
+typedef struct level {
+	const char *ops[6];
+	int codes[6];
+} level;
+
+static const level levels[] = {
+    {{"*", "/", "%", "DIV"}, {OP_MUL, OP_DIV, OP_MOD, OP_IDIV}},
+    {{"+", "-", "||"}, {OP_ADD, OP_SUB, OP_CONCAT}},
+    {{"&"}, {OP_BITAND}},
+    {{"^"}, {OP_BITXOR}},
+    {{"|"}, {OP_BITOR}},
+    {{"=", "==", "<>", "!=", "<", "<="}, {OP_EQ, OP_EQ, OP_NE, OP_NE, OP_LT, OP_LE}},
+};
+#define NLEVELS ((int)(sizeof levels / sizeof levels[0]))
+
+static int match_level(parser *p, int lvl)
+{
+	const level *L = &levels[lvl];
+	for (int i = 0; i < 6 && L->ops[i]; i++) {
+		if (isalpha((unsigned char)L->ops[i][0]) ? is_kw(p, L->ops[i]) : is_op(p, L->ops[i])) return L->codes[i];
+	}
+	if (lvl == NLEVELS - 1) {
+		if (is_op(p, ">")) return OP_GT;
+		if (is_op(p, ">=")) return OP_GE;
+		if (is_op(p, "<=>")) return OP_NSEQ;
+	}
+	return -1;
+}
+
+static int parse_level(parser *p, int lvl, ex_node **out)
+{
+	if (lvl < 0) return parse_unary(p, out);
+	DL_TRY(parse_level(p, lvl - 1, out));
+	int op;
+	while ((op = match_level(p, lvl)) >= 0) {
+		int pos = p->tok.pos;
+		DL_TRY(advance(p));
+		ex_node *b;
+		DL_TRY(parse_level(p, lvl - 1, &b));
+		DL_TRY(make_op(p, out, op, pos, *out, b));
+	}
+	return 0;
+}
+
+static int parse_value(parser *p, ex_node **out)
+{
+	return parse_level(p, NLEVELS - 1, out);
+}
+
+static int parse_in_list(parser *p, ex_node *lhs, ex_node **out, bool neg, int pos)
+{
+	ex_node *n = node(p, EX_IN, pos);
+	if (!n) return DL_ENOMEM;
+	n->negated = neg;
+	DL_TRY(expect_op(p, "(", "'(' after IN"));
+	size_t cap = 16, na = 1;
+	ex_node **args = dl_malloc(cap * sizeof *args);
+	if (!args) return DL_ENOMEM;
+	args[0] = lhs;
+	int rc = 0;
+	if (is_kw(p, "SELECT")) rc = syntax_error(p, "a list of values (subqueries are not supported)");
+	while (rc == 0) {
+		if (na == cap) {
+			ex_node **g = cap > (1u << 20) ? NULL : dl_reallocarray(args, cap * 2, sizeof *args);
+			if (!g) {
+				rc = DL_ENOMEM;
+				break;
+			}
+			args = g;
+			cap *= 2;
+		}
+		if ((rc = parse_expr(p, &args[na++])) < 0) break;
+		if (is_op(p, ")")) break;
+		rc = expect_op(p, ",", "',' or ')'");
+	}
+	if (rc == 0) rc = advance(p);
+	if (rc == 0) rc = ex_node_set_args(p->e, n, (int)na);
+	if (rc == 0) memcpy(n->args, args, na * sizeof *args);
+	dl_free(args);
+	*out = n;
+	return rc;
+}
+
+static int parse_predicate(parser *p, ex_node **out)
+{
+	DL_TRY(parse_value(p, out));
+	int pos = p->tok.pos;
+	if (is_kw(p, "IS")) {
+		DL_TRY(advance(p));
+		bool neg = false;
+		if (is_kw(p, "NOT")) {
+			neg = true;
+			DL_TRY(advance(p));
+		}
+		if (is_kw(p, "DISTINCT")) {
+			DL_TRY(advance(p));
+			DL_TRY(expect_kw(p, "FROM", "FROM after IS [NOT] DISTINCT"));
+			ex_node *b;
+			DL_TRY(parse_value(p, &b));
+			DL_TRY(make_op(p, out, OP_NSEQ, pos, *out, b));
+			if (!neg) DL_TRY(make_op(p, out, OP_NOT, pos, *out, NULL));
+			return 0;
+		}
+		ex_node *n = node(p, EX_IS, pos);
+		if (!n || ex_node_set_args(p->e, n, 1) < 0) return DL_ENOMEM;
+		n->negated = neg;
+		n->args[0] = *out;
+		if (is_kw(p, "NULL") || is_kw(p, "UNKNOWN")) n->op = IS_NULL;
+		else if (is_kw(p, "TRUE")) n->op = IS_TRUE;
+		else if (is_kw(p, "FALSE")) n->op = IS_FALSE;
+		else return syntax_error(p, "NULL, TRUE, FALSE or DISTINCT FROM after IS");
+		*out = n;
+		return advance(p);
+	}
+	bool neg = false;
+	if (is_kw(p, "NOT")) {
+		ex_token *nx;
+		DL_TRY(peek(p, &nx));
+		static const char *const follow[] = {"IN", "BETWEEN", "LIKE", "ILIKE", "RLIKE", "REGEXP", NULL};
+		bool ok = false;
+		for (int i = 0; follow[i]; i++) ok |= ex_tok_is(nx, follow[i]);
+		if (!ok) return 0; /* the caller reports the stray NOT */
+		neg = true;
+		DL_TRY(advance(p));
+	}
+	if (is_kw(p, "IN")) {
+		DL_TRY(advance(p));
+		return parse_in_list(p, *out, out, neg, pos);
+	}
+	if (is_kw(p, "BETWEEN")) {
+		ex_node *n = node(p, EX_BETWEEN, pos);
+		if (!n || ex_node_set_args(p->e, n, 3) < 0) return DL_ENOMEM;
+		n->negated = neg;
+		n->args[0] = *out;
+		DL_TRY(advance(p));
+		DL_TRY(parse_value(p, &n->args[1]));
+		DL_TRY(expect_kw(p, "AND", "AND in BETWEEN"));
+		DL_TRY(parse_value(p, &n->args[2]));
+		*out = n;
+		return 0;
+	}
+	int lk = is_kw(p, "LIKE") ? LIKE_LIKE : is_kw(p, "ILIKE") ? LIKE_ILIKE
+	         : (is_kw(p, "RLIKE") || is_kw(p, "REGEXP")) ? LIKE_RLIKE : -1;
+	if (lk >= 0) {
+		ex_node *n = node(p, EX_LIKE, pos);
+		if (!n || ex_node_set_args(p->e, n, 2) < 0) return DL_ENOMEM;
+		n->op = lk;
+		n->negated = neg;
+		n->args[0] = *out;
+		DL_TRY(advance(p));
+		DL_TRY(parse_value(p, &n->args[1]));
+		if (lk != LIKE_RLIKE && is_kw(p, "ESCAPE")) {
+			DL_TRY(advance(p));
+			const char *s;
+			size_t len;
+			if (p->tok.kind != TK_STRING) return syntax_error(p, "a one-character string after ESCAPE");
+			DL_TRY(string_literal(p, &s, &len));
+			if (len != 1) return dl_error_set(DL_EINVALID, "the ESCAPE string must be one character, got '%s'", s);
+			n->escape = (unsigned char)s[0];
+		}
+		*out = n;
+		return 0;
+	}
+	if (neg) return syntax_error(p, "IN, BETWEEN or LIKE after NOT");
+	return 0;
+}
+
+static int parse_not(parser *p, ex_node **out)
+{
+	if (is_kw(p, "NOT") || is_op(p, "!")) {
+		int pos = p->tok.pos;
+		if (++p->depth > MAX_DEPTH)
+			return dl_error_set(DL_EINVALID, "expression nested too deeply at position %d", pos);
+		DL_TRY(advance(p));
+		ex_node *a;
+		DL_TRY(parse_not(p, &a));
+		p->depth--;
+		return make_op(p, out, OP_NOT, pos, a, NULL);
+	}
+	return parse_predicate(p, out);
+}
+
+static int parse_and(parser *p, ex_node **out)
+{
+	DL_TRY(parse_not(p, out));
+	while (is_kw(p, "AND")) {
+		int pos = p->tok.pos;
+		DL_TRY(advance(p));
+		ex_node *b;
+		DL_TRY(parse_not(p, &b));
+		DL_TRY(make_op(p, out, OP_AND, pos, *out, b));
+	}
+	return 0;
+}
+
+static int parse_expr(parser *p, ex_node **out)
+{
+	if (++p->depth > MAX_DEPTH)
+		return dl_error_set(DL_EINVALID, "expression nested too deeply at position %d", p->tok.pos);
+	DL_TRY(parse_and(p, out));
+	while (is_kw(p, "OR")) {
+		int pos = p->tok.pos;
+		DL_TRY(advance(p));
+		ex_node *b;
+		DL_TRY(parse_and(p, &b));
+		DL_TRY(make_op(p, out, OP_OR, pos, *out, b));
+	}
+	p->depth--;
+	return 0;
+}
+
+int dl_expr_parse(dl_expr **out, const char *sql)
+{
+	*out = NULL;
+	if (!sql) return dl_error_set(DL_EINVALID, "expression text is NULL");
+	dl_expr *e = ex_expr_new();
+	if (!e) return DL_ENOMEM;
+	parser p = {.e = e, .lx = {sql, strlen(sql), 0}};
+	int rc = advance(&p);
+	if (rc == 0) rc = parse_expr(&p, &e->root);
+	if (rc == 0 && p.tok.kind != TK_EOF) rc = syntax_error(&p, "end of input or an operator");
+	if (rc < 0) {
+		dl_expr_free(e);
+		return rc;
+	}
+	*out = e;
+	return 0;
+}
+
+int ex_parse_type_text(dl_type **out, const char *text)
+{
+	dl_expr *e = ex_expr_new();
+	if (!e) return DL_ENOMEM;
+	parser p = {.e = e, .lx = {text, strlen(text), 0}};
+	int rc = advance(&p);
+	if (rc == 0) rc = parse_type(&p, out);
+	if (rc == 0 && p.tok.kind != TK_EOF) {
+		dl_type_unref(*out);
+		rc = syntax_error(&p, "end of the type");
+	}
+	dl_expr_free(e);
+	return rc;
+}

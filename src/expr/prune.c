@@ -1,0 +1,338 @@
+/* File skipping: can a file whose per-column statistics are known hold a
+ * row for which the predicate is TRUE? The answer must be sound (false only
+ * when certainly no row matches); unknown shapes answer true.
+ *
+ * NOT is pushed down first (3-valued logic keeps NOT(a < b) == a >= b, and
+ * NOT(x AND y) == NOT x OR NOT y, because both sides are NULL exactly
+ * together). Leaves are comparisons of a column (possibly behind an
+ * order-preserving cast) with a constant. String max statistics may be
+ * truncated prefixes (max_is_prefix); float/double max statistics may omit
+ * NaN, which Spark orders above everything, so they never exclude >, >=
+ * or <>. */
+#include "expr/eval.h"
+#include "expr/like.h"
+#include "util/error.h"
+#include <string.h>
+
+typedef struct pr_ctx {
+	const dl_stats_provider *sp;
+} pr_ctx;
+
+typedef struct colinfo {
+	dl_col_stats st;
+	const dl_type *coltype;  /* the column's type */
+	const dl_type *cmptype;  /* the type compared (after a cast) */
+	bool have_min, have_max;
+	ex_val min, max;         /* in cmptype */
+	bool all_null, no_nulls;
+	dl_buf buf;              /* cast scratch */
+} colinfo;
+
+static bool monotonic_cast(const dl_type *from, const dl_type *to)
+{
+	dl_type_id f = from->id, t = to->id;
+	bool fnum = dl_type_is_numeric(from), tnum = dl_type_is_numeric(to);
+	if (fnum && tnum) {
+		/* widening only: narrowing casts can fail or wrap */
+		if (t == DL_TYPE_DOUBLE || t == DL_TYPE_FLOAT) return true;
+		if (t == DL_TYPE_DECIMAL) return true;
+		if (f == DL_TYPE_DECIMAL) return false;
+		return dl_type_fixed_width(to) >= dl_type_fixed_width(from);
+	}
+	if (f == DL_TYPE_DATE && (t == DL_TYPE_TIMESTAMP || t == DL_TYPE_TIMESTAMP_NTZ)) return true;
+	return false;
+}
+
+/* The column under n (possibly behind monotonic casts), or NULL. */
+static const ex_node *column_of(const ex_node *n, const ex_node **outer)
+{
+	*outer = n;
+	while (n->kind == EX_CAST && !n->flag && monotonic_cast(n->args[0]->type, n->type)) n = n->args[0];
+	return n->kind == EX_COL ? n : NULL;
+}
+
+static dl_type *scalar_type(const dl_scalar *s)
+{
+	return s->type == DL_TYPE_DECIMAL ? dl_type_decimal(s->precision, s->scale) : dl_type_new(s->type);
+}
+
+/* Loads a stat scalar converted to the comparison type. */
+static bool load_stat(colinfo *ci, const dl_scalar *s, ex_val *out)
+{
+	if (s->is_null || s->type == DL_TYPE_NULL) return false;
+	ex_val v;
+	ex_val_from_scalar(&v, s);
+	dl_type *st = scalar_type(s);
+	if (!st) return false;
+	bool ok = true;
+	if (!dl_type_equals(st, ci->cmptype)) {
+		int rc = ex_cast_val(out, &v, st, ci->cmptype, true, NULL, &ci->buf);
+		ok = rc == 0 && !out->null;
+		if (rc < 0) dl_error_clear();
+	} else {
+		*out = v;
+	}
+	dl_type_unref(st);
+	return ok;
+}
+
+static int get_col(pr_ctx *c, const ex_node *col, const ex_node *outer, colinfo *ci)
+{
+	memset(ci, 0, sizeof *ci);
+	ci->coltype = col->type;
+	ci->cmptype = outer->type;
+	if (!c->sp->column) return 0;
+	DL_TRY(c->sp->column(c->sp->payload, (const char *const *)col->path, col->npath, &ci->st));
+	ci->have_min = ci->st.has_min && load_stat(ci, &ci->st.min, &ci->min);
+	ci->have_max = ci->st.has_max && load_stat(ci, &ci->st.max, &ci->max);
+	/* a cast of a truncated string max is not a bound */
+	if (ci->st.max_is_prefix && ci->cmptype->id != DL_TYPE_STRING) ci->have_max = false;
+	int64_t nr = c->sp->num_records;
+	ci->all_null = ci->st.all_null || (ci->st.has_null_count && nr >= 0 && ci->st.null_count >= nr);
+	ci->no_nulls = ci->st.has_null_count && ci->st.null_count == 0 && !ci->st.all_null;
+	return 0;
+}
+
+static bool has_prefix(const ex_val *s, const ex_val *p)
+{
+	return s->v.s.n >= p->v.s.n && memcmp(s->v.s.p, p->v.s.p, (size_t)p->v.s.n) == 0;
+}
+
+static bool is_float(const dl_type *t)
+{
+	return t->id == DL_TYPE_FLOAT || t->id == DL_TYPE_DOUBLE;
+}
+
+/* c is above every value of the column (> all). */
+static bool above_all(const colinfo *ci, const ex_val *c)
+{
+	if (!ci->have_max || is_float(ci->cmptype)) return false;
+	int k = ex_val_cmp(c, &ci->max, ci->cmptype);
+	if (ci->st.max_is_prefix) return k > 0 && !has_prefix(c, &ci->max);
+	return k > 0;
+}
+
+/* c is at or above every value (>= all). */
+static bool at_or_above_all(const colinfo *ci, const ex_val *c)
+{
+	if (!ci->have_max || is_float(ci->cmptype)) return false;
+	int k = ex_val_cmp(c, &ci->max, ci->cmptype);
+	if (ci->st.max_is_prefix) return k >= 0 && !has_prefix(c, &ci->max);
+	return k >= 0;
+}
+
+static bool below_all(const colinfo *ci, const ex_val *c)
+{
+	return ci->have_min && ex_val_cmp(c, &ci->min, ci->cmptype) < 0;
+}
+
+static bool at_or_below_all(const colinfo *ci, const ex_val *c)
+{
+	return ci->have_min && ex_val_cmp(c, &ci->min, ci->cmptype) <= 0;
+}
+
+/* May `col op c` be TRUE for some row? */
+static bool cmp_may(const colinfo *ci, int op, const ex_val *c)
+{
+	if (ci->all_null) return false;
+	switch (op) {
+	case OP_EQ:
+	case OP_NSEQ: return !below_all(ci, c) && !above_all(ci, c);
+	case OP_LT: return !at_or_below_all(ci, c);
+	case OP_LE: return !below_all(ci, c);
+	case OP_GT: return !at_or_above_all(ci, c);
+	case OP_GE: return !above_all(ci, c);
+	case OP_NE:
+		if (!ci->have_min || !ci->have_max || ci->st.max_is_prefix || is_float(ci->cmptype)) return true;
+		return !(ex_val_cmp(&ci->min, c, ci->cmptype) == 0 && ex_val_cmp(&ci->max, c, ci->cmptype) == 0);
+	default: return true;
+	}
+}
+
+static int flip(int op)
+{
+	switch (op) {
+	case OP_LT: return OP_GT;
+	case OP_LE: return OP_GE;
+	case OP_GT: return OP_LT;
+	case OP_GE: return OP_LE;
+	default: return op;
+	}
+}
+
+static int negate_cmp(int op)
+{
+	switch (op) {
+	case OP_EQ: return OP_NE;
+	case OP_NE: return OP_EQ;
+	case OP_LT: return OP_GE;
+	case OP_LE: return OP_GT;
+	case OP_GT: return OP_LE;
+	case OP_GE: return OP_LT;
+	default: return -1;
+	}
+}
+
+static int may(pr_ctx *c, const ex_node *n, bool neg, bool *out);
+
+static int cmp_node(pr_ctx *c, const ex_node *n, bool neg, bool *out)
+{
+	int op = n->op;
+	const ex_node *a = n->args[0], *b = n->args[1], *outer;
+	*out = true;
+	if (a->kind == EX_LIT && b->kind != EX_LIT) {
+		const ex_node *t = a;
+		a = b;
+		b = t;
+		op = flip(op);
+	}
+	if (b->kind != EX_LIT) return 0;
+	const ex_node *col = column_of(a, &outer);
+	if (!col) return 0;
+	colinfo ci;
+	DL_TRY(get_col(c, col, outer, &ci));
+	ex_val v;
+	ex_val_from_scalar(&v, &b->lit);
+	if (op == OP_NSEQ) {
+		if (v.null) { /* x <=> NULL is x IS NULL */
+			if (neg) *out = !ci.all_null;
+			else *out = !ci.no_nulls;
+		} else if (!neg) {
+			*out = cmp_may(&ci, OP_EQ, &v);
+		}
+		dl_buf_free(&ci.buf);
+		return 0;
+	}
+	if (v.null) {
+		*out = false; /* comparison with NULL is never TRUE */
+	} else {
+		if (neg) op = negate_cmp(op);
+		*out = op < 0 || cmp_may(&ci, op, &v);
+	}
+	dl_buf_free(&ci.buf);
+	return 0;
+}
+
+static int in_node(pr_ctx *c, const ex_node *n, bool neg, bool *out)
+{
+	const ex_node *outer, *col = column_of(n->args[0], &outer);
+	*out = true;
+	if (!col || neg != n->negated) return 0; /* NOT IN: unknown */
+	for (int i = 1; i < n->nargs; i++)
+		if (n->args[i]->kind != EX_LIT) return 0;
+	colinfo ci;
+	DL_TRY(get_col(c, col, outer, &ci));
+	bool any = false;
+	for (int i = 1; i < n->nargs && !any; i++) {
+		ex_val v;
+		ex_val_from_scalar(&v, &n->args[i]->lit);
+		if (!v.null) any = cmp_may(&ci, OP_EQ, &v);
+	}
+	*out = any;
+	dl_buf_free(&ci.buf);
+	return 0;
+}
+
+static int is_node(pr_ctx *c, const ex_node *n, bool neg, bool *out)
+{
+	const ex_node *outer, *col = column_of(n->args[0], &outer);
+	*out = true;
+	if (!col) return 0;
+	colinfo ci;
+	DL_TRY(get_col(c, col, outer, &ci));
+	bool isnot = n->negated != neg;
+	if (n->op == IS_NULL) {
+		*out = isnot ? !ci.all_null : !ci.no_nulls;
+	} else if (!isnot) {
+		/* IS TRUE / IS FALSE on a boolean column */
+		ex_val t = {.v.b = n->op == IS_TRUE};
+		*out = cmp_may(&ci, OP_EQ, &t);
+	}
+	dl_buf_free(&ci.buf);
+	return 0;
+}
+
+static int like_node(pr_ctx *c, const ex_node *n, bool neg, bool *out)
+{
+	*out = true;
+	const char *pre;
+	size_t plen;
+	bool exact;
+	if (neg != n->negated || !ex_like_prefix(n, &pre, &plen, &exact)) return 0;
+	const ex_node *outer, *col = column_of(n->args[0], &outer);
+	if (!col || col->type->id != DL_TYPE_STRING) return 0;
+	colinfo ci;
+	DL_TRY(get_col(c, col, outer, &ci));
+	ex_val p = {.v.s = {pre, (int64_t)plen}};
+	if (ci.all_null) {
+		*out = false;
+	} else if (exact) {
+		*out = cmp_may(&ci, OP_EQ, &p);
+	} else {
+		/* every value below the prefix, or every value above all strings
+		 * starting with it */
+		bool below = ci.have_max && ex_val_cmp(&ci.max, &p, ci.cmptype) < 0 &&
+		             !(ci.st.max_is_prefix && has_prefix(&p, &ci.max));
+		bool above = ci.have_min && ex_val_cmp(&ci.min, &p, ci.cmptype) > 0 && !has_prefix(&ci.min, &p);
+		*out = !below && !above;
+	}
+	dl_buf_free(&ci.buf);
+	return 0;
+}
+
+static int may(pr_ctx *c, const ex_node *n, bool neg, bool *out)
+{
+	*out = true;
+	switch (n->kind) {
+	case EX_LIT:
+		if (n->lit.is_null || n->lit.type == DL_TYPE_NULL) *out = false;
+		else if (n->lit.type == DL_TYPE_BOOLEAN) *out = n->lit.v.b != neg;
+		return 0;
+	case EX_COL:
+		if (n->type->id == DL_TYPE_BOOLEAN) {
+			colinfo ci;
+			DL_TRY(get_col(c, n, n, &ci));
+			ex_val t = {.v.b = !neg};
+			*out = cmp_may(&ci, OP_EQ, &t);
+			dl_buf_free(&ci.buf);
+		}
+		return 0;
+	case EX_OP:
+		switch (n->op) {
+		case OP_NOT: return may(c, n->args[0], !neg, out);
+		case OP_AND:
+		case OP_OR: {
+			bool x, y;
+			DL_TRY(may(c, n->args[0], neg, &x));
+			/* AND (or OR under NOT) needs both sides possible */
+			bool conj = (n->op == OP_AND) != neg;
+			if (conj && !x) return *out = false, 0;
+			if (!conj && x) return *out = true, 0;
+			DL_TRY(may(c, n->args[1], neg, &y));
+			*out = y;
+			return 0;
+		}
+		case OP_EQ:
+		case OP_NE:
+		case OP_LT:
+		case OP_LE:
+		case OP_GT:
+		case OP_GE:
+		case OP_NSEQ: return cmp_node(c, n, neg, out);
+		default: return 0;
+		}
+	case EX_IN: return in_node(c, n, neg, out);
+	case EX_IS: return is_node(c, n, neg, out);
+	case EX_LIKE: return like_node(c, n, neg, out);
+	default: return 0;
+	}
+}
+
+int dl_expr_may_match(bool *out, const dl_expr *e, const dl_stats_provider *stats)
+{
+	*out = true;
+	if (!e->bound) return dl_error_set(DL_EINVALID, "the expression must be bound before pruning");
+	if (!stats) return 0;
+	pr_ctx c = {stats};
+	return may(&c, e->bound, false, out);
+}
