@@ -7,13 +7,22 @@
  * node's own level. A list's elements are its child's entries that fall
  * between its own entries, which gives the offsets. */
 #include "parquet/column_read.h"
+#include <zstd.h>
 #include "util/error.h"
 #include "util/mem.h"
 
 int pq_leaf_reader_open(pq_leaf_reader *r, pq_source *src, const pq_file_metadata *md, int rg,
                         const pq_leaf *leaf, int leaf_index, bool values_needed)
 {
+	/* Keep the scratch buffers of the previous chunk; reset the rest. */
+	pq_leaf_reader keep = *r;
 	memset(r, 0, sizeof *r);
+#define KEEP(f) r->f = keep.f
+	KEEP(chunk_buf); KEEP(chunk_cap); KEEP(page_buf); KEEP(page_cap); KEEP(dict_bin); KEEP(pdef); KEEP(prep);
+	KEEP(plvl_cap); KEEP(dints); KEEP(dcap); KEEP(dbin); KEEP(def); KEEP(rep); KEEP(lvl_cap); KEEP(tmp);
+	KEEP(tmp_cap); KEEP(idx); KEEP(tbin); KEEP(zstd);
+#undef KEEP
+	pq_binbuf_reset(&r->dict_bin);
 	r->leaf = leaf;
 	r->values_needed = values_needed;
 	r->file = src->name;
@@ -35,19 +44,32 @@ int pq_leaf_reader_open(pq_leaf_reader *r, pq_source *src, const pq_file_metadat
 		return pq_leaf_error(r, DL_ECORRUPT, "column chunk offset %lld / size %lld invalid", (long long)start, (long long)m->total_compressed_size);
 	r->codec = m->codec;
 	r->values_left = m->num_values;
-	r->idx = dl_malloc(1024 * sizeof *r->idx);
+	if (!r->idx) r->idx = dl_malloc(1024 * sizeof *r->idx);
 	if (!r->idx) return DL_ENOMEM;
 	const uint8_t *p;
-	int rc = pq_source_read(src, start, (size_t)m->total_compressed_size, &p, &r->chunk_owned);
+	int rc = pq_source_read_into(src, start, (size_t)m->total_compressed_size, &p, &r->chunk_buf, &r->chunk_cap);
 	if (rc < 0) return dl_error_prefix("row group %d, column '%s'", rg, leaf->path);
 	r->cp = p;
 	r->cend = p + m->total_compressed_size;
 	return 0;
 }
 
+void pq_leaf_reader_release(pq_leaf_reader *r)
+{
+	dl_free(r->dict);
+	r->dict = NULL;
+	r->has_dict = false;
+	/* Batch outputs not handed over (an error mid-batch) go too. */
+	dl_free(r->vals);
+	r->vals = NULL;
+	r->vals_cap = 0;
+	pq_binbuf_free(&r->bin);
+}
+
 void pq_leaf_reader_close(pq_leaf_reader *r)
 {
-	dl_free(r->chunk_owned);
+	ZSTD_freeDCtx(r->zstd);
+	dl_free(r->chunk_buf);
 	dl_free(r->page_buf);
 	dl_free(r->dict);
 	pq_binbuf_free(&r->dict_bin);
@@ -93,6 +115,16 @@ int pq_leaf_read_rows(pq_leaf_reader *r, int64_t rows)
 	r->nlevels = 0;
 	r->nvals = 0;
 	pq_binbuf_reset(&r->bin);
+	/* Presize the outputs like the previous batch: growing by doubling
+	 * would copy and fault in fresh pages several times per batch. */
+	if (r->values_needed && r->out_width == 0) {
+		DL_TRY(pq_binbuf_reserve(&r->bin, rows, r->hint_bytes));
+	} else if (r->values_needed && !r->vals) {
+		size_t cap = (size_t)rows * (size_t)r->out_width + 16;
+		r->vals = dl_malloc(cap);
+		if (!r->vals) return DL_ENOMEM;
+		r->vals_cap = (int64_t)cap;
+	}
 	int64_t remaining = rows, seen = 0;
 	for (;;) {
 		if (!repeated && remaining == 0) break;
@@ -172,11 +204,27 @@ static dl_array *array_alloc(dl_type *type, int64_t n)
 /* Entries of node `o` (with its validity when nullable) from its leaf. */
 static int entries(const pq_out *o, pq_leaf_reader *r, int64_t *n, uint8_t **validity, int64_t *nulls)
 {
+	*validity = NULL;
+	*nulls = 0;
+	if (!r->rep) {
+		/* Not repeated: every level is an entry (the context is the row). */
+		*n = r->nlevels;
+		if (!r->def || o->def == 0) return 0;
+		int64_t nul = 0;
+		const uint8_t *d = r->def;
+		uint8_t lim = (uint8_t)o->def;
+		for (int64_t i = 0; i < r->nlevels; i++) nul += d[i] < lim;
+		if (!nul) return 0;
+		uint8_t *v = dl_calloc((size_t)(r->nlevels + 7) / 8 + 1, 1);
+		if (!v) return DL_ENOMEM;
+		for (int64_t i = 0; i < r->nlevels; i++) v[i >> 3] |= (uint8_t)((d[i] >= lim) << (i & 7));
+		*validity = v;
+		*nulls = nul;
+		return 0;
+	}
 	int64_t c = 0;
 	for (int64_t i = 0; i < r->nlevels; i++) c += IS_ENTRY(r, i, o->rep_ctx, o->def_ctx);
 	*n = c;
-	*validity = NULL;
-	*nulls = 0;
 	/* Entries below a null ancestor are null slots even in a required
 	 * field, so any node whose level exceeds its context's can be null. */
 	bool can_null = r->def && o->def > o->def_ctx;
@@ -242,6 +290,7 @@ static int assemble_leaf(dl_array **out, const pq_out *o, pq_leaf_reader *r, int
 		a->offsets = r->bin.offsets;
 		a->data = r->bin.data;
 		a->data_len = r->bin.len;
+		r->hint_bytes = r->bin.len + r->bin.len / 8;
 		memset(&r->bin, 0, sizeof r->bin);
 	} else if (lf->type->id == DL_TYPE_BOOLEAN) {
 		uint8_t *bits = dl_calloc((size_t)(n + 7) / 8 + 1, 1);

@@ -21,10 +21,12 @@ typedef struct pq_leaf_reader {
 	int row_group;
 	int page_no;
 	/* the column chunk's bytes (one range read) */
-	uint8_t *chunk_owned;
+	uint8_t *chunk_buf;   /* reused across row groups */
+	size_t chunk_cap;
 	const uint8_t *cp, *cend;
 	pq_codec codec;
 	int64_t values_left;  /* from ColumnMetaData.num_values */
+	void *zstd;           /* ZSTD_DCtx reused across pages */
 	uint8_t *page_buf;    /* decompressed page */
 	size_t page_cap;
 	/* dictionary in output form */
@@ -53,6 +55,7 @@ typedef struct pq_leaf_reader {
 	uint8_t *vals;        /* dense fixed-width output values */
 	int64_t nvals, vals_cap;
 	pq_binbuf bin;        /* dense variable-width output values */
+	int64_t hint_bytes;   /* data bytes of the previous batch, to presize */
 	/* scratch */
 	uint8_t *tmp;
 	size_t tmp_cap;
@@ -60,9 +63,13 @@ typedef struct pq_leaf_reader {
 	pq_binbuf tbin;
 } pq_leaf_reader;
 
-/* Opens the chunk of `leaf` in row group `rg`: reads its bytes. */
+/* Opens the chunk of `leaf` in row group `rg`: reads its bytes. Scratch
+ * buffers of a previous chunk (zeroed or released reader) are reused. */
 int pq_leaf_reader_open(pq_leaf_reader *r, pq_source *src, const pq_file_metadata *md, int rg,
                         const pq_leaf *leaf, int leaf_index, bool values_needed);
+/* Ends a chunk, keeping scratch buffers for the next one. */
+void pq_leaf_reader_release(pq_leaf_reader *r);
+/* Frees everything. */
 void pq_leaf_reader_close(pq_leaf_reader *r);
 /* Reads the levels (and values) of the next `rows` rows into the batch
  * buffers, replacing the previous batch. */

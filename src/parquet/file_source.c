@@ -42,29 +42,60 @@ void pq_source_close(pq_source *s)
 	memset(s, 0, sizeof *s);
 }
 
+static int check_range(pq_source *s, int64_t off, size_t len)
+{
+	if (off < 0 || off > s->size || (uint64_t)len > (uint64_t)(s->size - off))
+		return dl_error_set(DL_ECORRUPT, "%s: byte range [%lld, +%zu) lies outside the file of %lld bytes",
+		                    s->name, (long long)off, len, (long long)s->size);
+	return 0;
+}
+
+static int read_exact(pq_source *s, int64_t off, size_t len, uint8_t *buf)
+{
+	size_t got = 0;
+	DL_TRY(dl_store_get_range(s->store, s->path, off, len, buf, &got));
+	if (got != len)
+		return dl_error_set(DL_EIO, "%s: short read (%zu of %zu bytes at %lld); the file changed or was truncated",
+		                    s->name, got, len, (long long)off);
+	return 0;
+}
+
 int pq_source_read(pq_source *s, int64_t off, size_t len, const uint8_t **ptr, uint8_t **owned)
 {
 	*owned = NULL;
 	*ptr = NULL;
-	if (off < 0 || off > s->size || (uint64_t)len > (uint64_t)(s->size - off))
-		return dl_error_set(DL_ECORRUPT, "%s: byte range [%lld, +%zu) lies outside the file of %lld bytes",
-		                    s->name, (long long)off, len, (long long)s->size);
+	DL_TRY(check_range(s, off, len));
 	if (s->mem) {
 		*ptr = s->mem + off;
 		return 0;
 	}
 	uint8_t *buf = dl_malloc(len ? len : 1);
 	if (!buf) return DL_ENOMEM;
-	size_t got = 0;
-	int rc = dl_store_get_range(s->store, s->path, off, len, buf, &got);
-	if (rc == 0 && got != len)
-		rc = dl_error_set(DL_EIO, "%s: short read (%zu of %zu bytes at %lld); the file changed or was truncated",
-		                  s->name, got, len, (long long)off);
+	int rc = read_exact(s, off, len, buf);
 	if (rc < 0) {
 		dl_free(buf);
 		return rc;
 	}
 	*ptr = buf;
 	*owned = buf;
+	return 0;
+}
+
+int pq_source_read_into(pq_source *s, int64_t off, size_t len, const uint8_t **ptr, uint8_t **buf, size_t *cap)
+{
+	*ptr = NULL;
+	DL_TRY(check_range(s, off, len));
+	if (s->mem) {
+		*ptr = s->mem + off;
+		return 0;
+	}
+	if (len > *cap || !*buf) {
+		uint8_t *b = dl_realloc(*buf, len ? len : 1);
+		if (!b) return DL_ENOMEM;
+		*buf = b;
+		*cap = len;
+	}
+	DL_TRY(read_exact(s, off, len, *buf));
+	*ptr = *buf;
 	return 0;
 }

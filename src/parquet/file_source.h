@@ -22,5 +22,8 @@ void pq_source_close(pq_source *s);
  * read into a new buffer returned in *owned (free with dl_free), for memory
  * sources *owned is NULL. DL_ECORRUPT when the range is outside the file. */
 int pq_source_read(pq_source *s, int64_t off, size_t len, const uint8_t **ptr, uint8_t **owned);
+/* The same, reading store bytes into *buf (grown as needed, reused across
+ * calls so repeated chunk reads do not fault in fresh memory). */
+int pq_source_read_into(pq_source *s, int64_t off, size_t len, const uint8_t **ptr, uint8_t **buf, size_t *cap);
 
 #endif

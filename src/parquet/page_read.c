@@ -4,6 +4,7 @@
  * the output form straight into the batch buffers. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <zstd.h>
 #include "parquet/codec.h"
 #include "parquet/column_read.h"
 #include "util/error.h"
@@ -379,7 +380,19 @@ static int page_data(pq_leaf_reader *r, bool compressed, const uint8_t *src, siz
 	}
 	if (ulen > PQ_MAX_PAGE_BYTES) return pq_leaf_error(r, DL_ECORRUPT, "page of %zu bytes uncompressed (limit 256 MiB)", ulen);
 	DL_TRY(grow((void **)&r->page_buf, &r->page_cap, ulen + 8));
-	int rc = pq_decompress(r->codec, src, slen, r->page_buf, ulen);
+	int rc;
+	if (r->codec == PQ_CODEC_ZSTD) {
+		/* ZSTD_decompress would allocate and free a context (~100 KiB of
+		 * fresh pages) per page; one context per column reader is reused. */
+		if (!r->zstd && !(r->zstd = ZSTD_createDCtx())) return dl_error_set(DL_ENOMEM, "out of memory for a zstd context");
+		size_t n = ZSTD_decompressDCtx(r->zstd, r->page_buf, ulen, src, slen);
+		rc = ZSTD_isError(n) || n != ulen ? pq_leaf_error(r, DL_ECORRUPT, "ZSTD page data is corrupt: %s",
+		                                                 ZSTD_isError(n) ? ZSTD_getErrorName(n) : "size mismatch")
+		                                  : 0;
+		if (rc < 0) return rc;
+	} else {
+		rc = pq_decompress(r->codec, src, slen, r->page_buf, ulen);
+	}
 	if (rc < 0) return pq_leaf_prefix(r);
 	*out = r->page_buf;
 	return 0;
