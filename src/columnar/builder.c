@@ -32,7 +32,8 @@ struct dl_builder {
 	size_t data_cap;
 	int nchildren;
 	dl_builder **children;
-	bool open; /* between begin_* and end_* */
+	bool open;        /* between begin_* and end_* */
+	int64_t cap_rows; /* rows all own buffers hold now (0: recompute) */
 };
 
 static layout layout_of(const dl_type *t)
@@ -165,22 +166,53 @@ static int check_rows(int64_t rows)
 }
 
 /* Capacity for `rows` rows in every own buffer (not children, not data). */
-static int reserve_rows(dl_builder *b, int64_t rows)
+static int64_t min64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* Rows the own buffers hold as allocated. */
+static int64_t capacity_rows(const dl_builder *b)
+{
+	int64_t cap = INT32_MAX;
+	if (b->validity) cap = min64(cap, (int64_t)b->validity_cap * 8);
+	switch (b->kind) {
+	case LAYOUT_BOOL: return min64(cap, (int64_t)b->values_cap * 8);
+	case LAYOUT_FIXED: return min64(cap, (int64_t)(b->values_cap / (size_t)b->width));
+	case LAYOUT_VAR:
+	case LAYOUT_LIST: return min64(cap, (int64_t)(b->offsets_cap / 4) - 1);
+	default: return cap;
+	}
+}
+
+static int grow_rows(dl_builder *b, int64_t rows)
 {
 	DL_TRY(check_rows(rows));
 	size_t bits = (size_t)(rows + 7) / 8;
 	if (b->validity) DL_TRY(grow(&b->validity, &b->validity_cap, bits));
 	switch (b->kind) {
 	case LAYOUT_BOOL:
-		return grow(&b->values, &b->values_cap, bits);
+		DL_TRY(grow(&b->values, &b->values_cap, bits));
+		break;
 	case LAYOUT_FIXED:
-		return grow(&b->values, &b->values_cap, (size_t)rows * (size_t)b->width);
+		DL_TRY(grow(&b->values, &b->values_cap, (size_t)rows * (size_t)b->width));
+		break;
 	case LAYOUT_VAR:
 	case LAYOUT_LIST:
-		return grow((uint8_t **)&b->offsets, &b->offsets_cap, ((size_t)rows + 1) * 4);
+		DL_TRY(grow((uint8_t **)&b->offsets, &b->offsets_cap, ((size_t)rows + 1) * 4));
+		break;
 	default:
-		return 0;
+		break;
 	}
+	b->cap_rows = capacity_rows(b);
+	return 0;
+}
+
+/* The per-value fast path is one comparison. */
+static inline int reserve_rows(dl_builder *b, int64_t rows)
+{
+	if (rows <= b->cap_rows) return 0;
+	return grow_rows(b, rows);
 }
 
 int dl_builder_reserve(dl_builder *b, int64_t n, int64_t data_bytes)
@@ -205,6 +237,7 @@ static int mark_null(dl_builder *b, int64_t n)
 	if (!b->validity) {
 		DL_TRY(grow(&b->validity, &b->validity_cap, (size_t)(b->length + n + 7) / 8));
 		dl_bits_set_range(b->validity, 0, b->length);
+		b->cap_rows = 0; /* the new bitmap may hold fewer rows than the values */
 	}
 	b->null_count += n;
 	return 0;
@@ -350,6 +383,7 @@ static int append_validity(dl_builder *b, const uint8_t *bits, int64_t off, int6
 	}
 	if (!b->validity) DL_TRY(mark_null(b, 0));
 	DL_TRY(grow(&b->validity, &b->validity_cap, (size_t)(b->length + n + 7) / 8));
+	b->cap_rows = 0;
 	dl_bits_copy(b->validity, b->length, bits, off, n);
 	b->null_count += nulls;
 	return 0;
@@ -491,7 +525,7 @@ static void builder_reset(dl_builder *b)
 	b->validity = b->values = b->data = NULL;
 	b->offsets = NULL;
 	b->validity_cap = b->values_cap = b->offsets_cap = b->data_cap = 0;
-	b->length = b->null_count = b->data_len = 0;
+	b->length = b->null_count = b->data_len = b->cap_rows = 0;
 	b->open = false;
 }
 
@@ -500,7 +534,7 @@ int dl_builder_finish(dl_array **out, dl_builder *b)
 	*out = NULL;
 	if (b->open) return dl_error_set(DL_EINVALID, "finish called inside an unfinished list or struct");
 	/* Offsets always hold length+1 entries, even for zero rows. */
-	DL_TRY(reserve_rows(b, b->length));
+	DL_TRY(grow_rows(b, b->length));
 	dl_array *a = dl_calloc(1, sizeof(*a));
 	if (!a) return DL_ENOMEM;
 	if (b->nchildren) {
