@@ -488,19 +488,23 @@ static int import_node(dl_array **out, const importer *im, const struct ArrowSch
 	const uint8_t *validity = nb ? arr->buffers[0] : NULL;
 	bool large = fi.conv == CONV_LARGE;
 	int64_t first = 0, last = 0;
-	if (type->id == DL_TYPE_STRING || type->id == DL_TYPE_BINARY || type->id == DL_TYPE_ARRAY || type->id == DL_TYPE_MAP) {
+	bool has_offsets = type->id == DL_TYPE_STRING || type->id == DL_TYPE_BINARY || type->id == DL_TYPE_ARRAY ||
+	                   type->id == DL_TYPE_MAP;
+	if (has_offsets) {
 		DL_TRY(check_offsets(im, arr->buffers[1], large, off, len));
 		if (arr->buffers[1]) {
 			first = offset_at(arr->buffers[1], large, off);
 			last = offset_at(arr->buffers[1], large, off + len);
 		}
 	}
-	/* Borrow when the producer's layout is ours exactly. */
-	bool borrow = off == 0 && fi.conv == CONV_NONE && first == 0 && type->id != DL_TYPE_NULL;
+	/* Borrow when the producer's layout is ours exactly (offsets, which we
+	 * always have, must be there even for zero rows). */
+	bool borrow = off == 0 && fi.conv == CONV_NONE && first == 0 && type->id != DL_TYPE_NULL &&
+	              (!has_offsets || arr->buffers[1]);
 	if (borrow) {
 		a->validity = (uint8_t *)validity;
 		if (nb > 1) {
-			if (type->id == DL_TYPE_STRING || type->id == DL_TYPE_BINARY || type->id == DL_TYPE_ARRAY || type->id == DL_TYPE_MAP)
+			if (has_offsets)
 				a->offsets = (int32_t *)arr->buffers[1];
 			else
 				a->values = (void *)arr->buffers[1];

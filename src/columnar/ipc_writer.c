@@ -266,6 +266,13 @@ static int add_buffer(dl_ipc_writer *w, const void *p, int64_t len)
 	return 0;
 }
 
+/* Offsets, with the single 0 of an empty array built without a buffer. */
+static const int32_t *offsets_of(const dl_array *a)
+{
+	static const int32_t zero[1];
+	return a->offsets || a->length ? a->offsets : zero;
+}
+
 /* Nodes and buffers of one array, depth first, as RecordBatch lists them. */
 static int collect(dl_ipc_writer *w, dl_array *a)
 {
@@ -279,11 +286,11 @@ static int collect(dl_ipc_writer *w, dl_array *a)
 		return add_buffer(w, a->values, (len + 7) / 8);
 	case DL_TYPE_STRING:
 	case DL_TYPE_BINARY:
-		DL_TRY(add_buffer(w, a->offsets, (len + 1) * 4));
+		DL_TRY(add_buffer(w, offsets_of(a), (len + 1) * 4));
 		return add_buffer(w, a->data, a->offsets ? a->offsets[len] : 0);
 	case DL_TYPE_ARRAY:
 	case DL_TYPE_MAP:
-		DL_TRY(add_buffer(w, a->offsets, (len + 1) * 4));
+		DL_TRY(add_buffer(w, offsets_of(a), (len + 1) * 4));
 		return collect(w, a->children[0]);
 	case DL_TYPE_STRUCT:
 	case DL_TYPE_VARIANT:

@@ -317,6 +317,16 @@ static void import_decodes_dictionaries_and_views(void **state)
 	assert_int_equal(dl_arrow_import_array(&out, &bad, &s), DL_EINVALID);
 	assert_int_equal(released, 2);
 
+	/* zero-row list and string without offsets buffers get offsets */
+	const void *nob[] = {NULL, NULL, NULL};
+	struct ArrowArray zs = {0, 0, 0, 3, 0, nob, NULL, NULL, count_release, NULL};
+	s = leaf_schema("u", "z");
+	assert_int_equal(dl_arrow_import_array(&out, &zs, &s), 0);
+	assert_non_null(out->offsets);
+	assert_int_equal(out->offsets[0], 0);
+	dl_array_free(out);
+	released -= 1;
+
 	/* string views: inline, null, out-of-line */
 	const char *big = "xxa long string over 12 bytes";
 	uint8_t views[3 * 16] = {0};
