@@ -9,39 +9,9 @@
  * block has DL_JSON_TEXT_PAD spare bytes, so whole-word stores stay inside
  * it. */
 #include "json/parser.h"
+#include "json/swar.h"
 #include "json/utf8.h"
 #include <string.h>
-
-#define ONES UINT64_C(0x0101010101010101)
-#define HIGHS UINT64_C(0x8080808080808080)
-
-/* Marks (high bit of each byte) the bytes that are a quote, a backslash,
- * below 0x20 or >= 0x80. A marked byte may also mark the bytes above it
- * (borrows), but the lowest mark is always exact. */
-static inline uint64_t special_bytes(uint64_t v)
-{
-	uint64_t q = v ^ (ONES * '"'), b = v ^ (ONES * '\\');
-	uint64_t quote = (q - ONES) & ~q;
-	uint64_t bslash = (b - ONES) & ~b;
-	uint64_t control = (v - ONES * 0x20) & ~v;
-	return (quote | bslash | control | v) & HIGHS;
-}
-
-/* Index of the first special byte of a word that has one. */
-static inline size_t first_special(uint64_t mask, const char *p)
-{
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	(void)p;
-	return (size_t)__builtin_ctzll(mask) >> 3;
-#else
-	(void)mask;
-	size_t i = 0;
-	for (;; i++) {
-		unsigned char c = (unsigned char)p[i];
-		if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) return i;
-	}
-#endif
-}
 
 static int hex4(const char *p, unsigned *out)
 {
@@ -143,13 +113,13 @@ int dl_json_parse_string(dl_json_parser *ps, const char *p, const char *end, con
 		while (end - p >= 8) {
 			memcpy(&v, p, 8);
 			memcpy(d, &v, 8);
-			mask = special_bytes(v);
+			mask = dl_json_special_bytes(v);
 			if (mask) break;
 			p += 8;
 			d += 8;
 		}
 		if (mask) {
-			size_t i = first_special(mask, p);
+			size_t i = dl_json_first_special(mask, p);
 			p += i;
 			d += i;
 		}
