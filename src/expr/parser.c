@@ -431,6 +431,7 @@ static int parse_case(parser *p, ex_node **out)
 	ex_node *args[512];
 	int na = 0;
 	DL_TRY(advance(p));
+	if (is_kw(p, "END") || is_kw(p, "ELSE")) return syntax_error(p, "WHEN");
 	if (!is_kw(p, "WHEN")) {
 		n->flag = true;
 		DL_TRY(parse_expr(p, &args[na++]));

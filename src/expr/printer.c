@@ -25,7 +25,7 @@ static bool needs_quotes(const char *s)
 	static const char *const kw[] = {"and", "or", "not", "is", "in", "between", "like", "ilike", "rlike", "regexp",
 	                                 "case", "when", "then", "else", "end", "null", "true", "false", "cast",
 	                                 "try_cast", "interval", "date", "timestamp", "timestamp_ntz", "timestamp_ltz",
-	                                 "div", "escape", "distinct", "from", "select", "where", "as", "unknown", "x",
+	                                 "div", "escape", "distinct", "from", "select", "where", "as", "unknown",
 	                                 NULL};
 	if (!*s || !(isalpha((unsigned char)*s) || *s == '_')) return true;
 	for (const char *c = s; *c; c++)
