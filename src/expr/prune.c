@@ -103,16 +103,22 @@ static bool is_float(const dl_type *t)
 	return t->id == DL_TYPE_FLOAT || t->id == DL_TYPE_DOUBLE;
 }
 
-/* c is above every value of the column (> all). */
-static bool above_all(const colinfo *ci, const ex_val *c)
+/* c is above every value of the column (> all). NaN rows (maybe missing
+ * from a float max) never equal c, so equality may still use the max. */
+static bool above_all_x(const colinfo *ci, const ex_val *c, bool for_equality)
 {
-	if (!ci->have_max || is_float(ci->cmptype)) return false;
+	if (!ci->have_max || (is_float(ci->cmptype) && !for_equality)) return false;
 	int k = ex_val_cmp(c, &ci->max, ci->cmptype);
 	if (ci->st.max_is_prefix) return k > 0 && !has_prefix(c, &ci->max);
 	return k > 0;
 }
 
 /* c is at or above every value (>= all). */
+static bool above_all(const colinfo *ci, const ex_val *c)
+{
+	return above_all_x(ci, c, false);
+}
+
 static bool at_or_above_all(const colinfo *ci, const ex_val *c)
 {
 	if (!ci->have_max || is_float(ci->cmptype)) return false;
@@ -137,7 +143,7 @@ static bool cmp_may(const colinfo *ci, int op, const ex_val *c)
 	if (ci->all_null) return false;
 	switch (op) {
 	case OP_EQ:
-	case OP_NSEQ: return !below_all(ci, c) && !above_all(ci, c);
+	case OP_NSEQ: return !below_all(ci, c) && !above_all_x(ci, c, true);
 	case OP_LT: return !at_or_below_all(ci, c);
 	case OP_LE: return !below_all(ci, c);
 	case OP_GT: return !at_or_above_all(ci, c);
