@@ -368,12 +368,22 @@ static int row_boundary(pq_colw *c)
 
 /* ---- shredding --------------------------------------------------------- */
 
+/* A null where the schema says NOT NULL: the caller skipped enforcement. */
+static int null_in_required(const pq_colw *c, int s)
+{
+	(void)s;
+	return dl_error_set(DL_ECONSTRAINT, "column '%s' (leaf '%s'): a null where the schema says NOT NULL; fix the "
+	                    "data or make the field nullable", c->leaf->path[0], c->leaf->path[c->leaf->npath - 1]);
+}
+
 static int walk(pq_colw *c, int s, const dl_array *a, int64_t i, int def, int rep)
 {
 	const pq_step *st = &c->leaf->steps[s];
 	if (st->optional) {
 		if (!dl_array_is_valid(a, i)) return put_null(c, def, rep);
 		def++;
+	} else if (a->validity && !dl_bit_get(a->validity, i)) {
+		return null_in_required(c, s);
 	}
 	switch (st->kind) {
 	case PQ_STEP_LEAF:
@@ -403,7 +413,8 @@ static int write_flat(pq_colw *c, const dl_array *a, int64_t start, int64_t n)
 {
 	bool optional = c->leaf->steps[0].optional;
 	for (int64_t i = start; i < start + n; i++) {
-		if (optional && !dl_array_is_valid(a, i)) {
+		if (!dl_array_is_valid(a, i)) {
+			if (!optional) return null_in_required(c, 0);
 			DL_TRY(put_null(c, 0, 0));
 		} else {
 			DL_TRY(put_levels(c, optional, 0));

@@ -268,6 +268,8 @@ static int add_repeated(builder *b, const dl_type *t, uint32_t ei, bool optional
 
 static int add_node(builder *b, const char *name, const dl_type *t, bool optional, const char *metadata)
 {
+	/* A null-type column holds only nulls: it must be OPTIONAL to say so. */
+	if (t->id == DL_TYPE_NULL) optional = true;
 	pq_schema_element *e = new_elem(b, name, optional, metadata);
 	if (!e) return DL_ENOMEM;
 	uint32_t ei = b->s->nelems - 1;

@@ -340,6 +340,56 @@ static void test_footer_round_trip(void **state)
 	for (int i = 0; i < 6; i++) dl_type_unref(ts_[i]);
 }
 
+/* Variant: a group of two required binaries; null type: an OPTIONAL INT32
+ * annotated UNKNOWN even when the field says NOT NULL; a null in a NOT NULL
+ * field is refused. */
+static void test_variant_null_and_required(void **state)
+{
+	(void)state;
+	dl_type *var = dl_type_variant(), *nul = dl_type_new(DL_TYPE_NULL), *i64 = dl_type_new(DL_TYPE_LONG);
+	dl_field f[] = {{(char *)"v", var, true, (char *)"{}"}, {(char *)"n", nul, false, (char *)"{}"},
+	                {(char *)"x", i64, false, (char *)"{}"}};
+	dl_type *schema = dl_type_struct(f, 3);
+	pq_wschema ws;
+	assert_int_equal(pq_wschema_build(&ws, schema, NULL), 0);
+	assert_int_equal(ws.nelems, 6);
+	assert_int_equal(ws.elems[1].num_children, 2);
+	assert_string_equal(ws.elems[2].name, var->children[0].name);
+	assert_int_equal(ws.elems[2].type, PQ_BYTE_ARRAY);
+	assert_int_equal(ws.elems[2].repetition, PQ_REQUIRED);
+	assert_int_equal(ws.elems[4].repetition, PQ_OPTIONAL);
+	assert_int_equal(ws.elems[4].logical.kind, PQ_LT_UNKNOWN);
+	pq_wschema_free(&ws);
+
+	dl_buf out = DL_BUF_INIT;
+	pq_sink sink;
+	pq_sink_init_buf(&sink, &out);
+	pq_writer *w;
+	assert_int_equal(pq_writer_open(&w, schema, &sink, NULL), 0);
+	dl_batch *b = dl_batch_new(schema, 2);
+	dl_builder *bl;
+	assert_int_equal(dl_builder_new(&bl, var), 0);
+	dl_builder_append_null(bl);
+	dl_builder_append_null(bl);
+	dl_builder_finish(&b->cols[0], bl);
+	dl_builder_free(bl);
+	b->cols[1] = dl_array_new_null(nul, 2);
+	assert_int_equal(dl_builder_new(&bl, i64), 0);
+	dl_builder_append_int(bl, 1);
+	dl_builder_append_null(bl);
+	dl_builder_finish(&b->cols[2], bl);
+	dl_builder_free(bl);
+	assert_int_equal(pq_writer_write(w, b), DL_ECONSTRAINT);
+	assert_non_null(strstr(dl_error_last()->message, "NOT NULL"));
+	dl_batch_free(b);
+	pq_writer_free(w);
+	dl_buf_free(&out);
+	dl_type_unref(schema);
+	dl_type_unref(var);
+	dl_type_unref(nul);
+	dl_type_unref(i64);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +399,7 @@ int main(void)
 		cmocka_unit_test(test_stats_orders),
 		cmocka_unit_test(test_field_ids),
 		cmocka_unit_test(test_footer_round_trip),
+		cmocka_unit_test(test_variant_null_and_required),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
