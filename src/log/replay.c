@@ -375,19 +375,20 @@ static int replay_line(dl_replayer *r, dl_arena *tmp, const char *line, size_t l
 #define CHUNK (1u << 20)
 
 static int replay_lines(dl_replayer *r, dl_arena *tmp, const char *p, const char *end,
-                        const char *path, int64_t *lineno, const char **rest)
+                        bool at_eof, const char *path, int64_t *lineno, const char **rest)
 {
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		if (!nl) break;
+		if (!nl && !at_eof) break; /* an unfinished line: wait for more */
+		const char *le = nl ? nl : end;
 		(*lineno)++;
 		const char *q = p;
-		while (q < nl && (*q == ' ' || *q == '\t' || *q == '\r')) q++;
-		if (q < nl) {
-			DL_TRY(replay_line(r, tmp, q, (size_t)(nl - q), path, *lineno));
+		while (q < le && (*q == ' ' || *q == '\t' || *q == '\r')) q++;
+		if (q < le) {
+			DL_TRY(replay_line(r, tmp, q, (size_t)(le - q), path, *lineno));
 			dl_arena_reset(tmp); /* each line's DOM is dropped after it */
 		}
-		p = nl + 1;
+		p = le + (nl ? 1 : 0);
 	}
 	*rest = p;
 	return 0;
@@ -405,9 +406,7 @@ static int replay_json_file(dl_replayer *r, dl_store *store, const char *path, i
 		rc = dl_store_get(store, path, &data, &len);
 		if (rc < 0) return dl_error_prefix("reading %s", path);
 		const char *p = (const char *)data;
-		rc = replay_lines(r, &tmp, p, p + len, path, &lineno, &rest);
-		if (rc == 0 && rest < p + len) /* last line without a newline */
-			rc = replay_lines(r, &tmp, rest, p + len + 1, path, &lineno, &rest);
+		rc = replay_lines(r, &tmp, p, p + len, true, path, &lineno, &rest);
 		dl_free(data);
 		dl_arena_free(&tmp);
 		return rc;
@@ -437,9 +436,7 @@ static int replay_json_file(dl_replayer *r, dl_store *store, const char *path, i
 		if (got == 0) break; /* the file shrank: read what is there */
 		off += (int64_t)got;
 		have += got;
-		buf[have] = '\n'; /* sentinel for the last line at end of file */
-		const char *end = buf + have + (off >= size ? 1 : 0);
-		rc = replay_lines(r, &tmp, buf, end, path, &lineno, &rest);
+		rc = replay_lines(r, &tmp, buf, buf + have, off >= size, path, &lineno, &rest);
 		size_t keep = rest < buf + have ? (size_t)(buf + have - rest) : 0;
 		memmove(buf, rest, keep);
 		have = keep;

@@ -18,6 +18,7 @@
 #include "log/log_segment.h"
 #include "log/replay.h"
 #include "log/snapshot.h"
+#include "util/buf.h"
 #include "util/error.h"
 
 static const char *P0 = "{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":2}}\n";
@@ -271,6 +272,50 @@ static void time_travel_by_in_commit_timestamps(void **state)
 	dl_store_free(s);
 }
 
+/* A commit bigger than the replay's read chunk (1 MB): lines cross chunk
+ * boundaries and the last line has no newline. */
+static void big_commit_in_chunks(void **state)
+{
+	(void)state;
+	dl_store *s;
+	assert_int_equal(dl_store_open(&s, "mem://log-big"), 0);
+	dl_buf b = DL_BUF_INIT;
+	assert_int_equal(dl_buf_printf(&b, "%s%s", P0, M0), 0);
+	const int n = 30000;
+	for (int i = 0; i < n; i++)
+		assert_int_equal(dl_buf_printf(&b, "%s{\"add\":{\"path\":\"part-%06d-with-a-long-name-to-"
+		                               "cross-chunk-boundaries.parquet\",\"partitionValues\":{},"
+		                               "\"size\":%d,\"modificationTime\":1,\"dataChange\":true}}",
+		                               i ? "\n" : "", i, i), 0);
+	assert_true(b.len > (3u << 20) / 2);
+	assert_int_equal(dl_store_put(s, "_delta_log/00000000000000000000.json", b.data, b.len), 0);
+	dl_buf_clear(&b);
+	assert_int_equal(dl_buf_printf(&b, "{\"remove\":{\"path\":\"part-000007-with-a-long-name-to-"
+	                               "cross-chunk-boundaries.parquet\",\"dataChange\":true}}\n"
+	                               "{\"txn\":{\"appId\":\"last-line\",\"version\":7}}"), 0);
+	assert_int_equal(dl_store_put(s, "_delta_log/00000000000000000001.json", b.data, b.len), 0);
+	dl_buf_free(&b);
+	dl_snapshot_options o = DL_SNAPSHOT_OPTIONS_INIT;
+	o.store = s;
+	dl_snapshot *snap;
+	assert_int_equal(dl_snapshot_open(&snap, NULL, &o), 0);
+	assert_int_equal(dl_snapshot_file_count(snap), n - 1);
+	int64_t sum = 0;
+	for (size_t i = 0; i < dl_snapshot_file_count(snap); i++) {
+		dl_file_info fi;
+		assert_int_equal(dl_snapshot_file_at(snap, i, &fi), 0);
+		sum += fi.size;
+	}
+	assert_int_equal(sum, (int64_t)n * (n - 1) / 2 - 7);
+	assert_int_equal(dl_snapshot_total_size(snap), sum);
+	int64_t v;
+	assert_int_equal(dl_snapshot_app_version(snap, "last-line", &v), 0);
+	assert_int_equal(v, 7);
+	assert_int_equal(dl_snapshot_tombstone_count(snap), 1);
+	dl_snapshot_free(snap);
+	dl_store_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -279,6 +324,7 @@ int main(void)
 		cmocka_unit_test(no_protocol_or_metadata),
 		cmocka_unit_test(time_travel_by_file_time),
 		cmocka_unit_test(time_travel_by_in_commit_timestamps),
+		cmocka_unit_test(big_commit_in_chunks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
