@@ -12,7 +12,7 @@
 #include "util/mem.h"
 
 int pq_leaf_reader_open(pq_leaf_reader *r, pq_source *src, const pq_file_metadata *md, int rg,
-                        const pq_leaf *leaf, int leaf_index, bool values_needed)
+                        const pq_leaf *leaf, int leaf_index, bool values_needed, pq_pool *pool)
 {
 	/* Keep the scratch buffers of the previous chunk; reset the rest. */
 	pq_leaf_reader keep = *r;
@@ -24,6 +24,7 @@ int pq_leaf_reader_open(pq_leaf_reader *r, pq_source *src, const pq_file_metadat
 #undef KEEP
 	pq_binbuf_reset(&r->dict_bin);
 	r->leaf = leaf;
+	r->pool = pool;
 	r->values_needed = values_needed;
 	r->file = src->name;
 	r->row_group = rg;
@@ -118,10 +119,23 @@ int pq_leaf_read_rows(pq_leaf_reader *r, int64_t rows)
 	/* Presize the outputs like the previous batch: growing by doubling
 	 * would copy and fault in fresh pages several times per batch. */
 	if (r->values_needed && r->out_width == 0) {
+		if (!r->bin.offsets) {
+			size_t cap;
+			r->bin.offsets = pq_pool_get(r->pool, ((size_t)rows + 1) * sizeof(int32_t), &cap);
+			if (!r->bin.offsets) return DL_ENOMEM;
+			r->bin.offsets[0] = 0;
+			r->bin.cap = (int64_t)(cap / sizeof(int32_t)) - 1;
+		}
+		if (!r->bin.data) {
+			size_t cap;
+			r->bin.data = pq_pool_get(r->pool, (size_t)(r->hint_bytes > 4096 ? r->hint_bytes : 4096), &cap);
+			if (!r->bin.data) return DL_ENOMEM;
+			r->bin.dcap = (int64_t)cap;
+		}
 		DL_TRY(pq_binbuf_reserve(&r->bin, rows, r->hint_bytes));
 	} else if (r->values_needed && !r->vals) {
-		size_t cap = (size_t)rows * (size_t)r->out_width + 16;
-		r->vals = dl_malloc(cap);
+		size_t cap;
+		r->vals = pq_pool_get(r->pool, (size_t)rows * (size_t)r->out_width + 16, &cap);
 		if (!r->vals) return DL_ENOMEM;
 		r->vals_cap = (int64_t)cap;
 	}
@@ -272,10 +286,13 @@ static int assemble_leaf(dl_array **out, const pq_out *o, pq_leaf_reader *r, int
 	a->validity = valid;
 	a->null_count = nulls;
 	int ow = r->out_width;
+	void *pooled[3] = {NULL, NULL, NULL};
+	size_t caps[3] = {0, 0, 0};
 	if (ow == 0) {
 		if (!r->bin.offsets && pq_binbuf_reserve(&r->bin, 1, 1) < 0) goto nomem;
 		if (nulls) {
-			int32_t *off = dl_malloc((size_t)(n + 1) * sizeof *off);
+			size_t ocap;
+			int32_t *off = pq_pool_get(r->pool, (size_t)(n + 1) * sizeof *off, &ocap);
 			if (!off) goto nomem;
 			off[0] = 0;
 			int64_t k = 0;
@@ -283,10 +300,15 @@ static int assemble_leaf(dl_array **out, const pq_out *o, pq_leaf_reader *r, int
 				if (dl_bit_get(valid, e)) k++;
 				off[e + 1] = r->bin.offsets[k];
 			}
-			dl_free(r->bin.offsets);
+			pq_pool_put(r->pool, r->bin.offsets, ((size_t)r->bin.cap + 1) * sizeof(int32_t));
 			r->bin.offsets = off;
+			r->bin.cap = (int64_t)(ocap / sizeof *off) - 1;
 		}
 		if (!r->bin.data && pq_binbuf_reserve(&r->bin, 0, 1) < 0) goto nomem;
+		pooled[0] = r->bin.offsets;
+		caps[0] = ((size_t)r->bin.cap + 1) * sizeof(int32_t);
+		pooled[1] = r->bin.data;
+		caps[1] = (size_t)r->bin.dcap;
 		a->offsets = r->bin.offsets;
 		a->data = r->bin.data;
 		a->data_len = r->bin.len;
@@ -302,10 +324,13 @@ static int assemble_leaf(dl_array **out, const pq_out *o, pq_leaf_reader *r, int
 	} else {
 		size_t need = (size_t)n * (size_t)ow + 16;
 		if (need > (size_t)r->vals_cap || !r->vals) {
-			uint8_t *v = dl_realloc(r->vals, need);
+			size_t cap;
+			uint8_t *v = pq_pool_get(r->pool, need, &cap);
 			if (!v) goto nomem;
+			if (r->vals) memcpy(v, r->vals, (size_t)dense * (size_t)ow);
+			if (r->vals) pq_pool_put(r->pool, r->vals, (size_t)r->vals_cap);
 			r->vals = v;
-			r->vals_cap = (int64_t)need;
+			r->vals_cap = (int64_t)cap;
 		}
 		if (nulls) {
 			/* Spread the dense values to their entries, from the back so
@@ -317,13 +342,22 @@ static int assemble_leaf(dl_array **out, const pq_out *o, pq_leaf_reader *r, int
 				else memset(dst, 0, (size_t)ow);
 			}
 		}
+		pooled[2] = r->vals;
+		caps[2] = (size_t)r->vals_cap;
 		a->values = r->vals;
 		r->vals = NULL;
 		r->vals_cap = 0;
 	}
 	r->nvals = -1; /* handed over */
+	if (!dl_type_equals(o->type, lf->type) && pq_cast_array(&a, o->type) < 0) {
+		int rc = dl_error_last()->code;
+		dl_array_free(a);
+		return rc;
+	}
+	/* Buffers the cast replaced are no longer the pooled ones: adopt
+	 * matches by pointer. */
+	if (pq_pool_adopt(r->pool, a, pooled, caps, 3) < 0) goto nomem;
 	*out = a;
-	if (!dl_type_equals(o->type, lf->type)) return pq_cast_array(out, o->type);
 	return 0;
 nomem:
 	dl_array_free(a);

@@ -7,6 +7,7 @@
 #include "parquet/encoding_read.h"
 #include "parquet/file_source.h"
 #include "parquet/metadata.h"
+#include "parquet/output_pool.h"
 #include "parquet/schema_read.h"
 #include "util/error.h"
 
@@ -14,6 +15,7 @@
 
 typedef struct pq_leaf_reader {
 	const pq_leaf *leaf;
+	pq_pool *pool;        /* where batch outputs come from (borrowed) */
 	bool values_needed;
 	int out_width;        /* bytes per output value; 0 = variable (bin) */
 	/* where we are, for messages */
@@ -66,7 +68,7 @@ typedef struct pq_leaf_reader {
 /* Opens the chunk of `leaf` in row group `rg`: reads its bytes. Scratch
  * buffers of a previous chunk (zeroed or released reader) are reused. */
 int pq_leaf_reader_open(pq_leaf_reader *r, pq_source *src, const pq_file_metadata *md, int rg,
-                        const pq_leaf *leaf, int leaf_index, bool values_needed);
+                        const pq_leaf *leaf, int leaf_index, bool values_needed, pq_pool *pool);
 /* Ends a chunk, keeping scratch buffers for the next one. */
 void pq_leaf_reader_release(pq_leaf_reader *r);
 /* Frees everything. */

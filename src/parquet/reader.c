@@ -4,6 +4,7 @@
 #include <strings.h>
 #include "parquet/column_read.h"
 #include "parquet/file_source.h"
+#include "parquet/output_pool.h"
 #include "parquet/schema_read.h"
 #include "parquet/stats_read.h"
 #include "util/error.h"
@@ -17,6 +18,7 @@ struct pq_reader {
 	pq_file_metadata md;
 	pq_schema schema;
 	pq_out plan;
+	pq_pool *pool;
 	int64_t *rg_first; /* nrow_groups + 1 prefix sums */
 	int *rgs;
 	int nrgs, rg_pos;
@@ -96,7 +98,8 @@ static int finish_open(pq_reader *r)
 	r->readers = dl_calloc((size_t)nl, sizeof *r->readers);
 	r->need = dl_calloc((size_t)nl, 1);
 	r->values = dl_calloc((size_t)nl, 1);
-	if (!r->readers || !r->need || !r->values) return DL_ENOMEM;
+	r->pool = pq_pool_new();
+	if (!r->readers || !r->need || !r->values || !r->pool) return DL_ENOMEM;
 	pq_out all;
 	DL_TRY(pq_plan_copy(&all, &r->schema.root));
 	DL_TRY(set_plan(r, &all));
@@ -145,6 +148,7 @@ void pq_reader_free(pq_reader *r)
 	if (!r) return;
 	close_row_group(r);
 	pq_plan_free(&r->plan);
+	pq_pool_unref(r->pool);
 	pq_schema_free(&r->schema);
 	dl_free(r->readers);
 	dl_free(r->need);
@@ -245,7 +249,7 @@ static int open_row_group(pq_reader *r, int rg)
 	r->rg_open = true;
 	for (int i = 0; i < r->schema.nleaves; i++) {
 		if (!r->need[i]) continue;
-		int rc = pq_leaf_reader_open(&r->readers[i], &r->src, &r->md, rg, &r->schema.leaves[i], i, r->values[i]);
+		int rc = pq_leaf_reader_open(&r->readers[i], &r->src, &r->md, rg, &r->schema.leaves[i], i, r->values[i], r->pool);
 		if (rc < 0) {
 			/* Readers after i were never opened; close just those before. */
 			for (int j = i + 1; j < r->schema.nleaves; j++) memset(&r->readers[j], 0, sizeof r->readers[j]);
