@@ -2,6 +2,8 @@
 //   make FILE ROWS        writes a Parquet file with every Delta type, nested, with nulls
 //   same A B              exit 0 when A and B hold the same rows (EXCEPT ALL both ways)
 //                         and DuckDB sees the same column types
+//   filters A B           filtered counts agree (DuckDB prunes row groups with our
+//                         min/max statistics, so wrong statistics lose rows)
 //   arrow FILE            prints the row count of an Arrow IPC stream (apache-arrow)
 import {createRequire} from 'module';
 import {readFileSync} from 'fs';
@@ -53,6 +55,23 @@ if (mode === 'same') {
 	}
 	console.log(`same: ${na} rows`);
 	process.exit(0);
+}
+if (mode === 'filters') {
+	const preds = ['id BETWEEN 1000 AND 1999', 'id > 9990', 'tiny = -50', 'small < 100', 'int >= 70000000',
+		'f > 3000.5', 'd < 10', "name = 'name_7'", "name > 'name_48'", "bin = 'bin77'::BLOB",
+		"dec9 > 12000.00", 'dec18 < -70000', 'dec30 > 1200000000000.5', "day = DATE '2020-03-01'",
+		"ts < TIMESTAMPTZ '2021-06-01 00:10:00+00'", "ts_ntz > TIMESTAMP '1999-12-31 23:59:59.1'",
+		'st.a = 2', 'flag'];
+	let bad = 0;
+	for (const w of preds) {
+		const x = await one(`SELECT count(*) FROM read_parquet('${a}') WHERE ${w}`);
+		const y = await one(`SELECT count(*) FROM read_parquet('${b}') WHERE ${w}`);
+		if (x !== y || x === 0n) {
+			console.error(`WHERE ${w}: ${x} rows in A, ${y} in B`);
+			bad++;
+		}
+	}
+	process.exit(bad ? 1 : 0);
 }
 console.error(`unknown mode ${mode}`);
 process.exit(2);
