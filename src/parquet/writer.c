@@ -22,6 +22,7 @@ struct pq_writer {
 	uint32_t nkvs, cap_kvs;
 	int64_t num_rows, rg_rows;
 	bool closed;
+	int failed; /* first error: after it the file is unusable, so refuse more */
 };
 
 static const uint8_t MAGIC[4] = {'P', 'A', 'R', '1'};
@@ -121,9 +122,25 @@ static int64_t buffered(const pq_writer *w)
 	return n;
 }
 
+static int refuse(const pq_writer *w)
+{
+	if (w->failed)
+		return dl_error_set(w->failed, "an earlier write failed, so this Parquet file is incomplete; discard it");
+	return dl_error_set(DL_EINVALID, "the Parquet writer is closed");
+}
+
+/* Remembers a failure of the steps that leave pages or row groups half done. */
+static int fail(pq_writer *w, int rc)
+{
+	if (rc < 0 && !w->failed) w->failed = rc;
+	return rc;
+}
+
+static int write_rows(pq_writer *w, const dl_batch *b);
+
 int pq_writer_write(pq_writer *w, const dl_batch *b)
 {
-	if (w->closed) return dl_error_set(DL_EINVALID, "the Parquet writer is closed");
+	if (w->closed || w->failed) return refuse(w);
 	if (b->ncols != w->schema->nchildren)
 		return dl_error_set(DL_ESCHEMA, "batch has %d columns but the Parquet schema has %d", b->ncols,
 		                    w->schema->nchildren);
@@ -133,6 +150,11 @@ int pq_writer_write(pq_writer *w, const dl_batch *b)
 			return dl_error_set(DL_ESCHEMA, "batch column %d ('%s') does not match the Parquet schema's type %s",
 			                    i, w->schema->children[i].name, dl_type_id_name(w->schema->children[i].type->id));
 	}
+	return fail(w, write_rows(w, b));
+}
+
+static int write_rows(pq_writer *w, const dl_batch *b)
+{
 	/* Slices keep the row group checks (and memory) fine-grained. */
 	int64_t start = 0;
 	while (start < b->num_rows) {
@@ -155,7 +177,7 @@ int pq_writer_write(pq_writer *w, const dl_batch *b)
 
 int pq_writer_add_metadata(pq_writer *w, const char *key, const char *value)
 {
-	if (w->closed) return dl_error_set(DL_EINVALID, "the Parquet writer is closed");
+	if (w->closed || w->failed) return refuse(w);
 	if (w->nkvs == w->cap_kvs) {
 		uint32_t cap = w->cap_kvs ? w->cap_kvs * 2 : 4;
 		pq_key_value *k = dl_reallocarray(w->kvs, cap, sizeof *k);
@@ -207,9 +229,10 @@ static int write_footer(pq_writer *w)
 
 int pq_writer_close(pq_writer *w)
 {
+	if (w->failed) return refuse(w);
 	if (w->closed) return 0;
-	DL_TRY(flush_row_group(w));
-	DL_TRY(write_footer(w));
+	DL_TRY(fail(w, flush_row_group(w)));
+	DL_TRY(fail(w, write_footer(w)));
 	w->closed = true;
 	return 0;
 }

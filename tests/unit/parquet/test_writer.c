@@ -381,6 +381,9 @@ static void test_variant_null_and_required(void **state)
 	dl_builder_free(bl);
 	assert_int_equal(pq_writer_write(w, b), DL_ECONSTRAINT);
 	assert_non_null(strstr(dl_error_last()->message, "NOT NULL"));
+	/* Half the batch is in the pages: the writer refuses to go on. */
+	assert_int_equal(pq_writer_close(w), DL_ECONSTRAINT);
+	assert_non_null(strstr(dl_error_last()->message, "incomplete"));
 	dl_batch_free(b);
 	pq_writer_free(w);
 	dl_buf_free(&out);
