@@ -191,17 +191,6 @@ static inline int string_value(dl_json_parser *ps, const char *p, const char *en
 	return dl_json_parse_string(ps, p, end, out, out_len, next);
 }
 
-/* JSON whitespace is all <= ' ', so most calls (compact JSON) cost one
- * comparison. */
-static inline const char *skip_ws(const char *p, const char *end)
-{
-	while (p < end && (unsigned char)*p <= ' ') {
-		if (*p != ' ' && *p != '\n' && *p != '\r' && *p != '\t') break;
-		p++;
-	}
-	return p;
-}
-
 /* Checks that the literal `lit` (true/false/null) is at p. */
 static inline int literal(dl_json_parser *ps, const char *p, const char *end, const char *lit, size_t n)
 {
@@ -241,13 +230,13 @@ int dl_json_parse_value(dl_json_parser *ps, const char *p, const char *end, dl_j
 	ps->nvals = ps->nkeys = 0;
 
 value:
-	p = skip_ws(p, end);
+	p = dl_json_skip_ws(p, end);
 	if (p == end) return bad_value(ps, p, end);
 	if (!(v = value_slot(ps, out))) return DL_ENOMEM;
 	switch (*p) {
 	case '{':
 		DL_TRY(open_container(ps, p, true));
-		p = skip_ws(p + 1, end);
+		p = dl_json_skip_ws(p + 1, end);
 		if (p < end && *p == '}') {
 			p++;
 			DL_TRY(close_container(ps, out));
@@ -256,7 +245,7 @@ value:
 		goto member;
 	case '[':
 		DL_TRY(open_container(ps, p, false));
-		p = skip_ws(p + 1, end);
+		p = dl_json_skip_ws(p + 1, end);
 		if (p < end && *p == ']') {
 			p++;
 			DL_TRY(close_container(ps, out));
@@ -296,10 +285,10 @@ done_value:
 		return 0;
 	}
 	ps->nvals++; /* commit the slot value_slot handed out */
-	p = skip_ws(p, end);
+	p = dl_json_skip_ws(p, end);
 	if (ps->frames[ps->depth - 1].is_object) {
 		if (p < end && *p == ',') {
-			p = skip_ws(p + 1, end);
+			p = dl_json_skip_ws(p + 1, end);
 			goto member;
 		}
 		if (p < end && *p == '}') {
@@ -327,17 +316,10 @@ member:
 	}
 	DL_TRY(string_value(ps, p + 1, end, &s, &n, &p));
 	DL_TRY(push_key(ps, s, n));
-	p = skip_ws(p, end);
+	p = dl_json_skip_ws(p, end);
 	if (p == end || *p != ':') return dl_json_fail(ps, p, "expected ':' after the member name");
 	p++;
 	goto value;
-}
-
-/* A UTF-8 byte order mark is not JSON, but RFC 8259 section 8.1 lets a
- * parser ignore one at the start of the text. */
-static size_t bom_len(const char *text, size_t len)
-{
-	return len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
 }
 
 int dl_json_parse(dl_arena *arena, const char *text, size_t len, const char *what, dl_json **out)
@@ -349,11 +331,11 @@ int dl_json_parse(dl_arena *arena, const char *text, size_t len, const char *wha
 	dl_json_parser_init(&ps, arena, text, what);
 	const char *end = text + len, *next;
 	dl_json v;
-	size_t bom = bom_len(text, len);
+	size_t bom = dl_json_bom_len(text, len);
 	int rc = dl_json_text_reserve(&ps, len - bom);
 	if (rc == 0) rc = dl_json_parse_value(&ps, text + bom, end, &v, &next);
 	if (rc == 0) {
-		next = skip_ws(next, end);
+		next = dl_json_skip_ws(next, end);
 		if (next != end)
 			rc = dl_json_fail(&ps, next, "unexpected data after the value: expected the end of the input");
 	}
@@ -364,52 +346,6 @@ int dl_json_parse(dl_arena *arena, const char *text, size_t len, const char *wha
 			*node = v;
 			*out = node;
 		}
-	}
-	dl_json_parser_release(&ps);
-	return rc;
-}
-
-static bool is_blank(const char *p, const char *end)
-{
-	return skip_ws(p, end) == end;
-}
-
-int dl_json_parse_lines(dl_arena *arena, const char *text, size_t len, const char *what,
-                        dl_json_line_fn fn, void *payload)
-{
-	if ((!text && len) || !arena || !fn)
-		return dl_error_set(DL_EINVALID, "dl_json_parse_lines: text, arena and fn must not be NULL");
-	if (!text) text = "";
-	dl_json_parser ps;
-	dl_json_parser_init(&ps, arena, text, what);
-	const char *end = text + len, *ls = text + bom_len(text, len);
-	int rc = 0;
-	for (int64_t line = 1; ls < end; line++) {
-		/* JSON strings cannot hold a raw newline, so every '\n' ends a
-		 * value. */
-		const char *le = memchr(ls, '\n', (size_t)(end - ls));
-		if (!le) le = end;
-		if (!is_blank(ls, le)) {
-			ps.line = line;
-			ps.line_start = ls;
-			dl_json v;
-			const char *next;
-			rc = dl_json_text_reserve(&ps, (size_t)(le - ls));
-			if (rc < 0) break;
-			rc = dl_json_parse_value(&ps, ls, le, &v, &next);
-			if (rc < 0) break;
-			next = skip_ws(next, le);
-			if (next != le) {
-				rc = dl_json_fail(&ps, next, "unexpected data after the value: expected one value per line");
-				break;
-			}
-			rc = fn(&v, line, payload);
-			if (rc != 0) {
-				if (rc < 0) dl_error_prefix("%s: line %lld", ps.what, (long long)line);
-				break;
-			}
-		}
-		ls = le + 1;
 	}
 	dl_json_parser_release(&ps);
 	return rc;

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "json/json.h"
 #include "util/error.h"
 
@@ -110,6 +111,24 @@ static inline char *dl_json_text_alloc(dl_json_parser *ps, size_t n)
 		return p;
 	}
 	return dl_json_alloc(ps->arena, n); /* not reached when the bound holds */
+}
+
+/* JSON whitespace is all <= ' ', so most calls (compact JSON) cost one
+ * comparison. */
+static inline const char *dl_json_skip_ws(const char *p, const char *end)
+{
+	while (p < end && (unsigned char)*p <= ' ') {
+		if (*p != ' ' && *p != '\n' && *p != '\r' && *p != '\t') break;
+		p++;
+	}
+	return p;
+}
+
+/* A UTF-8 byte order mark is not JSON, but RFC 8259 section 8.1 lets a
+ * parser ignore one at the start of the text. */
+static inline size_t dl_json_bom_len(const char *text, size_t len)
+{
+	return len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
 }
 
 #endif
