@@ -25,6 +25,14 @@ for f in include/deltalake.h include/deltalake/error.h "$libdir/libdeltalake.a" 
 done
 "$prefix/bin/deltalake" --version | grep -q '^deltalake [0-9]'
 
+# Each installed public header stands alone: no internal includes, pedantic C17.
+for h in "$prefix"/include/deltalake.h "$prefix"/include/deltalake/*.h; do
+	rel=${h#"$prefix"/include/}
+	printf '#include <%s>\nint main(void) { return 0; }\n' "$rel" |
+		"$CC" -std=c17 -Wall -Wextra -Wpedantic -Werror -fsyntax-only -I"$prefix/include" -x c - ||
+		{ echo "installed header $rel does not compile on its own" >&2; exit 1; }
+done
+
 export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
 pkg-config --exists deltalake
 # Shared: plain `pkg-config --cflags --libs`.
