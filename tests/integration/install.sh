@@ -33,6 +33,13 @@ for h in "$prefix"/include/deltalake.h "$prefix"/include/deltalake/*.h; do
 		{ echo "installed header $rel does not compile on its own" >&2; exit 1; }
 done
 
+# The headers promise C++ use (extern "C"): check it when a C++ compiler exists.
+if command -v c++ >/dev/null; then
+	printf '#include <deltalake.h>\nint main() { return dl_version() ? 0 : 1; }\n' |
+		c++ -std=c++17 -Wall -Wextra -Wpedantic -Werror -fsyntax-only -I"$prefix/include" -x c++ - ||
+		{ echo "deltalake.h does not compile as C++" >&2; exit 1; }
+fi
+
 export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
 pkg-config --exists deltalake
 # Shared: plain `pkg-config --cflags --libs`.
