@@ -12,11 +12,58 @@
 #include <string.h>
 #include <time.h>
 
+#define POOL_SIZE 8
+static _Thread_local dl_array *pool[POOL_SIZE];
+
+static bool poolable(const dl_array *a)
+{
+	return a->nchildren == 0 && !a->owner_release && a->values && !a->offsets && a->type->id != DL_TYPE_BOOLEAN &&
+	       dl_type_fixed_width(a->type) > 0 && a->length >= 1024 && a->length <= (1 << 20);
+}
+
+dl_array *ex_alloc_fixed(const dl_type *t, int64_t n)
+{
+	int w = dl_type_fixed_width(t);
+	for (int i = 0; i < POOL_SIZE; i++) {
+		dl_array *a = pool[i];
+		if (!a || a->length != n || dl_type_fixed_width(a->type) != w) continue;
+		pool[i] = NULL;
+		if (a->type != t) {
+			dl_type_unref(a->type);
+			a->type = dl_type_ref((dl_type *)t);
+		}
+		a->null_count = 0;
+		return a;
+	}
+	dl_array *a = dl_calloc(1, sizeof *a);
+	if (!a) return NULL;
+	a->values = dl_malloc((size_t)(n ? n : 1) * (size_t)w);
+	if (!a->values) {
+		dl_free(a);
+		return NULL;
+	}
+	a->type = dl_type_ref((dl_type *)t);
+	a->length = n;
+	a->null_count = 0;
+	return a;
+}
+
 void ex_vec_release(ex_vec *v)
 {
-	if (v->owned) dl_array_free(v->owned);
+	dl_array *a = v->owned;
 	v->owned = NULL;
 	v->a = NULL;
+	if (!a) return;
+	if (poolable(a)) {
+		dl_free(a->validity);
+		a->validity = NULL;
+		for (int i = 0; i < POOL_SIZE; i++)
+			if (!pool[i]) {
+				pool[i] = a;
+				return;
+			}
+	}
+	dl_array_free(a);
 }
 
 void ex_val_load(ex_val *o, const dl_array *a, int64_t i)

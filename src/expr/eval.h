@@ -79,6 +79,10 @@ const ex_func *ex_func_lookup(const char *name);
 
 int ex_eval_node(ex_vec *out, const ex_node *n, ex_run *r);
 void ex_vec_release(ex_vec *v);
+/* A fixed-width array of n rows with uninitialized values and no validity,
+ * recycled from a small per-thread pool of released intermediates (fresh
+ * large allocations cost page faults on every batch). */
+dl_array *ex_alloc_fixed(const dl_type *t, int64_t n);
 static inline int64_t ex_row_of(const ex_vec *v, int64_t i)
 {
 	return v->is_const ? 0 : i;

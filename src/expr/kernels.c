@@ -271,7 +271,7 @@ static int arith_kernel(ex_vec *out, const ex_node *nd, ex_vec *args, ex_run *r)
 	int rc = merged_validity(&vld, x, y, n);
 	if (rc == -1) return all_null(out, nd->type);
 	if (rc < 0) return rc;
-	dl_array *res = dl_array_new(nd->type, n);
+	dl_array *res = ex_alloc_fixed(nd->type, n);
 	if (!res) {
 		dl_free(vld);
 		return DL_ENOMEM;
@@ -336,7 +336,7 @@ int ex_kernel_cast(ex_vec *out, const ex_node *n, ex_vec *arg, ex_run *r)
 	          (t == DL_TYPE_INTEGER && (f == DL_TYPE_SHORT || f == DL_TYPE_BYTE));
 	if (!ok) return 0;
 	int64_t n_ = r->n;
-	dl_array *res = dl_array_new(n->type, n_);
+	dl_array *res = ex_alloc_fixed(n->type, n_);
 	if (!res) return DL_ENOMEM;
 	const void *src = arg->a->values;
 #define WIDEN(TO, FROM)                                                                      \

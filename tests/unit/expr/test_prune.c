@@ -303,6 +303,122 @@ static void test_soundness(void **state)
 	assert_true(skipped > checked / 10); /* and it is not vacuous */
 }
 
+/* ---- generated partition columns ---------------------------------------- */
+
+typedef struct part_values {
+	const char *names[6];
+	dl_scalar vals[6];
+	int n;
+} part_values;
+
+static int provide_parts(void *payload, const char *const *path, int depth, dl_col_stats *out)
+{
+	part_values *pv = payload;
+	for (int i = 0; i < pv->n && depth == 1; i++)
+		if (strcmp(path[0], pv->names[i]) == 0) {
+			out->has_min = out->has_max = out->has_null_count = true;
+			out->min = out->max = pv->vals[i];
+			out->null_count = 0;
+		}
+	return 0;
+}
+
+static void test_generated(void **state)
+{
+	(void)state;
+	dl_type *ts = dl_type_new(DL_TYPE_TIMESTAMP), *dt = dl_type_new(DL_TYPE_DATE), *i = dl_type_new(DL_TYPE_INTEGER),
+	        *s = dl_type_new(DL_TYPE_STRING);
+	dl_field f[] = {
+	    {"eventTime", ts, true, "{}"},
+	    {"eventDate", dt, true, "{\"delta.generationExpression\":\"CAST(eventTime AS DATE)\"}"},
+	    {"year", i, true, "{\"delta.generationExpression\":\"YEAR(eventTime)\"}"},
+	    {"month", i, true, "{\"delta.generationExpression\":\"MONTH(eventTime)\"}"},
+	    {"day", i, true, "{\"delta.generationExpression\":\"DAY(eventTime)\"}"},
+	    {"code", s, true, "{}"},
+	    {"prefix", s, true, "{\"delta.generationExpression\":\"SUBSTRING(code, 1, 2)\"}"},
+	    {"ym", s, true, "{\"delta.generationExpression\":\"DATE_FORMAT(eventTime, 'yyyy-MM')\"}"},
+	};
+	dl_type *sch = dl_type_struct(f, sizeof f / sizeof f[0]);
+	const char *parts[] = {"eventDate", "year", "month", "day", "prefix", "ym"};
+	dl_expr *filter, *derived;
+	assert_int_equal(dl_expr_parse(&filter, "eventTime >= '2020-10-01 00:00:00' AND eventTime <= '2020-10-01 12:00:00' "
+	                                        "AND code = 'abcd'"),
+	                 0);
+	assert_int_equal(dl_expr_bind(filter, sch), 0);
+	assert_int_equal(dl_expr_derive_partition_filter(&derived, filter, sch, parts, 6), 0);
+	assert_non_null(derived);
+	dl_buf b = DL_BUF_INIT;
+	dl_expr_sql(derived, &b);
+	print_message("derived: %s\n", b.data);
+	assert_non_null(strstr(b.data, "eventDate >= DATE '2020-10-01'"));
+	assert_non_null(strstr(b.data, "eventDate <= DATE '2020-10-01'"));
+	assert_non_null(strstr(b.data, "prefix = 'ab'"));
+	assert_non_null(strstr(b.data, "ym >= '2020-10'"));
+	dl_buf_free(&b);
+	/* the partition year=2020/month=10/day=01 is kept, day=02 skipped */
+	part_values pv = {{"eventDate", "year", "month", "day", "prefix", "ym"}, {{0}}, 6};
+	for (int k = 0; k < 6; k++) pv.vals[k].type = k == 0 ? DL_TYPE_DATE : k >= 4 ? DL_TYPE_STRING : DL_TYPE_INTEGER;
+	pv.vals[0].v.i64 = 18536; /* 2020-10-01 */
+	pv.vals[1].v.i64 = 2020;
+	pv.vals[2].v.i64 = 10;
+	pv.vals[3].v.i64 = 1;
+	pv.vals[4].v.str.ptr = "ab";
+	pv.vals[4].v.str.len = 2;
+	pv.vals[5].v.str.ptr = "2020-10";
+	pv.vals[5].v.str.len = 7;
+	dl_stats_provider sp = {-1, provide_parts, &pv};
+	bool m;
+	assert_int_equal(dl_expr_may_match(&m, derived, &sp), 0);
+	assert_true(m);
+	pv.vals[0].v.i64 = 18537;
+	assert_int_equal(dl_expr_may_match(&m, derived, &sp), 0);
+	assert_false(m);
+	pv.vals[0].v.i64 = 18536;
+	pv.vals[3].v.i64 = 2; /* day 2 */
+	assert_int_equal(dl_expr_may_match(&m, derived, &sp), 0);
+	assert_false(m);
+	pv.vals[3].v.i64 = 1;
+	pv.vals[4].v.str.ptr = "ac";
+	assert_int_equal(dl_expr_may_match(&m, derived, &sp), 0);
+	assert_false(m);
+	dl_expr_free(derived);
+	dl_expr_free(filter);
+
+	/* year/month tuples: eventTime < '2021-03-15' keeps (2021, 2), skips (2021, 4) */
+	const char *ym[] = {"year", "month"};
+	assert_int_equal(dl_expr_parse(&filter, "eventTime < '2021-03-15'"), 0);
+	assert_int_equal(dl_expr_bind(filter, sch), 0);
+	assert_int_equal(dl_expr_derive_partition_filter(&derived, filter, sch, ym, 2), 0);
+	assert_non_null(derived);
+	part_values p2 = {{"year", "month"}, {{0}}, 2};
+	p2.vals[0].type = p2.vals[1].type = DL_TYPE_INTEGER;
+	p2.vals[0].v.i64 = 2021;
+	p2.vals[1].v.i64 = 2;
+	dl_stats_provider sp2 = {-1, provide_parts, &p2};
+	assert_int_equal(dl_expr_may_match(&m, derived, &sp2), 0);
+	assert_true(m);
+	p2.vals[1].v.i64 = 4;
+	assert_int_equal(dl_expr_may_match(&m, derived, &sp2), 0);
+	assert_false(m);
+	p2.vals[0].v.i64 = 2020;
+	assert_int_equal(dl_expr_may_match(&m, derived, &sp2), 0);
+	assert_true(m);
+	dl_expr_free(derived);
+	dl_expr_free(filter);
+
+	/* nothing derivable: a filter on another column, or an OR */
+	assert_int_equal(dl_expr_parse(&filter, "code = 'x' OR eventTime > '2020-01-01'"), 0);
+	assert_int_equal(dl_expr_bind(filter, sch), 0);
+	assert_int_equal(dl_expr_derive_partition_filter(&derived, filter, sch, parts, 6), 0);
+	assert_null(derived);
+	dl_expr_free(filter);
+	dl_type_unref(sch);
+	dl_type_unref(ts);
+	dl_type_unref(dt);
+	dl_type_unref(i);
+	dl_type_unref(s);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -327,6 +443,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_unit),
 	    cmocka_unit_test(test_soundness),
+	    cmocka_unit_test(test_generated),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
