@@ -47,7 +47,7 @@ static bool before_value(dl_json_writer *w)
 			fail(w, DL_EINVALID, "a second top-level value: one writer writes one value");
 			return false;
 		}
-		check(w, dl_buf_putc(w->out, ','));
+		check(w, dl_json_putc(w->out, ','));
 	}
 	w->need_comma |= bit(w->depth);
 	return !w->error;
@@ -64,7 +64,7 @@ static void begin(dl_json_writer *w, char c, bool is_object)
 	w->need_comma &= ~bit(w->depth);
 	if (is_object) w->in_object |= bit(w->depth);
 	else w->in_object &= ~bit(w->depth);
-	check(w, dl_buf_putc(w->out, c));
+	check(w, dl_json_putc(w->out, c));
 }
 
 static void end(dl_json_writer *w, char c, bool is_object)
@@ -80,7 +80,7 @@ static void end(dl_json_writer *w, char c, bool is_object)
 		return;
 	}
 	w->depth--;
-	check(w, dl_buf_putc(w->out, c));
+	check(w, dl_json_putc(w->out, c));
 }
 
 void dl_jw_object_begin(dl_json_writer *w) { begin(w, '{', true); }
@@ -100,10 +100,10 @@ void dl_jw_key(dl_json_writer *w, const char *key)
 		                                  : "a key outside an object");
 		return;
 	}
-	if (w->need_comma & bit(w->depth)) check(w, dl_buf_putc(w->out, ','));
+	if (w->need_comma & bit(w->depth)) check(w, dl_json_putc(w->out, ','));
 	w->need_comma |= bit(w->depth);
 	check(w, dl_json_put_string(w->out, key, strlen(key)));
-	check(w, dl_buf_putc(w->out, ':'));
+	check(w, dl_json_putc(w->out, ':'));
 	w->after_key = true;
 }
 
@@ -129,7 +129,7 @@ void dl_jw_int(dl_json_writer *w, int64_t v)
 {
 	char tmp[24];
 	size_t n = dl_json_format_int64(tmp, v);
-	if (before_value(w)) check(w, dl_buf_append(w->out, tmp, n));
+	if (before_value(w)) check(w, dl_json_put(w->out, tmp, n));
 }
 
 void dl_jw_double(dl_json_writer *w, double v)
@@ -140,17 +140,17 @@ void dl_jw_double(dl_json_writer *w, double v)
 		fail(w, DL_EINVALID, "NaN or infinity has no JSON representation: omit the field or write null");
 		return;
 	}
-	if (before_value(w)) check(w, dl_buf_append(w->out, tmp, (size_t)n));
+	if (before_value(w)) check(w, dl_json_put(w->out, tmp, (size_t)n));
 }
 
 void dl_jw_bool(dl_json_writer *w, bool v)
 {
-	if (before_value(w)) check(w, dl_buf_puts(w->out, v ? "true" : "false"));
+	if (before_value(w)) check(w, v ? dl_json_put(w->out, "true", 4) : dl_json_put(w->out, "false", 5));
 }
 
 void dl_jw_null(dl_json_writer *w)
 {
-	if (before_value(w)) check(w, dl_buf_puts(w->out, "null"));
+	if (before_value(w)) check(w, dl_json_put(w->out, "null", 4));
 }
 
 void dl_jw_raw(dl_json_writer *w, const char *json)

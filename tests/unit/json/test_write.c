@@ -263,6 +263,40 @@ static void strings_must_be_utf8(void **state)
 	dl_buf_free(&b);
 }
 
+/* The writer's escaper against util's dl_buf_put_json_string on strings
+ * of every length with escapes, UTF-8 and plain runs in all positions (word
+ * boundaries of the 8-byte scan, growth for escapes). */
+static void escaping_matches_reference(void **state)
+{
+	(void)state;
+	static const char *pieces[] = {"a", "\"", "\\", "\n", "\x01", "\x1f", "\xC3\xA9", "\xE2\x82\xAC",
+	                               "\xF0\x9F\x98\x80", "abcdefgh", "/", "\x7f"};
+	uint64_t seed = 7;
+	dl_buf in = DL_BUF_INIT, want = DL_BUF_INIT, got = DL_BUF_INIT;
+	for (int round = 0; round < 3000; round++) {
+		dl_buf_clear(&in);
+		int count = round % 40;
+		for (int k = 0; k < count; k++) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			dl_buf_puts(&in, pieces[(seed >> 33) % 12]);
+		}
+		dl_buf_clear(&want);
+		dl_buf_clear(&got);
+		dl_buf_puts(&got, "x"); /* appends after existing content */
+		dl_buf_puts(&want, "x");
+		assert_int_equal(dl_buf_put_json_string(&want, in.data ? in.data : "", in.len), 0);
+		dl_json_writer w;
+		dl_jw_init(&w, &got);
+		dl_jw_string_n(&w, in.data ? in.data : "", in.len);
+		assert_int_equal(dl_jw_finish(&w), 0);
+		assert_int_equal(got.len, want.len);
+		assert_memory_equal(got.data, want.data, want.len);
+	}
+	dl_buf_free(&in);
+	dl_buf_free(&want);
+	dl_buf_free(&got);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -273,6 +307,7 @@ int main(void)
 		cmocka_unit_test(write_round_trip),
 		cmocka_unit_test(writer_ndjson),
 		cmocka_unit_test(strings_must_be_utf8),
+		cmocka_unit_test(escaping_matches_reference),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
