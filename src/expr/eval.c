@@ -84,7 +84,8 @@ void ex_val_load(ex_val *o, const dl_array *a, int64_t i)
 	case DL_TYPE_DECIMAL: memcpy(&o->v.dec, (const char *)a->values + 16 * i, 16); break;
 	case DL_TYPE_STRING:
 	case DL_TYPE_BINARY:
-		o->v.s.p = (const char *)a->data + a->offsets[i];
+		/* an array of empty strings may have no data buffer */
+		o->v.s.p = a->data ? (const char *)a->data + a->offsets[i] : "";
 		o->v.s.n = a->offsets[i + 1] - a->offsets[i];
 		break;
 	default:

@@ -403,7 +403,7 @@ static int parse_args(parser *p, ex_node *n, bool allow_star)
 	}
 	DL_TRY(expect_op(p, ")", "')'"));
 	DL_TRY(ex_node_set_args(p->e, n, na));
-	memcpy(n->args, args, (size_t)na * sizeof *args);
+	if (na) memcpy(n->args, args, (size_t)na * sizeof *args);
 	return 0;
 }
 
@@ -451,7 +451,7 @@ static int parse_case(parser *p, ex_node **out)
 	}
 	DL_TRY(expect_kw(p, "END", "WHEN, ELSE or END"));
 	DL_TRY(ex_node_set_args(p->e, n, na));
-	memcpy(n->args, args, (size_t)na * sizeof *args);
+	if (na) memcpy(n->args, args, (size_t)na * sizeof *args);
 	*out = n;
 	return 0;
 }
