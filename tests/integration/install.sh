@@ -46,13 +46,13 @@ pkg-config --exists deltalake
 # shellcheck disable=SC2046
 "$CC" "${san[@]}" -std=c17 -Wall -Werror "$DL_SOURCE_DIR/examples/hello.c" $(pkg-config --cflags --libs deltalake) \
 	-o "$tmp/hello-shared" 2>"$tmp/cc.log" || { cat "$tmp/cc.log" >&2; exit 1; }
-LD_LIBRARY_PATH="$prefix/$libdir" "$tmp/hello-shared" "$tmp/s1" | grep -q DL_EEXISTS
+LD_LIBRARY_PATH="$prefix/$libdir" "$tmp/hello-shared" "$tmp/s1" | grep -q "gets DL_EEXISTS"
 # Static: the archive plus the private libraries.
 # shellcheck disable=SC2046
 "$CC" "${san[@]}" -std=c17 -Wall -Werror "$DL_SOURCE_DIR/examples/hello.c" $(pkg-config --cflags deltalake) \
 	"$prefix/$libdir/libdeltalake.a" $(pkg-config --static --libs-only-l deltalake | sed 's/-ldeltalake//') \
 	-o "$tmp/hello-static"
-"$tmp/hello-static" "$tmp/s2" | grep -q DL_EEXISTS
+"$tmp/hello-static" "$tmp/s2" | grep -q "gets DL_EEXISTS"
 
 # CMake consumers: find_package(deltalake) and the exported targets.
 mkdir "$tmp/consumer"
@@ -71,6 +71,6 @@ cmake -S "$tmp/consumer" -B "$tmp/consumer/build" "${gen[@]}" -DCMAKE_PREFIX_PAT
 	-DCMAKE_C_COMPILER="$CC" -DCMAKE_C_FLAGS="${san[*]}" -DCMAKE_EXE_LINKER_FLAGS="${san[*]}" >"$tmp/cmake.log" 2>&1 ||
 	{ cat "$tmp/cmake.log" >&2; exit 1; }
 cmake --build "$tmp/consumer/build" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log" >&2; exit 1; }
-"$tmp/consumer/build/hello_static" "$tmp/s3" | grep -q DL_EEXISTS
-"$tmp/consumer/build/hello_shared" "$tmp/s4" | grep -q DL_EEXISTS
+"$tmp/consumer/build/hello_static" "$tmp/s3" | grep -q "gets DL_EEXISTS"
+"$tmp/consumer/build/hello_shared" "$tmp/s4" | grep -q "gets DL_EEXISTS"
 echo "install: headers, libraries, pkg-config, CMake package, CLI and man page work from $prefix"
