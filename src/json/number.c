@@ -3,6 +3,7 @@
  * correctly rounded for double. */
 #include "json/parser.h"
 #include "json/c_locale.h"
+#include "json/number_format.h"
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -112,7 +113,7 @@ int dl_json_int64(const dl_json *v, int64_t *out)
 /* Clinger's fast path: when the decimal significand has at most 15 digits
  * and the power of ten is at most 22, both are exact doubles and one IEEE
  * multiplication or division gives the correctly rounded result. */
-static bool fast_double(const char *p, const char *end, double *out)
+bool dl_json_fast_double(const char *p, const char *end, double *out)
 {
 	static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
 	                               1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
@@ -163,7 +164,7 @@ int dl_json_double(const dl_json *v, double *out)
 		return dl_error_set(DL_EINVALID, "expected a JSON number for a double");
 	if (v->u.num.len == 0 || (v->u.num.ptr[0] != '-' && (unsigned)(v->u.num.ptr[0] - '0') > 9))
 		return dl_error_set(DL_EINVALID, "%.*s is not a JSON number", (int)v->u.num.len, v->u.num.ptr);
-	if (fast_double(v->u.num.ptr, v->u.num.ptr + v->u.num.len, out)) return 0;
+	if (dl_json_fast_double(v->u.num.ptr, v->u.num.ptr + v->u.num.len, out)) return 0;
 	/* num.ptr is NUL-terminated; the C locale keeps '.' as the decimal point
 	 * whatever the application's locale. */
 	locale_t c = dl_json_c_locale();

@@ -131,6 +131,12 @@ static void doubles_shortest_round_trip(void **state)
 	assert_string_equal(write_double(&b, 0.1), "0.1");
 	assert_string_equal(write_double(&b, 1.0), "1");
 	assert_string_equal(write_double(&b, -0.0), "-0");
+	assert_string_equal(write_double(&b, 0.0), "0");
+	assert_string_equal(write_double(&b, -42.0), "-42");
+	assert_string_equal(write_double(&b, 999999999999999.0), "999999999999999");
+	assert_string_equal(write_double(&b, 1e15), "1e+15"); /* as %.15g prints it */
+	assert_string_equal(write_double(&b, 9007199254740992.0), "9007199254740992");
+	assert_string_equal(write_double(&b, 2.5e-7), "2.5e-07");
 	assert_string_equal(write_double(&b, 0.1 + 0.2), "0.30000000000000004");
 	assert_string_equal(write_double(&b, 1e300), "1e+300");
 	assert_string_equal(write_double(&b, 123456.789), "123456.789");
