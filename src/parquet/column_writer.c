@@ -326,7 +326,11 @@ static bool dict_pays_off(const pq_colw *c)
 static int flush_page(pq_colw *c)
 {
 	if (!c->nslots) return 0;
-	if (c->dict_on && (c->fallback || (!c->dict_pages && !dict_pays_off(c)))) DL_TRY(fall_back(c));
+	/* Judge the dictionary on a page that has values (not an all-null one). */
+	if (c->dict_on && (c->fallback || (!c->dict_pages && c->nidx && !dict_pays_off(c)))) DL_TRY(fall_back(c));
+	/* A page without values needs no dictionary: PLAIN with an empty body. */
+	bool dict_on = c->dict_on;
+	if (!c->nidx) c->dict_on = false;
 	DL_TRY(check_i32(c->nslots, "value count", c));
 	DL_TRY(encode_body(c, &c->body));
 	pq_page_header h;
@@ -344,6 +348,7 @@ static int flush_page(pq_colw *c)
 	c->stats.num_values += (int64_t)c->nslots;
 	if (c->dict_on) c->dict_pages++;
 	else c->plain_pages++;
+	c->dict_on = dict_on;
 	c->nslots = c->nidx = c->page_raw = 0;
 	dl_buf_clear(&c->plain);
 	return 0;

@@ -12,6 +12,7 @@
 #include "parquet/encoding_write.h"
 #include "parquet/metadata.h"
 #include "parquet/metadata_write.h"
+#include "parquet/reader.h"
 #include "parquet/stats.h"
 #include "parquet/thrift_write.h"
 #include "parquet/writer.h"
@@ -393,6 +394,58 @@ static void test_variant_null_and_required(void **state)
 	dl_type_unref(i64);
 }
 
+/* All-null pages first: they are PLAIN with no values, and do not turn the
+ * dictionary off for the values that follow. */
+static void test_null_pages_keep_dictionary(void **state)
+{
+	(void)state;
+	dl_type *i64 = dl_type_new(DL_TYPE_LONG);
+	dl_field f[] = {{(char *)"x", i64, true, (char *)"{}"}};
+	dl_type *schema = dl_type_struct(f, 1);
+	dl_buf out = DL_BUF_INIT;
+	pq_sink sink;
+	pq_sink_init_buf(&sink, &out);
+	pq_writer_options opt = PQ_WRITER_OPTIONS_INIT;
+	opt.page_bytes = 256;
+	pq_writer *w;
+	assert_int_equal(pq_writer_open(&w, schema, &sink, &opt), 0);
+	dl_batch *b = dl_batch_new(schema, 6000);
+	dl_builder *bl;
+	assert_int_equal(dl_builder_new(&bl, i64), 0);
+	dl_builder_append_nulls(bl, 3000);
+	for (int i = 0; i < 3000; i++) dl_builder_append_int(bl, i % 10);
+	dl_builder_finish(&b->cols[0], bl);
+	dl_builder_free(bl);
+	assert_int_equal(pq_writer_write(w, b), 0);
+	assert_int_equal(pq_writer_close(w), 0);
+	pq_reader *r;
+	assert_int_equal(pq_reader_open_memory(&r, (const uint8_t *)out.data, out.len, "nulls"), 0);
+	const pq_column_meta *m = &pq_reader_metadata(r)->row_groups[0].columns[0].meta_data;
+	bool dict = false;
+	for (uint32_t i = 0; i < m->nencodings; i++) dict |= m->encodings[i] == PQ_ENC_RLE_DICTIONARY;
+	assert_true(dict);
+	assert_true(m->has_dictionary_page_offset);
+	int64_t row = 0;
+	for (;;) {
+		dl_batch *rb;
+		int64_t first;
+		assert_int_equal(pq_reader_next(r, &rb, &first), 0);
+		if (!rb) break;
+		for (int64_t i = 0; i < rb->num_rows; i++, row++) {
+			assert_int_equal(dl_array_is_valid(rb->cols[0], i), row >= 3000);
+			if (row >= 3000) assert_int_equal(((const int64_t *)rb->cols[0]->values)[i], (row - 3000) % 10);
+		}
+		dl_batch_free(rb);
+	}
+	assert_int_equal(row, 6000);
+	pq_reader_free(r);
+	dl_batch_free(b);
+	pq_writer_free(w);
+	dl_buf_free(&out);
+	dl_type_unref(schema);
+	dl_type_unref(i64);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -403,6 +456,7 @@ int main(void)
 		cmocka_unit_test(test_field_ids),
 		cmocka_unit_test(test_footer_round_trip),
 		cmocka_unit_test(test_variant_null_and_required),
+		cmocka_unit_test(test_null_pages_keep_dictionary),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
