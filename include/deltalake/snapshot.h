@@ -32,9 +32,13 @@ typedef struct dl_snapshot_options {
 	                                the latest version instead of an error */
 	bool skip_tombstones;        /* do not keep remove actions (less memory) */
 	dl_store *store;             /* use this store (borrowed) instead of the uri */
+	bool metadata_only;          /* only protocol, metadata, commit info (and
+	                                txns/domains when a .crc lists them): no
+	                                files are loaded, file_count is 0 */
 } dl_snapshot_options;
 
-#define DL_SNAPSHOT_OPTIONS_INIT {DL_SNAPSHOT_OPTIONS_VERSION, -1, DL_NO_TIMESTAMP, false, false, NULL}
+#define DL_SNAPSHOT_OPTIONS_INIT \
+	{DL_SNAPSHOT_OPTIONS_VERSION, -1, DL_NO_TIMESTAMP, false, false, NULL, false}
 
 /* Opens a snapshot of the table at `uri` (a path or file:// URI; ignored
  * when opts->store is set). opts may be NULL for the latest version.

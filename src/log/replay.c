@@ -5,6 +5,7 @@
 #include <string.h>
 #include "json/json.h"
 #include "log/checkpoint_read.h"
+#include "log/crc.h"
 #include "util/error.h"
 #include "util/mem.h"
 
@@ -518,6 +519,36 @@ static void drop_removed_domains(dl_log_state *st)
 	st->ndomains = k;
 }
 
+/* The metadata of the version from its .crc, when one exists and is valid
+ * (a malformed one is ignored): 1 when used, 0 to replay instead. */
+static int from_crc(dl_log_state *out, dl_store *store, const dl_log_segment *seg)
+{
+	dl_version_checksum c;
+	if (!seg->crc) return 0;
+	if (dl_version_checksum_read(&c, &out->arena, store, seg->crc->path) < 0) {
+		if (dl_error_last()->code == DL_ENOMEM) return DL_ENOMEM;
+		dl_error_clear();
+		return 0;
+	}
+	out->protocol = c.protocol;
+	out->metadata = c.metadata;
+	out->crc_in_commit_timestamp = c.in_commit_timestamp;
+	out->from_crc = true;
+	if (c.ntxns) {
+		out->txns = dl_reallocarray(NULL, c.ntxns, sizeof *out->txns);
+		if (!out->txns) return DL_ENOMEM;
+		memcpy(out->txns, c.txns, c.ntxns * sizeof *out->txns);
+		out->ntxns = out->txns_cap = c.ntxns;
+	}
+	if (c.ndomains) {
+		out->domains = dl_reallocarray(NULL, c.ndomains, sizeof *out->domains);
+		if (!out->domains) return DL_ENOMEM;
+		memcpy(out->domains, c.domains, c.ndomains * sizeof *out->domains);
+		out->ndomains = out->domains_cap = c.ndomains;
+	}
+	return 1;
+}
+
 int dl_replay(dl_log_state *out, dl_store *store, const dl_log_segment *seg,
               const dl_replay_options *opts)
 {
@@ -525,6 +556,18 @@ int dl_replay(dl_log_state *out, dl_store *store, const dl_log_segment *seg,
 	memset(out, 0, sizeof *out);
 	out->arena.block_size = 1u << 20;
 	out->version = seg->version;
+	out->crc_in_commit_timestamp = DL_NONE;
+	if (opts && opts->metadata_only) {
+		int used = from_crc(out, store, seg);
+		if (used < 0) {
+			dl_log_state_free(out);
+			return used;
+		}
+		if (used) {
+			drop_removed_domains(out);
+			return 0;
+		}
+	}
 	dl_replayer r = {0};
 	r.st = out;
 	r.opts = opts ? opts : &defaults;

@@ -36,6 +36,8 @@ typedef struct dl_log_state {
 	size_t ndomains;
 	size_t domains_cap;
 	const dl_commit_info *commit_info; /* of the snapshot version, or NULL */
+	int64_t crc_in_commit_timestamp; /* from the version's .crc when it was used, else DL_NONE */
+	bool from_crc;               /* protocol/metaData came from the .crc (metadata-only) */
 	int64_t total_size;          /* sum of live adds' sizes */
 } dl_log_state;
 
@@ -48,7 +50,9 @@ typedef struct dl_replay_options {
 	/* Skip tombstones (scans do not need them): less memory. */
 	int skip_tombstones;
 	/* Only protocol, metaData and the version's commitInfo: stops reading
-	 * once both are found (for time travel and metadata queries). */
+	 * once both are found (for time travel and metadata queries). A valid
+	 * .crc of the version answers without any replay (then txns and
+	 * domains come from it too, when it lists them). */
 	int metadata_only;
 } dl_replay_options;
 

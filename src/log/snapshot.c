@@ -163,10 +163,11 @@ static int resolve_timestamp(dl_snapshot *s, const dl_snapshot_options *o, int64
 static void compute_timestamp(dl_snapshot *s)
 {
 	const dl_commit_info *ci = s->state.commit_info;
+	int64_t ict = ci ? ci->in_commit_timestamp : s->state.crc_in_commit_timestamp;
 	s->in_commit_timestamp = DL_NONE;
-	if (s->props.enable_in_commit_timestamps && ci && ci->in_commit_timestamp != DL_NONE &&
+	if (s->props.enable_in_commit_timestamps && ict != DL_NONE &&
 	    (s->props.ict_enablement_version < 0 || s->segment.version >= s->props.ict_enablement_version))
-		s->in_commit_timestamp = ci->in_commit_timestamp;
+		s->in_commit_timestamp = ict;
 	if (s->in_commit_timestamp != DL_NONE) s->timestamp_ms = s->in_commit_timestamp;
 	else if (s->segment.last_commit) s->timestamp_ms = s->segment.last_commit->mtime_ms;
 	else if (s->segment.ncheckpoint) s->timestamp_ms = s->segment.checkpoint[0].mtime_ms;
@@ -188,7 +189,7 @@ static int open_impl(dl_snapshot *s, const char *uri, const dl_snapshot_options 
 			return dl_error_set(DL_EINVALID, "give either a version or a timestamp, not both");
 		DL_TRY(resolve_timestamp(s, o, &version));
 	}
-	dl_replay_options ro = {.skip_tombstones = o->skip_tombstones};
+	dl_replay_options ro = {.skip_tombstones = o->skip_tombstones, .metadata_only = o->metadata_only};
 	DL_TRY(load(s, version, &ro));
 	const char *schema = s->state.metadata->schema_string;
 	if (schema) {

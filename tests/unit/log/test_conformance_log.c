@@ -385,6 +385,20 @@ static void table_contents(void **state)
 	assert_int_equal(v, 1);
 	dl_snapshot_free(s);
 
+	/* metadata from the version's .crc (its domains and txns exist only there) */
+	char uri[4096];
+	snprintf(uri, sizeof uri, "%s/conformance/kernel-data/crc-full", shared_dir());
+	dl_snapshot_options mo = DL_SNAPSHOT_OPTIONS_INIT;
+	mo.metadata_only = true;
+	assert_int_equal(dl_snapshot_open(&s, uri, &mo), 0);
+	assert_int_equal(dl_snapshot_domain_count(s), 3);
+	assert_non_null(dl_snapshot_domain(s, "delta.rowTracking"));
+	assert_int_equal(dl_snapshot_app_version(s, "streaming-job-abc", &v), 0);
+	assert_int_equal(v, 100);
+	/* inCommitTimestampOpt is there but the table does not enable ICT */
+	assert_int_equal(dl_snapshot_in_commit_timestamp(s, &v), DL_ENOTFOUND);
+	dl_snapshot_free(s);
+
 	/* the newest protocol and metaData win */
 	s = open_table("golden/log-replay-latest-metadata-protocol/delta", -1);
 	assert_int_equal(dl_snapshot_min_reader_version(s), 3);

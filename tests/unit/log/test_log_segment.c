@@ -261,8 +261,9 @@ static void time_travel_by_in_commit_timestamps(void **state)
 	assert_int_equal(open_at(s, 4102444900000LL, false, &rc), 2);
 	assert_int_equal(open_at(s, 4102444000000LL, false, &rc), 0);
 	dl_snapshot *snap;
-	assert_int_equal(dl_snapshot_open(&snap, NULL, &(dl_snapshot_options){DL_SNAPSHOT_OPTIONS_VERSION,
-	                 -1, DL_NO_TIMESTAMP, false, false, s}), 0);
+	dl_snapshot_options latest = DL_SNAPSHOT_OPTIONS_INIT;
+	latest.store = s;
+	assert_int_equal(dl_snapshot_open(&snap, NULL, &latest), 0);
 	int64_t t;
 	assert_int_equal(dl_snapshot_in_commit_timestamp(snap, &t), 0);
 	assert_int_equal(t, 4102444900000LL);
@@ -316,6 +317,53 @@ static void big_commit_in_chunks(void **state)
 	dl_store_free(s);
 }
 
+/* Metadata-only snapshots use a valid .crc of the version instead of the
+ * replay, and ignore a malformed one. */
+static void checksum_files(void **state)
+{
+	(void)state;
+	dl_store *s;
+	assert_int_equal(dl_store_open(&s, "mem://log-crc"), 0);
+	char c0[1024];
+	snprintf(c0, sizeof c0, "%s%s%s", P0, M0, add_line("a", 1));
+	put_commit(s, 0, c0);
+	put(s, "00000000000000000000.crc", "malformed");
+	dl_snapshot_options o = DL_SNAPSHOT_OPTIONS_INIT;
+	o.store = s;
+	o.metadata_only = true;
+	dl_snapshot *snap;
+	assert_int_equal(dl_snapshot_open(&snap, NULL, &o), 0);
+	assert_string_equal(dl_snapshot_table_id(snap), "t");
+	assert_int_equal(dl_snapshot_file_count(snap), 0);
+	dl_snapshot_free(snap);
+	/* a valid checksum that differs from the log on purpose: it is used */
+	put(s, "00000000000000000000.crc",
+	    "{\"tableSizeBytes\":5,\"numFiles\":1,\"numMetadata\":1,\"numProtocol\":1,"
+	    "\"inCommitTimestampOpt\":1234,\"setTransactions\":[{\"appId\":\"x\",\"version\":4}],"
+	    "\"domainMetadata\":[{\"domain\":\"d\",\"configuration\":\"c\",\"removed\":false}],"
+	    "\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":3},"
+	    "\"metadata\":{\"id\":\"from-crc\",\"format\":{\"provider\":\"parquet\",\"options\":{}},"
+	    "\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[]}\","
+	    "\"partitionColumns\":[],\"configuration\":{\"delta.enableInCommitTimestamps\":\"true\"}}}");
+	assert_int_equal(dl_snapshot_open(&snap, NULL, &o), 0);
+	assert_string_equal(dl_snapshot_table_id(snap), "from-crc");
+	assert_int_equal(dl_snapshot_min_writer_version(snap), 3);
+	int64_t v;
+	assert_int_equal(dl_snapshot_app_version(snap, "x", &v), 0);
+	assert_int_equal(v, 4);
+	assert_string_equal(dl_snapshot_domain(snap, "d"), "c");
+	assert_int_equal(dl_snapshot_in_commit_timestamp(snap, &v), 0);
+	assert_int_equal(v, 1234);
+	dl_snapshot_free(snap);
+	/* a full snapshot still replays the log */
+	o.metadata_only = false;
+	assert_int_equal(dl_snapshot_open(&snap, NULL, &o), 0);
+	assert_string_equal(dl_snapshot_table_id(snap), "t");
+	assert_int_equal(dl_snapshot_file_count(snap), 1);
+	dl_snapshot_free(snap);
+	dl_store_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -325,6 +373,7 @@ int main(void)
 		cmocka_unit_test(time_travel_by_file_time),
 		cmocka_unit_test(time_travel_by_in_commit_timestamps),
 		cmocka_unit_test(big_commit_in_chunks),
+		cmocka_unit_test(checksum_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
