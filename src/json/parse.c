@@ -23,14 +23,18 @@ void dl_json_parser_init(dl_json_parser *ps, dl_arena *arena, const char *doc, c
 	ps->nkeys = 0;
 	ps->capkeys = DL_JSON_INLINE_KEYS;
 	ps->depth = 0;
+	ps->frames = ps->inline_frames;
+	ps->capframes = DL_JSON_INLINE_FRAMES;
 }
 
 void dl_json_parser_release(dl_json_parser *ps)
 {
 	if (ps->vals != ps->inline_vals) dl_free(ps->vals);
 	if (ps->keys != ps->inline_keys) dl_free(ps->keys);
+	if (ps->frames != ps->inline_frames) dl_free(ps->frames);
 	ps->vals = ps->inline_vals;
 	ps->keys = ps->inline_keys;
+	ps->frames = ps->inline_frames;
 }
 
 int dl_json_fail(const dl_json_parser *ps, const char *at, const char *fmt, ...)
@@ -107,9 +111,14 @@ static inline int push_key(dl_json_parser *ps, const char *key, size_t len)
 
 static inline int open_container(dl_json_parser *ps, const char *at, bool is_object)
 {
-	if (ps->depth == DL_JSON_MAX_DEPTH)
-		return dl_json_fail(ps, at, "nesting deeper than %d arrays/objects: expected at most %d levels",
-		                    DL_JSON_MAX_DEPTH, DL_JSON_MAX_DEPTH);
+	if (ps->depth == ps->capframes) {
+		if (ps->depth == DL_JSON_MAX_DEPTH)
+			return dl_json_fail(ps, at, "nesting deeper than %d arrays/objects: expected at most %d levels",
+			                    DL_JSON_MAX_DEPTH, DL_JSON_MAX_DEPTH);
+		size_t cap = (size_t)ps->capframes;
+		DL_TRY(grow((void **)&ps->frames, &cap, ps->inline_frames, sizeof(dl_json_frame)));
+		ps->capframes = cap > DL_JSON_MAX_DEPTH ? DL_JSON_MAX_DEPTH : (int)cap;
+	}
 	dl_json_frame *f = &ps->frames[ps->depth++];
 	f->vstart = ps->nvals;
 	f->kstart = ps->nkeys;

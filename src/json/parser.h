@@ -37,6 +37,10 @@ typedef struct dl_json_frame {
  * to the heap. */
 #define DL_JSON_INLINE_VALUES 64
 #define DL_JSON_INLINE_KEYS 32
+/* Open containers kept inline; deeper documents (rare) move the stack to
+ * the heap. Keeps the parser at ~3 KiB of C stack, so a parse can nest
+ * inside another's callback on a small-stack thread. */
+#define DL_JSON_INLINE_FRAMES 32
 
 typedef struct dl_json_parser {
 	dl_arena *arena;
@@ -54,8 +58,9 @@ typedef struct dl_json_parser {
 	size_t nvals, capvals;
 	dl_json_key *keys;
 	size_t nkeys, capkeys;
-	int depth;
-	dl_json_frame frames[DL_JSON_MAX_DEPTH];
+	int depth, capframes;
+	dl_json_frame *frames; /* inline_frames, or heap past that depth */
+	dl_json_frame inline_frames[DL_JSON_INLINE_FRAMES];
 	dl_json inline_vals[DL_JSON_INLINE_VALUES];
 	dl_json_key inline_keys[DL_JSON_INLINE_KEYS];
 } dl_json_parser;

@@ -273,6 +273,13 @@ static void depth_limit(void **state)
 	for (int i = 0; i < 512; i++) v = &v->u.arr.items[0];
 	assert_int_equal(v->kind, DL_JSON_NUMBER);
 	dl_buf_clear(&b);
+	nest(&b, 513, "[", "]");
+	parse_bad(b.data, "nesting deeper than 512");
+	dl_buf_clear(&b);
+	nest(&b, 256, "{\"k\":[", "]}"); /* 512 levels, objects and arrays */
+	v = parse_ok(&a, b.data);
+	assert_int_equal(v->kind, DL_JSON_OBJECT);
+	dl_buf_clear(&b);
 	nest(&b, 10000, "[", "]");
 	parse_bad(b.data, "nesting deeper than 512");
 	dl_buf_clear(&b);
