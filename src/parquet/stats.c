@@ -288,5 +288,12 @@ int pq_stats_to_thrift(const pq_stats *s, pq_type phys, int type_length, size_t 
 	out->has_is_min_value_exact = out->has_is_max_value_exact = true;
 	out->is_min_value_exact = min_exact;
 	out->is_max_value_exact = max_exact;
+	/* The deprecated min/max too where their (signed) order is the type's,
+	 * as parquet-mr does for readers that predate min_value/max_value. */
+	if (phys == PQ_BOOLEAN || phys == PQ_INT32 || phys == PQ_INT64 || phys == PQ_FLOAT || phys == PQ_DOUBLE) {
+		out->has_min = out->has_max = true;
+		out->min = out->min_value;
+		out->max = out->max_value;
+	}
 	return 0;
 }

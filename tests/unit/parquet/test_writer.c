@@ -327,6 +327,12 @@ static void test_footer_round_trip(void **state)
 	assert_memory_equal(m->statistics.min_value.ptr, "apple", 5);
 	assert_memory_equal(m->statistics.max_value.ptr, "pear", 4);
 	assert_int_equal(m->statistics.null_count, 1);
+	assert_false(m->statistics.has_min); /* strings: no deprecated signed min/max */
+	const pq_column_meta *mid = &md.row_groups[0].columns[0].meta_data;
+	assert_true(mid->statistics.has_min && mid->statistics.has_max);
+	assert_int_equal(mid->statistics.min.len, 4);
+	assert_int_equal(mid->statistics.min.ptr[0], 8);
+	assert_int_equal(mid->statistics.max.ptr[0], 10);
 	m = &md.row_groups[0].columns[4].meta_data; /* tags.list.element: x, null | null | [] */
 	assert_int_equal(m->num_values, 4);
 	assert_int_equal(m->statistics.null_count, 3);
