@@ -95,6 +95,14 @@ void dl_arrow_stream_release(struct ArrowArrayStream *stream);
  * DL_EUNSUPPORTED. */
 int dl_arrow_ipc_write_stream(FILE *out, struct ArrowArrayStream *stream);
 
+/* Reads an Arrow IPC stream (or file) from `in` to its end and returns its
+ * record batches as an ArrowArrayStream (owned by the caller, who releases
+ * it). The input is checked as untrusted: malformed data gives DL_ECORRUPT
+ * (from get_next, with the message in get_last_error, or here for the
+ * schema); dictionaries, compression and types without a Delta equivalent
+ * give DL_EUNSUPPORTED. */
+int dl_arrow_ipc_read_stream(struct ArrowArrayStream *out, FILE *in);
+
 #ifdef __cplusplus
 }
 #endif

@@ -180,3 +180,126 @@ int dl_fb_finish(dl_fb *b, dl_fb_ref root, const uint8_t **data, size_t *len)
 	*len = b->size;
 	return 0;
 }
+
+/* ---- reading ---- */
+
+static bool in_range(const dl_fbr *r, size_t pos, size_t n)
+{
+	return pos <= r->len && n <= r->len - pos;
+}
+
+static uint32_t rd_u32(const dl_fbr *r, size_t pos)
+{
+	uint32_t v;
+	memcpy(&v, r->buf + pos, 4);
+	return v;
+}
+
+size_t dl_fbr_root(const dl_fbr *r)
+{
+	if (!in_range(r, 0, 4)) return 0;
+	size_t pos = rd_u32(r, 0);
+	return pos && in_range(r, pos, 4) ? pos : 0;
+}
+
+size_t dl_fbr_field(const dl_fbr *r, size_t table, int field, size_t size, bool *bad)
+{
+	if (!table || !in_range(r, table, 4)) {
+		*bad = true;
+		return 0;
+	}
+	int32_t soff;
+	memcpy(&soff, r->buf + table, 4);
+	int64_t vt = (int64_t)table - soff;
+	uint16_t vsize, tsize, off;
+	if (vt < 0 || !in_range(r, (size_t)vt, 4)) {
+		*bad = true;
+		return 0;
+	}
+	memcpy(&vsize, r->buf + vt, 2);
+	memcpy(&tsize, r->buf + vt + 2, 2);
+	if (vsize < 4 || !in_range(r, (size_t)vt, vsize) || !in_range(r, table, tsize)) {
+		*bad = true;
+		return 0;
+	}
+	if (4 + 2 * (size_t)field + 2 > vsize) return 0; /* field newer than the writer */
+	memcpy(&off, r->buf + vt + 4 + 2 * field, 2);
+	if (!off) return 0;
+	if ((size_t)off + size > tsize) {
+		*bad = true;
+		return 0;
+	}
+	return table + off;
+}
+
+uint8_t dl_fbr_u8(const dl_fbr *r, size_t table, int field, uint8_t dflt, bool *bad)
+{
+	size_t p = dl_fbr_field(r, table, field, 1, bad);
+	return p ? r->buf[p] : dflt;
+}
+
+int16_t dl_fbr_i16(const dl_fbr *r, size_t table, int field, int16_t dflt, bool *bad)
+{
+	size_t p = dl_fbr_field(r, table, field, 2, bad);
+	int16_t v = dflt;
+	if (p) memcpy(&v, r->buf + p, 2);
+	return v;
+}
+
+int32_t dl_fbr_i32(const dl_fbr *r, size_t table, int field, int32_t dflt, bool *bad)
+{
+	size_t p = dl_fbr_field(r, table, field, 4, bad);
+	int32_t v = dflt;
+	if (p) memcpy(&v, r->buf + p, 4);
+	return v;
+}
+
+int64_t dl_fbr_i64(const dl_fbr *r, size_t table, int field, int64_t dflt, bool *bad)
+{
+	size_t p = dl_fbr_field(r, table, field, 8, bad);
+	int64_t v = dflt;
+	if (p) memcpy(&v, r->buf + p, 8);
+	return v;
+}
+
+/* Follows the uoffset stored at pos. */
+static size_t follow(const dl_fbr *r, size_t pos, bool *bad)
+{
+	size_t target = pos + rd_u32(r, pos);
+	if (target < pos || !in_range(r, target, 4)) {
+		*bad = true;
+		return 0;
+	}
+	return target;
+}
+
+size_t dl_fbr_ref(const dl_fbr *r, size_t table, int field, bool *bad)
+{
+	size_t p = dl_fbr_field(r, table, field, 4, bad);
+	return p ? follow(r, p, bad) : 0;
+}
+
+size_t dl_fbr_vector_len(const dl_fbr *r, size_t pos, size_t elem_size, bool *bad)
+{
+	if (!pos) return 0;
+	uint32_t n = rd_u32(r, pos); /* pos + 4 was checked by follow() */
+	if (elem_size && n > (r->len - pos - 4) / elem_size) {
+		*bad = true;
+		return 0;
+	}
+	return n;
+}
+
+size_t dl_fbr_vector_ref(const dl_fbr *r, size_t vec, size_t i, bool *bad)
+{
+	return follow(r, vec + 4 + 4 * i, bad);
+}
+
+const char *dl_fbr_string(const dl_fbr *r, size_t table, int field, size_t *len, bool *bad)
+{
+	size_t p = dl_fbr_ref(r, table, field, bad);
+	*len = 0;
+	if (!p) return NULL;
+	*len = dl_fbr_vector_len(r, p, 1, bad);
+	return *bad ? NULL : (const char *)r->buf + p + 4;
+}

@@ -51,4 +51,33 @@ dl_fb_ref dl_fb_table_end(dl_fb *b);
  * the builder). 0 or the first error. */
 int dl_fb_finish(dl_fb *b, dl_fb_ref root, const uint8_t **data, size_t *len);
 
+/* ---- reading ----
+ * A bounds-checked view of a finished buffer from outside (an IPC message):
+ * every offset is checked before it is followed. Positions are byte offsets
+ * from the start of the buffer; 0 means "absent". */
+typedef struct dl_fbr {
+	const uint8_t *buf;
+	size_t len;
+} dl_fbr;
+
+/* The root table's position, or 0 when the buffer is malformed. */
+size_t dl_fbr_root(const dl_fbr *r);
+/* Position of a table field's inline data (`size` bytes checked), 0 if the
+ * field is absent or the table malformed (*bad set in that case). */
+size_t dl_fbr_field(const dl_fbr *r, size_t table, int field, size_t size, bool *bad);
+uint8_t dl_fbr_u8(const dl_fbr *r, size_t table, int field, uint8_t dflt, bool *bad);
+int16_t dl_fbr_i16(const dl_fbr *r, size_t table, int field, int16_t dflt, bool *bad);
+int32_t dl_fbr_i32(const dl_fbr *r, size_t table, int field, int32_t dflt, bool *bad);
+int64_t dl_fbr_i64(const dl_fbr *r, size_t table, int field, int64_t dflt, bool *bad);
+/* The object (table, vector or string) a reference field points to, 0 if
+ * absent. */
+size_t dl_fbr_ref(const dl_fbr *r, size_t table, int field, bool *bad);
+/* Vector at pos: element count, with count*elem_size bytes checked;
+ * elements start at pos + 4. */
+size_t dl_fbr_vector_len(const dl_fbr *r, size_t pos, size_t elem_size, bool *bad);
+/* Element i of a vector of references: the referenced object. */
+size_t dl_fbr_vector_ref(const dl_fbr *r, size_t vec, size_t i, bool *bad);
+/* A string field: pointer and length (NULL when absent). */
+const char *dl_fbr_string(const dl_fbr *r, size_t table, int field, size_t *len, bool *bad);
+
 #endif

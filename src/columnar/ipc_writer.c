@@ -7,26 +7,11 @@
 #include <string.h>
 #include "columnar/batch_stream.h"
 #include "columnar/flatbuf.h"
+#include "columnar/ipc_format.h"
 #include "deltalake/arrow.h"
 #include "util/error.h"
 #include "util/mem.h"
 
-/* Union tags and enums of Schema.fbs / Message.fbs. */
-enum {
-	TYPE_NULL = 1, TYPE_INT = 2, TYPE_FLOAT = 3, TYPE_BINARY = 4, TYPE_UTF8 = 5, TYPE_BOOL = 6,
-	TYPE_DECIMAL = 7, TYPE_DATE = 8, TYPE_TIMESTAMP = 10, TYPE_LIST = 12, TYPE_STRUCT = 13, TYPE_MAP = 17,
-};
-enum { HEADER_SCHEMA = 1, HEADER_RECORD_BATCH = 3 };
-enum { METADATA_V5 = 4 };
-enum { PRECISION_SINGLE = 1, PRECISION_DOUBLE = 2 };
-enum { DATE_DAY = 0 };
-enum { UNIT_MICROSECOND = 2 };
-/* Field ids of the tables written. */
-enum { FIELD_NAME = 0, FIELD_NULLABLE = 1, FIELD_TYPE_TYPE = 2, FIELD_TYPE = 3, FIELD_CHILDREN = 5,
-       FIELD_METADATA = 6 };
-enum { MSG_VERSION = 0, MSG_HEADER_TYPE = 1, MSG_HEADER = 2, MSG_BODY_LENGTH = 3 };
-enum { RB_LENGTH = 0, RB_NODES = 1, RB_BUFFERS = 2 };
-enum { SCHEMA_FIELDS = 1 };
 
 typedef struct ipc_node {
 	int64_t length, null_count;
