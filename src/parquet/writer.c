@@ -153,13 +153,32 @@ int pq_writer_write(pq_writer *w, const dl_batch *b)
 	return fail(w, write_rows(w, b));
 }
 
+/* Bytes of an array's buffers (an estimate of its encoded size). */
+static int64_t array_bytes(const dl_array *a)
+{
+	int64_t n = a->data_len + a->length * (dl_type_fixed_width(a->type) + (a->offsets ? 4 : 0) + 1);
+	for (int i = 0; i < a->nchildren; i++) n += array_bytes(a->children[i]);
+	return n;
+}
+
+/* Rows per slice: at most 64Ki, and about 1/8 of a row group, so wide rows
+ * (long strings, big lists) cannot overshoot the row group size much. */
+static int64_t slice_rows(const pq_writer *w, const dl_batch *b)
+{
+	int64_t bytes = 0;
+	for (int i = 0; i < b->ncols; i++) bytes += array_bytes(b->cols[i]);
+	int64_t per_row = b->num_rows ? bytes / b->num_rows + 1 : 1;
+	int64_t n = w->opt.row_group_bytes / 8 / per_row;
+	return n < 1 ? 1 : n > 65536 ? 65536 : n;
+}
+
 static int write_rows(pq_writer *w, const dl_batch *b)
 {
 	/* Slices keep the row group checks (and memory) fine-grained. */
-	int64_t start = 0;
+	int64_t start = 0, slice = slice_rows(w, b);
 	while (start < b->num_rows) {
 		int64_t n = b->num_rows - start;
-		if (n > 65536) n = 65536;
+		if (n > slice) n = slice;
 		if (w->opt.row_group_rows > 0 && n > w->opt.row_group_rows - w->rg_rows)
 			n = w->opt.row_group_rows - w->rg_rows;
 		for (int i = 0; i < w->ws.nleaves; i++) {

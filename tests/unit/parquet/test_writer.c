@@ -452,6 +452,48 @@ static void test_null_pages_keep_dictionary(void **state)
 	dl_type_unref(i64);
 }
 
+/* Wide rows: one batch of 100 KB strings still splits into row groups near
+ * the size limit instead of one huge group. */
+static void test_wide_rows_respect_row_group_size(void **state)
+{
+	(void)state;
+	dl_type *bin = dl_type_new(DL_TYPE_BINARY);
+	dl_field f[] = {{(char *)"blob", bin, false, (char *)"{}"}};
+	dl_type *schema = dl_type_struct(f, 1);
+	dl_buf out = DL_BUF_INIT;
+	pq_sink sink;
+	pq_sink_init_buf(&sink, &out);
+	pq_writer_options opt = PQ_WRITER_OPTIONS_INIT;
+	opt.row_group_bytes = 1 << 20;
+	opt.codec = PQ_CODEC_UNCOMPRESSED;
+	pq_writer *w;
+	assert_int_equal(pq_writer_open(&w, schema, &sink, &opt), 0);
+	dl_batch *b = dl_batch_new(schema, 200);
+	dl_builder *bl;
+	assert_int_equal(dl_builder_new(&bl, bin), 0);
+	static uint8_t big[100000];
+	for (int i = 0; i < 200; i++) {
+		memset(big, i, sizeof big);
+		assert_int_equal(dl_builder_append_bytes(bl, big, sizeof big), 0);
+	}
+	dl_builder_finish(&b->cols[0], bl);
+	dl_builder_free(bl);
+	assert_int_equal(pq_writer_write(w, b), 0);
+	assert_int_equal(pq_writer_close(w), 0);
+	pq_reader *r;
+	assert_int_equal(pq_reader_open_memory(&r, (const uint8_t *)out.data, out.len, "wide"), 0);
+	const pq_file_metadata *md = pq_reader_metadata(r);
+	assert_true(md->nrow_groups >= 15);
+	for (uint32_t g = 0; g < md->nrow_groups; g++) assert_true(md->row_groups[g].total_byte_size < (3 << 19));
+	assert_int_equal(md->num_rows, 200);
+	pq_reader_free(r);
+	dl_batch_free(b);
+	pq_writer_free(w);
+	dl_buf_free(&out);
+	dl_type_unref(schema);
+	dl_type_unref(bin);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -463,6 +505,7 @@ int main(void)
 		cmocka_unit_test(test_footer_round_trip),
 		cmocka_unit_test(test_variant_null_and_required),
 		cmocka_unit_test(test_null_pages_keep_dictionary),
+		cmocka_unit_test(test_wide_rows_respect_row_group_size),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
