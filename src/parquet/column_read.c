@@ -12,7 +12,7 @@
 #include "util/mem.h"
 
 int pq_leaf_reader_open(pq_leaf_reader *r, pq_source *src, const pq_file_metadata *md, int rg,
-                        const pq_leaf *leaf, int leaf_index, bool values_needed, pq_pool *pool)
+                        const pq_rleaf *leaf, int leaf_index, bool values_needed, pq_pool *pool)
 {
 	/* Keep the scratch buffers of the previous chunk; reset the rest. */
 	pq_leaf_reader keep = *r;
@@ -111,7 +111,7 @@ static int batch_levels(pq_leaf_reader *r, int64_t extra)
 
 int pq_leaf_read_rows(pq_leaf_reader *r, int64_t rows)
 {
-	const pq_leaf *lf = r->leaf;
+	const pq_rleaf *lf = r->leaf;
 	bool repeated = lf->max_rep > 0;
 	r->nlevels = 0;
 	r->nvals = 0;
@@ -263,7 +263,7 @@ static int entries(const pq_out *o, pq_leaf_reader *r, int64_t *n, uint8_t **val
 
 static int assemble_leaf(dl_array **out, const pq_out *o, pq_leaf_reader *r, int64_t n_exp, const char *file)
 {
-	const pq_leaf *lf = r->leaf;
+	const pq_rleaf *lf = r->leaf;
 	if (!r->values_needed || r->nvals < 0) return dl_error_set(DL_EINVALID, "%s: column '%s' was requested twice", file, lf->path);
 	int64_t n, nulls;
 	uint8_t *valid;

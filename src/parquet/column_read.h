@@ -14,7 +14,7 @@
 #define PQ_MAX_PAGE_VALUES (1 << 24)
 
 typedef struct pq_leaf_reader {
-	const pq_leaf *leaf;
+	const pq_rleaf *leaf;
 	pq_pool *pool;        /* where batch outputs come from (borrowed) */
 	bool values_needed;
 	int out_width;        /* bytes per output value; 0 = variable (bin) */
@@ -68,7 +68,7 @@ typedef struct pq_leaf_reader {
 /* Opens the chunk of `leaf` in row group `rg`: reads its bytes. Scratch
  * buffers of a previous chunk (zeroed or released reader) are reused. */
 int pq_leaf_reader_open(pq_leaf_reader *r, pq_source *src, const pq_file_metadata *md, int rg,
-                        const pq_leaf *leaf, int leaf_index, bool values_needed, pq_pool *pool);
+                        const pq_rleaf *leaf, int leaf_index, bool values_needed, pq_pool *pool);
 /* Ends a chunk, keeping scratch buffers for the next one. */
 void pq_leaf_reader_release(pq_leaf_reader *r);
 /* Frees everything. */
@@ -84,7 +84,7 @@ int pq_leaf_next_page(pq_leaf_reader *r, bool *eof);
  * the batch's dense values. */
 int pq_leaf_decode_values(pq_leaf_reader *r, size_t n);
 /* Output width of a leaf's values (0 for variable length). */
-int pq_leaf_out_width(const pq_leaf *leaf);
+int pq_leaf_out_width(const pq_rleaf *leaf);
 /* Raises/prefixes an error with file, row group, column and page. */
 int pq_leaf_error(pq_leaf_reader *r, int code, const char *fmt, ...) DL_PRINTF(3, 4);
 int pq_leaf_prefix(pq_leaf_reader *r);

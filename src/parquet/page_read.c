@@ -28,7 +28,7 @@ int pq_leaf_error(pq_leaf_reader *r, int code, const char *fmt, ...)
 	                    r->page_no, msg);
 }
 
-int pq_leaf_out_width(const pq_leaf *leaf)
+int pq_leaf_out_width(const pq_rleaf *leaf)
 {
 	if (leaf->type->id == DL_TYPE_BOOLEAN) return 1;
 	return dl_type_fixed_width(leaf->type);
@@ -93,7 +93,7 @@ static void uuid_format(const uint8_t *u, char out[36])
 
 /* n physical values at `in` (phys_width each) -> output at `out` (fixed)
  * or appended to `bin`. `in` may equal `out` when the widths are equal. */
-static int convert(const pq_leaf *lf, const uint8_t *in, size_t n, uint8_t *out, pq_binbuf *bin)
+static int convert(const pq_rleaf *lf, const uint8_t *in, size_t n, uint8_t *out, pq_binbuf *bin)
 {
 	int pw = lf->phys_width;
 	switch (lf->conv) {
@@ -200,7 +200,7 @@ static int convert(const pq_leaf *lf, const uint8_t *in, size_t n, uint8_t *out,
 /* Variable-length physical values (BYTE_ARRAY) -> output. */
 static int convert_bin(pq_leaf_reader *r, const pq_binbuf *in, size_t first, size_t n, uint8_t *out, pq_binbuf *bin)
 {
-	const pq_leaf *lf = r->leaf;
+	const pq_rleaf *lf = r->leaf;
 	if (lf->conv == PQ_CONV_BA_DEC) {
 		for (size_t i = 0; i < n; i++) {
 			int32_t s = in->offsets[first + i], len = in->offsets[first + i + 1] - s;
@@ -235,7 +235,7 @@ static int convert_bin(pq_leaf_reader *r, const pq_binbuf *in, size_t first, siz
 
 static int load_dictionary(pq_leaf_reader *r, const pq_page_header *h, const uint8_t *data, size_t len)
 {
-	const pq_leaf *lf = r->leaf;
+	const pq_rleaf *lf = r->leaf;
 	if (r->has_dict) return pq_leaf_error(r, DL_ECORRUPT, "a second dictionary page");
 	if (!h->has_dictionary_page_header) return pq_leaf_error(r, DL_ECORRUPT, "dictionary page without its header");
 	const pq_dictionary_page_header *dh = &h->dictionary_page_header;
@@ -308,7 +308,7 @@ static size_t count_nonnull(const pq_leaf_reader *r)
 
 static int setup_values(pq_leaf_reader *r)
 {
-	const pq_leaf *lf = r->leaf;
+	const pq_rleaf *lf = r->leaf;
 	pq_type pt = lf->el->type;
 	size_t len = (size_t)(r->vend - r->vp);
 	size_t nn = count_nonnull(r);
@@ -415,7 +415,7 @@ static int level_buffers(pq_leaf_reader *r, size_t n)
 
 static int data_page(pq_leaf_reader *r, const pq_page_header *h, const uint8_t *body, size_t blen)
 {
-	const pq_leaf *lf = r->leaf;
+	const pq_rleaf *lf = r->leaf;
 	bool v2 = h->type == PQ_PAGE_DATA_V2;
 	int32_t nv;
 	const uint8_t *p, *end;
@@ -514,7 +514,7 @@ int pq_leaf_next_page(pq_leaf_reader *r, bool *eof)
 /* Fixed-width output of n values from the current page's decoder. */
 static int decode_fixed(pq_leaf_reader *r, size_t n, uint8_t *dst)
 {
-	const pq_leaf *lf = r->leaf;
+	const pq_rleaf *lf = r->leaf;
 	int pw = lf->phys_width, ow = r->out_width;
 	bool direct = pw == ow; /* decode in place, convert in place */
 	uint8_t *buf = dst;
@@ -575,7 +575,7 @@ static int decode_fixed(pq_leaf_reader *r, size_t n, uint8_t *dst)
 /* Variable-width output (strings, binary, UUID text). */
 static int decode_var(pq_leaf_reader *r, size_t n)
 {
-	const pq_leaf *lf = r->leaf;
+	const pq_rleaf *lf = r->leaf;
 	int pw = lf->phys_width;
 	switch (r->enc) {
 	case PQ_ENC_PLAIN:

@@ -92,7 +92,7 @@ static bool is_string_annot(const pq_schema_element *el)
 }
 
 /* Output type and conversion of a primitive leaf. */
-static int leaf_type(pq_leaf *lf, const char *what)
+static int leaf_type(pq_rleaf *lf, const char *what)
 {
 	const pq_schema_element *el = lf->el;
 	pq_logical_kind lk = el->logical.kind;
@@ -210,7 +210,7 @@ static int collect_leaves(pq_schema *s, pq_node *n, int *k, dl_buf *path, const 
 		DL_TRY(dl_buf_puts(path, n->el->name));
 	}
 	if (n->nchildren == 0 && n->parent) {
-		pq_leaf *lf = &s->leaves[(*k)++];
+		pq_rleaf *lf = &s->leaves[(*k)++];
 		lf->node = n;
 		lf->el = n->el;
 		lf->max_def = n->def;

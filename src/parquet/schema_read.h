@@ -44,7 +44,7 @@ struct pq_node {
 };
 
 /* One leaf column (a primitive SchemaElement). */
-typedef struct pq_leaf {
+typedef struct pq_rleaf {
 	pq_node *node;
 	const pq_schema_element *el;
 	int16_t max_def, max_rep;
@@ -52,7 +52,7 @@ typedef struct pq_leaf {
 	pq_conv conv;
 	int phys_width;  /* bytes of one plain value; 0 for BYTE_ARRAY, 1 for BOOLEAN */
 	char *path;      /* dotted path for messages */
-} pq_leaf;
+} pq_rleaf;
 
 /* Assembly plan: one node per output array. */
 typedef enum pq_out_kind {
@@ -75,7 +75,7 @@ struct pq_out {
 typedef struct pq_schema {
 	pq_node *nodes; /* nodes[0] is the root */
 	int nnodes;
-	pq_leaf *leaves;
+	pq_rleaf *leaves;
 	int nleaves;
 	dl_type *type;  /* struct of the top-level fields */
 	pq_out root;    /* STRUCT plan of the whole file */

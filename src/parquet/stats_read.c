@@ -15,14 +15,14 @@ static dl_i128 be_i128(const uint8_t *p, size_t len)
 	return (dl_i128)v;
 }
 
-static bool is_unsigned(const pq_leaf *lf)
+static bool is_unsigned(const pq_rleaf *lf)
 {
 	pq_converted_type ct = lf->el->converted_type;
 	if (lf->el->logical.kind == PQ_LT_INTEGER) return !lf->el->logical.is_signed;
 	return ct >= PQ_CT_UINT_8 && ct <= PQ_CT_UINT_64;
 }
 
-static bool decode_value(const pq_leaf *lf, const pq_bytes *b, pq_stat_value *v)
+static bool decode_value(const pq_rleaf *lf, const pq_bytes *b, pq_stat_value *v)
 {
 	memset(v, 0, sizeof *v);
 	const uint8_t *p = b->ptr;
@@ -82,7 +82,7 @@ static bool decode_value(const pq_leaf *lf, const pq_bytes *b, pq_stat_value *v)
 	}
 }
 
-static bool signed_order(const pq_leaf *lf)
+static bool signed_order(const pq_rleaf *lf)
 {
 	switch (lf->el->type) {
 	case PQ_BOOLEAN:
@@ -97,7 +97,7 @@ static bool signed_order(const pq_leaf *lf)
 	}
 }
 
-void pq_stats_decode(const pq_leaf *lf, const pq_column_chunk *cc, pq_column_order order, pq_column_stats *out)
+void pq_stats_decode(const pq_rleaf *lf, const pq_column_chunk *cc, pq_column_order order, pq_column_stats *out)
 {
 	memset(out, 0, sizeof *out);
 	out->type = lf->type;
