@@ -326,6 +326,26 @@ static int load_inline(dl_dv_rows *out, const dl_dv_descriptor *dv)
 	return rc;
 }
 
+/* Relative DV paths are read through the table's store; absolute ones
+ * ('p' descriptors: "/data/t/dv.bin", "file:/...", "s3://...") through a
+ * store opened on their directory. */
+static int read_dv_file(dl_store *table_store, const char *path, uint8_t **data, size_t *len)
+{
+	if (!dl_log_path_is_absolute(path)) return dl_store_get(table_store, path, data, len);
+	const char *slash = strrchr(path, '/');
+	if (!slash || !slash[1])
+		return dl_error_set(DL_ECORRUPT, "deletion vector path '%s' names no file", path);
+	dl_buf dir = DL_BUF_INIT;
+	int rc = dl_buf_append(&dir, path, (size_t)(slash - path));
+	if (rc == 0 && dir.len == 0) rc = dl_buf_putc(&dir, '/');
+	dl_store *st = NULL;
+	if (rc == 0) rc = dl_store_open(&st, dir.data);
+	if (rc == 0) rc = dl_store_get(st, slash + 1, data, len);
+	dl_store_free(st);
+	dl_buf_free(&dir);
+	return rc;
+}
+
 int dl_dv_load(dl_dv_rows *out, dl_store *table_store, const dl_dv_descriptor *dv)
 {
 	memset(out, 0, sizeof *out);
@@ -338,7 +358,7 @@ int dl_dv_load(dl_dv_rows *out, dl_store *table_store, const dl_dv_descriptor *d
 		size_t len = 0;
 		rc = dl_dv_file_path(dv, &path);
 		if (rc == 0) {
-			rc = dl_store_get(table_store, path.data, &data, &len);
+			rc = read_dv_file(table_store, path.data, &data, &len);
 			if (rc < 0) dl_error_prefix("reading deletion vector file %s", path.data);
 		}
 		if (rc == 0)

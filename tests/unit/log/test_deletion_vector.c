@@ -99,6 +99,14 @@ static void file_from_spark(void **state)
 	assert_true(a[0] < a[1] && a[1] < a[2]);
 	dl_free(a);
 	dl_dv_rows_free(&rows);
+	/* the same DV through an absolute 'p' path (URI-encoded, file: scheme) */
+	char abs[2048];
+	snprintf(abs, sizeof abs, "file:%s/deletion_vector_%s.bin", root, "d12e7d16-e46d-48c9-8a71-b222c26dfc3b");
+	dl_dv_descriptor p = {'p', abs, 1, 38, 3, -1}; /* a 47-byte file: 38 bytes of DV */
+	dl_dv_rows prow;
+	assert_int_equal(dl_dv_load(&prow, st, &p), 0);
+	assert_int_equal(prow.cardinality, 3);
+	dl_dv_rows_free(&prow);
 	dl_dv_descriptor wrong = dv;
 	wrong.size_in_bytes = 37;
 	assert_int_equal(dl_dv_load(&rows, st, &wrong), DL_ECORRUPT);
