@@ -95,6 +95,20 @@ size_t dl_format_float(char out[DL_NUMBER_TEXT_MAX], float v)
 
 typedef enum style { STYLE_TEXT, STYLE_JSON } style;
 
+/* Integers without printf: the common cell, printed millions of times. */
+static int put_int(dl_buf *out, int64_t v)
+{
+	char tmp[24];
+	int n = 0;
+	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	do {
+		tmp[sizeof tmp - 1 - n++] = (char)('0' + (int)(u % 10));
+		u /= 10;
+	} while (u);
+	if (v < 0) tmp[sizeof tmp - 1 - n++] = '-';
+	return dl_buf_append(out, tmp + sizeof tmp - n, (size_t)n);
+}
+
 static int put_value(dl_buf *out, const dl_array *a, int64_t row, style st, int depth);
 
 static int put_hex(dl_buf *out, const uint8_t *p, size_t n)
@@ -199,10 +213,10 @@ static int put_value(dl_buf *out, const dl_array *a, int64_t row, style st, int 
 	switch (a->type->id) {
 	case DL_TYPE_NULL: return dl_buf_puts(out, json ? "null" : "NULL");
 	case DL_TYPE_BOOLEAN: return dl_buf_puts(out, dl_bit_get(vals, row) ? "true" : "false");
-	case DL_TYPE_BYTE: return dl_buf_printf(out, "%d", ((const int8_t *)vals)[row]);
-	case DL_TYPE_SHORT: return dl_buf_printf(out, "%d", ((const int16_t *)vals)[row]);
-	case DL_TYPE_INTEGER: return dl_buf_printf(out, "%d", ((const int32_t *)vals)[row]);
-	case DL_TYPE_LONG: return dl_buf_printf(out, "%lld", (long long)((const int64_t *)vals)[row]);
+	case DL_TYPE_BYTE: return put_int(out, ((const int8_t *)vals)[row]);
+	case DL_TYPE_SHORT: return put_int(out, ((const int16_t *)vals)[row]);
+	case DL_TYPE_INTEGER: return put_int(out, ((const int32_t *)vals)[row]);
+	case DL_TYPE_LONG: return put_int(out, ((const int64_t *)vals)[row]);
 	case DL_TYPE_FLOAT:
 	case DL_TYPE_DOUBLE: {
 		double d = a->type->id == DL_TYPE_FLOAT ? ((const float *)vals)[row] : ((const double *)vals)[row];

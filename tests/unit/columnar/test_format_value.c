@@ -74,6 +74,23 @@ static void cells_as_text_and_json(void **state)
 	                    "true|-100|0|0|-5|0.5|-0.0|NULL|str0\xc3\xa9|X''|2019-04-14|NULL|1969-12-31 00:00:00|"
 	                    "{x: 0, y: NULL}|[]|NULL|[{k: a, v: {0=v}}, {k: b, v: {1=v}}]|0|NULL");
 	assert_int_equal(dl_format_value(&out, b->cols[0], 4), DL_EINVALID);
+	/* integer extremes */
+	dl_type *i64 = dl_type_new(DL_TYPE_LONG);
+	dl_builder *ib;
+	assert_int_equal(dl_builder_new(&ib, i64), 0);
+	int64_t ext[] = {INT64_MIN, INT64_MAX, 0, -1, 10};
+	assert_int_equal(dl_builder_append_fixed(ib, ext, 5, NULL, 0), 0);
+	dl_array *ia;
+	assert_int_equal(dl_builder_finish(&ia, ib), 0);
+	dl_buf_clear(&out);
+	for (int i = 0; i < 5; i++) {
+		dl_format_value(&out, ia, i);
+		dl_buf_putc(&out, ' ');
+	}
+	assert_string_equal(out.data, "-9223372036854775808 9223372036854775807 0 -1 10 ");
+	dl_array_free(ia);
+	dl_builder_free(ib);
+	dl_type_unref(i64);
 	dl_buf_free(&out);
 	dl_batch_free(b);
 }
