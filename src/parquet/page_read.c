@@ -451,10 +451,12 @@ static int data_page(pq_leaf_reader *r, const pq_page_header *h, const uint8_t *
 	r->page_pos = 0;
 	DL_TRY(level_buffers(r, (size_t)nv + 1));
 	uint8_t *def = lf->max_def ? r->pdef : NULL, *rep = lf->max_rep ? r->prep : NULL;
-	if (rep) DL_TRY(decode_levels(r, rep_enc, lf->max_rep, &p, end, v2, rl, rep, (size_t)nv));
+	int rc = 0;
+	if (rep) rc = decode_levels(r, rep_enc, lf->max_rep, &p, end, v2, rl, rep, (size_t)nv);
 	else if (v2) p += rl;
-	if (def) DL_TRY(decode_levels(r, def_enc, lf->max_def, &p, end, v2, dl, def, (size_t)nv));
+	if (rc == 0 && def) rc = decode_levels(r, def_enc, lf->max_def, &p, end, v2, dl, def, (size_t)nv);
 	else if (v2) p += dl;
+	if (rc < 0) return strstr(dl_error_last()->message, "row group") ? rc : pq_leaf_prefix(r);
 	if (rep && nv && rep[0] != 0 && v2) return pq_leaf_error(r, DL_ECORRUPT, "DATA_PAGE_V2 starts inside a row");
 	r->in_page = true;
 	if (v2) {
@@ -469,7 +471,7 @@ static int data_page(pq_leaf_reader *r, const pq_page_header *h, const uint8_t *
 		r->vend = end;
 	}
 	if (!r->values_needed) return 0;
-	int rc = setup_values(r);
+	rc = setup_values(r);
 	return rc < 0 && !strstr(dl_error_last()->message, "row group") ? pq_leaf_prefix(r) : rc;
 }
 

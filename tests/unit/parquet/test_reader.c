@@ -323,18 +323,27 @@ static void test_statistics(void **state)
 
 /* ---- hostile files ---- */
 
+static int g_located; /* errors that named row group, column and page */
+
 static void decode_all(const uint8_t *p, size_t n)
 {
 	pq_reader *r;
 	if (pq_reader_open_memory(&r, p, n, "m.parquet") < 0) {
 		assert_int_not_equal(dl_error_last()->code, DL_OK);
+		assert_non_null(strstr(dl_error_last()->message, "m.parquet"));
 		return;
 	}
 	pq_reader_set_batch_size(r, 7);
 	for (;;) {
 		dl_batch *b;
 		int64_t first;
-		if (pq_reader_next(r, &b, &first) < 0 || !b) break;
+		int rc = pq_reader_next(r, &b, &first);
+		if (rc < 0) {
+			const char *m = dl_error_last()->message;
+			if (!strstr(m, "m.parquet")) fail_msg("error without the file name: %s", m);
+			if (strstr(m, "m.parquet: row group ") && strstr(m, ", column '") && strstr(m, "', page ")) g_located++;
+		}
+		if (rc < 0 || !b) break;
 		dl_batch_free(b);
 	}
 	pq_reader_free(r);
@@ -379,6 +388,45 @@ static void test_mutated_and_truncated_files_fail_cleanly(void **state)
 	}
 	closedir(d);
 	assert_true(files >= 3);
+	/* data errors say where: "file: row group R, column 'c', page P: ..." */
+	assert_true(g_located > 0);
+}
+
+/* Thrift: deep nesting, huge lists and truncation fail as corrupt. */
+static void test_hostile_thrift_footers(void **state)
+{
+	(void)state;
+	dl_arena arena = DL_ARENA_INIT;
+	pq_file_metadata md;
+	/* field 20 (unknown) of type struct, nested 200 deep */
+	uint8_t deep[402];
+	for (int i = 0; i < 200; i++) {
+		deep[2 * i] = 0x0C; /* delta 0, type struct: id as zigzag varint follows */
+		deep[2 * i + 1] = 40;
+	}
+	deep[400] = 0;
+	deep[401] = 0;
+	assert_int_equal(pq_file_metadata_decode(&md, &arena, deep, sizeof deep, "d.parquet"), DL_ECORRUPT);
+	assert_non_null(strstr(dl_error_last()->message, "d.parquet"));
+	/* schema: a list claiming 2^31 elements in a few bytes */
+	const uint8_t huge[] = {0x29, 0xFC, 0xFF, 0xFF, 0xFF, 0x0F, 0x00};
+	assert_int_equal(pq_file_metadata_decode(&md, &arena, huge, sizeof huge, "h.parquet"), DL_ECORRUPT);
+	/* a string longer than the bytes left */
+	const uint8_t str[] = {0x68, 0x7F, 'a'};
+	assert_int_equal(pq_file_metadata_decode(&md, &arena, str, sizeof str, "s.parquet"), DL_ECORRUPT);
+	/* every prefix of a real footer */
+	const uint8_t *end = (const uint8_t *)g_file.data + g_file.len;
+	uint32_t flen;
+	memcpy(&flen, end - 8, 4);
+	const uint8_t *footer = end - 8 - flen;
+	for (uint32_t n = 0; n < flen; n++) {
+		dl_arena_reset(&arena);
+		assert_int_not_equal(pq_file_metadata_decode(&md, &arena, footer, n, "p.parquet"), 0);
+	}
+	dl_arena_reset(&arena);
+	assert_int_equal(pq_file_metadata_decode(&md, &arena, footer, flen, "p.parquet"), 0);
+	assert_int_equal(md.num_rows, 3000);
+	dl_arena_free(&arena);
 }
 
 int main(void)
@@ -392,6 +440,7 @@ int main(void)
 		cmocka_unit_test(test_projection_by_type_absent_and_widening),
 		cmocka_unit_test(test_statistics),
 		cmocka_unit_test(test_mutated_and_truncated_files_fail_cleanly),
+		cmocka_unit_test(test_hostile_thrift_footers),
 	};
 	return cmocka_run_group_tests(tests, make_file, free_file);
 }

@@ -125,11 +125,54 @@ static void test_small_batches_split_row_groups(void **state)
 		if (strstr(g_files[i], "V1_zstd") || strstr(g_files[i], "V2_snappy")) compare_with_duckdb(g_files[i], 700);
 }
 
+/* DuckDB's FIELD_IDS: ids reach the field metadata, and a projection by
+ * id finds a column whatever its name (column mapping "id" mode). */
+static void test_projection_by_field_id(void **state)
+{
+	(void)state;
+	const char *file = NULL;
+	for (int i = 0; i < g_nfiles; i++)
+		if (strstr(g_files[i], "field_ids.parquet")) file = g_files[i];
+	assert_non_null(file);
+	FILE *f = fopen(file, "rb");
+	assert_non_null(f);
+	static uint8_t buf[1 << 16];
+	size_t n = fread(buf, 1, sizeof buf, f);
+	fclose(f);
+	pq_reader *r;
+	assert_int_equal(pq_reader_open_memory(&r, buf, n, "field_ids.parquet"), 0);
+	const dl_type *t = pq_reader_schema(r);
+	assert_int_equal(t->nchildren, 2);
+	assert_string_equal(t->children[0].metadata, "{\"parquet.field.id\":7}");
+	assert_string_equal(t->children[1].metadata, "{\"parquet.field.id\":9}");
+	dl_type *str = dl_type_new(DL_TYPE_STRING), *i32 = dl_type_new(DL_TYPE_INTEGER);
+	dl_field want[] = {{(char *)"renamed", str, true, (char *)"{\"parquet.field.id\":9}"},
+	                   {(char *)"a", i32, true, (char *)"{\"parquet.field.id\":8}"}};
+	dl_type *req = dl_type_struct(want, 2);
+	assert_int_equal(pq_reader_set_projection(r, req, true), 0);
+	dl_batch *b;
+	int64_t first;
+	assert_int_equal(pq_reader_next(r, &b, &first), 0);
+	assert_non_null(b);
+	assert_int_equal(b->num_rows, 1);
+	const dl_array *s = b->cols[0];
+	assert_int_equal(s->offsets[1], 1);
+	assert_memory_equal(s->data, "x", 1);
+	/* id 8 is not in the file (a has id 7): all null despite the name */
+	assert_false(dl_array_is_valid(b->cols[1], 0));
+	dl_batch_free(b);
+	pq_reader_free(r);
+	dl_type_unref(req);
+	dl_type_unref(str);
+	dl_type_unref(i32);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_file_matches_duckdb),
 		cmocka_unit_test(test_small_batches_split_row_groups),
+		cmocka_unit_test(test_projection_by_field_id),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
