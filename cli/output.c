@@ -244,18 +244,27 @@ static char *table_cell(dl_arena *a, const char *v)
 	return out;
 }
 
+static int put_spaces(dl_buf *b, size_t n)
+{
+	static const char spaces[] = "                                                                ";
+	while (n > 0) {
+		size_t k = n < sizeof spaces - 1 ? n : sizeof spaces - 1;
+		DL_TRY(dl_buf_append(b, spaces, k));
+		n -= k;
+	}
+	return 0;
+}
+
 static int put_padded(dl_buf *b, const char *s, size_t width, bool right, bool last)
 {
 	size_t w = display_width(s);
 	size_t pad = w < width ? width - w : 0;
 	if (right) {
-		for (size_t i = 0; i < pad; i++) DL_TRY(dl_buf_putc(b, ' '));
+		DL_TRY(put_spaces(b, pad));
 		return dl_buf_puts(b, s);
 	}
 	DL_TRY(dl_buf_puts(b, s));
-	if (last) return 0; /* no trailing blanks */
-	for (size_t i = 0; i < pad; i++) DL_TRY(dl_buf_putc(b, ' '));
-	return 0;
+	return last ? 0 : put_spaces(b, pad); /* no trailing blanks */
 }
 
 static int table_line(dl_out *o, char *const *cells)
