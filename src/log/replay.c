@@ -7,6 +7,7 @@
 #include "log/checkpoint_read.h"
 #include "log/crc.h"
 #include "util/error.h"
+#include "util/hash.h"
 #include "util/mem.h"
 
 /* One slot of the seen-set: a hash tag and a reference to the surviving
@@ -31,6 +32,9 @@ struct dl_replayer {
 	bool commit_info_only; /* re-reading that commit only for its commitInfo */
 	dl_sidecar *sidecars;
 	size_t nsidecars, sidecars_cap;
+	/* app ids and domains already decided (keys borrowed from the state's
+	 * arena), so hostile logs with 10^6 of them stay linear */
+	dl_strmap txn_ids, domain_ids;
 };
 
 /* ---- hashing of (path, dv unique id) ---- */
@@ -241,12 +245,11 @@ static int offer_file(dl_replayer *r, const dl_action *a)
 static int offer_txn(dl_replayer *r, const dl_txn *t)
 {
 	dl_log_state *st = r->st;
-	for (size_t i = 0; i < st->ntxns; i++) {
-		if (strcmp(st->txns[i].app_id, t->app_id) == 0) {
-			rollback(r);
-			return 0;
-		}
+	if (dl_strmap_find(&r->txn_ids, t->app_id, strlen(t->app_id), NULL)) {
+		rollback(r);
+		return 0;
 	}
+	DL_TRY(dl_strmap_put(&r->txn_ids, t->app_id, strlen(t->app_id), NULL, NULL));
 	if (st->ntxns == st->txns_cap) {
 		size_t nc = st->txns_cap ? st->txns_cap * 2 : 8;
 		dl_txn *n = dl_reallocarray(st->txns, nc, sizeof *n);
@@ -261,12 +264,11 @@ static int offer_txn(dl_replayer *r, const dl_txn *t)
 static int offer_domain(dl_replayer *r, const dl_domain_metadata *d)
 {
 	dl_log_state *st = r->st;
-	for (size_t i = 0; i < st->ndomains; i++) {
-		if (strcmp(st->domains[i].domain, d->domain) == 0) {
-			rollback(r);
-			return 0;
-		}
+	if (dl_strmap_find(&r->domain_ids, d->domain, strlen(d->domain), NULL)) {
+		rollback(r);
+		return 0;
 	}
+	DL_TRY(dl_strmap_put(&r->domain_ids, d->domain, strlen(d->domain), NULL, NULL));
 	if (st->ndomains == st->domains_cap) {
 		size_t nc = st->domains_cap ? st->domains_cap * 2 : 8;
 		dl_domain_metadata *n = dl_reallocarray(st->domains, nc, sizeof *n);
@@ -569,6 +571,8 @@ int dl_replay(dl_log_state *out, dl_store *store, const dl_log_segment *seg,
 		}
 	}
 	dl_replayer r = {0};
+	dl_strmap_init(&r.txn_ids, false);
+	dl_strmap_init(&r.domain_ids, false);
 	r.st = out;
 	r.opts = opts ? opts : &defaults;
 	/* about one file action per 150 bytes of commit JSON */
@@ -578,6 +582,8 @@ int dl_replay(dl_log_state *out, dl_store *store, const dl_log_segment *seg,
 	if (rc == 0) rc = run(&r, store, seg);
 	dl_free(r.slots);
 	dl_free(r.sidecars);
+	dl_strmap_free(&r.txn_ids);
+	dl_strmap_free(&r.domain_ids);
 	if (rc < 0) {
 		dl_log_state_free(out);
 		return rc;

@@ -364,6 +364,46 @@ static void checksum_files(void **state)
 	dl_store_free(s);
 }
 
+/* Many app ids and domains: newest per key wins, removed domains are
+ * dropped, and older ones stay shadowed (linear with hash maps). */
+static void many_txns_and_domains(void **state)
+{
+	(void)state;
+	dl_store *s;
+	assert_int_equal(dl_store_open(&s, "mem://log-txns"), 0);
+	dl_buf b = DL_BUF_INIT;
+	const int n = 20000;
+	assert_int_equal(dl_buf_printf(&b, "%s%s", P0, M0), 0);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(dl_buf_printf(&b, "{\"txn\":{\"appId\":\"app-%d\",\"version\":1}}\n"
+		                               "{\"domainMetadata\":{\"domain\":\"dom-%d\",\"configuration\":"
+		                               "\"old\",\"removed\":false}}\n", i, i), 0);
+	assert_int_equal(dl_store_put(s, "_delta_log/00000000000000000000.json", b.data, b.len), 0);
+	dl_buf_clear(&b);
+	for (int i = 0; i < n; i += 2)
+		assert_int_equal(dl_buf_printf(&b, "{\"txn\":{\"appId\":\"app-%d\",\"version\":2}}\n"
+		                               "{\"domainMetadata\":{\"domain\":\"dom-%d\",\"configuration\":"
+		                               "\"new\",\"removed\":%s}}\n", i, i, i % 4 ? "true" : "false"), 0);
+	assert_int_equal(dl_store_put(s, "_delta_log/00000000000000000001.json", b.data, b.len), 0);
+	dl_buf_free(&b);
+	dl_snapshot_options o = DL_SNAPSHOT_OPTIONS_INIT;
+	o.store = s;
+	dl_snapshot *snap;
+	assert_int_equal(dl_snapshot_open(&snap, NULL, &o), 0);
+	assert_int_equal(dl_snapshot_app_count(snap), n);
+	int64_t v;
+	assert_int_equal(dl_snapshot_app_version(snap, "app-2", &v), 0);
+	assert_int_equal(v, 2);
+	assert_int_equal(dl_snapshot_app_version(snap, "app-3", &v), 0);
+	assert_int_equal(v, 1);
+	assert_int_equal(dl_snapshot_domain_count(snap), n - n / 4);
+	assert_string_equal(dl_snapshot_domain(snap, "dom-4"), "new");
+	assert_null(dl_snapshot_domain(snap, "dom-2"));
+	assert_string_equal(dl_snapshot_domain(snap, "dom-3"), "old");
+	dl_snapshot_free(snap);
+	dl_store_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -374,6 +414,7 @@ int main(void)
 		cmocka_unit_test(time_travel_by_in_commit_timestamps),
 		cmocka_unit_test(big_commit_in_chunks),
 		cmocka_unit_test(checksum_files),
+		cmocka_unit_test(many_txns_and_domains),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
