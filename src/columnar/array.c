@@ -103,11 +103,15 @@ void dl_array_free(dl_array *a)
 
 int64_t dl_array_null_count(dl_array *a)
 {
-	if (a->null_count >= 0) return a->null_count;
-	if (a->type->id == DL_TYPE_NULL) a->null_count = a->length;
-	else if (!a->validity) a->null_count = 0;
-	else a->null_count = a->length - dl_bits_count(a->validity, 0, a->length);
-	return a->null_count;
+	/* Shared arrays are read by several threads: the cache is written
+	 * atomically (all writers store the same value). */
+	int64_t n = __atomic_load_n(&a->null_count, __ATOMIC_RELAXED);
+	if (n >= 0) return n;
+	if (a->type->id == DL_TYPE_NULL) n = a->length;
+	else if (!a->validity) n = 0;
+	else n = a->length - dl_bits_count(a->validity, 0, a->length);
+	__atomic_store_n(&a->null_count, n, __ATOMIC_RELAXED);
+	return n;
 }
 
 static dl_array *finish_or_null(dl_builder *b, int rc)
