@@ -7,6 +7,7 @@
  * text when the JSON form is absent, so stats have one representation. */
 #include "log/checkpoint_read.h"
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "columnar/array.h"
@@ -224,8 +225,15 @@ static void write_value(dl_json_writer *w, const dl_array *a, int64_t i)
 	case DL_TYPE_SHORT: dl_jw_int(w, ((const int16_t *)a->values)[i]); break;
 	case DL_TYPE_INTEGER: dl_jw_int(w, ((const int32_t *)a->values)[i]); break;
 	case DL_TYPE_LONG: dl_jw_int(w, ((const int64_t *)a->values)[i]); break;
-	case DL_TYPE_FLOAT: dl_jw_double(w, ((const float *)a->values)[i]); break;
-	case DL_TYPE_DOUBLE: dl_jw_double(w, ((const double *)a->values)[i]); break;
+	case DL_TYPE_FLOAT:
+	case DL_TYPE_DOUBLE: {
+		double d = a->type->id == DL_TYPE_FLOAT ? ((const float *)a->values)[i]
+		                                        : ((const double *)a->values)[i];
+		/* JSON has no NaN/Infinity: such a bound is dropped (unknown) */
+		if (isfinite(d)) dl_jw_double(w, d);
+		else dl_jw_null(w);
+		break;
+	}
 	case DL_TYPE_DECIMAL: write_decimal(w, a, i); break;
 	case DL_TYPE_DATE:
 		dl_date_format(t, ((const int32_t *)a->values)[i]);
