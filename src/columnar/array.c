@@ -129,6 +129,8 @@ dl_array *dl_array_slice(const dl_array *a, int64_t start, int64_t n)
 	return finish_or_null(b, dl_builder_append_range(b, a, start, n));
 }
 
+static int take_validity(dl_array *out, const dl_array *a, const uint32_t *sel, int64_t n);
+
 /* Gather of a fixed-width or boolean array: the hot path of applying a
  * selection (deletion vectors, filters) to flat columns. */
 static dl_array *take_flat(const dl_array *a, const uint32_t *sel, int64_t n)
@@ -152,21 +154,53 @@ static dl_array *take_flat(const dl_array *a, const uint32_t *sel, int64_t n)
 	default:
 		for (int64_t i = 0; i < n; i++) memcpy(dst + i * w, src + (size_t)sel[i] * (size_t)w, (size_t)w);
 	}
-	if (a->validity && dl_array_null_count((dl_array *)a) > 0) {
-		out->validity = dl_calloc((size_t)(n + 7) / 8 + 1, 1);
-		if (!out->validity) {
-			dl_array_free(out);
-			return NULL;
-		}
-		int64_t nulls = 0;
-		for (int64_t i = 0; i < n; i++) {
-			if (dl_bit_get(a->validity, sel[i])) dl_bit_set(out->validity, i);
-			else nulls++;
-		}
-		out->null_count = nulls;
-	} else {
-		out->null_count = 0;
+	if (take_validity(out, a, sel, n) < 0) {
+		dl_array_free(out);
+		return NULL;
 	}
+	return out;
+}
+
+/* Gathers the validity of rows sel[0..n) into out (none when no nulls). */
+static int take_validity(dl_array *out, const dl_array *a, const uint32_t *sel, int64_t n)
+{
+	out->null_count = 0;
+	if (!a->validity || dl_array_null_count((dl_array *)a) == 0) return 0;
+	out->validity = dl_calloc((size_t)(n + 7) / 8 + 1, 1);
+	if (!out->validity) return DL_ENOMEM;
+	int64_t nulls = 0;
+	for (int64_t i = 0; i < n; i++) {
+		if (dl_bit_get(a->validity, sel[i])) dl_bit_set(out->validity, i);
+		else nulls++;
+	}
+	out->null_count = nulls;
+	return 0;
+}
+
+/* Gather of a string or binary array: sizes first, then one copy each. */
+static dl_array *take_var(const dl_array *a, const uint32_t *sel, int64_t n)
+{
+	int64_t total = 0;
+	for (int64_t i = 0; i < n; i++) total += a->offsets[sel[i] + 1] - a->offsets[sel[i]];
+	if (total > INT32_MAX) {
+		dl_error_set(DL_ENOMEM, "taking %lld bytes of strings exceeds 2 GiB in one array; use smaller batches",
+		             (long long)total);
+		return NULL;
+	}
+	dl_array *out = dl_array_new(a->type, n);
+	if (!out) return NULL;
+	if (!(out->data = dl_malloc(total ? (size_t)total : 1)) || take_validity(out, a, sel, n) < 0) {
+		dl_array_free(out);
+		return NULL;
+	}
+	int32_t pos = 0;
+	for (int64_t i = 0; i < n; i++) {
+		int32_t lo = a->offsets[sel[i]], len = a->offsets[sel[i] + 1] - lo;
+		if (len) memcpy(out->data + pos, a->data + lo, (size_t)len);
+		pos += len;
+		out->offsets[i + 1] = pos;
+	}
+	out->data_len = total;
 	return out;
 }
 
@@ -181,6 +215,7 @@ dl_array *dl_array_take(const dl_array *a, const uint32_t *sel, int64_t n)
 	}
 	dl_type_id id = a->type->id;
 	if (id != DL_TYPE_NULL && (dl_type_fixed_width(a->type) || id == DL_TYPE_BOOLEAN)) return take_flat(a, sel, n);
+	if (id == DL_TYPE_STRING || id == DL_TYPE_BINARY) return take_var(a, sel, n);
 	dl_builder *b;
 	if (dl_builder_new(&b, a->type) < 0) return NULL;
 	int rc = 0;
