@@ -19,6 +19,7 @@
 #include "parquet/sink.h"
 #include "util/mem.h"
 #include <string.h>
+#include <zlib.h>
 
 static pq_stats_kind stats_kind(const dl_type *t)
 {
@@ -312,6 +313,11 @@ static int emit_page(pq_colw *c, pq_page_header *h, dl_buf *to, int64_t *uncompr
 	DL_TRY(check_i32(c->comp.len, "compressed page size", c));
 	h->uncompressed_page_size = (int32_t)c->body.len;
 	h->compressed_page_size = (int32_t)c->comp.len;
+	if (c->opt.page_crc) {
+		/* parquet.thrift: standard CRC-32 (gzip's) of the page data as stored. */
+		h->has_crc = true;
+		h->crc = (int32_t)crc32(0L, (const Bytef *)c->comp.data, (uInt)c->comp.len);
+	}
 	size_t before = to->len;
 	DL_TRY(pq_page_header_encode(to, h));
 	*uncompressed = (int64_t)(to->len - before + c->body.len);

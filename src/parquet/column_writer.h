@@ -22,6 +22,7 @@ typedef struct pq_colw_options {
 	size_t dict_bytes;       /* dictionary page limit before falling back */
 	bool dictionary;         /* try dictionary encoding */
 	size_t stats_truncate;   /* byte array min/max length in the footer (0 = full) */
+	bool page_crc;           /* CRC-32 of each page's (compressed) data in its header */
 } pq_colw_options;
 
 typedef struct pq_colw {

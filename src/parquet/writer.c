@@ -49,7 +49,7 @@ int pq_writer_open(pq_writer **out, dl_type *schema, pq_sink *sink, const pq_wri
 		return DL_ENOMEM;
 	}
 	pq_colw_options co = {w->opt.codec, w->opt.level, w->opt.page_bytes, w->opt.dict_bytes, w->opt.dictionary,
-	                      w->opt.stats_truncate};
+	                      w->opt.stats_truncate, w->opt.page_crc};
 	for (int i = 0; i < w->ws.nleaves; i++) pq_colw_init(&w->cols[i], &w->ws.leaves[i], &co);
 	rc = pq_sink_write(sink, MAGIC, 4);
 	if (rc < 0) {

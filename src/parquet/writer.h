@@ -28,12 +28,13 @@ typedef struct pq_writer_options {
 	size_t dict_bytes;       /* dictionary page limit before PLAIN fallback (1 MiB) */
 	bool dictionary;         /* use dictionary encoding (true) */
 	size_t stats_truncate;   /* footer min/max length of byte arrays (64; 0 = full) */
+	bool page_crc;           /* page checksums, as parquet-mr writes by default (true) */
 	const char *created_by;  /* NULL: "deltalake version X (build libdeltalake)" */
 	const char *root_name;   /* NULL: "schema" */
 } pq_writer_options;
 
 #define PQ_WRITER_OPTIONS_INIT \
-	{PQ_CODEC_ZSTD, 0, 128 << 20, 0, 1 << 20, 1 << 20, true, 64, NULL, NULL}
+	{PQ_CODEC_ZSTD, 0, 128 << 20, 0, 1 << 20, 1 << 20, true, 64, true, NULL, NULL}
 
 typedef struct pq_writer pq_writer;
 

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include <zlib.h>
 #include <string.h>
 #include "columnar/builder.h"
 #include "parquet/encoding_write.h"
@@ -400,6 +401,32 @@ static void test_variant_null_and_required(void **state)
 	dl_type_unref(i64);
 }
 
+/* Every page of every chunk carries the CRC-32 of its stored bytes. */
+static int check_page_crcs(const dl_buf *file, const pq_file_metadata *md)
+{
+	int pages = 0;
+	for (uint32_t g = 0; g < md->nrow_groups; g++) {
+		for (uint32_t c = 0; c < md->row_groups[g].ncolumns; c++) {
+			const pq_column_meta *m = &md->row_groups[g].columns[c].meta_data;
+			int64_t at = m->has_dictionary_page_offset ? m->dictionary_page_offset : m->data_page_offset;
+			int64_t end = at + m->total_compressed_size;
+			while (at < end) {
+				pq_page_header h;
+				size_t hl;
+				assert_int_equal(pq_page_header_decode(&h, (const uint8_t *)file->data + at, (size_t)(end - at), &hl,
+				                                       "crc"), 0);
+				assert_true(h.has_crc);
+				const uint8_t *data = (const uint8_t *)file->data + at + hl;
+				assert_int_equal((uint32_t)h.crc, (uint32_t)crc32(0L, data, (uInt)h.compressed_page_size));
+				at += (int64_t)hl + h.compressed_page_size;
+				pages++;
+			}
+			assert_int_equal(at, end);
+		}
+	}
+	return pages;
+}
+
 /* All-null pages first: they are PLAIN with no values, and do not turn the
  * dictionary off for the values that follow. */
 static void test_null_pages_keep_dictionary(void **state)
@@ -431,6 +458,7 @@ static void test_null_pages_keep_dictionary(void **state)
 	for (uint32_t i = 0; i < m->nencodings; i++) dict |= m->encodings[i] == PQ_ENC_RLE_DICTIONARY;
 	assert_true(dict);
 	assert_true(m->has_dictionary_page_offset);
+	assert_true(check_page_crcs(&out, pq_reader_metadata(r)) > 5);
 	int64_t row = 0;
 	for (;;) {
 		dl_batch *rb;
