@@ -464,6 +464,67 @@ static int import_dictionary(dl_array **out, const importer *im, const struct Ar
 	return rc;
 }
 
+/* The node points at the producer's buffers, keeping the holder alive. */
+static void borrow_buffers(dl_array *a, const importer *im, const struct ArrowArray *arr, bool has_offsets,
+                           int64_t last)
+{
+	int64_t nb = arr->n_buffers;
+	a->validity = nb ? (uint8_t *)arr->buffers[0] : NULL;
+	if (nb > 1) {
+		if (has_offsets) a->offsets = (int32_t *)arr->buffers[1];
+		else a->values = (void *)arr->buffers[1];
+	}
+	if (nb > 2) a->data = (uint8_t *)arr->buffers[2];
+	a->data_len = last;
+	if (arr->null_count >= 0 && a->length == arr->length) a->null_count = arr->null_count;
+	if (!a->validity) a->null_count = 0;
+	__atomic_fetch_add(&im->holder->refcount, 1, __ATOMIC_RELAXED);
+	a->owner = im->holder;
+	a->owner_release = holder_unref;
+}
+
+/* The node's own buffers copied from logical row `off` on, converted to our
+ * layout; [first, last) is the offsets' range for strings and lists. */
+static int copy_buffers(dl_array *a, const importer *im, const struct ArrowArray *arr, conv c, int64_t off,
+                        int64_t first, int64_t last)
+{
+	int64_t len = a->length;
+	const dl_type *type = a->type;
+	bool large = c == CONV_LARGE;
+	DL_TRY(copy_validity(a, arr->n_buffers ? arr->buffers[0] : NULL, off, len));
+	int w = dl_type_fixed_width(type);
+	switch (type->id) {
+	case DL_TYPE_NULL:
+		a->null_count = len;
+		return 0;
+	case DL_TYPE_STRUCT:
+	case DL_TYPE_VARIANT:
+		return 0;
+	case DL_TYPE_BOOLEAN:
+		if (!(a->values = dl_calloc((size_t)(len + 7) / 8 + 1, 1))) return DL_ENOMEM;
+		if (len && !arr->buffers[1]) return bad(im, "missing values buffer");
+		if (len) dl_bits_copy(a->values, 0, arr->buffers[1], off, len);
+		return 0;
+	case DL_TYPE_STRING:
+	case DL_TYPE_BINARY:
+		DL_TRY(copy_offsets(a, arr->buffers[1], large, off, len));
+		a->data_len = last - first;
+		if (!(a->data = dl_malloc(a->data_len ? (size_t)a->data_len : 1))) return DL_ENOMEM;
+		if (a->data_len && !arr->buffers[2]) return bad(im, "missing data buffer");
+		if (a->data_len) memcpy(a->data, (const uint8_t *)arr->buffers[2] + first, (size_t)a->data_len);
+		return 0;
+	case DL_TYPE_ARRAY:
+	case DL_TYPE_MAP:
+		return copy_offsets(a, arr->buffers[1], large, off, len);
+	default:
+		if (len && !arr->buffers[1]) return bad(im, "missing values buffer");
+		if (c != CONV_NONE) return convert_time(a, arr->buffers[1], c, off, len, im);
+		if (!(a->values = dl_malloc(len ? (size_t)len * (size_t)w : 1))) return DL_ENOMEM;
+		if (len) memcpy(a->values, (const uint8_t *)arr->buffers[1] + off * w, (size_t)len * (size_t)w);
+		return 0;
+	}
+}
+
 static int import_node(dl_array **out, const importer *im, const struct ArrowSchema *s, const struct ArrowArray *arr,
                        dl_type *type, int64_t poff, int64_t len, int depth)
 {
@@ -485,7 +546,6 @@ static int import_node(dl_array **out, const importer *im, const struct ArrowSch
 	a->length = len;
 	a->null_count = -1;
 	int64_t off = arr->offset + poff;
-	const uint8_t *validity = nb ? arr->buffers[0] : NULL;
 	bool large = fi.conv == CONV_LARGE;
 	int64_t first = 0, last = 0;
 	bool has_offsets = type->id == DL_TYPE_STRING || type->id == DL_TYPE_BINARY || type->id == DL_TYPE_ARRAY ||
@@ -501,57 +561,8 @@ static int import_node(dl_array **out, const importer *im, const struct ArrowSch
 	 * always have, must be there even for zero rows). */
 	bool borrow = off == 0 && fi.conv == CONV_NONE && first == 0 && type->id != DL_TYPE_NULL &&
 	              (!has_offsets || arr->buffers[1]);
-	if (borrow) {
-		a->validity = (uint8_t *)validity;
-		if (nb > 1) {
-			if (has_offsets)
-				a->offsets = (int32_t *)arr->buffers[1];
-			else
-				a->values = (void *)arr->buffers[1];
-		}
-		if (nb > 2) a->data = (uint8_t *)arr->buffers[2];
-		a->data_len = last;
-		if (arr->null_count >= 0 && len == arr->length) a->null_count = arr->null_count;
-		if (!validity) a->null_count = 0;
-		__atomic_fetch_add(&im->holder->refcount, 1, __ATOMIC_RELAXED);
-		a->owner = im->holder;
-		a->owner_release = holder_unref;
-	} else {
-		DL_TRY(copy_validity(a, validity, off, len));
-		int w = dl_type_fixed_width(type);
-		switch (type->id) {
-		case DL_TYPE_NULL:
-		case DL_TYPE_STRUCT:
-		case DL_TYPE_VARIANT:
-			break;
-		case DL_TYPE_BOOLEAN:
-			if (!(a->values = dl_calloc((size_t)(len + 7) / 8 + 1, 1))) return DL_ENOMEM;
-			if (len && !arr->buffers[1]) return bad(im, "missing values buffer");
-			if (len) dl_bits_copy(a->values, 0, arr->buffers[1], off, len);
-			break;
-		case DL_TYPE_STRING:
-		case DL_TYPE_BINARY:
-			DL_TRY(copy_offsets(a, arr->buffers[1], large, off, len));
-			a->data_len = last - first;
-			if (!(a->data = dl_malloc(a->data_len ? (size_t)a->data_len : 1))) return DL_ENOMEM;
-			if (a->data_len && !arr->buffers[2]) return bad(im, "missing data buffer");
-			if (a->data_len) memcpy(a->data, (const uint8_t *)arr->buffers[2] + first, (size_t)a->data_len);
-			break;
-		case DL_TYPE_ARRAY:
-		case DL_TYPE_MAP:
-			DL_TRY(copy_offsets(a, arr->buffers[1], large, off, len));
-			break;
-		default:
-			if (len && !arr->buffers[1]) return bad(im, "missing values buffer");
-			if (fi.conv != CONV_NONE) {
-				DL_TRY(convert_time(a, arr->buffers[1], fi.conv, off, len, im));
-			} else {
-				if (!(a->values = dl_malloc(len ? (size_t)len * (size_t)w : 1))) return DL_ENOMEM;
-				if (len) memcpy(a->values, (const uint8_t *)arr->buffers[1] + off * w, (size_t)len * (size_t)w);
-			}
-		}
-		if (type->id == DL_TYPE_NULL) a->null_count = len;
-	}
+	if (borrow) borrow_buffers(a, im, arr, has_offsets, last);
+	else DL_TRY(copy_buffers(a, im, arr, fi.conv, off, first, last));
 	if (type->id == DL_TYPE_STRUCT || type->id == DL_TYPE_VARIANT)
 		return import_children(a, im, s, arr, off, len, depth);
 	if (type->id == DL_TYPE_ARRAY || type->id == DL_TYPE_MAP) {
