@@ -175,6 +175,21 @@ static void random_round_trips(void **state)
 		dl_array_free(back);
 		sch.release(&sch);
 
+		/* import of an exported array seen at an offset (the copy path) */
+		if (n > 0) {
+			int64_t k = rnd((uint32_t)n);
+			assert_int_equal(dl_arrow_export_field(&sch, t, "c", true, NULL), 0);
+			assert_int_equal(dl_arrow_export_array(&arr, dl_array_slice(a, 0, n)), 0);
+			arr.offset = k;
+			arr.length = n - k;
+			arr.null_count = -1;
+			assert_int_equal(dl_arrow_import_array(&back, &arr, &sch), 0);
+			assert_int_equal(back->length, n - k);
+			assert_same(back, 0, a, k, n - k, seed);
+			dl_array_free(back);
+			sch.release(&sch);
+		}
+
 		/* Arrow IPC: writer -> reader */
 		{
 			dl_field f = {"c", t, true, NULL};
