@@ -632,6 +632,8 @@ static int rewrite_stream(pq_reader *r, int fd, const rewrite_args *a, pq_codec 
 	opt.codec = codec;
 	opt.level = (int)a->level;
 	opt.row_group_rows = a->row_group_rows;
+	const pq_file_metadata *md = pq_reader_metadata(r);
+	if (md->nschema) opt.root_name = md->schema[0].name; /* "spark_schema" stays */
 	pq_writer *w;
 	DL_TRY(pq_writer_open(&w, (dl_type *)pq_reader_output_schema(r), &sink, &opt));
 	int rc = copy_metadata(w, pq_reader_metadata(r));
