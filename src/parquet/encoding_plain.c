@@ -73,25 +73,20 @@ int pq_plain_bool(const uint8_t **p, const uint8_t *end, int *bit, uint8_t *out,
 
 int pq_plain_bytes(const uint8_t **p, const uint8_t *end, pq_binbuf *out, size_t n)
 {
+	/* The values' bytes cannot exceed what is left of the page, so one
+	 * reservation covers them and the loop only checks the input. */
+	size_t left = (size_t)(end - *p);
+	size_t room = left < 4 * n ? 0 : left - 4 * n;
+	DL_TRY(pq_binbuf_reserve(out, (int64_t)n, (int64_t)room));
 	const uint8_t *q = *p;
-	/* First pass sizes the output so the copy loop has no growth checks. */
-	size_t total = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (end - q < 4) return dl_error_set(DL_ECORRUPT, "PLAIN byte array length truncated");
 		uint32_t len;
 		memcpy(&len, q, 4);
 		q += 4;
 		if ((size_t)(end - q) < len) return dl_error_set(DL_ECORRUPT, "PLAIN byte array of %u bytes overruns the page", len);
+		pq_binbuf_push(out, q, len);
 		q += len;
-		total += len;
-	}
-	DL_TRY(pq_binbuf_reserve(out, (int64_t)n, (int64_t)total));
-	q = *p;
-	for (size_t i = 0; i < n; i++) {
-		uint32_t len;
-		memcpy(&len, q, 4);
-		pq_binbuf_push(out, q + 4, len);
-		q += 4 + len;
 	}
 	*p = q;
 	return 0;
