@@ -73,6 +73,10 @@ static inline bool dl_array_is_valid(const dl_array *a, int64_t i)
 	return !a->validity || dl_bit_get(a->validity, i);
 }
 
+/* Functions returning an array or batch return NULL on failure, with the
+ * error set (dl_error_last(): DL_ENOMEM, DL_EINVALID for bad rows or
+ * types...). */
+
 /* An array of `type` with zeroed buffers sized for `length` rows and no
  * validity bitmap (all valid; the caller allocates one to add nulls). Struct
  * and variant children have `length` rows too; array and map children have
