@@ -520,6 +520,15 @@ int dl_builder_append_range(dl_builder *b, const dl_array *src, int64_t start, i
 	return 0;
 }
 
+/* Gives back the slack of geometric growth when it is large (a batch lives
+ * on after its builder). Should shrinking fail, the larger buffer is kept. */
+static void shrink(uint8_t **p, size_t cap, size_t used)
+{
+	if (!*p || cap - used < 4096 || cap - used < cap / 4) return;
+	uint8_t *q = dl_realloc(*p, used ? used : 1);
+	if (q) *p = q;
+}
+
 static void builder_reset(dl_builder *b)
 {
 	b->validity = b->values = b->data = NULL;
@@ -551,6 +560,12 @@ int dl_builder_finish(dl_array **out, dl_builder *b)
 			}
 		}
 	}
+	size_t bits = (size_t)(b->length + 7) / 8;
+	shrink(&b->validity, b->validity_cap, bits);
+	if (b->kind == LAYOUT_BOOL) shrink(&b->values, b->values_cap, bits);
+	if (b->kind == LAYOUT_FIXED) shrink(&b->values, b->values_cap, (size_t)b->length * (size_t)b->width);
+	shrink((uint8_t **)&b->offsets, b->offsets_cap, ((size_t)b->length + 1) * 4);
+	shrink(&b->data, b->data_cap, (size_t)b->data_len);
 	a->type = dl_type_ref(b->type);
 	a->length = b->length;
 	a->null_count = b->kind == LAYOUT_NULL ? b->length : b->null_count;
