@@ -7,6 +7,7 @@
 #include "deltalake/store.h"
 #include "deltalake/arrow.h"
 #include "deltalake/snapshot.h"
+#include "deltalake/scan.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,0 +1,91 @@
+/* The internal side of dl_scan (include/deltalake/scan.h): the plan that
+ * dl_scan_open builds (which columns to read under which physical names,
+ * which files survive pruning, the filter bound twice: to the table schema
+ * for pruning and to the read schema for the residual filter), the reading
+ * of one file into batches, and the ordered parallel batch stream. */
+#ifndef DL_TABLE_SCAN_H
+#define DL_TABLE_SCAN_H
+#include <pthread.h>
+#include "columnar/batch_stream.h"
+#include "deltalake/scan.h"
+#include "expr/expr.h"
+#include "log/snapshot.h"
+
+typedef enum dl_scan_col_kind {
+	DL_SCOL_DATA = 0,           /* decoded from the data file */
+	DL_SCOL_PARTITION,          /* from add.partitionValues */
+	DL_SCOL_ROW_ID,             /* row tracking: _metadata.row_id */
+	DL_SCOL_ROW_COMMIT_VERSION, /* row tracking: _metadata.row_commit_version */
+} dl_scan_col_kind;
+
+/* One column of the read schema (the columns a file yields before the
+ * residual filter: the requested ones plus those only the filter needs). */
+typedef struct dl_scan_col {
+	dl_scan_col_kind kind;
+	int data_index;        /* DATA: field index in phys_request */
+	const char *part_key;  /* PARTITION: key in partitionValues (physical name) */
+	const dl_type *type;   /* logical type (borrowed from read_schema) */
+} dl_scan_col;
+
+struct dl_scan {
+	dl_snapshot *snap;
+	dl_column_mapping_mode mode;
+	dl_type *read_schema;  /* struct, logical names */
+	dl_scan_col *cols;     /* per read_schema field */
+	int *out_cols;         /* output column -> read column */
+	int nout;
+	dl_type *out_schema;   /* struct of the output columns */
+	dl_type *phys_request; /* struct of the data columns, physical names */
+	bool by_field_id;      /* id mode: match Parquet fields by field id */
+	int mat_row_id;        /* field of phys_request holding materialized row ids, -1 */
+	int mat_row_cv;        /* ... materialized row commit versions, -1 */
+	dl_expr *prune;        /* bound to the table schema; NULL without filter */
+	dl_expr *residual;     /* bound to read_schema; NULL without filter */
+	bool prune_data_cols;  /* the filter references non-partition columns */
+	const char **part_names; /* logical partition column names */
+	int npart;
+	char **indexed;        /* lower-case dotted paths with usable stats; NULL = all */
+	size_t nindexed;
+	size_t *files;         /* snapshot add indexes surviving pruning */
+	size_t nfiles;
+	int64_t batch_rows;
+	int threads;
+	int max_queued;
+	dl_scan_metrics metrics;
+	dl_arena arena;        /* physical names, indexed paths */
+	pthread_mutex_t store_mu;
+	dl_store *root_store;  /* for absolute file paths ("/..."), opened on demand */
+};
+
+/* Planning (scan_plan.c). */
+int dl_scan_plan_columns(dl_scan *s, const dl_scan_options *o);
+int dl_scan_plan_files(dl_scan *s);
+
+/* Row-group pruning over the footer statistics (scan_rowgroups.c). */
+struct pq_reader;
+int dl_scan_prune_row_groups(const dl_scan *s, struct pq_reader *r);
+
+/* Reads file i of the scan: calls emit for each output batch (ownership
+ * passes to emit, which frees it even when failing). emit returning
+ * DL_ECANCELLED stops quietly. */
+typedef int (*dl_scan_emit_fn)(void *payload, dl_batch *b);
+int dl_scan_read_file(dl_scan *s, size_t i, dl_scan_emit_fn emit, void *payload);
+
+/* Opens the store and relative path of a data file path of the log
+ * (relative to the table root, or absolute). */
+int dl_scan_resolve_path(dl_scan *s, const char *path, dl_store **store, const char **rel);
+int dl_table_resolve_path(dl_store *table_store, dl_store **root_store, pthread_mutex_t *mu,
+                          const char *path, dl_store **store, const char **rel);
+
+/* All output batches of the scan, in file order, decoded in parallel. */
+int dl_scan_batches(dl_batch_stream **out, dl_scan *s);
+
+/* A one-row array holding a partition value of type t parsed from its
+ * serialized form (NULL or "" is null). */
+int dl_partition_value_array(dl_array **out, dl_type *t, const char *value);
+
+/* Sets a->type (and its children's types, recursively) to t, which must
+ * have the same shape: physical names become logical ones. */
+int dl_array_retype(dl_array *a, dl_type *t);
+
+#endif

@@ -1,0 +1,323 @@
+/* Reading one data file of a scan: Parquet decoding with the physical
+ * projection, deletion vectors by file row index, partition values as
+ * columns, row tracking columns, physical -> logical names, the residual
+ * filter, then the output columns. */
+#include <inttypes.h>
+#include <string.h>
+#include "columnar/builder.h"
+#include "log/partition_values.h"
+#include "parquet/reader.h"
+#include "table/scan.h"
+#include "util/error.h"
+#include "util/mem.h"
+
+int dl_partition_value_array(dl_array **out, dl_type *t, const char *value)
+{
+	*out = NULL;
+	dl_scalar sc;
+	DL_TRY(dl_partition_value_parse(&sc, t, value));
+	dl_builder *b;
+	DL_TRY(dl_builder_new(&b, t));
+	int rc;
+	if (sc.is_null) {
+		rc = dl_builder_append_null(b);
+	} else {
+		switch (t->id) {
+		case DL_TYPE_BOOLEAN: rc = dl_builder_append_bool(b, sc.v.b); break;
+		case DL_TYPE_FLOAT:
+		case DL_TYPE_DOUBLE: rc = dl_builder_append_double(b, sc.v.f64); break;
+		case DL_TYPE_DECIMAL: rc = dl_builder_append_decimal(b, sc.v.dec); break;
+		case DL_TYPE_STRING:
+		case DL_TYPE_BINARY: rc = dl_builder_append_bytes(b, sc.v.str.ptr, sc.v.str.len); break;
+		case DL_TYPE_NULL: rc = dl_builder_append_null(b); break;
+		default:
+			if (dl_type_is_integral(t) || t->id == DL_TYPE_DATE || t->id == DL_TYPE_TIMESTAMP ||
+			    t->id == DL_TYPE_TIMESTAMP_NTZ) rc = dl_builder_append_int(b, sc.v.i64);
+			else rc = dl_error_set(DL_EUNSUPPORTED, "partition columns of type %s are not supported",
+			                       dl_type_id_name(t->id));
+		}
+	}
+	if (rc == 0) rc = dl_builder_finish(out, b);
+	dl_builder_free(b);
+	return rc;
+}
+
+static int retype_map(dl_array *a, dl_type *t)
+{
+	if (a->nchildren < 1) return 0;
+	dl_field f[2] = {t->children[0], t->children[1]};
+	f[0].nullable = false;
+	dl_type *entries = dl_type_struct(f, 2);
+	if (!entries) return DL_ENOMEM;
+	int rc = dl_array_retype(a->children[0], entries);
+	dl_type_unref(entries);
+	return rc;
+}
+
+int dl_array_retype(dl_array *a, dl_type *t)
+{
+	if (a->type != t) {
+		dl_type *old = a->type;
+		a->type = dl_type_ref(t);
+		dl_type_unref(old);
+	}
+	switch (t->id) {
+	case DL_TYPE_STRUCT:
+	case DL_TYPE_VARIANT:
+		for (int i = 0; i < a->nchildren && i < t->nchildren; i++)
+			DL_TRY(dl_array_retype(a->children[i], t->children[i].type));
+		return 0;
+	case DL_TYPE_ARRAY:
+		return a->nchildren ? dl_array_retype(a->children[0], t->children[0].type) : 0;
+	case DL_TYPE_MAP: return retype_map(a, t);
+	default: return 0;
+	}
+}
+
+/* ---- per-file state ---- */
+
+typedef struct file_read {
+	dl_scan *s;
+	const dl_add *add;
+	pq_reader *r;
+	dl_array **part;      /* per read column: one-row partition value, or NULL */
+	uint64_t *deleted;    /* sorted deleted row indexes */
+	size_t ndeleted;
+	dl_selection sel;
+	dl_selection sel2;
+} file_read;
+
+static void file_read_free(file_read *f, int nread)
+{
+	pq_reader_free(f->r);
+	if (f->part)
+		for (int i = 0; i < nread; i++) dl_array_free(f->part[i]);
+	dl_free(f->part);
+	dl_free(f->deleted);
+	dl_selection_free(&f->sel);
+	dl_selection_free(&f->sel2);
+}
+
+static int load_partitions(file_read *f, int nread)
+{
+	f->part = dl_calloc((size_t)nread + 1, sizeof *f->part);
+	if (!f->part) return DL_ENOMEM;
+	for (int i = 0; i < nread; i++) {
+		const dl_scan_col *c = &f->s->cols[i];
+		if (c->kind != DL_SCOL_PARTITION) continue;
+		bool found;
+		const char *v = dl_str_map_get(&f->add->partition_values, c->part_key, &found);
+		int rc = dl_partition_value_array(&f->part[i], (dl_type *)c->type, v);
+		if (rc < 0) return dl_error_prefix("partition value of column '%s'", c->part_key);
+	}
+	return 0;
+}
+
+static int load_dv(file_read *f)
+{
+	if (!f->add->dv) return 0;
+	dl_dv_rows rows;
+	DL_TRY(dl_dv_load(&rows, dl_snapshot_store(f->s->snap), f->add->dv));
+	int rc = dl_dv_rows_to_array(&rows, &f->deleted, &f->ndeleted);
+	dl_dv_rows_free(&rows);
+	return rc;
+}
+
+/* Rows of [first, first+n) that the deletion vector keeps; false when it
+ * deletes none of them (no selection needed). */
+static int dv_selection(file_read *f, int64_t first, int64_t n, bool *any)
+{
+	*any = false;
+	if (!f->ndeleted) return 0;
+	size_t lo = 0, hi = f->ndeleted;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (f->deleted[mid] < (uint64_t)first) lo = mid + 1;
+		else hi = mid;
+	}
+	if (lo == f->ndeleted || f->deleted[lo] >= (uint64_t)(first + n)) return 0;
+	*any = true;
+	DL_TRY(dl_selection_reserve(&f->sel, n));
+	f->sel.count = 0;
+	size_t d = lo;
+	for (int64_t j = 0; j < n; j++) {
+		if (d < f->ndeleted && f->deleted[d] == (uint64_t)(first + j)) {
+			d++;
+			continue;
+		}
+		f->sel.idx[f->sel.count++] = (uint32_t)j;
+	}
+	return 0;
+}
+
+static int row_tracking_column(file_read *f, dl_array **out, const dl_scan_col *c, dl_batch *pb, int64_t first,
+                               int64_t n)
+{
+	bool id = c->kind == DL_SCOL_ROW_ID;
+	int mat = id ? f->s->mat_row_id : f->s->mat_row_cv;
+	const dl_array *m = pb && mat >= 0 ? pb->cols[mat] : NULL;
+	int64_t base = id ? f->add->base_row_id : f->add->default_row_commit_version;
+	dl_array *a = dl_array_new((dl_type *)c->type, n);
+	if (!a) return DL_ENOMEM;
+	int64_t *v = a->values;
+	for (int64_t j = 0; j < n; j++) {
+		if (m && dl_array_is_valid(m, j)) {
+			v[j] = ((const int64_t *)m->values)[j];
+			continue;
+		}
+		if (base == DL_NONE) {
+			dl_array_free(a);
+			return dl_error_set(DL_ECORRUPT, "data file %s has no %s, so its %s values are unknown; the "
+			                    "table's row tracking metadata is incomplete", f->add->path,
+			                    id ? "baseRowId" : "defaultRowCommitVersion",
+			                    id ? "row_id" : "row_commit_version");
+		}
+		v[j] = id ? base + first + j : base;
+	}
+	*out = a;
+	return 0;
+}
+
+/* The read batch of n rows starting at file row `first` (pb holds the
+ * decoded data columns, or NULL when none are read). Takes pb's arrays. */
+static int build_read_batch(file_read *f, dl_batch **out, dl_batch *pb, int64_t first, int64_t n)
+{
+	dl_scan *s = f->s;
+	dl_batch *b = dl_batch_new(s->read_schema, n);
+	if (!b) return DL_ENOMEM;
+	int rc = 0;
+	for (int i = 0; i < s->read_schema->nchildren && rc == 0; i++) {
+		const dl_scan_col *c = &s->cols[i];
+		switch (c->kind) {
+		case DL_SCOL_DATA:
+			b->cols[i] = pb->cols[c->data_index];
+			pb->cols[c->data_index] = NULL;
+			if (s->mode != DL_CM_NONE) rc = dl_array_retype(b->cols[i], (dl_type *)c->type);
+			break;
+		case DL_SCOL_PARTITION:
+			b->cols[i] = dl_array_repeat(f->part[i], 0, n);
+			if (!b->cols[i]) rc = DL_ENOMEM;
+			break;
+		default: rc = row_tracking_column(f, &b->cols[i], c, pb, first, n); break;
+		}
+	}
+	if (rc < 0) {
+		dl_batch_free(b);
+		return rc;
+	}
+	*out = b;
+	return 0;
+}
+
+/* The output columns of `b`, restricted to sel (NULL: all rows, moved). */
+static int project_output(dl_scan *s, dl_batch **out, dl_batch *b, const dl_selection *sel)
+{
+	int64_t n = sel ? sel->count : b->num_rows;
+	dl_batch *o = dl_batch_new(s->out_schema, n);
+	if (!o) return DL_ENOMEM;
+	for (int k = 0; k < s->nout; k++) {
+		int r = s->out_cols[k];
+		if (sel) {
+			o->cols[k] = dl_array_take(b->cols[r], sel->idx, n);
+		} else {
+			o->cols[k] = b->cols[r];
+			b->cols[r] = NULL;
+		}
+		if (!o->cols[k]) {
+			dl_batch_free(o);
+			return DL_ENOMEM;
+		}
+	}
+	*out = o;
+	return 0;
+}
+
+static int process_batch(file_read *f, dl_batch *pb, int64_t first, int64_t n, dl_scan_emit_fn emit,
+                         void *payload)
+{
+	dl_scan *s = f->s;
+	dl_batch *b = NULL;
+	DL_TRY(build_read_batch(f, &b, pb, first, n));
+	bool dv_any;
+	int rc = dv_selection(f, first, n, &dv_any);
+	if (rc == 0 && dv_any && s->residual) {
+		dl_batch *t = dl_batch_take(b, f->sel.idx, f->sel.count);
+		dl_batch_free(b);
+		b = t;
+		if (!b) rc = DL_ENOMEM;
+		dv_any = false;
+	}
+	const dl_selection *sel = dv_any ? &f->sel : NULL;
+	if (rc == 0 && s->residual) {
+		static const dl_eval_ctx ctx = DL_EVAL_CTX_INIT;
+		rc = dl_expr_filter(&f->sel2, s->residual, b, &ctx);
+		if (rc == 0 && f->sel2.count < b->num_rows) sel = &f->sel2;
+	}
+	dl_batch *o = NULL;
+	if (rc == 0 && (sel ? sel->count : b->num_rows) > 0) rc = project_output(s, &o, b, sel);
+	dl_batch_free(b);
+	if (rc < 0 || !o) return rc;
+	return emit(payload, o);
+}
+
+/* Files without data columns to read (only partition values or row
+ * tracking): rows come from the footer's row counts. */
+static int read_counts_only(file_read *f, dl_scan_emit_fn emit, void *payload)
+{
+	int nrg = pq_reader_num_row_groups(f->r);
+	for (int rg = 0; rg < nrg; rg++) {
+		int64_t first = pq_reader_row_group_first_row(f->r, rg);
+		int64_t rows = pq_reader_row_group_rows(f->r, rg);
+		for (int64_t off = 0; off < rows; off += f->s->batch_rows) {
+			int64_t n = rows - off < f->s->batch_rows ? rows - off : f->s->batch_rows;
+			DL_TRY(process_batch(f, NULL, first + off, n, emit, payload));
+		}
+	}
+	return 0;
+}
+
+static int read_data(file_read *f, dl_scan_emit_fn emit, void *payload)
+{
+	dl_scan *s = f->s;
+	DL_TRY(pq_reader_set_projection(f->r, s->phys_request, s->by_field_id));
+	DL_TRY(pq_reader_set_batch_size(f->r, s->batch_rows));
+	if (s->prune_data_cols) {
+		int rc = dl_scan_prune_row_groups(s, f->r);
+		if (rc < 0) return rc;
+		if (rc == 1) return 0; /* no row group can match */
+	}
+	for (;;) {
+		dl_batch *pb = NULL;
+		int64_t first = 0;
+		DL_TRY(pq_reader_next(f->r, &pb, &first));
+		if (!pb) return 0;
+		int rc = process_batch(f, pb, first, pb->num_rows, emit, payload);
+		dl_batch_free(pb);
+		if (rc < 0) return rc;
+	}
+}
+
+int dl_scan_read_file(dl_scan *s, size_t i, dl_scan_emit_fn emit, void *payload)
+{
+	file_read f;
+	memset(&f, 0, sizeof f);
+	f.s = s;
+	f.add = dl_log_state_add(dl_snapshot_state(s->snap), s->files[i]);
+	int nread = s->read_schema->nchildren;
+	dl_store *store;
+	const char *rel;
+	int rc = dl_scan_resolve_path(s, f.add->path, &store, &rel);
+	if (rc == 0) {
+		rc = pq_reader_open_store(&f.r, store, rel, f.add->size > 0 ? f.add->size : -1);
+		if (rc == DL_ENOTFOUND)
+			rc = dl_error_set(DL_ENOTFOUND, "data file %s is missing (the log of version %" PRId64
+			                  " lists it); it may have been deleted or vacuumed", f.add->path,
+			                  dl_snapshot_version(s->snap));
+	}
+	if (rc == 0) rc = load_partitions(&f, nread);
+	if (rc == 0) rc = load_dv(&f);
+	if (rc == 0) rc = s->phys_request->nchildren ? read_data(&f, emit, payload) : read_counts_only(&f, emit, payload);
+	file_read_free(&f, nread);
+	if (rc < 0 && rc != DL_ECANCELLED && rc != DL_ENOTFOUND) dl_error_prefix("reading data file %s", f.add->path);
+	return rc;
+}

@@ -1,0 +1,213 @@
+/* The batches of a scan as a dl_batch_stream, decoded in parallel.
+ *
+ * Worker tasks on the thread pool claim files in order and push their
+ * batches into that file's slot; the consumer drains slot after slot, so
+ * batches come out in file order whatever the decoding order. Memory is
+ * bounded: a worker whose file is not the one being consumed waits while
+ * max_queued batches are waiting. The worker of the current file never
+ * waits (the consumer needs its batches to make progress), so at most
+ * max_queued + threads batches exist at once. */
+#include <string.h>
+#include "table/scan.h"
+#include "util/error.h"
+#include "util/mem.h"
+#include "util/pool.h"
+
+typedef struct qnode {
+	dl_batch *b;
+	struct qnode *next;
+} qnode;
+
+typedef struct slot {
+	qnode *head, *tail;
+	bool done;
+	int err;
+	char *msg;
+} slot;
+
+typedef struct sstream {
+	dl_scan *s;
+	pthread_mutex_t mu;
+	pthread_cond_t consumer_cv, producer_cv;
+	slot *slots;
+	size_t next_file; /* next file a worker claims */
+	size_t cur;       /* file being consumed */
+	int queued;
+	int max_queued;
+	bool cancel;
+	bool started;
+	dl_waitgroup wg;
+} sstream;
+
+typedef struct emit_ctx {
+	sstream *q;
+	size_t file;
+} emit_ctx;
+
+static int emit(void *payload, dl_batch *b)
+{
+	emit_ctx *e = payload;
+	sstream *q = e->q;
+	qnode *n = dl_malloc(sizeof *n);
+	if (!n) {
+		dl_batch_free(b);
+		return DL_ENOMEM;
+	}
+	n->b = b;
+	n->next = NULL;
+	pthread_mutex_lock(&q->mu);
+	while (!q->cancel && q->queued >= q->max_queued && e->file != q->cur)
+		pthread_cond_wait(&q->producer_cv, &q->mu);
+	if (q->cancel) {
+		pthread_mutex_unlock(&q->mu);
+		dl_batch_free(b);
+		dl_free(n);
+		return DL_ECANCELLED;
+	}
+	slot *sl = &q->slots[e->file];
+	if (sl->tail) sl->tail->next = n;
+	else sl->head = n;
+	sl->tail = n;
+	q->queued++;
+	pthread_cond_signal(&q->consumer_cv);
+	pthread_mutex_unlock(&q->mu);
+	return 0;
+}
+
+static int worker(void *arg)
+{
+	sstream *q = arg;
+	for (;;) {
+		pthread_mutex_lock(&q->mu);
+		if (q->cancel || q->next_file >= q->s->nfiles) {
+			pthread_mutex_unlock(&q->mu);
+			return 0;
+		}
+		size_t f = q->next_file++;
+		pthread_mutex_unlock(&q->mu);
+		emit_ctx e = {q, f};
+		int rc = dl_scan_read_file(q->s, f, emit, &e);
+		char *msg = rc < 0 && rc != DL_ECANCELLED ? dl_strdup(dl_error_last()->message) : NULL;
+		pthread_mutex_lock(&q->mu);
+		q->slots[f].done = true;
+		if (rc < 0 && rc != DL_ECANCELLED) {
+			q->slots[f].err = rc;
+			q->slots[f].msg = msg;
+		}
+		pthread_cond_signal(&q->consumer_cv);
+		pthread_mutex_unlock(&q->mu);
+	}
+}
+
+static int start(sstream *q)
+{
+	q->started = true;
+	if (q->s->nfiles == 0) return 0;
+	dl_pool *pool;
+	DL_TRY(dl_pool_shared(&pool));
+	int n = q->s->threads > 0 ? q->s->threads : dl_pool_size(pool);
+	if ((size_t)n > q->s->nfiles) n = (int)q->s->nfiles;
+	for (int i = 0; i < n; i++) {
+		int rc = dl_pool_submit(pool, &q->wg, worker, q);
+		if (rc < 0) {
+			if (i == 0) return rc;
+			break; /* fewer workers is still correct */
+		}
+	}
+	return 0;
+}
+
+static const dl_type *stream_schema(dl_batch_stream *bs)
+{
+	sstream *q = bs->private_data;
+	return q->s->out_schema;
+}
+
+static int stream_next(dl_batch_stream *bs, dl_batch **out)
+{
+	sstream *q = bs->private_data;
+	*out = NULL;
+	if (!q->started) DL_TRY(start(q));
+	pthread_mutex_lock(&q->mu);
+	for (;;) {
+		if (q->cur >= q->s->nfiles) break;
+		slot *sl = &q->slots[q->cur];
+		if (sl->head) {
+			qnode *n = sl->head;
+			sl->head = n->next;
+			if (!sl->head) sl->tail = NULL;
+			q->queued--;
+			*out = n->b;
+			dl_free(n);
+			pthread_cond_broadcast(&q->producer_cv);
+			break;
+		}
+		if (sl->done) {
+			if (sl->err) {
+				int err = sl->err;
+				pthread_mutex_unlock(&q->mu);
+				return dl_error_set(err, "%s", sl->msg ? sl->msg : "reading a data file failed");
+			}
+			q->cur++;
+			pthread_cond_broadcast(&q->producer_cv);
+			continue;
+		}
+		pthread_cond_wait(&q->consumer_cv, &q->mu);
+	}
+	pthread_mutex_unlock(&q->mu);
+	return 0;
+}
+
+static void stream_release(dl_batch_stream *bs)
+{
+	if (!bs) return;
+	sstream *q = bs->private_data;
+	pthread_mutex_lock(&q->mu);
+	q->cancel = true;
+	pthread_cond_broadcast(&q->producer_cv);
+	pthread_mutex_unlock(&q->mu);
+	dl_waitgroup_wait(&q->wg);
+	dl_waitgroup_destroy(&q->wg);
+	for (size_t i = 0; i < q->s->nfiles; i++) {
+		for (qnode *n = q->slots[i].head; n;) {
+			qnode *next = n->next;
+			dl_batch_free(n->b);
+			dl_free(n);
+			n = next;
+		}
+		dl_free(q->slots[i].msg);
+	}
+	dl_free(q->slots);
+	pthread_cond_destroy(&q->consumer_cv);
+	pthread_cond_destroy(&q->producer_cv);
+	pthread_mutex_destroy(&q->mu);
+	dl_free(q);
+	dl_free(bs);
+}
+
+int dl_scan_batches(dl_batch_stream **out, dl_scan *s)
+{
+	*out = NULL;
+	dl_batch_stream *bs = dl_calloc(1, sizeof *bs);
+	sstream *q = dl_calloc(1, sizeof *q);
+	slot *slots = dl_calloc(s->nfiles ? s->nfiles : 1, sizeof *slots);
+	if (!bs || !q || !slots) {
+		dl_free(bs);
+		dl_free(q);
+		dl_free(slots);
+		return DL_ENOMEM;
+	}
+	q->s = s;
+	q->slots = slots;
+	q->max_queued = s->max_queued;
+	pthread_mutex_init(&q->mu, NULL);
+	pthread_cond_init(&q->consumer_cv, NULL);
+	pthread_cond_init(&q->producer_cv, NULL);
+	dl_waitgroup_init(&q->wg);
+	bs->schema = stream_schema;
+	bs->next = stream_next;
+	bs->release = stream_release;
+	bs->private_data = q;
+	*out = bs;
+	return 0;
+}
