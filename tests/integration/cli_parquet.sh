@@ -76,6 +76,13 @@ lines "$tmp/out" $((10 * 21))
 # DuckDB prunes row groups with our statistics: filtered counts must agree.
 oracle filters "$tmp/in.parquet" "$tmp/again.parquet" || fail "filtered counts differ (statistics)"
 
+# An empty file (no row groups) rewrites to an empty file.
+oracle make-empty "$tmp/empty.parquet" || fail "DuckDB could not make an empty file"
+expect 0 parquet rewrite "$tmp/empty.parquet" "$tmp/empty2.parquet"
+oracle same "$tmp/empty.parquet" "$tmp/empty2.parquet" >/dev/null || fail "the empty rewrite differs"
+expect 0 parquet cat "$tmp/empty2.parquet" --format csv
+lines "$tmp/out" 1
+
 # Errors: missing file, not Parquet, bad options.
 expect 1 parquet schema "$tmp/missing.parquet"
 echo "not parquet at all" >"$tmp/bad.parquet"

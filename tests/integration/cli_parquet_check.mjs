@@ -27,6 +27,10 @@ await con.run("SET TimeZone='UTC'");
 async function one(sql) {
 	return (await con.runAndReadAll(sql)).getRows()[0][0];
 }
+if (mode === 'make-empty') {
+	await con.run(`COPY (SELECT 1::INTEGER AS x, 'a' AS s WHERE false) TO '${a}' (FORMAT parquet)`);
+	process.exit(0);
+}
 if (mode === 'make') {
 	await con.run(`COPY (SELECT
 		i::BIGINT AS id,

@@ -522,6 +522,43 @@ static void test_wide_rows_respect_row_group_size(void **state)
 	dl_type_unref(bin);
 }
 
+/* No rows at all: a valid file with no row groups, readable as empty. */
+static void test_empty_file(void **state)
+{
+	(void)state;
+	dl_type *str = dl_type_new(DL_TYPE_STRING);
+	dl_field f[] = {{(char *)"s", str, true, (char *)"{}"}};
+	dl_type *schema = dl_type_struct(f, 1);
+	dl_buf out = DL_BUF_INIT;
+	pq_sink sink;
+	pq_sink_init_buf(&sink, &out);
+	pq_writer *w;
+	assert_int_equal(pq_writer_open(&w, schema, &sink, NULL), 0);
+	dl_batch *b = dl_batch_new(schema, 0);
+	dl_builder *bl;
+	assert_int_equal(dl_builder_new(&bl, str), 0);
+	dl_builder_finish(&b->cols[0], bl);
+	dl_builder_free(bl);
+	assert_int_equal(pq_writer_write(w, b), 0);
+	assert_int_equal(pq_writer_close(w), 0);
+	assert_int_equal(pq_writer_num_rows(w), 0);
+	assert_false(pq_writer_leaf_stats(w, 0)->has_minmax);
+	pq_reader *r;
+	assert_int_equal(pq_reader_open_memory(&r, (const uint8_t *)out.data, out.len, "empty"), 0);
+	assert_int_equal(pq_reader_num_rows(r), 0);
+	assert_int_equal(pq_reader_num_row_groups(r), 0);
+	dl_batch *rb;
+	int64_t first;
+	assert_int_equal(pq_reader_next(r, &rb, &first), 0);
+	assert_null(rb);
+	pq_reader_free(r);
+	dl_batch_free(b);
+	pq_writer_free(w);
+	dl_buf_free(&out);
+	dl_type_unref(schema);
+	dl_type_unref(str);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -534,6 +571,7 @@ int main(void)
 		cmocka_unit_test(test_variant_null_and_required),
 		cmocka_unit_test(test_null_pages_keep_dictionary),
 		cmocka_unit_test(test_wide_rows_respect_row_group_size),
+		cmocka_unit_test(test_empty_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
