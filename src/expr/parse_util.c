@@ -148,10 +148,10 @@ int ex_decimal_from_text(const char *s, size_t n, int precision, int scale, dl_i
 	int sig = 0;
 	for (long k = 0; k < keep; k++) {
 		int d = k < nd ? digits[k] - '0' : 0;
-		if (k < 0) continue;
+		/* count before multiplying so 39 digits never overflow 128 bits */
+		if (v != 0 || d != 0) sig++;
+		if (sig > precision || sig > 38) return dl_error_set(DL_EINVALID, "exceeds precision %d", precision);
 		v = v * 10 + d;
-		if (v != 0) sig++;
-		if (sig > precision) return dl_error_set(DL_EINVALID, "exceeds precision %d", precision);
 	}
 	if (round_half_up && keep >= 0 && keep < nd && digits[keep] >= '5') v += 1;
 	dl_i128 lim = 1;
@@ -291,15 +291,24 @@ int ex_interval_add(const char *unit, const char *num, size_t nlen, bool neg, in
 	for (size_t i = 0; i <= ul && i < sizeof u; i++) u[i] = (char)toupper((unsigned char)unit[i]);
 	if (ul > 1 && u[ul - 1] == 'S') u[ul - 1] = 0; /* DAYS -> DAY */
 	bool whole = v == floor(v);
-	if (strcmp(u, "YEAR") == 0 && whole) *months += (int32_t)(v * 12);
-	else if (strcmp(u, "MONTH") == 0 && whole) *months += (int32_t)v;
-	else if (strcmp(u, "WEEK") == 0 && whole) *days += (int32_t)(v * 7);
-	else if (strcmp(u, "DAY") == 0 && whole) *days += (int32_t)v;
-	else if (strcmp(u, "HOUR") == 0) *micros += (int64_t)llround(v * 3600e6);
-	else if (strcmp(u, "MINUTE") == 0) *micros += (int64_t)llround(v * 60e6);
-	else if (strcmp(u, "SECOND") == 0) *micros += (int64_t)llround(v * 1e6);
-	else if (strcmp(u, "MILLISECOND") == 0) *micros += (int64_t)llround(v * 1e3);
-	else if (strcmp(u, "MICROSECOND") == 0 && whole) *micros += (int64_t)v;
+	/* field, scale: months, days or microseconds */
+	int field;
+	double scale;
+	if (strcmp(u, "YEAR") == 0 && whole) field = 0, scale = 12;
+	else if (strcmp(u, "MONTH") == 0 && whole) field = 0, scale = 1;
+	else if (strcmp(u, "WEEK") == 0 && whole) field = 1, scale = 7;
+	else if (strcmp(u, "DAY") == 0 && whole) field = 1, scale = 1;
+	else if (strcmp(u, "HOUR") == 0) field = 2, scale = 3600e6;
+	else if (strcmp(u, "MINUTE") == 0) field = 2, scale = 60e6;
+	else if (strcmp(u, "SECOND") == 0) field = 2, scale = 1e6;
+	else if (strcmp(u, "MILLISECOND") == 0) field = 2, scale = 1e3;
+	else if (strcmp(u, "MICROSECOND") == 0 && whole) field = 2, scale = 1;
 	else return dl_error_set(DL_EINVALID, "invalid interval unit '%s' for value '%s'", unit, buf);
+	double total = (field == 0 ? (double)*months : field == 1 ? (double)*days : (double)*micros) + v * scale;
+	double lim = field == 2 ? 9.2e18 : 2147483647.0;
+	if (fabs(total) > lim) return dl_error_set(DL_EINVALID, "interval value '%s' %s is out of range", buf, unit);
+	if (field == 0) *months = (int32_t)total;
+	else if (field == 1) *days = (int32_t)total;
+	else *micros += (int64_t)llround(v * scale);
 	return 0;
 }

@@ -61,7 +61,6 @@ static int print_string(dl_buf *out, const char *s, size_t n)
 		case '\n': DL_TRY(dl_buf_puts(out, "\\n")); break;
 		case '\t': DL_TRY(dl_buf_puts(out, "\\t")); break;
 		case '\r': DL_TRY(dl_buf_puts(out, "\\r")); break;
-		case 0: DL_TRY(dl_buf_puts(out, "\\0")); break;
 		default:
 			if (c < 0x20) DL_TRY(dl_buf_printf(out, "\\u%04x", c));
 			else DL_TRY(dl_buf_putc(out, (char)c));
@@ -176,6 +175,18 @@ static int print_operand(dl_buf *out, const ex_node *n)
 	return dl_buf_putc(out, ')');
 }
 
+/* The base of a postfix (.f, [i]): anything but a name, call or postfix
+ * is grouped, so 2.a or -1[0] cannot lex differently. */
+static int print_postfix_base(dl_buf *out, const ex_node *n)
+{
+	bool plain = n->kind == EX_COL || n->kind == EX_CALL || n->kind == EX_FIELD || n->kind == EX_INDEX ||
+	             n->kind == EX_CAST || n->kind == EX_CASE;
+	if (plain) return ex_print(out, n);
+	DL_TRY(dl_buf_putc(out, '('));
+	DL_TRY(ex_print(out, n));
+	return dl_buf_putc(out, ')');
+}
+
 static int print_list(dl_buf *out, ex_node **args, int from, int to)
 {
 	for (int i = from; i < to; i++) {
@@ -236,18 +247,31 @@ int ex_print(dl_buf *out, const ex_node *n)
 		}
 		return 0;
 	case EX_FIELD:
-		DL_TRY(print_operand(out, n->args[0]));
+		DL_TRY(print_postfix_base(out, n->args[0]));
 		DL_TRY(dl_buf_putc(out, '.'));
 		return print_ident(out, n->path[0]);
 	case EX_INDEX:
-		DL_TRY(print_operand(out, n->args[0]));
+		DL_TRY(print_postfix_base(out, n->args[0]));
 		DL_TRY(dl_buf_putc(out, '['));
 		DL_TRY(ex_print(out, n->args[1]));
 		return dl_buf_putc(out, ']');
 	case EX_OP:
 		if (n->nargs == 1) {
 			DL_TRY(dl_buf_puts(out, op_text[n->op]));
-			return print_operand(out, n->args[0]);
+			/* -(5) stays an operator: -5 would read back as a literal */
+			if ((n->op == OP_NEG || n->op == OP_POS) && n->args[0]->kind == EX_LIT) {
+				DL_TRY(dl_buf_putc(out, '('));
+				DL_TRY(ex_print(out, n->args[0]));
+				return dl_buf_putc(out, ')');
+			}
+			/* chains of unary operators need no grouping (fewer nesting
+			 * levels when read back), except - - which would lex as a
+			 * comment and ~ NOT which is not an expression */
+			const ex_node *c = n->args[0];
+			if (c->kind == EX_OP && c->nargs == 1 && !(n->op == OP_NEG && c->op == OP_NEG) &&
+			    !(n->op != OP_NOT && c->op == OP_NOT))
+				return ex_print(out, c);
+			return print_operand(out, c);
 		}
 		DL_TRY(print_operand(out, n->args[0]));
 		DL_TRY(dl_buf_printf(out, " %s ", op_text[n->op]));
