@@ -21,6 +21,7 @@
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/mem.h"
+#include "util/pool.h"
 
 DL_CLI_GROUP(parquet, "parquet", "inspect, print and rewrite Parquet files");
 
@@ -599,6 +600,7 @@ typedef struct rewrite_args {
 	const char *compression;
 	int64_t level;
 	int64_t row_group_rows;
+	int64_t threads;
 } rewrite_args;
 
 static const dl_cli_opt rewrite_opts[] = {
@@ -609,6 +611,8 @@ static const dl_cli_opt rewrite_opts[] = {
 	DL_CLI_INT(rewrite_args, level, 0, "level", "N", "0", "compression level (0: the codec's default)"),
 	DL_CLI_INT(rewrite_args, row_group_rows, 0, "row-group-rows", "N", "0",
 	           "rows per row group (0: by size, 128 MiB uncompressed)"),
+	DL_CLI_INT(rewrite_args, threads, 't', "threads", "N", "0",
+	           "threads encoding columns (0: DL_THREADS or the CPU count)"),
 	DL_CLI_END,
 };
 
@@ -632,6 +636,7 @@ static int rewrite_stream(pq_reader *r, int fd, const rewrite_args *a, pq_codec 
 	opt.codec = codec;
 	opt.level = (int)a->level;
 	opt.row_group_rows = a->row_group_rows;
+	opt.threads = a->threads > 0 ? (int)a->threads : dl_default_threads();
 	const pq_file_metadata *md = pq_reader_metadata(r);
 	if (md->nschema) opt.root_name = md->schema[0].name; /* "spark_schema" stays */
 	pq_writer *w;
@@ -658,6 +663,7 @@ static int rewrite_run(dl_cli *cli, const void *args)
 		return dl_cli_usage_error(cli, "--compression must be zstd, snappy, gzip, lz4_raw, brotli or none, not '%s'",
 		                          a->compression);
 	if (a->row_group_rows < 0) return dl_cli_usage_error(cli, "--row-group-rows must be >= 0");
+	if (a->threads < 0 || a->threads > 1024) return dl_cli_usage_error(cli, "--threads must be 0..1024");
 	pq_file f;
 	pq_reader *r;
 	DL_TRY(open_reader(&r, &f, a->in));

@@ -6,6 +6,7 @@
 #include "parquet/encoding_write.h"
 #include "parquet/metadata_write.h"
 #include "util/mem.h"
+#include "util/pool.h"
 #include <string.h>
 
 
@@ -21,6 +22,7 @@ struct pq_writer {
 	pq_key_value *kvs;
 	uint32_t nkvs, cap_kvs;
 	int64_t num_rows, rg_rows;
+	dl_pool *pool;       /* helpers when opt.threads > 1 */
 	bool closed;
 	int failed; /* first error: after it the file is unusable, so refuse more */
 };
@@ -51,7 +53,10 @@ int pq_writer_open(pq_writer **out, dl_type *schema, pq_sink *sink, const pq_wri
 	pq_colw_options co = {w->opt.codec, w->opt.level, w->opt.page_bytes, w->opt.dict_bytes, w->opt.dictionary,
 	                      w->opt.stats_truncate, w->opt.page_crc};
 	for (int i = 0; i < w->ws.nleaves; i++) pq_colw_init(&w->cols[i], &w->ws.leaves[i], &co);
-	rc = pq_sink_write(sink, MAGIC, 4);
+	/* The caller works too: a pool of threads - 1 helpers, and only when
+	 * there is more than one column to share. */
+	rc = w->opt.threads > 1 && w->ws.nleaves > 1 ? dl_pool_create(&w->pool, w->opt.threads - 1) : 0;
+	if (rc == 0) rc = pq_sink_write(sink, MAGIC, 4);
 	if (rc < 0) {
 		pq_writer_free(w);
 		return rc;
@@ -66,6 +71,7 @@ void pq_writer_free(pq_writer *w)
 	if (w->cols)
 		for (int i = 0; i < w->ws.nleaves; i++) pq_colw_free(&w->cols[i]);
 	dl_free(w->cols);
+	if (w->pool) dl_pool_free(w->pool);
 	pq_wschema_free(&w->ws);
 	dl_type_unref(w->schema);
 	dl_free(w->rgs);
@@ -172,6 +178,31 @@ static int64_t slice_rows(const pq_writer *w, const dl_batch *b)
 	return n < 1 ? 1 : n > 65536 ? 65536 : n;
 }
 
+/* Rows [start, start+n) of every leaf column; columns are independent
+ * (own buffers, dictionary, stats), so they can go to different threads. */
+typedef struct slice_job {
+	pq_writer *w;
+	const dl_batch *b;
+	int64_t start, n;
+} slice_job;
+
+static int write_leaf_range(void *ctx, size_t begin, size_t end)
+{
+	const slice_job *j = ctx;
+	for (size_t i = begin; i < end; i++) {
+		pq_colw *c = &j->w->cols[i];
+		DL_TRY(pq_colw_write(c, j->b->cols[c->leaf->top], j->start, j->n));
+	}
+	return 0;
+}
+
+static int write_columns(pq_writer *w, const dl_batch *b, int64_t start, int64_t n)
+{
+	slice_job j = {w, b, start, n};
+	if (!w->pool) return write_leaf_range(&j, 0, (size_t)w->ws.nleaves);
+	return dl_parallel_for(w->pool, (size_t)w->ws.nleaves, 1, write_leaf_range, &j);
+}
+
 static int write_rows(pq_writer *w, const dl_batch *b)
 {
 	/* Slices keep the row group checks (and memory) fine-grained. */
@@ -181,10 +212,7 @@ static int write_rows(pq_writer *w, const dl_batch *b)
 		if (n > slice) n = slice;
 		if (w->opt.row_group_rows > 0 && n > w->opt.row_group_rows - w->rg_rows)
 			n = w->opt.row_group_rows - w->rg_rows;
-		for (int i = 0; i < w->ws.nleaves; i++) {
-			pq_colw *c = &w->cols[i];
-			DL_TRY(pq_colw_write(c, b->cols[c->leaf->top], start, n));
-		}
+		DL_TRY(write_columns(w, b, start, n));
 		w->rg_rows += n;
 		start += n;
 		if ((w->opt.row_group_rows > 0 && w->rg_rows >= w->opt.row_group_rows) ||

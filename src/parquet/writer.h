@@ -31,10 +31,13 @@ typedef struct pq_writer_options {
 	bool page_crc;           /* page checksums, as parquet-mr writes by default (true) */
 	const char *created_by;  /* NULL: "deltalake version X (build libdeltalake)" */
 	const char *root_name;   /* NULL: "schema" */
+	int threads;             /* leaf columns encoded and compressed in parallel by
+	                          * this many threads (the caller's included); <= 1:
+	                          * the calling thread only */
 } pq_writer_options;
 
 #define PQ_WRITER_OPTIONS_INIT \
-	{PQ_CODEC_ZSTD, 0, 128 << 20, 0, 1 << 20, 1 << 20, true, 64, true, NULL, NULL}
+	{PQ_CODEC_ZSTD, 0, 128 << 20, 0, 1 << 20, 1 << 20, true, 64, true, NULL, NULL, 1}
 
 typedef struct pq_writer pq_writer;
 

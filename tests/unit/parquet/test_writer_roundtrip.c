@@ -254,6 +254,7 @@ static void test_default_options(void **state)
 	pq_writer_options opt = PQ_WRITER_OPTIONS_INIT;
 	for (uint64_t seed = 1; seed <= 60; seed++) {
 		opt.codec = codecs[seed % 6];
+		opt.threads = 1 + (int)(seed % 3); /* columns in parallel too */
 		round_trip(seed, &opt, 200, 2);
 	}
 }
@@ -266,6 +267,7 @@ static void test_small_limits(void **state)
 	opt.dict_bytes = 200;
 	opt.row_group_rows = 333;
 	opt.stats_truncate = 8;
+	opt.threads = 2;
 	for (uint64_t seed = 1000; seed <= 1030; seed++) round_trip(seed, &opt, 400, 3);
 	opt.dictionary = false;
 	opt.row_group_rows = 0;
