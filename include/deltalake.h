@@ -8,6 +8,7 @@
 #include "deltalake/arrow.h"
 #include "deltalake/snapshot.h"
 #include "deltalake/scan.h"
+#include "deltalake/history.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,0 +1,40 @@
+/* Helpers shared by the table commands (cat, schema, files, history,
+ * detail, changes, protocol): opening a snapshot at --version/--timestamp
+ * and turning epoch milliseconds into display text. */
+#ifndef DL_CLI_TABLE_CLI_H
+#define DL_CLI_TABLE_CLI_H
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+#include "deltalake.h"
+#include "util/error.h"
+#include "util/time.h"
+
+/* Opens the snapshot of `table` at `version` (>= 0) or `timestamp` (Spark
+ * timestamp text, UTC unless it names a zone), else the latest. */
+static inline int dl_cli_open_snapshot(dl_cli *cli, dl_snapshot **out, const char *table, int64_t version,
+                                       const char *timestamp)
+{
+	dl_snapshot_options o = DL_SNAPSHOT_OPTIONS_INIT;
+	if (version >= 0 && timestamp)
+		return dl_cli_usage_error(cli, "give --version or --timestamp, not both");
+	if (version < -1) return dl_cli_usage_error(cli, "--version must be >= 0");
+	o.as_of_version = version;
+	if (timestamp) {
+		int64_t us;
+		if (dl_timestamp_parse(&us, timestamp, strlen(timestamp), NULL) < 0)
+			return dl_cli_usage_error(cli, "--timestamp '%s' is not a timestamp such as "
+			                          "'2024-01-31 12:00:00' or '2024-01-31T12:00:00Z'", timestamp);
+		o.as_of_timestamp_ms = dl_floor_div(us, 1000);
+	}
+	return dl_snapshot_open(out, table, &o);
+}
+
+/* "2024-01-31 12:00:00.123" (UTC) for epoch milliseconds. */
+static inline void dl_cli_format_ms(char out[DL_TIME_TEXT_MAX], int64_t ms)
+{
+	dl_timestamp_format_spark(out, ms * 1000, NULL);
+}
+
+#endif
