@@ -11,6 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 #include "../../../cli/cli.c"
+#include "../../../cli/help.c"
+#include "../../../cli/options.c"
+#include "../../../cli/registry.c"
 #include "../../../cli/output.c"
 #include "../../../cli/progress.c"
 #include "columnar/builder.h"
