@@ -9,6 +9,7 @@
 #include "parquet/stats_read.h"
 #include "util/error.h"
 #include "util/mem.h"
+#include "util/pool.h"
 
 #define PQ_FOOTER_GUESS (64 * 1024)
 
@@ -24,6 +25,9 @@ struct pq_reader {
 	int nrgs, rg_pos;
 	int64_t batch;
 	bool started;
+	dl_pool *tpool;    /* parallel column decoding, or NULL */
+	int *needed;       /* indexes of the leaves to read */
+	int nneeded;
 	/* the open row group */
 	bool rg_open;
 	int cur_rg;
@@ -86,6 +90,9 @@ static int set_plan(pq_reader *r, pq_out *plan)
 	memset(r->need, 0, (size_t)r->schema.nleaves);
 	memset(r->values, 0, (size_t)r->schema.nleaves);
 	pq_plan_leaves(&r->plan, r->need, r->values);
+	r->nneeded = 0;
+	for (int i = 0; i < r->schema.nleaves; i++)
+		if (r->need[i]) r->needed[r->nneeded++] = i;
 	return 0;
 }
 
@@ -98,8 +105,9 @@ static int finish_open(pq_reader *r)
 	r->readers = dl_calloc((size_t)nl, sizeof *r->readers);
 	r->need = dl_calloc((size_t)nl, 1);
 	r->values = dl_calloc((size_t)nl, 1);
+	r->needed = dl_calloc((size_t)nl, sizeof *r->needed);
 	r->pool = pq_pool_new();
-	if (!r->readers || !r->need || !r->values || !r->pool) return DL_ENOMEM;
+	if (!r->readers || !r->need || !r->values || !r->needed || !r->pool) return DL_ENOMEM;
 	pq_out all;
 	DL_TRY(pq_plan_copy(&all, &r->schema.root));
 	DL_TRY(set_plan(r, &all));
@@ -153,6 +161,7 @@ void pq_reader_free(pq_reader *r)
 	dl_free(r->readers);
 	dl_free(r->need);
 	dl_free(r->values);
+	dl_free(r->needed);
 	dl_free(r->rg_first);
 	dl_free(r->rgs);
 	dl_arena_free(&r->arena);
@@ -260,11 +269,32 @@ static int open_row_group(pq_reader *r, int rg)
 	return 0;
 }
 
+int pq_reader_set_pool(pq_reader *r, dl_pool *pool)
+{
+	r->tpool = pool;
+	return 0;
+}
+
+typedef struct read_ctx {
+	pq_reader *r;
+	int64_t rows;
+} read_ctx;
+
+static int read_leaves(void *arg, size_t begin, size_t end)
+{
+	read_ctx *c = arg;
+	for (size_t i = begin; i < end; i++) DL_TRY(pq_leaf_read_rows(&c->r->readers[c->r->needed[i]], c->rows));
+	return 0;
+}
+
 static int make_batch(pq_reader *r, int64_t k, dl_batch **out)
 {
 	const pq_out *plan = &r->plan;
-	for (int i = 0; i < r->schema.nleaves; i++)
-		if (r->need[i]) DL_TRY(pq_leaf_read_rows(&r->readers[i], k));
+	/* Leaf columns are independent until assembly: decode them in
+	 * parallel when a pool was given. */
+	read_ctx ctx = {r, k};
+	if (r->tpool && r->nneeded > 1) DL_TRY(dl_parallel_for(r->tpool, (size_t)r->nneeded, 1, read_leaves, &ctx));
+	else DL_TRY(read_leaves(&ctx, 0, (size_t)r->nneeded));
 	dl_batch *b = dl_calloc(1, sizeof *b);
 	if (!b) return DL_ENOMEM;
 	b->schema = dl_type_ref(plan->type);

@@ -53,6 +53,10 @@ int pq_reader_set_projection(pq_reader *r, const dl_type *requested, bool by_fie
 int pq_reader_set_row_groups(pq_reader *r, const int *rgs, int n);
 /* Rows per batch (0 = PQ_DEFAULT_BATCH_ROWS). */
 int pq_reader_set_batch_size(pq_reader *r, int64_t rows);
+/* Decode the columns of each batch in parallel on `pool` (NULL, the
+ * default: on the calling thread only). The pool must outlive the reading. */
+typedef struct dl_pool dl_pool;
+int pq_reader_set_pool(pq_reader *r, dl_pool *pool);
 /* The schema of the batches (borrowed). */
 const dl_type *pq_reader_output_schema(const pq_reader *r);
 

@@ -11,6 +11,9 @@
 #include "pq_dump.h"
 #include "util/error.h"
 #include "util/mem.h"
+#include "util/pool.h"
+
+static dl_pool *g_pool; /* when set, columns decode in parallel */
 
 static char g_dir[512];
 static char g_files[64][600];
@@ -73,6 +76,7 @@ static int read_all(const char *path, int64_t batch_size, dl_buf *out, int64_t *
 	rc = pq_reader_open_store(&r, store, path + strlen(g_dir) + 1, -1);
 	if (rc == 0) {
 		pq_reader_set_batch_size(r, batch_size);
+		pq_reader_set_pool(r, g_pool);
 		int64_t expect_first = 0;
 		*rows = 0;
 		for (;;) {
@@ -125,6 +129,17 @@ static void test_small_batches_split_row_groups(void **state)
 		if (strstr(g_files[i], "V1_zstd") || strstr(g_files[i], "V2_snappy")) compare_with_duckdb(g_files[i], 700);
 }
 
+static void test_parallel_column_decoding(void **state)
+{
+	(void)state;
+	assert_int_equal(dl_pool_create(&g_pool, 3), 0);
+	for (int i = 0; i < g_nfiles; i++)
+		if (strstr(g_files[i], "V2_zstd") || strstr(g_files[i], "V1_gzip") || strstr(g_files[i], "flat"))
+			compare_with_duckdb(g_files[i], 333);
+	dl_pool_free(g_pool);
+	g_pool = NULL;
+}
+
 /* DuckDB's FIELD_IDS: ids reach the field metadata, and a projection by
  * id finds a column whatever its name (column mapping "id" mode). */
 static void test_projection_by_field_id(void **state)
@@ -173,6 +188,7 @@ int main(void)
 		cmocka_unit_test(test_every_file_matches_duckdb),
 		cmocka_unit_test(test_small_batches_split_row_groups),
 		cmocka_unit_test(test_projection_by_field_id),
+		cmocka_unit_test(test_parallel_column_decoding),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
