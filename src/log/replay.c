@@ -5,9 +5,11 @@
 #include <string.h>
 #include "json/json.h"
 #include "log/checkpoint_read.h"
+#include "log/commit_block.h"
 #include "log/crc.h"
 #include "util/error.h"
 #include "util/hash.h"
+#include "util/pool.h"
 #include "util/mem.h"
 
 /* One slot of the seen-set: a hash tag and a reference to the surviving
@@ -65,7 +67,7 @@ static uint64_t hash_bytes(uint64_t h, const char *s, size_t n)
 	return h;
 }
 
-static uint64_t file_key_hash(const char *path, const dl_dv_descriptor *dv)
+uint64_t dl_file_key_hash(const char *path, const dl_dv_descriptor *dv)
 {
 	uint64_t h = hash_bytes(0x243F6A8885A308D3ULL, path, strlen(path));
 	if (dv) {
@@ -214,12 +216,20 @@ static int push_remove(dl_replayer *r, const dl_remove *rm, uint32_t *ref)
 	return 0;
 }
 
+static int offer_file_hashed(dl_replayer *r, const dl_action *a, uint64_t h);
+
 static int offer_file(dl_replayer *r, const dl_action *a)
+{
+	bool is_add = a->kind == DL_ACTION_ADD;
+	return offer_file_hashed(r, a, dl_file_key_hash(is_add ? a->u.add.path : a->u.remove.path,
+	                                                is_add ? a->u.add.dv : a->u.remove.dv));
+}
+
+static int offer_file_hashed(dl_replayer *r, const dl_action *a, uint64_t h)
 {
 	bool is_add = a->kind == DL_ACTION_ADD;
 	const char *path = is_add ? a->u.add.path : a->u.remove.path;
 	const dl_dv_descriptor *dv = is_add ? a->u.add.dv : a->u.remove.dv;
-	uint64_t h = file_key_hash(path, dv);
 	/* Checkpoint rows are already reconciled among themselves, so they are
 	 * only checked against newer commits, not inserted. */
 	size_t slot = 0;
@@ -486,8 +496,141 @@ static int read_version_commit_info(dl_replayer *r, dl_store *store, const dl_lo
 	return rc;
 }
 
+/* ---- parallel parsing of the commits ---- */
+
+/* The files to read newest first: commits, or the compactions that cover
+ * runs of them. */
+typedef struct unit {
+	const dl_log_file *f;
+	bool version_commit;
+} unit;
+
+static size_t plan_units(const dl_log_segment *seg, unit *u)
+{
+	size_t n = 0, ci = seg->ncompactions;
+	for (size_t i = seg->ncommits; i-- > 0;) {
+		const dl_log_file *c = &seg->commits[i];
+		if (ci > 0 && c->version <= seg->compactions[ci - 1].end_version &&
+		    c->version >= seg->compactions[ci - 1].version) {
+			const dl_log_file *cf = &seg->compactions[ci - 1];
+			ci--;
+			u[n++] = (unit){cf, false};
+			while (i > 0 && seg->commits[i - 1].version >= cf->version) i--;
+			continue;
+		}
+		u[n++] = (unit){c, c->version == seg->version};
+	}
+	return n;
+}
+
+#define BLOCK_BYTES ((int64_t)1 << 20)
+#define PARALLEL_MIN_BYTES ((int64_t)8 << 20)
+
+static int keep_block_arena(dl_log_state *st, dl_arena *a)
+{
+	if (st->nblock_arenas == st->block_arenas_cap) {
+		size_t nc = st->block_arenas_cap ? st->block_arenas_cap * 2 : 16;
+		dl_arena *n = dl_reallocarray(st->block_arenas, nc, sizeof *n);
+		if (!n) return DL_ENOMEM;
+		st->block_arenas = n;
+		st->block_arenas_cap = nc;
+	}
+	st->block_arenas[st->nblock_arenas++] = *a;
+	memset(a, 0, sizeof *a);
+	return 0;
+}
+
+/* Offers a parsed block's actions in order; survivors keep pointing into
+ * the block's arena, which the state takes over. */
+static int consume_block(dl_replayer *r, dl_commit_block *b)
+{
+	r->mark_head = NULL;
+	r->mark_cur = NULL; /* nothing to roll back: the memory is the block's */
+	r->version_commit = b->want_commit_info;
+	/* The keys were hashed by the parsing thread: prefetch the seen-set
+	 * slots a few actions ahead, the probes are mostly cache misses. */
+	const size_t ahead = 8;
+	for (size_t i = 0; i < b->nactions && i < ahead; i++)
+		if (b->hashes[i] && r->cap) __builtin_prefetch(&r->slots[(size_t)mix(b->hashes[i] >> 32) & (r->cap - 1)]);
+	for (size_t i = 0; i < b->nactions; i++) {
+		size_t j = i + ahead;
+		if (j < b->nactions && b->hashes[j] && r->cap)
+			__builtin_prefetch(&r->slots[(size_t)mix(b->hashes[j] >> 32) & (r->cap - 1)]);
+		const dl_action *a = &b->actions[i];
+		if (a->kind == DL_ACTION_ADD || a->kind == DL_ACTION_REMOVE) DL_TRY(offer_file_hashed(r, a, b->hashes[i]));
+		else DL_TRY(dl_replay_offer(r, a));
+	}
+	r->version_commit = false;
+	return keep_block_arena(r->st, &b->arena);
+}
+
+static int run_parallel(dl_replayer *r, dl_store *store, const dl_log_segment *seg, dl_pool *pool,
+                        bool *done)
+{
+	*done = false;
+	unit *units = dl_calloc(seg->ncommits ? seg->ncommits : 1, sizeof *units);
+	if (!units) return DL_ENOMEM;
+	size_t nu = plan_units(seg, units), nb = 0;
+	for (size_t i = 0; i < nu; i++) nb += (size_t)((units[i].f->size + BLOCK_BYTES - 1) / BLOCK_BYTES) + 1;
+	dl_commit_block *blocks = dl_calloc(nb, sizeof *blocks);
+	dl_waitgroup *wgs = dl_calloc(nb, sizeof *wgs);
+	int rc = (!blocks || !wgs) ? DL_ENOMEM : 0;
+	size_t k = 0;
+	for (size_t i = 0; rc == 0 && i < nu; i++) {
+		int64_t size = units[i].f->size;
+		for (int64_t off = 0; off < size || (size == 0 && off == 0); off += BLOCK_BYTES) {
+			dl_commit_block *b = &blocks[k++];
+			b->store = store;
+			b->path = units[i].f->path;
+			b->file_size = size;
+			b->off = off;
+			b->end = off + BLOCK_BYTES < size ? off + BLOCK_BYTES : size;
+			b->want_commit_info = units[i].version_commit;
+			b->arena.block_size = 256u << 10;
+			if (size == 0) break;
+		}
+	}
+	nb = k;
+	size_t ahead = (size_t)dl_pool_size(pool), submitted = 0;
+	for (size_t i = 0; i < nb; i++) dl_waitgroup_init(&wgs[i]);
+	for (; rc == 0 && submitted < nb && submitted < ahead; submitted++)
+		rc = dl_pool_submit(pool, &wgs[submitted], dl_commit_block_parse, &blocks[submitted]);
+	for (size_t i = 0; i < submitted; i++) {
+		/* after a failure, still wait for every submitted block */
+		int brc = dl_waitgroup_wait(&wgs[i]);
+		if (rc == 0) rc = brc;
+		if (rc == 0) rc = consume_block(r, &blocks[i]);
+		dl_commit_block_free(&blocks[i]);
+		if (rc == 0 && submitted < nb) {
+			rc = dl_pool_submit(pool, &wgs[submitted], dl_commit_block_parse, &blocks[submitted]);
+			if (rc == 0) submitted++;
+		}
+	}
+	for (size_t i = 0; i < nb; i++) {
+		if (i >= submitted) dl_commit_block_free(&blocks[i]);
+		dl_waitgroup_destroy(&wgs[i]);
+	}
+	dl_free(blocks);
+	dl_free(wgs);
+	dl_free(units);
+	if (rc == 0) *done = true;
+	return rc;
+}
+
 static int run(dl_replayer *r, dl_store *store, const dl_log_segment *seg)
 {
+	int64_t bytes = 0;
+	for (size_t i = 0; i < seg->ncommits; i++) bytes += seg->commits[i].size > 0 ? seg->commits[i].size : 0;
+	dl_pool *pool = NULL;
+	int64_t min_bytes = r->opts->parallel_min_bytes > 0 ? r->opts->parallel_min_bytes : PARALLEL_MIN_BYTES;
+	if (!r->opts->metadata_only && !r->opts->sequential && bytes >= min_bytes &&
+	    dl_pool_shared(&pool) == 0 && dl_pool_size(pool) > 1) {
+		bool done;
+		DL_TRY(run_parallel(r, store, seg, pool, &done));
+		if (seg->ncheckpoint) DL_TRY(replay_checkpoint(r, store, seg));
+		return read_version_commit_info(r, store, seg);
+	}
+	dl_error_clear();
 	/* newest first: commits (or the compactions covering them) descending */
 	size_t ci = seg->ncompactions;
 	for (size_t i = seg->ncommits; i-- > 0;) {
@@ -610,6 +753,8 @@ int dl_log_state_validate(const dl_log_state *s)
 
 void dl_log_state_free(dl_log_state *s)
 {
+	for (size_t i = 0; i < s->nblock_arenas; i++) dl_arena_free(&s->block_arenas[i]);
+	dl_free(s->block_arenas);
 	for (size_t i = 0; i < s->nadd_chunks; i++) dl_free(s->add_chunks[i]);
 	dl_free(s->add_chunks);
 	dl_free(s->removes);

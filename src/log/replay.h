@@ -38,6 +38,8 @@ typedef struct dl_log_state {
 	const dl_commit_info *commit_info; /* of the snapshot version, or NULL */
 	int64_t crc_in_commit_timestamp; /* from the version's .crc when it was used, else DL_NONE */
 	bool from_crc;               /* protocol/metaData came from the .crc (metadata-only) */
+	dl_arena *block_arenas;      /* arenas of blocks parsed in parallel */
+	size_t nblock_arenas, block_arenas_cap;
 	int64_t total_size;          /* sum of live adds' sizes */
 } dl_log_state;
 
@@ -54,6 +56,10 @@ typedef struct dl_replay_options {
 	 * .crc of the version answers without any replay (then txns and
 	 * domains come from it too, when it lists them). */
 	int metadata_only;
+	/* 1: never parse commit files on several threads */
+	int sequential;
+	/* logs with fewer bytes of commits are parsed on one thread (0: 8 MB) */
+	int64_t parallel_min_bytes;
 } dl_replay_options;
 
 /* Replays the segment's files. Errors name the file and line. Does not
@@ -63,6 +69,9 @@ int dl_replay(dl_log_state *out, dl_store *store, const dl_log_segment *seg,
 /* DL_ECORRUPT "...has no protocol action" / "...no metaData action". */
 int dl_log_state_validate(const dl_log_state *s);
 void dl_log_state_free(dl_log_state *s);
+
+/* The hash of a file's (path, DV unique id) key in the seen-set. */
+uint64_t dl_file_key_hash(const char *path, const dl_dv_descriptor *dv);
 
 /* ---- used by checkpoint_read.c to feed checkpoint rows ---- */
 typedef struct dl_replayer dl_replayer;
