@@ -9,6 +9,7 @@
 #include "deltalake/snapshot.h"
 #include "deltalake/scan.h"
 #include "deltalake/history.h"
+#include "deltalake/changes.h"
 
 #ifdef __cplusplus
 extern "C" {

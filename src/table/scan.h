@@ -70,6 +70,11 @@ int dl_scan_prune_row_groups(const dl_scan *s, struct pq_reader *r);
  * DL_ECANCELLED stops quietly. */
 typedef int (*dl_scan_emit_fn)(void *payload, dl_batch *b);
 int dl_scan_read_file(dl_scan *s, size_t i, dl_scan_emit_fn emit, void *payload);
+/* The same for any add action (the change data feed reads files of older
+ * versions and cdc files); with use_only, only the rows whose file row
+ * index is in only_rows (sorted) are kept and the add's DV is ignored. */
+int dl_scan_read_add(dl_scan *s, const dl_add *add, const uint64_t *only_rows, size_t nonly, bool use_only,
+                     dl_scan_emit_fn emit, void *payload);
 
 /* Opens the store and relative path of a data file path of the log
  * (relative to the table root, or absolute). */
@@ -79,6 +84,10 @@ int dl_table_resolve_path(dl_store *table_store, dl_store **root_store, pthread_
 
 /* All output batches of the scan, in file order, decoded in parallel. */
 int dl_scan_batches(dl_batch_stream **out, dl_scan *s);
+
+/* The change data feed as batches (cdf.c; dl_table_changes exports it). */
+struct dl_changes_options;
+int dl_changes_batches(dl_batch_stream **out, const char *uri, const struct dl_changes_options *opts);
 
 /* A one-row array holding a partition value of type t parsed from its
  * serialized form (NULL or "" is null). */

@@ -81,8 +81,10 @@ typedef struct file_read {
 	const dl_add *add;
 	pq_reader *r;
 	dl_array **part;      /* per read column: one-row partition value, or NULL */
-	uint64_t *deleted;    /* sorted deleted row indexes */
+	uint64_t *deleted;    /* sorted deleted row indexes (or kept ones: keep_listed) */
 	size_t ndeleted;
+	bool keep_listed;     /* only the listed rows survive (change data feed) */
+	bool borrowed_rows;   /* `deleted` belongs to the caller */
 	dl_selection sel;
 	dl_selection sel2;
 } file_read;
@@ -93,7 +95,7 @@ static void file_read_free(file_read *f, int nread)
 	if (f->part)
 		for (int i = 0; i < nread; i++) dl_array_free(f->part[i]);
 	dl_free(f->part);
-	dl_free(f->deleted);
+	if (!f->borrowed_rows) dl_free(f->deleted);
 	dl_selection_free(&f->sel);
 	dl_selection_free(&f->sel2);
 }
@@ -123,29 +125,29 @@ static int load_dv(file_read *f)
 	return rc;
 }
 
-/* Rows of [first, first+n) that the deletion vector keeps; false when it
- * deletes none of them (no selection needed). */
+/* Rows of [first, first+n) that the deletion vector keeps (or, with
+ * keep_listed, the listed rows); *any false when every row is kept (no
+ * selection needed). */
 static int dv_selection(file_read *f, int64_t first, int64_t n, bool *any)
 {
 	*any = false;
-	if (!f->ndeleted) return 0;
+	if (!f->ndeleted && !f->keep_listed) return 0;
 	size_t lo = 0, hi = f->ndeleted;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (f->deleted[mid] < (uint64_t)first) lo = mid + 1;
 		else hi = mid;
 	}
-	if (lo == f->ndeleted || f->deleted[lo] >= (uint64_t)(first + n)) return 0;
+	bool none_listed = lo == f->ndeleted || f->deleted[lo] >= (uint64_t)(first + n);
+	if (none_listed && !f->keep_listed) return 0;
 	*any = true;
 	DL_TRY(dl_selection_reserve(&f->sel, n));
 	f->sel.count = 0;
 	size_t d = lo;
 	for (int64_t j = 0; j < n; j++) {
-		if (d < f->ndeleted && f->deleted[d] == (uint64_t)(first + j)) {
-			d++;
-			continue;
-		}
-		f->sel.idx[f->sel.count++] = (uint32_t)j;
+		bool listed = d < f->ndeleted && f->deleted[d] == (uint64_t)(first + j);
+		if (listed) d++;
+		if (listed == f->keep_listed) f->sel.idx[f->sel.count++] = (uint32_t)j;
 	}
 	return 0;
 }
@@ -297,12 +299,20 @@ static int read_data(file_read *f, dl_scan_emit_fn emit, void *payload)
 	}
 }
 
-int dl_scan_read_file(dl_scan *s, size_t i, dl_scan_emit_fn emit, void *payload)
+int dl_scan_read_add(dl_scan *s, const dl_add *add, const uint64_t *only_rows, size_t nonly, bool use_only,
+                     dl_scan_emit_fn emit, void *payload)
 {
 	file_read f;
 	memset(&f, 0, sizeof f);
 	f.s = s;
-	f.add = dl_log_state_add(dl_snapshot_state(s->snap), s->files[i]);
+	f.add = add;
+	if (use_only) {
+		f.keep_listed = true;
+		f.borrowed_rows = true;
+		f.deleted = (uint64_t *)only_rows;
+		f.ndeleted = nonly;
+		if (nonly == 0) return 0;
+	}
 	int nread = s->read_schema->nchildren;
 	dl_store *store;
 	const char *rel;
@@ -315,9 +325,15 @@ int dl_scan_read_file(dl_scan *s, size_t i, dl_scan_emit_fn emit, void *payload)
 			                  dl_snapshot_version(s->snap));
 	}
 	if (rc == 0) rc = load_partitions(&f, nread);
-	if (rc == 0) rc = load_dv(&f);
+	if (rc == 0 && !use_only) rc = load_dv(&f);
 	if (rc == 0) rc = s->phys_request->nchildren ? read_data(&f, emit, payload) : read_counts_only(&f, emit, payload);
 	file_read_free(&f, nread);
 	if (rc < 0 && rc != DL_ECANCELLED && rc != DL_ENOTFOUND) dl_error_prefix("reading data file %s", f.add->path);
 	return rc;
+}
+
+int dl_scan_read_file(dl_scan *s, size_t i, dl_scan_emit_fn emit, void *payload)
+{
+	return dl_scan_read_add(s, dl_log_state_add(dl_snapshot_state(s->snap), s->files[i]), NULL, 0, false, emit,
+	                        payload);
 }
