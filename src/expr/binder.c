@@ -326,6 +326,7 @@ static const dl_type *decimal_result(ex_bind *b, int op, const dl_type *x, const
 }
 
 static int call_internal(ex_bind *b, ex_node *n, const char *fname);
+int ex_regex_prepare(dl_expr *e, ex_node *n); /* fn_string.c */
 
 /* Date/time arithmetic: date +/- int, date/timestamp +/- interval. */
 static int bind_datetime_arith(ex_bind *b, ex_node *n, bool *handled)
@@ -601,12 +602,14 @@ static int bind_call_fn(ex_bind *b, ex_node *n, const ex_func *f)
 	}
 	n->fn = f;
 	n->kind = EX_CALL;
-	if (f->bind) {
-		DL_TRY(f->bind(b, n));
-		if (f->result == 0) return n->type ? 0 : DL_ENOMEM;
-	}
-	DL_TRY(apply_spec(b, n, f));
-	return n->type ? 0 : DL_ENOMEM;
+	if (f->bind) DL_TRY(f->bind(b, n));
+	/* a bind hook with no result code has done all the typing */
+	if (!f->bind || f->result != 0) DL_TRY(apply_spec(b, n, f));
+	if (!n->type) return DL_ENOMEM;
+	static const char *const regex_fns[] = {"rlike", "regexp_like", "regexp_replace", "regexp_extract", "split"};
+	for (size_t i = 0; i < sizeof regex_fns / sizeof regex_fns[0]; i++)
+		if (strcmp(f->name, regex_fns[i]) == 0) return ex_regex_prepare(b->e, n);
+	return 0;
 }
 
 static int call_internal(ex_bind *b, ex_node *n, const char *fname)

@@ -300,23 +300,16 @@ static void re_free(void *p)
 	dl_free(c);
 }
 
-/* The compiled regex of a constant pattern is cached on the node. */
-static int get_regex(ex_row *r, const ex_val *pat, regex_t **out, int flags)
+static int compile_re(re_cache **out, const char *p, size_t n)
 {
-	ex_node *n = (ex_node *)r->node;
-	re_cache *c = n->aux;
-	if (c && strlen(c->text) == (size_t)pat->v.s.n && memcmp(c->text, pat->v.s.p, (size_t)pat->v.s.n) == 0) {
-		*out = &c->re;
-		return 0;
-	}
-	c = dl_calloc(1, sizeof *c);
+	re_cache *c = dl_calloc(1, sizeof *c);
 	if (!c) return DL_ENOMEM;
-	c->text = dl_strndup(pat->v.s.p, (size_t)pat->v.s.n);
+	c->text = dl_strndup(p, n);
 	if (!c->text) {
 		dl_free(c);
 		return DL_ENOMEM;
 	}
-	int e = regcomp(&c->re, c->text, REG_EXTENDED | flags);
+	int e = regcomp(&c->re, c->text, REG_EXTENDED);
 	if (e) {
 		char msg[160];
 		regerror(e, &c->re, msg, sizeof msg);
@@ -326,9 +319,47 @@ static int get_regex(ex_row *r, const ex_val *pat, regex_t **out, int flags)
 		dl_free(c);
 		return rc;
 	}
-	DL_TRY(ex_keep_aux(r->run->e, c, re_free));
+	*out = c;
+	return 0;
+}
+
+static bool same_text(const re_cache *c, const ex_val *pat)
+{
+	return c && strlen(c->text) == (size_t)pat->v.s.n && memcmp(c->text, pat->v.s.p, (size_t)pat->v.s.n) == 0;
+}
+
+/* Constant patterns are compiled when binding (read-only afterwards, so a
+ * bound expression can be evaluated by several threads at once); patterns
+ * that vary by row use a one-entry per-thread cache. */
+int ex_regex_prepare(dl_expr *e, ex_node *n)
+{
+	if (n->nargs < 2 || n->args[1]->kind != EX_LIT || n->args[1]->lit.is_null ||
+	    n->args[1]->lit.type != DL_TYPE_STRING)
+		return 0;
+	re_cache *c;
+	DL_TRY(compile_re(&c, n->args[1]->lit.v.str.ptr, n->args[1]->lit.v.str.len));
+	DL_TRY(ex_keep_aux(e, c, re_free));
 	n->aux = c;
-	*out = &c->re;
+	return 0;
+}
+
+static _Thread_local re_cache *tl_re;
+
+static int get_regex(ex_row *r, const ex_val *pat, regex_t **out, int flags)
+{
+	(void)flags;
+	re_cache *c = r->node->aux;
+	if (same_text(c, pat)) {
+		*out = &c->re;
+		return 0;
+	}
+	if (!same_text(tl_re, pat)) {
+		re_cache *nc;
+		DL_TRY(compile_re(&nc, pat->v.s.p, (size_t)pat->v.s.n));
+		if (tl_re) re_free(tl_re);
+		tl_re = nc;
+	}
+	*out = &tl_re->re;
 	return 0;
 }
 

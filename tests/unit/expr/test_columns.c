@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <pthread.h>
 #include "expr_test_util.h"
 
 static dl_batch *batch;
@@ -348,6 +349,68 @@ static void test_kernels_large(void **state)
 	dl_type_unref(d);
 }
 
+/* One bound expression evaluated by several threads at once (the scan
+ * evaluates its residual filter from a thread pool). */
+typedef struct thr_arg {
+	dl_expr *e;
+	char want[512];
+	int bad;
+} thr_arg;
+
+static void *thr_main(void *p)
+{
+	thr_arg *t = p;
+	for (int k = 0; k < 200; k++) {
+		dl_array *a = NULL;
+		if (dl_expr_eval(&a, t->e, batch, NULL) < 0) {
+			t->bad++;
+			continue;
+		}
+		char got[512] = "", one[128];
+		for (int64_t i = 0; i < a->length; i++) {
+			tu_format(one, sizeof one, a, i, NULL);
+			strcat(got, one);
+			strcat(got, "|");
+		}
+		if (strcmp(got, t->want) != 0) t->bad++;
+		dl_array_free(a);
+	}
+	return NULL;
+}
+
+static void test_threads(void **state)
+{
+	(void)state;
+	dl_expr *e;
+	assert_int_equal(dl_expr_parse(&e, "concat(regexp_replace(s, 'l+', 'L'), '/', CAST(s RLIKE concat('^', s) AS STRING), "
+	                                   "'/', CASE WHEN id > 0 THEN upper(s) ELSE lower(s) END, '/', "
+	                                   "CAST(s LIKE '%l%' AS STRING), '/', CAST(l * 2 + id AS STRING))"),
+	                 0);
+	assert_int_equal(dl_expr_bind(e, batch->schema), 0);
+	thr_arg args[4];
+	pthread_t th[4];
+	for (int k = 0; k < 4; k++) {
+		args[k].e = e;
+		args[k].bad = 0;
+		args[k].want[0] = 0;
+		dl_array *a;
+		assert_int_equal(dl_expr_eval(&a, e, batch, NULL), 0);
+		char one[128];
+		for (int64_t i = 0; i < a->length; i++) {
+			tu_format(one, sizeof one, a, i, NULL);
+			strcat(args[k].want, one);
+			strcat(args[k].want, "|");
+		}
+		dl_array_free(a);
+	}
+	for (int k = 0; k < 4; k++) pthread_create(&th[k], NULL, thr_main, &args[k]);
+	for (int k = 0; k < 4; k++) {
+		pthread_join(th[k], NULL);
+		assert_int_equal(args[k].bad, 0);
+	}
+	dl_expr_free(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,6 +418,7 @@ int main(void)
 	    cmocka_unit_test(test_filter),
 	    cmocka_unit_test(test_api),
 	    cmocka_unit_test(test_kernels_large),
+	    cmocka_unit_test(test_threads),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
