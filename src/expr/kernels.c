@@ -104,11 +104,85 @@ static inline int dcmp(double a, double b)
 	return isnan(a) ? (isnan(b) ? 0 : 1) : -1;
 }
 
+static inline int bytes_cmp(const uint8_t *a, int64_t an, const uint8_t *b, int64_t bn)
+{
+	int64_t m = an < bn ? an : bn;
+	int c = m ? memcmp(a, b, (size_t)m) : 0;
+	if (c) return c;
+	return an < bn ? -1 : an > bn;
+}
+
+static bool op_holds(int op, int c)
+{
+	switch (op) {
+	case OP_EQ: return c == 0;
+	case OP_NE: return c != 0;
+	case OP_LT: return c < 0;
+	case OP_LE: return c <= 0;
+	case OP_GT: return c > 0;
+	default: return c >= 0;
+	}
+}
+
+/* Strings and binaries: unsigned byte order, column against a constant or
+ * another column. */
+static int cmp_bytes_kernel(ex_vec *out, const ex_node *n_, ex_vec *x, ex_vec *y, int op, ex_run *r)
+{
+	int64_t n = r->n;
+	uint8_t *vld;
+	int rc = merged_validity(&vld, x, y, n);
+	if (rc == -1) return all_null(out, n_->type);
+	if (rc < 0) return rc;
+	dl_type *bt = dl_type_new(DL_TYPE_BOOLEAN);
+	dl_array *res = bt ? dl_array_new(bt, n) : NULL;
+	if (bt) dl_type_unref(bt);
+	if (!res) {
+		dl_free(vld);
+		return DL_ENOMEM;
+	}
+	uint8_t *bits = res->values;
+	static const uint8_t empty[1] = {0};
+	const int32_t *xo = x->a->offsets;
+	const uint8_t *xd = x->a->data ? x->a->data : empty;
+	const int32_t *yo = y->a->offsets;
+	const uint8_t *yd = y->a->data ? y->a->data : empty;
+	if (y->is_const) {
+		const uint8_t *c = yd + yo[0];
+		int64_t cn = yo[1] - yo[0];
+		if (op == OP_EQ || op == OP_NE) {
+			/* length first: most rows differ in length or first bytes */
+			bool want = op == OP_EQ;
+			PACK8(((xo[i + 1] - xo[i] == cn) && (cn == 0 || memcmp(xd + xo[i], c, (size_t)cn) == 0)) == want);
+		} else {
+			PACK8(op_holds(op, bytes_cmp(xd + xo[i], xo[i + 1] - xo[i], c, cn)));
+		}
+	} else {
+		PACK8(op_holds(op, bytes_cmp(xd + xo[i], xo[i + 1] - xo[i], yd + yo[i], yo[i + 1] - yo[i])));
+	}
+	res->validity = vld;
+	res->null_count = vld ? -1 : 0;
+	out->a = out->owned = res;
+	out->is_const = false;
+	return 1;
+}
+
 static int cmp_kernel(ex_vec *out, const ex_node *n_, ex_vec *args, ex_run *r)
 {
 	const dl_type *t = args[0].a->type;
 	dl_type_id id = t->id;
 	int w = dl_type_fixed_width(t);
+	if (id == DL_TYPE_STRING || id == DL_TYPE_BINARY) {
+		ex_vec *x = &args[0], *y = &args[1];
+		int op = n_->op;
+		if (x->is_const && y->is_const) return 0;
+		if (x->is_const) {
+			ex_vec *t2 = x;
+			x = y;
+			y = t2;
+			op = swap_op(op);
+		}
+		return cmp_bytes_kernel(out, n_, x, y, op, r);
+	}
 	if (!w || id == DL_TYPE_DECIMAL || id == DL_TYPE_BOOLEAN) return 0;
 	ex_vec *x = &args[0], *y = &args[1];
 	int op = n_->op;
