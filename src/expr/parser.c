@@ -609,6 +609,17 @@ static int parse_unary(parser *p, ex_node **out)
 	p->depth--;
 	/* -<number> is a negative literal, as in Spark (so -2147483648 is INT). */
 	if (op == OP_NEG && a->kind == EX_LIT && a->pos == pos + 1 && ex_negate_literal(&a->lit) == 0) {
+		/* the most negative INT and BIGINT are written without a suffix
+		 * but their magnitude only fits the next wider type */
+		const char *t = p->lx.src + a->pos;
+		while (*t >= '0' && *t <= '9') t++;
+		bool suffixed = (*t >= 'a' && *t <= 'z') || (*t >= 'A' && *t <= 'Z') || *t == '.';
+		if (!suffixed && a->lit.type == DL_TYPE_LONG && a->lit.v.i64 == INT32_MIN) a->lit.type = DL_TYPE_INTEGER;
+		if (!suffixed && a->lit.type == DL_TYPE_DECIMAL && a->lit.scale == 0 && a->lit.v.dec == (dl_i128)INT64_MIN) {
+			a->lit.type = DL_TYPE_LONG;
+			a->lit.v.i64 = INT64_MIN;
+			a->lit.precision = 0;
+		}
 		a->pos = pos;
 		*out = a;
 		return 0;

@@ -115,7 +115,11 @@ static int print_scalar(dl_buf *out, const dl_scalar *s, bool wall)
 	case DL_TYPE_BYTE: return dl_buf_printf(out, "%lldY", (long long)s->v.i64);
 	case DL_TYPE_SHORT: return dl_buf_printf(out, "%lldS", (long long)s->v.i64);
 	case DL_TYPE_INTEGER: return dl_buf_printf(out, "%lld", (long long)s->v.i64);
-	case DL_TYPE_LONG: return dl_buf_printf(out, "%lldL", (long long)s->v.i64);
+	case DL_TYPE_LONG:
+		/* 9223372036854775808L does not lex; the unsuffixed form reads
+		 * back as BIGINT */
+		if (s->v.i64 == INT64_MIN) return dl_buf_puts(out, "-9223372036854775808");
+		return dl_buf_printf(out, "%lldL", (long long)s->v.i64);
 	case DL_TYPE_FLOAT:
 	case DL_TYPE_DOUBLE:
 		if (!isfinite(s->v.f64))

@@ -18,7 +18,8 @@ static const tcase cases[] = {
     {"\"dq\"", "dq"}, {"'a' 'b'", "ab"}, {"'tab\\there'", "tab\there"}, {"'\\u0041'", "A"}, {"true", "true"},
     {"NULL", "NULL"}, {"DATE '2020-02-29'", "2020-02-29"}, {"TIMESTAMP '2020-01-01 10:11:12.5'", "2020-01-01 10:11:12.5"},
     {"TIMESTAMP_NTZ '2020-01-01 10:11:12'", "2020-01-01 10:11:12"}, {"X'41'", "A"}, {"100Y", "100"},
-    {"128Y", "ERR:out of range"},
+    {"128Y", "ERR:out of range"}, {"-2147483648", "-2147483648"}, {"abs(-2147483648)", "ERR:ARITHMETIC_OVERFLOW"},
+    {"-2147483648L - 1", "-2147483649"}, {"-9223372036854775808 - 1", "ERR:ARITHMETIC_OVERFLOW"},
     /* arithmetic */
     {"1 + 2", "3"}, {"2147483647 + 1", "ERR:ARITHMETIC_OVERFLOW"}, {"9223372036854775807L + 1L", "ERR:ARITHMETIC_OVERFLOW"},
     {"-2147483647 - 2", "ERR:ARITHMETIC_OVERFLOW"}, {"65536 * 65536", "ERR:ARITHMETIC_OVERFLOW"},
