@@ -101,7 +101,7 @@ async function gen(dir) {
 }
 
 async function rows(con, file) {
-  const r = await con.runAndReadAll(`SELECT * FROM read_parquet(${q(file)})`);
+  const r = await con.runAndReadAll(`SELECT * FROM read_parquet(${q(file)}, hive_partitioning = false)`);
   return r.getRows().map(row => JSON.stringify(row.map(canon)));
 }
 
@@ -138,7 +138,7 @@ async function count(files) {
   files = files.flatMap(f => f.startsWith('@') ? fs.readFileSync(f.slice(1), 'utf8').split('\n').filter(Boolean) : [f]);
   const con = await connect();
   for (const f of files) {
-    const r = await con.runAndReadAll(`SELECT count(*) FROM read_parquet(${q(f)})`);
+    const r = await con.runAndReadAll(`SELECT count(*) FROM read_parquet(${q(f)}, hive_partitioning = false)`);
     console.log(`${r.getRows()[0][0]}\t${f}`);
   }
 }
