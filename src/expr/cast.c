@@ -52,13 +52,20 @@ static bool is_nested(dl_type_id t)
 	return t == DL_TYPE_ARRAY || t == DL_TYPE_STRUCT || t == DL_TYPE_MAP || t == DL_TYPE_VARIANT;
 }
 
+static bool castable(const dl_type *from, const dl_type *to);
+
 static bool castable(const dl_type *from, const dl_type *to)
 {
 	dl_type_id f = from->id, t = to->id;
 	if (dl_type_equals(from, to) || f == DL_TYPE_NULL) return true;
 	if (t == DL_TYPE_STRING) return f != DL_TYPE_VARIANT;
-	/* Casts between different nested types are not supported yet. */
-	if (is_nested(f) || is_nested(t)) return false;
+	/* nested: same shape, element by element (structs by position) */
+	if (is_nested(f) || is_nested(t)) {
+		if (f != t || f == DL_TYPE_VARIANT || from->nchildren != to->nchildren) return false;
+		for (int i = 0; i < from->nchildren; i++)
+			if (!castable(from->children[i].type, to->children[i].type)) return false;
+		return true;
+	}
 	if (f == DL_TYPE_STRING) return true;
 	if (is_num(f) && is_num(t)) return true;
 	if ((is_num(f) && t == DL_TYPE_BOOLEAN) || (f == DL_TYPE_BOOLEAN && is_num(t))) return true;
@@ -481,5 +488,51 @@ int ex_cast_val(ex_val *out, const ex_val *in, const dl_type *from, const dl_typ
 	default:
 		return dl_error_set(DL_EUNSUPPORTED, "casting %s to %s is not supported", dl_type_id_name(from->id),
 		                    dl_type_id_name(to->id));
+	}
+}
+
+/* Casts one value into a builder of type `to`, recursing into arrays, maps
+ * and structs (Spark casts struct fields by position). */
+int ex_cast_into(dl_builder *b, const ex_val *in, const dl_type *from, const dl_type *to, bool tc, const dl_tz *tz,
+                 dl_buf *buf)
+{
+	if (in->null) return dl_builder_append_null(b);
+	if (dl_type_equals(from, to)) return ex_builder_put(b, in);
+	const dl_array *a = in->v.ref.a;
+	int64_t row = in->v.ref.row;
+	ex_val c;
+	switch (to->id) {
+	case DL_TYPE_ARRAY:
+		DL_TRY(dl_builder_begin_list(b));
+		for (int32_t k = a->offsets[row]; k < a->offsets[row + 1]; k++) {
+			ex_val_load(&c, a->children[0], k);
+			DL_TRY(ex_cast_into(dl_builder_child(b, 0), &c, from->children[0].type, to->children[0].type, tc, tz, buf));
+		}
+		return dl_builder_end_list(b);
+	case DL_TYPE_MAP:
+		DL_TRY(dl_builder_begin_list(b));
+		for (int32_t k = a->offsets[row]; k < a->offsets[row + 1]; k++) {
+			ex_val_load(&c, a->children[0]->children[0], k);
+			DL_TRY(ex_cast_into(dl_builder_child(b, 0), &c, from->children[0].type, to->children[0].type, tc, tz, buf));
+			ex_val_load(&c, a->children[0]->children[1], k);
+			DL_TRY(ex_cast_into(dl_builder_child(b, 1), &c, from->children[1].type, to->children[1].type, tc, tz, buf));
+		}
+		return dl_builder_end_list(b);
+	case DL_TYPE_STRUCT:
+		DL_TRY(dl_builder_begin_struct(b));
+		for (int i = 0; i < to->nchildren; i++) {
+			ex_val_load(&c, a->children[i], row);
+			DL_TRY(ex_cast_into(dl_builder_child(b, i), &c, from->children[i].type, to->children[i].type, tc, tz, buf));
+		}
+		return dl_builder_end_struct(b);
+	default: {
+		size_t mark = buf->len;
+		ex_val o;
+		memset(&o, 0, sizeof o);
+		int rc = ex_cast_val(&o, in, from, to, tc, tz, buf);
+		if (rc == 0) rc = ex_builder_put(b, &o);
+		buf->len = mark;
+		return rc;
+	}
 	}
 }

@@ -589,6 +589,26 @@ static int eval_cast(ex_vec *out, const ex_node *n, ex_run *r)
 		*out = a;
 		return 0;
 	}
+	dl_type_id t = n->type->id;
+	if (t == DL_TYPE_ARRAY || t == DL_TYPE_MAP || t == DL_TYPE_STRUCT) {
+		/* nested targets: element by element into a builder */
+		int64_t len = a.is_const ? 1 : r->n;
+		dl_builder *b;
+		dl_buf buf = DL_BUF_INIT;
+		rc = dl_builder_new(&b, n->type);
+		for (int64_t i = 0; rc == 0 && i < len; i++) {
+			ex_val v;
+			ex_val_load(&v, a.a, i);
+			rc = ex_cast_into(b, &v, a.a->type, n->type, n->flag, r->tz, &buf);
+		}
+		dl_array *res = NULL;
+		if (rc == 0) rc = dl_builder_finish(&res, b);
+		if (rc == 0) set_result(out, res, a.is_const);
+		if (b) dl_builder_free(b);
+		dl_buf_free(&buf);
+		ex_vec_release(&a);
+		return rc;
+	}
 	rc = ex_kernel_cast(out, n, &a, r);
 	if (rc == 0) rc = ex_eval_rows(out, n, &a, 1, r, row_cast, true);
 	else if (rc > 0) rc = 0;

@@ -96,6 +96,9 @@ int ex_eval_rows(ex_vec *out, const ex_node *n, ex_vec *args, int nargs, ex_run 
 /* Casting one value (cast.c). out strings go to buf. */
 int ex_cast_val(ex_val *out, const ex_val *in, const dl_type *from, const dl_type *to, bool try_cast,
                 const dl_tz *tz, dl_buf *buf);
+/* Casts one value (any type, nested recursively) into a builder. */
+int ex_cast_into(dl_builder *b, const ex_val *in, const dl_type *from, const dl_type *to, bool try_cast,
+                 const dl_tz *tz, dl_buf *buf);
 /* The value of a scalar / into a scalar. */
 void ex_val_from_scalar(ex_val *out, const dl_scalar *s);
 void ex_scalar_from_val(dl_scalar *out, const ex_val *v, const dl_type *t);

@@ -74,6 +74,11 @@ static const tcase cases[] = {
     {"CAST(TIMESTAMP '1970-01-01 00:01:40' AS BIGINT)", "100"}, {"CAST(1.5 AS STRING)", "1.5"}, {"CAST(X'6869' AS STRING)", "hi"},
     {"CAST('hi' AS BINARY)", "hi"}, {"1::string", "1"}, {"'5'::int + 1", "6"}, {"CAST(array(1, 2) AS STRING)", "[1, 2]"},
     {"CAST(DATE '2020-01-01' AS INT)", "ERR:cannot cast"},
+    {"CAST(array(1, 2) AS ARRAY<STRING>)", "[1, 2]"}, {"CAST(array('1', NULL) AS ARRAY<BIGINT>)", "[1, null]"},
+    {"CAST(array('x') AS ARRAY<INT>)", "ERR:CAST_INVALID_INPUT"}, {"TRY_CAST(array('x', '2') AS ARRAY<INT>)", "[null, 2]"},
+    {"CAST(named_struct('a', 1, 'b', '2.5') AS STRUCT<x: DOUBLE, y: DECIMAL(3,1)>)", "{1.0, 2.5}"},
+    {"CAST(named_struct('a', 1) AS STRUCT<x: INT, y: INT>)", "ERR:cannot cast"},
+    {"CAST(array(array(1)) AS ARRAY<ARRAY<BIGINT>>)[0][0] + 1", "2"},
     /* math */
     {"abs(-3)", "3"}, {"abs(-2.5)", "2.5"}, {"abs(-9223372036854775807L - 1L)", "ERR:ARITHMETIC_OVERFLOW"},
     {"ceil(1.2)", "2"}, {"ceil(-1.2D)", "-1"}, {"floor(-1.5)", "-2"}, {"floor(3)", "3"}, {"round(2.5)", "3"},
