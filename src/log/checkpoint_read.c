@@ -12,6 +12,7 @@
 #include <string.h>
 #include "columnar/array.h"
 #include "json/json.h"
+#include "log/partition_values.h"
 #include "log/path.h"
 #include "parquet/reader.h"
 #include "util/error.h"
@@ -284,12 +285,83 @@ static int stats_from_parsed(const cp_ctx *c, const dl_array *sp, int64_t i, con
 	return rc;
 }
 
+/* ---- partitionValues_parsed back to the partition value strings ---- */
+
+static bool scalar_at(const dl_array *a, int64_t i, dl_scalar *v)
+{
+	memset(v, 0, sizeof *v);
+	v->type = a->type->id;
+	if (!valid(a, i)) {
+		v->is_null = true;
+		return true;
+	}
+	switch (a->type->id) {
+	case DL_TYPE_BOOLEAN: v->v.b = dl_bit_get(a->values, i); return true;
+	case DL_TYPE_BYTE: v->v.i64 = ((const int8_t *)a->values)[i]; return true;
+	case DL_TYPE_SHORT: v->v.i64 = ((const int16_t *)a->values)[i]; return true;
+	case DL_TYPE_INTEGER:
+	case DL_TYPE_DATE: v->v.i64 = ((const int32_t *)a->values)[i]; return true;
+	case DL_TYPE_LONG:
+	case DL_TYPE_TIMESTAMP:
+	case DL_TYPE_TIMESTAMP_NTZ: v->v.i64 = ((const int64_t *)a->values)[i]; return true;
+	case DL_TYPE_FLOAT: v->v.f64 = ((const float *)a->values)[i]; return true;
+	case DL_TYPE_DOUBLE: v->v.f64 = ((const double *)a->values)[i]; return true;
+	case DL_TYPE_DECIMAL:
+		memcpy(&v->v.dec, (const uint8_t *)a->values + 16 * i, 16);
+		v->precision = a->type->precision;
+		v->scale = a->type->scale;
+		return true;
+	case DL_TYPE_STRING:
+	case DL_TYPE_BINARY:
+		v->v.str.ptr = (const char *)a->data + a->offsets[i];
+		v->v.str.len = (size_t)(a->offsets[i + 1] - a->offsets[i]);
+		return true;
+	default: return false;
+	}
+}
+
+/* Writers always store the partitionValues map; when a checkpoint has only
+ * the typed partitionValues_parsed struct, the map is rebuilt from it. */
+static int partition_values_from_parsed(const cp_ctx *c, const dl_array *pp, int64_t i,
+                                        dl_str_map *out)
+{
+	if (!valid(pp, i) || pp->type->id != DL_TYPE_STRUCT || pp->nchildren == 0) return 0;
+	dl_kv *kv = dl_arena_alloc(c->arena, (size_t)pp->nchildren * sizeof *kv);
+	if (!kv) return DL_ENOMEM;
+	uint32_t n = 0;
+	for (int k = 0; k < pp->nchildren && k < pp->type->nchildren; k++) {
+		dl_scalar v;
+		if (!scalar_at(pp->children[k], i, &v)) continue;
+		dl_buf b = DL_BUF_INIT;
+		bool is_null;
+		int rc = dl_partition_value_format(&b, &v, &is_null);
+		const char *text = NULL;
+		if (rc == 0 && !is_null) {
+			text = dl_arena_strndup(c->arena, b.data ? b.data : "", b.len);
+			if (!text) rc = DL_ENOMEM;
+		}
+		dl_buf_free(&b);
+		if (rc < 0) return rc;
+		kv[n].key = dl_arena_strdup(c->arena, pp->type->children[k].name);
+		if (!kv[n].key) return DL_ENOMEM;
+		kv[n++].value = text;
+	}
+	out->items = kv;
+	out->n = n;
+	return 0;
+}
+
 /* ---- rows to actions ---- */
 
 static int row_add(const cp_ctx *c, const dl_array *a, int64_t i, dl_add *out)
 {
 	DL_TRY(get_path(c, child(a, "path"), i, "add.path", &out->path));
-	DL_TRY(get_map(c, child(a, "partitionValues"), i, "add.partitionValues", &out->partition_values));
+	const dl_array *pv = child(a, "partitionValues");
+	if (valid(pv, i))
+		DL_TRY(get_map(c, pv, i, "add.partitionValues", &out->partition_values));
+	else
+		DL_TRY(partition_values_from_parsed(c, child(a, "partitionValues_parsed"), i,
+		                                    &out->partition_values));
 	DL_TRY(get_long(c, child(a, "size"), i, "add.size", true, &out->size));
 	DL_TRY(get_long(c, child(a, "modificationTime"), i, "add.modificationTime", false,
 	                &out->modification_time));
