@@ -717,13 +717,15 @@ static int bind_between(ex_bind *b, ex_node *n)
 	return 0;
 }
 
+int ex_in_prepare(dl_expr *e, ex_node *n); /* eval_in.c */
+
 static int bind_in(ex_bind *b, ex_node *n)
 {
 	const dl_type *c;
 	DL_TRY(common_of_args(b, n, 0, 1, "IN", &c));
 	for (int i = 0; i < n->nargs; i++) DL_TRY(ex_coerce(b, &n->args[i], c));
 	n->type = ex_type(b, DL_TYPE_BOOLEAN);
-	return 0;
+	return n->type ? ex_in_prepare(b->e, n) : DL_ENOMEM;
 }
 
 int ex_like_prepare(dl_expr *e, ex_node *n); /* like.c */

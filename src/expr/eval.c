@@ -529,8 +529,12 @@ static int eval_case(ex_vec *out, const ex_node *n, ex_run *r)
 
 /* ---- IN ---------------------------------------------------------------- */
 
+int ex_in_eval_set(ex_vec *out, const ex_node *n, ex_run *r); /* eval_in.c */
+
 static int eval_in(ex_vec *out, const ex_node *n, ex_run *r)
 {
+	int rcs = ex_in_eval_set(out, n, r);
+	if (rcs != 0) return rcs < 0 ? rcs : 0;
 	int na = n->nargs;
 	ex_vec *v = dl_calloc((size_t)na, sizeof *v);
 	if (!v) return DL_ENOMEM;
