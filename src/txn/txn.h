@@ -104,6 +104,8 @@ int dl_txn_app_version(dl_transaction *t, const char *app_id, int64_t *version);
 /* operationParameters: values are strings, as Spark writes them
  * ("mode" -> "Append", "partitionBy" -> "[\"d\"]"). Later sets win. */
 int dl_txn_set_parameter(dl_transaction *t, const char *key, const char *value);
+/* A parameter whose value is already-encoded JSON ("auto" -> "false"). */
+int dl_txn_set_parameter_json(dl_transaction *t, const char *key, const char *json);
 /* operationMetrics (written as strings: "numFiles":"3"). Later sets win. */
 int dl_txn_set_metric(dl_transaction *t, const char *key, int64_t value);
 int dl_txn_set_user_metadata(dl_transaction *t, const char *user_metadata);

@@ -1,0 +1,105 @@
+/* The inside of dl_transaction, shared by the files of src/txn: the
+ * builder (txn.c), commitInfo (commit_info.c), conflict checks
+ * (conflict.c), the commit loop (commit.c) and post-commit hooks. */
+#ifndef DL_TXN_TXN_INTERNAL_H
+#define DL_TXN_TXN_INTERNAL_H
+#include "expr/expr.h"
+#include "log/properties.h"
+#include "txn/txn.h"
+#include "util/buf.h"
+#include "util/hash.h"
+#include "util/uuid.h"
+
+typedef struct txn_kv {
+	char *key;
+	char *json;   /* an encoded JSON value */
+} txn_kv;
+
+typedef struct txn_app {
+	char *app_id;
+	int64_t version;
+} txn_app;
+
+typedef struct txn_domain {
+	char *domain;
+	char *configuration;
+	bool removed;
+} txn_domain;
+
+/* What the winning commits changed, accumulated across retries so the
+ * post-commit .crc can still be derived from the read state. */
+typedef struct txn_winners {
+	int64_t nadds, add_bytes;
+	int64_t nremoves, remove_bytes;
+	bool sizes_unknown;           /* a winner removed a file without size */
+	int64_t last_ict;             /* newest winner inCommitTimestamp, DL_NONE */
+	int64_t last_ts;              /* newest winner commitInfo.timestamp, DL_NONE */
+	bool txns_changed, domains_changed; /* the .crc lists would be stale */
+} txn_winners;
+
+struct dl_transaction {
+	dl_store *store;
+	dl_snapshot *snap;            /* NULL for a new table */
+	int64_t read_version;
+	dl_txn_options opts;          /* strings copied below */
+	char *operation, *engine_info, *user_metadata;
+	char txn_id[DL_UUID_TEXT_LEN + 1];
+
+	/* write set */
+	char *protocol_json;          /* body of the protocol action, or NULL */
+	char *metadata_json;          /* body of the metaData action, or NULL */
+	dl_table_properties new_props; /* of metadata_json (string fields NULL) */
+	bool has_new_props;
+	dl_buf file_lines;            /* add/remove/cdc lines, each ending '\n' */
+	int64_t nadds, add_bytes, nremoves, remove_bytes, ncdc;
+	bool remove_size_unknown;
+	bool data_change;             /* some add/remove has dataChange=true */
+	bool only_data_adds;          /* no removes, no cdc (for isBlindAppend) */
+	dl_strmap removed_paths;      /* copied keys */
+	txn_app *apps;
+	size_t napps, apps_cap;
+	txn_domain *domains;
+	size_t ndomains, domains_cap;
+
+	/* read set */
+	dl_strmap read_files;         /* copied keys */
+	char **predicates;
+	dl_expr **bound;              /* bound lazily; NULL entry: matches all */
+	size_t npredicates, predicates_cap;
+	bool read_whole_table;
+	dl_strmap read_apps;          /* copied keys */
+
+	/* commitInfo */
+	txn_kv *params;
+	size_t nparams, params_cap;
+	txn_kv *metrics;
+	size_t nmetrics, metrics_cap;
+	int blind_append;             /* -1 computed, else 0/1 */
+
+	/* outcome */
+	bool committed;
+	int64_t version;
+	int64_t commit_ts;
+	int attempts;
+	txn_winners winners;
+	int post_rc;
+	char *post_msg;
+};
+
+/* The table properties in force for this commit (new metaData or read). */
+const dl_table_properties *dl_txn_props(const dl_transaction *t);
+/* The isolation level name written to commitInfo and used for checks. */
+dl_isolation_level dl_txn_isolation(const dl_transaction *t);
+bool dl_txn_is_blind_append(const dl_transaction *t);
+
+/* commit_info.c: the commitInfo line (with '\n') for one attempt. */
+int dl_txn_commit_info(dl_buf *out, const dl_transaction *t, int64_t timestamp, int64_t ict);
+
+/* conflict.c: reads the winning commit `version` and checks it against
+ * the transaction. 0 (retry), DL_ECONFLICT with a class, or a read error. */
+int dl_txn_check_winner(dl_transaction *t, int64_t version);
+
+/* post_commit.c: checksum file, checkpoint and log cleanup after a commit. */
+void dl_txn_post_commit(dl_transaction *t);
+
+#endif
