@@ -37,6 +37,14 @@ contains "$tmp/out" "--verbose"
 while read -r c; do
 	expect 0 "$c" --help
 	contains "$tmp/out" "usage: deltalake $c"
+	# A group lists its subcommands: each of them answers --help too.
+	sed -n '/^Commands:/,/^$/p' "$tmp/out" | awk 'NR > 1 && NF {print $1}' >"$tmp/subs"
+	while read -r sub; do
+		expect 0 "$c" "$sub" --help
+		contains "$tmp/out" "usage: deltalake $c $sub"
+		expect 0 help "$c" "$sub"
+		contains "$tmp/out" "usage: deltalake $c $sub"
+	done <"$tmp/subs"
 done <"$tmp/cmds"
 
 # Usage errors: exit 2, one line on stderr that says what to do.
