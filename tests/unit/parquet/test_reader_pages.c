@@ -68,11 +68,11 @@ static void delta(bytes *o, const int64_t *v, size_t n)
 	put_uvarint(o, 128);
 	put_uvarint(o, 4);
 	put_uvarint(o, n);
-	put_uvarint(o, (uint64_t)(v[0] << 1) ^ (uint64_t)(v[0] >> 63));
+	put_uvarint(o, ((uint64_t)v[0] << 1) ^ (uint64_t)(v[0] >> 63));
 	if (n < 2) return;
 	int64_t min = INT64_MAX;
 	for (size_t i = 1; i < n; i++) min = v[i] - v[i - 1] < min ? v[i] - v[i - 1] : min;
-	put_uvarint(o, (uint64_t)(min << 1) ^ (uint64_t)(min >> 63));
+	put_uvarint(o, ((uint64_t)min << 1) ^ (uint64_t)(min >> 63));
 	uint8_t w[4] = {8, 0, 0, 0};
 	put(o, w, 4);
 	uint8_t mb[32] = {0};
