@@ -178,7 +178,8 @@ static int output_open(output_file *of, const char *path)
 	}
 	of->fp = fopen(of->tmp ? of->tmp : path, "w");
 	if (!of->fp) {
-		int rc = dl_error_errno("cannot open the output file", of->tmp ? of->tmp : path);
+		int rc = dl_error_set(DL_EIO, "cannot write the output file %s: %s; check that its directory exists "
+		                      "and is writable", path, strerror(errno));
 		dl_free(of->tmp);
 		of->tmp = NULL;
 		return rc;
@@ -189,9 +190,11 @@ static int output_open(output_file *of, const char *path)
 static int output_close(output_file *of, const char *path, bool keep)
 {
 	int rc = 0;
-	if (fclose(of->fp) != 0 && keep) rc = dl_error_errno("writing the output file failed", path);
+	if (fclose(of->fp) != 0 && keep)
+		rc = dl_error_set(DL_EIO, "writing the output file %s failed: %s", path, strerror(errno));
 	if (of->tmp) {
-		if (keep && rc == 0 && rename(of->tmp, path) != 0) rc = dl_error_errno("cannot create", path);
+		if (keep && rc == 0 && rename(of->tmp, path) != 0)
+			rc = dl_error_set(DL_EIO, "cannot create the output file %s: %s", path, strerror(errno));
 		if (!keep || rc < 0) unlink(of->tmp);
 		dl_free(of->tmp);
 	}
