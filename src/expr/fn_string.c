@@ -171,11 +171,13 @@ static bool in_set(const ex_val *set, const char *s, int64_t n, int64_t i, int *
 	return false;
 }
 
+/* trim(str) or, as Spark's two-argument form, trim(trimStr, str). */
 static int do_trim(ex_row *r, ex_val *out, const ex_val *a, bool left, bool right)
 {
-	const char *s = a[0].v.s.p;
-	int64_t n = a[0].v.s.n, st = 0, en = n;
-	const ex_val *set = r->nargs == 2 ? &a[1] : NULL;
+	const ex_val *str = r->nargs == 2 ? &a[1] : &a[0];
+	const char *s = str->v.s.p;
+	int64_t n = str->v.s.n, st = 0, en = n;
+	const ex_val *set = r->nargs == 2 ? &a[0] : NULL;
 	int adv;
 	if (left)
 		while (st < en && in_set(set, s, n, st, &adv)) st += adv;

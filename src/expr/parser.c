@@ -502,6 +502,125 @@ static int parse_name(parser *p, ex_node **out)
 	return 0;
 }
 
+static int make_call(parser *p, ex_node **out, const char *name, int pos, ex_node **args, int na)
+{
+	ex_node *n = node(p, EX_CALL, pos);
+	if (!n || ex_node_set_args(p->e, n, na) < 0 || !(n->name = dl_arena_strdup(&p->e->arena, name))) return DL_ENOMEM;
+	for (int i = 0; i < na; i++) n->args[i] = args[i];
+	*out = n;
+	return 0;
+}
+
+/* SQL-standard call forms: EXTRACT(f FROM x), SUBSTRING(s FROM p [FOR l]),
+ * POSITION(a IN b), TRIM([BOTH|LEADING|TRAILING] [c] FROM s). They become
+ * the equivalent function calls. Returns 1 when one was parsed. */
+static int parse_special_call(parser *p, ex_node **out)
+{
+	int pos = p->tok.pos;
+	ex_node *a[3];
+	if (is_kw(p, "EXTRACT") || is_kw(p, "DATE_PART")) {
+		bool extract = is_kw(p, "EXTRACT");
+		ex_token *nx;
+		DL_TRY(advance(p));
+		DL_TRY(expect_op(p, "(", "'('"));
+		char field[24] = "";
+		if (extract) {
+			if (p->tok.kind != TK_IDENT || p->tok.len >= sizeof field) return syntax_error(p, "a date/time field");
+			memcpy(field, p->tok.p, p->tok.len);
+			DL_TRY(advance(p));
+			DL_TRY(expect_kw(p, "FROM", "FROM"));
+		} else {
+			if (p->tok.kind != TK_STRING || p->tok.len - 2 >= sizeof field) return syntax_error(p, "a date/time field name");
+			memcpy(field, p->tok.p + 1, p->tok.len - 2);
+			DL_TRY(advance(p));
+			DL_TRY(expect_op(p, ",", "','"));
+		}
+		(void)nx;
+		static const char *const map[][2] = {
+		    {"YEAR", "year"},         {"YEARS", "year"},       {"Y", "year"},         {"YR", "year"},
+		    {"QUARTER", "quarter"},   {"QTR", "quarter"},      {"MONTH", "month"},    {"MON", "month"},
+		    {"MONTHS", "month"},      {"DAY", "day"},          {"D", "day"},          {"DAYS", "day"},
+		    {"DAYOFWEEK", "dayofweek"}, {"DOW", "dayofweek"}, {"DOY", "dayofyear"}, {"WEEK", "weekofyear"},
+		    {"W", "weekofyear"},      {"HOUR", "hour"},        {"H", "hour"},         {"HOURS", "hour"},
+		    {"MINUTE", "minute"},     {"M", "minute"},         {"MIN", "minute"},     {"MINUTES", "minute"},
+		    {"SECOND", "second"},     {"S", "second"},         {"SEC", "second"},     {"SECONDS", "second"}};
+		const char *fn = NULL;
+		for (size_t i = 0; i < sizeof map / sizeof map[0] && !fn; i++)
+			if (strcasecmp(field, map[i][0]) == 0) fn = map[i][1];
+		if (!fn) return dl_error_set(DL_EINVALID, "syntax error at position %d: unknown date/time field '%s'", pos, field);
+		DL_TRY(parse_expr(p, &a[0]));
+		DL_TRY(expect_op(p, ")", "')'"));
+		DL_TRY(make_call(p, out, fn, pos, a, 1));
+		return 1;
+	}
+	if (is_kw(p, "POSITION")) {
+		DL_TRY(advance(p));
+		DL_TRY(expect_op(p, "(", "'('"));
+		DL_TRY(parse_value(p, &a[0]));
+		if (is_kw(p, "IN")) {
+			DL_TRY(advance(p));
+			DL_TRY(parse_value(p, &a[1]));
+		} else {
+			DL_TRY(expect_op(p, ",", "IN or ','"));
+			DL_TRY(parse_expr(p, &a[1]));
+		}
+		DL_TRY(expect_op(p, ")", "')'"));
+		DL_TRY(make_call(p, out, "locate", pos, a, 2));
+		return 1;
+	}
+	if (is_kw(p, "SUBSTRING") || is_kw(p, "SUBSTR")) {
+		DL_TRY(advance(p));
+		DL_TRY(expect_op(p, "(", "'('"));
+		DL_TRY(parse_expr(p, &a[0]));
+		int na = 1;
+		if (is_kw(p, "FROM") || is_op(p, ",")) {
+			bool sql = is_kw(p, "FROM");
+			DL_TRY(advance(p));
+			DL_TRY(parse_expr(p, &a[na++]));
+			if (sql ? is_kw(p, "FOR") : is_op(p, ",")) {
+				DL_TRY(advance(p));
+				DL_TRY(parse_expr(p, &a[na++]));
+			}
+		}
+		DL_TRY(expect_op(p, ")", "')'"));
+		DL_TRY(make_call(p, out, "substring", pos, a, na));
+		return 1;
+	}
+	if (is_kw(p, "TRIM")) {
+		DL_TRY(advance(p));
+		DL_TRY(expect_op(p, "(", "'('"));
+		const char *fn = "trim";
+		bool spec = false;
+		if (is_kw(p, "BOTH") || is_kw(p, "LEADING") || is_kw(p, "TRAILING")) {
+			fn = is_kw(p, "BOTH") ? "trim" : is_kw(p, "LEADING") ? "ltrim" : "rtrim";
+			spec = true;
+			DL_TRY(advance(p));
+		}
+		int na = 0;
+		ex_node *chars = NULL;
+		if (!(spec && is_kw(p, "FROM"))) DL_TRY(parse_expr(p, &chars));
+		if (is_kw(p, "FROM")) {
+			/* Spark's function form is trim([trimStr, ]str) */
+			DL_TRY(advance(p));
+			if (chars) a[na++] = chars;
+			DL_TRY(parse_expr(p, &a[na++]));
+		} else if (chars && !spec) {
+			a[0] = chars;
+			na = 1;
+			if (is_op(p, ",")) {
+				DL_TRY(advance(p));
+				DL_TRY(parse_expr(p, &a[na++]));
+			}
+		} else {
+			return syntax_error(p, "FROM");
+		}
+		DL_TRY(expect_op(p, ")", "')'"));
+		DL_TRY(make_call(p, out, fn, pos, a, na));
+		return 1;
+	}
+	return 0;
+}
+
 static int parse_primary(parser *p, ex_node **out)
 {
 	ex_token *t = &p->tok;
@@ -545,6 +664,10 @@ static int parse_primary(parser *p, ex_node **out)
 	                             (nx->kind == TK_OP && strcmp(nx->op, "-") == 0)))
 		return interval_literal(p, out);
 	bool call = nx->kind == TK_OP && strcmp(nx->op, "(") == 0;
+	if (call) {
+		int rc = parse_special_call(p, out);
+		if (rc != 0) return rc < 0 ? rc : 0;
+	}
 	if (call && is_kw(p, "CAST")) return parse_cast(p, out, false);
 	if (call && is_kw(p, "TRY_CAST")) return parse_cast(p, out, true);
 	if (is_kw(p, "CASE")) return parse_case(p, out);

@@ -96,7 +96,7 @@ static const tcase cases[] = {
     /* strings */
     {"length('héllo')", "5"}, {"length(X'0102')", "2"}, {"char_length('')", "0"}, {"lower('HÉLLO')", "héllo"},
     {"upper('straße')", "STRAßE"}, {"upper('abc')", "ABC"}, {"trim('  x ')", "x"}, {"ltrim('  x ')", "x "},
-    {"rtrim('  x ')", "  x"}, {"trim('xxaxx', 'x')", "a"}, {"substring('hello', 2, 3)", "ell"}, {"substring('hello', -3)", "llo"},
+    {"rtrim('  x ')", "  x"}, {"trim('x', 'xxaxx')", "a"}, {"substring('hello', 2, 3)", "ell"}, {"substring('hello', -3)", "llo"},
     {"substring('hello', 0, 2)", "he"}, {"substr('hello', 10)", ""}, {"substring('héllo', 2, 2)", "él"},
     {"substring('hello', 2, -1)", ""}, {"concat('a', 'b', 'c')", "abc"}, {"concat('a', NULL)", "NULL"},
     {"'a' || 1", "a1"}, {"concat_ws('-', 'a', NULL, 'b')", "a-b"}, {"concat_ws(NULL, 'a')", "NULL"},
@@ -110,7 +110,8 @@ static const tcase cases[] = {
     {"rpad('hi', 4)", "hi  "}, {"rpad('hi', 5, 'xy')", "hixyx"}, {"startswith('hello', 'he')", "true"},
     {"endswith('hello', 'lo')", "true"}, {"contains('hello', 'ell')", "true"}, {"contains('hello', 'z')", "false"},
     {"reverse('héllo')", "olléh"}, {"repeat('ab', 3)", "ababab"}, {"initcap('hello world')", "Hello World"},
-    {"left('hello', 2)", "he"}, {"right('hello', 2)", "lo"}, {"ascii('A')", "65"}, {"upper(NULL)", "NULL"},
+    {"left('hello', 2)", "he"}, {"EXTRACT(YEAR FROM DATE '2021-05-06')", "2021"},
+    {"SUBSTRING('hello' FROM 2 FOR 3)", "ell"}, {"POSITION('l' IN 'hello')", "3"}, {"TRIM(LEADING 'x' FROM 'xxaxx')", "axx"}, {"right('hello', 2)", "lo"}, {"ascii('A')", "65"}, {"upper(NULL)", "NULL"},
     /* hashes (RFC 1321 / FIPS 180 vectors; Spark doc example for hash) */
     {"md5('abc')", "900150983cd24fb0d6963f7d28e17f72"}, {"md5('')", "d41d8cd98f00b204e9800998ecf8427e"},
     {"sha1('abc')", "a9993e364706816aba3e25717850c26c9cd0d89d"}, {"sha('')", "da39a3ee5e6b4b0d3255bfef95601890afd80709"},

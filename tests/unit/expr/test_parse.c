@@ -87,6 +87,18 @@ static const char *const canon[][2] = {
     {"rlike(s, 'x')", "rlike(s, 'x')"},
     {"a -- comment\n + 1", "a + 1"},
     {"a /* c */ + 1", "a + 1"},
+    {"EXTRACT(YEAR FROM ts)", "year(ts)"},
+    {"extract(dow from ts)", "dayofweek(ts)"},
+    {"date_part('MONTH', ts)", "month(ts)"},
+    {"SUBSTRING(s FROM 2 FOR 3)", "substring(s, 2, 3)"},
+    {"substr(s FROM 2)", "substring(s, 2)"},
+    {"SUBSTRING(s, 1, 2)", "substring(s, 1, 2)"},
+    {"POSITION('a' IN s)", "locate('a', s)"},
+    {"TRIM(BOTH 'x' FROM s)", "trim('x', s)"},
+    {"TRIM(LEADING FROM s)", "ltrim(s)"},
+    {"trim(TRAILING 'ab' FROM s)", "rtrim('ab', s)"},
+    {"TRIM('x' FROM s)", "trim('x', s)"},
+    {"trim(s)", "trim(s)"},
 };
 
 static void test_canonical(void **state)
