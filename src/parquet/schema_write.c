@@ -21,6 +21,9 @@ typedef struct builder {
 	pq_step steps[MAX_DEPTH];     /* the walk from the top-level array */
 	const char *names[MAX_DEPTH]; /* the path in the schema */
 	int nsteps, nnames;
+	const char *nmeta;  /* metadata of the nearest struct field (nested ids) */
+	char npath[1024];   /* path from that field: "col.value.element" */
+	size_t npath_len;   /* 0 when the path did not fit (no lookup) */
 	int top;
 	int def, rep;
 } builder;
@@ -39,31 +42,60 @@ static const char *skip_string(const char *p)
 	return *p ? p + 1 : p;
 }
 
-static bool find_top_int(const char *json, const char *key, int32_t *out)
+static const char *skip_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+	return p;
+}
+
+/* The value of member `key` of the JSON object starting at p, or NULL. The
+ * metadata comes from our own schema parser, but a malformed text only
+ * ends the scan (at its NUL), never reads past it. */
+static const char *find_member(const char *p, const char *key)
 {
 	size_t klen = strlen(key);
 	int depth = 0;
-	for (const char *p = json; p && *p;) {
+	while (p && *p) {
 		char c = *p;
 		if (c == '"') {
 			const char *end = skip_string(p);
-			const char *q = end;
-			while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r') q++;
-			if (depth == 1 && *q == ':' && (size_t)(end - p) == klen + 2 && !memcmp(p + 1, key, klen)) {
-				char *e;
-				long v = strtol(q + 1, &e, 10);
-				if (e == q + 1 || v < INT32_MIN || v > INT32_MAX) return false;
-				*out = (int32_t)v;
-				return true;
-			}
+			const char *q = skip_ws(end);
+			if (depth == 1 && *q == ':' && (size_t)(end - p) == klen + 2 && !memcmp(p + 1, key, klen))
+				return skip_ws(q + 1);
 			p = end;
 			continue;
 		}
 		if (c == '{' || c == '[') depth++;
-		if (c == '}' || c == ']') depth--;
+		if ((c == '}' || c == ']') && --depth <= 0) return NULL;
 		p++;
 	}
-	return false;
+	return NULL;
+}
+
+static bool int_at(const char *v, int32_t *out)
+{
+	if (!v) return false;
+	char *e;
+	long n = strtol(v, &e, 10);
+	if (e == v || n < INT32_MIN || n > INT32_MAX) return false;
+	*out = (int32_t)n;
+	return true;
+}
+
+static bool find_top_int(const char *json, const char *key, int32_t *out)
+{
+	return int_at(find_member(json, key), out);
+}
+
+/* IcebergCompatV2: ids of list elements and map keys/values live in the
+ * nearest struct field's metadata, keyed by the path from that field
+ * ("col.element", "col.value.element"). */
+static bool nested_field_id(const char *json, const char *path, int32_t *out)
+{
+	if (!json || !strstr(json, "nested.ids")) return false;
+	const char *ids = find_member(json, "delta.columnMapping.nested.ids");
+	if (!ids) ids = find_member(json, "parquet.field.nested.ids");
+	return ids && *ids == '{' && int_at(find_member(ids, path), out);
 }
 
 bool pq_field_id_from_metadata(const char *json, int32_t *out)
@@ -204,7 +236,8 @@ static int add_leaf(builder *b, const dl_type *t, bool utf8)
 	return 0;
 }
 
-static int add_node(builder *b, const char *name, const dl_type *t, bool optional, const char *metadata);
+static int add_node(builder *b, const char *name, const dl_type *t, bool optional, const char *metadata,
+                    bool slot);
 
 /* A group's fields; the struct step's `child` selects each in turn. */
 static int add_children(builder *b, const dl_type *t, bool force_key_required)
@@ -214,7 +247,8 @@ static int add_children(builder *b, const dl_type *t, bool force_key_required)
 		b->steps[at].child = i;
 		const dl_field *f = &t->children[i];
 		bool optional = f->nullable && !(force_key_required && i == 0);
-		DL_TRY(add_node(b, f->name, f->type, optional, f->metadata));
+		/* A map's children are its key/value slots, not struct fields. */
+		DL_TRY(add_node(b, f->name, f->type, optional, f->metadata, force_key_required));
 	}
 	return 0;
 }
@@ -259,19 +293,58 @@ static int add_repeated(builder *b, const dl_type *t, uint32_t ei, bool optional
 		b->nsteps--;
 	} else {
 		const dl_field *f = &t->children[0];
-		DL_TRY(add_node(b, "element", f->type, f->nullable, f->metadata));
+		DL_TRY(add_node(b, "element", f->type, f->nullable, f->metadata, true));
 	}
 	b->nsteps--;
 	b->nnames--;
 	return 0;
 }
 
-static int add_node(builder *b, const char *name, const dl_type *t, bool optional, const char *metadata)
+static int add_node_at(builder *b, const char *name, const dl_type *t, bool optional, const char *metadata,
+                       bool slot);
+
+/* Enters a node for the nested-id path (restored by add_node). */
+static void enter_path(builder *b, const char *name, const char *metadata, bool slot)
+{
+	size_t n = strlen(name);
+	if (!slot) {
+		b->nmeta = metadata;
+		b->npath_len = 0;
+	} else if (!b->npath_len) {
+		return; /* no struct field above, or the path overflowed */
+	}
+	size_t at = b->npath_len + (slot ? 1 : 0);
+	if (at + n + 1 > sizeof b->npath) {
+		b->npath_len = 0;
+		return;
+	}
+	if (slot) b->npath[b->npath_len] = '.';
+	memcpy(b->npath + at, name, n + 1);
+	b->npath_len = at + n;
+}
+
+static int add_node(builder *b, const char *name, const dl_type *t, bool optional, const char *metadata,
+                    bool slot)
+{
+	const char *saved_meta = b->nmeta;
+	size_t saved_len = b->npath_len;
+	enter_path(b, name, metadata, slot);
+	int rc = add_node_at(b, name, t, optional, metadata, slot);
+	b->nmeta = saved_meta;
+	b->npath_len = saved_len;
+	if (saved_len < sizeof b->npath) b->npath[saved_len] = 0;
+	return rc;
+}
+
+static int add_node_at(builder *b, const char *name, const dl_type *t, bool optional, const char *metadata,
+                       bool slot)
 {
 	/* A null-type column holds only nulls: it must be OPTIONAL to say so. */
 	if (t->id == DL_TYPE_NULL) optional = true;
 	pq_schema_element *e = new_elem(b, name, optional, metadata);
 	if (!e) return DL_ENOMEM;
+	if (slot && !e->has_field_id && b->npath_len)
+		e->has_field_id = nested_field_id(b->nmeta, b->npath, &e->field_id);
 	uint32_t ei = b->s->nelems - 1;
 	int def = b->def, rep = b->rep;
 	DL_TRY(push_name(b, name));
@@ -314,7 +387,7 @@ int pq_wschema_build(pq_wschema *out, const dl_type *schema, const char *root_na
 	for (int i = 0; i < schema->nchildren; i++) {
 		const dl_field *f = &schema->children[i];
 		b.top = i;
-		rc = add_node(&b, f->name, f->type, f->nullable, f->metadata);
+		rc = add_node(&b, f->name, f->type, f->nullable, f->metadata, false);
 		if (rc < 0) goto fail;
 	}
 	return 0;

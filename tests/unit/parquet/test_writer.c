@@ -559,6 +559,35 @@ static void test_empty_file(void **state)
 	dl_type_unref(str);
 }
 
+/* IcebergCompatV2 nested ids: list elements and map keys/values get the ids
+ * stored in the nearest struct field's metadata, keyed by path. */
+static void test_nested_field_ids(void **state)
+{
+	(void)state;
+	dl_type *i32 = dl_type_new(DL_TYPE_INTEGER), *i64 = dl_type_new(DL_TYPE_LONG);
+	dl_type *arr64 = dl_type_array(i64, true), *map = dl_type_map(i32, arr64, true), *arr32 = dl_type_array(i32, true);
+	dl_field f[] = {
+		{(char *)"m", map, true,
+		 (char *)"{\"delta.columnMapping.id\": 1, \"delta.columnMapping.nested.ids\": "
+		         "{\"m.key\": 7, \"m.value\": 8, \"m.value.element\": 9}}"},
+		{(char *)"a", arr32, true, (char *)"{\"parquet.field.id\":2,\"parquet.field.nested.ids\":{\"a.element\":5}}"},
+	};
+	dl_type *schema = dl_type_struct(f, 2);
+	pq_wschema ws;
+	assert_int_equal(pq_wschema_build(&ws, schema, NULL), 0);
+	static const char *names[] = {"schema", "m", "key_value", "key", "value", "list", "element", "a", "list", "element"};
+	static const int ids[] = {-1, 1, -1, 7, 8, -1, 9, 2, -1, 5};
+	assert_int_equal(ws.nelems, 10);
+	for (int i = 0; i < 10; i++) {
+		assert_string_equal(ws.elems[i].name, names[i]);
+		assert_int_equal(ws.elems[i].has_field_id ? ws.elems[i].field_id : -1, ids[i]);
+	}
+	pq_wschema_free(&ws);
+	dl_type_unref(schema);
+	dl_type *ts[] = {i32, i64, arr64, map, arr32};
+	for (int i = 0; i < 5; i++) dl_type_unref(ts[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -572,6 +601,7 @@ int main(void)
 		cmocka_unit_test(test_null_pages_keep_dictionary),
 		cmocka_unit_test(test_wide_rows_respect_row_group_size),
 		cmocka_unit_test(test_empty_file),
+		cmocka_unit_test(test_nested_field_ids),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
