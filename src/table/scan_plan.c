@@ -161,7 +161,8 @@ static int add_materialized(dl_scan *s, dl_field *pf, int *np, const char *key, 
 	const char *name = dl_snapshot_property(s->snap, key);
 	if (!name) return 0;
 	*index = *np;
-	return add_field(pf, np, name, long_t, true, NULL);
+	/* pf's types are references released after building (like physical_field's) */
+	return add_field(pf, np, name, dl_type_ref(long_t), true, NULL);
 }
 
 static int build_columns(dl_scan *s, const req_col *req, int nreq, const bool *need, bool want_id, bool want_cv)

@@ -6,8 +6,13 @@
 #include <string.h>
 #include "conformance.h"
 #include "deltalake.h"
+#include "log/path.h"
 #include "log/snapshot.h"
+#include "parquet/reader.h"
+#include "columnar/format_value.h"
+#include "expr/expr.h"
 #include "log/stats.h"
+#include "deltalake/changes.h"
 #include "table/scan.h"
 #include "util/error.h"
 
@@ -70,6 +75,14 @@ static void check_counts(verdict *v, dl_snapshot *snap)
 static bool log_only(dl_snapshot *snap)
 {
 	dl_store *st = dl_snapshot_store(snap);
+	dl_object_list all = {0};
+	bool any_data = false;
+	if (dl_store_list_recursive(st, "", &all) == 0)
+		for (size_t i = 0; i < all.count && !any_data; i++)
+			any_data = strncmp(all.items[i].path, "_delta_log/", 11) != 0;
+	dl_object_list_free(&all);
+	dl_error_clear();
+	if (!any_data) return true;
 	size_t n = dl_snapshot_file_count(snap);
 	for (size_t i = 0; i < n; i++) {
 		dl_file_info fi;
@@ -101,16 +114,477 @@ static void check_plan(verdict *v, dl_snapshot *snap)
 	dl_scan_free(scan);
 }
 
+/* ---- change data feed: the feed's net effect is the table's change ---- */
+
+typedef struct signed_rows {
+	char **rows;
+	int *sign;
+	size_t n, cap;
+} signed_rows;
+
+static int add_signed(signed_rows *sr, rowset *r, int sign)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		if (sr->n == sr->cap) {
+			sr->cap = sr->cap ? sr->cap * 2 : 64;
+			sr->rows = realloc(sr->rows, sr->cap * sizeof *sr->rows);
+			sr->sign = realloc(sr->sign, sr->cap * sizeof *sr->sign);
+			if (!sr->rows || !sr->sign) return DL_ENOMEM;
+		}
+		sr->rows[sr->n] = r->rows[i];
+		sr->sign[sr->n++] = sign;
+		r->rows[i] = NULL;
+	}
+	r->n = 0;
+	return 0;
+}
+
+static signed_rows *sort_ctx;
+static int cmp_idx(const void *a, const void *b)
+{
+	return strcmp(sort_ctx->rows[*(const size_t *)a], sort_ctx->rows[*(const size_t *)b]);
+}
+
+/* Whether the signed multiset sums to zero; the first nonzero row in why. */
+static bool balanced(signed_rows *sr, char *why, size_t cap)
+{
+	size_t *idx = malloc((sr->n ? sr->n : 1) * sizeof *idx);
+	for (size_t i = 0; i < sr->n; i++) idx[i] = i;
+	sort_ctx = sr;
+	qsort(idx, sr->n, sizeof *idx, cmp_idx);
+	bool ok = true;
+	for (size_t i = 0; i < sr->n && ok;) {
+		size_t j = i;
+		int sum = 0;
+		while (j < sr->n && strcmp(sr->rows[idx[i]], sr->rows[idx[j]]) == 0) sum += sr->sign[idx[j++]];
+		if (sum) {
+			snprintf(why, cap, "row %.300s: %+d after applying the feed", sr->rows[idx[i]], sum);
+			ok = false;
+		}
+		i = j;
+	}
+	free(idx);
+	return ok;
+}
+
+static int snapshot_rows(const char *dir, int64_t version, rowset *r)
+{
+	dl_snapshot_options o = DL_SNAPSHOT_OPTIONS_INIT;
+	o.as_of_version = version;
+	dl_snapshot *snap;
+	DL_TRY(dl_snapshot_open(&snap, dir, &o));
+	dl_scan *scan = NULL;
+	dl_batch_stream *bs = NULL;
+	int rc = dl_scan_open(&scan, snap, NULL);
+	if (rc == 0) rc = dl_scan_batches(&bs, scan);
+	dl_batch *b;
+	while (rc == 0 && (rc = dl_batch_stream_next(bs, &b)) == 0 && b) {
+		rc = rowset_add_batch(r, b, NULL);
+		dl_batch_free(b);
+	}
+	dl_batch_stream_free(bs);
+	dl_scan_free(scan);
+	dl_snapshot_free(snap);
+	return rc;
+}
+
+static const char *feed_sign_column = "_change_type";
+
+static int feed_rows(const char *dir, int64_t start, int64_t end, rowset *plus, rowset *minus)
+{
+	dl_changes_options o = DL_CHANGES_OPTIONS_INIT;
+	o.start_version = start;
+	o.end_version = end;
+	dl_batch_stream *bs;
+	DL_TRY(dl_changes_batches(&bs, dir, &o));
+	int rc = 0;
+	dl_batch *b;
+	while (rc == 0 && (rc = dl_batch_stream_next(bs, &b)) == 0 && b) {
+		int ct = dl_type_field_index(b->schema, feed_sign_column);
+		dl_selection ins = {0}, del = {0};
+		rc = dl_selection_reserve(&ins, b->num_rows);
+		if (rc == 0) rc = dl_selection_reserve(&del, b->num_rows);
+		const dl_array *a = b->cols[ct];
+		for (int64_t i = 0; rc == 0 && i < b->num_rows; i++) {
+			const char *s = (const char *)a->data + a->offsets[i];
+			int len = a->offsets[i + 1] - a->offsets[i];
+			if ((len == 6 && !memcmp(s, "insert", 6)) || (len == 16 && !memcmp(s, "update_postimage", 16)))
+				ins.idx[ins.count++] = (uint32_t)i;
+			else
+				del.idx[del.count++] = (uint32_t)i;
+		}
+		dl_batch *bi = rc == 0 ? dl_batch_take(b, ins.idx, ins.count) : NULL;
+		dl_batch *bd = rc == 0 ? dl_batch_take(b, del.idx, del.count) : NULL;
+		if (rc == 0) rc = rowset_add_batch(plus, bi, NULL);
+		if (rc == 0) rc = rowset_add_batch(minus, bd, NULL);
+		dl_batch_free(bi);
+		dl_batch_free(bd);
+		dl_selection_free(&ins);
+		dl_selection_free(&del);
+		dl_batch_free(b);
+	}
+	dl_batch_stream_free(bs);
+	return rc;
+}
+
+/* Rows in the cdc files of commit v (read straight from the files), or -1
+ * when the commit has no cdc action. */
+static int64_t cdc_file_rows(dl_store *st, int64_t v)
+{
+	char path[64];
+	snprintf(path, sizeof path, "_delta_log/%020" PRId64 ".json", v);
+	uint8_t *data;
+	size_t len;
+	if (dl_store_get(st, path, &data, &len) < 0) return -2;
+	int64_t total = -1;
+	dl_arena a = DL_ARENA_INIT;
+	for (char *line = (char *)data; line && *line;) {
+		char *nl = strchr(line, '\n');
+		size_t n = nl ? (size_t)(nl - line) : strlen(line);
+		dl_json *j;
+		if (n && dl_json_parse(&a, line, n, path, &j) == 0) {
+			const dl_json *cdc = dl_json_get(j, "cdc");
+			const char *p = cdc ? dl_json_get_str(cdc, "path") : NULL;
+			if (p) {
+				dl_buf dec = DL_BUF_INIT;
+				const char *rel = NULL;
+				dl_log_path_decode(&a, p, strlen(p), path, &rel);
+				pq_reader *r;
+				if (total < 0) total = 0;
+				if (rel && pq_reader_open_store(&r, st, rel, -1) == 0) {
+					total += pq_reader_num_rows(r);
+					pq_reader_free(r);
+				} else {
+					total = -2;
+				}
+				dl_buf_free(&dec);
+			}
+		}
+		line = nl ? nl + 1 : NULL;
+		if (total == -2) break;
+	}
+	dl_arena_free(&a);
+	free(data);
+	dl_error_clear();
+	return total;
+}
+
+static void reset(rowset *r, const dl_type *schema)
+{
+	rowset_free(r);
+	rowset_set_columns(r, schema);
+}
+
+/* Per commit of the range whose feed is enabled: a commit with cdc actions
+ * yields exactly the rows of its cdc files; any other commit's inserts and
+ * deletes turn the previous version's rows into its own. */
+static void check_cdf(verdict *v, const char *dir, dl_snapshot *snap)
+{
+	int64_t latest = dl_snapshot_version(snap);
+	const dl_type *schema = dl_snapshot_schema(snap);
+	rowset plus = {0}, minus = {0}, before = {0}, after = {0};
+	int checked = 0;
+	for (int64_t ver = 0; ver <= latest && v->pass; ver++) {
+		reset(&plus, schema);
+		reset(&minus, schema);
+		int rc = feed_rows(dir, ver, ver, &plus, &minus);
+		if (rc < 0 && strstr(dl_error_last()->message, "was not enabled")) continue;
+		if (rc < 0) {
+			fail_error(v, "reading the change data feed");
+			break;
+		}
+		checked++;
+		int64_t cdc = cdc_file_rows(dl_snapshot_store(snap), ver);
+		if (cdc == -2) {
+			fail(v, "version %" PRId64 ": cannot read its cdc files directly", ver);
+		} else if (cdc >= 0) {
+			if ((int64_t)(plus.n + minus.n) != cdc)
+				fail(v, "version %" PRId64 ": %zu change rows, its cdc files hold %" PRId64, ver,
+				     plus.n + minus.n, cdc);
+			continue;
+		}
+		reset(&before, schema);
+		reset(&after, schema);
+		if (ver > 0) rc = snapshot_rows(dir, ver - 1, &before);
+		if (rc == 0) rc = snapshot_rows(dir, ver, &after);
+		if (rc < 0) {
+			fail_error(v, "reading versions for the feed check");
+			break;
+		}
+		signed_rows sr = {0};
+		add_signed(&sr, &before, 1);
+		add_signed(&sr, &plus, 1);
+		add_signed(&sr, &minus, -1);
+		add_signed(&sr, &after, -1);
+		char why[600];
+		if (!balanced(&sr, why, sizeof why))
+			fail(v, "the change data feed of version %" PRId64 " does not turn version %" PRId64
+			     " into it: %s", ver, ver - 1, why);
+		for (size_t i = 0; i < sr.n; i++) free(sr.rows[i]);
+		free(sr.rows);
+		free(sr.sign);
+	}
+	if (v->pass && checked == 0) fail(v, "no version has a readable change data feed");
+	rowset_free(&plus);
+	rowset_free(&minus);
+	rowset_free(&before);
+	rowset_free(&after);
+}
+
+/* ---- pruning soundness: filtered scans keep exactly the matching rows ---- */
+
+typedef struct all_rows {
+	dl_batch **b;
+	int n;
+} all_rows;
+
+static void all_rows_free(all_rows *r)
+{
+	for (int i = 0; i < r->n; i++) dl_batch_free(r->b[i]);
+	free(r->b);
+}
+
+static int read_batches(dl_snapshot *snap, all_rows *out)
+{
+	dl_scan *scan;
+	DL_TRY(dl_scan_open(&scan, snap, NULL));
+	dl_batch_stream *bs;
+	int rc = dl_scan_batches(&bs, scan);
+	dl_batch *b;
+	while (rc == 0 && (rc = dl_batch_stream_next(bs, &b)) == 0 && b) {
+		out->b = realloc(out->b, (size_t)(out->n + 1) * sizeof *out->b);
+		out->b[out->n++] = b;
+	}
+	if (rc == 0) dl_batch_stream_free(bs);
+	dl_scan_free(scan);
+	return rc;
+}
+
+/* A SQL literal for row i of a; false for types not tried. */
+static bool sql_literal(dl_buf *out, const dl_array *a, int64_t i)
+{
+	dl_buf txt = DL_BUF_INIT;
+	if (dl_format_value(&txt, a, i) < 0 || !txt.data) {
+		dl_buf_free(&txt);
+		return false;
+	}
+	bool ok = true;
+	switch (a->type->id) {
+	case DL_TYPE_BOOLEAN:
+	case DL_TYPE_BYTE:
+	case DL_TYPE_SHORT:
+	case DL_TYPE_INTEGER:
+	case DL_TYPE_LONG:
+	case DL_TYPE_DECIMAL: dl_buf_puts(out, txt.data); break;
+	case DL_TYPE_STRING:
+		if (strchr(txt.data, '\\')) ok = false;
+		dl_buf_putc(out, '\'');
+		for (const char *c = txt.data; *c; c++) {
+			if (*c == '\'') dl_buf_putc(out, '\'');
+			dl_buf_putc(out, *c);
+		}
+		dl_buf_putc(out, '\'');
+		break;
+	case DL_TYPE_DATE: dl_buf_printf(out, "DATE'%s'", txt.data); break;
+	case DL_TYPE_TIMESTAMP: dl_buf_printf(out, "TIMESTAMP'%s'", txt.data); break;
+	case DL_TYPE_TIMESTAMP_NTZ: dl_buf_printf(out, "CAST('%s' AS TIMESTAMP_NTZ)", txt.data); break;
+	default: ok = false;
+	}
+	dl_buf_free(&txt);
+	return ok;
+}
+
+/* Rows of `rows` where pred holds, counted by the evaluator alone. */
+static int count_matching(const all_rows *rows, const char *pred, int64_t *out)
+{
+	*out = 0;
+	if (rows->n == 0) return 0;
+	dl_expr *e;
+	DL_TRY(dl_expr_parse(&e, pred));
+	int rc = dl_expr_bind(e, rows->b[0]->schema);
+	dl_selection sel = {0};
+	dl_eval_ctx ctx = DL_EVAL_CTX_INIT;
+	for (int i = 0; rc == 0 && i < rows->n; i++) {
+		rc = dl_expr_filter(&sel, e, rows->b[i], &ctx);
+		*out += sel.count;
+	}
+	dl_selection_free(&sel);
+	dl_expr_free(e);
+	return rc;
+}
+
+static void check_pruning(verdict *v, dl_snapshot *snap)
+{
+	all_rows rows = {0};
+	if (read_batches(snap, &rows) < 0) {
+		fail_error(v, "reading the table");
+		all_rows_free(&rows);
+		return;
+	}
+	const dl_type *schema = dl_snapshot_schema(snap);
+	int tried = 0;
+	for (int c = 0; v->pass && rows.n && c < schema->nchildren && tried < 10; c++) {
+		const dl_batch *b = rows.b[rows.n / 2];
+		const dl_array *a = b->cols[c];
+		int64_t r = b->num_rows / 2;
+		dl_buf lit = DL_BUF_INIT, col = DL_BUF_INIT;
+		if (b->num_rows == 0 || !dl_array_is_valid(a, r) || !sql_literal(&lit, a, r)) {
+			dl_buf_free(&lit);
+			continue;
+		}
+		dl_buf_putc(&col, '`');
+		for (const char *p = schema->children[c].name; *p; p++) {
+			if (*p == '`') dl_buf_putc(&col, '`');
+			dl_buf_putc(&col, *p);
+		}
+		dl_buf_putc(&col, '`');
+		tried++;
+		const char *ops[] = {"=", "<", ">=", "IS NULL", "IS NOT NULL"};
+		for (size_t k = 0; k < 5 && v->pass; k++) {
+			char pred[1024];
+			if (k < 3) snprintf(pred, sizeof pred, "%s %s %s", col.data, ops[k], lit.data);
+			else snprintf(pred, sizeof pred, "%s %s", col.data, ops[k]);
+			int64_t want, got;
+			dl_scan_options o = DL_SCAN_OPTIONS_INIT;
+			o.filter = pred;
+			if (count_matching(&rows, pred, &want) < 0) {
+				fail_error(v, pred);
+			} else if (scan_count(snap, &o, &got, NULL) < 0) {
+				fail_error(v, pred);
+			} else if (got != want) {
+				fail(v, "filter %s: the scan returned %" PRId64 " rows, %" PRId64 " match", pred, got, want);
+			}
+		}
+		dl_buf_free(&lit);
+		dl_buf_free(&col);
+	}
+	all_rows_free(&rows);
+}
+
+/* ---- variant: every value decodes to JSON ---- */
+
+static void check_variant(verdict *v, dl_snapshot *snap)
+{
+	all_rows rows = {0};
+	if (read_batches(snap, &rows) < 0) fail_error(v, "reading the table");
+	int64_t values = 0;
+	dl_buf b = DL_BUF_INIT;
+	for (int i = 0; v->pass && i < rows.n; i++) {
+		for (int c = 0; c < rows.b[i]->ncols && v->pass; c++) {
+			const dl_array *a = rows.b[i]->cols[c];
+			if (a->type->id != DL_TYPE_VARIANT) continue;
+			for (int64_t r = 0; r < rows.b[i]->num_rows && v->pass; r++) {
+				if (!dl_array_is_valid(a, r)) continue;
+				dl_buf_clear(&b);
+				if (dl_format_value_json(&b, a, r) < 0) fail_error(v, "decoding a variant value");
+				values++;
+			}
+		}
+	}
+	if (v->pass && values == 0) fail(v, "no variant value was read");
+	dl_buf_free(&b);
+	all_rows_free(&rows);
+}
+
+/* ---- row tracking: ids are unique and commit versions within the log ---- */
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void check_row_tracking(verdict *v, dl_snapshot *snap)
+{
+	const char *cols[] = {DL_SCAN_ROW_ID, DL_SCAN_ROW_COMMIT_VERSION};
+	dl_scan_options o = DL_SCAN_OPTIONS_INIT;
+	o.columns = cols;
+	o.ncolumns = 2;
+	dl_scan *scan;
+	if (dl_scan_open(&scan, snap, &o) < 0) {
+		fail_error(v, "scanning row tracking columns");
+		return;
+	}
+	dl_batch_stream *bs;
+	int rc = dl_scan_batches(&bs, scan);
+	int64_t *ids = NULL;
+	size_t n = 0;
+	dl_batch *b;
+	while (rc == 0 && (rc = dl_batch_stream_next(bs, &b)) == 0 && b) {
+		ids = realloc(ids, (n + (size_t)b->num_rows + 1) * sizeof *ids);
+		for (int64_t i = 0; i < b->num_rows; i++) {
+			int64_t cv = ((const int64_t *)b->cols[1]->values)[i];
+			if (cv < 0 || cv > dl_snapshot_version(snap))
+				fail(v, "row_commit_version %" PRId64 " is outside the log", cv);
+			ids[n++] = ((const int64_t *)b->cols[0]->values)[i];
+		}
+		dl_batch_free(b);
+	}
+	if (rc < 0) fail_error(v, "reading row tracking columns");
+	else dl_batch_stream_free(bs);
+	if (n) qsort(ids, n, sizeof *ids, cmp_i64);
+	for (size_t i = 1; i < n && v->pass; i++)
+		if (ids[i] == ids[i - 1]) fail(v, "row_id %" PRId64 " appears twice", ids[i]);
+	free(ids);
+	dl_scan_free(scan);
+}
+
+/* ---- app transactions: the newest txn of each app in the commits ---- */
+
+static void check_txn(verdict *v, dl_snapshot *snap)
+{
+	dl_store *st = dl_snapshot_store(snap);
+	dl_arena a = DL_ARENA_INIT;
+	int found = 0;
+	for (int64_t ver = dl_snapshot_version(snap); ver >= 0 && v->pass; ver--) {
+		char path[64];
+		snprintf(path, sizeof path, "_delta_log/%020" PRId64 ".json", ver);
+		uint8_t *data;
+		size_t len;
+		if (dl_store_get(st, path, &data, &len) < 0) {
+			dl_error_clear();
+			break; /* older commits are in the checkpoint */
+		}
+		for (char *line = (char *)data; line && *line && v->pass;) {
+			char *nl = strchr(line, '\n');
+			size_t n = nl ? (size_t)(nl - line) : strlen(line);
+			dl_json *j;
+			const dl_json *txn;
+			int64_t want, got;
+			if (n && dl_json_parse(&a, line, n, path, &j) == 0 && (txn = dl_json_get(j, "txn")) &&
+			    dl_json_int64(dl_json_get(txn, "version"), &want) == 0) {
+				const char *app = dl_json_get_str(txn, "appId");
+				if (app && dl_snapshot_app_version(snap, app, &got) < 0)
+					fail(v, "app %s committed version %" PRId64 " but the snapshot has no version for it",
+					     app, want);
+				else if (app && got < want)
+					fail(v, "app %s: snapshot says version %" PRId64 ", commit %" PRId64 " wrote %" PRId64,
+					     app, got, ver, want);
+				found++;
+			}
+			line = nl ? nl + 1 : NULL;
+		}
+		free(data);
+	}
+	if (v->pass && found == 0 && dl_snapshot_app_count(snap) == 0) fail(v, "no application transaction found");
+	dl_arena_free(&a);
+}
+
 void check_features(verdict *v, const char *name, const char *dir, const char *features)
 {
-	(void)features;
 	dl_snapshot *snap;
 	if (dl_snapshot_open(&snap, dir, NULL) < 0) {
 		fail_error(v, "opening the table");
 		return;
 	}
-	if (log_only(snap)) check_plan(v, snap);
+	bool data = !log_only(snap);
+	if (!data) check_plan(v, snap);
 	else check_counts(v, snap);
+	if (data && strstr(features, "cdf")) check_cdf(v, dir, snap);
+	if (data && dl_snapshot_schema(snap)) check_pruning(v, snap);
+	if (data && dl_snapshot_has_feature(snap, "variantType-preview")) check_variant(v, snap);
+	if (dl_snapshot_has_feature(snap, "rowTracking")) check_row_tracking(v, snap);
+	if (strstr(features, "txn")) check_txn(v, snap);
 	/* the same file spelled through differently encoded paths counts once:
 	 * it was added then removed, so nothing is live */
 	if (strstr(name, "canonicalized-paths-") && dl_snapshot_file_count(snap) != 0)

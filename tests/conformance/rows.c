@@ -59,7 +59,7 @@ int rowset_add_batch(rowset *r, const dl_batch *b, const char *skip)
 		dl_buf_clear(&buf);
 		for (int c = 0; c < r->ncols && rc == 0; c++) {
 			if (c) rc = dl_buf_puts(&buf, " | ");
-			if (map[c] == -1) rc = dl_buf_puts(&buf, "<missing>");
+			if (map[c] == -1) rc = dl_buf_puts(&buf, "null"); /* a column older versions lack */
 			else if (map[c] == -2) rc = dl_buf_puts(&buf, "*");
 			else rc = dl_format_value_json(&buf, b->cols[map[c]], i);
 		}
