@@ -7,13 +7,12 @@
 #include "expr/eval.h"
 #include "columnar/bits.h"
 #include "expr/ops.h"
+#include "expr/thread_cache.h"
 #include "util/error.h"
 #include "util/mem.h"
 #include <string.h>
 #include <time.h>
 
-#define POOL_SIZE 8
-static _Thread_local dl_array *pool[POOL_SIZE];
 
 static bool poolable(const dl_array *a)
 {
@@ -24,7 +23,9 @@ static bool poolable(const dl_array *a)
 dl_array *ex_alloc_fixed(const dl_type *t, int64_t n)
 {
 	int w = dl_type_fixed_width(t);
-	for (int i = 0; i < POOL_SIZE; i++) {
+	ex_thread_cache *tc = ex_thread_cache_get();
+	dl_array **pool = tc ? tc->pool : NULL;
+	for (int i = 0; pool && i < EX_POOL_SIZE; i++) {
 		dl_array *a = pool[i];
 		if (!a || a->length != n || dl_type_fixed_width(a->type) != w) continue;
 		pool[i] = NULL;
@@ -54,10 +55,12 @@ void ex_vec_release(ex_vec *v)
 	v->owned = NULL;
 	v->a = NULL;
 	if (!a) return;
-	if (poolable(a)) {
+	ex_thread_cache *tc = poolable(a) ? ex_thread_cache_get() : NULL;
+	if (tc) {
+		dl_array **pool = tc->pool;
 		dl_free(a->validity);
 		a->validity = NULL;
-		for (int i = 0; i < POOL_SIZE; i++)
+		for (int i = 0; i < EX_POOL_SIZE; i++)
 			if (!pool[i]) {
 				pool[i] = a;
 				return;

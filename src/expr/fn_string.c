@@ -4,6 +4,7 @@
  * and Cyrillic (see docs/EXPRESSIONS.md). */
 #include "expr/fn.h"
 #include "expr/like.h"
+#include "expr/thread_cache.h"
 #include "util/error.h"
 #include "util/mem.h"
 #include <ctype.h>
@@ -345,8 +346,6 @@ int ex_regex_prepare(dl_expr *e, ex_node *n)
 	return 0;
 }
 
-static _Thread_local re_cache *tl_re;
-
 static int get_regex(ex_row *r, const ex_val *pat, regex_t **out, int flags)
 {
 	(void)flags;
@@ -355,13 +354,16 @@ static int get_regex(ex_row *r, const ex_val *pat, regex_t **out, int flags)
 		*out = &c->re;
 		return 0;
 	}
-	if (!same_text(tl_re, pat)) {
+	ex_thread_cache *tc = ex_thread_cache_get();
+	if (!tc) return DL_ENOMEM;
+	if (!same_text(tc->regex, pat)) {
 		re_cache *nc;
 		DL_TRY(compile_re(&nc, pat->v.s.p, (size_t)pat->v.s.n));
-		if (tl_re) re_free(tl_re);
-		tl_re = nc;
+		if (tc->regex) re_free(tc->regex);
+		tc->regex = nc;
+		tc->regex_free = re_free;
 	}
-	*out = &tl_re->re;
+	*out = &((re_cache *)tc->regex)->re;
 	return 0;
 }
 
