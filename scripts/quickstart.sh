@@ -21,12 +21,21 @@ if [ -t 1 ]; then bold=$'\033[1m' dim=$'\033[2m' off=$'\033[0m'; else bold='' di
 
 section() { printf '\n%s== %s ==%s\n' "$bold" "$1" "$off"; }
 
+# The command line as one would type it (quotes where the shell needs them).
+show() {
+	local out='$ deltalake' a
+	for a in "$@"; do
+		if [[ $a =~ ^[A-Za-z0-9_./,:=@%+-]+$ ]]; then out+=" $a"; else out+=" '${a//\'/\'\\\'\'}'"; fi
+	done
+	printf '%s\n' "$out"
+}
+
 # step "narration" deltalake ARGS...: shows and runs one command.
 step() {
 	local say=$1; shift
 	[ "$1" = deltalake ] && shift
 	printf '\n%s# %s%s\n' "$dim" "$say" "$off"
-	printf '$ deltalake %s\n' "$*"
+	show "$@"
 	"$cli" "$@"
 }
 
@@ -35,7 +44,7 @@ expect_fail() {
 	local want=$1 say=$2; shift 2
 	[ "$1" = deltalake ] && shift
 	printf '\n%s# %s%s\n' "$dim" "$say" "$off"
-	printf '$ deltalake %s\n' "$*"
+	show "$@"
 	local rc=0
 	"$cli" "$@" 2>&1 || rc=$?
 	[ "$rc" -eq "$want" ] || { echo "quickstart: expected exit $want, got $rc" >&2; exit 1; }
@@ -69,6 +78,19 @@ if has parquet cat && [ -n "$pq" ]; then
 	step "The same rows as JSON lines, ready for jq or DuckDB" \
 		deltalake parquet cat nested.parquet --format jsonl --limit 2
 	step "Only some columns, as CSV" deltalake parquet cat nested.parquet --columns b --format csv
+fi
+
+tt="$shared/conformance/golden/time-travel-start-start20-start40/delta"
+if has cat && has history && [ -d "$tt/_delta_log" ]; then
+	cp -r "$tt" "$work/events"
+	cd "$work"
+	section "A Delta table written by Spark"
+	step "Its commits, newest first (three appends of 10 rows)" deltalake history events --format csv
+	step "Its columns" deltalake schema events
+	step "Rows matching a predicate: files and row groups are pruned by their statistics" \
+		deltalake cat events --where "id >= 27"
+	step "Time travel: the table as it was at version 0" deltalake cat events --version 0 --limit 3
+	step "The data files of the latest version" deltalake files events --format csv
 fi
 
 cd "$work"
