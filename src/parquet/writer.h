@@ -10,7 +10,14 @@
  *
  * Memory holds one row group: each leaf column encodes and compresses its
  * pages as batches arrive, and a row group is flushed to the sink once its
- * uncompressed size estimate or row count reaches the limit. */
+ * uncompressed size estimate or row count reaches the limit.
+ *
+ * Names are written as given: with column mapping, pass the physical schema
+ * (physical names; "delta.columnMapping.id" or "parquet.field.id" in each
+ * field's metadata become Parquet field ids, and the IcebergCompatV2 nested
+ * ids those of list elements and map keys/values). A null in a NOT NULL
+ * field is DL_ECONSTRAINT; after any failure mid-write the writer refuses
+ * more (the file is incomplete: discard it). */
 #ifndef DL_PARQUET_WRITER_H
 #define DL_PARQUET_WRITER_H
 #include "columnar/array.h"
