@@ -223,11 +223,31 @@ static int in_node(pr_ctx *c, const ex_node *n, bool neg, bool *out)
 {
 	const ex_node *outer, *col = column_of(n->args[0], &outer);
 	*out = true;
-	if (!col || neg != n->negated) return 0; /* NOT IN: unknown */
+	if (!col) return 0;
 	for (int i = 1; i < n->nargs; i++)
 		if (n->args[i]->kind != EX_LIT) return 0;
 	colinfo ci;
 	DL_TRY(get_col(c, col, outer, &ci));
+	if (neg != n->negated) {
+		/* NOT IN is never TRUE with a NULL in the list, on NULL rows, or
+		 * when every row holds one of the listed values */
+		bool single = ci.have_min && ci.have_max && !ci.st.max_is_prefix && !is_float(ci.cmptype) &&
+		              ex_val_cmp(&ci.min, &ci.max, ci.cmptype) == 0;
+		bool hit = false;
+		for (int i = 1; i < n->nargs; i++) {
+			ex_val v;
+			ex_val_from_scalar(&v, &n->args[i]->lit);
+			if (v.null) {
+				*out = false;
+				dl_buf_free(&ci.buf);
+				return 0;
+			}
+			hit |= single && ex_val_cmp(&v, &ci.min, ci.cmptype) == 0;
+		}
+		*out = !ci.all_null && !hit;
+		dl_buf_free(&ci.buf);
+		return 0;
+	}
 	bool any = false;
 	for (int i = 1; i < n->nargs && !any; i++) {
 		ex_val v;

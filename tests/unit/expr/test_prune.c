@@ -80,6 +80,7 @@ static void test_unit(void **state)
 	    {"i <= 10", true},       {"i > 20", false},       {"i >= 20", true},       {"i <> 15", true},
 	    {"i > 5L", true},        {"i > 25L", false},      {"i < 9.5", false},      {"10 > i", false},
 	    {"21 <= i", false},      {"i IN (1, 2, 30)", false}, {"i IN (1, 12)", true}, {"i NOT IN (1, 12)", true},
+	    {"i NOT IN (1, NULL)", false}, {"NOT (i IN (1, 12))", true},
 	    {"i BETWEEN 21 AND 30", false}, {"i BETWEEN 5 AND 10", true}, {"i NOT BETWEEN 5 AND 30", false},
 	    {"i IS NULL", false},    {"i IS NOT NULL", true}, {"NOT (i > 5)", false}, {"NOT (i < 5)", true},
 	    {"i = 15 AND i = 30", false}, {"i = 30 OR i = 15", true}, {"i = 30 OR i = 40", false},
@@ -109,6 +110,11 @@ static void test_unit(void **state)
 	assert_true(may("s >= 'man'", &fs, 100));
 	assert_true(may("s LIKE 'mans%'", &fs, 100));
 	assert_false(may("s = 'mao'", &fs, 100));
+	/* NOT IN on a single-valued file */
+	set_int(&fs.col[0], DL_TYPE_INTEGER, 7, 7, 0);
+	assert_false(may("i NOT IN (3, 7)", &fs, 100));
+	assert_true(may("i NOT IN (3, 8)", &fs, 100));
+	assert_false(may("NOT (i IN (3, 7))", &fs, 100));
 	/* nothing known: keep */
 	file_stats none = {0};
 	assert_true(may("i = 15 AND s LIKE 'q%'", &none, -1));
@@ -164,6 +170,11 @@ static void pred(dl_buf *b, int depth)
 		literal(b, col);
 		dl_buf_puts(b, ", ");
 		literal(b, col);
+		if (rnd(5) == 0) dl_buf_puts(b, ", NULL");
+		for (int k = (int)rnd(6); k > 0; k--) { /* long lists take the sorted path */
+			dl_buf_puts(b, ", ");
+			literal(b, col);
+		}
 		dl_buf_putc(b, ')');
 		break;
 	case 2:
