@@ -147,8 +147,8 @@ static void trim(const char **s, int64_t *n)
 	while (*n && isspace((unsigned char)(*s)[*n - 1])) (*n)--;
 }
 
-/* Integer text: [+-]digits[.digits] (the fraction is truncated, as
- * Spark's UTF8String.toLong). */
+/* Integer text: [+-]digits. ANSI casts do not accept a decimal point
+ * (Spark's UTF8String.toLongExact, allowDecimal = false). */
 static bool parse_long(const char *s, int64_t n, int64_t *out)
 {
 	trim(&s, &n);
@@ -167,10 +167,6 @@ static bool parse_long(const char *s, int64_t n, int64_t *out)
 		if (v > (UINT64_MAX - 9) / 10) return false;
 		v = v * 10 + (uint64_t)(s[i] - '0');
 		if (v > (uint64_t)INT64_MAX + 1) return false;
-	}
-	if (i < n && s[i] == '.') {
-		i++;
-		for (; i < n && isdigit((unsigned char)s[i]); i++) any = true;
 	}
 	if (i != n || !any) return false;
 	if (!neg && v > (uint64_t)INT64_MAX) return false;

@@ -60,7 +60,7 @@ static const tcase cases[] = {
     {"nvl(NULL, 'x')", "x"}, {"ifnull(2, 3)", "2"}, {"nvl2(NULL, 1, 2)", "2"}, {"nvl2(0, 1, 2)", "1"},
     {"nullif(1, 1)", "NULL"}, {"nullif(1, 2)", "1"}, {"isnull(NULL)", "true"}, {"isnotnull(1)", "true"},
     /* casts */
-    {"CAST('12' AS INT)", "12"}, {"CAST(' 42 ' AS BIGINT)", "42"}, {"CAST('1.9' AS INT)", "1"},
+    {"CAST('12' AS INT)", "12"}, {"CAST(' 42 ' AS BIGINT)", "42"}, {"CAST('1.9' AS INT)", "ERR:CAST_INVALID_INPUT"},
     {"CAST('abc' AS INT)", "ERR:[CAST_INVALID_INPUT] The value 'abc' of the type \"STRING\" cannot be cast to \"INT\""},
     {"TRY_CAST('abc' AS INT)", "NULL"}, {"CAST(300 AS TINYINT)", "ERR:CAST_OVERFLOW"}, {"CAST(1e20 AS INT)", "ERR:CAST_OVERFLOW"},
     {"CAST(3.99 AS INT)", "3"}, {"CAST(-3.99D AS INT)", "-3"}, {"CAST(123.456 AS DECIMAL(5,2))", "123.46"},
