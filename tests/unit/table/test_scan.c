@@ -1,0 +1,301 @@
+/* Scans of hand-made tables: projection, partition values, pruning by
+ * partitions, stats and row groups, deletion vectors, column mapping, type
+ * widening, row tracking, file order under parallel decoding, and the
+ * errors for missing data files and corrupt deletion vectors. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include "table/scan.h"
+#include "table_fixture.h"
+#include "util/error.h"
+
+static const char *protocol = "{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,"
+                              "\"readerFeatures\":[\"deletionVectors\"],"
+                              "\"writerFeatures\":[\"deletionVectors\",\"rowTracking\",\"domainMetadata\"]}}";
+
+/* Two files partitioned by `part`: part=1 holds ids 0..9 (rows 2 and 5
+ * deleted by a DV), part=2 holds ids 10..19. */
+static void make_basic(fixture *f)
+{
+	assert_int_equal(fixture_open(f), 0);
+	int64_t a[10], b[10];
+	for (int i = 0; i < 10; i++) a[i] = i, b[i] = 10 + i;
+	int64_t s1, s2;
+	assert_int_equal(fixture_parquet(f, "part=1/a.parquet", fixture_batch("id", a, 10, true, DL_TYPE_LONG), &s1), 0);
+	assert_int_equal(fixture_parquet(f, "part=2/b.parquet", fixture_batch("id", b, 10, true, DL_TYPE_LONG), &s2), 0);
+	uint64_t del[] = {2, 5};
+	dl_buf dv = DL_BUF_INIT;
+	assert_int_equal(fixture_dv(f, del, 2, &dv, 0x61), 0);
+	char add1[1024], add2[1024];
+	snprintf(add1, sizeof add1,
+	         "{\"add\":{\"path\":\"part=1/a.parquet\",\"partitionValues\":{\"part\":\"1\"},\"size\":%lld,"
+	         "\"modificationTime\":1,\"dataChange\":true,\"baseRowId\":100,\"defaultRowCommitVersion\":0,"
+	         "\"stats\":\"{\\\"numRecords\\\":10,\\\"minValues\\\":{\\\"id\\\":0},\\\"maxValues\\\":{\\\"id\\\":9},"
+	         "\\\"nullCount\\\":{\\\"id\\\":0}}\",\"deletionVector\":%s}}", (long long)s1, dv.data);
+	snprintf(add2, sizeof add2,
+	         "{\"add\":{\"path\":\"part=2/b.parquet\",\"partitionValues\":{\"part\":\"2\"},\"size\":%lld,"
+	         "\"modificationTime\":1,\"dataChange\":true,\"baseRowId\":200,\"defaultRowCommitVersion\":0,"
+	         "\"stats\":\"{\\\"numRecords\\\":10,\\\"minValues\\\":{\\\"id\\\":10},\\\"maxValues\\\":{\\\"id\\\":19},"
+	         "\\\"nullCount\\\":{\\\"id\\\":0}}\"}}", (long long)s2);
+	const char *lines[] = {
+		"{\"commitInfo\":{\"timestamp\":1000,\"operation\":\"WRITE\",\"operationParameters\":{\"mode\":\"Append\"}}}",
+		protocol,
+		"{\"metaData\":{\"id\":\"t1\",\"format\":{\"provider\":\"parquet\",\"options\":{}},\"schemaString\":"
+		"\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":\\\"id\\\",\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,"
+		"\\\"metadata\\\":{}},{\\\"name\\\":\\\"name\\\",\\\"type\\\":\\\"string\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}},"
+		"{\\\"name\\\":\\\"part\\\",\\\"type\\\":\\\"integer\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}}]}\","
+		"\"partitionColumns\":[\"part\"],\"configuration\":{\"delta.enableDeletionVectors\":\"true\","
+		"\"delta.enableRowTracking\":\"true\",\"delta.enableChangeDataFeed\":\"true\"},\"createdTime\":1}}",
+		add1, add2};
+	assert_int_equal(fixture_commit(f, 0, lines, 5), 0);
+	dl_buf_free(&dv);
+}
+
+static void full_scan(void **state)
+{
+	(void)state;
+	fixture f;
+	make_basic(&f);
+	dl_batch *b;
+	assert_int_equal(fixture_scan(&b, f.dir, NULL, NULL), 0);
+	assert_non_null(b);
+	assert_int_equal(b->num_rows, 18);
+	assert_int_equal(b->ncols, 3);
+	assert_string_equal(b->schema->children[2].name, "part");
+	assert_int_equal(b->cols[2]->type->id, DL_TYPE_INTEGER);
+	int64_t sum = 0;
+	for (int64_t i = 0; i < b->num_rows; i++) {
+		int64_t id = col_i64(b, 0, i);
+		assert_true(id != 2 && id != 5);
+		assert_int_equal(col_i64(b, 2, i), id < 10 ? 1 : 2);
+		sum += id;
+	}
+	assert_int_equal(sum, 190 - 7);
+	dl_batch_free(b);
+	fixture_close(&f);
+}
+
+static void projection_and_filters(void **state)
+{
+	(void)state;
+	fixture f;
+	make_basic(&f);
+	const char *cols[] = {"PART", "id"};
+	dl_scan_options o = DL_SCAN_OPTIONS_INIT;
+	o.columns = cols;
+	o.ncolumns = 2;
+	o.filter = "part = 2";
+	dl_batch *b;
+	dl_scan_metrics m;
+	assert_int_equal(fixture_scan(&b, f.dir, &o, &m), 0);
+	assert_int_equal(m.files_pruned_partitions, 1);
+	assert_int_equal(b->num_rows, 10);
+	assert_string_equal(b->schema->children[0].name, "part");
+	assert_string_equal(b->schema->children[1].name, "id");
+	dl_batch_free(b);
+	/* stats prune the first file; the residual filter keeps exactly 15..19 */
+	o.filter = "id >= 15";
+	assert_int_equal(fixture_scan(&b, f.dir, &o, &m), 0);
+	assert_int_equal(m.files_pruned_stats, 1);
+	assert_int_equal(b->num_rows, 5);
+	for (int64_t i = 0; i < 5; i++) assert_int_equal(col_i64(b, 1, i), 15 + i);
+	dl_batch_free(b);
+	/* a filter on a column not projected, matching a deleted row: none */
+	o.filter = "name = 'n5'";
+	assert_int_equal(fixture_scan(&b, f.dir, &o, &m), 0);
+	assert_null(b);
+	o.filter = "name = 'n6' OR id = 19";
+	assert_int_equal(fixture_scan(&b, f.dir, &o, &m), 0);
+	assert_int_equal(b->num_rows, 2);
+	dl_batch_free(b);
+	/* errors name the problem */
+	o.filter = "nope > 1";
+	assert_true(fixture_scan(&b, f.dir, &o, NULL) < 0);
+	assert_non_null(strstr(dl_error_last()->message, "nope"));
+	const char *bad[] = {"missing"};
+	o.filter = NULL;
+	o.columns = bad;
+	o.ncolumns = 1;
+	assert_int_equal(fixture_scan(&b, f.dir, &o, NULL), DL_EINVALID);
+	assert_non_null(strstr(dl_error_last()->message, "missing"));
+	fixture_close(&f);
+}
+
+static void row_tracking(void **state)
+{
+	(void)state;
+	fixture f;
+	make_basic(&f);
+	const char *cols[] = {"id", DL_SCAN_ROW_ID, DL_SCAN_ROW_COMMIT_VERSION};
+	dl_scan_options o = DL_SCAN_OPTIONS_INIT;
+	o.columns = cols;
+	o.ncolumns = 3;
+	dl_batch *b;
+	assert_int_equal(fixture_scan(&b, f.dir, &o, NULL), 0);
+	assert_int_equal(b->num_rows, 18);
+	for (int64_t i = 0; i < b->num_rows; i++) {
+		int64_t id = col_i64(b, 0, i);
+		/* baseRowId + physical row index, deleted rows keep their gaps */
+		assert_int_equal(col_i64(b, 1, i), id < 10 ? 100 + id : 200 + id - 10);
+		assert_int_equal(col_i64(b, 2, i), 0);
+	}
+	dl_batch_free(b);
+	fixture_close(&f);
+}
+
+static void missing_file_and_corrupt_dv(void **state)
+{
+	(void)state;
+	fixture f;
+	make_basic(&f);
+	/* corrupt the DV file: its checksum no longer matches */
+	dl_object_list l = {0};
+	assert_int_equal(dl_store_list_from(f.store, "", NULL, &l), 0);
+	const char *dvpath = NULL;
+	for (size_t i = 0; i < l.count; i++)
+		if (strstr(l.items[i].path, "deletion_vector_")) dvpath = l.items[i].path;
+	assert_non_null(dvpath);
+	uint8_t *data;
+	size_t len;
+	assert_int_equal(dl_store_get(f.store, dvpath, &data, &len), 0);
+	data[len - 6] ^= 0x55;
+	assert_int_equal(dl_store_put(f.store, dvpath, data, len), 0);
+	dl_free(data);
+	dl_batch *b;
+	int rc = fixture_scan(&b, f.dir, NULL, NULL);
+	assert_true(rc < 0);
+	assert_non_null(strstr(dl_error_last()->message, "deletion_vector_"));
+	dl_object_list_free(&l);
+	/* a missing data file is named */
+	assert_int_equal(dl_store_delete(f.store, "part=2/b.parquet"), 0);
+	const char *cols[] = {"id"};
+	dl_scan_options o = DL_SCAN_OPTIONS_INIT;
+	o.columns = cols;
+	o.ncolumns = 1;
+	o.filter = "part = 2";
+	rc = fixture_scan(&b, f.dir, &o, NULL);
+	assert_int_equal(rc, DL_ENOTFOUND);
+	assert_non_null(strstr(dl_error_last()->message, "part=2/b.parquet"));
+	fixture_close(&f);
+}
+
+/* Column mapping (name mode) and type widening: the file has physical
+ * column "col-1" as int; the table calls it "value" and made it long. */
+static void mapping_and_widening(void **state)
+{
+	(void)state;
+	fixture f;
+	assert_int_equal(fixture_open(&f), 0);
+	int64_t v[5] = {-3, 0, 7, 2147483647, -2147483647};
+	int64_t size;
+	assert_int_equal(fixture_parquet(&f, "a.parquet", fixture_batch("col-1", v, 5, false, DL_TYPE_INTEGER), &size), 0);
+	char add[512];
+	snprintf(add, sizeof add, "{\"add\":{\"path\":\"a.parquet\",\"partitionValues\":{},\"size\":%lld,"
+	         "\"modificationTime\":1,\"dataChange\":true}}", (long long)size);
+	const char *lines[] = {
+		"{\"protocol\":{\"minReaderVersion\":2,\"minWriterVersion\":5}}",
+		"{\"metaData\":{\"id\":\"t2\",\"format\":{\"provider\":\"parquet\",\"options\":{}},\"schemaString\":"
+		"\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":\\\"value\\\",\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,"
+		"\\\"metadata\\\":{\\\"delta.columnMapping.id\\\":1,\\\"delta.columnMapping.physicalName\\\":\\\"col-1\\\"}},"
+		"{\\\"name\\\":\\\"added\\\",\\\"type\\\":\\\"string\\\",\\\"nullable\\\":true,\\\"metadata\\\":"
+		"{\\\"delta.columnMapping.id\\\":2,\\\"delta.columnMapping.physicalName\\\":\\\"col-2\\\"}}]}\","
+		"\"partitionColumns\":[],\"configuration\":{\"delta.columnMapping.mode\":\"name\","
+		"\"delta.columnMapping.maxColumnId\":\"2\"},\"createdTime\":1}}",
+		add};
+	assert_int_equal(fixture_commit(&f, 0, lines, 3), 0);
+	dl_batch *b;
+	dl_scan_options o = DL_SCAN_OPTIONS_INIT;
+	o.filter = "value > 0";
+	assert_int_equal(fixture_scan(&b, f.dir, &o, NULL), 0);
+	assert_int_equal(b->num_rows, 2);
+	assert_string_equal(b->schema->children[0].name, "value");
+	assert_int_equal(b->cols[0]->type->id, DL_TYPE_LONG);
+	assert_int_equal(col_i64(b, 0, 0), 7);
+	assert_int_equal(col_i64(b, 0, 1), 2147483647);
+	/* a column the file predates reads as NULL */
+	assert_false(dl_array_is_valid(b->cols[1], 0));
+	dl_batch_free(b);
+	fixture_close(&f);
+}
+
+/* Many small files decoded by two threads with a queue of one batch come
+ * out in file order. */
+static void parallel_order(void **state)
+{
+	(void)state;
+	fixture f;
+	assert_int_equal(fixture_open(&f), 0);
+	enum { NFILES = 40 };
+	const char *lines[NFILES + 2];
+	char *adds[NFILES];
+	lines[0] = "{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":2}}";
+	lines[1] = "{\"metaData\":{\"id\":\"t3\",\"format\":{\"provider\":\"parquet\",\"options\":{}},\"schemaString\":"
+	           "\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":\\\"id\\\",\\\"type\\\":\\\"long\\\","
+	           "\\\"nullable\\\":true,\\\"metadata\\\":{}}]}\",\"partitionColumns\":[],\"configuration\":{}}}";
+	for (int k = 0; k < NFILES; k++) {
+		int64_t v[9];
+		for (int i = 0; i < 9; i++) v[i] = k * 9 + i;
+		char path[32];
+		snprintf(path, sizeof path, "f%02d.parquet", k);
+		int64_t size;
+		assert_int_equal(fixture_parquet(&f, path, fixture_batch("id", v, 9, false, DL_TYPE_LONG), &size), 0);
+		adds[k] = malloc(256);
+		snprintf(adds[k], 256, "{\"add\":{\"path\":\"%s\",\"partitionValues\":{},\"size\":%lld,"
+		         "\"modificationTime\":1,\"dataChange\":true}}", path, (long long)size);
+		lines[k + 2] = adds[k];
+	}
+	assert_int_equal(fixture_commit(&f, 0, lines, NFILES + 2), 0);
+	dl_snapshot *snap;
+	assert_int_equal(dl_snapshot_open(&snap, f.dir, NULL), 0);
+	dl_scan_options o = DL_SCAN_OPTIONS_INIT;
+	o.threads = 2;
+	o.max_queued_batches = 1;
+	o.batch_rows = 2;
+	dl_scan *scan;
+	assert_int_equal(dl_scan_open(&scan, snap, &o), 0);
+	/* expected order: the snapshot's file order */
+	int64_t want = 0, rows = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		struct ArrowArrayStream st;
+		assert_int_equal(dl_scan_to_arrow(scan, &st), 0);
+		struct ArrowArray arr;
+		size_t file = 0;
+		int64_t in_file = 0;
+		dl_file_info fi;
+		rows = 0;
+		while (st.get_next(&st, &arr) == 0 && arr.release) {
+			const int64_t *ids = arr.children[0]->buffers[1];
+			for (int64_t i = 0; i < arr.length; i++) {
+				assert_int_equal(dl_scan_file_at(scan, file, &fi), 0);
+				int k = atoi(fi.path + 1);
+				want = k * 9 + in_file;
+				assert_int_equal(ids[i + arr.children[0]->offset], want);
+				if (++in_file == 9) in_file = 0, file++;
+				rows++;
+			}
+			arr.release(&arr);
+			if (pass == 1 && rows > 20) break; /* release mid-stream: workers stop */
+		}
+		st.release(&st);
+		if (pass == 0) assert_int_equal(rows, NFILES * 9);
+	}
+	dl_scan_free(scan);
+	dl_snapshot_free(snap);
+	for (int k = 0; k < NFILES; k++) free(adds[k]);
+	fixture_close(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(full_scan),
+		cmocka_unit_test(projection_and_filters),
+		cmocka_unit_test(row_tracking),
+		cmocka_unit_test(missing_file_and_corrupt_dv),
+		cmocka_unit_test(mapping_and_widening),
+		cmocka_unit_test(parallel_order),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
