@@ -14,7 +14,7 @@ typedef struct changes_args {
 
 static const dl_cli_opt changes_opts[] = {
 	DL_CLI_ARG(changes_args, table, "TABLE", "path of the table"),
-	DL_CLI_STRING(changes_args, from, 0, "from", "V|TS", NULL, "first version or timestamp (inclusive)"),
+	DL_CLI_STRING(changes_args, from, 0, "from", "V|TS", NULL, "first version or timestamp (inclusive; default 0)"),
 	DL_CLI_STRING(changes_args, to, 0, "to", "V|TS", NULL, "last version or timestamp (inclusive; default latest)"),
 	DL_CLI_INT(changes_args, limit, 'n', "limit", "N", "-1", "print at most N rows"),
 	DL_CLI_END,
@@ -44,10 +44,9 @@ static int parse_bound(dl_cli *cli, const char *s, const char *opt, int64_t *ver
 static int changes_run(dl_cli *cli, const void *args)
 {
 	const changes_args *a = args;
-	if (!a->from) return dl_cli_usage_error(cli, "--from is required (a version or a timestamp)");
 	if (a->limit < -1) return dl_cli_usage_error(cli, "--limit must be >= 0");
 	dl_changes_options o = DL_CHANGES_OPTIONS_INIT;
-	int rc = parse_bound(cli, a->from, "--from", &o.start_version, &o.start_timestamp_ms);
+	int rc = a->from ? parse_bound(cli, a->from, "--from", &o.start_version, &o.start_timestamp_ms) : 0;
 	if (rc == 0 && a->to) rc = parse_bound(cli, a->to, "--to", &o.end_version, &o.end_timestamp_ms);
 	if (rc != 0) return rc;
 	dl_batch_stream *bs = NULL;
