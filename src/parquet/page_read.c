@@ -245,6 +245,10 @@ static int load_dictionary(pq_leaf_reader *r, const pq_page_header *h, const uin
 		return pq_leaf_error(r, DL_ECORRUPT, "dictionary of %d values", dh->num_values);
 	size_t n = (size_t)dh->num_values;
 	const uint8_t *p = data, *end = data + len;
+	/* Every entry takes bytes of the page (4 at least for byte arrays), so
+	 * a count the page cannot hold is rejected before allocating for it. */
+	size_t min_bytes = lf->phys_width ? (size_t)lf->phys_width : 4;
+	if (n > len / min_bytes) return pq_leaf_error(r, DL_ECORRUPT, "dictionary of %zu values in %zu bytes", n, len);
 	r->has_dict = true;
 	r->ndict = (uint32_t)n;
 	if (lf->el->type == PQ_BOOLEAN) return pq_leaf_error(r, DL_ECORRUPT, "dictionary for a BOOLEAN column");
