@@ -75,13 +75,8 @@ static void resolve(resolved *r, int argc, char **argv)
 {
 	memset(r, 0, sizeof *r);
 	if (argc < 1) return;
-	size_t l0 = strlen(argv[0]), l1 = argc >= 2 ? strlen(argv[1]) : 0;
-	if (argc >= 2 && l0 + l1 + 2 <= 128) {
-		char two[128];
-		memcpy(two, argv[0], l0);
-		two[l0] = ' ';
-		memcpy(two + l0 + 1, argv[1], l1 + 1);
-		const dl_cli_command *c = dl_cli_find(two);
+	if (argc >= 2) {
+		const dl_cli_command *c = dl_cli_find_pair(argv[0], argv[1]);
 		if (c && c->run) {
 			r->cmd = c;
 			r->words = 2;

@@ -29,6 +29,18 @@ const dl_cli_command *dl_cli_find(const char *name)
 	return NULL;
 }
 
+const dl_cli_command *dl_cli_find_pair(const char *w0, const char *w1)
+{
+	const dl_cli_command *const *cmds;
+	size_t n, l0 = strlen(w0);
+	dl_cli_registry(&cmds, &n);
+	for (size_t i = 0; i < n; i++) {
+		const char *nm = cmds[i] && cmds[i]->name ? cmds[i]->name : "";
+		if (!strncmp(nm, w0, l0) && nm[l0] == ' ' && !strcmp(nm + l0 + 1, w1)) return cmds[i];
+	}
+	return NULL;
+}
+
 size_t dl_cli_first_word_len(const char *name)
 {
 	return strcspn(name, " ");

@@ -94,6 +94,18 @@ expect 0 version -v --quiet -o "$tmp/v.csv" --format csv
 grep -q '^zstd,' "$tmp/v.csv" || fail "-o file lacks rows"
 ls "$tmp" | grep -q 'tmp-' && fail "-o left its temporary file"
 
+# Shell completion: the bash function asks the binary.
+expect 0 completion bash
+cp "$tmp/out" "$tmp/completion.bash"
+complete_words() { # complete_words WORDS...: COMPREPLY for the last word, one per line
+	bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _deltalake; printf "%s\n" "${COMPREPLY[@]}"' \
+		_ "$tmp/completion.bash" "$DL_CLI" "$@"
+}
+[ "$(complete_words vers)" = version ] || fail "completing 'vers' gave: $(complete_words vers)"
+[ "$(complete_words version --verb)" = --verbose ] || fail "completing 'version --verb' gave: $(complete_words version --verb)"
+[ "$(complete_words version --format cs)" = csv ] || fail "completing '--format cs' gave: $(complete_words version --format cs)"
+complete_words "" | grep -qx help || fail "completing '' does not offer help"
+
 if [ "$fails" -ne 0 ]; then
 	echo "$fails check(s) failed" >&2
 	exit 1

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "../../../cli/cli.c"
+#include "../../../cli/cmd_completion.c"
 #include "../../../cli/help.c"
 #include "../../../cli/options.c"
 #include "../../../cli/registry.c"
@@ -603,6 +604,52 @@ static void batches_in_every_format(void **state)
 	free(t);
 }
 
+/* ---- completion ---- */
+
+static void completes_commands_options_and_values(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *args[8];
+		const char *out;
+	} cases[] = {
+		{{"__complete", "--", "gr", NULL}, "greet\ngrp\n"},
+		{{"__complete", "--", "grp", "", NULL}, "alpha\nbeta\n"},
+		{{"__complete", "--", "grp", "b", NULL}, "beta\n"},
+		{{"__complete", "--", "greet", "--t", NULL}, "--times\n--tag\n"},
+		{{"__complete", "--", "greet", "ann", "--q", NULL}, "--quiet\n"},
+		{{"__complete", "--", "greet", "--format", "js", NULL}, "jsonl\njson\n"},
+		{{"__complete", "--", "ownfmt", "--format", "", NULL}, ""}, /* its own values: unknown */
+		{{"__complete", "--", "ownfmt", "--f", NULL}, "--format\n"}, /* listed once */
+		{{"__complete", "--", "greet", "-n", "3", "", NULL}, ""},   /* a path: the shell's job */
+		{{"__complete", "--", "--format", "csv", "gre", NULL}, "greet\n"},
+		{{"__complete", "--", "help", "gr", NULL}, "greet\ngrp\n"},
+		{{"__complete", "--", "help", "grp", "al", NULL}, "alpha\n"},
+		{{"__complete", "--", "--v", NULL}, "--version\n"},
+		{{"__complete", "--", "__c", NULL}, ""}, /* hidden */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		run_result r = run_argv(cases[i].args);
+		assert_int_equal(r.code, 0);
+		assert_string_equal(r.out, cases[i].out);
+		result_free(&r);
+	}
+	run_result r = RUN("__complete", "--", "");
+	assert_non_null(strstr(r.out, "help\n"));
+	assert_non_null(strstr(r.out, "greet\n"));
+	assert_non_null(strstr(r.out, "completion\n"));
+	assert_null(strstr(r.out, "alpha"));
+	result_free(&r);
+
+	r = RUN("completion");
+	assert_int_equal(r.code, 0);
+	assert_non_null(strstr(r.out, "complete -F _deltalake deltalake\n"));
+	result_free(&r);
+	r = RUN("completion", "fish");
+	assert_int_equal(r.code, 2);
+	result_free(&r);
+}
+
 /* ---- progress ---- */
 
 static void progress_renders_and_stays_off_without_tty(void **state)
@@ -652,6 +699,7 @@ int main(void)
 		cmocka_unit_test(format_option_reaches_output),
 		cmocka_unit_test(output_file_only_on_success),
 		cmocka_unit_test(batches_in_every_format),
+		cmocka_unit_test(completes_commands_options_and_values),
 		cmocka_unit_test(progress_renders_and_stays_off_without_tty),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
