@@ -433,8 +433,8 @@ static int from_time(ex_val *out, const ex_val *in, const dl_type *from, const d
 {
 	int64_t v = in->v.i;
 	switch (from->id * 32 + to->id) {
-	case DL_TYPE_DATE * 32 + DL_TYPE_TIMESTAMP: out->v.i = ex_local_to_ts(v * EX_US_PER_DAY, tz); return 0;
-	case DL_TYPE_DATE * 32 + DL_TYPE_TIMESTAMP_NTZ: out->v.i = v * EX_US_PER_DAY; return 0;
+	case DL_TYPE_DATE * 32 + DL_TYPE_TIMESTAMP: out->v.i = ex_local_to_ts(ex_days_to_us(v), tz); return 0;
+	case DL_TYPE_DATE * 32 + DL_TYPE_TIMESTAMP_NTZ: out->v.i = ex_days_to_us(v); return 0;
 	case DL_TYPE_TIMESTAMP * 32 + DL_TYPE_DATE: out->v.i = ex_floor_div(ex_ts_to_local(v, tz), EX_US_PER_DAY); return 0;
 	case DL_TYPE_TIMESTAMP_NTZ * 32 + DL_TYPE_DATE: out->v.i = ex_floor_div(v, EX_US_PER_DAY); return 0;
 	case DL_TYPE_TIMESTAMP * 32 + DL_TYPE_TIMESTAMP_NTZ: out->v.i = ex_ts_to_local(v, tz); return 0;

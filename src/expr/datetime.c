@@ -18,6 +18,20 @@ int64_t ex_floor_mod(int64_t a, int64_t b)
 	return a - ex_floor_div(a, b) * b;
 }
 
+int64_t ex_days_to_us(int64_t days)
+{
+	int64_t r;
+	if (__builtin_mul_overflow(days, EX_US_PER_DAY, &r)) return days > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
+void ex_split_us(int64_t us, int64_t *days, int64_t *tod)
+{
+	*days = ex_floor_div(us, EX_US_PER_DAY);
+	/* the exact difference is in [0, a day): compute it modulo 2^64 */
+	*tod = (int64_t)((uint64_t)us - (uint64_t)*days * (uint64_t)EX_US_PER_DAY);
+}
+
 int64_t ex_days_from_civil(int64_t y, int m, int d)
 {
 	y -= m <= 2;
@@ -52,11 +66,20 @@ int ex_days_in_month(int64_t y, int m)
 	return m == 2 && leap(y) ? 29 : dm[m - 1];
 }
 
+/* Values come from data files and may be anywhere in int64: the zone
+ * shift saturates instead of overflowing. */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+	if (__builtin_add_overflow(a, b, &r)) return b > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
 int64_t ex_ts_to_local(int64_t us, const dl_tz *tz)
 {
 	if (!tz) return us;
 	int64_t s = ex_floor_div(us, 1000000);
-	return us + (int64_t)dl_tz_offset_at(tz, s) * 1000000;
+	return sat_add(us, (int64_t)dl_tz_offset_at(tz, s) * 1000000);
 }
 
 int64_t ex_local_to_ts(int64_t local_us, const dl_tz *tz)
@@ -64,7 +87,9 @@ int64_t ex_local_to_ts(int64_t local_us, const dl_tz *tz)
 	if (!tz) return local_us;
 	int64_t s = ex_floor_div(local_us, 1000000);
 	int64_t frac = local_us - s * 1000000;
-	return dl_tz_local_to_utc(tz, s) * 1000000 + frac;
+	int64_t utc_s = dl_tz_local_to_utc(tz, s), r;
+	if (__builtin_mul_overflow(utc_s, (int64_t)1000000, &r)) return utc_s > 0 ? INT64_MAX : INT64_MIN;
+	return sat_add(r, frac);
 }
 
 /* ---- parsing ----------------------------------------------------------- */
@@ -177,6 +202,7 @@ bool ex_ts_parse_zone(const char *s, size_t n, bool ntz, const dl_tz *tz, int64_
 	const dl_tz *zone = tz;
 	*has_zone = c.i < c.n;
 	if (c.i < c.n && !zone_part(&c, &zone)) return false;
+	if (days > EX_MAX_TS_DAYS || days < -EX_MAX_TS_DAYS) return false;
 	int64_t local = days * EX_US_PER_DAY + ((h * 60 + mi) * 60 + sec) * 1000000 + frac;
 	*us = ntz ? local : ex_local_to_ts(local, zone);
 	return true;
@@ -203,8 +229,8 @@ int ex_date_format(char *out, int32_t days)
 int ex_ts_format(char *out, int64_t us, const dl_tz *tz)
 {
 	int64_t local = ex_ts_to_local(us, tz);
-	int64_t days = ex_floor_div(local, EX_US_PER_DAY);
-	int64_t tod = local - days * EX_US_PER_DAY;
+	int64_t days, tod;
+	ex_split_us(local, &days, &tod);
 	int k = ex_date_format(out, (int32_t)days);
 	int64_t sec = tod / 1000000, frac = tod % 1000000;
 	k += sprintf(out + k, " %02d:%02d:%02d", (int)(sec / 3600), (int)(sec / 60 % 60), (int)(sec % 60));
@@ -232,8 +258,8 @@ typedef struct fields {
 
 static void split_local(int64_t local, fields *f)
 {
-	int64_t days = ex_floor_div(local, EX_US_PER_DAY);
-	int64_t tod = local - days * EX_US_PER_DAY;
+	int64_t days, tod;
+	ex_split_us(local, &days, &tod);
 	ex_civil_from_days(days, &f->y, &f->mon, &f->d);
 	f->h = (int)(tod / 3600000000LL);
 	f->mi = (int)(tod / 60000000LL % 60);
@@ -411,6 +437,8 @@ bool ex_pattern_parse(const char *s, size_t n, const char *p, size_t pn, int64_t
 	else if (pm == 1 && h < 12) h += 12;
 	if (mon < 1 || mon > 12 || d < 1 || d > ex_days_in_month(y, (int)mon) || h > 23 || mi > 59 || sec > 59)
 		return false;
-	*local = ex_days_from_civil(y, (int)mon, (int)d) * EX_US_PER_DAY + ((h * 60 + mi) * 60 + sec) * 1000000 + us;
+	int64_t days = ex_days_from_civil(y, (int)mon, (int)d);
+	if (days > EX_MAX_TS_DAYS || days < -EX_MAX_TS_DAYS) return false;
+	*local = days * EX_US_PER_DAY + ((h * 60 + mi) * 60 + sec) * 1000000 + us;
 	return true;
 }

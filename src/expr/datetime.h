@@ -16,6 +16,13 @@ int64_t ex_days_from_civil(int64_t y, int m, int d);
 void ex_civil_from_days(int64_t days, int64_t *y, int *m, int *d);
 int ex_days_in_month(int64_t y, int m);
 int64_t ex_floor_div(int64_t a, int64_t b);
+/* Days -> microseconds, saturating at the int64 range (dates from data
+ * files may be any int32). */
+int64_t ex_days_to_us(int64_t days);
+/* Splits microseconds into days and time of day (0 <= tod < a day) without
+ * overflow at the ends of the range. */
+void ex_split_us(int64_t us, int64_t *days, int64_t *tod);
+#define EX_MAX_TS_DAYS 106751990 /* days representable in int64 microseconds */
 int64_t ex_floor_mod(int64_t a, int64_t b);
 
 /* Spark's string -> date cast: [+-]yyyy[-[m]m[-[d]d]] then optionally ' ' or

@@ -22,7 +22,7 @@ static int parse_error(const ex_val *s, const char *fmt, size_t fl)
 static int64_t local_us(ex_row *r, const ex_val *v, const dl_type *t)
 {
 	switch (t->id) {
-	case DL_TYPE_DATE: return v->v.i * EX_US_PER_DAY;
+	case DL_TYPE_DATE: return ex_days_to_us(v->v.i);
 	case DL_TYPE_TIMESTAMP: return ex_ts_to_local(v->v.i, r->run->tz);
 	default: return v->v.i;
 	}
@@ -30,8 +30,7 @@ static int64_t local_us(ex_row *r, const ex_val *v, const dl_type *t)
 
 static void fields(int64_t local, int64_t *y, int *m, int *d, int64_t *days, int64_t *tod)
 {
-	*days = ex_floor_div(local, EX_US_PER_DAY);
-	*tod = local - *days * EX_US_PER_DAY;
+	ex_split_us(local, days, tod);
 	ex_civil_from_days(*days, y, m, d);
 }
 
@@ -116,7 +115,7 @@ static int to_ts(ex_row *r, ex_val *out, const ex_val *a, bool try_mode)
 {
 	const dl_type *t = r->argt[0];
 	if (t->id == DL_TYPE_DATE) {
-		out->v.i = ex_local_to_ts(a[0].v.i * EX_US_PER_DAY, r->run->tz);
+		out->v.i = ex_local_to_ts(ex_days_to_us(a[0].v.i), r->run->tz);
 		return 0;
 	}
 	if (t->id == DL_TYPE_TIMESTAMP_NTZ) {
@@ -167,11 +166,11 @@ static bool trunc_local(int64_t local, int unit, int64_t *res)
 	int m, d;
 	fields(local, &y, &m, &d, &days, &tod);
 	switch (unit) {
-	case 1: *res = ex_days_from_civil(y, 1, 1) * EX_US_PER_DAY; return true;
-	case 2: *res = ex_days_from_civil(y, (m - 1) / 3 * 3 + 1, 1) * EX_US_PER_DAY; return true;
-	case 3: *res = ex_days_from_civil(y, m, 1) * EX_US_PER_DAY; return true;
-	case 4: *res = (days - ex_floor_mod(days + 3, 7)) * EX_US_PER_DAY; return true; /* back to Monday */
-	case 5: *res = days * EX_US_PER_DAY; return true;
+	case 1: *res = ex_days_to_us(ex_days_from_civil(y, 1, 1)); return true;
+	case 2: *res = ex_days_to_us(ex_days_from_civil(y, (m - 1) / 3 * 3 + 1, 1)); return true;
+	case 3: *res = ex_days_to_us(ex_days_from_civil(y, m, 1)); return true;
+	case 4: *res = ex_days_to_us(days - ex_floor_mod(days + 3, 7)); return true; /* back to Monday */
+	case 5: *res = ex_days_to_us(days); return true;
 	case 6: *res = local - ex_floor_mod(local, 3600000000LL); return true;
 	case 7: *res = local - ex_floor_mod(local, 60000000LL); return true;
 	case 8: *res = local - ex_floor_mod(local, 1000000LL); return true;
@@ -198,11 +197,11 @@ ROWFN(fn_trunc)
 	(void)r;
 	int unit = unit_of(&a[1]);
 	int64_t t;
-	if (unit < 1 || unit > 4 || !trunc_local(a[0].v.i * EX_US_PER_DAY, unit, &t)) {
+	if (unit < 1 || unit > 4 || !trunc_local(ex_days_to_us(a[0].v.i), unit, &t)) {
 		out->null = true;
 		return 0;
 	}
-	out->v.i = t / EX_US_PER_DAY;
+	out->v.i = ex_floor_div(t, EX_US_PER_DAY);
 	return 0;
 }
 
@@ -312,7 +311,7 @@ ROWFN(fn_unix_timestamp)
 		int64_t local;
 		DL_TRY(parse_local(&rr, args2, false, &ok, &local, &inst));
 	} else if (t->id == DL_TYPE_DATE) {
-		inst = ex_local_to_ts(a[0].v.i * EX_US_PER_DAY, r->run->tz);
+		inst = ex_local_to_ts(ex_days_to_us(a[0].v.i), r->run->tz);
 	} else if (t->id == DL_TYPE_TIMESTAMP_NTZ) {
 		inst = ex_local_to_ts(a[0].v.i, r->run->tz);
 	} else {
@@ -343,8 +342,10 @@ ROWFN(fn_add_interval)
 	int64_t months = a[1].v.i, days = a[2].v.i, micros = a[3].v.i;
 	if (t->id == DL_TYPE_DATE) return date_result(out, plus_months(a[0].v.i, months) + days);
 	int64_t local = t->id == DL_TYPE_TIMESTAMP ? ex_ts_to_local(a[0].v.i, r->run->tz) : a[0].v.i;
-	int64_t d = ex_floor_div(local, EX_US_PER_DAY), tod = local - d * EX_US_PER_DAY;
+	int64_t d, tod;
+	ex_split_us(local, &d, &tod);
 	d = plus_months(d, months) + days;
+	if (d > EX_MAX_TS_DAYS || d < -EX_MAX_TS_DAYS) return ex_err_overflow("timestamp", "try_add");
 	local = d * EX_US_PER_DAY + tod;
 	int64_t inst = t->id == DL_TYPE_TIMESTAMP ? ex_local_to_ts(local, r->run->tz) : local;
 	if (__builtin_add_overflow(inst, micros, &out->v.i)) return ex_err_overflow("timestamp", "try_add");
