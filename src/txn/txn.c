@@ -3,6 +3,7 @@
  * the conflict checks consult. */
 #include "txn/txn_internal.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "deltalake.h"

@@ -1,0 +1,122 @@
+/* Expired log cleanup: see log_cleanup.h. Checkpoints count only when
+ * complete (every part of a multi-part set present), so a half-written
+ * multi-part checkpoint can never become the new start of the log. */
+#include "txn/log_cleanup.h"
+
+#include <string.h>
+
+#include "log/log_segment.h"
+#include "util/error.h"
+#include "util/mem.h"
+#include "util/time.h"
+
+#define DAY_MS INT64_C(86400000)
+
+typedef struct listing {
+	dl_object_list objs;
+	dl_log_file_kind *kind;
+	int64_t *version, *end;
+	int32_t *part, *nparts;
+} listing;
+
+static void listing_free(listing *l)
+{
+	dl_object_list_free(&l->objs);
+	dl_free(l->kind);
+	dl_free(l->version);
+	dl_free(l->end);
+	dl_free(l->part);
+	dl_free(l->nparts);
+}
+
+static int list_log(listing *l, dl_store *store)
+{
+	memset(l, 0, sizeof *l);
+	DL_TRY(dl_store_list_from(store, DL_LOG_DIR, NULL, &l->objs));
+	size_t n = l->objs.count ? l->objs.count : 1;
+	l->kind = dl_calloc(n, sizeof *l->kind);
+	l->version = dl_calloc(n, sizeof *l->version);
+	l->end = dl_calloc(n, sizeof *l->end);
+	l->part = dl_calloc(n, sizeof *l->part);
+	l->nparts = dl_calloc(n, sizeof *l->nparts);
+	if (!l->kind || !l->version || !l->end || !l->part || !l->nparts) return DL_ENOMEM;
+	for (size_t i = 0; i < l->objs.count; i++) {
+		const char *name = strrchr(l->objs.items[i].path, '/');
+		name = name ? name + 1 : l->objs.items[i].path;
+		l->kind[i] = dl_log_file_classify(name, &l->version[i], &l->end[i], &l->part[i],
+		                                  &l->nparts[i]);
+	}
+	return 0;
+}
+
+static bool is_checkpoint(dl_log_file_kind k)
+{
+	return k == DL_LOGF_CHECKPOINT || k == DL_LOGF_CHECKPOINT_PART ||
+	       k == DL_LOGF_CHECKPOINT_V2_JSON || k == DL_LOGF_CHECKPOINT_V2_PARQUET;
+}
+
+/* Whether the checkpoint at index i is complete: single files are; a part
+ * needs all nparts parts of its version and count in the listing. */
+static bool checkpoint_complete(const listing *l, size_t i)
+{
+	if (l->kind[i] != DL_LOGF_CHECKPOINT_PART) return true;
+	int32_t seen = 0;
+	for (size_t j = 0; j < l->objs.count; j++)
+		if (l->kind[j] == DL_LOGF_CHECKPOINT_PART && l->version[j] == l->version[i] &&
+		    l->nparts[j] == l->nparts[i])
+			seen++;
+	return seen == l->nparts[i];
+}
+
+/* The newest commit not newer than cutoff, by file time made monotonic as
+ * Spark does (a commit is never older than its predecessor). */
+static int64_t cutoff_commit(const listing *l, int64_t cutoff_ms)
+{
+	int64_t best = -1, prev_ts = INT64_MIN;
+	for (size_t i = 0; i < l->objs.count; i++) {
+		if (l->kind[i] != DL_LOGF_COMMIT) continue;
+		int64_t ts = l->objs.items[i].mtime_ms;
+		if (ts <= prev_ts) ts = prev_ts + 1;
+		prev_ts = ts;
+		if (ts <= cutoff_ms && l->version[i] > best) best = l->version[i];
+	}
+	return best;
+}
+
+int dl_log_cleanup(dl_log_cleanup_result *out, dl_store *store, const dl_table_properties *props,
+                   int64_t now_ms)
+{
+	memset(out, 0, sizeof *out);
+	out->cutoff_checkpoint = -1;
+	if (now_ms == INT64_MIN) now_ms = dl_now_millis();
+	int64_t cutoff_ms = dl_floor_div(now_ms - props->log_retention_ms, DAY_MS) * DAY_MS;
+	listing l;
+	int rc = list_log(&l, store);
+	int64_t commit = rc == 0 ? cutoff_commit(&l, cutoff_ms) : -1;
+	int64_t ckpt = -1;
+	for (size_t i = 0; rc == 0 && i < l.objs.count; i++)
+		if (is_checkpoint(l.kind[i]) && l.version[i] <= commit && l.version[i] > ckpt &&
+		    checkpoint_complete(&l, i))
+			ckpt = l.version[i];
+	out->cutoff_checkpoint = ckpt;
+	for (size_t i = 0; rc == 0 && ckpt > 0 && i < l.objs.count; i++) {
+		dl_log_file_kind k = l.kind[i];
+		bool old = l.version[i] < ckpt;
+		int64_t *counter = NULL;
+		if (k == DL_LOGF_COMMIT && old) counter = &out->deleted_commits;
+		else if (is_checkpoint(k) && old) counter = &out->deleted_checkpoints;
+		else if (k == DL_LOGF_CRC && old) counter = &out->deleted_other;
+		else if (k == DL_LOGF_COMPACTION && l.version[i] <= ckpt) counter = &out->deleted_other;
+		if (!counter) continue;
+		rc = dl_store_delete(store, l.objs.items[i].path);
+		if (rc == DL_ENOTFOUND) { /* a concurrent cleanup got there first */
+			dl_error_clear();
+			rc = 0;
+			continue;
+		}
+		if (rc == 0) (*counter)++;
+	}
+	listing_free(&l);
+	if (rc < 0) dl_error_prefix("cleaning up expired log files");
+	return rc;
+}
