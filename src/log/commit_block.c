@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <string.h>
 #include "json/json.h"
+#include "log/add_scan.h"
 #include "log/replay.h"
 #include "util/error.h"
 #include "util/mem.h"
@@ -46,6 +47,18 @@ static int push(dl_commit_block *b, const dl_action *a)
 static int parse_line(dl_commit_block *b, dl_arena *tmp, const char *line, size_t len, int64_t at)
 {
 	dl_json *v;
+	if (!b->metadata_only && len > 7 && memcmp(line, "{\"add\":", 7) == 0) {
+		void *head = b->arena.head;
+		char *cur = b->arena.cur;
+		dl_action a;
+		int rc = dl_add_scan(&a.u.add, &b->arena, line, len);
+		if (rc < 0) return rc;
+		if (rc == 1) {
+			a.kind = DL_ACTION_ADD;
+			return push(b, &a);
+		}
+		if (b->arena.head == head && cur) b->arena.cur = cur; /* declined */
+	}
 	if (dl_json_parse(tmp, line, len, b->path, &v) < 0)
 		return dl_error_prefix("line at byte %" PRId64, at);
 	if (v->kind != DL_JSON_OBJECT)

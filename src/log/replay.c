@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "json/json.h"
+#include "log/add_scan.h"
 #include "log/checkpoint_read.h"
 #include "log/commit_block.h"
 #include "log/crc.h"
@@ -364,7 +365,19 @@ static int replay_line(dl_replayer *r, dl_arena *tmp, const char *line, size_t l
                        const char *path, int64_t lineno)
 {
 	dl_json *v;
-	int rc = dl_json_parse(tmp, line, len, path, &v);
+	int rc;
+	if (len > 7 && memcmp(line, "{\"add\":", 7) == 0 && wanted(r, DL_ACTION_ADD)) {
+		dl_action a;
+		dl_replay_begin_action(r);
+		rc = dl_add_scan(&a.u.add, &r->st->arena, line, len);
+		if (rc < 0) return rc;
+		if (rc == 1) {
+			a.kind = DL_ACTION_ADD;
+			return dl_replay_offer(r, &a);
+		}
+		rollback(r); /* declined: the DOM path below decides */
+	}
+	rc = dl_json_parse(tmp, line, len, path, &v);
 	if (rc < 0) return dl_error_prefix("line %" PRId64, lineno);
 	if (v->kind != DL_JSON_OBJECT)
 		return dl_error_set(DL_ECORRUPT, "%s line %" PRId64 ": an action must be a JSON object",
@@ -624,7 +637,7 @@ static int run(dl_replayer *r, dl_store *store, const dl_log_segment *seg)
 	dl_pool *pool = NULL;
 	int64_t min_bytes = r->opts->parallel_min_bytes > 0 ? r->opts->parallel_min_bytes : PARALLEL_MIN_BYTES;
 	if (!r->opts->metadata_only && !r->opts->sequential && bytes >= min_bytes &&
-	    dl_pool_shared(&pool) == 0 && dl_pool_size(pool) > 1) {
+	    dl_pool_shared(&pool) == 0) {
 		bool done;
 		DL_TRY(run_parallel(r, store, seg, pool, &done));
 		if (seg->ncheckpoint) DL_TRY(replay_checkpoint(r, store, seg));
