@@ -20,10 +20,12 @@ cmake --install "$DL_BINARY_DIR" --prefix "$prefix" >"$tmp/install.log"
 libdir=$(sed -n 's|^libdir=${prefix}/||p' "$DL_BINARY_DIR/deltalake.pc")
 for f in include/deltalake.h include/deltalake/error.h "$libdir/libdeltalake.a" "$libdir/libdeltalake.so" \
 	"$libdir/pkgconfig/deltalake.pc" "$libdir/cmake/deltalake/deltalakeConfig.cmake" \
-	"$libdir/cmake/deltalake/deltalakeConfigVersion.cmake" bin/deltalake share/man/man1/deltalake.1; do
+	"$libdir/cmake/deltalake/deltalakeConfigVersion.cmake" bin/deltalake share/man/man1/deltalake.1 \
+	share/bash-completion/completions/deltalake; do
 	[ -e "$prefix/$f" ] || { echo "install is missing $f" >&2; exit 1; }
 done
 "$prefix/bin/deltalake" --version | grep -q '^deltalake [0-9]'
+grep -q 'complete -F _deltalake deltalake' "$prefix/share/bash-completion/completions/deltalake"
 
 # Each installed public header stands alone: no internal includes, pedantic C17.
 for h in "$prefix"/include/deltalake.h "$prefix"/include/deltalake/*.h; do
