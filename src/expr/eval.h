@@ -76,6 +76,8 @@ typedef struct ex_func {
 } ex_func;
 
 const ex_func *ex_func_lookup(const char *name);
+/* The i-th registered function, NULL past the end (tests, docs). */
+const ex_func *ex_func_at(size_t i);
 
 int ex_eval_node(ex_vec *out, const ex_node *n, ex_run *r);
 void ex_vec_release(ex_vec *v);

@@ -135,6 +135,11 @@ static const ex_func funcs[] = {
     {"isnotnull", 1, 1, D, "X", 'B', NULL, fn_isnotnull, NULL},
 };
 
+const ex_func *ex_func_at(size_t i)
+{
+	return i < sizeof funcs / sizeof funcs[0] ? &funcs[i] : NULL;
+}
+
 const ex_func *ex_func_lookup(const char *name)
 {
 	for (size_t i = 0; i < sizeof funcs / sizeof funcs[0]; i++)

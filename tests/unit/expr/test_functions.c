@@ -224,12 +224,50 @@ static void test_determinism(void **state)
 	}
 }
 
+/* Every NULL-intolerant function gives NULL for NULL arguments; every
+ * function is reachable by name and its arity is enforced. */
+static void test_registry_nulls(void **state)
+{
+	(void)state;
+	int checked = 0;
+	for (size_t i = 0; ex_func_at(i); i++) {
+		const ex_func *f = ex_func_at(i);
+		if (f->name[0] == '_') continue;
+		assert_ptr_equal(ex_func_lookup(f->name), f);
+		char sql[256], got[512];
+		int n = f->min_args;
+		snprintf(sql, sizeof sql, "%s(", f->name);
+		for (int k = 0; k < n; k++) strcat(sql, k ? ", NULL" : "NULL");
+		strcat(sql, ")");
+		if ((f->flags & FN_NULLX) && n > 0) {
+			tu_eval_row(got, sizeof got, sql, NULL, 0, NULL);
+			if (strncmp(got, "ERR:", 4) != 0) {
+				if (strcmp(got, "NULL") != 0) print_message("%s gave %s\n", sql, got);
+				assert_string_equal(got, "NULL");
+				checked++;
+			}
+		}
+		if (f->max_args >= 0 && f->max_args < 8) {
+			snprintf(sql, sizeof sql, "%s(", f->name);
+			for (int k = 0; k <= f->max_args; k++) strcat(sql, k ? ", 1" : "1");
+			strcat(sql, ")");
+			tu_eval_row(got, sizeof got, sql, NULL, 0, NULL);
+			/* trim/substring have their own SQL syntax: a syntax error */
+			bool ok = strstr(got, "WRONG_NUM_ARGS") || strstr(got, "syntax error");
+			if (!ok) print_message("%s gave %s\n", sql, got);
+			assert_true(ok);
+		}
+	}
+	assert_true(checked > 80);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_cases),
 	    cmocka_unit_test(test_time_zones),
 	    cmocka_unit_test(test_determinism),
+	    cmocka_unit_test(test_registry_nulls),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
