@@ -1,6 +1,7 @@
 /* The Parquet reader: footer, schema, projection, row-group selection and
  * batch iteration over the leaf column readers. */
 #include "parquet/reader.h"
+#include <stdio.h>
 #include <strings.h>
 #include "parquet/column_read.h"
 #include "parquet/file_source.h"
@@ -216,6 +217,76 @@ int pq_reader_select_columns(pq_reader *r, const char *const *names, int n)
 	dl_type *req = dl_type_struct(f, n);
 	dl_free(f);
 	if (!req) return DL_ENOMEM;
+	int rc = pq_reader_set_projection(r, req, false);
+	dl_type_unref(req);
+	return rc;
+}
+
+/* Length of a path's first segment. */
+static size_t seg_len(const char *p)
+{
+	const char *dot = strchr(p, '.');
+	return dot ? (size_t)(dot - p) : strlen(p);
+}
+
+static bool same_seg(const char *a, const char *b)
+{
+	size_t la = seg_len(a), lb = seg_len(b);
+	return la == lb && !strncasecmp(a, b, la);
+}
+
+/* The part of struct `ft` selected by paths[0..n) (each relative to ft). */
+static int select_struct(const pq_reader *r, const dl_type *ft, const char **paths, int n, dl_type **out)
+{
+	dl_field *fields = dl_calloc((size_t)n, sizeof *fields);
+	dl_type **owned = dl_calloc((size_t)n, sizeof *owned);
+	const char **rest = dl_calloc((size_t)n, sizeof *rest);
+	int nf = 0, rc = (fields && owned && rest) ? 0 : DL_ENOMEM;
+	for (int i = 0; rc == 0 && i < n; i++) {
+		bool seen = false;
+		for (int j = 0; j < i && !seen; j++) seen = same_seg(paths[j], paths[i]);
+		if (seen) continue;
+		char name[256];
+		snprintf(name, sizeof name, "%.*s", (int)seg_len(paths[i]), paths[i]);
+		int idx = dl_type_field_index(ft, name);
+		if (idx < 0) {
+			rc = dl_error_set(DL_ENOTFOUND, "%s: no column '%s' in the file", r->src.name, name);
+			break;
+		}
+		const dl_field *f = &ft->children[idx];
+		/* The whole field when a path ends here or the field is no struct. */
+		int nr = 0;
+		bool whole = f->type->id != DL_TYPE_STRUCT;
+		for (int j = i; j < n; j++) {
+			if (!same_seg(paths[j], paths[i])) continue;
+			const char *dot = strchr(paths[j], '.');
+			if (!dot) whole = true;
+			else rest[nr++] = dot + 1;
+		}
+		dl_type *t = f->type;
+		if (!whole) {
+			rc = select_struct(r, f->type, rest, nr, &owned[nf]);
+			t = owned[nf];
+		}
+		fields[nf++] = (dl_field){f->name, t, f->nullable, f->metadata};
+	}
+	if (rc == 0) {
+		*out = dl_type_struct(fields, nf);
+		if (!*out) rc = DL_ENOMEM;
+	}
+	for (int i = 0; owned && i < nf; i++)
+		if (owned[i]) dl_type_unref(owned[i]);
+	dl_free(fields);
+	dl_free(owned);
+	dl_free(rest);
+	return rc;
+}
+
+int pq_reader_select_paths(pq_reader *r, const char *const *paths, int n)
+{
+	DL_TRY(not_started(r));
+	dl_type *req;
+	DL_TRY(select_struct(r, r->schema.type, (const char **)paths, n, &req));
 	int rc = pq_reader_set_projection(r, req, false);
 	dl_type_unref(req);
 	return rc;

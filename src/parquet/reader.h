@@ -44,6 +44,10 @@ int64_t pq_reader_row_group_rows(const pq_reader *r, int rg);
 /* Projection by top-level names (case-insensitive; in the order given).
  * DL_ENOTFOUND names a missing column. */
 int pq_reader_select_columns(pq_reader *r, const char *const *names, int n);
+/* Projection by dotted paths ("a", "s.x.y"; case-insensitive): a path into
+ * a struct selects just that nested field; paths sharing a prefix are
+ * merged in first-seen order. DL_ENOTFOUND names a missing one. */
+int pq_reader_select_paths(pq_reader *r, const char *const *paths, int n);
 /* Projection by a requested struct type: fields matched by name (nested
  * structs select nested fields) or, when by_field_id, by the
  * "parquet.field.id" in each field's metadata. Requested fields missing

@@ -297,6 +297,29 @@ static void test_projection_by_type_absent_and_widening(void **state)
 	dl_type_unref(st);
 }
 
+static void test_projection_by_paths(void **state)
+{
+	(void)state;
+	pq_reader *r = open_file();
+	const char *paths[] = {"ST.b", "id", "st.A", "tags"};
+	assert_int_equal(pq_reader_select_paths(r, paths, 4), 0);
+	char sql[256];
+	dl_type_sql(pq_reader_output_schema(r), sql, sizeof sql);
+	assert_string_equal(sql, "STRUCT<st: STRUCT<b: STRING, a: INT>, id: BIGINT, tags: ARRAY<STRING>>");
+	dl_batch *b;
+	int64_t first;
+	assert_int_equal(pq_reader_next(r, &b, &first), 0);
+	assert_int_equal(b->ncols, 3);
+	assert_int_equal(((const int64_t *)b->cols[1]->values)[999], 999);
+	dl_batch_free(b);
+	pq_reader_free(r);
+	r = open_file();
+	const char *bad[] = {"st.nope"};
+	assert_int_equal(pq_reader_select_paths(r, bad, 1), DL_ENOTFOUND);
+	assert_non_null(strstr(dl_error_last()->message, "nope"));
+	pq_reader_free(r);
+}
+
 static void test_statistics(void **state)
 {
 	(void)state;
@@ -438,6 +461,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_schemas),
 		cmocka_unit_test(test_projection_by_name_and_row_groups),
 		cmocka_unit_test(test_projection_by_type_absent_and_widening),
+		cmocka_unit_test(test_projection_by_paths),
 		cmocka_unit_test(test_statistics),
 		cmocka_unit_test(test_mutated_and_truncated_files_fail_cleanly),
 		cmocka_unit_test(test_hostile_thrift_footers),
