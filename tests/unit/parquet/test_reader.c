@@ -168,7 +168,19 @@ static int make_file(void **state)
 		if (dl_builder_append_int(b[0], i)) return -1;
 		if ((i % 10 == 3 ? dl_builder_append_null(b[1]) : dl_builder_append_str(b[1], s))) return -1;
 		if (dl_builder_append_double(b[2], i * 0.25)) return -1;
-		if (dl_builder_append_null(b[3]) || dl_builder_append_null(b[4])) return -1;
+		/* tags: i % 3 strings; st: {a: i, b: name or null}; both null every 7th row */
+		if (i % 7 == 0) {
+			if (dl_builder_append_null(b[3]) || dl_builder_append_null(b[4])) return -1;
+			continue;
+		}
+		if (dl_builder_begin_list(b[3])) return -1;
+		for (int k = 0; k < i % 3; k++)
+			if (dl_builder_append_str(dl_builder_child(b[3], 0), k ? "t1" : "t0")) return -1;
+		if (dl_builder_end_list(b[3]) || dl_builder_begin_struct(b[4]) || dl_builder_append_int(dl_builder_child(b[4], 0), i))
+			return -1;
+		if ((i % 2 ? dl_builder_append_str(dl_builder_child(b[4], 1), s) : dl_builder_append_null(dl_builder_child(b[4], 1))))
+			return -1;
+		if (dl_builder_end_struct(b[4])) return -1;
 	}
 	dl_batch *batch = dl_batch_new(g_schema, N);
 	for (int i = 0; i < 5; i++)
@@ -279,7 +291,12 @@ static void test_projection_by_type_absent_and_widening(void **state)
 	assert_int_equal(b->num_rows, 1000);
 	assert_int_equal(b->cols[0]->nchildren, 2);
 	assert_int_equal(b->cols[0]->children[0]->length, 1000);
-	assert_false(dl_array_is_valid(b->cols[0], 5)); /* st was written null */
+	assert_false(dl_array_is_valid(b->cols[0], 7)); /* st is null every 7th row */
+	const dl_array *stb = b->cols[0]->children[0];
+	assert_true(dl_array_is_valid(stb, 5));
+	assert_memory_equal(stb->data + stb->offsets[5], "name5", 5);
+	assert_false(dl_array_is_valid(stb, 4)); /* b null for even rows */
+	assert_false(dl_array_is_valid(b->cols[0]->children[1], 5)); /* zz is absent */
 	assert_true(((const double *)b->cols[1]->values)[7] == 7.0);
 	assert_int_equal(b->cols[2]->length, 1000);
 	assert_false(dl_array_is_valid(b->cols[2], 0));
@@ -311,6 +328,12 @@ static void test_projection_by_paths(void **state)
 	assert_int_equal(pq_reader_next(r, &b, &first), 0);
 	assert_int_equal(b->ncols, 3);
 	assert_int_equal(((const int64_t *)b->cols[1]->values)[999], 999);
+	/* tags of row 5: ["t0", "t1"]; row 7: null */
+	const dl_array *tags = b->cols[2];
+	assert_int_equal(tags->offsets[6] - tags->offsets[5], 2);
+	assert_false(dl_array_is_valid(tags, 7));
+	const dl_array *sta = b->cols[0]->children[1];
+	assert_int_equal(((const int32_t *)sta->values)[5], 5);
 	dl_batch_free(b);
 	pq_reader_free(r);
 	r = open_file();
