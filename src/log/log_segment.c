@@ -259,7 +259,7 @@ static int64_t max_version_of(const dl_log_file *f, size_t n)
 	return m;
 }
 
-static int collect_commits(dl_log_segment *seg, const dl_log_file *f, size_t n)
+static int collect_commits(dl_log_segment *seg, const dl_log_file *f, size_t n, bool requested)
 {
 	size_t cap = 0;
 	for (size_t i = 0; i < n; i++)
@@ -277,11 +277,11 @@ static int collect_commits(dl_log_segment *seg, const dl_log_file *f, size_t n)
 		if (f[i].version <= seg->checkpoint_version || f[i].version > seg->version) continue;
 		if (f[i].version != expect) {
 			if (seg->checkpoint_version < 0 && expect == 0)
-				return dl_error_set(DL_ECORRUPT,
-				                    "versions not contiguous: version 0 is missing from the log "
-				                    "and there is no checkpoint to start from (the log starts "
-				                    "at version %" PRId64 ")",
-				                    f[i].version);
+				return dl_error_set(requested ? DL_ENOTFOUND : DL_ECORRUPT,
+				                    "version %" PRId64 " cannot be reconstructed: the log starts at "
+				                    "version %" PRId64 " (older commits were cleaned up) and has no "
+				                    "checkpoint at or before version %" PRId64,
+				                    seg->version, f[i].version, seg->version);
 			return dl_error_set(DL_ECORRUPT,
 			                    "versions not contiguous: version %" PRId64
 			                    " is missing from the log (found version %" PRId64
@@ -354,7 +354,7 @@ static int build_from(dl_log_segment *seg, const dl_log_file *f, size_t n, int64
 	size_t first = 0, count = 0;
 	choose_checkpoint(f, n, seg->version, &first, &count);
 	if (count) DL_TRY(collect_parts(seg, f, n, first, count));
-	DL_TRY(collect_commits(seg, f, n));
+	DL_TRY(collect_commits(seg, f, n, version >= 0));
 	DL_TRY(collect_compactions(seg, f, n));
 	return find_crc(seg, f, n);
 }

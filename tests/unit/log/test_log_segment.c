@@ -133,6 +133,16 @@ static void segments_and_compaction(void **state)
 	assert_int_equal(dl_log_segment_build(&seg, s, 9), DL_ENOTFOUND);
 	assert_non_null(strstr(dl_error_last()->message, "latest version is 3"));
 
+	/* cleaned-up history: commits 0..1 gone, a checkpoint-less log */
+	dl_store *c;
+	assert_int_equal(dl_store_open(&c, "mem://log-cleaned"), 0);
+	put_commit(c, 2, c0);
+	put_commit(c, 3, add_line("z", 1));
+	assert_int_equal(dl_log_segment_build(&seg, c, 2), DL_ENOTFOUND);
+	assert_non_null(strstr(dl_error_last()->message, "the log starts at version 2"));
+	assert_int_equal(dl_log_segment_build(&seg, c, -1), DL_ECORRUPT);
+	dl_store_free(c);
+
 	/* a gap in the versions */
 	put_commit(s, 5, add_line("e", 1));
 	assert_int_equal(dl_log_segment_build(&seg, s, -1), DL_ECORRUPT);
