@@ -180,7 +180,7 @@ static int set_result(ex_vec *out, dl_array *a, bool is_const)
 int ex_eval_rows(ex_vec *out, const ex_node *n, ex_vec *args, int nargs, ex_run *r, ex_row_fn fn,
                  bool null_intolerant)
 {
-	bool all_const = r->n > 0;
+	bool all_const = r->n > 0 && !(n->kind == EX_CALL && n->fn && (n->fn->flags & FN_PER_ROW));
 	for (int i = 0; i < nargs; i++) all_const &= args[i].is_const;
 	int64_t rows = all_const ? 1 : r->n; /* an empty batch evaluates nothing */
 	ex_val small[16];

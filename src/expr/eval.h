@@ -61,6 +61,7 @@ enum {
 	FN_DET = 1,      /* deterministic */
 	FN_NULLX = 2,    /* any NULL argument gives NULL without calling */
 	FN_LAZY = 4,     /* evaluates its own arguments (if, coalesce...) */
+	FN_PER_ROW = 8,  /* a new value per row even without arguments (uuid) */
 };
 
 struct ex_bind;

@@ -43,6 +43,14 @@ VECFN(vec_element_at); VECFN(vec_try_element_at); VECFN(vec_named_struct); VECFN
 BINDFN(bind_element_at); BINDFN(bind_size); BINDFN(bind_array_contains); BINDFN(bind_named_struct);
 BINDFN(bind_array); BINDFN(bind_struct);
 
+/* extra (fn_extra.c) */
+ROWFN(fn_hex); ROWFN(fn_unhex); ROWFN(fn_base64); ROWFN(fn_unbase64); ROWFN(fn_octet_length); ROWFN(fn_bit_length);
+ROWFN(fn_translate); ROWFN(fn_timestamp_seconds); ROWFN(fn_timestamp_millis); ROWFN(fn_timestamp_micros);
+ROWFN(fn_unix_seconds); ROWFN(fn_unix_millis); ROWFN(fn_unix_micros); ROWFN(fn_unix_date); ROWFN(fn_date_from_unix_date);
+ROWFN(fn_make_date); ROWFN(fn_months_between); ROWFN(fn_next_day); ROWFN(fn_equal_null); ROWFN(fn_typeof); ROWFN(fn_uuid);
+VECFN(vec_map_parts);
+BINDFN(bind_hex); BINDFN(bind_timestamp_seconds); BINDFN(bind_equal_null); BINDFN(bind_array_size); BINDFN(bind_map_parts);
+
 /* conditional / misc */
 ROWFN(fn_nullif); ROWFN(fn_isnull); ROWFN(fn_isnotnull);
 BINDFN(bind_if); BINDFN(bind_nvl2); BINDFN(bind_nullif);

@@ -158,6 +158,23 @@ static const tcase cases[] = {
     {"year(CAST(-9223372036854 AS TIMESTAMP))", "-290308"}, {"CAST(CAST(9223372036854 AS TIMESTAMP) AS DATE)", "+294247-01-10"},
     {"TIMESTAMP '2020-01-01 00:00:00' + INTERVAL 2147483647 MONTH", "ERR:ARITHMETIC_OVERFLOW"},
     {"CAST('9999999-01-01' AS TIMESTAMP)", "ERR:CAST_INVALID_INPUT"}, {"CAST(DATE '-5000-01-01' AS TIMESTAMP)", "-5000-01-01 00:00:00"},
+    /* extra */
+    {"hex('Spark')", "537061726B"}, {"hex(17)", "11"}, {"hex(-1)", "FFFFFFFFFFFFFFFF"}, {"unhex('537061726B')", "Spark"},
+    {"unhex('zz')", "NULL"}, {"unhex('A')", "\n"}, {"base64('Spark SQL')", "U3BhcmsgU1FM"}, {"unbase64('U3BhcmsgU1FM')", "Spark SQL"},
+    {"unbase64('!!')", "ERR:not valid base64"}, {"octet_length('héllo')", "6"}, {"bit_length('ab')", "16"},
+    {"translate('AaBbCc', 'abc', '123')", "A1B2C3"}, {"translate('abc', 'b', '')", "ac"},
+    {"timestamp_seconds(1230219000)", "2008-12-25 15:30:00"}, {"timestamp_seconds(1230219000.123D)", "2008-12-25 15:30:00.123"},
+    {"timestamp_millis(1230219000123)", "2008-12-25 15:30:00.123"}, {"timestamp_micros(1230219000123123)", "2008-12-25 15:30:00.123123"},
+    {"unix_seconds(TIMESTAMP '1970-01-01 00:00:01Z')", "1"}, {"unix_millis(TIMESTAMP '1970-01-01 00:00:01Z')", "1000"},
+    {"unix_date(DATE '1970-01-02')", "1"}, {"date_from_unix_date(1)", "1970-01-02"}, {"make_date(2013, 7, 15)", "2013-07-15"},
+    {"make_date(2019, 2, 30)", "ERR:DATETIME_FIELD_OUT_OF_BOUNDS"},
+    {"months_between(TIMESTAMP '1997-02-28 10:30:00', TIMESTAMP '1996-10-30 00:00:00')", "3.94959677"},
+    {"months_between(DATE '2020-03-31', DATE '2020-02-29')", "1.0"},
+    {"next_day(DATE '2015-01-14', 'TU')", "2015-01-20"}, {"next_day(DATE '2015-01-13', 'tuesday')", "2015-01-20"},
+    {"next_day(DATE '2015-01-14', 'xx')", "ERR:ILLEGAL_DAY_OF_WEEK"},
+    {"equal_null(NULL, NULL)", "true"}, {"equal_null(1, NULL)", "false"}, {"equal_null(2, 2)", "true"},
+    {"typeof(1)", "int"}, {"typeof(1.5)", "decimal(2,1)"}, {"typeof(array(1L))", "array<bigint>"}, {"typeof(NULL)", "void"},
+    {"array_size(array(1, 2, 3))", "3"}, {"length(uuid())", "36"},
     /* nested */
     {"array(1, 2, 3)", "[1, 2, 3]"}, {"array(1, 2)[0]", "1"}, {"array(1, 2)[5]", "ERR:INVALID_ARRAY_INDEX"},
     {"element_at(array(1, 2, 3), -1)", "3"}, {"element_at(array(1, 2, 3), 4)", "ERR:INVALID_ARRAY_INDEX_IN_ELEMENT_AT"},
@@ -215,7 +232,8 @@ static void test_determinism(void **state)
 		bool det;
 	} d[] = {{"a + 1", true}, {"upper(s) = 'X'", true}, {"current_date() > d", false}, {"now()", false},
 	         {"rand() < 0.5", false}, {"unix_timestamp()", false}, {"unix_timestamp(ts)", true},
-	         {"CAST(ts AS DATE)", true}, {"coalesce(a, current_timestamp())", false}};
+	         {"CAST(ts AS DATE)", true}, {"coalesce(a, current_timestamp())", false}, {"uuid()", false},
+	         {"hex(a)", true}};
 	for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) {
 		dl_expr *e;
 		assert_int_equal(dl_expr_parse(&e, d[i].sql), 0);
