@@ -13,7 +13,7 @@
 #include "expr_test_util.h"
 
 #define ROWS 600
-#define PREDS 400
+#define PREDS 700
 
 static unsigned seed = 99;
 static unsigned rnd(unsigned n)
@@ -26,7 +26,8 @@ static const char *const words[] = {"", "a", "ab", "abc", "Abc", "b", "ba", "bz"
 #define NW (sizeof words / sizeof words[0])
 
 typedef struct row {
-	bool n[7];
+	bool n[8];
+	int64_t ts; /* microseconds */
 	int i;
 	long long l;
 	double d;
@@ -42,7 +43,8 @@ static void make_data(void)
 {
 	for (int r = 0; r < ROWS; r++) {
 		row *x = &data[r];
-		for (int k = 0; k < 7; k++) x->n[k] = rnd(8) == 0;
+		for (int k = 0; k < 8; k++) x->n[k] = rnd(8) == 0;
+		x->ts = (int64_t)(18000 + (int)rnd(800)) * 86400000000LL + (int64_t)rnd(86400) * 1000000 + (int64_t)rnd(1000) * 1000;
 		x->i = (int)rnd(41) - 20;
 		x->l = (long long)rnd(2001) - 1000;
 		x->d = ((int)rnd(4001) - 2000) / 8.0;
@@ -117,7 +119,26 @@ static void pred(dl_buf *b, int depth)
 		dl_buf_putc(b, ')');
 		return;
 	}
-	switch (rnd(9)) {
+	switch (rnd(10)) {
+	case 9: {
+		char t[32];
+		ex_date_format(t, 18000 + (int)rnd(800));
+		switch (rnd(12)) {
+		case 0: dl_buf_printf(b, "ts %s TIMESTAMP '%s %02d:%02d:00'", ops[rnd(6)], t, (int)rnd(24), (int)rnd(60)); break;
+		case 1: dl_buf_printf(b, "hour(ts) %s %d", ops[rnd(6)], (int)rnd(24)); break;
+		case 2: dl_buf_printf(b, "year(ts) = %d AND minute(ts) < %d", 2019 + (int)rnd(3), (int)rnd(60)); break;
+		case 3: dl_buf_printf(b, "date_trunc('month', ts) = TIMESTAMP '%.8s01 00:00:00'", t); break;
+		case 4: dl_buf_puts(b, rnd(2) ? "CAST(ts AS DATE) = dt" : "CAST(ts AS DATE) > dt"); break;
+		case 5: dl_buf_printf(b, "greatest(i, l) > %d", (int)rnd(40) - 20); break;
+		case 6: dl_buf_puts(b, rnd(2) ? "nullif(i, 0) IS NULL" : "least(i, 3, l) < 0"); break;
+		case 7: dl_buf_printf(b, "contains(s, '%s') AND instr(s, 'b') %s 1", words[rnd(NW)], ops[rnd(6)]); break;
+		case 8: dl_buf_printf(b, "replace(s, 'a', '') = '%s' OR s ILIKE '%s%%'", words[rnd(NW)], words[rnd(NW)]); break;
+		case 9: dl_buf_printf(b, "l %% 7 = %d", (int)rnd(13) - 6); break;
+		case 10: dl_buf_printf(b, "quarter(dt) = %d", 1 + (int)rnd(4)); break;
+		default: dl_buf_printf(b, "concat_ws('-', s, s) = '%s-%s'", words[rnd(3)], words[rnd(3)]); break;
+		}
+		break;
+	}
 	case 0: dl_buf_printf(b, "%s IS %sNULL", cols[col], rnd(2) ? "NOT " : ""); break;
 	case 1:
 		if (col == 4) col = 0;
@@ -157,7 +178,8 @@ static void pred(dl_buf *b, int depth)
 
 static void write_setup(FILE *f)
 {
-	fprintf(f, "CREATE TABLE t (id INTEGER, i INTEGER, l BIGINT, d DOUBLE, s VARCHAR, b BOOLEAN, dt DATE, dec DECIMAL(10,2));\n");
+	fprintf(f, "CREATE TABLE t (id INTEGER, i INTEGER, l BIGINT, d DOUBLE, s VARCHAR, b BOOLEAN, dt DATE, dec DECIMAL(10,2), "
+	           "ts TIMESTAMP);\n");
 	fprintf(f, "INSERT INTO t VALUES\n");
 	for (int r = 0; r < ROWS; r++) {
 		row *x = &data[r];
@@ -170,24 +192,31 @@ static void write_setup(FILE *f)
 		if (x->n[3]) fprintf(f, "NULL, "); else fprintf(f, "'%s', ", x->s);
 		if (x->n[4]) fprintf(f, "NULL, "); else fprintf(f, "%s, ", x->b ? "true" : "false");
 		if (x->n[5]) fprintf(f, "NULL, "); else fprintf(f, "DATE '%s', ", dt);
-		if (x->n[6]) fprintf(f, "NULL)");
-		else fprintf(f, "%s%lld.%02lld)", x->dec < 0 ? "-" : "", llabs(x->dec) / 100, llabs(x->dec) % 100);
+		if (x->n[6]) fprintf(f, "NULL, ");
+		else fprintf(f, "%s%lld.%02lld, ", x->dec < 0 ? "-" : "", llabs(x->dec) / 100, llabs(x->dec) % 100);
+		if (x->n[7]) {
+			fprintf(f, "NULL)");
+		} else {
+			char tsb[64];
+			ex_ts_format(tsb, x->ts, NULL);
+			fprintf(f, "TIMESTAMP '%s')", tsb);
+		}
 	}
 	fprintf(f, ";\n");
 }
 
 static dl_batch *make_batch(void)
 {
-	dl_type *t[8] = {dl_type_new(DL_TYPE_INTEGER), dl_type_new(DL_TYPE_INTEGER), dl_type_new(DL_TYPE_LONG),
+	dl_type *t[9] = {dl_type_new(DL_TYPE_INTEGER), dl_type_new(DL_TYPE_INTEGER), dl_type_new(DL_TYPE_LONG),
 	                 dl_type_new(DL_TYPE_DOUBLE),  dl_type_new(DL_TYPE_STRING),  dl_type_new(DL_TYPE_BOOLEAN),
-	                 dl_type_new(DL_TYPE_DATE),    dl_type_decimal(10, 2)};
-	const char *names[8] = {"id", "i", "l", "d", "s", "b", "dt", "dec"};
-	dl_field f[8];
-	for (int k = 0; k < 8; k++) f[k] = (dl_field){(char *)names[k], t[k], true, NULL};
-	dl_type *sch = dl_type_struct(f, 8);
+	                 dl_type_new(DL_TYPE_DATE),    dl_type_decimal(10, 2),       dl_type_new(DL_TYPE_TIMESTAMP)};
+	const char *names[9] = {"id", "i", "l", "d", "s", "b", "dt", "dec", "ts"};
+	dl_field f[9];
+	for (int k = 0; k < 9; k++) f[k] = (dl_field){(char *)names[k], t[k], true, NULL};
+	dl_type *sch = dl_type_struct(f, 9);
 	dl_batch *bt = dl_batch_new(sch, ROWS);
-	dl_builder *bl[8];
-	for (int k = 0; k < 8; k++) dl_builder_new(&bl[k], t[k]);
+	dl_builder *bl[9];
+	for (int k = 0; k < 9; k++) dl_builder_new(&bl[k], t[k]);
 	for (int r = 0; r < ROWS; r++) {
 		row *x = &data[r];
 		dl_builder_append_int(bl[0], r);
@@ -198,8 +227,9 @@ static dl_batch *make_batch(void)
 		x->n[4] ? dl_builder_append_null(bl[5]) : dl_builder_append_bool(bl[5], x->b);
 		x->n[5] ? dl_builder_append_null(bl[6]) : dl_builder_append_int(bl[6], x->dt);
 		x->n[6] ? dl_builder_append_null(bl[7]) : dl_builder_append_decimal(bl[7], x->dec);
+		x->n[7] ? dl_builder_append_null(bl[8]) : dl_builder_append_int(bl[8], x->ts);
 	}
-	for (int k = 0; k < 8; k++) {
+	for (int k = 0; k < 9; k++) {
 		dl_array_free(bt->cols[k]);
 		dl_builder_finish(&bt->cols[k], bl[k]);
 		dl_builder_free(bl[k]);
