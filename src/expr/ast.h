@@ -67,6 +67,7 @@ struct dl_expr {
 	ex_node *bound;      /* after dl_expr_bind, NULL before */
 	dl_type *schema;     /* the bound schema (a reference) */
 	dl_buf scratch;      /* eval_scalar string storage */
+	_Atomic int64_t now_us; /* current_timestamp() when the context gives none */
 	/* references to release on free */
 	dl_type **types;
 	size_t ntypes, captypes;

@@ -11,6 +11,7 @@
 #include "util/error.h"
 #include "util/mem.h"
 #include <string.h>
+#include <stdatomic.h>
 #include <time.h>
 
 
@@ -699,9 +700,17 @@ int ex_run_init(ex_run *r, dl_expr *e, const dl_batch *b, const dl_eval_ctx *ctx
 	if (ctx && ctx->now_us) {
 		r->now_us = ctx->now_us;
 	} else {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		r->now_us = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+		/* one instant per expression, like Spark's per-query
+		 * current_timestamp(), even across batches and threads */
+		int64_t now = e ? e->now_us : 0;
+		if (!now) {
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			int64_t mine = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000, zero = 0;
+			if (!e || atomic_compare_exchange_strong(&e->now_us, &zero, mine)) now = mine;
+			else now = zero;
+		}
+		r->now_us = now;
 	}
 	return 0;
 }

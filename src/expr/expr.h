@@ -74,7 +74,8 @@ int dl_expr_columns(const dl_expr *e, dl_expr_column_fn fn, void *payload);
 /* Evaluation context. Zero-initialize, or use DL_EVAL_CTX_INIT. */
 typedef struct dl_eval_ctx {
 	const char *time_zone; /* session time zone; NULL means "UTC" */
-	int64_t now_us;        /* current_timestamp(); 0 = the clock at first use */
+	int64_t now_us;        /* current_timestamp(); 0 = the clock when the
+	                        * expression is first evaluated (then fixed) */
 } dl_eval_ctx;
 #define DL_EVAL_CTX_INIT {NULL, 0}
 

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include <pthread.h>
+#include <time.h>
 #include "expr_test_util.h"
 
 static dl_batch *batch;
@@ -269,6 +270,19 @@ static void test_api(void **state)
 	assert_int_equal(s.type, DL_TYPE_STRING);
 	assert_int_equal(s.v.str.len, 3);
 	assert_memory_equal(s.v.str.ptr, "ab3", 3);
+	dl_expr_free(e);
+
+	/* current_timestamp() is one instant per expression across batches */
+	assert_int_equal(dl_expr_parse(&e, "unix_micros(current_timestamp())"), 0);
+	assert_int_equal(dl_expr_bind(e, batch->schema), 0);
+	dl_array *t1, *t2;
+	assert_int_equal(dl_expr_eval(&t1, e, batch, NULL), 0);
+	struct timespec pause = {0, 2000000};
+	nanosleep(&pause, NULL);
+	assert_int_equal(dl_expr_eval(&t2, e, batch, NULL), 0);
+	assert_int_equal(((int64_t *)t1->values)[0], ((int64_t *)t2->values)[3]);
+	dl_array_free(t1);
+	dl_array_free(t2);
 	dl_expr_free(e);
 
 	/* unbound evaluation is refused */
