@@ -86,6 +86,7 @@ int main(int argc, char **argv)
 	double best_f = 1e30, best_p = 1e30;
 	int64_t count = 0;
 	double sum = 0;
+	int status = 0;
 	dl_selection sel = {0};
 	for (int r = 0; r < runs; r++) {
 		double t = now_ms();
@@ -143,8 +144,10 @@ int main(int argc, char **argv)
 			       (long long)rows, df, df * 1e6 / (double)rows, dcount, dp, dp * 1e6 / (double)rows, dsum);
 			printf("ratio duckdb/deltalake: filter %.2fx, projection %.2fx (above 1: we are faster)\n", df / best_f,
 			       dp / best_p);
-			if (dcount != count || fabs(dsum - sum) > 1e-6 * fabs(sum))
+			if (dcount != count || fabs(dsum - sum) > 1e-6 * fabs(sum)) {
 				printf("MISMATCH: results differ from DuckDB's\n");
+				status = 1;
+			}
 		} else {
 			printf("duckdb: not run (%s)\n", line[0] ? line : "node or @duckdb/node-api unavailable");
 		}
@@ -157,5 +160,5 @@ int main(int argc, char **argv)
 	dl_type_unref(schema);
 	dl_type_unref(ti);
 	dl_type_unref(td);
-	return 0;
+	return status;
 }
