@@ -378,7 +378,9 @@ static int page_data(pq_leaf_reader *r, bool compressed, const uint8_t *src, siz
                      const uint8_t **out)
 {
 	if (!compressed || r->codec == PQ_CODEC_UNCOMPRESSED) {
-		if (slen != ulen && !compressed) return pq_leaf_error(r, DL_ECORRUPT, "uncompressed page of %zu bytes declares %zu", slen, ulen);
+		/* The bytes are used in place: the sizes must agree, or the
+		 * uncompressed size would send readers past the page. */
+		if (slen != ulen) return pq_leaf_error(r, DL_ECORRUPT, "uncompressed page of %zu bytes declares %zu", slen, ulen);
 		*out = src;
 		return 0;
 	}

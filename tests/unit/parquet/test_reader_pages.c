@@ -339,6 +339,25 @@ static void test_required_field_under_null_struct(void **state)
 	pq_reader_free(r);
 }
 
+/* An uncompressed page whose header claims more bytes than it has must not
+ * be read past its end. */
+static void test_uncompressed_size_mismatch(void **state)
+{
+	(void)state;
+	pq_schema_element s[] = {ROOT, {.name = (char *)"x", .has_repetition = true, .repetition = PQ_REQUIRED,
+	                               .has_type = true, .type = PQ_INT32, .converted_type = PQ_CT_NONE}};
+	page p = data_v1(2, PQ_ENC_PLAIN);
+	const int32_t vals[2] = {1, 2};
+	put(&p.body, vals, sizeof vals);
+	p.h.uncompressed_page_size = 4096;
+	pq_reader *r = build(s, 2, PQ_INT32, &p, 1, 2, 2);
+	dl_batch *b;
+	int64_t first;
+	assert_int_equal(pq_reader_next(r, &b, &first), DL_ECORRUPT);
+	assert_non_null(strstr(dl_error_last()->message, "declares 4096"));
+	pq_reader_free(r);
+}
+
 static int teardown(void **state)
 {
 	(void)state;
@@ -356,6 +375,7 @@ int main(void)
 		cmocka_unit_test(test_byte_stream_split_flba_decimal),
 		cmocka_unit_test(test_bad_levels_are_located),
 		cmocka_unit_test(test_required_field_under_null_struct),
+		cmocka_unit_test(test_uncompressed_size_mismatch),
 	};
 	return cmocka_run_group_tests(tests, NULL, teardown);
 }
