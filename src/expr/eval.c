@@ -262,6 +262,9 @@ static int eval_column(ex_vec *out, const ex_node *n, ex_run *r)
 			                    n->path[0]);
 		chk = chk->children[n->colidx[i]];
 	}
+	if (chk->type->id != n->type->id)
+		return dl_error_set(DL_EINVALID, "column '%s' is %s in the batch but %s in the schema the expression was bound to",
+		                    n->path[n->npath - 1], dl_type_id_name(chk->type->id), dl_type_id_name(n->type->id));
 	if (n->npath == 1) {
 		out->a = a;
 		out->owned = NULL;
