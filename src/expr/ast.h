@@ -68,6 +68,7 @@ struct dl_expr {
 	dl_type *schema;     /* the bound schema (a reference) */
 	dl_buf scratch;      /* eval_scalar string storage */
 	_Atomic int64_t now_us; /* current_timestamp() when the context gives none */
+	const struct dl_tz *bind_tz; /* the session zone at bind (zones live for the process) */
 	/* references to release on free */
 	dl_type **types;
 	size_t ntypes, captypes;

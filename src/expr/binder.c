@@ -851,6 +851,7 @@ int dl_expr_bind_ctx(dl_expr *e, const dl_type *schema, const dl_eval_ctx *ctx)
 	if (schema && schema->id != DL_TYPE_STRUCT) return dl_error_set(DL_EINVALID, "dl_expr_bind needs a STRUCT schema");
 	ex_bind b = {e, schema, ctx, dl_tz_utc()};
 	if (ctx && ctx->time_zone) DL_TRY(dl_tz_get(&b.tz, ctx->time_zone, strlen(ctx->time_zone)));
+	e->bind_tz = b.tz;
 	e->bound = NULL;
 	if (e->schema) dl_type_unref(e->schema);
 	e->schema = schema ? dl_type_ref((dl_type *)schema) : NULL;

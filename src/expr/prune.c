@@ -16,6 +16,7 @@
 
 typedef struct pr_ctx {
 	const dl_stats_provider *sp;
+	const dl_tz *tz; /* casts of statistics (DATE to TIMESTAMP) use the bind zone */
 } pr_ctx;
 
 typedef struct colinfo {
@@ -57,7 +58,7 @@ static dl_type *scalar_type(const dl_scalar *s)
 }
 
 /* Loads a stat scalar converted to the comparison type. */
-static bool load_stat(colinfo *ci, const dl_scalar *s, ex_val *out)
+static bool load_stat(colinfo *ci, const dl_scalar *s, ex_val *out, const dl_tz *tz)
 {
 	if (s->is_null || s->type == DL_TYPE_NULL) return false;
 	ex_val v;
@@ -66,7 +67,7 @@ static bool load_stat(colinfo *ci, const dl_scalar *s, ex_val *out)
 	if (!st) return false;
 	bool ok = true;
 	if (!dl_type_equals(st, ci->cmptype)) {
-		int rc = ex_cast_val(out, &v, st, ci->cmptype, true, NULL, &ci->buf);
+		int rc = ex_cast_val(out, &v, st, ci->cmptype, true, tz, &ci->buf);
 		ok = rc == 0 && !out->null;
 		if (rc < 0) dl_error_clear();
 	} else {
@@ -83,8 +84,8 @@ static int get_col(pr_ctx *c, const ex_node *col, const ex_node *outer, colinfo 
 	ci->cmptype = outer->type;
 	if (!c->sp->column) return 0;
 	DL_TRY(c->sp->column(c->sp->payload, (const char *const *)col->path, col->npath, &ci->st));
-	ci->have_min = ci->st.has_min && load_stat(ci, &ci->st.min, &ci->min);
-	ci->have_max = ci->st.has_max && load_stat(ci, &ci->st.max, &ci->max);
+	ci->have_min = ci->st.has_min && load_stat(ci, &ci->st.min, &ci->min, c->tz);
+	ci->have_max = ci->st.has_max && load_stat(ci, &ci->st.max, &ci->max, c->tz);
 	/* a cast of a truncated string max is not a bound */
 	if (ci->st.max_is_prefix && ci->cmptype->id != DL_TYPE_STRING) ci->have_max = false;
 	int64_t nr = c->sp->num_records;
@@ -359,6 +360,6 @@ int dl_expr_may_match(bool *out, const dl_expr *e, const dl_stats_provider *stat
 	*out = true;
 	if (!e->bound) return dl_error_set(DL_EINVALID, "the expression must be bound before pruning");
 	if (!stats) return 0;
-	pr_ctx c = {stats};
+	pr_ctx c = {stats, e->bind_tz ? e->bind_tz : dl_tz_utc()};
 	return may(&c, e->bound, false, out);
 }

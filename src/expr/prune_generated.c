@@ -9,7 +9,7 @@
  *   lexicographically (year=2020/month=10/day=01 layouts).
  * Only top-level conjuncts of the filter are used, so the derived filter is
  * implied by the original and skipping with it is sound. Generation
- * expressions are evaluated in UTC. */
+ * expressions are evaluated in the filter's bind time zone. */
 #include "expr/eval.h"
 #include "json/json.h"
 #include "util/error.h"
@@ -24,6 +24,7 @@ typedef struct gen_col {
 	int kind;
 	int base;           /* top-level index of the base column */
 	dl_expr *expr;      /* bound generation expression */
+	const dl_eval_ctx *ctx; /* the filter's session settings */
 } gen_col;
 
 static bool ordered_pattern(const char *p, size_t n)
@@ -92,9 +93,10 @@ static int classify(const ex_node *n, int *base)
 	return 0;
 }
 
-static int load_gen(gen_col *g, const dl_type *schema, const char *pname)
+static int load_gen(gen_col *g, const dl_type *schema, const char *pname, const dl_eval_ctx *ctx)
 {
 	memset(g, 0, sizeof *g);
+	g->ctx = ctx;
 	int k = dl_type_field_index(schema, pname);
 	if (k < 0) return 0;
 	const char *meta = schema->children[k].metadata;
@@ -105,7 +107,7 @@ static int load_gen(gen_col *g, const dl_type *schema, const char *pname)
 	const char *text = rc == 0 ? dl_json_get_str(j, "delta.generationExpression") : NULL;
 	if (rc < 0) dl_error_clear();
 	rc = 0;
-	if (text && dl_expr_parse(&g->expr, text) == 0 && dl_expr_bind(g->expr, schema) == 0) {
+	if (text && dl_expr_parse(&g->expr, text) == 0 && dl_expr_bind_ctx(g->expr, schema, ctx) == 0) {
 		g->kind = classify(g->expr->bound, &g->base);
 		g->name = schema->children[k].name;
 	} else {
@@ -133,7 +135,7 @@ static int gen_value(dl_buf *out, const gen_col *g, const dl_type *schema, const
 		dl_array_free(b->cols[g->base]);
 		b->cols[g->base] = col;
 		dl_array *res;
-		rc = dl_expr_eval(&res, g->expr, b, NULL);
+		rc = dl_expr_eval(&res, g->expr, b, g->ctx);
 		if (rc == 0) {
 			ex_val r;
 			dl_scalar s;
@@ -288,17 +290,19 @@ int dl_expr_derive_partition_filter(dl_expr **out, const dl_expr *filter, const 
 	*out = NULL;
 	if (!filter->bound) return dl_error_set(DL_EINVALID, "the filter must be bound before deriving partition filters");
 	if (npartition_cols <= 0) return 0;
+	/* generation expressions run in the filter's session time zone */
+	dl_eval_ctx ctx = {filter->bind_tz ? dl_tz_name(filter->bind_tz) : NULL, 0};
 	derive d = {schema, dl_calloc((size_t)npartition_cols, sizeof(gen_col)), 0, DL_BUF_INIT, 0};
 	if (!d.gens) return DL_ENOMEM;
 	int rc = 0;
 	for (int i = 0; i < npartition_cols && rc == 0; i++) {
-		rc = load_gen(&d.gens[d.ngens], schema, partition_cols[i]);
+		rc = load_gen(&d.gens[d.ngens], schema, partition_cols[i], &ctx);
 		if (rc == 0 && d.gens[d.ngens].kind) d.ngens++;
 	}
 	if (rc == 0 && d.ngens) rc = walk(&d, filter->bound);
 	if (rc == 0 && d.nconj) {
 		rc = dl_expr_parse(out, d.sql.data);
-		if (rc == 0) rc = dl_expr_bind(*out, schema);
+		if (rc == 0) rc = dl_expr_bind_ctx(*out, schema, &ctx);
 		if (rc < 0) {
 			dl_expr_free(*out);
 			*out = NULL;

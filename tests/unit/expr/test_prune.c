@@ -115,6 +115,19 @@ static void test_unit(void **state)
 	assert_false(may("i NOT IN (3, 7)", &fs, 100));
 	assert_true(may("i NOT IN (3, 8)", &fs, 100));
 	assert_false(may("NOT (i IN (3, 7))", &fs, 100));
+	/* DATE statistics compared with a TIMESTAMP in the bind time zone */
+	{
+		dl_expr *e;
+		dl_eval_ctx ctx = {"-05:00", 0};
+		set_int(&fs.col[3], DL_TYPE_DATE, 18263, 18263, 0); /* 2020-01-02 */
+		assert_int_equal(dl_expr_parse(&e, "dt > TIMESTAMP '2020-01-02 03:00:00Z'"), 0);
+		assert_int_equal(dl_expr_bind_ctx(e, schema, &ctx), 0);
+		dl_stats_provider sp = {100, provide, &fs};
+		bool m;
+		assert_int_equal(dl_expr_may_match(&m, e, &sp), 0);
+		assert_true(m); /* midnight at -05:00 is 05:00Z, after 03:00Z */
+		dl_expr_free(e);
+	}
 	/* nothing known: keep */
 	file_stats none = {0};
 	assert_true(may("i = 15 AND s LIKE 'q%'", &none, -1));
