@@ -155,7 +155,10 @@ static void literal(dl_buf *b, int col)
 		break;
 	case 1: dl_buf_printf(b, rnd(2) ? "%d.25D" : "%d", (int)rnd(20) - 5); break;
 	case 2: dl_buf_printf(b, "'%s'", words[rnd(NWORDS)]); break;
-	default: dl_buf_printf(b, "DATE '2020-01-%02d'", 1 + (int)rnd(28)); break;
+	default:
+		if (rnd(3) == 0) dl_buf_printf(b, "TIMESTAMP '2020-01-%02d %02d:00:00'", 1 + (int)rnd(28), (int)rnd(24));
+		else dl_buf_printf(b, "DATE '2020-01-%02d'", 1 + (int)rnd(28));
+		break;
 	}
 }
 
@@ -300,14 +303,16 @@ static void test_soundness(void **state)
 			dl_buf b = DL_BUF_INIT;
 			pred(&b, 3);
 			dl_expr *e;
+			static const char *const zones[] = {NULL, "-05:00", "+09:00", "America/Los_Angeles"};
+			dl_eval_ctx ctx = {zones[rnd(4)], 0};
 			assert_int_equal(dl_expr_parse(&e, b.data), 0);
-			if (dl_expr_bind(e, schema) < 0) {
+			if (dl_expr_bind_ctx(e, schema, &ctx) < 0) {
 				dl_expr_free(e);
 				dl_buf_free(&b);
 				continue;
 			}
 			dl_selection sel = {0};
-			int rc = dl_expr_filter(&sel, e, bt, NULL);
+			int rc = dl_expr_filter(&sel, e, bt, &ctx);
 			dl_stats_provider sp = {rnd(5) ? n : -1, provide, &fs};
 			bool m;
 			assert_int_equal(dl_expr_may_match(&m, e, &sp), 0);
