@@ -59,6 +59,7 @@ int pq_colw_init(pq_colw *c, const pq_leaf *leaf, const pq_colw_options *opt)
 	pq_dict_init(&c->dict, c->width);
 	pq_stats_init(&c->stats, stats_kind(leaf->type));
 	pq_stats_init(&c->file_stats, stats_kind(leaf->type));
+	pq_stats_init(&c->pstats, stats_kind(leaf->type));
 	return 0;
 }
 
@@ -75,6 +76,9 @@ void pq_colw_free(pq_colw *c)
 	dl_buf_free(&c->body);
 	dl_buf_free(&c->comp);
 	dl_buf_free(&c->scratch);
+	pq_page_index_free(&c->pidx);
+	pq_stats_free(&c->pstats);
+	dl_free(c->seen);
 	memset(c, 0, sizeof *c);
 }
 
@@ -201,11 +205,13 @@ static int put_value(pq_colw *c, const dl_array *a, int64_t i)
 	}
 	case DL_TYPE_FLOAT: {
 		float v = ((const float *)a->values)[i];
+		if (v != v) c->stats.nan_count++; /* every NaN, dictionary or not */
 		if ((rc = put_encoded(c, &v, 4)) > 0) pq_stats_double(&c->stats, v);
 		return rc < 0 ? rc : 0;
 	}
 	case DL_TYPE_DOUBLE: {
 		double v = ((const double *)a->values)[i];
+		if (v != v) c->stats.nan_count++;
 		if ((rc = put_encoded(c, &v, 8)) > 0) pq_stats_double(&c->stats, v);
 		return rc < 0 ? rc : 0;
 	}
@@ -329,6 +335,121 @@ static bool dict_pays_off(const pq_colw *c)
 	return c->dict.data.len + index_bytes(c) < c->page_raw;
 }
 
+/* ---- page index -------------------------------------------------------- */
+
+/* Folds one PLAIN value (byte arrays without their length) into s. */
+static int page_value(const pq_colw *c, pq_stats *s, const uint8_t *p, size_t n)
+{
+	switch (s->kind) {
+	case PQ_SK_BOOL:
+		pq_stats_bool(s, p[0] != 0);
+		return 0;
+	case PQ_SK_INT:
+	case PQ_SK_DECIMAL: {
+		dl_i128 v = 0;
+		if (c->leaf->phys == PQ_INT32) {
+			int32_t x;
+			memcpy(&x, p, 4);
+			v = x;
+		} else if (c->leaf->phys == PQ_INT64) {
+			int64_t x;
+			memcpy(&x, p, 8);
+			v = x;
+		} else {
+			v = (p[0] & 0x80) ? -1 : 0; /* big-endian two's complement */
+			for (size_t k = 0; k < n; k++) v = v * 256 + p[k];
+		}
+		if (s->kind == PQ_SK_INT) pq_stats_int(s, (int64_t)v);
+		else pq_stats_decimal(s, v);
+		return 0;
+	}
+	case PQ_SK_FLOAT: {
+		double d;
+		if (c->leaf->phys == PQ_FLOAT) {
+			float f;
+			memcpy(&f, p, 4);
+			d = f;
+		} else {
+			memcpy(&d, p, 8);
+		}
+		if (d != d) s->nan_count++;
+		pq_stats_double(s, d);
+		return 0;
+	}
+	case PQ_SK_BYTES:
+		return pq_stats_bytes(s, p, n);
+	default:
+		return 0;
+	}
+}
+
+/* Min/max of the page's values: each used dictionary entry once, or every
+ * PLAIN value. Kept off the per-value path: it runs at page flush. */
+static int page_minmax(pq_colw *c, pq_stats *s)
+{
+	size_t n;
+	if (c->dict_on) {
+		size_t words = ((size_t)c->dict.count + 63) / 64;
+		if (words > c->seen_words) {
+			uint64_t *w = dl_reallocarray(c->seen, words, sizeof *w);
+			if (!w) return DL_ENOMEM;
+			c->seen = w;
+			c->seen_words = words;
+		}
+		if (words) memset(c->seen, 0, words * sizeof *c->seen);
+		for (size_t k = 0; k < c->nidx; k++) c->seen[c->idx[k] >> 6] |= 1ULL << (c->idx[k] & 63);
+		for (uint32_t e = 0; e < c->dict.count; e++) {
+			if (!(c->seen[e >> 6] >> (e & 63) & 1)) continue;
+			const uint8_t *p = pq_dict_entry(&c->dict, e, &n);
+			DL_TRY(page_value(c, s, p, n));
+		}
+		return 0;
+	}
+	if (!c->plain.len) return 0;
+	const uint8_t *p = (const uint8_t *)c->plain.data, *end = p + c->plain.len;
+	while (p < end) {
+		if (c->leaf->phys == PQ_BOOLEAN || c->width) {
+			n = c->leaf->phys == PQ_BOOLEAN ? 1 : (size_t)c->width;
+		} else {
+			n = (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
+			p += 4;
+		}
+		DL_TRY(page_value(c, s, p, n));
+		p += n;
+	}
+	return 0;
+}
+
+/* Describes the page about to be written (at `offset` in c->pages). */
+static int page_record(pq_colw *c, pq_page_rec *r)
+{
+	memset(r, 0, sizeof *r);
+	pq_stats_reset(&c->pstats);
+	for (size_t k = 0; c->def && k < c->nslots; k++) r->null_count += c->def[k] < c->leaf->max_def;
+	DL_TRY(page_minmax(c, &c->pstats));
+	bool has_values = (size_t)r->null_count < c->nslots;
+	r->null_page = !has_values;
+	r->first_row = c->chunk_rows;
+	/* No order to give (null type), or NaNs that old readers would prune
+	 * with a min/max that leaves them out: no ColumnIndex for this chunk, as
+	 * parquet-mr drops it when it meets a NaN. */
+	if (has_values && (!c->pstats.has_minmax || c->pstats.kind == PQ_SK_NONE)) c->pidx.no_values = true;
+	if (c->pstats.nan_count) c->pidx.no_values = true;
+	return 0;
+}
+
+static int page_record_add(pq_colw *c, pq_page_rec *r)
+{
+	pq_statistics st;
+	memset(&st, 0, sizeof st);
+	if (!r->null_page && c->pstats.has_minmax)
+		DL_TRY(pq_stats_to_thrift(&c->pstats, c->leaf->phys, c->leaf->type_length, c->opt.stats_truncate,
+		                          c->leaf->utf8, &c->scratch, &st));
+	r->min_len = st.has_min_value ? st.min_value.len : 0;
+	r->max_len = st.has_max_value ? st.max_value.len : 0;
+	return pq_page_index_add(&c->pidx, r, st.min_value.ptr, st.max_value.ptr);
+}
+
 static int flush_page(pq_colw *c)
 {
 	if (!c->nslots) return 0;
@@ -338,6 +459,8 @@ static int flush_page(pq_colw *c)
 	bool dict_on = c->dict_on;
 	if (!c->nidx) c->dict_on = false;
 	DL_TRY(check_i32(c->nslots, "value count", c));
+	pq_page_rec rec;
+	if (c->opt.page_index) DL_TRY(page_record(c, &rec));
 	DL_TRY(encode_body(c, &c->body));
 	pq_page_header h;
 	memset(&h, 0, sizeof h);
@@ -348,7 +471,15 @@ static int flush_page(pq_colw *c)
 	h.data_page_header.definition_level_encoding = PQ_ENC_RLE;
 	h.data_page_header.repetition_level_encoding = PQ_ENC_RLE;
 	int64_t unc;
+	size_t at = c->pages.len;
 	DL_TRY(emit_page(c, &h, &c->pages, &unc));
+	if (c->opt.page_index) {
+		rec.offset = (int64_t)at;
+		rec.size = (int32_t)(c->pages.len - at);
+		DL_TRY(page_record_add(c, &rec));
+		c->chunk_rows += c->page_rows;
+		c->page_rows = 0;
+	}
 	c->pages_uncompressed += unc;
 	c->num_values += (int64_t)c->nslots;
 	c->stats.num_values += (int64_t)c->nslots;
@@ -431,6 +562,7 @@ static int write_flat(pq_colw *c, const dl_array *a, int64_t start, int64_t n)
 			DL_TRY(put_levels(c, optional, 0));
 			DL_TRY(put_value(c, a, i));
 		}
+		c->page_rows++;
 		/* The full page-size check every 1024 rows; PLAIN growth and a
 		 * pending fallback at once (a row is one value here). */
 		if (c->fallback || c->plain.len >= c->opt.page_bytes || (i & 1023) == 1023) DL_TRY(row_boundary(c));
@@ -446,6 +578,7 @@ int pq_colw_write(pq_colw *c, const dl_array *top, int64_t start, int64_t n)
 	if (c->leaf->nsteps == 1) return write_flat(c, top, start, n);
 	for (int64_t i = start; i < start + n; i++) {
 		DL_TRY(walk(c, 0, top, i, 0, 0));
+		c->page_rows++;
 		DL_TRY(row_boundary(c));
 	}
 	return 0;
@@ -514,7 +647,25 @@ static int describe(pq_colw *c, dl_arena *arena, pq_column_meta *m, bool has_dic
 	return 0;
 }
 
-int pq_colw_flush_chunk(pq_colw *c, pq_sink *sink, dl_arena *arena, pq_column_chunk *out)
+/* The chunk's page index into ci/oi (offsets relative to those buffers). */
+static int emit_page_index(pq_colw *c, pq_column_chunk *out, dl_buf *ci, dl_buf *oi)
+{
+	if (!c->pidx.no_values && c->pidx.n) {
+		size_t at = ci->len;
+		DL_TRY(pq_page_index_encode_column(ci, &c->pidx));
+		out->has_column_index_offset = out->has_column_index_length = true;
+		out->column_index_offset = (int64_t)at;
+		out->column_index_length = (int32_t)(ci->len - at);
+	}
+	size_t at = oi->len;
+	DL_TRY(pq_page_index_encode_offsets(oi, &c->pidx, out->meta_data.data_page_offset));
+	out->has_offset_index_offset = out->has_offset_index_length = true;
+	out->offset_index_offset = (int64_t)at;
+	out->offset_index_length = (int32_t)(oi->len - at);
+	return 0;
+}
+
+int pq_colw_flush_chunk(pq_colw *c, pq_sink *sink, dl_arena *arena, pq_column_chunk *out, dl_buf *ci, dl_buf *oi)
 {
 	DL_TRY(flush_page(c));
 	memset(out, 0, sizeof *out);
@@ -533,6 +684,9 @@ int pq_colw_flush_chunk(pq_colw *c, pq_sink *sink, dl_arena *arena, pq_column_ch
 	m->total_compressed_size = dict_comp + (int64_t)c->pages.len;
 	out->file_offset = start;
 	DL_TRY(describe(c, arena, m, has_dict));
+	if (c->opt.page_index && ci && oi) DL_TRY(emit_page_index(c, out, ci, oi));
+	pq_page_index_clear(&c->pidx);
+	c->chunk_rows = c->page_rows = 0;
 	DL_TRY(pq_stats_merge(&c->file_stats, &c->stats));
 	/* Ready for the next row group: the dictionary starts afresh. */
 	pq_stats_reset(&c->stats);

@@ -9,6 +9,7 @@
 #include "columnar/array.h"
 #include "parquet/dictionary_write.h"
 #include "parquet/metadata.h"
+#include "parquet/page_index.h"
 #include "parquet/schema_write.h"
 #include "parquet/stats.h"
 #include "util/arena.h"
@@ -23,6 +24,7 @@ typedef struct pq_colw_options {
 	bool dictionary;         /* try dictionary encoding */
 	size_t stats_truncate;   /* byte array min/max length in the footer (0 = full) */
 	bool page_crc;           /* CRC-32 of each page's (compressed) data in its header */
+	bool page_index;         /* collect the ColumnIndex/OffsetIndex of each chunk */
 } pq_colw_options;
 
 typedef struct pq_colw {
@@ -48,6 +50,12 @@ typedef struct pq_colw {
 	pq_stats stats;          /* this chunk */
 	pq_stats file_stats;     /* every chunk so far */
 	dl_buf body, comp, scratch;
+	/* page index (opt.page_index) */
+	pq_page_index pidx;
+	int64_t page_rows, chunk_rows;
+	pq_stats pstats;         /* the page being flushed */
+	uint64_t *seen;          /* dictionary entries used by the page */
+	size_t seen_words;
 } pq_colw;
 
 int pq_colw_init(pq_colw *c, const pq_leaf *leaf, const pq_colw_options *opt);
@@ -58,7 +66,10 @@ int pq_colw_write(pq_colw *c, const dl_array *top, int64_t start, int64_t n);
 /* Uncompressed bytes buffered for the current row group (estimate). */
 int64_t pq_colw_buffered(const pq_colw *c);
 /* Flushes the chunk to the sink and describes it in *out (strings and
- * statistics copied into `arena`, which must outlive the footer). */
-int pq_colw_flush_chunk(pq_colw *c, pq_sink *sink, dl_arena *arena, pq_column_chunk *out);
+ * statistics copied into `arena`, which must outlive the footer). With
+ * opt.page_index, appends the chunk's ColumnIndex to `ci` and OffsetIndex
+ * to `oi` and sets the column/offset index fields of *out to their offsets
+ * in those buffers (the writer rebases them when it writes the buffers). */
+int pq_colw_flush_chunk(pq_colw *c, pq_sink *sink, dl_arena *arena, pq_column_chunk *out, dl_buf *ci, dl_buf *oi);
 
 #endif

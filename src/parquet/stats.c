@@ -12,6 +12,7 @@ void pq_stats_reset(pq_stats *s)
 {
 	s->num_values = 0;
 	s->null_count = 0;
+	s->nan_count = 0;
 	s->has_minmax = false;
 	dl_buf_clear(&s->min_bytes);
 	dl_buf_clear(&s->max_bytes);
@@ -56,6 +57,7 @@ int pq_stats_merge(pq_stats *dst, const pq_stats *src)
 {
 	dst->num_values += src->num_values;
 	dst->null_count += src->null_count;
+	dst->nan_count += src->nan_count;
 	if (!src->has_minmax) return 0;
 	switch (src->kind) {
 	case PQ_SK_NONE:
@@ -251,6 +253,10 @@ int pq_stats_to_thrift(const pq_stats *s, pq_type phys, int type_length, size_t 
 	memset(out, 0, sizeof *out);
 	out->has_null_count = true;
 	out->null_count = s->null_count;
+	if (s->kind == PQ_SK_FLOAT) {
+		out->has_nan_count = true; /* readers may then trust that no NaN hides */
+		out->nan_count = s->nan_count;
+	}
 	if (!s->has_minmax || s->kind == PQ_SK_NONE) return 0;
 	dl_buf_clear(scratch);
 	size_t min_off, max_off, min_n, max_n;

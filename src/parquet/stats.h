@@ -38,6 +38,7 @@ typedef struct pq_stats {
 	pq_stats_kind kind;
 	int64_t num_values; /* leaf slots, nulls included */
 	int64_t null_count;
+	int64_t nan_count;  /* FLOAT/DOUBLE: NaNs (left out of min/max); counted by the caller */
 	bool has_minmax;    /* false when every value was null (or NaN) */
 	pq_stats_value min, max;
 	dl_buf min_bytes, max_bytes;

@@ -23,6 +23,7 @@ struct pq_writer {
 	uint32_t nkvs, cap_kvs;
 	int64_t num_rows, rg_rows;
 	dl_pool *pool;       /* helpers when opt.threads > 1 */
+	dl_buf ci, oi;       /* page indexes of every chunk, written at close */
 	bool closed;
 	int failed; /* first error: after it the file is unusable, so refuse more */
 };
@@ -51,7 +52,7 @@ int pq_writer_open(pq_writer **out, dl_type *schema, pq_sink *sink, const pq_wri
 		return DL_ENOMEM;
 	}
 	pq_colw_options co = {w->opt.codec, w->opt.level, w->opt.page_bytes, w->opt.dict_bytes, w->opt.dictionary,
-	                      w->opt.stats_truncate, w->opt.page_crc};
+	                      w->opt.stats_truncate, w->opt.page_crc, w->opt.page_index};
 	for (int i = 0; i < w->ws.nleaves; i++) pq_colw_init(&w->cols[i], &w->ws.leaves[i], &co);
 	/* The caller works too: a pool of threads - 1 helpers, and only when
 	 * there is more than one column to share. */
@@ -76,6 +77,8 @@ void pq_writer_free(pq_writer *w)
 	dl_type_unref(w->schema);
 	dl_free(w->rgs);
 	dl_free(w->kvs);
+	dl_buf_free(&w->ci);
+	dl_buf_free(&w->oi);
 	dl_arena_free(&w->arena);
 	dl_free(w);
 }
@@ -109,7 +112,7 @@ static int flush_row_group(pq_writer *w)
 	rg->has_file_offset = rg->has_total_compressed_size = rg->has_ordinal = true;
 	rg->file_offset = w->sink->pos;
 	for (int i = 0; i < w->ws.nleaves; i++) {
-		DL_TRY(pq_colw_flush_chunk(&w->cols[i], w->sink, &w->arena, &rg->columns[i]));
+		DL_TRY(pq_colw_flush_chunk(&w->cols[i], w->sink, &w->arena, &rg->columns[i], &w->ci, &w->oi));
 		rg->total_byte_size += rg->columns[i].meta_data.total_uncompressed_size;
 		rg->total_compressed_size += rg->columns[i].meta_data.total_compressed_size;
 	}
@@ -274,11 +277,32 @@ static int write_footer(pq_writer *w)
 	return rc;
 }
 
+/* The page indexes go between the last row group and the footer (all
+ * column indexes, then all offset indexes, as parquet-mr lays them out);
+ * the chunks' offsets into the buffers become file offsets. */
+static int write_page_indexes(pq_writer *w)
+{
+	if (!w->opt.page_index) return 0;
+	int64_t ci_base = w->sink->pos;
+	DL_TRY(pq_sink_write(w->sink, w->ci.data, w->ci.len));
+	int64_t oi_base = w->sink->pos;
+	DL_TRY(pq_sink_write(w->sink, w->oi.data, w->oi.len));
+	for (uint32_t g = 0; g < w->nrgs; g++) {
+		for (uint32_t i = 0; i < w->rgs[g].ncolumns; i++) {
+			pq_column_chunk *c = &w->rgs[g].columns[i];
+			if (c->has_column_index_offset) c->column_index_offset += ci_base;
+			if (c->has_offset_index_offset) c->offset_index_offset += oi_base;
+		}
+	}
+	return 0;
+}
+
 int pq_writer_close(pq_writer *w)
 {
 	if (w->failed) return refuse(w);
 	if (w->closed) return 0;
 	DL_TRY(fail(w, flush_row_group(w)));
+	DL_TRY(fail(w, write_page_indexes(w)));
 	DL_TRY(fail(w, write_footer(w)));
 	w->closed = true;
 	return 0;

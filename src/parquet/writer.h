@@ -41,10 +41,11 @@ typedef struct pq_writer_options {
 	int threads;             /* leaf columns encoded and compressed in parallel by
 	                          * this many threads (the caller's included); <= 1:
 	                          * the calling thread only */
+	bool page_index;         /* ColumnIndex + OffsetIndex after the row groups */
 } pq_writer_options;
 
 #define PQ_WRITER_OPTIONS_INIT \
-	{PQ_CODEC_ZSTD, 0, 128 << 20, 0, 1 << 20, 1 << 20, true, 64, true, NULL, NULL, 1}
+	{PQ_CODEC_ZSTD, 0, 128 << 20, 0, 1 << 20, 1 << 20, true, 64, true, NULL, NULL, 1, true}
 
 typedef struct pq_writer pq_writer;
 

@@ -14,6 +14,7 @@
 #include "parquet/metadata.h"
 #include "parquet/metadata_write.h"
 #include "parquet/reader.h"
+#include "parquet/thrift_read.h"
 #include "parquet/stats.h"
 #include "parquet/thrift_write.h"
 #include "parquet/writer.h"
@@ -588,6 +589,253 @@ static void test_nested_field_ids(void **state)
 	for (int i = 0; i < 5; i++) dl_type_unref(ts[i]);
 }
 
+/* ---- page index ---- */
+
+typedef struct page_loc {
+	int64_t offset, first_row;
+	int32_t size;
+} page_loc;
+
+typedef struct col_index {
+	int n;
+	bool null_page[512];
+	const uint8_t *min[512], *max[512];
+	uint32_t min_len[512], max_len[512];
+	int64_t nulls[512];
+} col_index;
+
+static int decode_offset_index(const uint8_t *p, size_t len, page_loc *out, int cap)
+{
+	pq_thrift t;
+	pq_thrift_init(&t, p, len, "offset index");
+	int n = 0;
+	assert_int_equal(pq_thrift_struct_begin(&t), 0);
+	for (int type;;) {
+		int16_t id;
+		assert_int_equal(pq_thrift_field(&t, &type, &id), 0);
+		if (type == TC_STOP) break;
+		assert_int_equal(id, 1);
+		int et;
+		uint32_t cnt;
+		assert_int_equal(pq_thrift_list(&t, &et, &cnt), 0);
+		assert_true((int)cnt <= cap);
+		for (uint32_t i = 0; i < cnt; i++, n++) {
+			assert_int_equal(pq_thrift_struct_begin(&t), 0);
+			for (int ft;;) {
+				int16_t fid;
+				assert_int_equal(pq_thrift_field(&t, &ft, &fid), 0);
+				if (ft == TC_STOP) break;
+				int32_t v32;
+				if (fid == 1) assert_int_equal(pq_thrift_i64(&t, &out[n].offset), 0);
+				else if (fid == 2) assert_int_equal(pq_thrift_i32(&t, &v32), 0), out[n].size = v32;
+				else if (fid == 3) assert_int_equal(pq_thrift_i64(&t, &out[n].first_row), 0);
+				else fail_msg("PageLocation field %d", fid);
+			}
+			pq_thrift_struct_end(&t);
+		}
+	}
+	pq_thrift_struct_end(&t);
+	assert_int_equal(pq_thrift_pos(&t), len);
+	return n;
+}
+
+static void decode_column_index(const uint8_t *p, size_t len, col_index *ci)
+{
+	pq_thrift t;
+	pq_thrift_init(&t, p, len, "column index");
+	memset(ci, 0, sizeof *ci);
+	assert_int_equal(pq_thrift_struct_begin(&t), 0);
+	for (int type;;) {
+		int16_t id;
+		assert_int_equal(pq_thrift_field(&t, &type, &id), 0);
+		if (type == TC_STOP) break;
+		int et;
+		uint32_t cnt;
+		if (id == 4) {
+			int32_t order;
+			assert_int_equal(pq_thrift_i32(&t, &order), 0);
+			assert_int_equal(order, 0);
+			continue;
+		}
+		assert_int_equal(pq_thrift_list(&t, &et, &cnt), 0);
+		assert_true(cnt <= 512);
+		ci->n = (int)cnt;
+		for (uint32_t i = 0; i < cnt; i++) {
+			if (id == 1) assert_int_equal(pq_thrift_bool_elem(&t, &ci->null_page[i]), 0);
+			else if (id == 2) assert_int_equal(pq_thrift_binary(&t, &ci->min[i], &ci->min_len[i]), 0);
+			else if (id == 3) assert_int_equal(pq_thrift_binary(&t, &ci->max[i], &ci->max_len[i]), 0);
+			else if (id == 5) assert_int_equal(pq_thrift_i64(&t, &ci->nulls[i]), 0);
+			else fail_msg("ColumnIndex field %d", id);
+		}
+	}
+	pq_thrift_struct_end(&t);
+	assert_int_equal(pq_thrift_pos(&t), len);
+}
+
+static int cmp_bytes(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
+{
+	size_t n = an < bn ? an : bn;
+	int c = n ? memcmp(a, b, n) : 0;
+	return c ? c : (an > bn) - (an < bn);
+}
+
+/* Pages of every chunk are where the OffsetIndex says, with the rows it
+ * says, and the ColumnIndex bounds every value and counts every null of
+ * each page (checked against the rows read back). */
+static void test_page_index(void **state)
+{
+	(void)state;
+	dl_type *i64 = dl_type_new(DL_TYPE_LONG), *str = dl_type_new(DL_TYPE_STRING), *dbl = dl_type_new(DL_TYPE_DOUBLE);
+	dl_type *lst = dl_type_array(i64, true);
+	dl_field f[] = {{(char *)"id", i64, false, (char *)"{}"}, {(char *)"s", str, true, (char *)"{}"},
+	                {(char *)"d", dbl, true, (char *)"{}"}, {(char *)"l", lst, true, (char *)"{}"}};
+	dl_type *schema = dl_type_struct(f, 4);
+	const int64_t rows = 9000;
+	dl_buf out = DL_BUF_INIT;
+	pq_sink sink;
+	pq_sink_init_buf(&sink, &out);
+	pq_writer_options opt = PQ_WRITER_OPTIONS_INIT;
+	opt.page_bytes = 700;
+	opt.row_group_rows = 4000;
+	opt.stats_truncate = 6;
+	pq_writer *w;
+	assert_int_equal(pq_writer_open(&w, schema, &sink, &opt), 0);
+	dl_batch *b = dl_batch_new(schema, rows);
+	dl_builder *bl[4];
+	for (int i = 0; i < 4; i++) assert_int_equal(dl_builder_new(&bl[i], f[i].type), 0);
+	for (int64_t i = 0; i < rows; i++) {
+		dl_builder_append_int(bl[0], (i * 7919) % 100000);
+		char t[32];
+		snprintf(t, sizeof t, "key-%03d-long-suffix", (int)(i % 300));
+		if (i < 2000 || i % 5 == 0) dl_builder_append_null(bl[1]);
+		else dl_builder_append_str(bl[1], t);
+		if (i == 5000) dl_builder_append_double(bl[2], NAN); /* no column index for d's chunk */
+		else dl_builder_append_double(bl[2], (double)(i % 1000) - 500.5);
+		if (i % 7 == 0) {
+			dl_builder_append_null(bl[3]);
+		} else {
+			dl_builder_begin_list(bl[3]);
+			for (int k = 0; k < (int)(i % 4); k++) dl_builder_append_int(dl_builder_child(bl[3], 0), i * 4 + k);
+			dl_builder_end_list(bl[3]);
+		}
+	}
+	for (int i = 0; i < 4; i++) {
+		dl_builder_finish(&b->cols[i], bl[i]);
+		dl_builder_free(bl[i]);
+	}
+	assert_int_equal(pq_writer_write(w, b), 0);
+	assert_int_equal(pq_writer_close(w), 0);
+
+	pq_reader *r;
+	assert_int_equal(pq_reader_open_memory(&r, (const uint8_t *)out.data, out.len, "page index"), 0);
+	const pq_file_metadata *md = pq_reader_metadata(r);
+	assert_int_equal(md->nrow_groups, 3);
+	const uint8_t *file = (const uint8_t *)out.data;
+	int64_t rg_first = 0;
+	int with_ci = 0, pages_total = 0;
+	for (uint32_t g = 0; g < md->nrow_groups; g++) {
+		const pq_row_group *rg = &md->row_groups[g];
+		for (uint32_t c = 0; c < rg->ncolumns; c++) {
+			const pq_column_chunk *cc = &rg->columns[c];
+			const pq_column_meta *m = &cc->meta_data;
+			assert_true(cc->has_offset_index_offset && cc->has_offset_index_length);
+			page_loc loc[512];
+			int n = decode_offset_index(file + cc->offset_index_offset, (size_t)cc->offset_index_length, loc, 512);
+			if (n < 1) fail_msg("row group %u column %u: %d pages", g, c, n);
+			pages_total += n;
+			assert_int_equal(loc[0].offset, m->data_page_offset);
+			assert_int_equal(loc[0].first_row, 0);
+			int64_t values = 0;
+			for (int i = 0; i < n; i++) {
+				pq_page_header h;
+				size_t hl;
+				assert_int_equal(pq_page_header_decode(&h, file + loc[i].offset, 4096, &hl, "page"), 0);
+				assert_int_equal(h.type, PQ_PAGE_DATA);
+				assert_int_equal((int64_t)hl + h.compressed_page_size, loc[i].size);
+				values += h.data_page_header.num_values;
+				if (i + 1 < n) {
+					assert_int_equal(loc[i + 1].offset, loc[i].offset + loc[i].size);
+					assert_true(loc[i + 1].first_row > loc[i].first_row);
+				}
+			}
+			int64_t chunk_start = m->has_dictionary_page_offset ? m->dictionary_page_offset : m->data_page_offset;
+			assert_int_equal(loc[n - 1].offset + loc[n - 1].size, chunk_start + m->total_compressed_size);
+			assert_int_equal(values, m->num_values);
+			assert_true(loc[n - 1].first_row < rg->num_rows);
+			if (c == 2) { /* NaN counted; none in row groups 0 and 2 */
+				assert_true(m->statistics.has_nan_count);
+				assert_int_equal(m->statistics.nan_count, g == 1);
+			}
+			if (c == 2 && g == 1) { /* the NaN chunk: no column index */
+				assert_false(cc->has_column_index_offset);
+				continue;
+			}
+			if (!cc->has_column_index_offset) fail_msg("no column index for row group %u column %u", g, c);
+			with_ci++;
+			col_index ci;
+			decode_column_index(file + cc->column_index_offset, (size_t)cc->column_index_length, &ci);
+			assert_int_equal(ci.n, n);
+			/* Every row of every page against the page's entry. */
+			for (int i = 0; i < n; i++) {
+				int64_t lo = rg_first + loc[i].first_row;
+				int64_t hi = rg_first + (i + 1 < n ? loc[i + 1].first_row : rg->num_rows);
+				int64_t nulls = 0;
+				bool any = false;
+				for (int64_t row = lo; row < hi; row++) {
+					if (c == 0) {
+						int64_t v = (row * 7919) % 100000, mn, mx;
+						memcpy(&mn, ci.min[i], 8);
+						memcpy(&mx, ci.max[i], 8);
+						assert_true(mn <= v && v <= mx);
+						any = true;
+					} else if (c == 1) {
+						if (row < 2000 || row % 5 == 0) {
+							nulls++;
+							continue;
+						}
+						char t[32];
+						int tl = snprintf(t, sizeof t, "key-%03d-long-suffix", (int)(row % 300));
+						assert_true(ci.min_len[i] <= 6 && ci.max_len[i] <= 6);
+						assert_true(cmp_bytes(ci.min[i], ci.min_len[i], (const uint8_t *)t, (size_t)tl) <= 0);
+						assert_true(cmp_bytes((const uint8_t *)t, (size_t)tl, ci.max[i], ci.max_len[i]) <= 0);
+						any = true;
+					} else if (c == 2) {
+						double v = (double)(row % 1000) - 500.5, mn, mx;
+						memcpy(&mn, ci.min[i], 8);
+						memcpy(&mx, ci.max[i], 8);
+						assert_true(mn <= v && v <= mx);
+						any = true;
+					} else {
+						int k = (int)(row % 4);
+						if (row % 7 == 0 || k == 0) {
+							nulls++; /* null list or empty list: one null slot */
+							continue;
+						}
+						int64_t mn, mx;
+						memcpy(&mn, ci.min[i], 8);
+						memcpy(&mx, ci.max[i], 8);
+						assert_true(mn <= row * 4 && row * 4 + k - 1 <= mx);
+						any = true;
+					}
+				}
+				assert_int_equal(ci.nulls[i], nulls);
+				assert_int_equal(ci.null_page[i], !any);
+				if (!any) assert_int_equal(ci.min_len[i], 0);
+			}
+		}
+		rg_first += rg->num_rows;
+	}
+	assert_int_equal(with_ci, 3 * 4 - 1);
+	assert_true(pages_total > 40);
+	pq_reader_free(r);
+	dl_batch_free(b);
+	pq_writer_free(w);
+	dl_buf_free(&out);
+	dl_type_unref(schema);
+	dl_type *ts[] = {i64, str, dbl, lst};
+	for (int i = 0; i < 4; i++) dl_type_unref(ts[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -602,6 +850,7 @@ int main(void)
 		cmocka_unit_test(test_wide_rows_respect_row_group_size),
 		cmocka_unit_test(test_empty_file),
 		cmocka_unit_test(test_nested_field_ids),
+		cmocka_unit_test(test_page_index),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
