@@ -10,6 +10,7 @@
 #include "deltalake/scan.h"
 #include "deltalake/history.h"
 #include "deltalake/changes.h"
+#include "deltalake/write.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,0 +1,123 @@
+/* Creating tables and writing data.
+ *
+ *   dl_create_options c = DL_CREATE_OPTIONS_INIT;
+ *   c.schema_ddl = "id BIGINT NOT NULL, name STRING, d DATE";
+ *   const char *parts[] = {"d"};
+ *   c.partition_columns = parts; c.npartition_columns = 1;
+ *   int64_t v;
+ *   dl_create_table(&v, "/data/events", &c);          // version 0
+ *
+ *   dl_write_options w = DL_WRITE_OPTIONS_INIT;
+ *   w.mode = DL_WRITE_APPEND;
+ *   dl_write(&v, "/data/events", &arrow_stream, &w);    // version 1
+ *
+ * Writes follow Delta's rules for DataFrame writers: the data's columns are
+ * matched to the table's by name, case-insensitively; table columns missing
+ * from the data are NULL (or their default / generated / identity value);
+ * columns unknown to the table, case-only duplicates and type mismatches
+ * are DL_ESCHEMA unless merge_schema (new columns appended, nested fields
+ * merged, types widened when the table enables type widening) or
+ * overwrite_schema (with an overwrite) allow it. NOT NULL, CHECK
+ * constraints, generated columns, identity columns and delta.appendOnly
+ * are enforced: a violation is DL_ECONSTRAINT naming the constraint and the
+ * offending values, and leaves the table unchanged. Concurrent writers are
+ * handled by the transaction layer (retry, or DL_ECONFLICT with a class). */
+#ifndef DELTALAKE_WRITE_H
+#define DELTALAKE_WRITE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "deltalake/arrow.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum dl_create_mode {
+	DL_CREATE_ERROR_IF_EXISTS = 0, /* DL_EEXISTS when the table exists */
+	DL_CREATE_IF_NOT_EXISTS,       /* nothing happens when it exists (*version -1) */
+	DL_CREATE_OR_REPLACE,          /* a new version replacing schema, properties and
+	                                  data; the history is kept */
+} dl_create_mode;
+
+#define DL_CREATE_OPTIONS_VERSION 1
+typedef struct dl_create_options {
+	int version;                          /* DL_CREATE_OPTIONS_VERSION */
+	const char *schema_ddl;               /* "id BIGINT NOT NULL, ..." (Spark SQL), or */
+	const char *schema_json;              /* a Delta schemaString */
+	const char *const *partition_columns; /* names of top-level columns */
+	int npartition_columns;
+	/* Table properties ("delta.appendOnly" = "true",
+	 * "delta.feature.X" = "enabled", "delta.columnMapping.mode" = "name"...). */
+	const char *const *property_keys;
+	const char *const *property_values;
+	int nproperties;
+	/* CHECK constraints: name -> SQL boolean expression. */
+	const char *const *constraint_names;
+	const char *const *constraint_exprs;
+	int nconstraints;
+	const char *name;                     /* metaData.name, or NULL */
+	const char *description;              /* metaData.description, or NULL */
+	dl_create_mode mode;
+	const char *user_metadata;            /* commitInfo.userMetadata, or NULL */
+} dl_create_options;
+#define DL_CREATE_OPTIONS_INIT \
+	{DL_CREATE_OPTIONS_VERSION, NULL, NULL, NULL, 0, NULL, NULL, 0, NULL, NULL, 0, NULL, NULL, \
+	 DL_CREATE_ERROR_IF_EXISTS, NULL}
+
+/* Creates the table at `uri` (a path or file:// URI). *version is the
+ * version committed, or -1 when DL_CREATE_IF_NOT_EXISTS found a table. */
+int dl_create_table(int64_t *version, const char *uri, const dl_create_options *opts);
+
+typedef enum dl_write_mode {
+	DL_WRITE_ERROR_IF_EXISTS = 0, /* create the table; DL_EEXISTS when it exists */
+	DL_WRITE_APPEND,
+	DL_WRITE_OVERWRITE,           /* replace all rows (or those of replace_where /
+	                                 the partitions written, see below) */
+	DL_WRITE_IGNORE,              /* create the table; nothing when it exists */
+} dl_write_mode;
+
+#define DL_WRITE_OPTIONS_VERSION 1
+typedef struct dl_write_options {
+	int version;                       /* DL_WRITE_OPTIONS_VERSION */
+	dl_write_mode mode;
+	/* Overwrite only the rows matching this predicate (any columns). Every
+	 * written row must match it unless replace_where_check is false. */
+	const char *replace_where;
+	bool replace_where_check;          /* default true */
+	/* Overwrite only the partitions the data has rows in. */
+	bool dynamic_partition_overwrite;
+	bool merge_schema;                 /* add new columns / widen types */
+	bool overwrite_schema;             /* with an overwrite: the data's schema and
+	                                      partitioning replace the table's */
+	/* Partitioning of a new table (or, with an append/overwrite, checked
+	 * against the table's: a mismatch is DL_ESCHEMA). */
+	const char *const *partition_by;
+	int npartition_by;
+	/* Idempotent writes: skipped (version -1) when this app id already
+	 * committed txn_version or later. txn_version < 0: not used. */
+	const char *txn_app_id;
+	int64_t txn_version;
+	const char *user_metadata;         /* commitInfo.userMetadata */
+	int64_t max_records_per_file;      /* 0: no limit */
+	int64_t target_file_size;          /* bytes per data file; 0: 128 MiB */
+	bool data_change;                  /* default true; false for rearranging writes */
+	/* Properties of a table this write creates (ignored otherwise). */
+	const char *const *property_keys;
+	const char *const *property_values;
+	int nproperties;
+} dl_write_options;
+#define DL_WRITE_OPTIONS_INIT \
+	{DL_WRITE_OPTIONS_VERSION, DL_WRITE_ERROR_IF_EXISTS, NULL, true, false, false, false, \
+	 NULL, 0, NULL, -1, NULL, 0, 0, true, NULL, NULL, 0}
+
+/* Writes the rows of `data` (consumed and released) to the table at `uri`,
+ * creating it when absent. *version is the committed version, or -1 when
+ * nothing was committed (DL_WRITE_IGNORE on an existing table, or an
+ * idempotent write already applied). */
+int dl_write(int64_t *version, const char *uri, struct ArrowArrayStream *data,
+             const dl_write_options *opts);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

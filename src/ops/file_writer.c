@@ -1,0 +1,447 @@
+/* Writing the data files of one write, partition by partition (see
+ * file_writer.h). */
+#include "ops/file_writer.h"
+#include <stdio.h>
+#include <string.h>
+#include "log/partition_values.h"
+#include "log/schema.h"
+#include "ops/stats_write.h"
+#include "parquet/codec.h"
+#include "parquet/writer.h"
+#include "util/error.h"
+#include "util/hash.h"
+#include "util/mem.h"
+#include "util/time.h"
+#include "util/uuid.h"
+
+#define DEFAULT_TARGET_FILE_SIZE (INT64_C(128) << 20)
+
+/* One partition's open file and its identity. */
+typedef struct part_file {
+	char *dir;              /* "a=1/b=x/" or "" */
+	dl_kv *values;          /* physical name -> serialized value (NULL: null) */
+	pq_writer *pw;
+	dl_store_writer *sw;
+	pq_sink sink;
+	char *path;             /* relative path of the open file */
+	int64_t rows;
+} part_file;
+
+struct dl_files_writer {
+	dl_files_writer_options o;
+	dl_type *data_logical;  /* table schema minus partition columns */
+	dl_type *data_physical;
+	int *data_cols;         /* table column index of each data column */
+	int ndata;
+	int *part_cols;         /* table column index of each partition column */
+	const char **part_phys; /* physical names of the partition columns */
+	pq_codec codec;
+	dl_strmap parts;        /* key -> part_file* */
+	dl_add *adds;
+	size_t nadds, adds_cap;
+	dl_arena arena;         /* strings of the adds */
+	int file_no;
+	int64_t rows, bytes;
+	dl_buf key, val;
+	dl_selection *groups;   /* per-batch row groups, reused */
+};
+
+int dl_array_scalar(dl_scalar *out, const dl_array *a, int64_t row)
+{
+	memset(out, 0, sizeof *out);
+	out->type = a->type->id;
+	out->precision = a->type->precision;
+	out->scale = a->type->scale;
+	if (!dl_array_is_valid(a, row)) {
+		out->is_null = true;
+		return 0;
+	}
+	switch (a->type->id) {
+	case DL_TYPE_BOOLEAN: out->v.b = dl_bit_get(a->values, row); break;
+	case DL_TYPE_BYTE: out->v.i64 = ((const int8_t *)a->values)[row]; break;
+	case DL_TYPE_SHORT: out->v.i64 = ((const int16_t *)a->values)[row]; break;
+	case DL_TYPE_INTEGER: case DL_TYPE_DATE: out->v.i64 = ((const int32_t *)a->values)[row]; break;
+	case DL_TYPE_LONG: case DL_TYPE_TIMESTAMP: case DL_TYPE_TIMESTAMP_NTZ:
+		out->v.i64 = ((const int64_t *)a->values)[row];
+		break;
+	case DL_TYPE_FLOAT: out->v.f64 = ((const float *)a->values)[row]; break;
+	case DL_TYPE_DOUBLE: out->v.f64 = ((const double *)a->values)[row]; break;
+	case DL_TYPE_DECIMAL: memcpy(&out->v.dec, (const uint8_t *)a->values + 16 * row, 16); break;
+	case DL_TYPE_STRING: case DL_TYPE_BINARY:
+		out->v.str.ptr = (const char *)a->data + a->offsets[row];
+		out->v.str.len = (size_t)(a->offsets[row + 1] - a->offsets[row]);
+		break;
+	default:
+		return dl_error_set(DL_EUNSUPPORTED, "a %s value cannot be a partition value",
+		                    dl_type_id_name(a->type->id));
+	}
+	return 0;
+}
+
+static int split_schema(dl_files_writer *w)
+{
+	const dl_type *s = w->o.schema;
+	int np = w->o.npartition_columns;
+	w->data_cols = dl_calloc((size_t)s->nchildren + 1, sizeof(int));
+	w->part_cols = dl_calloc((size_t)np + 1, sizeof(int));
+	w->part_phys = dl_calloc((size_t)np + 1, sizeof(char *));
+	dl_field *fs = dl_calloc((size_t)s->nchildren + 1, sizeof *fs);
+	if (!w->data_cols || !w->part_cols || !w->part_phys || !fs) {
+		dl_free(fs);
+		return DL_ENOMEM;
+	}
+	for (int p = 0; p < np; p++) {
+		int k = dl_schema_find(s, w->o.partition_columns[p]);
+		if (k < 0) {
+			dl_free(fs);
+			return dl_error_set(DL_ESCHEMA, "partition column %s is not in the schema",
+			                    w->o.partition_columns[p]);
+		}
+		w->part_cols[p] = k;
+		int rc = dl_field_physical_name(&s->children[k], w->o.props->column_mapping_mode,
+		                                &w->arena, &w->part_phys[p]);
+		if (rc < 0) {
+			dl_free(fs);
+			return rc;
+		}
+	}
+	for (int i = 0; i < s->nchildren; i++) {
+		bool is_part = false;
+		for (int p = 0; p < np; p++) is_part |= w->part_cols[p] == i;
+		if (is_part) continue;
+		w->data_cols[w->ndata] = i;
+		fs[w->ndata++] = s->children[i];
+	}
+	w->data_logical = dl_type_struct(fs, w->ndata);
+	dl_free(fs);
+	if (!w->data_logical) return DL_ENOMEM;
+	return dl_schema_to_physical(&w->data_physical, w->data_logical,
+	                             w->o.props->column_mapping_mode);
+}
+
+int dl_files_writer_open(dl_files_writer **out, const dl_files_writer_options *o)
+{
+	dl_files_writer *w = dl_calloc(1, sizeof *w);
+	if (!w) return DL_ENOMEM;
+	w->o = *o;
+	if (w->o.target_file_size <= 0) w->o.target_file_size = DEFAULT_TARGET_FILE_SIZE;
+	dl_strmap_init(&w->parts, true);
+	w->codec = PQ_CODEC_ZSTD;
+	int rc = 0;
+	if (o->props->parquet_compression_codec)
+		rc = pq_codec_parse(o->props->parquet_compression_codec, &w->codec);
+	if (rc == 0) rc = split_schema(w);
+	if (rc < 0) {
+		dl_files_writer_free(w);
+		return rc;
+	}
+	*out = w;
+	return 0;
+}
+
+/* The key grouping rows of one partition, and the serialized values. */
+static int row_key(dl_files_writer *w, const dl_batch *b, int64_t row)
+{
+	dl_buf_clear(&w->key);
+	for (int p = 0; p < w->o.npartition_columns; p++) {
+		dl_scalar sc;
+		DL_TRY(dl_array_scalar(&sc, b->cols[w->part_cols[p]], row));
+		bool is_null = sc.is_null;
+		size_t before = w->key.len;
+		if (!is_null) DL_TRY(dl_partition_value_format(&w->key, &sc, &is_null));
+		if (is_null) {
+			w->key.len = before;
+			DL_TRY(dl_buf_putc(&w->key, '\x02')); /* null marker: no value holds it */
+		}
+		DL_TRY(dl_buf_putc(&w->key, '\x01'));
+	}
+	return 0;
+}
+
+static int new_part(dl_files_writer *w, part_file **out)
+{
+	part_file *pf = dl_calloc(1, sizeof *pf);
+	if (!pf) return DL_ENOMEM;
+	int np = w->o.npartition_columns;
+	pf->values = dl_arena_calloc(&w->arena, (size_t)np + 1, sizeof *pf->values);
+	const char **names = dl_calloc((size_t)np + 1, sizeof(char *));
+	const char **vals = dl_calloc((size_t)np + 1, sizeof(char *));
+	int rc = pf->values && names && vals ? 0 : DL_ENOMEM;
+	const char *k = w->key.data;
+	for (int p = 0; p < np && rc == 0; p++) {
+		const char *e = strchr(k, '\x01');
+		pf->values[p].key = w->part_phys[p];
+		if (!(e == k + 1 && *k == '\x02')) {
+			pf->values[p].value = dl_arena_strndup(&w->arena, k, (size_t)(e - k));
+			if (!pf->values[p].value) rc = DL_ENOMEM;
+		}
+		names[p] = w->part_phys[p];
+		vals[p] = pf->values[p].value;
+		k = e + 1;
+	}
+	dl_buf dir = DL_BUF_INIT;
+	if (rc == 0 && np) rc = dl_partition_dir(&dir, names, vals, np);
+	if (rc == 0) {
+		pf->dir = dir.data ? dl_buf_detach(&dir, NULL) : dl_strdup("");
+		if (!pf->dir) rc = DL_ENOMEM;
+	}
+	dl_buf_free(&dir);
+	dl_free(names);
+	dl_free(vals);
+	if (rc < 0) {
+		dl_free(pf);
+		return rc;
+	}
+	*out = pf;
+	return 0;
+}
+
+static int open_file(dl_files_writer *w, part_file *pf)
+{
+	char uuid[DL_UUID_TEXT_LEN + 1];
+	DL_TRY(dl_uuid_v4(uuid));
+	const char *codec = w->codec == PQ_CODEC_UNCOMPRESSED ? "" : pq_codec_name(w->codec);
+	char name[128];
+	snprintf(name, sizeof name, "part-%05d-%s-c000%s%s.parquet", w->file_no++ % 100000, uuid,
+	         *codec ? "." : "", codec);
+	for (char *c = name; *c; c++)
+		if (*c >= 'A' && *c <= 'Z') *c = (char)(*c - 'A' + 'a');
+	size_t n = strlen(pf->dir) + strlen(name) + 1;
+	pf->path = dl_malloc(n);
+	if (!pf->path) return DL_ENOMEM;
+	snprintf(pf->path, n, "%s%s", pf->dir, name);
+	DL_TRY(dl_store_writer_open(&pf->sw, w->o.store, pf->path));
+	pq_sink_init_store(&pf->sink, pf->sw);
+	pq_writer_options po = PQ_WRITER_OPTIONS_INIT;
+	po.codec = w->codec;
+	po.root_name = "spark_schema";
+	po.threads = w->o.threads;
+	if (w->o.target_file_size < po.row_group_bytes) po.row_group_bytes = w->o.target_file_size;
+	pf->rows = 0;
+	return pq_writer_open(&pf->pw, w->data_physical, &pf->sink, &po);
+}
+
+static int grow_adds(dl_files_writer *w)
+{
+	if (w->nadds < w->adds_cap) return 0;
+	size_t cap = w->adds_cap ? w->adds_cap * 2 : 16;
+	dl_add *a = dl_reallocarray(w->adds, cap, sizeof *a);
+	if (!a) return DL_ENOMEM;
+	w->adds = a;
+	w->adds_cap = cap;
+	return 0;
+}
+
+/* Closes the partition's file, publishes it and records its add. */
+static int close_file(dl_files_writer *w, part_file *pf)
+{
+	if (!pf->pw) return 0;
+	int rc = pq_writer_close(pf->pw);
+	if (rc == 0) rc = grow_adds(w);
+	if (rc == 0) {
+		dl_store_writer *sw = pf->sw;
+		pf->sw = NULL;
+		rc = dl_store_writer_commit(sw, 1);
+	}
+	dl_buf stats = DL_BUF_INIT;
+	if (rc == 0) rc = dl_stats_json(&stats, pf->pw, w->data_logical, w->o.props);
+	if (rc == 0) {
+		dl_add *a = &w->adds[w->nadds];
+		memset(a, 0, sizeof *a);
+		a->path = dl_arena_strdup(&w->arena, pf->path);
+		a->partition_values.items = pf->values;
+		a->partition_values.n = (uint32_t)w->o.npartition_columns;
+		a->size = pq_writer_file_size(pf->pw);
+		a->modification_time = dl_now_millis();
+		a->stats = dl_arena_strdup(&w->arena, stats.data);
+		a->stats_len = (uint32_t)stats.len;
+		a->data_change = w->o.data_change;
+		a->base_row_id = a->default_row_commit_version = DL_NONE;
+		if (!a->path || !a->stats) rc = DL_ENOMEM;
+		else {
+			w->nadds++;
+			w->rows += pq_writer_num_rows(pf->pw);
+			w->bytes += a->size;
+		}
+	}
+	dl_buf_free(&stats);
+	if (pf->sw) dl_store_writer_abort(pf->sw);
+	pf->sw = NULL;
+	pq_writer_free(pf->pw);
+	pf->pw = NULL;
+	dl_free(pf->path);
+	pf->path = NULL;
+	return rc;
+}
+
+/* Writes rows of one partition, rolling files at the limits. `b` holds the
+ * data columns only (physical shape). */
+static int write_part(dl_files_writer *w, part_file *pf, const dl_batch *b)
+{
+	int64_t done = 0;
+	while (done < b->num_rows) {
+		if (!pf->pw) DL_TRY(open_file(w, pf));
+		int64_t n = b->num_rows - done;
+		if (w->o.max_records_per_file > 0 && n > w->o.max_records_per_file - pf->rows)
+			n = w->o.max_records_per_file - pf->rows;
+		if (done == 0 && n == b->num_rows) {
+			DL_TRY(pq_writer_write(pf->pw, b));
+		} else {
+			dl_batch *s = dl_batch_slice(b, done, n);
+			if (!s) return dl_error_last()->code;
+			int rc = pq_writer_write(pf->pw, s);
+			dl_batch_free(s);
+			DL_TRY(rc);
+		}
+		pf->rows += n;
+		done += n;
+		bool full = w->o.max_records_per_file > 0 && pf->rows >= w->o.max_records_per_file;
+		if (full || dl_store_writer_size(pf->sw) >= w->o.target_file_size)
+			DL_TRY(close_file(w, pf));
+	}
+	return 0;
+}
+
+static int part_for_key(dl_files_writer *w, part_file **out)
+{
+	void **slot;
+	bool inserted;
+	DL_TRY(dl_strmap_upsert(&w->parts, w->key.data ? w->key.data : "", w->key.len, &slot,
+	                        &inserted));
+	if (inserted) {
+		*slot = NULL;
+		DL_TRY(new_part(w, (part_file **)slot));
+	}
+	*out = *slot;
+	return 0;
+}
+
+/* The data columns of rows `sel` (or all rows) as a batch; borrowed when
+ * every row is taken. */
+static int data_batch(dl_files_writer *w, const dl_batch *b, dl_batch *view, dl_array **cols)
+{
+	for (int i = 0; i < w->ndata; i++) cols[i] = b->cols[w->data_cols[i]];
+	view->schema = w->data_logical;
+	view->num_rows = b->num_rows;
+	view->ncols = w->ndata;
+	view->cols = cols;
+	return 0;
+}
+
+int dl_files_writer_write(dl_files_writer *w, const dl_batch *b)
+{
+	if (b->num_rows == 0) return 0;
+	dl_array **cols = dl_calloc((size_t)w->ndata + 1, sizeof *cols);
+	if (!cols) return DL_ENOMEM;
+	dl_batch view;
+	data_batch(w, b, &view, cols);
+	int rc = 0;
+	part_file *pf = NULL;
+	if (w->o.npartition_columns == 0) {
+		dl_buf_clear(&w->key);
+		rc = part_for_key(w, &pf);
+		if (rc == 0) rc = write_part(w, pf, &view);
+		dl_free(cols);
+		return rc;
+	}
+	/* Group the rows by partition: runs of one key are common (sorted or
+	 * single-partition input), so a batch of one partition is not copied. */
+	dl_strmap groups;
+	dl_strmap_init(&groups, true);
+	dl_selection *sels = NULL;
+	size_t nsel = 0, cap = 0;
+	for (int64_t r = 0; r < b->num_rows && rc == 0; r++) {
+		rc = row_key(w, b, r);
+		if (rc < 0) break;
+		void **slot;
+		bool inserted;
+		rc = dl_strmap_upsert(&groups, w->key.data, w->key.len, &slot, &inserted);
+		if (rc < 0) break;
+		if (inserted) {
+			if (nsel == cap) {
+				cap = cap ? cap * 2 : 8;
+				dl_selection *ns = dl_reallocarray(sels, cap, sizeof *ns);
+				if (!ns) { rc = DL_ENOMEM; break; }
+				sels = ns;
+			}
+			memset(&sels[nsel], 0, sizeof sels[nsel]);
+			*slot = (void *)(uintptr_t)(nsel + 1);
+			nsel++;
+		}
+		dl_selection *s = &sels[(uintptr_t)*slot - 1];
+		if ((rc = dl_selection_reserve(s, s->count + 1)) < 0) break;
+		s->idx[s->count++] = (uint32_t)r;
+	}
+	size_t it = 0;
+	const dl_strmap_slot *gs;
+	while (rc == 0 && dl_strmap_next(&groups, &it, &gs)) {
+		dl_selection *s = &sels[(uintptr_t)gs->value - 1];
+		dl_buf_clear(&w->key);
+		rc = dl_buf_append(&w->key, gs->key, gs->klen);
+		if (rc == 0) rc = part_for_key(w, &pf);
+		if (rc < 0) break;
+		if (s->count == b->num_rows) {
+			rc = write_part(w, pf, &view);
+		} else {
+			dl_batch *t = dl_batch_take(&view, s->idx, s->count);
+			if (!t) rc = dl_error_last()->code;
+			else rc = write_part(w, pf, t);
+			dl_batch_free(t);
+		}
+	}
+	for (size_t i = 0; i < nsel; i++) dl_selection_free(&sels[i]);
+	dl_free(sels);
+	dl_strmap_free(&groups);
+	dl_free(cols);
+	return rc;
+}
+
+int dl_files_writer_finish(dl_files_writer *w)
+{
+	size_t it = 0;
+	const dl_strmap_slot *s;
+	int rc = 0;
+	while (dl_strmap_next(&w->parts, &it, &s)) {
+		int r = close_file(w, s->value);
+		if (r < 0 && rc == 0) rc = r;
+	}
+	return rc;
+}
+
+size_t dl_files_writer_count(const dl_files_writer *w) { return w->nadds; }
+const dl_add *dl_files_writer_add(const dl_files_writer *w, size_t i) { return &w->adds[i]; }
+int64_t dl_files_writer_rows(const dl_files_writer *w) { return w->rows; }
+int64_t dl_files_writer_bytes(const dl_files_writer *w) { return w->bytes; }
+
+void dl_files_writer_discard(dl_files_writer *w)
+{
+	for (size_t i = 0; i < w->nadds; i++) (void)dl_store_delete(w->o.store, w->adds[i].path);
+	w->nadds = 0;
+}
+
+void dl_files_writer_free(dl_files_writer *w)
+{
+	if (!w) return;
+	size_t it = 0;
+	const dl_strmap_slot *s;
+	while (dl_strmap_next(&w->parts, &it, &s)) {
+		part_file *pf = s->value;
+		if (!pf) continue;
+		if (pf->sw) dl_store_writer_abort(pf->sw);
+		pq_writer_free(pf->pw);
+		dl_free(pf->path);
+		dl_free(pf->dir);
+		dl_free(pf);
+	}
+	dl_strmap_free(&w->parts);
+	dl_type_unref(w->data_logical);
+	dl_type_unref(w->data_physical);
+	dl_free(w->data_cols);
+	dl_free(w->part_cols);
+	dl_free(w->part_phys);
+	dl_free(w->adds);
+	dl_buf_free(&w->key);
+	dl_buf_free(&w->val);
+	dl_arena_free(&w->arena);
+	dl_free(w);
+}

@@ -1,0 +1,41 @@
+/* Schema enforcement and evolution of writes (the seeds' "Schema
+ * validation", "Update table schema", "NullType columns"): the data's
+ * schema is checked against the table's, merged into it when mergeSchema
+ * allows, and each batch is then conformed to the table schema.
+ *
+ * Rules: columns match by name case-insensitively; the data may lack
+ * table columns; a data column unknown to the table, at any nesting
+ * level, is an error unless merging (then appended to its struct, keeping
+ * the data's spelling); names differing only by case within the data are
+ * an error; types must be equal, except that NullType data columns fit any
+ * type (and are written as nulls), a NullType table column takes the data's
+ * type when merging, narrower integral / float data fits a wider table
+ * type when merging, and the table type is widened to the data's when
+ * merging a table with delta.enableTypeWidening. */
+#ifndef DL_OPS_SCHEMA_ALIGN_H
+#define DL_OPS_SCHEMA_ALIGN_H
+#include <stdbool.h>
+#include "columnar/array.h"
+
+/* The table schema after writing data of schema `data` (new reference;
+ * *changed when it differs from `table`). DL_ESCHEMA says what mismatched
+ * and how to allow it. */
+int dl_schema_merge(dl_type **out, bool *changed, const dl_type *table, const dl_type *data,
+                    bool merge_schema, bool type_widening);
+
+/* Whether `from` data can be written as `to` without loss (same type, or a
+ * widening Delta allows: byte < short < int < long, float < double,
+ * integers to double/decimal wide enough, date to timestamp_ntz,
+ * decimal to a decimal with enough integer and fraction digits). */
+bool dl_type_widens_to(const dl_type *from, const dl_type *to);
+
+/* Column `i` of the table schema in a data batch: the index of the data
+ * column of the same name (case-insensitive), or -1. */
+int dl_data_column(const dl_type *data, const char *name);
+
+/* `a` converted to type `to` (a type dl_schema_merge accepted for it):
+ * relabelled, struct fields matched by name with missing ones null,
+ * values widened. New array. */
+int dl_array_conform(dl_array **out, const dl_array *a, dl_type *to);
+
+#endif

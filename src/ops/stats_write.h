@@ -1,0 +1,22 @@
+/* The `stats` JSON of an add action (PROTOCOL.md "Per-file Statistics")
+ * from the statistics the Parquet writer collected: numRecords, and for
+ * the indexed leaf columns minValues, maxValues and nullCount, nested as
+ * the schema is, keyed by physical names. Strings are cut to 32 characters
+ * as Spark does (a cut max gets U+FFFD appended so it stays an upper
+ * bound); timestamps are written to the millisecond; booleans and binaries
+ * get only nullCount; leaves inside arrays and maps get no statistics. */
+#ifndef DL_OPS_STATS_WRITE_H
+#define DL_OPS_STATS_WRITE_H
+#include "columnar/types.h"
+#include "log/properties.h"
+#include "parquet/writer.h"
+#include "util/buf.h"
+
+/* Which leaves are indexed: the first props->data_skipping_num_indexed_cols
+ * leaves (-1: all) or those named by delta.dataSkippingStatsColumns
+ * (logical names, nested with '.'). `logical` is the data schema with
+ * logical names (same shape as the writer's physical schema). */
+int dl_stats_json(dl_buf *out, const pq_writer *w, const dl_type *logical,
+                  const dl_table_properties *props);
+
+#endif

@@ -1,0 +1,733 @@
+/* The write operation: append, overwrite, replaceWhere, dynamic partition
+ * overwrite, schema enforcement and evolution, idempotent writes (see
+ * include/deltalake/write.h). One transaction per call: data files are
+ * written first, then the commit adds them (and removes what an overwrite
+ * replaces); a failure anywhere deletes the files written and leaves the
+ * table as it was. */
+#include "ops/write.h"
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include "columnar/batch_stream.h"
+#include "expr/expr.h"
+#include "log/partition_values.h"
+#include "log/schema.h"
+#include "log/snapshot.h"
+#include "ops/column_mapping.h"
+#include "ops/create.h"
+#include "ops/enforce.h"
+#include "ops/file_writer.h"
+#include "ops/protocol_choose.h"
+#include "ops/schema_align.h"
+#include "ops/table_def.h"
+#include "table/scan.h"
+#include "txn/txn.h"
+#include "util/error.h"
+#include "util/mem.h"
+#include "util/time.h"
+
+typedef struct write_ctx {
+	const dl_write_options *o;
+	dl_store *store;
+	dl_snapshot *snap;
+	dl_transaction *txn;
+	const dl_type *data_schema;
+	dl_type *schema;              /* the table schema written (after evolution) */
+	bool metadata_set;
+	dl_arena arena;
+	dl_table_plan plan;
+	dl_str_map config;
+	dl_table_properties props;
+	const char *const *part_cols;
+	int npart;
+	dl_files_writer *fw;
+	dl_enforcer *enf;
+	dl_expr *replace_where;       /* bound to schema */
+	dl_selection sel;
+	int *data_index;              /* per table column: data column or -1 */
+	bool *provided;
+	int64_t now;
+	int64_t removed_files, removed_bytes, copied_rows, deleted_rows, input_rows;
+	dl_write_progress_fn progress;
+	void *progress_payload;
+} write_ctx;
+
+static const char *mode_name(dl_write_mode m)
+{
+	switch (m) {
+	case DL_WRITE_APPEND: return "Append";
+	case DL_WRITE_OVERWRITE: return "Overwrite";
+	case DL_WRITE_IGNORE: return "Ignore";
+	default: return "ErrorIfExists";
+	}
+}
+
+static int check_options(const dl_write_options *o)
+{
+	if (!o || o->version != DL_WRITE_OPTIONS_VERSION)
+		return dl_error_set(DL_EINVALID, "dl_write: options missing or of version %d (expected "
+		                                  "%d); use DL_WRITE_OPTIONS_INIT",
+		                    o ? o->version : 0, DL_WRITE_OPTIONS_VERSION);
+	bool overwrite = o->mode == DL_WRITE_OVERWRITE;
+	if (o->replace_where && !overwrite)
+		return dl_error_set(DL_EINVALID, "replaceWhere needs the overwrite mode");
+	if (o->dynamic_partition_overwrite && !overwrite)
+		return dl_error_set(DL_EINVALID, "dynamic partition overwrite needs the overwrite mode");
+	if (o->replace_where && o->dynamic_partition_overwrite)
+		return dl_error_set(DL_EINVALID,
+		                    "replaceWhere and dynamic partition overwrite cannot be used together");
+	if (o->overwrite_schema && (!overwrite || o->replace_where || o->dynamic_partition_overwrite))
+		return dl_error_set(DL_EINVALID,
+		                    "overwriteSchema needs a full overwrite (mode overwrite, without "
+		                    "replaceWhere or dynamic partition overwrite)");
+	if ((o->txn_app_id != NULL) != (o->txn_version >= 0))
+		return dl_error_set(DL_EINVALID,
+		                    "idempotent writes need both txnAppId and txnVersion (>= 0)");
+	if (o->max_records_per_file < 0 || o->target_file_size < 0)
+		return dl_error_set(DL_EINVALID, "maxRecordsPerFile and the target file size must be >= 0");
+	return 0;
+}
+
+/* ---- the table definition of the write ---- */
+
+static bool same_partitioning(const dl_metadata *md, const dl_write_options *o)
+{
+	if ((uint32_t)o->npartition_by != md->npartition_columns) return false;
+	for (int i = 0; i < o->npartition_by; i++)
+		if (strcasecmp(o->partition_by[i], md->partition_columns[i]) != 0) return false;
+	return true;
+}
+
+/* A new table (or overwriteSchema): the data's schema and partitioning. */
+static int define_table(write_ctx *c)
+{
+	const dl_metadata *old = c->snap ? dl_snapshot_state(c->snap)->metadata : NULL;
+	dl_table_def def;
+	memset(&def, 0, sizeof def);
+	def.schema = c->data_schema;
+	def.partition_columns = c->o->partition_by;
+	def.npartition_columns = c->o->npartition_by;
+	if (old) {
+		def.configuration = old->configuration;
+		def.table_id = old->id;
+		def.name = old->name;
+		def.description = old->description;
+		def.created_time = old->created_time;
+		def.existing_protocol = dl_snapshot_state(c->snap)->protocol;
+	} else {
+		DL_TRY(dl_ops_build_configuration(&def.configuration, &c->arena, c->o->property_keys,
+		                                  c->o->property_values, c->o->nproperties, NULL, NULL,
+		                                  0));
+		def.created_time = DL_NONE;
+	}
+	DL_TRY(dl_table_plan_build(&c->plan, &c->arena, &def));
+	c->schema = dl_type_ref(c->plan.schema);
+	c->config = c->plan.metadata.configuration;
+	c->part_cols = c->plan.metadata.partition_columns;
+	c->npart = (int)c->plan.metadata.npartition_columns;
+	const dl_protocol *oldp = def.existing_protocol;
+	if (!oldp || !dl_ops_protocol_equal(oldp, &c->plan.protocol))
+		DL_TRY(dl_txn_set_protocol(c->txn, &c->plan.protocol));
+	DL_TRY(dl_txn_set_metadata(c->txn, &c->plan.metadata));
+	c->metadata_set = true;
+	return 0;
+}
+
+/* metaData of the existing table with another schema (and configuration). */
+static int commit_schema(write_ctx *c, const dl_type *schema, const dl_str_map *config)
+{
+	dl_metadata md = *dl_snapshot_state(c->snap)->metadata;
+	dl_buf sj = DL_BUF_INIT;
+	int rc = dl_schema_to_json(&sj, schema);
+	md.schema_string = rc == 0 ? dl_arena_strdup(&c->arena, sj.data) : NULL;
+	dl_buf_free(&sj);
+	DL_TRY(rc);
+	if (!md.schema_string) return DL_ENOMEM;
+	md.configuration = *config;
+	DL_TRY(dl_txn_set_metadata(c->txn, &md));
+	c->metadata_set = true;
+	/* A new column may need a feature (timestamp_ntz, type widening...). */
+	const dl_protocol *oldp = dl_snapshot_state(c->snap)->protocol;
+	dl_protocol np;
+	DL_TRY(dl_ops_choose_protocol(&np, &c->arena, schema, config, oldp));
+	if (!dl_ops_protocol_equal(oldp, &np)) DL_TRY(dl_txn_set_protocol(c->txn, &np));
+	return 0;
+}
+
+/* The configuration with delta.columnMapping.maxColumnId = max_id. */
+static int config_with_max_id(write_ctx *c, const dl_str_map *in, int64_t max_id, dl_str_map *out)
+{
+	dl_kv *items = dl_arena_calloc(&c->arena, (size_t)in->n + 1, sizeof *items);
+	char *num = dl_arena_alloc(&c->arena, 24);
+	if (!items || !num) return DL_ENOMEM;
+	snprintf(num, 24, "%lld", (long long)max_id);
+	uint32_t n = 0;
+	bool set = false;
+	for (uint32_t i = 0; i < in->n; i++) {
+		items[n] = in->items[i];
+		if (strcmp(items[n].key, "delta.columnMapping.maxColumnId") == 0) {
+			items[n].value = num;
+			set = true;
+		}
+		n++;
+	}
+	if (!set) {
+		items[n].key = "delta.columnMapping.maxColumnId";
+		items[n++].value = num;
+	}
+	out->items = items;
+	out->n = n;
+	return 0;
+}
+
+/* An existing table: check the data against it, evolving when allowed. */
+static int existing_table(write_ctx *c)
+{
+	const dl_metadata *md = dl_snapshot_state(c->snap)->metadata;
+	const dl_type *table = dl_snapshot_schema(c->snap);
+	if (!table) return dl_error_set(DL_ECORRUPT, "the table's metaData has no schema");
+	if (c->o->npartition_by && !same_partitioning(md, c->o))
+		return dl_error_set(DL_ESCHEMA,
+		                    "the partitioning given does not match the table's (%u partition "
+		                    "column(s)%s%s); leave it out to follow the table's partitioning",
+		                    md->npartition_columns, md->npartition_columns ? ", first " : "",
+		                    md->npartition_columns ? md->partition_columns[0] : "");
+	c->config = md->configuration;
+	c->part_cols = md->partition_columns;
+	c->npart = (int)md->npartition_columns;
+	bool changed;
+	dl_type *merged;
+	DL_TRY(dl_schema_merge(&merged, &changed, table, c->data_schema, c->o->merge_schema,
+	                       c->props.enable_type_widening));
+	if (!changed) {
+		c->schema = merged;
+		return 0;
+	}
+	dl_column_mapping_mode mode = c->props.column_mapping_mode;
+	int rc = dl_ops_validate_schema(merged, mode);
+	if (rc == 0 && mode != DL_CM_NONE) {
+		int64_t max_id = c->props.column_mapping_max_id;
+		dl_type *mapped;
+		rc = dl_cm_assign(&mapped, merged, &max_id);
+		if (rc == 0) {
+			dl_type_unref(merged);
+			merged = mapped;
+			rc = config_with_max_id(c, &md->configuration, max_id, &c->config);
+		}
+	}
+	c->schema = merged;
+	if (rc == 0) rc = commit_schema(c, merged, &c->config);
+	return rc;
+}
+
+/* ---- batches ---- */
+
+static int plan_columns(write_ctx *c)
+{
+	int n = c->schema->nchildren;
+	c->data_index = dl_calloc((size_t)n + 1, sizeof(int));
+	c->provided = dl_calloc((size_t)n + 1, sizeof(bool));
+	if (!c->data_index || !c->provided) return DL_ENOMEM;
+	for (int i = 0; i < n; i++) {
+		int k = dl_data_column(c->data_schema, c->schema->children[i].name);
+		c->data_index[i] = k;
+		c->provided[i] = k >= 0 && c->data_schema->children[k].type->id != DL_TYPE_NULL;
+	}
+	return 0;
+}
+
+/* The data batch as a batch of the table schema. Columns of the same type
+ * are borrowed (owned[i] false); the rest are converted or null. */
+static int conform_batch(write_ctx *c, const dl_batch *in, dl_batch **out, bool *owned)
+{
+	dl_batch *b = dl_batch_new(c->schema, in->num_rows);
+	if (!b) return dl_error_last()->code;
+	int rc = 0;
+	for (int i = 0; i < c->schema->nchildren && rc == 0; i++) {
+		dl_type *t = c->schema->children[i].type;
+		int k = c->data_index[i];
+		owned[i] = true;
+		if (k < 0) {
+			b->cols[i] = dl_array_new_null(t, in->num_rows);
+			if (!b->cols[i]) rc = dl_error_last()->code;
+		} else if (dl_type_equals(in->cols[k]->type, t)) {
+			b->cols[i] = in->cols[k];
+			owned[i] = false;
+		} else {
+			rc = dl_array_conform(&b->cols[i], in->cols[k], t);
+		}
+	}
+	if (rc < 0) {
+		for (int i = 0; i < c->schema->nchildren; i++)
+			if (!owned[i]) b->cols[i] = NULL;
+		dl_batch_free(b);
+		return rc;
+	}
+	*out = b;
+	return 0;
+}
+
+static void free_conformed(write_ctx *c, dl_batch *b, const bool *owned)
+{
+	for (int i = 0; i < c->schema->nchildren; i++)
+		if (!owned[i]) b->cols[i] = NULL;
+	dl_batch_free(b);
+}
+
+static int check_replace_where(write_ctx *c, const dl_batch *b)
+{
+	if (!c->replace_where || !c->o->replace_where_check || b->num_rows == 0) return 0;
+	DL_TRY(dl_expr_filter(&c->sel, c->replace_where, b, NULL));
+	if (c->sel.count == b->num_rows) return 0;
+	return dl_error_set(DL_ECONSTRAINT,
+	                    "written data does not conform to the partial table overwrite condition "
+	                    "'%s' (%lld of %lld rows do not match); write only matching rows, or turn "
+	                    "the replaceWhere constraint check off",
+	                    c->o->replace_where, (long long)(b->num_rows - c->sel.count),
+	                    (long long)b->num_rows);
+}
+
+static int write_batch(write_ctx *c, const dl_batch *in)
+{
+	bool *owned = dl_calloc((size_t)c->schema->nchildren + 1, sizeof(bool));
+	if (!owned) return DL_ENOMEM;
+	dl_batch *b = NULL;
+	int rc = conform_batch(c, in, &b, owned);
+	if (rc < 0) {
+		dl_free(owned);
+		return rc;
+	}
+	rc = dl_enforcer_fill(c->enf, b, c->provided);
+	if (rc == 0) {
+		for (int i = 0; i < c->schema->nchildren; i++)
+			if (!c->provided[i]) owned[i] = true; /* fill replaced them with owned arrays */
+		rc = dl_enforcer_check(c->enf, b, c->provided);
+	}
+	if (rc == 0) rc = check_replace_where(c, b);
+	if (rc == 0) rc = dl_files_writer_write(c->fw, b);
+	free_conformed(c, b, owned);
+	dl_free(owned);
+	return rc;
+}
+
+static int write_all(write_ctx *c, dl_batch_stream *data)
+{
+	for (;;) {
+		dl_batch *in;
+		DL_TRY(dl_batch_stream_next(data, &in));
+		if (!in) return 0;
+		int rc = write_batch(c, in);
+		c->input_rows += in->num_rows;
+		dl_batch_free(in);
+		DL_TRY(rc);
+		if (c->progress) c->progress(c->progress_payload, c->input_rows);
+	}
+}
+
+/* ---- what an overwrite replaces ---- */
+
+/* A one-row batch of the table schema holding a file's partition values
+ * (other columns null), to decide partition-only predicates exactly. */
+static int partition_row(write_ctx *c, const dl_add *a, const dl_type *schema, dl_batch **out)
+{
+	dl_batch *b = dl_batch_new((dl_type *)schema, 1);
+	if (!b) return dl_error_last()->code;
+	int rc = 0;
+	for (int i = 0; i < schema->nchildren && rc == 0; i++) {
+		const dl_field *f = &schema->children[i];
+		const char *val = NULL;
+		bool is_part = false;
+		for (int p = 0; p < c->npart && !is_part; p++) is_part = strcasecmp(c->part_cols[p], f->name) == 0;
+		if (is_part) {
+			const char *phys;
+			bool found;
+			rc = dl_field_physical_name(f, c->props.column_mapping_mode, &c->arena, &phys);
+			if (rc == 0) val = dl_str_map_get(&a->partition_values, phys, &found);
+		}
+		if (rc < 0) break;
+		if (is_part) rc = dl_partition_value_array(&b->cols[i], f->type, val);
+		else if (!(b->cols[i] = dl_array_new_null(f->type, 1))) rc = dl_error_last()->code;
+	}
+	if (rc < 0) {
+		dl_batch_free(b);
+		return rc;
+	}
+	*out = b;
+	return 0;
+}
+
+typedef struct copy_ctx {
+	write_ctx *c;
+	const dl_expr *pred; /* bound to the snapshot schema */
+	int64_t matched;
+	dl_batch **kept;
+	size_t nkept, cap;
+} copy_ctx;
+
+/* Keeps the rows of a file batch where the predicate is not TRUE. */
+static int keep_rows(void *payload, dl_batch *b)
+{
+	copy_ctx *cc = payload;
+	dl_selection match = {NULL, 0, 0}, keep = {NULL, 0, 0};
+	int rc = dl_expr_filter(&match, cc->pred, b, NULL);
+	if (rc == 0) rc = dl_selection_reserve(&keep, b->num_rows - match.count);
+	if (rc == 0) {
+		int64_t j = 0;
+		for (int64_t r = 0; r < b->num_rows; r++) {
+			if (j < match.count && match.idx[j] == (uint32_t)r) j++;
+			else keep.idx[keep.count++] = (uint32_t)r;
+		}
+		cc->matched += match.count;
+	}
+	if (rc == 0 && keep.count) {
+		dl_batch *k = dl_batch_take(b, keep.idx, keep.count);
+		if (!k) rc = dl_error_last()->code;
+		if (rc == 0 && cc->nkept == cc->cap) {
+			size_t cap = cc->cap ? cc->cap * 2 : 8;
+			dl_batch **nk = dl_reallocarray(cc->kept, cap, sizeof *nk);
+			if (!nk) rc = DL_ENOMEM;
+			else {
+				cc->kept = nk;
+				cc->cap = cap;
+			}
+		}
+		if (rc == 0) cc->kept[cc->nkept++] = k;
+		else dl_batch_free(k);
+	}
+	dl_selection_free(&match);
+	dl_selection_free(&keep);
+	dl_batch_free(b);
+	return rc;
+}
+
+/* Rows kept from a rewritten file go to the new files as they are (they
+ * were valid table rows): conformed to the written schema, no checks. */
+static int write_copied(write_ctx *c, dl_batch *k)
+{
+	dl_batch *b = dl_batch_new(c->schema, k->num_rows);
+	if (!b) return dl_error_last()->code;
+	int rc = 0;
+	for (int i = 0; i < c->schema->nchildren && rc == 0; i++) {
+		int j = dl_data_column(k->schema, c->schema->children[i].name);
+		if (j < 0) {
+			b->cols[i] = dl_array_new_null(c->schema->children[i].type, k->num_rows);
+			if (!b->cols[i]) rc = dl_error_last()->code;
+		} else {
+			rc = dl_array_conform(&b->cols[i], k->cols[j], c->schema->children[i].type);
+		}
+	}
+	if (rc == 0) rc = dl_files_writer_write(c->fw, b);
+	c->copied_rows += k->num_rows;
+	dl_batch_free(b);
+	return rc;
+}
+
+static int rewrite_file(write_ctx *c, dl_scan *scan, const dl_add *a, const dl_expr *pred,
+                        bool *removed)
+{
+	copy_ctx cc = {c, pred, 0, NULL, 0, 0};
+	int rc = dl_scan_read_add(scan, a, NULL, 0, false, keep_rows, &cc);
+	*removed = rc == 0 && cc.matched > 0;
+	for (size_t i = 0; i < cc.nkept; i++) {
+		if (rc == 0 && *removed) rc = write_copied(c, cc.kept[i]);
+		dl_batch_free(cc.kept[i]);
+	}
+	dl_free(cc.kept);
+	c->deleted_rows += *removed ? cc.matched : 0;
+	return rc;
+}
+
+static int remove_matching(write_ctx *c)
+{
+	const char *pred_text = c->o->replace_where;
+	DL_TRY(dl_txn_read_predicate(c->txn, pred_text));
+	dl_scan_options so = DL_SCAN_OPTIONS_INIT;
+	so.filter = pred_text;
+	so.threads = 1;
+	dl_scan *scan, *reader = NULL;
+	DL_TRY(dl_scan_open(&scan, c->snap, &so));
+	/* Files are read whole (the kept rows are copied): no filter. */
+	so.filter = NULL;
+	if (scan->prune_data_cols && dl_scan_open(&reader, c->snap, &so) < 0) {
+		dl_scan_free(scan);
+		return dl_error_last()->code;
+	}
+	const dl_type *snap_schema = dl_snapshot_schema(c->snap);
+	dl_expr *pred = NULL;
+	int rc = dl_expr_parse(&pred, pred_text);
+	if (rc == 0) rc = dl_expr_bind(pred, snap_schema);
+	const dl_log_state *st = dl_snapshot_state(c->snap);
+	for (size_t i = 0; i < dl_scan_file_count(scan) && rc == 0; i++) {
+		const dl_add *a = dl_log_state_add(st, dl_scan_file_snapshot_index(scan, i));
+		bool removed = false;
+		if (!scan->prune_data_cols) {
+			dl_batch *row = NULL;
+			rc = partition_row(c, a, snap_schema, &row);
+			dl_selection s = {NULL, 0, 0};
+			if (rc == 0) rc = dl_expr_filter(&s, pred, row, NULL);
+			removed = rc == 0 && s.count == 1;
+			dl_selection_free(&s);
+			dl_batch_free(row);
+		} else {
+			rc = dl_txn_read_file(c->txn, a->path);
+			if (rc == 0) rc = rewrite_file(c, reader, a, pred, &removed);
+		}
+		if (rc == 0 && removed) {
+			rc = dl_ops_remove_file(c->txn, a, c->now, c->o->data_change);
+			c->removed_files++;
+			c->removed_bytes += a->size;
+		}
+	}
+	dl_expr_free(pred);
+	dl_scan_free(reader);
+	dl_scan_free(scan);
+	return rc;
+}
+
+/* Partition values of two files equal (same keys, same values or nulls). */
+static bool same_partition(const dl_str_map *a, const dl_str_map *b)
+{
+	if (a->n != b->n) return false;
+	for (uint32_t i = 0; i < a->n; i++) {
+		bool found;
+		const char *v = dl_str_map_get(b, a->items[i].key, &found);
+		const char *u = a->items[i].value;
+		if (!found) return false;
+		if ((u && *u ? u : NULL) == NULL || (v && *v ? v : NULL) == NULL) {
+			if ((u && *u) || (v && *v)) return false;
+		} else if (strcmp(u, v) != 0) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Dynamic partition overwrite: remove the files of the partitions written. */
+static int remove_written_partitions(write_ctx *c)
+{
+	const dl_log_state *st = dl_snapshot_state(c->snap);
+	size_t nw = dl_files_writer_count(c->fw);
+	dl_txn_read_whole_table(c->txn);
+	for (size_t i = 0; i < st->nadds; i++) {
+		const dl_add *a = dl_log_state_add(st, i);
+		bool hit = false;
+		for (size_t j = 0; j < nw && !hit; j++)
+			hit = same_partition(&a->partition_values, &dl_files_writer_add(c->fw, j)->partition_values);
+		if (!hit) continue;
+		DL_TRY(dl_ops_remove_file(c->txn, a, c->now, c->o->data_change));
+		c->removed_files++;
+		c->removed_bytes += a->size;
+	}
+	return 0;
+}
+
+/* After the new files are complete (dynamic overwrite needs their
+ * partitions; replaceWhere has already rewritten what it touched). */
+static int overwrite(write_ctx *c)
+{
+	if (!c->snap || c->o->mode != DL_WRITE_OVERWRITE || c->o->replace_where) return 0;
+	if (c->o->dynamic_partition_overwrite && c->npart > 0) return remove_written_partitions(c);
+	dl_txn_read_whole_table(c->txn);
+	return dl_ops_remove_all(c->txn, c->now, c->o->data_change, &c->removed_files,
+	                         &c->removed_bytes);
+}
+
+/* ---- commit ---- */
+
+static int set_commit_info(write_ctx *c)
+{
+	dl_transaction *t = c->txn;
+	DL_TRY(dl_txn_set_parameter(t, "mode", mode_name(c->o->mode)));
+	dl_buf b = DL_BUF_INIT;
+	int rc = dl_ops_partition_by_json(&b, (const char *const *)c->part_cols, (uint32_t)c->npart);
+	if (rc == 0) rc = dl_txn_set_parameter(t, "partitionBy", b.data);
+	if (rc == 0 && c->o->replace_where) {
+		dl_buf_clear(&b);
+		dl_json_writer w;
+		dl_jw_init(&w, &b);
+		dl_jw_array_begin(&w);
+		dl_jw_string(&w, c->o->replace_where);
+		dl_jw_array_end(&w);
+		rc = dl_jw_finish(&w);
+		if (rc == 0) rc = dl_txn_set_parameter(t, "predicate", b.data);
+	}
+	dl_buf_free(&b);
+	DL_TRY(rc);
+	DL_TRY(dl_txn_set_metric(t, "numFiles", (int64_t)dl_files_writer_count(c->fw)));
+	DL_TRY(dl_txn_set_metric(t, "numOutputRows", dl_files_writer_rows(c->fw)));
+	DL_TRY(dl_txn_set_metric(t, "numOutputBytes", dl_files_writer_bytes(c->fw)));
+	if (c->o->mode == DL_WRITE_OVERWRITE && c->snap) {
+		DL_TRY(dl_txn_set_metric(t, "numRemovedFiles", c->removed_files));
+		DL_TRY(dl_txn_set_metric(t, "numRemovedBytes", c->removed_bytes));
+	}
+	if (c->o->replace_where && c->snap) {
+		DL_TRY(dl_txn_set_metric(t, "numCopiedRows", c->copied_rows));
+		DL_TRY(dl_txn_set_metric(t, "numDeletedRows", c->deleted_rows));
+		DL_TRY(dl_txn_set_metric(t, "numAddedFiles", (int64_t)dl_files_writer_count(c->fw)));
+		DL_TRY(dl_txn_set_metric(t, "numAddedBytes", dl_files_writer_bytes(c->fw)));
+	}
+	return 0;
+}
+
+/* Identity columns handed out values: the high-water marks go into the
+ * schema, so the commit carries a new metaData. */
+static int commit_identity(write_ctx *c)
+{
+	if (!dl_enforcer_identity_used(c->enf)) return 0;
+	dl_type *s;
+	DL_TRY(dl_enforcer_schema_with_hwm(c->enf, &s));
+	int rc;
+	if (c->snap && !c->metadata_set) {
+		rc = commit_schema(c, s, &c->config);
+	} else {
+		dl_metadata md = c->snap && !c->plan.schema ? *dl_snapshot_state(c->snap)->metadata
+		                                            : c->plan.metadata;
+		dl_buf sj = DL_BUF_INIT;
+		rc = dl_schema_to_json(&sj, s);
+		md.schema_string = rc == 0 ? dl_arena_strdup(&c->arena, sj.data) : NULL;
+		md.configuration = c->config;
+		dl_buf_free(&sj);
+		if (rc == 0 && !md.schema_string) rc = DL_ENOMEM;
+		if (rc == 0) rc = dl_txn_set_metadata(c->txn, &md);
+	}
+	dl_type_unref(s);
+	return rc;
+}
+
+static int add_files(write_ctx *c)
+{
+	for (size_t i = 0; i < dl_files_writer_count(c->fw); i++)
+		DL_TRY(dl_txn_add_file(c->txn, dl_files_writer_add(c->fw, i)));
+	return 0;
+}
+
+static int prepare(write_ctx *c)
+{
+	dl_table_properties_defaults(&c->props);
+	if (c->snap) DL_TRY(dl_table_properties_parse(&c->props, &dl_snapshot_state(c->snap)->metadata->configuration, false));
+	if (!c->snap || c->o->overwrite_schema) {
+		DL_TRY(define_table(c));
+		DL_TRY(dl_table_properties_parse(&c->props, &c->config, false));
+	} else {
+		DL_TRY(existing_table(c));
+	}
+	DL_TRY(plan_columns(c));
+	DL_TRY(dl_enforcer_new(&c->enf, c->schema, &c->config));
+	if (c->o->replace_where && c->snap) {
+		DL_TRY(dl_expr_parse(&c->replace_where, c->o->replace_where));
+		int rc = dl_expr_bind(c->replace_where, c->schema);
+		if (rc < 0) return dl_error_prefix("replaceWhere");
+		if (!dl_expr_is_deterministic(c->replace_where))
+			return dl_error_set(DL_EINVALID, "replaceWhere '%s' is not deterministic",
+			                    c->o->replace_where);
+	}
+	dl_files_writer_options fo;
+	memset(&fo, 0, sizeof fo);
+	fo.store = c->store;
+	fo.schema = c->schema;
+	fo.partition_columns = (const char *const *)c->part_cols;
+	fo.npartition_columns = c->npart;
+	fo.props = &c->props;
+	fo.max_records_per_file = c->o->max_records_per_file;
+	fo.target_file_size = c->o->target_file_size;
+	fo.data_change = c->o->data_change;
+	fo.threads = 1;
+	return dl_files_writer_open(&c->fw, &fo);
+}
+
+/* Whether an idempotent write already happened (then nothing is done). */
+static int already_applied(write_ctx *c, bool *applied)
+{
+	*applied = false;
+	if (!c->o->txn_app_id) return 0;
+	int64_t v;
+	int rc = dl_txn_app_version(c->txn, c->o->txn_app_id, &v);
+	if (rc == DL_ENOTFOUND) {
+		dl_error_clear();
+		rc = 0;
+	} else if (rc == 0) {
+		*applied = v >= c->o->txn_version;
+	}
+	if (rc == 0 && !*applied) rc = dl_txn_set_app_txn(c->txn, c->o->txn_app_id, c->o->txn_version);
+	return rc;
+}
+
+static int run(write_ctx *c, const char *uri, dl_batch_stream *data, int64_t *version)
+{
+	DL_TRY(dl_store_open(&c->store, uri));
+	DL_TRY(dl_ops_open_latest(&c->snap, c->store));
+	if (c->snap && c->o->mode == DL_WRITE_ERROR_IF_EXISTS)
+		return dl_error_set(DL_EEXISTS,
+		                    "a Delta table already exists at %s; write with mode append or "
+		                    "overwrite",
+		                    uri);
+	if (c->snap && c->o->mode == DL_WRITE_IGNORE) return 0;
+	dl_txn_options to = DL_TXN_OPTIONS_INIT;
+	to.operation = "WRITE";
+	to.user_metadata = c->o->user_metadata;
+	DL_TRY(dl_txn_begin(&c->txn, c->store, c->snap, &to));
+	bool applied;
+	DL_TRY(already_applied(c, &applied));
+	if (applied) return 0;
+	c->data_schema = dl_batch_stream_schema(data);
+	c->now = dl_now_millis();
+	DL_TRY(prepare(c));
+	DL_TRY(write_all(c, data));
+	if (c->snap && c->o->replace_where) DL_TRY(remove_matching(c));
+	DL_TRY(dl_files_writer_finish(c->fw));
+	DL_TRY(overwrite(c));
+	DL_TRY(add_files(c));
+	DL_TRY(commit_identity(c));
+	DL_TRY(set_commit_info(c));
+	return dl_txn_commit(c->txn, version);
+}
+
+int dl_ops_write(int64_t *version, const char *uri, dl_batch_stream *data,
+                 const dl_write_options *o, dl_write_progress_fn progress, void *payload)
+{
+	*version = -1;
+	DL_TRY(check_options(o));
+	write_ctx c;
+	memset(&c, 0, sizeof c);
+	c.o = o;
+	c.progress = progress;
+	c.progress_payload = payload;
+	int rc = run(&c, uri, data, version);
+	if (rc < 0 && c.fw) {
+		/* Keep the message of the failure, not of the cleanup. */
+		dl_error saved = *dl_error_last();
+		char *msg = dl_strdup(saved.message);
+		char *klass = dl_strdup(saved.klass);
+		dl_files_writer_discard(c.fw);
+		if (msg && klass && *klass) dl_error_set_class(rc, klass, "%s", msg);
+		else if (msg) dl_error_set(rc, "%s", msg);
+		dl_free(msg);
+		dl_free(klass);
+	}
+	dl_files_writer_free(c.fw);
+	dl_enforcer_free(c.enf);
+	dl_expr_free(c.replace_where);
+	dl_selection_free(&c.sel);
+	dl_free(c.data_index);
+	dl_free(c.provided);
+	dl_type_unref(c.schema);
+	dl_table_plan_free(&c.plan);
+	dl_txn_free(c.txn);
+	dl_arena_free(&c.arena);
+	dl_snapshot_free(c.snap);
+	dl_store_free(c.store);
+	return rc;
+}
+
+int dl_write(int64_t *version, const char *uri, struct ArrowArrayStream *data,
+             const dl_write_options *opts)
+{
+	*version = -1;
+	if (!data || !data->release)
+		return dl_error_set(DL_EINVALID, "dl_write: no data stream given");
+	dl_batch_stream *s;
+	DL_TRY(dl_batch_stream_import(&s, data));
+	int rc = dl_ops_write(version, uri, s, opts, NULL, NULL);
+	dl_batch_stream_free(s);
+	return rc;
+}
