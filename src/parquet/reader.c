@@ -79,6 +79,14 @@ static int check_row_groups(pq_reader *r)
 		if (g->num_rows < 0 || g->num_rows > INT64_MAX / 2 - r->rg_first[i])
 			return dl_error_set(DL_ECORRUPT, "%s: row group %u has an invalid row count %lld", r->src.name, i,
 			                    (long long)g->num_rows);
+		/* Every row has at least one value (maybe a null) in every leaf, so
+		 * a row count above a chunk's value count is a lie; checking it keeps
+		 * projections of absent columns from producing rows that never were. */
+		for (uint32_t c = 0; c < g->ncolumns; c++)
+			if (g->columns[c].has_meta_data && g->num_rows > g->columns[c].meta_data.num_values)
+				return dl_error_set(DL_ECORRUPT, "%s: row group %u has %lld rows but column %u holds %lld values",
+				                    r->src.name, i, (long long)g->num_rows, c,
+				                    (long long)g->columns[c].meta_data.num_values);
 		r->rg_first[i + 1] = r->rg_first[i] + g->num_rows;
 	}
 	return 0;
