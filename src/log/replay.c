@@ -584,20 +584,21 @@ static int run_parallel(dl_replayer *r, dl_store *store, const dl_log_segment *s
 	unit *units = dl_calloc(seg->ncommits ? seg->ncommits : 1, sizeof *units);
 	if (!units) return DL_ENOMEM;
 	size_t nu = plan_units(seg, units), nb = 0;
-	for (size_t i = 0; i < nu; i++) nb += (size_t)((units[i].f->size + BLOCK_BYTES - 1) / BLOCK_BYTES) + 1;
+	int64_t bb = r->opts->block_bytes > 0 ? r->opts->block_bytes : BLOCK_BYTES;
+	for (size_t i = 0; i < nu; i++) nb += (size_t)((units[i].f->size + bb - 1) / bb) + 1;
 	dl_commit_block *blocks = dl_calloc(nb, sizeof *blocks);
 	dl_waitgroup *wgs = dl_calloc(nb, sizeof *wgs);
 	int rc = (!blocks || !wgs) ? DL_ENOMEM : 0;
 	size_t k = 0;
 	for (size_t i = 0; rc == 0 && i < nu; i++) {
 		int64_t size = units[i].f->size;
-		for (int64_t off = 0; off < size || (size == 0 && off == 0); off += BLOCK_BYTES) {
+		for (int64_t off = 0; off < size || (size == 0 && off == 0); off += bb) {
 			dl_commit_block *b = &blocks[k++];
 			b->store = store;
 			b->path = units[i].f->path;
 			b->file_size = size;
 			b->off = off;
-			b->end = off + BLOCK_BYTES < size ? off + BLOCK_BYTES : size;
+			b->end = off + bb < size ? off + bb : size;
 			b->want_commit_info = units[i].version_commit;
 			b->arena.block_size = 256u << 10;
 			if (size == 0) break;

@@ -60,6 +60,8 @@ typedef struct dl_replay_options {
 	int sequential;
 	/* logs with fewer bytes of commits are parsed on one thread (0: 8 MB) */
 	int64_t parallel_min_bytes;
+	/* bytes per parallel block (0: 1 MB); small values test block edges */
+	int64_t block_bytes;
 } dl_replay_options;
 
 /* Replays the segment's files. Errors name the file and line. Does not

@@ -345,6 +345,17 @@ static void big_commit_in_chunks(void **state)
 	}
 	free(seen);
 	dl_log_state_free(&st);
+	/* small blocks: many lines cross a block edge */
+	const int64_t sizes[] = {4096, 65537};
+	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+		par.block_bytes = sizes[k];
+		assert_int_equal(dl_replay(&st, s, &seg, &par), 0);
+		assert_int_equal(st.nadds, n - 1);
+		assert_int_equal(st.total_size, sum);
+		assert_int_equal(st.ntxns, 1);
+		assert_int_equal(st.nremoves, 1);
+		dl_log_state_free(&st);
+	}
 	dl_log_segment_free(&seg);
 	dl_store_free(s);
 }
@@ -436,6 +447,38 @@ static void many_txns_and_domains(void **state)
 	dl_store_free(s);
 }
 
+/* Blocks far smaller than a line, and at every offset around line ends,
+ * on a small log: each line is parsed by exactly one block. */
+static void tiny_blocks(void **state)
+{
+	(void)state;
+	dl_store *s;
+	assert_int_equal(dl_store_open(&s, "mem://log-tiny-blocks"), 0);
+	dl_buf b = DL_BUF_INIT;
+	assert_int_equal(dl_buf_printf(&b, "%s%s", P0, M0), 0);
+	for (int i = 0; i < 60; i++)
+		assert_int_equal(dl_buf_printf(&b, "%s{\"add\":{\"path\":\"f%d\",\"partitionValues\":{},"
+		                               "\"size\":%d,\"modificationTime\":1,\"dataChange\":true}}",
+		                               i ? "\n\n" : "", i, i + 1), 0);
+	assert_int_equal(dl_store_put(s, "_delta_log/00000000000000000000.json", b.data, b.len), 0);
+	dl_buf_free(&b);
+	dl_log_segment seg;
+	assert_int_equal(dl_log_segment_build(&seg, s, -1), 0);
+	dl_replay_options par = {0};
+	par.parallel_min_bytes = 1;
+	for (int64_t bb = 1; bb <= 160; bb += (bb < 8 ? 1 : 13)) {
+		par.block_bytes = bb;
+		dl_log_state st;
+		assert_int_equal(dl_replay(&st, s, &seg, &par), 0);
+		assert_int_equal(dl_log_state_validate(&st), 0);
+		assert_int_equal(st.nadds, 60);
+		assert_int_equal(st.total_size, 60 * 61 / 2);
+		dl_log_state_free(&st);
+	}
+	dl_log_segment_free(&seg);
+	dl_store_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -447,6 +490,7 @@ int main(void)
 		cmocka_unit_test(big_commit_in_chunks),
 		cmocka_unit_test(checksum_files),
 		cmocka_unit_test(many_txns_and_domains),
+		cmocka_unit_test(tiny_blocks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
