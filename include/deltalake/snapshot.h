@@ -122,7 +122,9 @@ typedef struct dl_tombstone_info {
 size_t dl_snapshot_tombstone_count(const dl_snapshot *s);
 int dl_snapshot_tombstone_at(const dl_snapshot *s, size_t i, dl_tombstone_info *out);
 
-/* Application transactions (txn): the latest version per app id. */
+/* Application transactions (txn): the latest version per app id. The list
+ * holds all of them; dl_snapshot_app_version applies the table's
+ * delta.setTransactionRetentionDuration (expired ones are not found). */
 size_t dl_snapshot_app_count(const dl_snapshot *s);
 void dl_snapshot_app_at(const dl_snapshot *s, size_t i, const char **app_id, int64_t *version,
                         int64_t *last_updated);

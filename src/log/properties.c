@@ -22,6 +22,7 @@ void dl_table_properties_defaults(dl_table_properties *p)
 	p->checkpoint_write_stats_as_json = true;
 	p->enable_expired_log_cleanup = true;
 	p->random_prefix_length = 2;
+	p->set_transaction_retention_ms = -1;
 }
 
 int dl_parse_bool_property(const char *s, bool *out)
@@ -149,6 +150,8 @@ static void apply(prop_ctx *c, const char *k, const char *v)
 	else if (!strcmp(n, "logRetentionDuration")) set_interval(c, k, v, &p->log_retention_ms);
 	else if (!strcmp(n, "deletedFileRetentionDuration"))
 		set_interval(c, k, v, &p->deleted_file_retention_ms);
+	else if (!strcmp(n, "setTransactionRetentionDuration"))
+		set_interval(c, k, v, &p->set_transaction_retention_ms);
 	else if (!strcmp(n, "checkpointRetentionDuration"))
 		set_interval(c, k, v, &p->checkpoint_retention_ms);
 	else if (!strcmp(n, "dataSkippingNumIndexedCols")) {

@@ -50,6 +50,7 @@ typedef struct dl_table_properties {
 	int64_t randomize_file_prefixes;      /* delta.randomizeFilePrefixes: 0 = false */
 	int32_t random_prefix_length;         /* delta.randomPrefixLength: 2 */
 	const char *parquet_compression_codec; /* delta.parquet.compression.codec or NULL */
+	int64_t set_transaction_retention_ms; /* delta.setTransactionRetentionDuration, -1: none */
 } dl_table_properties;
 
 /* Fills `out` from a configuration map. With `strict`, the first invalid

@@ -399,11 +399,18 @@ void dl_snapshot_app_at(const dl_snapshot *s, size_t i, const char **app_id, int
 
 int dl_snapshot_app_version(const dl_snapshot *s, const char *app_id, int64_t *version)
 {
+	/* delta.setTransactionRetentionDuration: as Spark, transactions last
+	 * updated before now - retention are expired (no lastUpdated: kept) */
+	int64_t cutoff = s->props.set_transaction_retention_ms >= 0
+	                     ? dl_now_millis() - s->props.set_transaction_retention_ms : INT64_MIN;
 	for (size_t i = 0; i < s->state.ntxns; i++) {
-		if (strcmp(s->state.txns[i].app_id, app_id) == 0) {
-			*version = s->state.txns[i].version;
-			return 0;
-		}
+		const dl_txn *t = &s->state.txns[i];
+		if (strcmp(t->app_id, app_id) != 0) continue;
+		if (t->last_updated != DL_NONE && t->last_updated < cutoff)
+			return dl_error_set(DL_ENOTFOUND, "the transaction of application '%s' expired "
+			                    "(delta.setTransactionRetentionDuration)", app_id);
+		*version = t->version;
+		return 0;
 	}
 	return dl_error_set(DL_ENOTFOUND, "application '%s' has no transaction in the table", app_id);
 }

@@ -369,6 +369,11 @@ static void table_contents(void **state)
 		if (strcmp(app, "new_app_2") == 0) assert_int_equal(last, 1002);
 		if (strcmp(app, "new_app_0") == 0) assert_int_equal(last, INT64_MIN);
 	}
+	/* retention of 1 day: those updated in 1970 expired, no lastUpdated stays */
+	assert_int_equal(dl_snapshot_app_version(s, "new_app_1", &v), DL_ENOTFOUND);
+	assert_non_null(strstr(dl_error_last()->message, "expired"));
+	assert_int_equal(dl_snapshot_app_version(s, "new_app_0", &v), 0);
+	assert_int_equal(v, 1);
 	dl_snapshot_free(s);
 	const char *txn_tables[] = {"kernel-data/app-txn-checkpoint", "kernel-data/app-txn-no-checkpoint"};
 	for (int k = 0; k < 2; k++) {

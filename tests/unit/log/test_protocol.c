@@ -84,6 +84,7 @@ static void properties_with_defaults(void **state)
 		{"delta.enableRowTracking", "true"},
 		{"delta.checkpoint.writeStatsAsStruct", "true"},
 		{"delta.constraints.positive", "x > 0"},
+		{"delta.setTransactionRetentionDuration", "interval 1 days"},
 		{"other", "ignored"},
 	};
 	dl_str_map m = {kv, sizeof kv / sizeof kv[0]};
@@ -102,6 +103,7 @@ static void properties_with_defaults(void **state)
 	assert_int_equal(p.ict_enablement_version, 3);
 	assert_true(p.enable_row_tracking);
 	assert_true(p.checkpoint_write_stats_as_struct);
+	assert_int_equal(p.set_transaction_retention_ms, 86400000);
 
 	dl_kv badkv[] = {{"delta.checkpointInterval", "often"}};
 	dl_str_map bad = {badkv, 1};
