@@ -1,8 +1,8 @@
 /* The checkpoint schema (PROTOCOL.md "Checkpoint Schema"), field for field
  * as the reference implementation writes it: top-level columns txn, add,
  * remove, metaData, protocol, domainMetadata, and for V2 checkpoints
- * checkpointMetadata and sidecar. The add column gains stats (JSON text),
- * partitionValues_parsed and clusteringProvider as the table requires. */
+ * checkpointMetadata and sidecar. The add column gains clusteringProvider, stats
+ * (JSON text) and partitionValues_parsed as the table requires. */
 #include "txn/checkpoint_schema.h"
 
 #include <string.h>
@@ -51,8 +51,9 @@ static const char *SIDECAR = F("sidecar", STRUCT(
 static int put_add(dl_buf *b, const dl_ckpt_schema_options *o)
 {
 	DL_TRY(dl_buf_puts(b, ADD_HEAD));
-	if (o->stats_json) DL_TRY(dl_buf_puts(b, "," F("stats", "\"string\"")));
+	/* Spark's order: clusteringProvider, then stats. */
 	if (o->clustering_provider) DL_TRY(dl_buf_puts(b, "," F("clusteringProvider", "\"string\"")));
+	if (o->stats_json) DL_TRY(dl_buf_puts(b, "," F("stats", "\"string\"")));
 	if (o->partition_parsed_json) {
 		DL_TRY(dl_buf_puts(b, ",{\"name\":\"partitionValues_parsed\",\"type\":"));
 		DL_TRY(dl_buf_puts(b, o->partition_parsed_json));

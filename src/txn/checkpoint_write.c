@@ -240,12 +240,12 @@ static int emit_add(ckpt_ctx *c, ckpt_file *f, const dl_add *a)
 	DL_TRY(put_long(CH(b, 7), a->base_row_id));
 	DL_TRY(put_long(CH(b, 8), a->default_row_commit_version));
 	int i = 9;
+	if (c->so.clustering_provider) DL_TRY(put_str(CH(b, i++), a->clustering_provider));
 	if (c->so.stats_json) {
 		dl_builder *s = CH(b, i++);
 		DL_TRY(a->stats ? dl_builder_append_bytes(s, a->stats, a->stats_len)
 		                : dl_builder_append_null(s));
 	}
-	if (c->so.clustering_provider) DL_TRY(put_str(CH(b, i++), a->clustering_provider));
 	if (c->so.partition_parsed_json)
 		DL_TRY(put_partition_parsed(c, CH(b, i++), &a->partition_values));
 	return row_end(f, b);

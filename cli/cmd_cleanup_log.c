@@ -1,0 +1,67 @@
+/* `deltalake cleanup-log`: deletes log files older than the table's
+ * delta.logRetentionDuration that the newest usable checkpoint makes
+ * unnecessary (PROTOCOL.md "Metadata Cleanup"). */
+#include "table_cli.h"
+#include "log/properties.h"
+#include "log/snapshot.h"
+#include "txn/log_cleanup.h"
+
+typedef struct cleanup_args {
+	const char *table;
+	const char *retention;
+} cleanup_args;
+
+static const dl_cli_opt cleanup_opts[] = {
+	DL_CLI_ARG(cleanup_args, table, "TABLE", "path of the table"),
+	DL_CLI_STRING(cleanup_args, retention, 0, "retention", "INTERVAL", NULL,
+	              "keep this much history instead of delta.logRetentionDuration ('interval 7 days')"),
+	DL_CLI_END,
+};
+
+static int cleanup_run(dl_cli *cli, const void *args)
+{
+	const cleanup_args *a = args;
+	dl_snapshot_options so = DL_SNAPSHOT_OPTIONS_INIT;
+	so.metadata_only = true;
+	dl_snapshot *snap;
+	int rc = dl_snapshot_open(&snap, a->table, &so);
+	if (rc < 0) return rc;
+	dl_table_properties props = *dl_snapshot_props(snap);
+	if (a->retention && dl_parse_interval_ms(a->retention, &props.log_retention_ms) < 0) {
+		dl_snapshot_free(snap);
+		return dl_cli_usage_error(cli, "--retention '%s' is not an interval such as "
+		                          "'interval 30 days'", a->retention);
+	}
+	dl_log_cleanup_result r;
+	rc = dl_log_cleanup(&r, dl_snapshot_store(snap), &props, INT64_MIN);
+	dl_snapshot_free(snap);
+	if (rc < 0) return rc;
+	if (r.cutoff_checkpoint < 0)
+		dl_cli_note(cli, "nothing to clean up: no checkpoint is older than the retention period");
+	static const dl_out_column cols[] = {
+		{"keptFromCheckpoint", DL_OUT_NUMBER}, {"deletedCommits", DL_OUT_NUMBER},
+		{"deletedCheckpoints", DL_OUT_NUMBER}, {"deletedOther", DL_OUT_NUMBER}};
+	char k[32], c[32], p[32], o[32];
+	snprintf(k, sizeof k, "%" PRId64, r.cutoff_checkpoint);
+	snprintf(c, sizeof c, "%" PRId64, r.deleted_commits);
+	snprintf(p, sizeof p, "%" PRId64, r.deleted_checkpoints);
+	snprintf(o, sizeof o, "%" PRId64, r.deleted_other);
+	const char *row[4] = {r.cutoff_checkpoint >= 0 ? k : NULL, c, p, o};
+	dl_out *out = NULL;
+	rc = dl_cli_out_begin(&out, cli, cols, 4);
+	if (rc == 0) rc = dl_out_row(out, row);
+	if (rc == 0) rc = dl_out_end(out);
+	else dl_out_free(out);
+	return rc;
+}
+
+DL_CLI_COMMAND(cleanup_log, .name = "cleanup-log", .summary = "delete expired log files of a table",
+               .description = "Deletes commits, checkpoints and checksum files older than the\n"
+                              "table's delta.logRetentionDuration (30 days by default), keeping the\n"
+                              "newest checkpoint at or before that point and everything after it,\n"
+                              "so every version from there on stays readable. Writers do this on\n"
+                              "their own after each automatic checkpoint unless\n"
+                              "delta.enableExpiredLogCleanup is false.",
+               .examples = "  deltalake cleanup-log /data/events\n"
+                           "  deltalake cleanup-log /data/events --retention 'interval 7 days'",
+               .opts = cleanup_opts, .args_size = sizeof(cleanup_args), .run = cleanup_run);

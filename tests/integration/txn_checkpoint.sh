@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# `deltalake checkpoint` on copies of the conformance tables: after a
+# classic, a multi-part (--part-size 2) and, where the table asks for it, a
+# V2 checkpoint, our reader sees exactly the same files (and the snapshot
+# starts from the new checkpoint); DuckDB reads every checkpoint file, whose
+# Parquet columns are exactly the protocol's checkpoint schema, with as many
+# add rows as _last_checkpoint's numOfAddFiles. Then `cleanup-log`.
+# Needs DL_CLI, DL_SHARED_DIR and DL_ORACLE_DIR.
+set -uo pipefail
+: "${DL_CLI:?DL_CLI must name the deltalake binary}"
+: "${DL_SHARED_DIR:?}" "${DL_ORACLE_DIR:?}"
+here=$(cd "$(dirname "$0")" && pwd)
+gold=$DL_SHARED_DIR/conformance/golden
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+oracle() { (cd "$DL_ORACLE_DIR" && node "$here/txn_checkpoint_check.mjs" "$@"); }
+files_of() { "$DL_CLI" files "$1" --format csv 2>"$tmp/err" | sort; }
+
+tables="basic-with-inserts-updates basic-with-inserts-deletes-checkpoint multi-part-checkpoint
+dv-partitioned-with-checkpoint data-reader-partition-values table-with-columnmapping-mode-name
+table-with-columnmapping-mode-id log-replay-special-characters canonicalized-paths-special-a
+snapshot-data3 time-travel-partition-changes-b data-skipping-basic-stats-all-types
+v2-checkpoint-parquet v2-checkpoint-json data-reader-escaped-chars dv-with-columnmapping"
+checked=0
+for g in $tables; do
+	src=$gold/$g/delta
+	[ -d "$src" ] || src=$gold/$g
+	[ -d "$src/_delta_log" ] || { fail "$g: no table in $src"; continue; }
+	for mode in classic parts; do
+		t=$tmp/$g-$mode
+		cp -r "$src" "$t" && chmod -R u+w "$t"
+		files_of "$t" >"$tmp/before" || { fail "$g: files before: $(cat "$tmp/err")"; continue; }
+		(cd "$t/_delta_log" && find . -type f | sort) >"$tmp/list"
+		extra=()
+		[ "$mode" = parts ] && extra=(--part-size 2)
+		if ! "$DL_CLI" checkpoint "$t" "${extra[@]}" --format csv >"$tmp/ck" 2>"$tmp/err"; then
+			fail "$g ($mode): checkpoint failed: $(cat "$tmp/err")"
+			continue
+		fi
+		IFS=, read -r v kind nfiles actions adds size < <(tail -n 1 "$tmp/ck")
+		files_of "$t" >"$tmp/after"
+		cmp -s "$tmp/before" "$tmp/after" || fail "$g ($mode): files differ after the checkpoint: $(diff "$tmp/before" "$tmp/after" | head -5)"
+		grep -q "\"version\":$v," "$t/_delta_log/_last_checkpoint" || fail "$g: _last_checkpoint is not at $v"
+		grep -q "\"numOfAddFiles\":$adds," "$t/_delta_log/_last_checkpoint" || fail "$g: numOfAddFiles"
+		# the files the checkpoint added (the table may hold older ones of the same version)
+		comm -13 "$tmp/list" <(cd "$t/_delta_log" && find . -type f | sort) >"$tmp/new"
+		all=()
+		while read -r f; do
+			f=$t/_delta_log/${f#./}
+			case $f in
+			*/_sidecars/*) schema=sidecar ;;
+			*.checkpoint.parquet | *.checkpoint.[0-9]*.[0-9]*.parquet) schema=classic ;;
+			*.checkpoint.*.parquet) schema=v2 ;;
+			*) continue ;;
+			esac
+			out=$(oracle schema "$schema" "$f") || fail "$g ($mode): $f: $out"
+			all+=("$f")
+		done <"$tmp/new"
+		[ "${#all[@]}" -eq "$nfiles" ] || fail "$g ($mode): ${#all[@]} new checkpoint files, $nfiles reported"
+		case $kind in
+		multi-part) [ "$mode" = parts ] || fail "$g: multi-part without --part-size" ;;
+		classic) [ "$mode" = classic ] || [ "$actions" -le 2 ] || fail "$g: --part-size 2 gave one part of $actions actions" ;;
+		esac
+		read -r nadd nrem < <(oracle adds "${all[@]}")
+		[ "$nadd" = "$adds" ] || fail "$g ($mode): DuckDB reads $nadd add rows, numOfAddFiles says $adds"
+		[ $((nadd + 0)) -eq $(($(wc -l <"$tmp/after") - 1)) ] || fail "$g ($mode): $nadd adds but $(($(wc -l <"$tmp/after") - 1)) live files"
+		checked=$((checked + 1))
+	done
+done
+[ "$checked" -ge 28 ] || fail "only $checked checkpoints checked"
+
+# cleanup-log: with no retention everything before the newest checkpoint
+# older than today's midnight goes; the files are back-dated to make it so.
+t=$tmp/basic-with-inserts-deletes-checkpoint-classic
+touch -d '3 days ago' "$t"/_delta_log/*
+files_of "$t" >"$tmp/before"
+"$DL_CLI" cleanup-log "$t" --retention 'interval 1 day' --format csv >"$tmp/cl" 2>"$tmp/err" || fail "cleanup-log: $(cat "$tmp/err")"
+IFS=, read -r kept dc dk do < <(tail -n 1 "$tmp/cl")
+[ "$dc" -gt 0 ] || fail "cleanup-log deleted no commits: $(cat "$tmp/cl")"
+[ -z "$(ls "$t/_delta_log" | awk -F. -v k="$kept" '/^[0-9]+\.json$/ && $1+0 < k+0')" ] || fail "commits before $kept remain"
+files_of "$t" >"$tmp/after"
+cmp -s "$tmp/before" "$tmp/after" || fail "cleanup-log changed the files of the latest version"
+
+echo "txn_checkpoint: $checked checkpoints checked, $fails failures"
+[ "$fails" -eq 0 ]
