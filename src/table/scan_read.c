@@ -74,6 +74,63 @@ int dl_array_retype(dl_array *a, dl_type *t)
 	}
 }
 
+/* ---- partition columns shared by a file's batches ----
+ *
+ * A partition value is the same on every row of a file, so each file
+ * builds one array of the value repeated (as many rows as its largest
+ * batch) and every batch's column borrows a prefix of its buffers, released
+ * through owner_release when the last batch is freed (possibly on the
+ * consumer's thread, hence the atomic count). */
+
+typedef struct shared_col {
+	int refs;
+	dl_array *a;
+} shared_col;
+
+static void shared_col_release(void *p)
+{
+	shared_col *s = p;
+	if (__atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+		dl_array_free(s->a);
+		dl_free(s);
+	}
+}
+
+static int shared_col_new(shared_col **out, const dl_array *one, int64_t rows)
+{
+	shared_col *s = dl_calloc(1, sizeof *s);
+	if (!s) return DL_ENOMEM;
+	s->refs = 1;
+	s->a = dl_array_repeat(one, 0, rows > 0 ? rows : 1);
+	if (!s->a) {
+		dl_free(s);
+		return DL_ENOMEM;
+	}
+	dl_array_null_count(s->a);
+	*out = s;
+	return 0;
+}
+
+/* The first n rows of the shared array, borrowing its buffers. */
+static dl_array *shared_col_view(shared_col *s, int64_t n)
+{
+	dl_array *a = dl_calloc(1, sizeof *a);
+	if (!a) return NULL;
+	const dl_array *src = s->a;
+	a->type = dl_type_ref(src->type);
+	a->length = n;
+	a->null_count = src->null_count ? n : 0;
+	a->validity = src->validity;
+	a->values = src->values;
+	a->offsets = src->offsets;
+	a->data = src->data;
+	a->data_len = src->offsets ? src->offsets[n] : 0;
+	a->owner_release = shared_col_release;
+	a->owner = s;
+	__atomic_add_fetch(&s->refs, 1, __ATOMIC_ACQ_REL);
+	return a;
+}
+
 /* ---- per-file state ---- */
 
 typedef struct file_read {
@@ -81,6 +138,7 @@ typedef struct file_read {
 	const dl_add *add;
 	pq_reader *r;
 	dl_array **part;      /* per read column: one-row partition value, or NULL */
+	shared_col **shared;  /* per read column: the value repeated for whole batches */
 	uint64_t *deleted;    /* sorted deleted row indexes (or kept ones: keep_listed) */
 	size_t ndeleted;
 	bool keep_listed;     /* only the listed rows survive (change data feed) */
@@ -94,7 +152,11 @@ static void file_read_free(file_read *f, int nread)
 	pq_reader_free(f->r);
 	if (f->part)
 		for (int i = 0; i < nread; i++) dl_array_free(f->part[i]);
+	if (f->shared)
+		for (int i = 0; i < nread; i++)
+			if (f->shared[i]) shared_col_release(f->shared[i]);
 	dl_free(f->part);
+	dl_free(f->shared);
 	if (!f->borrowed_rows) dl_free(f->deleted);
 	dl_selection_free(&f->sel);
 	dl_selection_free(&f->sel2);
@@ -103,7 +165,11 @@ static void file_read_free(file_read *f, int nread)
 static int load_partitions(file_read *f, int nread)
 {
 	f->part = dl_calloc((size_t)nread + 1, sizeof *f->part);
-	if (!f->part) return DL_ENOMEM;
+	f->shared = dl_calloc((size_t)nread + 1, sizeof *f->shared);
+	if (!f->part || !f->shared) return DL_ENOMEM;
+	/* rows of the largest batch of this file */
+	int64_t rows = pq_reader_num_rows(f->r);
+	if (rows > f->s->batch_rows) rows = f->s->batch_rows;
 	for (int i = 0; i < nread; i++) {
 		const dl_scan_col *c = &f->s->cols[i];
 		if (c->kind != DL_SCOL_PARTITION) continue;
@@ -111,6 +177,7 @@ static int load_partitions(file_read *f, int nread)
 		const char *v = dl_str_map_get(&f->add->partition_values, c->part_key, &found);
 		int rc = dl_partition_value_array(&f->part[i], (dl_type *)c->type, v);
 		if (rc < 0) return dl_error_prefix("partition value of column '%s'", c->part_key);
+		DL_TRY(shared_col_new(&f->shared[i], f->part[i], rows));
 	}
 	return 0;
 }
@@ -197,7 +264,8 @@ static int build_read_batch(file_read *f, dl_batch **out, dl_batch *pb, int64_t 
 			if (s->mode != DL_CM_NONE) rc = dl_array_retype(b->cols[i], (dl_type *)c->type);
 			break;
 		case DL_SCOL_PARTITION:
-			b->cols[i] = dl_array_repeat(f->part[i], 0, n);
+			b->cols[i] = n <= f->shared[i]->a->length ? shared_col_view(f->shared[i], n)
+			                                          : dl_array_repeat(f->part[i], 0, n);
 			if (!b->cols[i]) rc = DL_ENOMEM;
 			break;
 		default: rc = row_tracking_column(f, &b->cols[i], c, pb, first, n); break;
