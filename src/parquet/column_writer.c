@@ -60,6 +60,7 @@ int pq_colw_init(pq_colw *c, const pq_leaf *leaf, const pq_colw_options *opt)
 	pq_stats_init(&c->stats, stats_kind(leaf->type));
 	pq_stats_init(&c->file_stats, stats_kind(leaf->type));
 	pq_stats_init(&c->pstats, stats_kind(leaf->type));
+	c->pstats_live = opt->page_index && !c->dict_on;
 	return 0;
 }
 
@@ -179,10 +180,11 @@ static int put_value(pq_colw *c, const dl_array *a, int64_t i)
 {
 	uint8_t b[16];
 	int rc;
+	pq_stats *st = c->pstats_live ? &c->pstats : &c->stats;
 	switch (a->type->id) {
 	case DL_TYPE_BOOLEAN: {
 		uint8_t v = dl_bit_get(a->values, i);
-		pq_stats_bool(&c->stats, v);
+		pq_stats_bool(st, v);
 		return dl_buf_append(&c->plain, &v, 1);
 	}
 	case DL_TYPE_BYTE:
@@ -193,26 +195,32 @@ static int put_value(pq_colw *c, const dl_array *a, int64_t i)
 		            : a->type->id == DL_TYPE_SHORT ? ((const int16_t *)a->values)[i]
 		                                           : ((const int32_t *)a->values)[i];
 		pq_store_le32(b, (uint32_t)v);
-		if ((rc = put_encoded(c, b, 4)) > 0) pq_stats_int(&c->stats, v);
+		if ((rc = put_encoded(c, b, 4)) > 0) pq_stats_int(st, v);
 		return rc < 0 ? rc : 0;
 	}
 	case DL_TYPE_LONG:
 	case DL_TYPE_TIMESTAMP:
 	case DL_TYPE_TIMESTAMP_NTZ: {
 		int64_t v = ((const int64_t *)a->values)[i];
-		if ((rc = put_encoded(c, &v, 8)) > 0) pq_stats_int(&c->stats, v); /* little-endian host */
+		if ((rc = put_encoded(c, &v, 8)) > 0) pq_stats_int(st, v); /* little-endian host */
 		return rc < 0 ? rc : 0;
 	}
 	case DL_TYPE_FLOAT: {
 		float v = ((const float *)a->values)[i];
-		if (v != v) c->stats.nan_count++; /* every NaN, dictionary or not */
-		if ((rc = put_encoded(c, &v, 4)) > 0) pq_stats_double(&c->stats, v);
+		if (v != v) { /* every NaN, dictionary or not */
+			c->stats.nan_count++;
+			c->page_nans++;
+		}
+		if ((rc = put_encoded(c, &v, 4)) > 0) pq_stats_double(st, v);
 		return rc < 0 ? rc : 0;
 	}
 	case DL_TYPE_DOUBLE: {
 		double v = ((const double *)a->values)[i];
-		if (v != v) c->stats.nan_count++;
-		if ((rc = put_encoded(c, &v, 8)) > 0) pq_stats_double(&c->stats, v);
+		if (v != v) {
+			c->stats.nan_count++;
+			c->page_nans++;
+		}
+		if ((rc = put_encoded(c, &v, 8)) > 0) pq_stats_double(st, v);
 		return rc < 0 ? rc : 0;
 	}
 	case DL_TYPE_DECIMAL: {
@@ -229,7 +237,7 @@ static int put_value(pq_colw *c, const dl_array *a, int64_t i)
 				u >>= 8;
 			}
 		}
-		if ((rc = put_encoded(c, b, (size_t)c->width)) > 0) pq_stats_decimal(&c->stats, v);
+		if ((rc = put_encoded(c, b, (size_t)c->width)) > 0) pq_stats_decimal(st, v);
 		return rc < 0 ? rc : 0;
 	}
 	case DL_TYPE_STRING:
@@ -239,7 +247,7 @@ static int put_value(pq_colw *c, const dl_array *a, int64_t i)
 			return dl_error_set(DL_EINVALID, "column '%s': string offsets [%d, %d) outside its %lld data bytes",
 			                    c->leaf->path[0], s, e, (long long)a->data_len);
 		const uint8_t *p = a->data + s;
-		if ((rc = put_encoded(c, p, (size_t)(e - s))) > 0) return pq_stats_bytes(&c->stats, p, (size_t)(e - s));
+		if ((rc = put_encoded(c, p, (size_t)(e - s))) > 0) return pq_stats_bytes(st, p, (size_t)(e - s));
 		return rc < 0 ? rc : 0;
 	}
 	default:
@@ -372,7 +380,6 @@ static int page_value(const pq_colw *c, pq_stats *s, const uint8_t *p, size_t n)
 		} else {
 			memcpy(&d, p, 8);
 		}
-		if (d != d) s->nan_count++;
 		pq_stats_double(s, d);
 		return 0;
 	}
@@ -424,9 +431,13 @@ static int page_minmax(pq_colw *c, pq_stats *s)
 static int page_record(pq_colw *c, pq_page_rec *r)
 {
 	memset(r, 0, sizeof *r);
-	pq_stats_reset(&c->pstats);
 	for (size_t k = 0; c->def && k < c->nslots; k++) r->null_count += c->def[k] < c->leaf->max_def;
-	DL_TRY(page_minmax(c, &c->pstats));
+	if (c->pstats_live) {
+		DL_TRY(pq_stats_merge_minmax(&c->stats, &c->pstats));
+	} else {
+		pq_stats_reset(&c->pstats);
+		DL_TRY(page_minmax(c, &c->pstats));
+	}
 	bool has_values = (size_t)r->null_count < c->nslots;
 	r->null_page = !has_values;
 	r->first_row = c->chunk_rows;
@@ -434,7 +445,7 @@ static int page_record(pq_colw *c, pq_page_rec *r)
 	 * with a min/max that leaves them out: no ColumnIndex for this chunk, as
 	 * parquet-mr drops it when it meets a NaN. */
 	if (has_values && (!c->pstats.has_minmax || c->pstats.kind == PQ_SK_NONE)) c->pidx.no_values = true;
-	if (c->pstats.nan_count) c->pidx.no_values = true;
+	if (c->page_nans) c->pidx.no_values = true;
 	return 0;
 }
 
@@ -487,6 +498,11 @@ static int flush_page(pq_colw *c)
 	else c->plain_pages++;
 	c->dict_on = dict_on;
 	c->nslots = c->nidx = c->page_raw = 0;
+	c->page_nans = 0;
+	if (c->opt.page_index) {
+		pq_stats_reset(&c->pstats);
+		c->pstats_live = !c->dict_on;
+	}
 	dl_buf_clear(&c->plain);
 	return 0;
 }
@@ -692,6 +708,8 @@ int pq_colw_flush_chunk(pq_colw *c, pq_sink *sink, dl_arena *arena, pq_column_ch
 	pq_stats_reset(&c->stats);
 	pq_dict_clear(&c->dict);
 	c->dict_on = c->opt.dictionary && c->leaf->phys != PQ_BOOLEAN && c->leaf->type->id != DL_TYPE_NULL;
+	c->pstats_live = c->opt.page_index && !c->dict_on;
+	pq_stats_reset(&c->pstats);
 	c->fallback = false;
 	c->dict_pages = c->plain_pages = 0;
 	c->pages_uncompressed = c->num_values = 0;

@@ -53,7 +53,10 @@ typedef struct pq_colw {
 	/* page index (opt.page_index) */
 	pq_page_index pidx;
 	int64_t page_rows, chunk_rows;
-	pq_stats pstats;         /* the page being flushed */
+	pq_stats pstats;         /* the page's min/max */
+	bool pstats_live;        /* pstats took every value of the page (PLAIN pages:
+	                          * then the chunk's min/max come from it, not twice) */
+	int64_t page_nans;
 	uint64_t *seen;          /* dictionary entries used by the page */
 	size_t seen_words;
 } pq_colw;

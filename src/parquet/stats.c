@@ -58,6 +58,11 @@ int pq_stats_merge(pq_stats *dst, const pq_stats *src)
 	dst->num_values += src->num_values;
 	dst->null_count += src->null_count;
 	dst->nan_count += src->nan_count;
+	return pq_stats_merge_minmax(dst, src);
+}
+
+int pq_stats_merge_minmax(pq_stats *dst, const pq_stats *src)
+{
 	if (!src->has_minmax) return 0;
 	switch (src->kind) {
 	case PQ_SK_NONE:

@@ -99,6 +99,8 @@ static inline void pq_stats_bool(pq_stats *s, bool v)
 int pq_stats_bytes(pq_stats *s, const uint8_t *p, size_t n);
 /* Folds src into dst (same kind). */
 int pq_stats_merge(pq_stats *dst, const pq_stats *src);
+/* Only the min/max of src (no counts). */
+int pq_stats_merge_minmax(pq_stats *dst, const pq_stats *src);
 
 /* Footer/page Statistics of a chunk for physical type `phys` (FLBA decimals
  * take type_length big-endian bytes). Byte arrays longer than trunc_len
