@@ -2,6 +2,8 @@
 //   node parquet_read_oracle.mjs gen <dir>            writes test files, prints their paths
 //   node parquet_read_oracle.mjs compare <pq> <jsonl>  our rows (JSON lines) vs DuckDB's
 //   node parquet_read_oracle.mjs compare-many <list>   lines "<pq>\t<jsonl>"
+//   node parquet_read_oracle.mjs gen-cli <dir>         files for the CLI check
+//   node parquet_read_oracle.mjs compare-cli <pq> <jsonl>  `parquet cat --format jsonl` vs DuckDB
 //   node parquet_read_oracle.mjs count <pq>...|@list   "<rows>\t<path>" per file
 // Values are canonicalized the same way on both sides: every number as the
 // string of its value (ints, floats, dates in days, timestamps in micros,
@@ -133,6 +135,39 @@ async function compareMany(list) {
   if (bad) { console.error(`${bad} files differ`); process.exit(1); }
 }
 
+// Files for the CLI check (types whose JSON text is unambiguous).
+async function genCli(dir) {
+  const con = await connect();
+  fs.mkdirSync(dir, { recursive: true });
+  const sql = `SELECT i::INTEGER AS id, CASE WHEN i % 5 = 0 THEN NULL ELSE i * 1000003 END::BIGINT AS big,
+    i / 8 AS dbl, i % 3 = 0 AS flag, CASE WHEN i % 7 = 1 THEN NULL ELSE 'name ' || (i % 37) END AS s,
+    CASE WHEN i % 4 = 0 THEN NULL ELSE [i, NULL, i * 2] END AS li,
+    {'a': i % 11, 'b': CASE WHEN i % 2 = 0 THEN NULL ELSE ['x' || i] END} AS st
+    FROM range(3000) r(i)`;
+  const out = [];
+  for (const [ver, codec] of [['V1', 'snappy'], ['V2', 'zstd'], ['V1', 'uncompressed'], ['V2', 'gzip']]) {
+    const f = path.join(dir, `cli_${ver}_${codec}.parquet`);
+    await con.run(`COPY (${sql}) TO ${q(f)} (FORMAT parquet, PARQUET_VERSION ${ver}, COMPRESSION ${codec}, ROW_GROUP_SIZE 1000)`);
+    out.push(f);
+  }
+  console.log(out.join('\n'));
+}
+
+// `deltalake parquet cat --format jsonl` output (one object per row) vs DuckDB.
+async function compareCli(file, ours) {
+  const con = await connect();
+  const want = await rows(con, file);
+  const deep = x => x === null ? null : typeof x === 'number' ? String(x) : Array.isArray(x) ? x.map(deep)
+    : typeof x === 'object' ? Object.fromEntries(Object.entries(x).map(([k, y]) => [k, deep(y)])) : x;
+  const got = fs.readFileSync(ours, 'utf8').split('\n').filter(Boolean).map(l => JSON.stringify(Object.values(deep(JSON.parse(l)))));
+  for (let i = 0; i < Math.max(want.length, got.length); i++)
+    if (want[i] !== got[i]) {
+      console.error(`${file}: row ${i} differs (DuckDB ${want.length} rows, CLI ${got.length})\n duckdb: ${want[i]}\n cli:    ${got[i]}`);
+      process.exit(1);
+    }
+  console.log(`${file}: ${want.length} rows match`);
+}
+
 async function count(files) {
   // "@list.txt" names a file holding one path per line.
   files = files.flatMap(f => f.startsWith('@') ? fs.readFileSync(f.slice(1), 'utf8').split('\n').filter(Boolean) : [f]);
@@ -148,4 +183,6 @@ if (mode === 'gen') await gen(args[0]);
 else if (mode === 'compare') { if (!await compare(args[0], args[1])) process.exit(1); }
 else if (mode === 'compare-many') await compareMany(args[0]);
 else if (mode === 'count') await count(args);
+else if (mode === 'gen-cli') await genCli(args[0]);
+else if (mode === 'compare-cli') await compareCli(args[0], args[1]);
 else { console.error('usage: gen <dir> | compare <pq> <jsonl> | count <pq>...'); process.exit(2); }
