@@ -300,7 +300,7 @@ ROWFN(fn_unix_timestamp)
 		return 0;
 	}
 	const dl_type *t = r->argt[0];
-	int64_t inst;
+	int64_t inst = 0;
 	if (t->id == DL_TYPE_STRING) {
 		static const char def[] = "yyyy-MM-dd HH:mm:ss";
 		ex_val args2[2] = {a[0], {.v.s = {def, sizeof def - 1}}};

@@ -225,7 +225,7 @@ int ex_parse_number_literal(const char *text, dl_scalar *out)
 		if (e) scale -= atoi(e + 1);
 		if (scale < 0) scale = 0;
 		if (scale > 38) return literal_error(text);
-		dl_i128 v;
+		dl_i128 v = 0;
 		if (ex_decimal_from_text(num, body, 38, scale, &v, false) < 0) {
 			/* Beyond DECIMAL(38): Spark falls back to DOUBLE for plain
 			 * fractional literals. */
