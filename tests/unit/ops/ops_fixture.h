@@ -147,7 +147,7 @@ static char *fx_read(const char *uri, int64_t version, const char *cols)
 		}
 		dl_batch_free(b);
 	}
-	qsort(lines, nl, sizeof *lines, fx_cmp);
+	if (nl) qsort(lines, nl, sizeof *lines, fx_cmp);
 	dl_buf out = DL_BUF_INIT;
 	dl_buf_puts(&out, "");
 	for (size_t i = 0; i < nl; i++) {

@@ -1,0 +1,153 @@
+/* Mapping an input file of `deltalake write`, and text values to typed
+ * builder values (see input.h). */
+#include "input.h"
+#include <ctype.h>
+#include <errno.h>
+#include <strings.h>
+#include <stdlib.h>
+#include <string.h>
+#include "columnar/builder.h"
+#include "util/error.h"
+#include "util/mem.h"
+#include "util/time.h"
+
+int dl_cli_input_map(dl_cli_input *in, const char *path)
+{
+	memset(in, 0, sizeof *in);
+	in->path = path;
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? dl_strndup(path, (size_t)(slash - path)) : dl_strdup(".");
+	if (!dir) return DL_ENOMEM;
+	int rc = dl_store_open(&in->store, *dir ? dir : "/");
+	dl_free(dir);
+	if (rc == 0) rc = dl_store_reader_open(&in->reader, in->store, slash ? slash + 1 : path);
+	if (rc == 0) {
+		in->data = (const char *)dl_store_reader_data(in->reader);
+		in->len = (size_t)dl_store_reader_size(in->reader);
+		if (!in->data && in->len)
+			rc = dl_error_set(DL_EIO, "%s: the file cannot be mapped", path);
+		if (!in->data) in->data = "";
+	}
+	if (rc < 0) {
+		dl_cli_input_close(in);
+		return dl_error_prefix("input %s", path);
+	}
+	return 0;
+}
+
+void dl_cli_input_close(dl_cli_input *in)
+{
+	if (in->reader) dl_store_reader_close(in->reader);
+	dl_store_free(in->store);
+	in->reader = NULL;
+	in->store = NULL;
+}
+
+static int bad(const char *s, size_t n, const dl_type *t)
+{
+	char name[64];
+	dl_type_name(t, name, sizeof name);
+	return dl_error_set(DL_EINVALID, "value '%.*s' is not a valid %s", (int)(n > 80 ? 80 : n), s,
+	                    name);
+}
+
+static int parse_i64(const char *s, size_t n, int64_t *out)
+{
+	char tmp[32];
+	if (n == 0 || n >= sizeof tmp) return -1;
+	memcpy(tmp, s, n);
+	tmp[n] = 0;
+	char *end;
+	errno = 0;
+	long long v = strtoll(tmp, &end, 10);
+	if (errno || *end) return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_f64(const char *s, size_t n, double *out)
+{
+	char tmp[64];
+	if (n == 0 || n >= sizeof tmp) return -1;
+	memcpy(tmp, s, n);
+	tmp[n] = 0;
+	char *end;
+	*out = strtod(tmp, &end);
+	return *end ? -1 : 0;
+}
+
+/* "-12.345" as an unscaled value of the given scale. */
+static int parse_decimal(const char *s, size_t n, int precision, int scale, dl_i128 *out)
+{
+	size_t i = 0;
+	bool neg = false;
+	if (i < n && (s[i] == '-' || s[i] == '+')) neg = s[i++] == '-';
+	dl_i128 v = 0;
+	int digits = 0, frac = -1;
+	bool any = false;
+	for (; i < n; i++) {
+		if (s[i] == '.' && frac < 0) {
+			frac = 0;
+			continue;
+		}
+		if (!isdigit((unsigned char)s[i])) return -1;
+		any = true;
+		if (frac >= 0) {
+			if (frac == scale) continue; /* extra fraction digits: truncated */
+			frac++;
+		}
+		v = v * 10 + (s[i] - '0');
+		if (v != 0) digits++;
+		if (digits > 38) return -1;
+	}
+	if (!any) return -1;
+	for (int f = frac < 0 ? 0 : frac; f < scale; f++) v *= 10;
+	dl_i128 limit = 1;
+	for (int k = 0; k < precision; k++) limit *= 10;
+	if (v >= limit) return -1;
+	*out = neg ? -v : v;
+	return 0;
+}
+
+int dl_cli_append_text(void *builder, const char *s, size_t n)
+{
+	dl_builder *b = builder;
+	const dl_type *t = dl_builder_type(b);
+	int64_t i;
+	double d;
+	switch (t->id) {
+	case DL_TYPE_BYTE: case DL_TYPE_SHORT: case DL_TYPE_INTEGER: case DL_TYPE_LONG:
+		if (parse_i64(s, n, &i) < 0) return bad(s, n, t);
+		if (dl_builder_append_int(b, i) < 0) return bad(s, n, t);
+		return 0;
+	case DL_TYPE_FLOAT: case DL_TYPE_DOUBLE:
+		if (parse_f64(s, n, &d) < 0) return bad(s, n, t);
+		return dl_builder_append_double(b, d);
+	case DL_TYPE_DECIMAL: {
+		dl_i128 v;
+		if (parse_decimal(s, n, t->precision, t->scale, &v) < 0) return bad(s, n, t);
+		return dl_builder_append_decimal(b, v);
+	}
+	case DL_TYPE_BOOLEAN:
+		if (n == 4 && strncasecmp(s, "true", 4) == 0) return dl_builder_append_bool(b, true);
+		if (n == 5 && strncasecmp(s, "false", 5) == 0) return dl_builder_append_bool(b, false);
+		return bad(s, n, t);
+	case DL_TYPE_DATE: {
+		int32_t days;
+		if (dl_date_parse(&days, s, n) < 0) return bad(s, n, t);
+		return dl_builder_append_int(b, days);
+	}
+	case DL_TYPE_TIMESTAMP:
+		if (dl_timestamp_parse(&i, s, n, NULL) < 0) return bad(s, n, t);
+		return dl_builder_append_int(b, i);
+	case DL_TYPE_TIMESTAMP_NTZ:
+		if (dl_timestamp_ntz_parse(&i, s, n) < 0) return bad(s, n, t);
+		return dl_builder_append_int(b, i);
+	case DL_TYPE_STRING: case DL_TYPE_BINARY:
+		return dl_builder_append_bytes(b, s, n);
+	case DL_TYPE_NULL:
+		return dl_builder_append_null(b);
+	default:
+		return bad(s, n, t);
+	}
+}

@@ -1,0 +1,266 @@
+/* CSV input of `deltalake write` (RFC 4180: a header line, ',' separated,
+ * '"' quoting with "" for a quote, LF or CRLF line ends). An empty unquoted
+ * field is NULL. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "columnar/builder.h"
+#include "input.h"
+#include "log/schema.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/mem.h"
+#include "util/time.h"
+
+#define INFER_ROWS 1000
+
+typedef struct csv_state {
+	dl_cli_input *in;
+	size_t pos;
+	int64_t line;
+	dl_type *schema;
+	dl_builder **b;
+	int ncols;
+	dl_buf field;
+	dl_buf err;
+} csv_state;
+
+/* The next field at *pos: its text (unescaped into tmp when quoted), and
+ * whether it ends the record. false at the end of the input. */
+static bool next_field(const char *d, size_t len, size_t *pos, dl_buf *tmp, const char **s,
+                       size_t *n, bool *quoted, bool *eol)
+{
+	size_t p = *pos;
+	if (p >= len) return false;
+	*quoted = false;
+	if (d[p] == '"') {
+		*quoted = true;
+		dl_buf_clear(tmp);
+		p++;
+		for (;;) {
+			const char *q = memchr(d + p, '"', len - p);
+			size_t end = q ? (size_t)(q - d) : len;
+			dl_buf_append(tmp, d + p, end - p);
+			p = end + 1;
+			if (!q || p >= len || d[p] != '"') break;
+			dl_buf_putc(tmp, '"');
+			p++;
+		}
+		*s = tmp->data ? tmp->data : "";
+		*n = tmp->len;
+		while (p < len && d[p] != ',' && d[p] != '\n') p++; /* junk after the quote */
+	} else {
+		size_t start = p;
+		while (p < len && d[p] != ',' && d[p] != '\n') p++;
+		size_t end = p;
+		if (end > start && d[end - 1] == '\r') end--;
+		*s = d + start;
+		*n = end - start;
+	}
+	*eol = p >= len || d[p] == '\n';
+	*pos = p < len ? p + 1 : len;
+	return true;
+}
+
+typedef struct guess {
+	bool can_long, can_double, can_bool, can_date, can_ts, any;
+} guess;
+
+static void observe(guess *g, const char *s, size_t n)
+{
+	if (n == 0) return;
+	g->any = true;
+	int64_t i;
+	double d;
+	int32_t days;
+	char tmp[64];
+	bool fits = n < sizeof tmp;
+	if (fits) {
+		memcpy(tmp, s, n);
+		tmp[n] = 0;
+	}
+	char *end;
+	if (g->can_long) g->can_long = fits && (i = strtoll(tmp, &end, 10), *end == 0) && tmp[0] != '+';
+	if (g->can_double) g->can_double = fits && (d = strtod(tmp, &end), *end == 0);
+	(void)i;
+	(void)d;
+	if (g->can_bool) g->can_bool = (n == 4 && strncasecmp(s, "true", 4) == 0) ||
+	                               (n == 5 && strncasecmp(s, "false", 5) == 0);
+	if (g->can_date) g->can_date = n == 10 && dl_date_parse(&days, s, n) == 0;
+	int64_t us;
+	if (g->can_ts) g->can_ts = n > 10 && memchr(s, ':', n) && dl_timestamp_parse(&us, s, n, NULL) == 0;
+}
+
+static dl_type *guessed_type(const guess *g)
+{
+	dl_type_id id = !g->any ? DL_TYPE_STRING
+	                : g->can_long ? DL_TYPE_LONG
+	                : g->can_double ? DL_TYPE_DOUBLE
+	                : g->can_bool ? DL_TYPE_BOOLEAN
+	                : g->can_date ? DL_TYPE_DATE
+	                : g->can_ts ? DL_TYPE_TIMESTAMP : DL_TYPE_STRING;
+	return dl_type_new(id);
+}
+
+static int read_header(csv_state *st, char ***names)
+{
+	const char *d = st->in->data, *s;
+	size_t len = st->in->len, n;
+	bool quoted, eol = false;
+	int cap = 0;
+	*names = NULL;
+	while (!eol && next_field(d, len, &st->pos, &st->field, &s, &n, &quoted, &eol)) {
+		if (st->ncols == cap) {
+			cap = cap ? cap * 2 : 16;
+			char **nn = dl_reallocarray(*names, (size_t)cap, sizeof *nn);
+			if (!nn) return DL_ENOMEM;
+			*names = nn;
+		}
+		(*names)[st->ncols] = dl_strndup(s, n);
+		if (!(*names)[st->ncols++]) return DL_ENOMEM;
+	}
+	st->line = 1;
+	if (st->ncols == 0 || (st->ncols == 1 && !(*names)[0][0]))
+		return dl_error_set(DL_EINVALID, "%s: the CSV file has no header line", st->in->path);
+	return 0;
+}
+
+/* Types: the table's for its columns, else guessed from the first rows. */
+static int build_schema(csv_state *st, char **names, const dl_type *table)
+{
+	guess *g = dl_calloc((size_t)st->ncols, sizeof *g);
+	dl_field *fs = dl_calloc((size_t)st->ncols, sizeof *fs);
+	if (!g || !fs) {
+		dl_free(g);
+		dl_free(fs);
+		return DL_ENOMEM;
+	}
+	for (int c = 0; c < st->ncols; c++)
+		g[c] = (guess){true, true, true, true, true, false};
+	size_t p = st->pos;
+	const char *s;
+	size_t n;
+	bool quoted, eol;
+	for (int r = 0, c = 0; r < INFER_ROWS && next_field(st->in->data, st->in->len, &p, &st->field, &s, &n, &quoted, &eol);) {
+		if (c < st->ncols) observe(&g[c], s, quoted && n == 0 ? 0 : n);
+		c++;
+		if (eol) {
+			c = 0;
+			r++;
+		}
+	}
+	int rc = 0;
+	for (int c = 0; c < st->ncols && rc == 0; c++) {
+		fs[c].name = names[c];
+		fs[c].nullable = true;
+		fs[c].metadata = (char *)"{}";
+		int k = table ? dl_schema_find(table, names[c]) : -1;
+		fs[c].type = k >= 0 && dl_type_is_primitive(table->children[k].type)
+		                 ? dl_type_ref(table->children[k].type)
+		                 : guessed_type(&g[c]);
+		if (!fs[c].type) rc = DL_ENOMEM;
+	}
+	if (rc == 0) {
+		st->schema = dl_type_struct(fs, st->ncols);
+		if (!st->schema) rc = DL_ENOMEM;
+	}
+	for (int c = 0; c < st->ncols; c++) dl_type_unref(fs[c].type);
+	dl_free(fs);
+	dl_free(g);
+	return rc;
+}
+
+static const dl_type *csv_schema(dl_batch_stream *s)
+{
+	return ((csv_state *)s->private_data)->schema;
+}
+
+static int csv_next(dl_batch_stream *s, dl_batch **out)
+{
+	csv_state *st = s->private_data;
+	*out = NULL;
+	const char *d = st->in->data, *v;
+	size_t len = st->in->len, n;
+	bool quoted, eol;
+	int64_t rows = 0;
+	while (rows < DL_CLI_INPUT_BATCH_ROWS && st->pos < len) {
+		if (d[st->pos] == '\n' || (d[st->pos] == '\r' && st->pos + 1 < len && d[st->pos + 1] == '\n')) {
+			st->pos += d[st->pos] == '\n' ? 1 : 2; /* blank line */
+			st->line++;
+			continue;
+		}
+		st->line++;
+		int c = 0;
+		eol = false;
+		while (!eol && next_field(d, len, &st->pos, &st->field, &v, &n, &quoted, &eol)) {
+			if (c >= st->ncols)
+				return dl_error_set(DL_EINVALID, "%s: line %lld has more than the %d fields of "
+				                                  "the header", st->in->path, (long long)st->line, st->ncols);
+			int rc = n == 0 && !quoted ? dl_builder_append_null(st->b[c])
+			                           : dl_cli_append_text(st->b[c], v, n);
+			if (rc < 0)
+				return dl_error_prefix("%s: line %lld, column %s", st->in->path,
+				                       (long long)st->line, st->schema->children[c].name);
+			c++;
+		}
+		for (; c < st->ncols; c++) DL_TRY(dl_builder_append_null(st->b[c]));
+		rows++;
+	}
+	if (rows == 0) return 0;
+	dl_batch *b = dl_batch_new(st->schema, rows);
+	if (!b) return dl_error_last()->code;
+	for (int c = 0; c < st->ncols; c++) {
+		int rc = dl_builder_finish(&b->cols[c], st->b[c]);
+		if (rc < 0) {
+			dl_batch_free(b);
+			return rc;
+		}
+	}
+	*out = b;
+	return 0;
+}
+
+static void csv_release(dl_batch_stream *s)
+{
+	csv_state *st = s->private_data;
+	for (int c = 0; st->b && c < st->ncols; c++) dl_builder_free(st->b[c]);
+	dl_free(st->b);
+	dl_type_unref(st->schema);
+	dl_buf_free(&st->field);
+	dl_buf_free(&st->err);
+	dl_free(st);
+	dl_free(s);
+}
+
+int dl_cli_csv_stream(dl_batch_stream **out, dl_cli_input *in, const dl_type *table)
+{
+	dl_batch_stream *s = dl_calloc(1, sizeof *s);
+	csv_state *st = dl_calloc(1, sizeof *st);
+	if (!s || !st) {
+		dl_free(s);
+		dl_free(st);
+		return DL_ENOMEM;
+	}
+	st->in = in;
+	s->private_data = st;
+	s->schema = csv_schema;
+	s->next = csv_next;
+	s->release = csv_release;
+	char **names = NULL;
+	int rc = read_header(st, &names);
+	if (rc == 0) rc = build_schema(st, names, table);
+	for (int c = 0; names && c < st->ncols; c++) dl_free(names[c]);
+	dl_free(names);
+	if (rc == 0) {
+		st->b = dl_calloc((size_t)st->ncols, sizeof *st->b);
+		if (!st->b) rc = DL_ENOMEM;
+	}
+	for (int c = 0; rc == 0 && c < st->ncols; c++)
+		rc = dl_builder_new(&st->b[c], st->schema->children[c].type);
+	if (rc < 0) {
+		csv_release(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
