@@ -207,6 +207,11 @@ int dl_dv_rows_to_array(const dl_dv_rows *rows, uint64_t **out, size_t *n)
 	*out = NULL;
 	*n = 0;
 	if (!rows->cardinality) return 0;
+	/* A few bytes of run containers can claim billions of rows: refuse to
+	 * materialize what no data file holds (use dl_dv_rows_contains). */
+	if (rows->cardinality > DL_DV_MAX_ARRAY_ROWS)
+		return dl_error_set(DL_ENOMEM, "deletion vector of %" PRIu64 " rows is too large to list "
+		                    "(limit %llu)", rows->cardinality, (unsigned long long)DL_DV_MAX_ARRAY_ROWS);
 	uint64_t *a = dl_reallocarray(NULL, rows->cardinality, sizeof *a);
 	uint32_t *tmp = NULL;
 	if (!a) return DL_ENOMEM;

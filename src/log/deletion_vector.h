@@ -50,7 +50,10 @@ int dl_dv_rows_serialize(const dl_dv_rows *rows, dl_buf *out);
 /* Builds a set from sorted or unsorted row indexes. */
 int dl_dv_rows_from_array(dl_dv_rows *out, const uint64_t *rows, size_t n);
 bool dl_dv_rows_contains(const dl_dv_rows *rows, uint64_t row);
-/* All deleted rows, ascending, in a malloc'd array (NULL when empty). */
+/* All deleted rows, ascending, in a malloc'd array (NULL when empty);
+ * DL_ENOMEM beyond DL_DV_MAX_ARRAY_ROWS (hostile bitmaps are tiny on disk
+ * but can claim 2^63 rows). */
+#define DL_DV_MAX_ARRAY_ROWS (1ull << 31)
 int dl_dv_rows_to_array(const dl_dv_rows *rows, uint64_t **out, size_t *n);
 void dl_dv_rows_free(dl_dv_rows *rows);
 

@@ -11,6 +11,7 @@
 #include "util/error.h"
 #include "util/mem.h"
 #include "util/z85.h"
+#include <roaring/roaring.h>
 
 static const char *shared_dir(void)
 {
@@ -150,6 +151,17 @@ static void write_read_and_corruption(void **state)
 	junk[0] = 0xd1, junk[1] = 0xd3, junk[2] = 0x33, junk[3] = 0x64;
 	assert_int_equal(dl_dv_rows_deserialize(&back, junk, sizeof junk, "j"), DL_ECORRUPT);
 	dl_buf_free(&file);
+	dl_dv_rows_free(&rows);
+
+	/* a tiny bitmap claiming 2^32 rows: contains works, listing is refused */
+	uint64_t full[] = {0};
+	assert_int_equal(dl_dv_rows_from_array(&rows, full, 1), 0);
+	roaring_bitmap_add_range(rows.buckets[0].bitmap, 0, (uint64_t)1 << 32);
+	rows.cardinality = (uint64_t)1 << 32;
+	uint64_t *arr;
+	size_t cnt;
+	assert_int_equal(dl_dv_rows_to_array(&rows, &arr, &cnt), DL_ENOMEM);
+	assert_true(dl_dv_rows_contains(&rows, 4000000000ull));
 	dl_dv_rows_free(&rows);
 }
 
