@@ -735,7 +735,9 @@ int dl_replay(dl_log_state *out, dl_store *store, const dl_log_segment *seg,
 	/* about one file action per 150 bytes of commit JSON */
 	int64_t bytes = 0;
 	for (size_t i = 0; i < seg->ncommits; i++) bytes += seg->commits[i].size > 0 ? seg->commits[i].size : 0;
-	int rc = r.opts->metadata_only ? 0 : seen_reserve(&r, (size_t)(bytes / 150));
+	/* capped: file sizes come from outside (growth handles bigger logs) */
+	int64_t expect = bytes / 150 < ((int64_t)1 << 22) ? bytes / 150 : ((int64_t)1 << 22);
+	int rc = r.opts->metadata_only ? 0 : seen_reserve(&r, (size_t)expect);
 	if (rc == 0) rc = run(&r, store, seg);
 	dl_free(r.slots);
 	dl_free(r.sidecars);
