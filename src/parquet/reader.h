@@ -12,7 +12,14 @@
  * first row (deletion vectors address rows that way). Columns are decoded
  * straight into Arrow buffers (columnar/array.h). Schema mapping: see
  * schema_read.c; each field's metadata carries {"parquet.field.id": N} when
- * the file has field ids. UUID columns come back as canonical strings. */
+ * the file has field ids. Type choices: INT96 and TIMESTAMP_MILLIS/MICROS
+ * (legacy) -> TIMESTAMP (micros, UTC); TIMESTAMP(isAdjustedToUTC=false) ->
+ * TIMESTAMP_NTZ; millis/nanos scaled to micros (nanos floored); uint8 ->
+ * SHORT, uint16 -> INTEGER, uint32 -> LONG, uint64 -> DECIMAL(20,0); UUID ->
+ * STRING (canonical 36 chars); JSON/ENUM -> STRING; FLOAT16 -> FLOAT; TIME
+ * and INTERVAL keep their physical value (INTEGER/LONG, 12-byte BINARY).
+ * Batch buffers are recycled through owner_release (output_pool.h), so free
+ * batches with dl_batch_free/dl_array_free, never their buffers directly. */
 #ifndef DL_PARQUET_READER_H
 #define DL_PARQUET_READER_H
 #include <stdbool.h>
