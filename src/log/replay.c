@@ -585,14 +585,22 @@ static int run_parallel(dl_replayer *r, dl_store *store, const dl_log_segment *s
 	if (!units) return DL_ENOMEM;
 	size_t nu = plan_units(seg, units), nb = 0;
 	int64_t bb = r->opts->block_bytes > 0 ? r->opts->block_bytes : BLOCK_BYTES;
-	for (size_t i = 0; i < nu; i++) nb += (size_t)((units[i].f->size + bb - 1) / bb) + 1;
+	for (size_t i = 0; i < nu; i++) {
+		int64_t size = units[i].f->size;
+		/* sizes come from the listing: a bogus one must not overflow */
+		if (size < 0 || size / bb > ((int64_t)1 << 24)) {
+			dl_free(units);
+			return 0; /* not done: the one-thread replay streams it */
+		}
+		nb += (size_t)(size / bb) + 2;
+	}
 	dl_commit_block *blocks = dl_calloc(nb, sizeof *blocks);
 	dl_waitgroup *wgs = dl_calloc(nb, sizeof *wgs);
 	int rc = (!blocks || !wgs) ? DL_ENOMEM : 0;
 	size_t k = 0;
 	for (size_t i = 0; rc == 0 && i < nu; i++) {
 		int64_t size = units[i].f->size;
-		for (int64_t off = 0; off < size || (size == 0 && off == 0); off += bb) {
+		for (int64_t off = 0; k < nb && (off < size || (size == 0 && off == 0)); off += bb) {
 			dl_commit_block *b = &blocks[k++];
 			b->store = store;
 			b->path = units[i].f->path;
@@ -641,8 +649,10 @@ static int run(dl_replayer *r, dl_store *store, const dl_log_segment *seg)
 	    dl_pool_shared(&pool) == 0) {
 		bool done;
 		DL_TRY(run_parallel(r, store, seg, pool, &done));
-		if (seg->ncheckpoint) DL_TRY(replay_checkpoint(r, store, seg));
-		return read_version_commit_info(r, store, seg);
+		if (done) {
+			if (seg->ncheckpoint) DL_TRY(replay_checkpoint(r, store, seg));
+			return read_version_commit_info(r, store, seg);
+		}
 	}
 	dl_error_clear();
 	/* newest first: commits (or the compactions covering them) descending */
