@@ -1,8 +1,10 @@
 /* Checkpoint writing: see checkpoint_write.h for the kinds and guarantees.
- * One ckpt_file per output file holds a row builder of the file's schema;
+ * One ckpt_file per output file holds a builder per top-level column;
  * each action appends one row (its column set, every other column null)
  * and every FLUSH_ROWS rows become a batch for the Parquet writer, which
- * streams row groups into a store writer published at close. */
+ * streams row groups into a store writer published at close. The nulls of
+ * the other columns are appended lazily in runs (a row touches one column,
+ * not the forty-odd leaves of all of them). */
 #include "txn/checkpoint_write.h"
 
 #include <stdio.h>
@@ -36,7 +38,8 @@ typedef struct ckpt_file {
 	pq_sink sink;
 	pq_writer *pw;
 	dl_type *type;
-	dl_builder *root;
+	dl_builder **cols;   /* one builder per top-level column */
+	int64_t *filled;     /* rows of the pending batch each column holds */
 	int col[C_N];
 	int64_t pending, rows, size;
 } ckpt_file;
@@ -66,31 +69,34 @@ static int file_open(ckpt_file *f, dl_store *store, const char *path, const dl_c
 	for (int i = 0; i < f->type->nchildren; i++)
 		for (int k = 0; k < C_N; k++)
 			if (strcmp(f->type->children[i].name, COL_NAMES[k]) == 0) f->col[k] = i;
-	DL_TRY(dl_builder_new(&f->root, f->type));
+	int n = f->type->nchildren;
+	f->cols = dl_calloc((size_t)n, sizeof *f->cols);
+	f->filled = dl_calloc((size_t)n, sizeof *f->filled);
+	if (!f->cols || !f->filled) return DL_ENOMEM;
+	for (int i = 0; i < n; i++) DL_TRY(dl_builder_new(&f->cols[i], f->type->children[i].type));
 	DL_TRY(dl_store_writer_open(&f->sw, store, path));
 	pq_sink_init_store(&f->sink, f->sw);
 	pq_writer_options po = PQ_WRITER_OPTIONS_INIT;
 	po.codec = PQ_CODEC_SNAPPY; /* what Spark writes checkpoints with; every reader has it */
 	po.root_name = "spark_schema";
+	/* Smaller row groups than data files: the writer holds one in memory,
+	 * and readers of big checkpoints can stream them. */
+	po.row_group_bytes = 16 << 20;
 	return pq_writer_open(&f->pw, f->type, &f->sink, &po);
 }
 
 static int file_flush(ckpt_file *f)
 {
 	if (f->pending == 0) return 0;
-	dl_array *arr = NULL;
-	DL_TRY(dl_builder_finish(&arr, f->root));
-	dl_batch *b = dl_batch_new(f->type, arr->length);
-	if (!b) {
-		dl_array_free(arr);
-		return DL_ENOMEM;
+	dl_batch *b = dl_batch_new(f->type, f->pending);
+	if (!b) return DL_ENOMEM;
+	int rc = 0;
+	for (int i = 0; i < b->ncols && rc == 0; i++) {
+		rc = dl_builder_append_nulls(f->cols[i], f->pending - f->filled[i]);
+		if (rc == 0) rc = dl_builder_finish(&b->cols[i], f->cols[i]);
+		f->filled[i] = 0;
 	}
-	for (int i = 0; i < b->ncols; i++) {
-		b->cols[i] = arr->children[i];
-		arr->children[i] = NULL;
-	}
-	dl_array_free(arr);
-	int rc = pq_writer_write(f->pw, b);
+	if (rc == 0) rc = pq_writer_write(f->pw, b);
 	dl_batch_free(b);
 	f->pending = 0;
 	return rc;
@@ -114,7 +120,9 @@ static void file_free(ckpt_file *f)
 {
 	if (f->pw) pq_writer_free(f->pw);
 	if (f->sw) dl_store_writer_abort(f->sw);
-	dl_builder_free(f->root);
+	for (int i = 0; f->cols && i < f->type->nchildren; i++) dl_builder_free(f->cols[i]);
+	dl_free(f->cols);
+	dl_free(f->filled);
 	dl_type_unref(f->type);
 	dl_free(f->path);
 	memset(f, 0, sizeof *f);
@@ -123,17 +131,17 @@ static void file_free(ckpt_file *f)
 /* Starts a row whose only non-null column is `slot`; returns its builder. */
 static int row_begin(ckpt_file *f, int slot, dl_builder **out)
 {
-	DL_TRY(dl_builder_begin_struct(f->root));
-	for (int i = 0; i < f->type->nchildren; i++)
-		if (i != f->col[slot]) DL_TRY(dl_builder_append_null(dl_builder_child(f->root, i)));
-	*out = dl_builder_child(f->root, f->col[slot]);
+	int c = f->col[slot];
+	*out = f->cols[c];
+	if (f->filled[c] < f->pending)
+		DL_TRY(dl_builder_append_nulls(*out, f->pending - f->filled[c]));
+	f->filled[c] = f->pending + 1;
 	return dl_builder_begin_struct(*out);
 }
 
 static int row_end(ckpt_file *f, dl_builder *b)
 {
 	DL_TRY(dl_builder_end_struct(b));
-	DL_TRY(dl_builder_end_struct(f->root));
 	f->rows++;
 	if (++f->pending >= FLUSH_ROWS) return file_flush(f);
 	return 0;
