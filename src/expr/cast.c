@@ -261,7 +261,18 @@ static int to_text(dl_buf *buf, const ex_val *in, const dl_type *from, const dl_
 	case DL_TYPE_BYTE:
 	case DL_TYPE_SHORT:
 	case DL_TYPE_INTEGER:
-	case DL_TYPE_LONG: return dl_buf_printf(buf, "%lld", (long long)in->v.i);
+	case DL_TYPE_LONG: {
+		/* by hand: printf costs more than the rest of the cast */
+		char d[24];
+		int k = 24;
+		uint64_t u = in->v.i < 0 ? 0 - (uint64_t)in->v.i : (uint64_t)in->v.i;
+		do {
+			d[--k] = (char)('0' + u % 10);
+			u /= 10;
+		} while (u);
+		if (in->v.i < 0) d[--k] = '-';
+		return dl_buf_append(buf, d + k, (size_t)(24 - k));
+	}
 	case DL_TYPE_FLOAT:
 	case DL_TYPE_DOUBLE:
 		ex_format_double(tmp, in->v.d, from->id == DL_TYPE_FLOAT);

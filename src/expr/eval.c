@@ -178,6 +178,86 @@ static int set_result(ex_vec *out, dl_array *a, bool is_const)
 	return 0;
 }
 
+/* Stores a value into row i of a fixed-width or boolean array (no range
+ * checks: the binder typed the function's result). */
+static void put_fixed(dl_array *a, int64_t i, const ex_val *v)
+{
+	void *p = a->values;
+	switch (a->type->id) {
+	case DL_TYPE_BOOLEAN:
+		if (v->v.b) dl_bit_set(p, i);
+		else dl_bit_clear(p, i);
+		break;
+	case DL_TYPE_BYTE: ((int8_t *)p)[i] = (int8_t)v->v.i; break;
+	case DL_TYPE_SHORT: ((int16_t *)p)[i] = (int16_t)v->v.i; break;
+	case DL_TYPE_INTEGER:
+	case DL_TYPE_DATE: ((int32_t *)p)[i] = (int32_t)v->v.i; break;
+	case DL_TYPE_FLOAT: ((float *)p)[i] = (float)v->v.d; break;
+	case DL_TYPE_DOUBLE: ((double *)p)[i] = v->v.d; break;
+	case DL_TYPE_DECIMAL: memcpy((char *)p + 16 * i, &v->v.dec, 16); break;
+	default: ((int64_t *)p)[i] = v->v.i; break;
+	}
+}
+
+static bool direct_type(const dl_type *t)
+{
+	return t->id == DL_TYPE_BOOLEAN || (dl_type_fixed_width(t) > 0 && t->id != DL_TYPE_NULL);
+}
+
+/* The row driver for fixed-width results: values go straight into the
+ * output array (the builder's per-value checks cost more than most
+ * functions). */
+static int eval_rows_fixed(ex_vec *out, const ex_node *n, ex_vec *args, int nargs, ex_run *r, ex_row_fn fn,
+                           bool null_intolerant, int64_t rows, bool all_const, ex_val *av, const dl_type **at)
+{
+	dl_array *res = n->type->id == DL_TYPE_BOOLEAN ? dl_array_new(n->type, rows) : ex_alloc_fixed(n->type, rows);
+	if (!res) return DL_ENOMEM;
+	size_t bytes = (size_t)(rows + 7) / 8;
+	uint8_t *vld = dl_calloc(bytes ? bytes : 1, 1);
+	dl_buf buf = DL_BUF_INIT;
+	int rc = vld ? 0 : DL_ENOMEM;
+	bool anynull_out = false;
+	ex_row row = {r, n, &buf, nargs, at};
+	for (int64_t i = 0; rc == 0 && i < rows; i++) {
+		bool anynull = false;
+		for (int k = 0; k < nargs; k++) {
+			ex_val_load(&av[k], args[k].a, ex_row_of(&args[k], i));
+			anynull |= av[k].null;
+		}
+		ex_val o;
+		memset(&o, 0, sizeof o);
+		if (null_intolerant && anynull) {
+			o.null = true;
+		} else {
+			buf.len = 0;
+			rc = fn(&row, &o, av);
+		}
+		if (o.null) {
+			anynull_out = true;
+			if (res->type->id != DL_TYPE_BOOLEAN) memset(&o.v, 0, sizeof o.v);
+		} else {
+			dl_bit_set(vld, i);
+		}
+		put_fixed(res, i, &o);
+	}
+	dl_buf_free(&buf);
+	if (rc < 0) {
+		dl_free(vld);
+		dl_array_free(res);
+		return rc;
+	}
+	if (anynull_out) {
+		res->validity = vld;
+		res->null_count = -1;
+	} else {
+		dl_free(vld);
+		res->null_count = 0;
+	}
+	out->a = out->owned = res;
+	out->is_const = all_const;
+	return 0;
+}
+
 int ex_eval_rows(ex_vec *out, const ex_node *n, ex_vec *args, int nargs, ex_run *r, ex_row_fn fn,
                  bool null_intolerant)
 {
@@ -188,6 +268,13 @@ int ex_eval_rows(ex_vec *out, const ex_node *n, ex_vec *args, int nargs, ex_run 
 	const dl_type *smallt[16];
 	ex_val *av = nargs <= 16 ? small : dl_calloc((size_t)nargs, sizeof *av);
 	const dl_type **at = nargs <= 16 ? smallt : dl_calloc((size_t)nargs, sizeof *at);
+	if (av && at && direct_type(n->type) && rows > 0) {
+		for (int k = 0; k < nargs; k++) at[k] = args[k].a->type;
+		int rc = eval_rows_fixed(out, n, args, nargs, r, fn, null_intolerant, rows, all_const, av, at);
+		if (av != small) dl_free(av);
+		if (at != smallt) dl_free((void *)at);
+		return rc;
+	}
 	dl_builder *b = NULL;
 	dl_buf buf = DL_BUF_INIT;
 	int rc = (!av || !at) ? DL_ENOMEM : dl_builder_new(&b, n->type);

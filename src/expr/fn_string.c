@@ -118,23 +118,41 @@ static uint32_t case_map(uint32_t c, bool upper)
 	return c;
 }
 
+/* Writes straight into the scratch buffer: a mapped character never takes
+ * more than 3 bytes more than its source (ASCII stays one byte). */
 static int map_case(ex_row *r, ex_val *out, const ex_val *a, bool upper)
 {
 	const char *s = a[0].v.s.p;
 	int64_t n = a[0].v.s.n;
-	DL_TRY(dl_buf_reserve(r->buf, (size_t)n));
+	DL_TRY(dl_buf_reserve(r->buf, (size_t)n * 3 + 4));
+	char *o = r->buf->data + r->buf->len;
+	size_t k = 0;
 	for (int64_t i = 0; i < n;) {
 		unsigned char c = (unsigned char)s[i];
 		if (c < 0x80) {
-			DL_TRY(dl_buf_putc(r->buf, (char)(upper ? toupper(c) : tolower(c))));
+			o[k++] = (char)(upper ? (c >= 'a' && c <= 'z' ? c - 32 : c) : (c >= 'A' && c <= 'Z' ? c + 32 : c));
 			i++;
 			continue;
 		}
 		int adv;
-		uint32_t cp = dec8(s + i, n - i, &adv);
-		DL_TRY(enc8(r->buf, case_map(cp, upper)));
+		uint32_t cp = case_map(dec8(s + i, n - i, &adv), upper);
+		if (cp < 0x800) {
+			o[k++] = (char)(0xC0 | cp >> 6);
+			o[k++] = (char)(0x80 | (cp & 0x3F));
+		} else if (cp < 0x10000) {
+			o[k++] = (char)(0xE0 | cp >> 12);
+			o[k++] = (char)(0x80 | ((cp >> 6) & 0x3F));
+			o[k++] = (char)(0x80 | (cp & 0x3F));
+		} else {
+			o[k++] = (char)(0xF0 | cp >> 18);
+			o[k++] = (char)(0x80 | ((cp >> 12) & 0x3F));
+			o[k++] = (char)(0x80 | ((cp >> 6) & 0x3F));
+			o[k++] = (char)(0x80 | (cp & 0x3F));
+		}
 		i += adv;
 	}
+	r->buf->len += k;
+	r->buf->data[r->buf->len] = 0;
 	set_buf(r, out, 0);
 	return 0;
 }
