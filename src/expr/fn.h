@@ -14,7 +14,7 @@ ROWFN(fn_mod); ROWFN(fn_pmod); ROWFN(fn_sqrt); ROWFN(fn_pow); ROWFN(fn_exp); ROW
 ROWFN(fn_log10); ROWFN(fn_log2); ROWFN(fn_log); ROWFN(fn_greatest); ROWFN(fn_least); ROWFN(fn_isnan);
 ROWFN(fn_sign); ROWFN(fn_try_add); ROWFN(fn_try_sub); ROWFN(fn_try_mul); ROWFN(fn_try_div); ROWFN(fn_try_mod);
 ROWFN(fn_negative); ROWFN(fn_nanvl); ROWFN(fn_positive);
-BINDFN(bind_ceil_floor); BINDFN(bind_round); BINDFN(bind_mod); BINDFN(bind_try_arith); BINDFN(bind_abs);
+BINDFN(bind_ceil_floor); BINDFN(bind_round); BINDFN(bind_mod); BINDFN(bind_try_arith);
 
 /* strings */
 ROWFN(fn_length); ROWFN(fn_lower); ROWFN(fn_upper); ROWFN(fn_trim); ROWFN(fn_ltrim); ROWFN(fn_rtrim);
@@ -35,7 +35,7 @@ ROWFN(fn_weekday); ROWFN(fn_hour); ROWFN(fn_minute); ROWFN(fn_second); ROWFN(fn_
 ROWFN(fn_add_months); ROWFN(fn_datediff); ROWFN(fn_current_date); ROWFN(fn_current_timestamp);
 ROWFN(fn_unix_timestamp); ROWFN(fn_from_unixtime); ROWFN(fn_add_interval); ROWFN(fn_last_day);
 ROWFN(fn_weekofyear); ROWFN(fn_try_to_timestamp);
-BINDFN(bind_to_date); BINDFN(bind_to_timestamp); BINDFN(bind_unix_timestamp); BINDFN(bind_date_add);
+BINDFN(bind_to_date); BINDFN(bind_to_timestamp); BINDFN(bind_unix_timestamp);
 
 /* nested */
 ROWFN(fn_size); ROWFN(fn_array_contains);

@@ -64,12 +64,6 @@ BINDFN(bind_unix_timestamp)
 	}
 	return bind_parse_fn(b, n, DL_TYPE_LONG);
 }
-BINDFN(bind_date_add)
-{
-	(void)b;
-	(void)n;
-	return 0;
-}
 
 /* Text -> local microseconds, with a pattern or Spark's cast syntax. */
 static int parse_local(ex_row *r, const ex_val *a, bool try_mode, bool *ok, int64_t *local, int64_t *instant)

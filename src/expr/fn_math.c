@@ -16,13 +16,6 @@ int ex_format_double(char *out, double d, bool is_float); /* cast.c */
 int ex_bind_arith_op(ex_bind *b, ex_node *n, int op);   /* binder.c */
 int ex_row_try_arith(ex_row *r, ex_val *out, const ex_val *a, int op);
 
-BINDFN(bind_abs)
-{
-	(void)b;
-	(void)n;
-	return 0;
-}
-
 ROWFN(fn_abs)
 {
 	const dl_type *t = r->argt[0];

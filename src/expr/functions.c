@@ -11,7 +11,7 @@
 
 static const ex_func funcs[] = {
     /* math */
-    {"abs", 1, 1, DN, "N", '0', bind_abs, fn_abs, NULL},
+    {"abs", 1, 1, DN, "N", '0', NULL, fn_abs, NULL},
     {"ceil", 1, 1, DN, "N", 0, bind_ceil_floor, fn_ceil, NULL},
     {"ceiling", 1, 1, DN, "N", 0, bind_ceil_floor, fn_ceil, NULL},
     {"floor", 1, 1, DN, "N", 0, bind_ceil_floor, fn_floor, NULL},
@@ -100,9 +100,9 @@ static const ex_func funcs[] = {
     {"hour", 1, 1, DN, "T", 'I', NULL, fn_hour, NULL},
     {"minute", 1, 1, DN, "T", 'I', NULL, fn_minute, NULL},
     {"second", 1, 1, DN, "T", 'I', NULL, fn_second, NULL},
-    {"date_add", 2, 2, DN, "AI", 'A', bind_date_add, fn_date_add, NULL},
-    {"dateadd", 2, 2, DN, "AI", 'A', bind_date_add, fn_date_add, NULL},
-    {"date_sub", 2, 2, DN, "AI", 'A', bind_date_add, fn_date_sub, NULL},
+    {"date_add", 2, 2, DN, "AI", 'A', NULL, fn_date_add, NULL},
+    {"dateadd", 2, 2, DN, "AI", 'A', NULL, fn_date_add, NULL},
+    {"date_sub", 2, 2, DN, "AI", 'A', NULL, fn_date_sub, NULL},
     {"add_months", 2, 2, DN, "AI", 'A', NULL, fn_add_months, NULL},
     {"datediff", 2, 2, DN, "AA", 'I', NULL, fn_datediff, NULL},
     {"last_day", 1, 1, DN, "A", 'A', NULL, fn_last_day, NULL},
