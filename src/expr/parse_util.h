@@ -22,8 +22,10 @@ int ex_interval_add(const char *unit, const char *num, size_t nlen, bool neg, in
                     int64_t *micros);
 /* A data type from SQL text ("DECIMAL(10,2)", "ARRAY<INT>"). */
 int ex_parse_type_text(dl_type **out, const char *text);
-/* Decimal text -> unscaled at `scale`, DL_EINVALID if malformed or over
- * `precision` digits; *exact false when digits were rounded away. */
+/* Decimal text ([+-]digits[.digits][E[+-]exp], surrounding spaces allowed)
+ * -> unscaled value at `scale`; digits beyond the scale are dropped, or
+ * rounded HALF_UP when round_half_up. DL_EINVALID if malformed or over
+ * `precision` digits. */
 int ex_decimal_from_text(const char *s, size_t n, int precision, int scale, dl_i128 *out, bool round_half_up);
 
 #endif
