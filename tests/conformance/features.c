@@ -54,9 +54,11 @@ static int scan_count(dl_snapshot *snap, const dl_scan_options *o, int64_t *rows
 	dl_batch *b;
 	while (rc == 0 && (rc = dl_batch_stream_next(bs, &b)) == 0 && b) {
 		*rows += b->num_rows;
+		/* every column has its declared (logical, widened) type */
+		if (dl_batch_validate(b) < 0) rc = dl_error_prefix("a scan batch does not match its schema");
 		dl_batch_free(b);
 	}
-	if (rc == 0) dl_batch_stream_free(bs);
+	dl_batch_stream_free(bs);
 	if (keep && rc == 0) *keep = scan;
 	else dl_scan_free(scan);
 	return rc;
@@ -629,6 +631,108 @@ static void check_escaped_paths(verdict *v, const char *dir)
 	dl_store_free(st);
 }
 
+/* ---- type widening: values of old files cast up exactly ---- */
+
+/* Value i of a native (file) array as the target type's representation:
+ * integers and decimals as an unscaled 128-bit integer at the target's
+ * scale, floating point as a double, dates as timestamp micros. */
+static bool widened_equal(const dl_array *nat, const dl_array *out, int64_t i)
+{
+	bool nv = dl_array_is_valid(nat, i), ov = dl_array_is_valid(out, i);
+	if (!nv || !ov) return nv == ov;
+	const uint8_t *p = nat->values;
+	dl_type_id f = nat->type->id, to = out->type->id;
+	dl_i128 iv = 0;
+	double dv = 0;
+	switch (f) {
+	case DL_TYPE_BYTE: iv = ((const int8_t *)p)[i]; dv = (double)iv; break;
+	case DL_TYPE_SHORT: iv = ((const int16_t *)(const void *)p)[i]; dv = (double)iv; break;
+	case DL_TYPE_INTEGER:
+	case DL_TYPE_DATE: iv = ((const int32_t *)(const void *)p)[i]; dv = (double)iv; break;
+	case DL_TYPE_LONG: iv = ((const int64_t *)(const void *)p)[i]; dv = (double)iv; break;
+	case DL_TYPE_FLOAT: dv = ((const float *)(const void *)p)[i]; break;
+	case DL_TYPE_DOUBLE: dv = ((const double *)(const void *)p)[i]; break;
+	case DL_TYPE_DECIMAL: memcpy(&iv, p + 16 * i, 16); break;
+	default: return true; /* not a widened primitive: nothing to compare */
+	}
+	const uint8_t *q = out->values;
+	if (to == DL_TYPE_DOUBLE) return ((const double *)(const void *)q)[i] == dv;
+	if (f == DL_TYPE_DATE && to == DL_TYPE_TIMESTAMP_NTZ)
+		return ((const int64_t *)(const void *)q)[i] == (int64_t)iv * 86400 * 1000000;
+	int from_scale = f == DL_TYPE_DECIMAL ? nat->type->scale : 0;
+	int to_scale = to == DL_TYPE_DECIMAL ? out->type->scale : 0;
+	for (int k = from_scale; k < to_scale; k++) iv *= 10;
+	dl_i128 ov128;
+	switch (to) {
+	case DL_TYPE_SHORT: ov128 = ((const int16_t *)(const void *)q)[i]; break;
+	case DL_TYPE_INTEGER: ov128 = ((const int32_t *)(const void *)q)[i]; break;
+	case DL_TYPE_LONG: ov128 = ((const int64_t *)(const void *)q)[i]; break;
+	case DL_TYPE_DECIMAL: memcpy(&ov128, q + 16 * i, 16); break;
+	default: return true;
+	}
+	return ov128 == iv;
+}
+
+typedef struct widen_ctx {
+	dl_batch *out; /* the scan's rows of one file, concatenated */
+} widen_ctx;
+
+static int collect_emit(void *payload, dl_batch *b)
+{
+	widen_ctx *w = payload;
+	if (!w->out) {
+		w->out = b;
+		return 0;
+	}
+	dl_batch *two[2] = {w->out, b};
+	dl_batch *c = dl_batch_concat(two, 2);
+	dl_batch_free(w->out);
+	dl_batch_free(b);
+	w->out = c;
+	return c ? 0 : DL_ENOMEM;
+}
+
+/* Each file read by the scan against the same file read natively: every
+ * column whose type changed (delta.typeChanges) holds the cast values. */
+static void check_type_widening(verdict *v, dl_snapshot *snap)
+{
+	const dl_type *schema = dl_snapshot_schema(snap);
+	dl_scan *scan;
+	if (dl_scan_open(&scan, snap, NULL) < 0) {
+		fail_error(v, "planning");
+		return;
+	}
+	int compared = 0;
+	for (size_t f = 0; v->pass && f < dl_scan_file_count(scan); f++) {
+		widen_ctx w = {NULL};
+		dl_file_info fi;
+		pq_reader *r = NULL;
+		dl_batch *nat = NULL;
+		int64_t first;
+		if (dl_scan_read_file(scan, f, collect_emit, &w) < 0 || dl_scan_file_at(scan, f, &fi) < 0 ||
+		    pq_reader_open_store(&r, dl_snapshot_store(snap), fi.path, fi.size) < 0 ||
+		    pq_reader_set_batch_size(r, 1 << 30) < 0 || pq_reader_next(r, &nat, &first) < 0) {
+			fail_error(v, "reading a file both ways");
+		}
+		for (int c = 0; v->pass && w.out && nat && c < schema->nchildren; c++) {
+			if (!strstr(schema->children[c].metadata, "delta.typeChanges")) continue;
+			int k = dl_type_field_index(nat->schema, schema->children[c].name);
+			if (k < 0 || nat->num_rows != w.out->num_rows) continue;
+			for (int64_t i = 0; v->pass && i < nat->num_rows; i++) {
+				if (!widened_equal(nat->cols[k], w.out->cols[c], i))
+					fail(v, "%s: row %" PRId64 " of %s is not the file's %s value cast up",
+					     schema->children[c].name, i, fi.path, dl_type_id_name(nat->cols[k]->type->id));
+				compared++;
+			}
+		}
+		dl_batch_free(nat);
+		dl_batch_free(w.out);
+		pq_reader_free(r);
+	}
+	if (v->pass && compared == 0) fail(v, "no widened value was compared");
+	dl_scan_free(scan);
+}
+
 void check_features(verdict *v, const char *name, const char *dir, const char *features)
 {
 	if (strstr(name, "data-reader-absolute-paths-escaped-chars")) {
@@ -647,6 +751,8 @@ void check_features(verdict *v, const char *name, const char *dir, const char *f
 	if (data && dl_snapshot_schema(snap)) check_pruning(v, snap);
 	if (data && dl_snapshot_has_feature(snap, "variantType-preview")) check_variant(v, snap);
 	if (dl_snapshot_has_feature(snap, "rowTracking")) check_row_tracking(v, snap);
+	if (data && (dl_snapshot_has_feature(snap, "typeWidening") || dl_snapshot_has_feature(snap, "typeWidening-preview")))
+		check_type_widening(v, snap);
 	if (strstr(features, "txn")) check_txn(v, snap);
 	/* the same file spelled through differently encoded paths counts once:
 	 * it was added then removed, so nothing is live */
