@@ -93,6 +93,30 @@ if has cat && has history && [ -d "$tt/_delta_log" ]; then
 	step "The data files of the latest version" deltalake files events --format csv
 fi
 
+if has create && has write; then
+	cd "$work"
+	section "Writing a Delta table"
+	printf 'id,region,amount,day\n1,north,12.5,2024-01-01\n2,south,7,2024-01-01\n3,north,3.25,2024-01-02\n' >jan.csv
+	printf '{"id":4,"region":"south","amount":20,"day":"2024-01-02"}\n{"id":5,"region":"east","amount":1,"day":"2024-01-03"}\n' >more.jsonl
+	printf 'id,region,amount,day\n6,north,-5,2024-01-03\n' >bad.csv
+	printf 'id,region,amount,day\n2,south,70,2024-01-01\n7,west,8,2024-01-01\n' >fix.csv
+	step "Create a table: a Spark SQL column list, partitioned by day, with a CHECK constraint" \
+		deltalake create sales --schema "id BIGINT NOT NULL, region STRING COMMENT 'sales region', amount DOUBLE, day DATE" \
+		--partition-by day --constraint positive="amount > 0"
+	step "Append a CSV file (values take the table's column types)" deltalake write sales --input jan.csv --mode append
+	step "Append JSON lines" deltalake write sales --input more.jsonl --mode append
+	expect_fail 1 "A row breaking the constraint is refused, and the table stays as it was" \
+		deltalake write sales --input bad.csv --mode append
+	step "Overwrite one slice: replace the rows of 2024-01-01 only (replaceWhere)" \
+		deltalake write sales --input fix.csv --mode overwrite --replace-where "day = '2024-01-01'"
+	step "The table now" deltalake cat sales
+	step "Time travel: the table before the overwrite (version 2)" deltalake cat sales --version 2
+	step "Every commit: create, two appends, the overwrite with its predicate" \
+		deltalake history sales --format csv
+	step "The protocol chosen for the features used (CHECK constraints need writer version 3)" \
+		deltalake protocol sales
+fi
+
 cd "$work"
 section "Results to a file"
 step "-o writes the results to a file (only when the command succeeds)" \

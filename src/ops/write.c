@@ -48,6 +48,7 @@ typedef struct write_ctx {
 	bool *provided;
 	int64_t now;
 	int64_t removed_files, removed_bytes, copied_rows, deleted_rows, input_rows;
+	bool rewrote_rows;            /* replaceWhere over data columns */
 	dl_write_progress_fn progress;
 	void *progress_payload;
 } write_ctx;
@@ -457,6 +458,7 @@ static int remove_matching(write_ctx *c)
 	int rc = dl_expr_parse(&pred, pred_text);
 	if (rc == 0) rc = dl_expr_bind(pred, snap_schema);
 	const dl_log_state *st = dl_snapshot_state(c->snap);
+	c->rewrote_rows = scan->prune_data_cols;
 	for (size_t i = 0; i < dl_scan_file_count(scan) && rc == 0; i++) {
 		const dl_add *a = dl_log_state_add(st, dl_scan_file_snapshot_index(scan, i));
 		bool removed = false;
@@ -560,7 +562,7 @@ static int set_commit_info(write_ctx *c)
 		DL_TRY(dl_txn_set_metric(t, "numRemovedFiles", c->removed_files));
 		DL_TRY(dl_txn_set_metric(t, "numRemovedBytes", c->removed_bytes));
 	}
-	if (c->o->replace_where && c->snap) {
+	if (c->rewrote_rows) {
 		DL_TRY(dl_txn_set_metric(t, "numCopiedRows", c->copied_rows));
 		DL_TRY(dl_txn_set_metric(t, "numDeletedRows", c->deleted_rows));
 		DL_TRY(dl_txn_set_metric(t, "numAddedFiles", (int64_t)dl_files_writer_count(c->fw)));
