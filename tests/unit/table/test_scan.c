@@ -287,6 +287,64 @@ static void parallel_order(void **state)
 	fixture_close(&f);
 }
 
+/* Statistics of columns outside delta.dataSkippingNumIndexedCols (or
+ * dataSkippingStatsColumns) are not used: here they are deliberately
+ * wrong, so using them would lose rows. */
+static void indexed_columns(void **state)
+{
+	(void)state;
+	const char *configs[] = {"\"delta.dataSkippingNumIndexedCols\":\"1\"",
+	                         "\"delta.dataSkippingStatsColumns\":\"a\"", ""};
+	for (int k = 0; k < 3; k++) {
+		fixture f;
+		assert_int_equal(fixture_open(&f), 0);
+		int64_t v[10];
+		for (int i = 0; i < 10; i++) v[i] = i;
+		dl_batch *b = fixture_batch("a", v, 10, false, DL_TYPE_LONG);
+		/* a second column b = a */
+		dl_type *lt = dl_type_new(DL_TYPE_LONG);
+		dl_field fs[2] = {{"a", lt, true, "{}"}, {"b", lt, true, "{}"}};
+		dl_type *two = dl_type_struct(fs, 2);
+		dl_batch *b2 = dl_batch_new(two, 10);
+		b2->cols[0] = dl_array_slice(b->cols[0], 0, 10);
+		b2->cols[1] = dl_array_slice(b->cols[0], 0, 10);
+		dl_batch_free(b);
+		int64_t size;
+		assert_int_equal(fixture_parquet(&f, "a.parquet", b2, &size), 0);
+		char meta[1024], add[1024];
+		snprintf(meta, sizeof meta,
+		         "{\"metaData\":{\"id\":\"t4\",\"format\":{\"provider\":\"parquet\",\"options\":{}},\"schemaString\":"
+		         "\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":\\\"a\\\",\\\"type\\\":\\\"long\\\","
+		         "\\\"nullable\\\":true,\\\"metadata\\\":{}},{\\\"name\\\":\\\"b\\\",\\\"type\\\":\\\"long\\\","
+		         "\\\"nullable\\\":true,\\\"metadata\\\":{}}]}\",\"partitionColumns\":[],\"configuration\":{%s}}}",
+		         configs[k]);
+		snprintf(add, sizeof add,
+		         "{\"add\":{\"path\":\"a.parquet\",\"partitionValues\":{},\"size\":%lld,\"modificationTime\":1,"
+		         "\"dataChange\":true,\"stats\":\"{\\\"numRecords\\\":10,\\\"minValues\\\":{\\\"a\\\":0,"
+		         "\\\"b\\\":100},\\\"maxValues\\\":{\\\"a\\\":9,\\\"b\\\":100}}\"}}", (long long)size);
+		const char *lines[] = {"{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":2}}", meta, add};
+		assert_int_equal(fixture_commit(&f, 0, lines, 3), 0);
+		dl_scan_options o = DL_SCAN_OPTIONS_INIT;
+		o.filter = "b < 50";
+		dl_batch *out;
+		dl_scan_metrics m;
+		assert_int_equal(fixture_scan(&out, f.dir, &o, &m), 0);
+		if (k < 2) {
+			/* b is not indexed: its (wrong) stats must not prune */
+			assert_non_null(out);
+			assert_int_equal(out->num_rows, 10);
+		} else {
+			/* all columns indexed by default: the stats say b = 100 */
+			assert_null(out);
+			assert_int_equal(m.files_pruned_stats, 1);
+		}
+		dl_batch_free(out);
+		dl_type_unref(two);
+		dl_type_unref(lt);
+		fixture_close(&f);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -296,6 +354,7 @@ int main(void)
 		cmocka_unit_test(missing_file_and_corrupt_dv),
 		cmocka_unit_test(mapping_and_widening),
 		cmocka_unit_test(parallel_order),
+		cmocka_unit_test(indexed_columns),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
