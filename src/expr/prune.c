@@ -29,8 +29,19 @@ typedef struct colinfo {
 	dl_buf buf;              /* cast scratch */
 } colinfo;
 
-static bool monotonic_cast(const dl_type *from, const dl_type *to)
+/* Casts that never decrease: statistics of the source bound the result.
+ * TIMESTAMP to DATE only in a fixed-offset zone (a daylight-saving zone
+ * that moves clocks back across midnight would break it). */
+static bool monotonic_cast(const dl_type *from, const dl_type *to, const dl_tz *tz)
 {
+	if (to->id == DL_TYPE_DATE) {
+		if (from->id == DL_TYPE_TIMESTAMP_NTZ) return true;
+		if (from->id == DL_TYPE_TIMESTAMP) {
+			const char *z = tz ? dl_tz_name(tz) : "UTC";
+			return strcmp(z, "UTC") == 0 || z[0] == '+' || z[0] == '-';
+		}
+		return false;
+	}
 	dl_type_id f = from->id, t = to->id;
 	bool fnum = dl_type_is_numeric(from), tnum = dl_type_is_numeric(to);
 	if (fnum && tnum) {
@@ -45,10 +56,10 @@ static bool monotonic_cast(const dl_type *from, const dl_type *to)
 }
 
 /* The column under n (possibly behind monotonic casts), or NULL. */
-static const ex_node *column_of(const ex_node *n, const ex_node **outer)
+static const ex_node *column_of(const ex_node *n, const ex_node **outer, const dl_tz *tz)
 {
 	*outer = n;
-	while (n->kind == EX_CAST && !n->flag && monotonic_cast(n->args[0]->type, n->type)) n = n->args[0];
+	while (n->kind == EX_CAST && !n->flag && monotonic_cast(n->args[0]->type, n->type, tz)) n = n->args[0];
 	return n->kind == EX_COL ? n : NULL;
 }
 
@@ -194,7 +205,7 @@ static int cmp_node(pr_ctx *c, const ex_node *n, bool neg, bool *out)
 		op = flip(op);
 	}
 	if (b->kind != EX_LIT) return 0;
-	const ex_node *col = column_of(a, &outer);
+	const ex_node *col = column_of(a, &outer, c->tz);
 	if (!col) return 0;
 	colinfo ci;
 	DL_TRY(get_col(c, col, outer, &ci));
@@ -222,7 +233,7 @@ static int cmp_node(pr_ctx *c, const ex_node *n, bool neg, bool *out)
 
 static int in_node(pr_ctx *c, const ex_node *n, bool neg, bool *out)
 {
-	const ex_node *outer, *col = column_of(n->args[0], &outer);
+	const ex_node *outer, *col = column_of(n->args[0], &outer, c->tz);
 	*out = true;
 	if (!col) return 0;
 	for (int i = 1; i < n->nargs; i++)
@@ -262,7 +273,7 @@ static int in_node(pr_ctx *c, const ex_node *n, bool neg, bool *out)
 
 static int is_node(pr_ctx *c, const ex_node *n, bool neg, bool *out)
 {
-	const ex_node *outer, *col = column_of(n->args[0], &outer);
+	const ex_node *outer, *col = column_of(n->args[0], &outer, c->tz);
 	*out = true;
 	if (!col) return 0;
 	colinfo ci;
@@ -286,7 +297,7 @@ static int like_node(pr_ctx *c, const ex_node *n, bool neg, bool *out)
 	size_t plen;
 	bool exact;
 	if (neg != n->negated || !ex_like_prefix(n, &pre, &plen, &exact)) return 0;
-	const ex_node *outer, *col = column_of(n->args[0], &outer);
+	const ex_node *outer, *col = column_of(n->args[0], &outer, c->tz);
 	if (!col || col->type->id != DL_TYPE_STRING) return 0;
 	colinfo ci;
 	DL_TRY(get_col(c, col, outer, &ci));

@@ -128,6 +128,29 @@ static void test_unit(void **state)
 		assert_true(m); /* midnight at -05:00 is 05:00Z, after 03:00Z */
 		dl_expr_free(e);
 	}
+	/* CAST(ts AS DATE) bounded by timestamp statistics (UTC) */
+	{
+		dl_type *tt = dl_type_new(DL_TYPE_TIMESTAMP);
+		dl_field ff[1] = {{"i", tt, true, NULL}};
+		dl_type *ts_schema = dl_type_struct(ff, 1);
+		file_stats ts = {0};
+		set_int(&ts.col[0], DL_TYPE_TIMESTAMP, 1577872800000000LL, 1577959200000000LL, 0); /* 01-01 10:00 .. 01-02 10:00 */
+		const char *q[] = {"CAST(i AS DATE) = DATE '2020-01-02'", "CAST(i AS DATE) = DATE '2020-01-03'",
+		                   "CAST(i AS DATE) < '2020-01-01'"};
+		bool want[] = {true, false, false};
+		for (int k = 0; k < 3; k++) {
+			dl_expr *e;
+			assert_int_equal(dl_expr_parse(&e, q[k]), 0);
+			assert_int_equal(dl_expr_bind(e, ts_schema), 0);
+			dl_stats_provider sp = {100, provide, &ts};
+			bool m;
+			assert_int_equal(dl_expr_may_match(&m, e, &sp), 0);
+			assert_int_equal(m, want[k]);
+			dl_expr_free(e);
+		}
+		dl_type_unref(ts_schema);
+		dl_type_unref(tt);
+	}
 	/* nothing known: keep */
 	file_stats none = {0};
 	assert_true(may("i = 15 AND s LIKE 'q%'", &none, -1));
