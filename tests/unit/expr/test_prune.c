@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include "expr_test_util.h"
 
-enum { NCOL = 4 }; /* i INT, d DOUBLE, s STRING, dt DATE */
+enum { NCOL = 5 }; /* i INT, d DOUBLE, s STRING, dt DATE, ts TIMESTAMP */
 
 typedef struct file_stats {
 	int64_t rows;
@@ -18,7 +18,7 @@ typedef struct file_stats {
 	bool known;
 } file_stats;
 
-static const char *const names[NCOL] = {"i", "d", "s", "dt"};
+static const char *const names[NCOL] = {"i", "d", "s", "dt", "ts"};
 
 static int provide(void *payload, const char *const *path, int depth, dl_col_stats *out)
 {
@@ -185,6 +185,14 @@ static void literal(dl_buf *b, int col)
 	}
 }
 
+/* A value expression over column col: the column, or for ts sometimes
+ * CAST(ts AS DATE). */
+static void colref(dl_buf *b, int col)
+{
+	if (col == 4 && rnd(3) == 0) dl_buf_puts(b, "CAST(ts AS DATE)");
+	else dl_buf_puts(b, names[col]);
+}
+
 static void pred(dl_buf *b, int depth)
 {
 	static const char *const ops[] = {"=", "<>", "<", "<=", ">", ">=", "<=>"};
@@ -202,10 +210,12 @@ static void pred(dl_buf *b, int depth)
 	}
 	switch (rnd(7)) {
 	case 0:
-		dl_buf_printf(b, "%s IS %sNULL", names[col], rnd(2) ? "NOT " : "");
+		colref(b, col);
+		dl_buf_printf(b, " IS %sNULL", rnd(2) ? "NOT " : "");
 		break;
 	case 1:
-		dl_buf_printf(b, "%s %sIN (", names[col], rnd(3) ? "" : "NOT ");
+		colref(b, col);
+		dl_buf_printf(b, " %sIN (", rnd(3) ? "" : "NOT ");
 		literal(b, col);
 		dl_buf_puts(b, ", ");
 		literal(b, col);
@@ -217,7 +227,8 @@ static void pred(dl_buf *b, int depth)
 		dl_buf_putc(b, ')');
 		break;
 	case 2:
-		dl_buf_printf(b, "%s BETWEEN ", names[col]);
+		colref(b, col);
+		dl_buf_puts(b, " BETWEEN ");
 		literal(b, col);
 		dl_buf_puts(b, " AND ");
 		literal(b, col);
@@ -225,10 +236,12 @@ static void pred(dl_buf *b, int depth)
 	case 3: dl_buf_printf(b, "s LIKE '%s%%'", words[rnd(NWORDS)]); break;
 	case 4:
 		literal(b, col);
-		dl_buf_printf(b, " %s %s", ops[rnd(7)], names[col]);
+		dl_buf_printf(b, " %s ", ops[rnd(7)]);
+		colref(b, col);
 		break;
 	default:
-		dl_buf_printf(b, "%s %s ", names[col], ops[rnd(7)]);
+		colref(b, col);
+		dl_buf_printf(b, " %s ", ops[rnd(7)]);
 		if (rnd(10) == 0) dl_buf_puts(b, "NULL");
 		else literal(b, col);
 	}
@@ -247,7 +260,7 @@ static void test_soundness(void **state)
 		int64_t imin = INT64_MAX, imax = INT64_MIN, nulls[NCOL] = {0};
 		double dmin = 1e300, dmax = -1e300;
 		const char *smin = NULL, *smax = NULL;
-		int64_t tmin = INT64_MAX, tmax = INT64_MIN;
+		int64_t tmin = INT64_MAX, tmax = INT64_MIN, smin_ts = INT64_MAX, smax_ts = INT64_MIN;
 		for (int64_t r = 0; r < n; r++) {
 			bool nul[NCOL];
 			for (int k = 0; k < NCOL; k++) nul[k] = rnd(5) == 0;
@@ -280,6 +293,13 @@ static void test_soundness(void **state)
 				dl_builder_append_int(bl[3], v);
 				tmin = v < tmin ? v : tmin;
 				tmax = v > tmax ? v : tmax;
+			}
+			if (nul[4]) dl_builder_append_null(bl[4]), nulls[4]++;
+			else {
+				int64_t v = (18262 + (int64_t)rnd(28)) * 86400000000LL + (int64_t)rnd(24) * 3600000000LL;
+				dl_builder_append_int(bl[4], v);
+				smin_ts = v < smin_ts ? v : smin_ts;
+				smax_ts = v > smax_ts ? v : smax_ts;
 			}
 		}
 		dl_batch *bt = dl_batch_new(schema, n);
@@ -322,6 +342,7 @@ static void test_soundness(void **state)
 		}
 		if (tmin <= tmax && rnd(6)) set_int(&fs.col[3], DL_TYPE_DATE, tmin, tmax, nulls[3]);
 		if (nulls[3] == n && rnd(2)) fs.col[3].all_null = true;
+		if (smin_ts <= smax_ts && rnd(6)) set_int(&fs.col[4], DL_TYPE_TIMESTAMP, smin_ts, smax_ts, nulls[4]);
 		for (int p = 0; p < 40; p++) {
 			dl_buf b = DL_BUF_INIT;
 			pred(&b, 3);
@@ -475,7 +496,7 @@ static int setup(void **state)
 {
 	(void)state;
 	dl_type *t[NCOL] = {dl_type_new(DL_TYPE_INTEGER), dl_type_new(DL_TYPE_DOUBLE), dl_type_new(DL_TYPE_STRING),
-	                    dl_type_new(DL_TYPE_DATE)};
+	                    dl_type_new(DL_TYPE_DATE), dl_type_new(DL_TYPE_TIMESTAMP)};
 	dl_field f[NCOL];
 	for (int k = 0; k < NCOL; k++) f[k] = (dl_field){(char *)names[k], t[k], true, NULL};
 	schema = dl_type_struct(f, NCOL);
