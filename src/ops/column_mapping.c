@@ -28,22 +28,23 @@ static int map_field(dl_field *dst, const dl_field *src, bool is_struct_field, i
 	dst->nullable = src->nullable;
 	dst->name = dl_strdup(src->name);
 	if (!dst->name) return DL_ENOMEM;
-	DL_TRY(copy_type(&dst->type, src->type, max_id));
+	/* Parents are numbered before their children, as Spark does. */
 	int32_t id;
 	bool needs = is_struct_field && (dl_field_column_id(src, &id) < 0 ||
 	                                 !strstr(src->metadata ? src->metadata : "",
 	                                         DL_CM_PHYSICAL_NAME_KEY));
 	if (!needs) {
 		dst->metadata = dl_strdup(src->metadata ? src->metadata : "{}");
-		return dst->metadata ? 0 : DL_ENOMEM;
+	} else {
+		char uuid[DL_UUID_TEXT_LEN + 1];
+		DL_TRY(dl_uuid_v4(uuid));
+		char members[160];
+		snprintf(members, sizeof members, "\"%s\":%lld,\"%s\":\"col-%s\"", DL_CM_ID_KEY,
+		         (long long)++*max_id, DL_CM_PHYSICAL_NAME_KEY, uuid);
+		dst->metadata = dl_meta_prepend(src->metadata, members);
 	}
-	char uuid[DL_UUID_TEXT_LEN + 1];
-	DL_TRY(dl_uuid_v4(uuid));
-	char members[160];
-	snprintf(members, sizeof members, "\"%s\":%lld,\"%s\":\"col-%s\"", DL_CM_ID_KEY,
-	         (long long)++*max_id, DL_CM_PHYSICAL_NAME_KEY, uuid);
-	dst->metadata = dl_meta_prepend(src->metadata, members);
-	return dst->metadata ? 0 : DL_ENOMEM;
+	if (!dst->metadata) return DL_ENOMEM;
+	return copy_type(&dst->type, src->type, max_id);
 }
 
 static int copy_type(dl_type **out, const dl_type *t, int64_t *max_id)

@@ -38,6 +38,7 @@ struct dl_files_writer {
 	pq_codec codec;
 	dl_strmap parts;        /* key -> part_file* */
 	dl_add *adds;
+	int64_t *add_rows;       /* rows of each add's file */
 	size_t nadds, adds_cap;
 	dl_arena arena;         /* strings of the adds */
 	int file_no;
@@ -228,6 +229,9 @@ static int grow_adds(dl_files_writer *w)
 	dl_add *a = dl_reallocarray(w->adds, cap, sizeof *a);
 	if (!a) return DL_ENOMEM;
 	w->adds = a;
+	int64_t *r = dl_reallocarray(w->add_rows, cap, sizeof *r);
+	if (!r) return DL_ENOMEM;
+	w->add_rows = r;
 	w->adds_cap = cap;
 	return 0;
 }
@@ -259,6 +263,7 @@ static int close_file(dl_files_writer *w, part_file *pf)
 		a->base_row_id = a->default_row_commit_version = DL_NONE;
 		if (!a->path || !a->stats) rc = DL_ENOMEM;
 		else {
+			w->add_rows[w->nadds] = pq_writer_num_rows(pf->pw);
 			w->nadds++;
 			w->rows += pq_writer_num_rows(pf->pw);
 			w->bytes += a->size;
@@ -411,6 +416,7 @@ int dl_files_writer_finish(dl_files_writer *w)
 size_t dl_files_writer_count(const dl_files_writer *w) { return w->nadds; }
 const dl_add *dl_files_writer_add(const dl_files_writer *w, size_t i) { return &w->adds[i]; }
 int64_t dl_files_writer_rows(const dl_files_writer *w) { return w->rows; }
+int64_t dl_files_writer_file_rows(const dl_files_writer *w, size_t i) { return w->add_rows[i]; }
 int64_t dl_files_writer_bytes(const dl_files_writer *w) { return w->bytes; }
 
 void dl_files_writer_discard(dl_files_writer *w)
@@ -440,6 +446,7 @@ void dl_files_writer_free(dl_files_writer *w)
 	dl_free(w->part_cols);
 	dl_free(w->part_phys);
 	dl_free(w->adds);
+	dl_free(w->add_rows);
 	dl_buf_free(&w->key);
 	dl_buf_free(&w->val);
 	dl_arena_free(&w->arena);

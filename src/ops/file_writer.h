@@ -39,6 +39,8 @@ int dl_files_writer_finish(dl_files_writer *w);
 size_t dl_files_writer_count(const dl_files_writer *w);
 const dl_add *dl_files_writer_add(const dl_files_writer *w, size_t i);
 int64_t dl_files_writer_rows(const dl_files_writer *w);
+/* Rows in the file of add i. */
+int64_t dl_files_writer_file_rows(const dl_files_writer *w, size_t i);
 int64_t dl_files_writer_bytes(const dl_files_writer *w);
 /* Deletes the files written so far (a failed write leaves no garbage). */
 void dl_files_writer_discard(dl_files_writer *w);

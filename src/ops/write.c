@@ -11,6 +11,7 @@
 #include "columnar/batch_stream.h"
 #include "expr/expr.h"
 #include "log/partition_values.h"
+#include "log/protocol.h"
 #include "log/schema.h"
 #include "log/snapshot.h"
 #include "ops/column_mapping.h"
@@ -596,10 +597,51 @@ static int commit_identity(write_ctx *c)
 	return rc;
 }
 
+/* Row tracking (PROTOCOL.md "Row Tracking"): when the table supports it,
+ * every new file gets a fresh range of row ids after the high-water mark
+ * kept in the delta.rowTracking domain, and the version that commits it.
+ * A concurrent writer moves the mark too, so the transaction layer turns
+ * that race into a conflict rather than duplicate ids. */
+static bool tracks_rows(const write_ctx *c)
+{
+	const dl_protocol *p = c->plan.schema ? &c->plan.protocol
+	                       : c->snap ? dl_snapshot_state(c->snap)->protocol : NULL;
+	return p && dl_protocol_supports(p, "rowTracking");
+}
+
+static int row_id_high_water_mark(write_ctx *c, int64_t *hwm)
+{
+	*hwm = -1;
+	const char *conf = c->snap ? dl_snapshot_domain(c->snap, "delta.rowTracking") : NULL;
+	if (!conf) return 0;
+	dl_json *v;
+	if (dl_json_parse(&c->arena, conf, strlen(conf), "delta.rowTracking domain", &v) < 0)
+		return dl_error_set(DL_ECORRUPT, "the delta.rowTracking domain is not JSON: %s", conf);
+	const dl_json *m = dl_json_get(v, "rowIdHighWaterMark");
+	if (m && dl_json_int64(m, hwm) < 0)
+		return dl_error_set(DL_ECORRUPT, "rowIdHighWaterMark is not an integer: %s", conf);
+	return 0;
+}
+
 static int add_files(write_ctx *c)
 {
-	for (size_t i = 0; i < dl_files_writer_count(c->fw); i++)
-		DL_TRY(dl_txn_add_file(c->txn, dl_files_writer_add(c->fw, i)));
+	bool track = tracks_rows(c);
+	int64_t hwm = -1;
+	if (track) DL_TRY(row_id_high_water_mark(c, &hwm));
+	for (size_t i = 0; i < dl_files_writer_count(c->fw); i++) {
+		dl_add a = *dl_files_writer_add(c->fw, i);
+		if (track) {
+			a.base_row_id = hwm + 1;
+			a.default_row_commit_version = dl_txn_read_version(c->txn) + 1;
+			hwm += dl_files_writer_file_rows(c->fw, i);
+		}
+		DL_TRY(dl_txn_add_file(c->txn, &a));
+	}
+	if (track && dl_files_writer_count(c->fw)) {
+		char conf[64];
+		snprintf(conf, sizeof conf, "{\"rowIdHighWaterMark\":%lld}", (long long)hwm);
+		DL_TRY(dl_txn_set_domain(c->txn, "delta.rowTracking", conf, false));
+	}
 	return 0;
 }
 

@@ -21,7 +21,7 @@
 #include "util/time.h"
 
 /* Appends one text value to a builder of a primitive type ("NULL" is null). */
-static int fx_append(dl_builder *b, const char *s, size_t n)
+static inline int fx_append(dl_builder *b, const char *s, size_t n)
 {
 	if (n == 4 && memcmp(s, "NULL", 4) == 0) return dl_builder_append_null(b);
 	char tmp[256];
@@ -53,7 +53,7 @@ static int fx_append(dl_builder *b, const char *s, size_t n)
 }
 
 /* A batch of schema `ddl` from rows "v1,v2;v1,v2" (primitive columns). */
-static dl_batch *fx_batch(const char *ddl, const char *rows)
+static inline dl_batch *fx_batch(const char *ddl, const char *rows)
 {
 	dl_type *t;
 	if (dl_ddl_parse_schema(&t, ddl) < 0) return NULL;
@@ -81,7 +81,7 @@ static dl_batch *fx_batch(const char *ddl, const char *rows)
 	return b;
 }
 
-static dl_write_options fx_opts(dl_write_mode mode)
+static inline dl_write_options fx_opts(dl_write_mode mode)
 {
 	dl_write_options o = DL_WRITE_OPTIONS_INIT;
 	o.mode = mode;
@@ -89,7 +89,7 @@ static dl_write_options fx_opts(dl_write_mode mode)
 }
 
 /* Writes rows through dl_ops_write. */
-static int fx_write(int64_t *v, const char *uri, const char *ddl, const char *rows,
+static inline int fx_write(int64_t *v, const char *uri, const char *ddl, const char *rows,
                     const dl_write_options *o)
 {
 	dl_batch *b = fx_batch(ddl, rows);
@@ -103,14 +103,14 @@ static int fx_write(int64_t *v, const char *uri, const char *ddl, const char *ro
 	return rc;
 }
 
-static int fx_cmp(const void *a, const void *b)
+static inline int fx_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* The rows of the table at `version` (-1: latest) as sorted "a,b;a,b" text
  * with the given columns (NULL: all). */
-static char *fx_read(const char *uri, int64_t version, const char *cols)
+static inline char *fx_read(const char *uri, int64_t version, const char *cols)
 {
 	dl_snapshot_options so = DL_SNAPSHOT_OPTIONS_INIT;
 	so.as_of_version = version;
@@ -163,7 +163,7 @@ static char *fx_read(const char *uri, int64_t version, const char *cols)
 	return out.data;
 }
 
-static int64_t fx_version(const char *uri)
+static inline int64_t fx_version(const char *uri)
 {
 	dl_snapshot *snap;
 	if (dl_snapshot_open(&snap, uri, NULL) < 0) return -1;
@@ -173,7 +173,7 @@ static int64_t fx_version(const char *uri)
 }
 
 /* The text of commit file `version`. */
-static char *fx_commit(const char *dir, int64_t version)
+static inline char *fx_commit(const char *dir, int64_t version)
 {
 	char path[1024];
 	snprintf(path, sizeof path, "%s/_delta_log/%020lld.json", dir, (long long)version);
@@ -188,7 +188,7 @@ static char *fx_commit(const char *dir, int64_t version)
 }
 
 /* Number of .parquet files under dir (recursively). */
-static int fx_count_parquet(const char *dir)
+static inline int fx_count_parquet(const char *dir)
 {
 	DIR *d = opendir(dir);
 	if (!d) return 0;
@@ -197,7 +197,7 @@ static int fx_count_parquet(const char *dir)
 	while ((e = readdir(d))) {
 		if (e->d_name[0] == '.') continue;
 		char p[2048];
-		snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+		if (snprintf(p, sizeof p, "%s/%s", dir, e->d_name) >= (int)sizeof p) continue;
 		struct stat st;
 		if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
 			if (strcmp(e->d_name, "_delta_log") != 0) n += fx_count_parquet(p);
@@ -210,14 +210,14 @@ static int fx_count_parquet(const char *dir)
 	return n;
 }
 
-static char *fx_tmpdir(void)
+static inline char *fx_tmpdir(void)
 {
 	char tmpl[] = "/tmp/dl-ops-test-XXXXXX";
 	char *d = mkdtemp(tmpl);
 	return d ? dl_strdup(d) : NULL;
 }
 
-static char *fx_table(const char *base, const char *name)
+static inline char *fx_table(const char *base, const char *name)
 {
 	size_t n = strlen(base) + strlen(name) + 2;
 	char *p = dl_malloc(n);
