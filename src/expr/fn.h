@@ -34,7 +34,7 @@ ROWFN(fn_year); ROWFN(fn_quarter); ROWFN(fn_month); ROWFN(fn_day); ROWFN(fn_dayo
 ROWFN(fn_weekday); ROWFN(fn_hour); ROWFN(fn_minute); ROWFN(fn_second); ROWFN(fn_date_add); ROWFN(fn_date_sub);
 ROWFN(fn_add_months); ROWFN(fn_datediff); ROWFN(fn_current_date); ROWFN(fn_current_timestamp);
 ROWFN(fn_unix_timestamp); ROWFN(fn_from_unixtime); ROWFN(fn_add_interval); ROWFN(fn_last_day);
-ROWFN(fn_weekofyear); ROWFN(fn_try_to_timestamp);
+ROWFN(fn_weekofyear); ROWFN(fn_try_to_timestamp); ROWFN(fn_current_timezone);
 BINDFN(bind_to_date); BINDFN(bind_to_timestamp); BINDFN(bind_unix_timestamp);
 
 /* nested */

@@ -280,6 +280,16 @@ ROWFN(fn_current_date)
 	return 0;
 }
 
+ROWFN(fn_current_timezone)
+{
+	(void)a;
+	const char *z = dl_tz_name(r->run->tz);
+	DL_TRY(dl_buf_puts(r->buf, z));
+	out->v.s.p = r->buf->data;
+	out->v.s.n = (int64_t)r->buf->len;
+	return 0;
+}
+
 ROWFN(fn_current_timestamp)
 {
 	(void)a;

@@ -111,6 +111,7 @@ static const ex_func funcs[] = {
     {"current_timestamp", 0, 0, 0, "", 'T', NULL, fn_current_timestamp, NULL},
     {"now", 0, 0, 0, "", 'T', NULL, fn_current_timestamp, NULL},
     {"localtimestamp", 0, 0, 0, "", 'T', NULL, fn_current_timestamp, NULL},
+    {"current_timezone", 0, 0, 0, "", 'S', NULL, fn_current_timezone, NULL},
     {"unix_timestamp", 0, 2, DN, "XS", 'L', bind_unix_timestamp, fn_unix_timestamp, NULL},
     {"from_unixtime", 1, 2, DN, "LS", 'S', NULL, fn_from_unixtime, NULL},
     {"__add_interval", 4, 4, DN, "XIIL", '0', NULL, fn_add_interval, NULL},

@@ -480,6 +480,18 @@ static int parse_name(parser *p, ex_node **out)
 		*out = n;
 		return 0;
 	}
+	/* CURRENT_DATE and CURRENT_TIMESTAMP need no parentheses (column
+	 * DEFAULT expressions use them that way) */
+	static const char *const niladic[] = {"current_date", "current_timestamp", "current_timezone", "localtimestamp"};
+	for (size_t i = 0; !quoted && !is_op(p, ".") && i < sizeof niladic / sizeof niladic[0]; i++) {
+		if (strcasecmp(first, niladic[i]) != 0) continue;
+		ex_node *n = node(p, EX_CALL, pos);
+		if (!n) return DL_ENOMEM;
+		for (char *c = first; *c; c++) *c = (char)tolower((unsigned char)*c);
+		n->name = first;
+		*out = n;
+		return 0;
+	}
 	char *parts[64];
 	int np = 0;
 	parts[np++] = first;

@@ -26,6 +26,7 @@ static bool needs_quotes(const char *s)
 	                                 "case", "when", "then", "else", "end", "null", "true", "false", "cast",
 	                                 "try_cast", "interval", "date", "timestamp", "timestamp_ntz", "timestamp_ltz",
 	                                 "div", "escape", "distinct", "from", "select", "where", "as", "unknown",
+	                                 "current_date", "current_timestamp", "current_timezone", "localtimestamp",
 	                                 NULL};
 	if (!*s || !(isalpha((unsigned char)*s) || *s == '_')) return true;
 	for (const char *c = s; *c; c++)

@@ -151,6 +151,7 @@ static const tcase cases[] = {
     {"unix_timestamp(TIMESTAMP '1970-01-01 00:00:10')", "10"}, {"unix_timestamp('2020/01/01', 'yyyy/MM/dd')", "1577836800"},
     {"from_unixtime(0)", "1970-01-01 00:00:00"}, {"from_unixtime(86400, 'yyyy-MM-dd')", "1970-01-02"},
     {"current_timestamp()", "2023-11-14 22:13:20"}, {"current_date()", "2023-11-14"}, {"now()", "2023-11-14 22:13:20"},
+    {"CURRENT_DATE", "2023-11-14"}, {"current_timezone()", "UTC"},
     {"TIMESTAMP '2020-01-01 00:00:00' + INTERVAL 1 DAY", "2020-01-02 00:00:00"}, {"INTERVAL '5' DAY + DATE '2020-01-01'", "2020-01-06"},
     {"TIMESTAMP '2020-01-31 10:00:00' + INTERVAL 1 MONTH", "2020-02-29 10:00:00"},
     {"TIMESTAMP '2020-01-01 00:00:00' - INTERVAL 90 MINUTES", "2019-12-31 22:30:00"},

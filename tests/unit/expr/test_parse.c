@@ -99,6 +99,9 @@ static const char *const canon[][2] = {
     {"trim(TRAILING 'ab' FROM s)", "rtrim('ab', s)"},
     {"TRIM('x' FROM s)", "trim('x', s)"},
     {"trim(s)", "trim(s)"},
+    {"CURRENT_DATE", "current_date()"},
+    {"current_timestamp + INTERVAL 1 DAY", "current_timestamp() + INTERVAL '1' DAY"},
+    {"`current_date`", "`current_date`"},
 };
 
 static void test_canonical(void **state)
