@@ -10,6 +10,8 @@
 #include "log/path.h"
 #include "log/properties.h"
 #include "log/replay.h"
+#include "storage/store_mem.h"
+#include "util/mem.h"
 #include "util/time.h"
 #include "log/snapshot.h"
 #include "parquet/reader.h"
@@ -733,6 +735,96 @@ static void check_type_widening(verdict *v, dl_snapshot *snap)
 	dl_scan_free(scan);
 }
 
+/* ---- checkpoints and compaction: the same state as the commits alone ---- */
+
+static int cmp_cstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* "path|dv|size" of every live file, sorted. */
+static char **file_keys(dl_snapshot *snap, size_t *n)
+{
+	*n = dl_snapshot_file_count(snap);
+	char **k = calloc(*n + 1, sizeof *k);
+	const dl_log_state *st = dl_snapshot_state(snap);
+	for (size_t i = 0; i < *n; i++) {
+		const dl_add *a = dl_log_state_add(st, i);
+		dl_buf b = DL_BUF_INIT;
+		dl_buf_printf(&b, "%s|", a->path);
+		if (a->dv) dl_dv_unique_id(a->dv, &b);
+		dl_buf_printf(&b, "|%" PRId64 "|%s", a->size, a->base_row_id == DL_NONE ? "" : "r");
+		k[i] = dl_buf_detach(&b, NULL);
+	}
+	qsort(k, *n, sizeof *k, cmp_cstr);
+	return k;
+}
+
+static void free_keys(char **k, size_t n)
+{
+	for (size_t i = 0; i < n; i++) dl_free(k[i]);
+	free(k);
+}
+
+/* When every commit from version 0 is still a JSON file, a snapshot built
+ * from those commits alone (in a memory store, without checkpoints,
+ * sidecars or compaction files) must hold the same files, app versions and
+ * domains as the one read through the checkpoint. */
+static void check_checkpoint(verdict *v, const char *name, dl_snapshot *snap)
+{
+	dl_store *st = dl_snapshot_store(snap);
+	int64_t latest = dl_snapshot_version(snap);
+	char memuri[600], path[64];
+	snprintf(memuri, sizeof memuri, "mem://conformance-cp/%s", name);
+	dl_store *mem;
+	if (dl_store_open(&mem, memuri) < 0) {
+		fail_error(v, "opening a memory store");
+		return;
+	}
+	bool complete = true;
+	for (int64_t ver = 0; ver <= latest && complete; ver++) {
+		snprintf(path, sizeof path, "_delta_log/%020" PRId64 ".json", ver);
+		uint8_t *data;
+		size_t len;
+		if (dl_store_get(st, path, &data, &len) < 0) {
+			complete = false;
+			break;
+		}
+		dl_store_put(mem, path, data, len);
+		dl_free(data);
+	}
+	dl_error_clear();
+	if (complete) {
+		dl_snapshot_options o = DL_SNAPSHOT_OPTIONS_INIT;
+		o.store = mem;
+		dl_snapshot *js;
+		if (dl_snapshot_open(&js, NULL, &o) < 0) {
+			fail_error(v, "replaying the JSON commits alone");
+		} else {
+			size_t na, nb;
+			char **a = file_keys(snap, &na), **b = file_keys(js, &nb);
+			for (size_t i = 0; v->pass && (i < na || i < nb); i++) {
+				if (i >= na || i >= nb || strcmp(a[i], b[i]) != 0)
+					fail(v, "through the checkpoint %zu files, from the commits %zu; first difference: %s vs %s", na,
+					     nb, i < na ? a[i] : "-", i < nb ? b[i] : "-");
+			}
+			free_keys(a, na);
+			free_keys(b, nb);
+			if (v->pass && dl_snapshot_app_count(snap) != dl_snapshot_app_count(js))
+				fail(v, "%zu app transactions through the checkpoint, %zu from the commits",
+				     dl_snapshot_app_count(snap), dl_snapshot_app_count(js));
+			if (v->pass && dl_snapshot_domain_count(snap) != dl_snapshot_domain_count(js))
+				fail(v, "%zu domains through the checkpoint, %zu from the commits", dl_snapshot_domain_count(snap),
+				     dl_snapshot_domain_count(js));
+			if (v->pass && dl_snapshot_min_reader_version(snap) != dl_snapshot_min_reader_version(js))
+				fail(v, "protocol differs through the checkpoint");
+			dl_snapshot_free(js);
+		}
+	}
+	dl_store_mem_drop(memuri + 6);
+	dl_store_free(mem);
+}
+
 void check_features(verdict *v, const char *name, const char *dir, const char *features)
 {
 	if (strstr(name, "data-reader-absolute-paths-escaped-chars")) {
@@ -754,6 +846,8 @@ void check_features(verdict *v, const char *name, const char *dir, const char *f
 	if (data && (dl_snapshot_has_feature(snap, "typeWidening") || dl_snapshot_has_feature(snap, "typeWidening-preview")))
 		check_type_widening(v, snap);
 	if (strstr(features, "txn")) check_txn(v, snap);
+	if (strstr(features, "cp") || strstr(features, "log-compaction") || strstr(features, "sidecars"))
+		check_checkpoint(v, name, snap);
 	/* the same file spelled through differently encoded paths counts once:
 	 * it was added then removed, so nothing is live */
 	if (strstr(name, "canonicalized-paths-") && dl_snapshot_file_count(snap) != 0)
