@@ -48,12 +48,29 @@ static int grow(void **buf, size_t *cap, size_t need)
 
 /* ---- conversions from physical to output values ---- */
 
+/* Sign-extends the low `bytes` bytes of x (1..8). */
+static int64_t sext(uint64_t x, size_t bytes)
+{
+	unsigned sh = (unsigned)(64 - 8 * bytes);
+	return (int64_t)(x << sh) >> sh;
+}
+
+/* Big-endian two's complement of 0..16 bytes -> 128-bit. Byte swaps of
+ * 8-byte loads instead of a byte loop: this is on the decimal hot path. */
 static dl_i128 be_to_i128(const uint8_t *p, size_t len)
 {
 	if (len == 0) return 0;
+	if (len <= 8) {
+		uint64_t x = 0;
+		memcpy((uint8_t *)&x + (8 - len), p, len);
+		return sext(__builtin_bswap64(x), len);
+	}
+	uint64_t lo, hi = 0;
+	memcpy(&lo, p + len - 8, 8);
+	memcpy((uint8_t *)&hi + (16 - len), p, len - 8);
 	__extension__ typedef unsigned __int128 u128;
-	u128 v = (p[0] & 0x80) ? ~(u128)0 : 0;
-	for (size_t i = 0; i < len; i++) v = v << 8 | p[i];
+	/* high half: the leading bytes sign-extended to 64 bits */
+	u128 v = (u128)(uint64_t)sext(__builtin_bswap64(hi), len - 8) << 64 | __builtin_bswap64(lo);
 	return (dl_i128)v;
 }
 
@@ -124,25 +141,30 @@ static int convert(const pq_rleaf *lf, const uint8_t *in, size_t n, uint8_t *out
 			memcpy(out + 8 * i, &w, 8);
 		}
 		return 0;
+	/* Widening runs from the back: `in` may be the start of `out`. The
+	 * 128-bit value is written as two 64-bit halves (low, sign/zero). */
 	case PQ_CONV_I32_DEC:
+		for (size_t i = n; i-- > 0;) {
+			int32_t v;
+			memcpy(&v, in + 4 * i, 4);
+			int64_t h[2] = {v, v < 0 ? -1 : 0};
+			memcpy(out + 16 * i, h, 16);
+		}
+		return 0;
 	case PQ_CONV_I64_DEC:
+		for (size_t i = n; i-- > 0;) {
+			int64_t v;
+			memcpy(&v, in + 8 * i, 8);
+			int64_t h[2] = {v, v < 0 ? -1 : 0};
+			memcpy(out + 16 * i, h, 16);
+		}
+		return 0;
 	case PQ_CONV_U64_DEC:
 		for (size_t i = n; i-- > 0;) {
-			dl_i128 d;
-			if (lf->conv == PQ_CONV_I32_DEC) {
-				int32_t v;
-				memcpy(&v, in + 4 * i, 4);
-				d = v;
-			} else if (lf->conv == PQ_CONV_I64_DEC) {
-				int64_t v;
-				memcpy(&v, in + 8 * i, 8);
-				d = v;
-			} else {
-				uint64_t v;
-				memcpy(&v, in + 8 * i, 8);
-				d = (dl_i128)v;
-			}
-			memcpy(out + 16 * i, &d, 16);
+			uint64_t h[2];
+			memcpy(&h[0], in + 8 * i, 8);
+			h[1] = 0;
+			memcpy(out + 16 * i, h, 16);
 		}
 		return 0;
 	case PQ_CONV_MILLIS:

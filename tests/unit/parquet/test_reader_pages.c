@@ -290,6 +290,48 @@ static void test_byte_stream_split_flba_decimal(void **state)
 	pq_reader_free(r);
 }
 
+/* decimal(20,2) in FIXED_LEN_BYTE_ARRAY(9) and decimal(5,0) in FLBA(3),
+ * PLAIN, as Spark writes them (the fewest bytes for the precision). */
+static void test_flba_decimal_widths(void **state)
+{
+	(void)state;
+	pq_schema_element s9[] = {ROOT, {.name = (char *)"d", .has_repetition = true, .repetition = PQ_REQUIRED,
+	                                .has_type = true, .type = PQ_FIXED_LEN_BYTE_ARRAY, .has_type_length = true,
+	                                .type_length = 9, .converted_type = PQ_CT_DECIMAL, .has_precision = true,
+	                                .precision = 20, .has_scale = true, .scale = 2}};
+	page p = data_v1(3, PQ_ENC_PLAIN);
+	/* 2^64 + 5, -(2^64 + 5), -1 in 9 big-endian bytes */
+	const uint8_t v[3][9] = {{0x01, 0, 0, 0, 0, 0, 0, 0, 0x05},
+	                         {0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFB},
+	                         {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}};
+	put(&p.body, v, sizeof v);
+	pq_reader *r = build(s9, 2, PQ_FIXED_LEN_BYTE_ARRAY, &p, 1, 3, 3);
+	dl_batch *b = read_one(r);
+	dl_i128 d[3];
+	memcpy(d, b->cols[0]->values, sizeof d);
+	dl_i128 two64 = (dl_i128)1 << 64;
+	assert_true(d[0] == two64 + 5);
+	assert_true(d[1] == -(two64 + 5));
+	assert_true(d[2] == -1);
+	dl_batch_free(b);
+	pq_reader_free(r);
+
+	pq_schema_element s3[] = {ROOT, {.name = (char *)"d", .has_repetition = true, .repetition = PQ_REQUIRED,
+	                                .has_type = true, .type = PQ_FIXED_LEN_BYTE_ARRAY, .has_type_length = true,
+	                                .type_length = 3, .converted_type = PQ_CT_DECIMAL, .has_precision = true,
+	                                .precision = 5, .has_scale = true, .scale = 0}};
+	page q = data_v1(2, PQ_ENC_PLAIN);
+	const uint8_t w[2][3] = {{0x01, 0x86, 0x9F}, {0xFE, 0x79, 0x61}}; /* 99999, -99999 */
+	put(&q.body, w, sizeof w);
+	r = build(s3, 2, PQ_FIXED_LEN_BYTE_ARRAY, &q, 1, 2, 2);
+	b = read_one(r);
+	memcpy(d, b->cols[0]->values, 2 * sizeof d[0]);
+	assert_true(d[0] == 99999);
+	assert_true(d[1] == -99999);
+	dl_batch_free(b);
+	pq_reader_free(r);
+}
+
 /* Levels that contradict the page (a definition level above the maximum)
  * are reported with their location. */
 static void test_bad_levels_are_located(void **state)
@@ -373,6 +415,7 @@ int main(void)
 		cmocka_unit_test(test_rle_booleans_in_v2_page),
 		cmocka_unit_test(test_delta_byte_array_pages),
 		cmocka_unit_test(test_byte_stream_split_flba_decimal),
+		cmocka_unit_test(test_flba_decimal_widths),
 		cmocka_unit_test(test_bad_levels_are_located),
 		cmocka_unit_test(test_required_field_under_null_struct),
 		cmocka_unit_test(test_uncompressed_size_mismatch),
