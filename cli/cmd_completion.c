@@ -148,8 +148,9 @@ static int complete_run(dl_cli *cli, const void *args)
 	const dl_cli_opt *po = ndone ? option_named(cmd, prev) : NULL;
 	if (po && dl_cli_takes_value(po->kind)) { /* the value of an option */
 		if (po->name && !strcmp(po->name, "format") && (!cmd || !dl_cli_find_long(cmd->opts, "format", 6))) {
-			static const char *const formats[] = {"table", "csv", "jsonl", "json"};
-			for (size_t i = 0; i < 4; i++) put_candidate(cli, cur, formats[i], strlen(formats[i]));
+			static const char *const formats[] = {"table", "csv", "jsonl", "json", "vertical"};
+			for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
+				put_candidate(cli, cur, formats[i], strlen(formats[i]));
 		}
 		return 0; /* else a path or a free value: the shell's default */
 	}

@@ -11,7 +11,7 @@
 
 const dl_cli_opt dl_cli_global_opts[] = {
 	DL_CLI_STRING(dl_cli_globals, format, 0, "format", "FMT", NULL,
-	              "output format: table (default), csv, jsonl or json"),
+	              "output format: table (default), csv, jsonl, json or vertical"),
 	DL_CLI_STRING(dl_cli_globals, output, 'o', "output", "FILE", NULL,
 	              "write the results to FILE instead of standard output"),
 	DL_CLI_FLAG(dl_cli_globals, quiet, 'q', "quiet", "no progress bars or notes on standard error"),

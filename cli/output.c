@@ -14,7 +14,7 @@
 
 const dl_out_column dl_out_kv_columns[2] = {{"name", DL_OUT_STRING}, {"value", DL_OUT_STRING}};
 
-static const char *const format_names[] = {"table", "csv", "jsonl", "json"};
+static const char *const format_names[] = {"table", "csv", "jsonl", "json", "vertical"};
 
 struct dl_out {
 	FILE *fp;
@@ -46,7 +46,7 @@ int dl_out_format_parse(dl_out_format *out, const char *name)
 		*out = DL_OUT_JSONL;
 		return 0;
 	}
-	return dl_error_set(DL_EINVALID, "unknown output format '%s'; use table, csv, jsonl or json", name);
+	return dl_error_set(DL_EINVALID, "unknown output format '%s'; use table, csv, jsonl, json or vertical", name);
 }
 
 const char *dl_out_format_name(dl_out_format f)
@@ -343,6 +343,30 @@ static int table_row(dl_out *o, const char *const *values)
 	return 0;
 }
 
+/* ---- vertical ---- */
+
+/* One record: "name  value" per column, names padded to the widest; an
+ * empty line before every record but the first. */
+static int vertical_row(dl_out *o, const char *const *values)
+{
+	size_t width = 0;
+	for (int i = 0; i < o->ncols; i++) {
+		size_t w = display_width(o->cols[i].name);
+		if (w > width) width = w;
+	}
+	if (o->rows) DL_TRY(dl_buf_putc(&o->line, '\n'));
+	for (int i = 0; i < o->ncols; i++) {
+		const char *cell = table_cell(&o->arena, values[i]);
+		if (!cell) return DL_ENOMEM;
+		DL_TRY(put_padded(&o->line, o->cols[i].name, width, false, false));
+		DL_TRY(dl_buf_puts(&o->line, "  "));
+		DL_TRY(dl_buf_puts(&o->line, cell));
+		DL_TRY(dl_buf_putc(&o->line, '\n'));
+	}
+	dl_arena_reset(&o->arena);
+	return 0;
+}
+
 /* ---- rows ---- */
 
 int dl_out_row(dl_out *o, const char *const *values)
@@ -369,6 +393,9 @@ int dl_out_row(dl_out *o, const char *const *values)
 	case DL_OUT_JSON:
 		rc = dl_buf_puts(&o->line, o->rows ? ",\n" : "[\n");
 		if (rc == 0) rc = json_object(o, values);
+		break;
+	case DL_OUT_VERTICAL:
+		rc = vertical_row(o, values);
 		break;
 	}
 	if (rc < 0) return rc;
@@ -402,6 +429,8 @@ static int finish(dl_out *o)
 		break;
 	case DL_OUT_JSON:
 		DL_TRY(dl_buf_puts(&o->line, o->rows ? "\n]\n" : "[]\n"));
+		break;
+	case DL_OUT_VERTICAL:
 		break;
 	}
 	DL_TRY(flush_line(o));

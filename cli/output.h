@@ -6,6 +6,8 @@
  *          string is ""
  *   jsonl  one JSON object per row and line
  *   json   one JSON array of row objects
+ *   vertical  one "column  value" line per column, records separated by an
+ *          empty line (for wide rows: DESCRIBE DETAIL, history)
  *
  * Rows are given as strings (NULL = null) with a kind per column that says
  * how JSON spells them. csv and jsonl stream; table keeps up to
@@ -20,6 +22,7 @@ typedef enum dl_out_format {
 	DL_OUT_CSV,
 	DL_OUT_JSONL,
 	DL_OUT_JSON,
+	DL_OUT_VERTICAL,
 } dl_out_format;
 
 typedef enum dl_out_kind {
@@ -36,7 +39,7 @@ typedef struct dl_out_column {
 
 #define DL_OUT_TABLE_WINDOW 1000
 
-/* "table", "csv", "jsonl" or "json" (also "ndjson" for jsonl). DL_EINVALID
+/* "table", "csv", "jsonl", "json" or "vertical" (also "ndjson" for jsonl). DL_EINVALID
  * naming the accepted values otherwise. */
 int dl_out_format_parse(dl_out_format *out, const char *name);
 const char *dl_out_format_name(dl_out_format f);

@@ -57,7 +57,7 @@ has() { "$cli" help "$@" >/dev/null 2>&1; }
 section "The tool"
 step "Which version is this?" deltalake --version
 step "The commands it has (each has --help)" deltalake --help
-step "What it is built on, as JSON (every listing takes --format table|csv|jsonl|json)" \
+step "What it is built on, as JSON (every listing takes --format table|csv|jsonl|json|vertical)" \
 	deltalake version --verbose --format json
 
 section "Errors say what to do"
@@ -86,6 +86,8 @@ if has cat && has history && [ -d "$tt/_delta_log" ]; then
 	cd "$work"
 	section "A Delta table written by Spark"
 	step "Its commits, newest first (three appends of 10 rows)" deltalake history events --format csv
+	step "What it is, one field per line (--format vertical suits wide rows)" \
+		deltalake detail events --format vertical
 	step "Its columns" deltalake schema events
 	step "Rows matching a predicate: files and row groups are pruned by their statistics" \
 		deltalake cat events --where "id >= 27"

@@ -56,7 +56,7 @@ expect 2 version --no-such-option
 contains "$tmp/err" "unknown option '--no-such-option'"
 contains "$tmp/err" "deltalake version --help"
 expect 2 version --format xml
-contains "$tmp/err" "use table, csv, jsonl or json"
+contains "$tmp/err" "use table, csv, jsonl, json or vertical"
 expect 2 version unexpected-word
 
 # Runtime errors: exit 1, one line.
@@ -84,6 +84,8 @@ if command -v node >/dev/null; then
 	node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' "$tmp/out" ||
 		fail "json output does not parse"
 fi
+expect 0 version --format vertical
+grep -qE '^name +deltalake$' "$tmp/out" || fail "vertical: $(head -3 "$tmp/out")"
 expect 0 version -v
 contains "$tmp/out" "zstd"
 head -2 "$tmp/out" | tail -1 | grep -qE '^-+  -+$' || fail "table has no dashes under the header"

@@ -331,8 +331,8 @@ static void option_errors_exit_2(void **state)
 		{{"greet", "a", "--shout=yes", NULL},
 		 "deltalake: error: option --shout takes no value (see 'deltalake greet --help')\n"},
 		{{"greet", "a", "--format", "xml", NULL},
-		 "deltalake: error: unknown output format 'xml'; use table, csv, jsonl or json (see 'deltalake greet "
-		 "--help')\n"},
+		 "deltalake: error: unknown output format 'xml'; use table, csv, jsonl, json or vertical (see "
+		 "'deltalake greet --help')\n"},
 		{{"kv", "extra", NULL}, "deltalake: error: unexpected argument 'extra' (see 'deltalake kv --help')\n"},
 		{{"greet", "a", "--columns", "x,,y", NULL},
 		 "deltalake: error: --columns needs names separated by commas, got 'x,,y' (see 'deltalake greet --help')\n"},
@@ -363,6 +363,8 @@ static void format_names_parse(void **state)
 	assert_int_equal(f, DL_OUT_JSONL);
 	assert_int_equal(dl_out_format_parse(&f, "json"), 0);
 	assert_int_equal(f, DL_OUT_JSON);
+	assert_int_equal(dl_out_format_parse(&f, "vertical"), 0);
+	assert_int_equal(f, DL_OUT_VERTICAL);
 	assert_int_equal(dl_out_format_parse(&f, "JSON"), DL_EINVALID);
 	assert_int_equal(dl_out_format_parse(&f, ""), DL_EINVALID);
 	assert_string_equal(dl_out_format_name(DL_OUT_JSONL), "jsonl");
@@ -436,6 +438,30 @@ static void json_and_jsonl(void **state)
 	free(t);
 	t = render(DL_OUT_JSON, 0);
 	assert_string_equal(t, "[]\n");
+	free(t);
+}
+
+static void vertical_lists_each_record(void **state)
+{
+	(void)state;
+	char *t = render(DL_OUT_VERTICAL, 3);
+	assert_string_equal(t, "id    1\n"
+	                       "name  plain\n"
+	                       "ok    true\n"
+	                       "tags  [1,2]\n"
+	                       "\n"
+	                       "id    -20.5\n"
+	                       "name  a,b\n"
+	                       "ok    false\n"
+	                       "tags  NULL\n"
+	                       "\n"
+	                       "id    NULL\n"
+	                       "name  say \"hi\"\\nbye\n"
+	                       "ok    NULL\n"
+	                       "tags  {}\n");
+	free(t);
+	t = render(DL_OUT_VERTICAL, 0);
+	assert_string_equal(t, "");
 	free(t);
 }
 
@@ -619,6 +645,7 @@ static void completes_commands_options_and_values(void **state)
 		{{"__complete", "--", "greet", "--t", NULL}, "--times\n--tag\n"},
 		{{"__complete", "--", "greet", "ann", "--q", NULL}, "--quiet\n"},
 		{{"__complete", "--", "greet", "--format", "js", NULL}, "jsonl\njson\n"},
+		{{"__complete", "--", "greet", "--format", "v", NULL}, "vertical\n"},
 		{{"__complete", "--", "ownfmt", "--format", "", NULL}, ""}, /* its own values: unknown */
 		{{"__complete", "--", "ownfmt", "--f", NULL}, "--format\n"}, /* listed once */
 		{{"__complete", "--", "greet", "-n", "3", "", NULL}, ""},   /* a path: the shell's job */
@@ -695,6 +722,7 @@ int main(void)
 		cmocka_unit_test(csv_quotes_per_rfc4180),
 		cmocka_unit_test(table_aligns_under_header),
 		cmocka_unit_test(json_and_jsonl),
+		cmocka_unit_test(vertical_lists_each_record),
 		cmocka_unit_test(table_streams_after_window),
 		cmocka_unit_test(format_option_reaches_output),
 		cmocka_unit_test(output_file_only_on_success),
