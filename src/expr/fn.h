@@ -14,6 +14,11 @@ ROWFN(fn_mod); ROWFN(fn_pmod); ROWFN(fn_sqrt); ROWFN(fn_pow); ROWFN(fn_exp); ROW
 ROWFN(fn_log10); ROWFN(fn_log2); ROWFN(fn_log); ROWFN(fn_greatest); ROWFN(fn_least); ROWFN(fn_isnan);
 ROWFN(fn_sign); ROWFN(fn_try_add); ROWFN(fn_try_sub); ROWFN(fn_try_mul); ROWFN(fn_try_div); ROWFN(fn_try_mod);
 ROWFN(fn_negative); ROWFN(fn_nanvl); ROWFN(fn_positive);
+ROWFN(fn_sin); ROWFN(fn_cos); ROWFN(fn_tan); ROWFN(fn_cot); ROWFN(fn_asin); ROWFN(fn_acos); ROWFN(fn_atan);
+ROWFN(fn_sinh); ROWFN(fn_cosh); ROWFN(fn_tanh); ROWFN(fn_cbrt); ROWFN(fn_degrees); ROWFN(fn_radians); ROWFN(fn_rint);
+ROWFN(fn_expm1); ROWFN(fn_log1p); ROWFN(fn_atan2); ROWFN(fn_hypot); ROWFN(fn_pi); ROWFN(fn_e); ROWFN(fn_shiftleft);
+ROWFN(fn_shiftright); ROWFN(fn_shiftrightunsigned); ROWFN(fn_bit_count); ROWFN(fn_factorial);
+BINDFN(bind_shift); BINDFN(bind_bit_count);
 BINDFN(bind_ceil_floor); BINDFN(bind_round); BINDFN(bind_mod); BINDFN(bind_try_arith);
 
 /* strings */
@@ -21,7 +26,8 @@ ROWFN(fn_length); ROWFN(fn_lower); ROWFN(fn_upper); ROWFN(fn_trim); ROWFN(fn_ltr
 ROWFN(fn_substring); ROWFN(fn_concat); ROWFN(fn_concat_ws); ROWFN(fn_replace); ROWFN(fn_regexp_replace);
 ROWFN(fn_regexp_extract); ROWFN(fn_instr); ROWFN(fn_lpad); ROWFN(fn_rpad); ROWFN(fn_startswith);
 ROWFN(fn_endswith); ROWFN(fn_contains); ROWFN(fn_reverse); ROWFN(fn_repeat); ROWFN(fn_initcap);
-ROWFN(fn_left); ROWFN(fn_right); ROWFN(fn_ascii); ROWFN(fn_rlike_fn); ROWFN(fn_locate);
+ROWFN(fn_left); ROWFN(fn_right); ROWFN(fn_ascii); ROWFN(fn_rlike_fn); ROWFN(fn_locate); ROWFN(fn_chr);
+ROWFN(fn_levenshtein);
 VECFN(vec_split);
 BINDFN(bind_concat); BINDFN(bind_split);
 

@@ -329,3 +329,123 @@ ROWFN(fn_try_sub) { return try_arith(r, out, a); }
 ROWFN(fn_try_mul) { return try_arith(r, out, a); }
 ROWFN(fn_try_div) { return try_arith(r, out, a); }
 ROWFN(fn_try_mod) { return try_arith(r, out, a); }
+
+/* ---- trigonometry and friends (DOUBLE -> DOUBLE, as java.lang.Math) ---- */
+
+#define D1(name, expr)                  \
+	ROWFN(name)                         \
+	{                                   \
+		(void)r;                        \
+		double x = a[0].v.d;            \
+		out->v.d = (expr);              \
+		return 0;                       \
+	}
+
+D1(fn_sin, sin(x))
+D1(fn_cos, cos(x))
+D1(fn_tan, tan(x))
+D1(fn_cot, 1.0 / tan(x))
+D1(fn_asin, asin(x))
+D1(fn_acos, acos(x))
+D1(fn_atan, atan(x))
+D1(fn_sinh, sinh(x))
+D1(fn_cosh, cosh(x))
+D1(fn_tanh, tanh(x))
+/* libm's cbrt may be 1 ulp off (cbrt(27) = 3.0000000000000004); pick the
+ * neighbour whose cube is closest, as Java's correctly rounded result. */
+ROWFN(fn_cbrt)
+{
+	(void)r;
+	double x = a[0].v.d, y = cbrt(x);
+	if (isfinite(y) && y != 0) {
+		double best = y;
+		long double err = fabsl((long double)y * y * y - x);
+		double c[2] = {nextafter(y, -INFINITY), nextafter(y, INFINITY)};
+		for (int i = 0; i < 2; i++) {
+			long double e = fabsl((long double)c[i] * c[i] * c[i] - x);
+			if (e < err) {
+				err = e;
+				best = c[i];
+			}
+		}
+		y = best;
+	}
+	out->v.d = y;
+	return 0;
+}
+D1(fn_degrees, x * (180.0 / M_PI))
+D1(fn_radians, x / 180.0 * M_PI)
+D1(fn_rint, rint(x))
+D1(fn_expm1, expm1(x))
+
+ROWFN(fn_log1p)
+{
+	(void)r;
+	if (a[0].v.d <= -1.0) out->null = true;
+	else out->v.d = log1p(a[0].v.d);
+	return 0;
+}
+
+ROWFN(fn_atan2) { (void)r; out->v.d = atan2(a[0].v.d, a[1].v.d); return 0; }
+ROWFN(fn_hypot) { (void)r; out->v.d = hypot(a[0].v.d, a[1].v.d); return 0; }
+ROWFN(fn_pi) { (void)r; (void)a; out->v.d = M_PI; return 0; }
+ROWFN(fn_e) { (void)r; (void)a; out->v.d = M_E; return 0; }
+
+/* shiftleft/shiftright/shiftrightunsigned on INT or BIGINT: the shift
+ * count is taken modulo the width, as Java. */
+BINDFN(bind_shift)
+{
+	if (n->args[0]->type->id != DL_TYPE_LONG) DL_TRY(ex_coerce(b, &n->args[0], ex_type(b, DL_TYPE_INTEGER)));
+	DL_TRY(ex_coerce(b, &n->args[1], ex_type(b, DL_TYPE_INTEGER)));
+	n->type = n->args[0]->type;
+	return 0;
+}
+
+static int shift(ex_row *r, ex_val *out, const ex_val *a, int kind)
+{
+	bool wide = r->argt[0]->id == DL_TYPE_LONG;
+	int s = (int)(a[1].v.i & (wide ? 63 : 31));
+	if (wide) {
+		uint64_t u = (uint64_t)a[0].v.i;
+		out->v.i = kind == 0 ? (int64_t)(u << s) : kind == 1 ? a[0].v.i >> s : (int64_t)(u >> s);
+	} else {
+		uint32_t u = (uint32_t)(int32_t)a[0].v.i;
+		int32_t v = (int32_t)a[0].v.i;
+		out->v.i = kind == 0 ? (int32_t)(u << s) : kind == 1 ? v >> s : (int32_t)(u >> s);
+	}
+	return 0;
+}
+
+ROWFN(fn_shiftleft) { return shift(r, out, a, 0); }
+ROWFN(fn_shiftright) { return shift(r, out, a, 1); }
+ROWFN(fn_shiftrightunsigned) { return shift(r, out, a, 2); }
+
+ROWFN(fn_bit_count)
+{
+	bool wide = r->argt[0]->id == DL_TYPE_LONG;
+	out->v.i = wide ? __builtin_popcountll((unsigned long long)a[0].v.i)
+	                : __builtin_popcount((unsigned)(uint32_t)(int32_t)a[0].v.i);
+	return 0;
+}
+
+BINDFN(bind_bit_count)
+{
+	if (n->args[0]->type->id != DL_TYPE_LONG) DL_TRY(ex_coerce(b, &n->args[0], ex_type(b, DL_TYPE_INTEGER)));
+	n->type = ex_type(b, DL_TYPE_INTEGER);
+	return n->type ? 0 : DL_ENOMEM;
+}
+
+/* factorial(n): NULL outside 0..20, as Spark. */
+ROWFN(fn_factorial)
+{
+	(void)r;
+	int64_t n = a[0].v.i;
+	if (n < 0 || n > 20) {
+		out->null = true;
+		return 0;
+	}
+	int64_t f = 1;
+	for (int64_t k = 2; k <= n; k++) f *= k;
+	out->v.i = f;
+	return 0;
+}

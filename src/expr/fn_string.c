@@ -677,3 +677,55 @@ ROWFN(fn_ascii)
 	out->v.i = a[0].v.s.n ? (int64_t)dec8(a[0].v.s.p, a[0].v.s.n, &adv) : 0;
 	return 0;
 }
+
+/* chr(n) / char(n): the character of code point n % 256 (Spark); empty
+ * for negative n. */
+ROWFN(fn_chr)
+{
+	int64_t n = a[0].v.i;
+	if (n < 0) {
+		set_str(out, "", 0);
+		return 0;
+	}
+	DL_TRY(enc8(r->buf, (uint32_t)(n % 256)));
+	set_buf(r, out, 0);
+	return 0;
+}
+
+/* levenshtein(a, b) over characters, two rows of the DP table. */
+ROWFN(fn_levenshtein)
+{
+	(void)r;
+	const char *s = a[0].v.s.p, *t = a[1].v.s.p;
+	int64_t sn = a[0].v.s.n, tn = a[1].v.s.n;
+	int64_t m = nchars(t, tn);
+	if (m > 100000 || nchars(s, sn) > 100000)
+		return dl_error_set(DL_EINVALID, "levenshtein() on strings longer than 100000 characters is not supported");
+	int64_t *prev = dl_malloc((size_t)(m + 1) * 2 * sizeof *prev);
+	if (!prev) return DL_ENOMEM;
+	int64_t *cur = prev + m + 1;
+	for (int64_t j = 0; j <= m; j++) prev[j] = j;
+	int64_t i = 0;
+	for (int64_t si = 0; si < sn; i++) {
+		int la;
+		uint32_t ca = dec8(s + si, sn - si, &la);
+		cur[0] = i + 1;
+		int64_t j = 0;
+		for (int64_t ti = 0; ti < tn; j++) {
+			int lb;
+			uint32_t cb = dec8(t + ti, tn - ti, &lb);
+			int64_t c = prev[j] + (ca != cb);
+			if (prev[j + 1] + 1 < c) c = prev[j + 1] + 1;
+			if (cur[j] + 1 < c) c = cur[j] + 1;
+			cur[j + 1] = c;
+			ti += lb;
+		}
+		int64_t *tmp = prev;
+		prev = cur;
+		cur = tmp;
+		si += la;
+	}
+	out->v.i = prev[m];
+	dl_free(prev < cur ? prev : cur);
+	return 0;
+}

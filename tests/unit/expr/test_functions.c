@@ -92,7 +92,12 @@ static const tcase cases[] = {
     {"exp(0)", "1.0"}, {"ln(1)", "0.0"}, {"ln(0)", "NULL"}, {"log10(1000)", "3.0"}, {"log(2, 8)", "3.0"},
     {"log2(8)", "3.0"}, {"greatest(1, 5, NULL, 3)", "5"}, {"least(2.5, 1)", "1.0"}, {"greatest(NULL, NULL)", "NULL"},
     {"least('b', 'a')", "a"}, {"isnan(CAST('NaN' AS DOUBLE))", "true"}, {"isnan(1.0D)", "false"}, {"isnan(NULL)", "false"},
-    {"sign(-3)", "-1.0"}, {"negative(5)", "-5"},
+    {"sign(-3)", "-1.0"}, {"sin(0)", "0.0"}, {"cos(0)", "1.0"}, {"atan2(0, 1)", "0.0"}, {"hypot(3, 4)", "5.0"},
+    {"degrees(pi())", "180.0"}, {"radians(180) = pi()", "true"}, {"cbrt(27)", "3.0"}, {"log1p(-1)", "NULL"},
+    {"rint(2.5D)", "2.0"}, {"e() > 2.718", "true"}, {"shiftleft(1, 3)", "8"}, {"shiftright(-8, 1)", "-4"},
+    {"shiftrightunsigned(-8, 28)", "15"}, {"shiftleft(1L, 40)", "1099511627776"}, {"bit_count(7)", "3"},
+    {"bit_count(-1L)", "64"}, {"factorial(5)", "120"}, {"factorial(21)", "NULL"}, {"chr(65)", "A"}, {"char(321)", "A"},
+    {"levenshtein('kitten', 'sitting')", "3"}, {"levenshtein('', 'abc')", "3"}, {"levenshtein('héllo', 'hello')", "1"}, {"negative(5)", "-5"},
     /* strings */
     {"length('héllo')", "5"}, {"length(X'0102')", "2"}, {"char_length('')", "0"}, {"lower('HÉLLO')", "héllo"},
     {"upper('straße')", "STRAßE"}, {"upper('abc')", "ABC"}, {"trim('  x ')", "x"}, {"ltrim('  x ')", "x "},
