@@ -155,7 +155,8 @@ static int build_schema(csv_state *st, char **names, const dl_type *table)
 		fs[c].nullable = true;
 		fs[c].metadata = (char *)"{}";
 		int k = table ? dl_schema_find(table, names[c]) : -1;
-		fs[c].type = k >= 0 && dl_type_is_primitive(table->children[k].type)
+		fs[c].type = k >= 0 && dl_type_is_primitive(table->children[k].type) &&
+		                     table->children[k].type->id != DL_TYPE_NULL
 		                 ? dl_type_ref(table->children[k].type)
 		                 : guessed_type(&g[c]);
 		if (!fs[c].type) rc = DL_ENOMEM;

@@ -188,7 +188,9 @@ static int build_schema(jl_state *st, const dl_type *table)
 		fs[c].name = g[c].name;
 		fs[c].nullable = true;
 		fs[c].metadata = (char *)"{}";
-		fs[c].type = k >= 0 ? dl_type_ref(table->children[k].type) : dl_type_new(g[c].id);
+		/* A NullType table column takes the data's type (schema evolution). */
+		bool use_table = k >= 0 && table->children[k].type->id != DL_TYPE_NULL;
+		fs[c].type = use_table ? dl_type_ref(table->children[k].type) : dl_type_new(g[c].id);
 		if (!fs[c].type) rc = DL_ENOMEM;
 	}
 	if (rc == 0) {

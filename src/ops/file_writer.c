@@ -109,7 +109,9 @@ static int split_schema(dl_files_writer *w)
 	for (int i = 0; i < s->nchildren; i++) {
 		bool is_part = false;
 		for (int p = 0; p < np; p++) is_part |= w->part_cols[p] == i;
-		if (is_part) continue;
+		/* NullType columns stay in the schema only: Parquet cannot hold
+		 * them, and readers fill NULL for a column a file lacks. */
+		if (is_part || s->children[i].type->id == DL_TYPE_NULL) continue;
 		w->data_cols[w->ndata] = i;
 		fs[w->ndata++] = s->children[i];
 	}

@@ -49,6 +49,13 @@ int dl_data_column(const dl_type *data, const char *name)
 static int mismatch(const char *path, const dl_type *table, const dl_type *data)
 {
 	char a[128], b[128];
+	if (table->id == DL_TYPE_NULL) {
+		dl_type_sql(data, b, sizeof b);
+		return dl_error_set(DL_ESCHEMA,
+		                    "column %s has no type yet (NullType) in the table and %s in the data; "
+		                    "merge the schema to give it the data's type",
+		                    path, b);
+	}
 	dl_type_sql(table, a, sizeof a);
 	dl_type_sql(data, b, sizeof b);
 	return dl_error_set(DL_ESCHEMA,

@@ -249,7 +249,7 @@ static int conform_batch(write_ctx *c, const dl_batch *in, dl_batch **out, bool 
 		dl_type *t = c->schema->children[i].type;
 		int k = c->data_index[i];
 		owned[i] = true;
-		if (k < 0) {
+		if (!c->provided[i]) { /* absent or NullType: a placeholder fill may replace */
 			b->cols[i] = dl_array_new_null(t, in->num_rows);
 			if (!b->cols[i]) rc = dl_error_last()->code;
 		} else if (dl_type_equals(in->cols[k]->type, t)) {

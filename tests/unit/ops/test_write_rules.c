@@ -309,6 +309,28 @@ static void test_target_file_size(void **state)
 	dl_free(uri);
 }
 
+/* NullType columns: kept in the schema, left out of the files, and typed
+ * by a later write that merges the schema. */
+static void test_null_type(void **state)
+{
+	(void)state;
+	char *uri = fx_table(g_dir, "null_type");
+	dl_write_options o = fx_opts(DL_WRITE_ERROR_IF_EXISTS);
+	int64_t v;
+	assert_int_equal(fx_write(&v, uri, "a BIGINT, n VOID", "1,NULL;2,NULL", &o), 0);
+	char *c0 = fx_commit(uri, 0);
+	assert_non_null(strstr(c0, "\\\"name\\\":\\\"n\\\",\\\"type\\\":\\\"void\\\""));
+	dl_free(c0);
+	check_rows(uri, NULL, "1,NULL;2,NULL");
+	o.mode = DL_WRITE_APPEND;
+	assert_int_equal(fx_write(&v, uri, "a BIGINT, n STRING", "3,x", &o), DL_ESCHEMA);
+	assert_non_null(strstr(dl_error_last()->message, "NullType"));
+	o.merge_schema = true;
+	assert_int_equal(fx_write(&v, uri, "a BIGINT, n STRING", "3,x", &o), 0);
+	check_rows(uri, NULL, "1,NULL;2,NULL;3,x");
+	dl_free(uri);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -338,6 +360,7 @@ int main(void)
 		cmocka_unit_test(test_field_ids),
 		cmocka_unit_test(test_dl_write_arrow),
 		cmocka_unit_test(test_target_file_size),
+		cmocka_unit_test(test_null_type),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
