@@ -421,6 +421,62 @@ static int count_matching(const all_rows *rows, const char *pred, int64_t *out)
 	return rc;
 }
 
+static void quote_name(dl_buf *col, const char *name)
+{
+	dl_buf_putc(col, '`');
+	for (const char *p = name; *p; p++) {
+		if (*p == '`') dl_buf_putc(col, '`');
+		dl_buf_putc(col, *p);
+	}
+	dl_buf_putc(col, '`');
+}
+
+/* Filters on one leaf column (top-level or inside structs): =, <, >= a
+ * value of the table, IS NULL, IS NOT NULL; the scan (with file,
+ * row-group and residual pruning) must return what the evaluator finds
+ * over all rows. */
+static void try_leaf(verdict *v, dl_snapshot *snap, const all_rows *rows, const char *col, const dl_array *a,
+                     int64_t r, int *tried)
+{
+	dl_buf lit = DL_BUF_INIT;
+	if (!dl_array_is_valid(a, r) || !sql_literal(&lit, a, r)) {
+		dl_buf_free(&lit);
+		return;
+	}
+	(*tried)++;
+	const char *ops[] = {"=", "<", ">=", "IS NULL", "IS NOT NULL"};
+	for (size_t k = 0; k < 5 && v->pass; k++) {
+		char pred[1024];
+		if (k < 3) snprintf(pred, sizeof pred, "%s %s %s", col, ops[k], lit.data);
+		else snprintf(pred, sizeof pred, "%s %s", col, ops[k]);
+		int64_t want, got;
+		dl_scan_options o = DL_SCAN_OPTIONS_INIT;
+		o.filter = pred;
+		if (count_matching(rows, pred, &want) < 0) fail_error(v, pred);
+		else if (scan_count(snap, &o, &got, NULL) < 0) fail_error(v, pred);
+		else if (got != want) fail(v, "filter %s: the scan returned %" PRId64 " rows, %" PRId64 " match", pred, got, want);
+	}
+	dl_buf_free(&lit);
+}
+
+static void try_column(verdict *v, dl_snapshot *snap, const all_rows *rows, dl_buf *col, const dl_field *f,
+                       const dl_array *a, int64_t r, int *tried)
+{
+	if (*tried >= 12 || !v->pass) return;
+	size_t keep = col->len;
+	if (keep) dl_buf_putc(col, '.');
+	quote_name(col, f->name);
+	if (f->type->id == DL_TYPE_STRUCT) {
+		if (dl_array_is_valid(a, r))
+			for (int i = 0; i < f->type->nchildren && i < a->nchildren; i++)
+				try_column(v, snap, rows, col, &f->type->children[i], a->children[i], r, tried);
+	} else {
+		try_leaf(v, snap, rows, col->data, a, r, tried);
+	}
+	col->len = keep;
+	if (col->data) col->data[keep] = 0;
+}
+
 static void check_pruning(verdict *v, dl_snapshot *snap)
 {
 	all_rows rows = {0};
@@ -431,39 +487,10 @@ static void check_pruning(verdict *v, dl_snapshot *snap)
 	}
 	const dl_type *schema = dl_snapshot_schema(snap);
 	int tried = 0;
-	for (int c = 0; v->pass && rows.n && c < schema->nchildren && tried < 10; c++) {
-		const dl_batch *b = rows.b[rows.n / 2];
-		const dl_array *a = b->cols[c];
-		int64_t r = b->num_rows / 2;
-		dl_buf lit = DL_BUF_INIT, col = DL_BUF_INIT;
-		if (b->num_rows == 0 || !dl_array_is_valid(a, r) || !sql_literal(&lit, a, r)) {
-			dl_buf_free(&lit);
-			continue;
-		}
-		dl_buf_putc(&col, '`');
-		for (const char *p = schema->children[c].name; *p; p++) {
-			if (*p == '`') dl_buf_putc(&col, '`');
-			dl_buf_putc(&col, *p);
-		}
-		dl_buf_putc(&col, '`');
-		tried++;
-		const char *ops[] = {"=", "<", ">=", "IS NULL", "IS NOT NULL"};
-		for (size_t k = 0; k < 5 && v->pass; k++) {
-			char pred[1024];
-			if (k < 3) snprintf(pred, sizeof pred, "%s %s %s", col.data, ops[k], lit.data);
-			else snprintf(pred, sizeof pred, "%s %s", col.data, ops[k]);
-			int64_t want, got;
-			dl_scan_options o = DL_SCAN_OPTIONS_INIT;
-			o.filter = pred;
-			if (count_matching(&rows, pred, &want) < 0) {
-				fail_error(v, pred);
-			} else if (scan_count(snap, &o, &got, NULL) < 0) {
-				fail_error(v, pred);
-			} else if (got != want) {
-				fail(v, "filter %s: the scan returned %" PRId64 " rows, %" PRId64 " match", pred, got, want);
-			}
-		}
-		dl_buf_free(&lit);
+	const dl_batch *b = rows.n ? rows.b[rows.n / 2] : NULL;
+	for (int c = 0; b && b->num_rows && v->pass && c < schema->nchildren; c++) {
+		dl_buf col = DL_BUF_INIT;
+		try_column(v, snap, &rows, &col, &schema->children[c], b->cols[c], b->num_rows / 2, &tried);
 		dl_buf_free(&col);
 	}
 	all_rows_free(&rows);
