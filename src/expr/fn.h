@@ -48,6 +48,8 @@ ROWFN(fn_size); ROWFN(fn_array_contains);
 VECFN(vec_element_at); VECFN(vec_try_element_at); VECFN(vec_named_struct); VECFN(vec_array); VECFN(vec_struct);
 BINDFN(bind_element_at); BINDFN(bind_size); BINDFN(bind_array_contains); BINDFN(bind_named_struct);
 BINDFN(bind_array); BINDFN(bind_struct);
+ROWFN(fn_array_join); ROWFN(fn_array_min); ROWFN(fn_array_max); ROWFN(fn_array_position); VECFN(vec_sort_array);
+BINDFN(bind_array_join); BINDFN(bind_array_extreme); BINDFN(bind_array_position); BINDFN(bind_sort_array);
 
 /* extra (fn_extra.c) */
 ROWFN(fn_hex); ROWFN(fn_unhex); ROWFN(fn_base64); ROWFN(fn_unbase64); ROWFN(fn_octet_length); ROWFN(fn_bit_length);

@@ -263,3 +263,188 @@ VECFN(vec_array)
 	dl_builder_free(b);
 	return rc;
 }
+
+/* ---- array_join, array_min/max, array_position, sort_array ------------- */
+
+static int need_array(const ex_node *n)
+{
+	const dl_type *t = n->args[0]->type;
+	if (t->id == DL_TYPE_ARRAY) return 0;
+	char tn[128];
+	dl_type_sql(t, tn, sizeof tn);
+	return dl_error_set(DL_EINVALID, "[DATATYPE_MISMATCH] %s() needs an ARRAY, got %s", n->fn->name, tn);
+}
+
+BINDFN(bind_array_join)
+{
+	DL_TRY(need_array(n));
+	for (int i = 1; i < n->nargs; i++) DL_TRY(ex_coerce(b, &n->args[i], ex_type(b, DL_TYPE_STRING)));
+	n->type = ex_type(b, DL_TYPE_STRING);
+	return n->type ? 0 : DL_ENOMEM;
+}
+
+/* array_join(arr, sep[, null_replacement]): NULL elements are skipped
+ * unless a replacement is given; elements are cast to STRING. */
+ROWFN(fn_array_join)
+{
+	const dl_array *arr = a[0].v.ref.a;
+	int64_t row = a[0].v.ref.row;
+	const dl_type *et = r->argt[0]->children[0].type;
+	dl_type *st = dl_type_new(DL_TYPE_STRING);
+	if (!st) return DL_ENOMEM;
+	dl_buf tmp = DL_BUF_INIT;
+	bool first = true;
+	int rc = 0;
+	for (int32_t k = arr->offsets[row]; rc == 0 && k < arr->offsets[row + 1]; k++) {
+		ex_val e, s;
+		ex_val_load(&e, arr->children[0], k);
+		if (e.null && r->nargs < 3) continue;
+		if (!first) rc = dl_buf_append(r->buf, a[1].v.s.p, (size_t)a[1].v.s.n);
+		first = false;
+		if (rc < 0) break;
+		if (e.null) {
+			rc = dl_buf_append(r->buf, a[2].v.s.p, (size_t)a[2].v.s.n);
+			continue;
+		}
+		tmp.len = 0;
+		rc = ex_cast_val(&s, &e, et, st, false, r->run->tz, &tmp);
+		if (rc == 0) rc = dl_buf_append(r->buf, s.v.s.p, (size_t)s.v.s.n);
+	}
+	dl_buf_free(&tmp);
+	dl_type_unref(st);
+	if (rc < 0) return rc;
+	out->v.s.p = r->buf->data ? r->buf->data : "";
+	out->v.s.n = (int64_t)r->buf->len;
+	return 0;
+}
+
+BINDFN(bind_array_extreme)
+{
+	(void)b;
+	DL_TRY(need_array(n));
+	n->type = n->args[0]->type->children[0].type;
+	return 0;
+}
+
+static int array_extreme(ex_row *r, ex_val *out, const ex_val *a, int sign)
+{
+	const dl_array *arr = a[0].v.ref.a;
+	int64_t row = a[0].v.ref.row;
+	const dl_type *et = r->argt[0]->children[0].type;
+	out->null = true;
+	for (int32_t k = arr->offsets[row]; k < arr->offsets[row + 1]; k++) {
+		ex_val e;
+		ex_val_load(&e, arr->children[0], k);
+		if (e.null) continue;
+		if (out->null || ex_val_cmp(&e, out, et) * sign > 0) *out = e;
+	}
+	return 0;
+}
+
+ROWFN(fn_array_min) { return array_extreme(r, out, a, -1); }
+ROWFN(fn_array_max) { return array_extreme(r, out, a, 1); }
+
+BINDFN(bind_array_position)
+{
+	DL_TRY(need_array(n));
+	DL_TRY(ex_coerce(b, &n->args[1], n->args[0]->type->children[0].type));
+	n->type = ex_type(b, DL_TYPE_LONG);
+	return n->type ? 0 : DL_ENOMEM;
+}
+
+/* 1-based position of the first element equal to v, 0 when absent. */
+ROWFN(fn_array_position)
+{
+	const dl_array *arr = a[0].v.ref.a;
+	int64_t row = a[0].v.ref.row, start = arr->offsets[row];
+	const dl_type *et = r->argt[0]->children[0].type;
+	out->v.i = 0;
+	for (int64_t k = start; k < arr->offsets[row + 1]; k++) {
+		ex_val e;
+		ex_val_load(&e, arr->children[0], k);
+		if (!e.null && ex_val_eq(&e, &a[1], et)) {
+			out->v.i = k - start + 1;
+			break;
+		}
+	}
+	return 0;
+}
+
+BINDFN(bind_sort_array)
+{
+	DL_TRY(need_array(n));
+	if (n->nargs == 2) DL_TRY(ex_coerce(b, &n->args[1], ex_type(b, DL_TYPE_BOOLEAN)));
+	n->type = n->args[0]->type;
+	return 0;
+}
+
+typedef struct sort_ctx {
+	const dl_array *el;
+	const dl_type *et;
+	bool asc;
+} sort_ctx;
+
+/* Insertion sort of element indexes (arrays are short; stable, NULLs
+ * first when ascending and last when descending, as Spark). */
+static void sort_idx(int64_t *idx, int64_t n, const sort_ctx *c)
+{
+	for (int64_t i = 1; i < n; i++) {
+		int64_t v = idx[i], j = i;
+		ex_val x;
+		ex_val_load(&x, c->el, v);
+		while (j > 0) {
+			ex_val y;
+			ex_val_load(&y, c->el, idx[j - 1]);
+			int cmp;
+			if (x.null || y.null) cmp = x.null == y.null ? 0 : x.null ? -1 : 1;
+			else cmp = ex_val_cmp(&x, &y, c->et);
+			if (!c->asc) cmp = -cmp;
+			if (cmp >= 0) break;
+			idx[j] = idx[j - 1];
+			j--;
+		}
+		idx[j] = v;
+	}
+}
+
+VECFN(vec_sort_array)
+{
+	bool cst = true;
+	for (int i = 0; i < n->nargs; i++) cst &= args[i].is_const;
+	int64_t len = cst ? 1 : r->n;
+	dl_builder *b;
+	DL_TRY(dl_builder_new(&b, n->type));
+	int64_t *idx = NULL, cap = 0;
+	int rc = 0;
+	for (int64_t i = 0; rc == 0 && i < len; i++) {
+		ex_val v, asc = {.v.b = true};
+		ex_val_load(&v, args[0].a, ex_row_of(&args[0], i));
+		if (n->nargs == 2) ex_val_load(&asc, args[1].a, ex_row_of(&args[1], i));
+		if (v.null || asc.null) {
+			rc = dl_builder_append_null(b);
+			continue;
+		}
+		const dl_array *arr = v.v.ref.a;
+		int64_t st = arr->offsets[v.v.ref.row], cnt = arr->offsets[v.v.ref.row + 1] - st;
+		if (cnt > cap) {
+			int64_t *g = dl_reallocarray(idx, (size_t)cnt, sizeof *idx);
+			if (!g) {
+				rc = DL_ENOMEM;
+				break;
+			}
+			idx = g;
+			cap = cnt;
+		}
+		for (int64_t k = 0; k < cnt; k++) idx[k] = st + k;
+		sort_ctx sc = {arr->children[0], n->type->children[0].type, asc.v.b};
+		sort_idx(idx, cnt, &sc);
+		rc = dl_builder_begin_list(b);
+		for (int64_t k = 0; rc == 0 && k < cnt; k++)
+			rc = dl_builder_append_range(dl_builder_child(b, 0), arr->children[0], idx[k], 1);
+		if (rc == 0) rc = dl_builder_end_list(b);
+	}
+	dl_free(idx);
+	if (rc == 0) rc = finish(out, b, cst);
+	dl_builder_free(b);
+	return rc;
+}

@@ -152,6 +152,11 @@ static const ex_func funcs[] = {
     {"named_struct", 2, -1, D, "X", 0, bind_named_struct, NULL, vec_named_struct},
     {"struct", 1, -1, D, "X", 0, bind_struct, NULL, vec_struct},
     {"array", 0, -1, D, "C", 0, bind_array, NULL, vec_array},
+    {"array_join", 2, 3, DN, "XSS", 0, bind_array_join, fn_array_join, NULL},
+    {"array_min", 1, 1, DN, "X", 0, bind_array_extreme, fn_array_min, NULL},
+    {"array_max", 1, 1, DN, "X", 0, bind_array_extreme, fn_array_max, NULL},
+    {"array_position", 2, 2, DN, "XX", 0, bind_array_position, fn_array_position, NULL},
+    {"sort_array", 1, 2, D, "XB", 0, bind_sort_array, NULL, vec_sort_array},
     /* extra */
     {"hex", 1, 1, DN, "X", 'S', bind_hex, fn_hex, NULL},
     {"unhex", 1, 1, DN, "S", 'Y', NULL, fn_unhex, NULL},

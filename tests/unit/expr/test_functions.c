@@ -180,7 +180,9 @@ static const tcase cases[] = {
     {"next_day(DATE '2015-01-14', 'xx')", "ERR:ILLEGAL_DAY_OF_WEEK"},
     {"equal_null(NULL, NULL)", "true"}, {"equal_null(1, NULL)", "false"}, {"equal_null(2, 2)", "true"},
     {"typeof(1)", "int"}, {"typeof(1.5)", "decimal(2,1)"}, {"typeof(array(1L))", "array<bigint>"}, {"typeof(NULL)", "void"},
-    {"array_size(array(1, 2, 3))", "3"}, {"length(uuid())", "36"},
+    {"array_size(array(1, 2, 3))", "3"}, {"sort_array(array('b', 'a', 'c'))", "[a, b, c]"},
+    {"array_join(array(1, NULL, 3), '-')", "1-3"}, {"array_max(array(1.5, 2.5))", "2.5"},
+    {"array_position(array('a', 'b'), 'b')", "2"}, {"length(uuid())", "36"},
     /* nested */
     {"array(1, 2, 3)", "[1, 2, 3]"}, {"array(1, 2)[0]", "1"}, {"array(1, 2)[5]", "ERR:INVALID_ARRAY_INDEX"},
     {"element_at(array(1, 2, 3), -1)", "3"}, {"element_at(array(1, 2, 3), 4)", "ERR:INVALID_ARRAY_INDEX_IN_ELEMENT_AT"},
