@@ -76,9 +76,9 @@ void dl_scan_get_metrics(const dl_scan *scan, dl_scan_metrics *out);
 
 /* The schema of the rows (a struct), exported as an ArrowSchema. */
 int dl_scan_schema(const dl_scan *scan, struct ArrowSchema *out);
-/* Starts reading: the stream is independent of the scan object's lifetime
- * only for the files already planned; the snapshot must outlive it. Can be
- * called several times (each stream reads everything again). */
+/* Starts reading the planned files. The scan and its snapshot must outlive
+ * the stream. Can be called several times (each stream reads everything
+ * again). Releasing a stream early stops its decoding threads. */
 int dl_scan_to_arrow(dl_scan *scan, struct ArrowArrayStream *out);
 
 #ifdef __cplusplus

@@ -287,6 +287,66 @@ static void parallel_order(void **state)
 	fixture_close(&f);
 }
 
+/* Row tracking with materialized columns: where the file holds a row id
+ * or commit version, it wins over baseRowId + index / the default. */
+static void materialized_row_tracking(void **state)
+{
+	(void)state;
+	fixture f;
+	assert_int_equal(fixture_open(&f), 0);
+	dl_type *lt = dl_type_new(DL_TYPE_LONG);
+	dl_field fs[3] = {{"id", lt, true, "{}"}, {"_rid", lt, true, "{}"}, {"_rcv", lt, true, "{}"}};
+	dl_type *st = dl_type_struct(fs, 3);
+	dl_batch *b = dl_batch_new(st, 4);
+	for (int c = 0; c < 3; c++) {
+		dl_builder *bl;
+		dl_builder_new(&bl, lt);
+		for (int i = 0; i < 4; i++) {
+			if (c > 0 && i % 2 == 0) dl_builder_append_null(bl);
+			else dl_builder_append_int(bl, c == 0 ? i : c == 1 ? 1000 + i : 7);
+		}
+		dl_builder_finish(&b->cols[c], bl);
+		dl_builder_free(bl);
+	}
+	int64_t size;
+	assert_int_equal(fixture_parquet(&f, "a.parquet", b, &size), 0);
+	char add[512];
+	snprintf(add, sizeof add, "{\"add\":{\"path\":\"a.parquet\",\"partitionValues\":{},\"size\":%lld,"
+	         "\"modificationTime\":1,\"dataChange\":true,\"baseRowId\":50,\"defaultRowCommitVersion\":3}}",
+	         (long long)size);
+	const char *lines[] = {
+		"{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":7,\"writerFeatures\":[\"rowTracking\","
+		"\"domainMetadata\"]}}",
+		"{\"metaData\":{\"id\":\"t5\",\"format\":{\"provider\":\"parquet\",\"options\":{}},\"schemaString\":"
+		"\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":\\\"id\\\",\\\"type\\\":\\\"long\\\","
+		"\\\"nullable\\\":true,\\\"metadata\\\":{}}]}\",\"partitionColumns\":[],\"configuration\":{"
+		"\"delta.enableRowTracking\":\"true\",\"delta.rowTracking.materializedRowIdColumnName\":\"_rid\","
+		"\"delta.rowTracking.materializedRowCommitVersionColumnName\":\"_rcv\"}}}",
+		add};
+	assert_int_equal(fixture_commit(&f, 0, lines, 3), 0);
+	const char *cols[] = {DL_SCAN_ROW_COMMIT_VERSION, "id", DL_SCAN_ROW_ID};
+	dl_scan_options o = DL_SCAN_OPTIONS_INIT;
+	o.columns = cols;
+	o.ncolumns = 3;
+	dl_batch *out;
+	assert_int_equal(fixture_scan(&out, f.dir, &o, NULL), 0);
+	assert_int_equal(out->num_rows, 4);
+	assert_int_equal(out->ncols, 3);
+	for (int64_t i = 0; i < 4; i++) {
+		assert_int_equal(col_i64(out, 1, i), i);
+		assert_int_equal(col_i64(out, 2, i), i % 2 ? 1000 + i : 50 + i);
+		assert_int_equal(col_i64(out, 0, i), i % 2 ? 7 : 3);
+	}
+	dl_batch_free(out);
+	/* the plain scan does not show the materialized columns */
+	assert_int_equal(fixture_scan(&out, f.dir, NULL, NULL), 0);
+	assert_int_equal(out->ncols, 1);
+	dl_batch_free(out);
+	dl_type_unref(st);
+	dl_type_unref(lt);
+	fixture_close(&f);
+}
+
 /* Statistics of columns outside delta.dataSkippingNumIndexedCols (or
  * dataSkippingStatsColumns) are not used: here they are deliberately
  * wrong, so using them would lose rows. */
@@ -355,6 +415,7 @@ int main(void)
 		cmocka_unit_test(mapping_and_widening),
 		cmocka_unit_test(parallel_order),
 		cmocka_unit_test(indexed_columns),
+		cmocka_unit_test(materialized_row_tracking),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
