@@ -338,6 +338,7 @@ static int eval_column(ex_vec *out, const ex_node *n, ex_run *r)
 		return dl_error_set(DL_EINVALID, "the batch has %d columns but the expression was bound to column %d ('%s')",
 		                    b->ncols, n->colidx[0], n->path[0]);
 	const dl_array *a = b->cols[n->colidx[0]];
+	if (!a) return dl_error_set(DL_EINVALID, "column '%s' is missing from the batch", n->path[0]);
 	if (a->length != r->n)
 		return dl_error_set(DL_EINVALID, "column '%s' has %lld rows but the batch has %lld", n->path[0],
 		                    (long long)a->length, (long long)r->n);

@@ -317,6 +317,31 @@ static void test_api(void **state)
 	dl_expr_free(z);
 }
 
+/* An empty batch evaluates nothing (not even constants that would fail). */
+static void test_empty_batch(void **state)
+{
+	(void)state;
+	dl_batch *empty = dl_batch_new(batch->schema, 0);
+	assert_non_null(empty);
+	for (int k = 0; k < empty->ncols; k++) empty->cols[k] = dl_array_new(batch->schema->children[k].type, 0);
+	const char *sqls[] = {"id + 1", "1 / 0", "CASE WHEN id > 0 THEN s ELSE upper(s) END", "coalesce(id, l, 0)",
+	                      "s LIKE 'a%'", "id IN (1, 2, 3, 4, 5, 6, 7)", "st.x", "arr[0]", "m['k']", "sort_array(arr)",
+	                      "named_struct('a', id)", "CAST(s AS INT)", "current_timestamp()", "hash(id, s)"};
+	for (size_t i = 0; i < sizeof sqls / sizeof sqls[0]; i++) {
+		dl_expr *e;
+		assert_int_equal(dl_expr_parse(&e, sqls[i]), 0);
+		assert_int_equal(dl_expr_bind(e, batch->schema), 0);
+		dl_array *a = NULL;
+		int rc = dl_expr_eval(&a, e, empty, NULL);
+		if (rc < 0) print_message("%s: %s\n", sqls[i], dl_error_last()->message);
+		assert_int_equal(rc, 0);
+		assert_int_equal(a->length, 0);
+		dl_array_free(a);
+		dl_expr_free(e);
+	}
+	dl_batch_free(empty);
+}
+
 /* A big batch crosses byte boundaries of the bitmaps and the kernels. */
 static void test_kernels_large(void **state)
 {
@@ -449,6 +474,7 @@ int main(void)
 	    cmocka_unit_test(test_api),
 	    cmocka_unit_test(test_kernels_large),
 	    cmocka_unit_test(test_threads),
+	    cmocka_unit_test(test_empty_batch),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
