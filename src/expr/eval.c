@@ -15,10 +15,12 @@
 #include <time.h>
 
 
+/* Batch-sized fixed-width arrays only: at most 8 x 128K rows x 16 bytes
+ * stay cached per thread. */
 static bool poolable(const dl_array *a)
 {
 	return a->nchildren == 0 && !a->owner_release && a->values && !a->offsets && a->type->id != DL_TYPE_BOOLEAN &&
-	       dl_type_fixed_width(a->type) > 0 && a->length >= 1024 && a->length <= (1 << 20);
+	       dl_type_fixed_width(a->type) > 0 && a->length >= 1024 && a->length <= (1 << 17);
 }
 
 dl_array *ex_alloc_fixed(const dl_type *t, int64_t n)
