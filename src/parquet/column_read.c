@@ -216,7 +216,7 @@ static dl_array *array_alloc(dl_type *type, int64_t n)
 }
 
 /* Entries of node `o` (with its validity when nullable) from its leaf. */
-static int entries(const pq_out *o, pq_leaf_reader *r, int64_t *n, uint8_t **validity, int64_t *nulls)
+static int entries(const pq_out *o, pq_leaf_reader *r, int64_t dense, int64_t *n, uint8_t **validity, int64_t *nulls)
 {
 	*validity = NULL;
 	*nulls = 0;
@@ -224,6 +224,8 @@ static int entries(const pq_out *o, pq_leaf_reader *r, int64_t *n, uint8_t **val
 		/* Not repeated: every level is an entry (the context is the row). */
 		*n = r->nlevels;
 		if (!r->def || o->def == 0) return 0;
+		/* A leaf with a value at every level has no nulls to look for. */
+		if (dense == r->nlevels && o->def == r->leaf->max_def) return 0;
 		int64_t nul = 0;
 		const uint8_t *d = r->def;
 		uint8_t lim = (uint8_t)o->def;
@@ -267,12 +269,12 @@ static int assemble_leaf(dl_array **out, const pq_out *o, pq_leaf_reader *r, int
 	if (!r->values_needed || r->nvals < 0) return dl_error_set(DL_EINVALID, "%s: column '%s' was requested twice", file, lf->path);
 	int64_t n, nulls;
 	uint8_t *valid;
-	DL_TRY(entries(o, r, &n, &valid, &nulls));
+	int64_t dense = r->out_width ? r->nvals : r->bin.n;
+	DL_TRY(entries(o, r, dense, &n, &valid, &nulls));
 	if (n_exp >= 0 && n != n_exp) {
 		dl_free(valid);
 		return corrupt_shape(file, lf->path, n, n_exp);
 	}
-	int64_t dense = r->out_width ? r->nvals : r->bin.n;
 	if (dense != n - nulls) {
 		dl_free(valid);
 		return dl_error_set(DL_ECORRUPT, "%s: column '%s': %lld values for %lld non-null entries", file, lf->path,
@@ -369,7 +371,7 @@ static int assemble_struct(dl_array **out, const pq_out *o, pq_leaf_reader *rs, 
 	pq_leaf_reader *r = &rs[o->leaf];
 	int64_t n, nulls;
 	uint8_t *valid;
-	DL_TRY(entries(o, r, &n, &valid, &nulls));
+	DL_TRY(entries(o, r, -1, &n, &valid, &nulls));
 	if (n_exp >= 0 && n != n_exp) {
 		dl_free(valid);
 		return corrupt_shape(file, r->leaf->path, n, n_exp);
@@ -403,7 +405,7 @@ static int assemble_list(dl_array **out, const pq_out *o, pq_leaf_reader *rs, in
 	pq_leaf_reader *r = &rs[o->leaf];
 	int64_t n, nulls;
 	uint8_t *valid;
-	DL_TRY(entries(o, r, &n, &valid, &nulls));
+	DL_TRY(entries(o, r, -1, &n, &valid, &nulls));
 	if (n_exp >= 0 && n != n_exp) {
 		dl_free(valid);
 		return corrupt_shape(file, r->leaf->path, n, n_exp);

@@ -47,15 +47,21 @@ int pq_dict_gather_bytes(const pq_binbuf *dict, const uint32_t *idx, size_t n, p
 	DL_TRY(check_indices(idx, n, (uint32_t)dict->n));
 	int64_t total = 0;
 	for (size_t i = 0; i < n; i++) total += dict->offsets[idx[i] + 1] - dict->offsets[idx[i]];
-	DL_TRY(pq_binbuf_reserve(out, (int64_t)n, total));
+	/* 16 bytes of slack after the output let short values be copied with
+	 * one fixed 16-byte move (inlined) instead of a memcpy call each. */
+	DL_TRY(pq_binbuf_reserve(out, (int64_t)n, total + 16));
 	const int32_t *off = dict->offsets;
 	const uint8_t *data = dict->data;
 	uint8_t *dst = out->data + out->len;
 	int32_t *o = out->offsets + out->n + 1;
 	int32_t pos = (int32_t)out->len;
+	/* Entries starting 16 bytes before the end of the dictionary's buffer
+	 * may not be over-read. */
+	int64_t safe = dict->dcap - 16;
 	for (size_t i = 0; i < n; i++) {
 		int32_t s = off[idx[i]], len = off[idx[i] + 1] - s;
-		memcpy(dst, data + s, (size_t)len);
+		if (len <= 16 && s <= safe) memcpy(dst, data + s, 16);
+		else memcpy(dst, data + s, (size_t)len);
 		dst += len;
 		pos += len;
 		o[i] = pos;
