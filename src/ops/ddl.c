@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 #include "json/json.h"
+#include "json/utf8.h"
 #include "log/schema.h"
 #include "util/buf.h"
 #include "util/error.h"
@@ -129,7 +130,6 @@ static int string_lit(ddl *d, dl_buf *out)
 	char q = *d->p;
 	if (q != '\'' && q != '"') return fail(d, "a quoted string");
 	dl_buf_clear(out);
-	DL_TRY(dl_buf_reserve(out, 0));
 	d->p++;
 	while (*d->p != q) {
 		if (!*d->p) return fail(d, "the end of the string");
@@ -225,7 +225,7 @@ static int parse_struct_fields(ddl *d, dl_type **out, int depth)
 				dl_jw_init(&w, &meta);
 				dl_jw_object_begin(&w);
 				dl_jw_key(&w, "comment");
-				dl_jw_string(&w, comment.data);
+				dl_jw_string_n(&w, comment.data ? comment.data : "", comment.len);
 				dl_jw_object_end(&w);
 				if ((rc = dl_jw_finish(&w)) < 0) goto out;
 			} else {
@@ -449,7 +449,7 @@ static int col_metadata(const char *name, const dl_type *t, const col_opts *o, c
 	dl_jw_object_begin(&w);
 	if (o->has_comment) {
 		dl_jw_key(&w, "comment");
-		dl_jw_string(&w, o->comment.data);
+		dl_jw_string_n(&w, o->comment.data ? o->comment.data : "", o->comment.len);
 	}
 	if (o->has_generated) {
 		dl_jw_key(&w, DL_GENERATION_EXPRESSION_KEY);
@@ -501,8 +501,23 @@ static int parse_column(ddl *d, dl_field *f, dl_buf *name)
 	return rc;
 }
 
+/* Names and comments end up in JSON: the text must be UTF-8. */
+static int check_utf8(const char *text)
+{
+	const unsigned char *p = (const unsigned char *)text, *end = p + strlen(text);
+	while (p < end) {
+		size_t n = *p < 0x80 ? 1 : dl_json_utf8_len(p, end);
+		if (!n)
+			return dl_error_set(DL_EINVALID, "schema: byte %d is not valid UTF-8",
+			                    (int)(p - (const unsigned char *)text) + 1);
+		p += n;
+	}
+	return 0;
+}
+
 int dl_ddl_parse_schema(dl_type **out, const char *text)
 {
+	DL_TRY(check_utf8(text));
 	ddl d = {text, text};
 	dl_field *fs = NULL;
 	int n = 0, cap = 0, rc = 0;
@@ -541,6 +556,7 @@ out:
 
 int dl_ddl_parse_type(dl_type **out, const char *text)
 {
+	DL_TRY(check_utf8(text));
 	ddl d = {text, text};
 	DL_TRY(parse_type(&d, out, 0));
 	skip_ws(&d);
