@@ -657,7 +657,7 @@ static int prepare(write_ctx *c)
 	}
 	DL_TRY(plan_columns(c));
 	DL_TRY(dl_enforcer_new(&c->enf, c->schema, &c->config));
-	if (c->o->replace_where && c->snap) {
+	if (c->o->replace_where) { /* a new table checks its rows too */
 		DL_TRY(dl_expr_parse(&c->replace_where, c->o->replace_where));
 		int rc = dl_expr_bind(c->replace_where, c->schema);
 		if (rc < 0) return dl_error_prefix("replaceWhere");
