@@ -85,6 +85,25 @@ static int computed_rule(col_rule *r, const dl_field *f, const char *expr, const
 	return rc;
 }
 
+static int add_check(const char *name, const char *expression, void *payload);
+
+/* Legacy column invariants (delta.invariants, writer version 2) are checked
+ * like CHECK constraints, for top-level columns. */
+static int invariant_rules(dl_enforcer *e, dl_arena *a)
+{
+	for (int i = 0; i < e->schema->nchildren; i++) {
+		const dl_field *f = &e->schema->children[i];
+		const char *inv = NULL;
+		if (!f->metadata || !strstr(f->metadata, DL_INVARIANTS_KEY)) continue;
+		DL_TRY(dl_field_invariant(f, a, &inv));
+		if (!inv) continue;
+		char name[300];
+		snprintf(name, sizeof name, "Invariant on column %s", f->name);
+		DL_TRY(add_check(name, inv, e));
+	}
+	return 0;
+}
+
 static int column_rules(dl_enforcer *e)
 {
 	const dl_type *s = e->schema;
@@ -109,6 +128,7 @@ static int column_rules(dl_enforcer *e)
 			rc = computed_rule(r, f, def, s, false);
 		}
 	}
+	if (rc == 0) rc = invariant_rules(e, &a);
 	dl_arena_free(&a);
 	return rc;
 }

@@ -331,6 +331,28 @@ static void test_null_type(void **state)
 	dl_free(uri);
 }
 
+/* Legacy invariants in field metadata are enforced like CHECK constraints. */
+static void test_invariants(void **state)
+{
+	(void)state;
+	char *uri = fx_table(g_dir, "invariants");
+	dl_create_options c = DL_CREATE_OPTIONS_INIT;
+	c.schema_json = "{\"type\":\"struct\",\"fields\":[{\"name\":\"v\",\"type\":\"integer\","
+	                "\"nullable\":true,\"metadata\":{\"delta.invariants\":"
+	                "\"{\\\"expression\\\":{\\\"expression\\\":\\\"v < 10\\\"}}\"}}]}";
+	int64_t v;
+	if (dl_create_table(&v, uri, &c) < 0) fail_msg("create: %s", dl_error_last()->message);
+	char *c0 = fx_commit(uri, 0);
+	assert_non_null(strstr(c0, "\"minWriterVersion\":2"));
+	dl_free(c0);
+	dl_write_options o = fx_opts(DL_WRITE_APPEND);
+	assert_int_equal(fx_write(&v, uri, "v INT", "3", &o), 0);
+	assert_int_equal(fx_write(&v, uri, "v INT", "30", &o), DL_ECONSTRAINT);
+	assert_non_null(strstr(dl_error_last()->message, "Invariant on column v"));
+	check_rows(uri, NULL, "3");
+	dl_free(uri);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -361,6 +383,7 @@ int main(void)
 		cmocka_unit_test(test_dl_write_arrow),
 		cmocka_unit_test(test_target_file_size),
 		cmocka_unit_test(test_null_type),
+		cmocka_unit_test(test_invariants),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
