@@ -8,6 +8,7 @@
  * waits (the consumer needs its batches to make progress), so at most
  * max_queued + threads batches exist at once. */
 #include <string.h>
+#include <time.h>
 #include "table/scan.h"
 #include "util/error.h"
 #include "util/mem.h"
@@ -37,6 +38,8 @@ typedef struct sstream {
 	bool cancel;
 	bool started;
 	dl_waitgroup wg;
+	size_t unclaimed_file;   /* the file seen unclaimed, since when (ms) */
+	int64_t unclaimed_since;
 } sstream;
 
 typedef struct emit_ctx {
@@ -117,6 +120,34 @@ static int start(sstream *q)
 	return 0;
 }
 
+/* Waits for a batch or a finished file, at most 20 ms (so that an
+ * unclaimed file is noticed). */
+static void wait_a_little(sstream *q)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += 20 * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(&q->consumer_cv, &q->mu, &ts);
+}
+
+/* True once the current file has waited unclaimed for 100 ms. */
+static bool unclaimed_too_long(sstream *q)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	if (q->unclaimed_file != q->cur || q->unclaimed_since == 0) {
+		q->unclaimed_file = q->cur;
+		q->unclaimed_since = now;
+		return false;
+	}
+	return now - q->unclaimed_since >= 100;
+}
+
 static const dl_type *stream_schema(dl_batch_stream *bs)
 {
 	sstream *q = bs->private_data;
@@ -152,7 +183,25 @@ static int stream_next(dl_batch_stream *bs, dl_batch **out)
 			pthread_cond_broadcast(&q->producer_cv);
 			continue;
 		}
-		pthread_cond_wait(&q->consumer_cv, &q->mu);
+		if (q->next_file == q->cur && unclaimed_too_long(q)) {
+			/* No pool thread took the file we need (the pool is busy, or
+			 * this thread is itself the pool's only worker): read it here
+			 * so the scan cannot deadlock. Its batches then wait in the
+			 * slot until this call returns, which costs memory but only
+			 * in this fallback. */
+			size_t f = q->next_file++;
+			pthread_mutex_unlock(&q->mu);
+			emit_ctx e = {q, f};
+			int rc = dl_scan_read_file(q->s, f, emit, &e);
+			pthread_mutex_lock(&q->mu);
+			q->slots[f].done = true;
+			if (rc < 0) {
+				q->slots[f].err = rc;
+				q->slots[f].msg = dl_strdup(dl_error_last()->message);
+			}
+			continue;
+		}
+		wait_a_little(q);
 	}
 	pthread_mutex_unlock(&q->mu);
 	return 0;
