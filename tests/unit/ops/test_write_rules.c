@@ -353,6 +353,32 @@ static void test_invariants(void **state)
 	dl_free(uri);
 }
 
+/* Partition directories: Hive escaping, the null directory, timestamps. */
+static void test_partition_paths(void **state)
+{
+	(void)state;
+	char *uri = fx_table(g_dir, "partition_paths");
+	dl_write_options o = fx_opts(DL_WRITE_ERROR_IF_EXISTS);
+	const char *parts[] = {"p", "ts"};
+	o.partition_by = parts;
+	o.npartition_by = 2;
+	int64_t v;
+	assert_int_equal(fx_write(&v, uri, "id BIGINT, p STRING, ts TIMESTAMP",
+	                          "1,a b/c=d%e,2024-01-01 10:00:00;2,NULL,NULL", &o), 0);
+	char *c = fx_commit(uri, 0);
+	assert_non_null(strstr(c, "\"path\":\"p=a%20b%252Fc%253Dd%2525e/ts=2024-01-01T10%253A00%253A00.000000Z/part-"));
+	assert_non_null(strstr(c, "\"partitionValues\":{\"p\":\"a b/c=d%e\",\"ts\":\"2024-01-01T10:00:00.000000Z\"}"));
+	assert_non_null(strstr(c, "\"path\":\"p=__HIVE_DEFAULT_PARTITION__/ts=__HIVE_DEFAULT_PARTITION__/part-"));
+	assert_non_null(strstr(c, "\"partitionValues\":{\"p\":null,\"ts\":null}"));
+	dl_free(c);
+	char dir[1024];
+	snprintf(dir, sizeof dir, "%s/p=a b%%2Fc%%3Dd%%25e", uri);
+	struct stat st;
+	assert_int_equal(stat(dir, &st), 0);
+	check_rows(uri, NULL, "1,a b/c=d%e,2024-01-01 10:00:00;2,NULL,NULL");
+	dl_free(uri);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -384,6 +410,7 @@ int main(void)
 		cmocka_unit_test(test_target_file_size),
 		cmocka_unit_test(test_null_type),
 		cmocka_unit_test(test_invariants),
+		cmocka_unit_test(test_partition_paths),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
