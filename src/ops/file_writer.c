@@ -351,8 +351,21 @@ int dl_files_writer_write(dl_files_writer *w, const dl_batch *b)
 		dl_free(cols);
 		return rc;
 	}
-	/* Group the rows by partition: runs of one key are common (sorted or
-	 * single-partition input), so a batch of one partition is not copied. */
+	/* A batch of one partition (sorted or single-partition input, the
+	 * common case) is written as it is, without a key per row. */
+	bool uniform = true;
+	for (int p = 0; p < w->o.npartition_columns && uniform; p++) {
+		const dl_array *a = b->cols[w->part_cols[p]];
+		for (int64_t r = 1; r < b->num_rows && uniform; r++) uniform = dl_array_row_equals(a, 0, a, r);
+	}
+	if (uniform) {
+		rc = row_key(w, b, 0);
+		if (rc == 0) rc = part_for_key(w, &pf);
+		if (rc == 0) rc = write_part(w, pf, &view);
+		dl_free(cols);
+		return rc;
+	}
+	/* Otherwise group the rows by partition. */
 	dl_strmap groups;
 	dl_strmap_init(&groups, true);
 	dl_selection *sels = NULL;
