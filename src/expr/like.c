@@ -237,8 +237,48 @@ int ex_like_prefix(const ex_node *n, const char **prefix, size_t *len, bool *exa
 	return 0;
 }
 
+/* Column LIKE constant pattern: straight over the offsets, the validity
+ * copied from the column. */
+static int like_column(ex_vec *out, const ex_node *n, const ex_vec *col, ex_run *r)
+{
+	const like_pat *lp = n->aux;
+	const dl_array *a = col->a;
+	int64_t len = r->n;
+	dl_type *bt = dl_type_new(DL_TYPE_BOOLEAN);
+	dl_array *res = bt ? dl_array_new(bt, len) : NULL;
+	if (bt) dl_type_unref(bt);
+	if (!res) return DL_ENOMEM;
+	size_t bytes = (size_t)(len + 7) / 8;
+	if (a->validity) {
+		res->validity = dl_malloc(bytes ? bytes : 1);
+		if (!res->validity) {
+			dl_array_free(res);
+			return DL_ENOMEM;
+		}
+		memcpy(res->validity, a->validity, bytes);
+		res->null_count = -1;
+	} else {
+		res->null_count = 0;
+	}
+	static const char empty[1] = {0};
+	const char *data = a->data ? (const char *)a->data : empty;
+	const int32_t *off = a->offsets;
+	uint8_t *bits = res->values;
+	dl_buf scratch = DL_BUF_INIT;
+	for (int64_t i = 0; i < len; i++) {
+		if (a->validity && !dl_bit_get(a->validity, i)) continue;
+		if (ex_like_match(lp, data + off[i], (size_t)(off[i + 1] - off[i]), &scratch) != n->negated) dl_bit_set(bits, i);
+	}
+	dl_buf_free(&scratch);
+	out->a = out->owned = res;
+	out->is_const = false;
+	return 0;
+}
+
 int ex_like_eval(ex_vec *out, const ex_node *n, ex_vec *args, ex_run *r)
 {
+	if (n->aux && args[1].is_const && !args[0].is_const && args[0].a->type->id == DL_TYPE_STRING)
+		return like_column(out, n, &args[0], r);
 	bool cst = args[0].is_const && args[1].is_const;
 	int64_t len = cst ? 1 : r->n;
 	dl_type *bt = dl_type_new(DL_TYPE_BOOLEAN);
