@@ -886,16 +886,47 @@ bool dl_expr_is_deterministic(const dl_expr *e)
 	return det_walk(e->root);
 }
 
-static int col_walk(const ex_node *n, dl_expr_column_fn fn, void *payload)
+typedef struct col_seen {
+	const ex_node **items;
+	size_t n, cap;
+} col_seen;
+
+static bool same_path(const ex_node *a, const ex_node *b)
 {
-	if (n->kind == EX_COL) DL_TRY(fn((const char *const *)n->path, n->npath, payload));
-	for (int i = 0; i < n->nargs; i++) DL_TRY(col_walk(n->args[i], fn, payload));
+	if (a->npath != b->npath) return false;
+	for (int i = 0; i < a->npath; i++)
+		if (strcmp(a->path[i], b->path[i]) != 0) return false;
+	return true;
+}
+
+/* Reports each distinct path once, in order of first appearance. */
+static int col_walk(const ex_node *n, dl_expr_column_fn fn, void *payload, col_seen *seen)
+{
+	if (n->kind == EX_COL) {
+		bool dup = false;
+		for (size_t i = 0; i < seen->n && !dup; i++) dup = same_path(seen->items[i], n);
+		if (!dup) {
+			if (seen->n == seen->cap) {
+				size_t cap = seen->cap ? seen->cap * 2 : 16;
+				const ex_node **g = dl_reallocarray(seen->items, cap, sizeof *g);
+				if (!g) return DL_ENOMEM;
+				seen->items = g;
+				seen->cap = cap;
+			}
+			seen->items[seen->n++] = n;
+			DL_TRY(fn((const char *const *)n->path, n->npath, payload));
+		}
+	}
+	for (int i = 0; i < n->nargs; i++) DL_TRY(col_walk(n->args[i], fn, payload, seen));
 	return 0;
 }
 
 int dl_expr_columns(const dl_expr *e, dl_expr_column_fn fn, void *payload)
 {
-	return col_walk(e->bound ? e->bound : e->root, fn, payload);
+	col_seen seen = {NULL, 0, 0};
+	int rc = col_walk(e->bound ? e->bound : e->root, fn, payload, &seen);
+	dl_free(seen.items);
+	return rc;
 }
 
 int dl_expr_and(dl_expr **out, const dl_expr *a, const dl_expr *b2)

@@ -257,7 +257,7 @@ static void test_api(void **state)
 {
 	(void)state;
 	dl_expr *e;
-	assert_int_equal(dl_expr_parse(&e, "ID > 1 AND st.Y = 'a'"), 0);
+	assert_int_equal(dl_expr_parse(&e, "ID > 1 AND st.Y = 'a' OR ID < 0"), 0);
 	char cols[256] = "";
 	assert_int_equal(dl_expr_columns(e, collect, cols), 0);
 	assert_string_equal(cols, "ID,st.Y");
