@@ -108,15 +108,46 @@ static int append_value(jl_state *st, dl_builder *b, const dl_json *v, int depth
 	}
 }
 
-typedef struct col_guess {
-	char *name;
-	dl_type_id id; /* DL_TYPE_NULL until a value is seen */
-} col_guess;
+/* What the first lines say about a value's type: a tree mirroring the
+ * nesting of objects (structs, fields in first-seen order) and arrays.
+ * Conflicting shapes fall back to STRING (objects then keep their JSON
+ * text); long and double unify to double. */
+typedef struct guess {
+	dl_type_id id;          /* DL_TYPE_NULL until a value is seen */
+	char *name;             /* as a struct field */
+	struct guess *kids;     /* STRUCT: fields; ARRAY: kids[0] = element */
+	int n, cap;
+} guess;
 
-static dl_type_id kind_type(const dl_json *v)
+static void guess_free(guess *g)
+{
+	for (int i = 0; i < g->n; i++) guess_free(&g->kids[i]);
+	dl_free(g->kids);
+	dl_free(g->name);
+}
+
+static guess *guess_child(guess *g, const char *name)
+{
+	for (int i = 0; i < g->n; i++)
+		if ((!name && !g->kids[i].name) || (name && g->kids[i].name && strcasecmp(g->kids[i].name, name) == 0))
+			return &g->kids[i];
+	if (g->n == g->cap) {
+		int cap = g->cap ? g->cap * 2 : 4;
+		guess *k = dl_reallocarray(g->kids, (size_t)cap, sizeof *k);
+		if (!k) return NULL;
+		g->kids = k;
+		g->cap = cap;
+	}
+	guess *c = &g->kids[g->n];
+	memset(c, 0, sizeof *c);
+	if (name && !(c->name = dl_strdup(name))) return NULL;
+	g->n++;
+	return c;
+}
+
+static dl_type_id scalar_type(const dl_json *v)
 {
 	switch (v->kind) {
-	case DL_JSON_NULL: return DL_TYPE_NULL;
 	case DL_JSON_TRUE: case DL_JSON_FALSE: return DL_TYPE_BOOLEAN;
 	case DL_JSON_NUMBER: {
 		int64_t i;
@@ -126,83 +157,113 @@ static dl_type_id kind_type(const dl_json *v)
 	}
 }
 
-static dl_type_id unify(dl_type_id a, dl_type_id b)
+static int observe(guess *g, const dl_json *v, int depth)
 {
-	if (a == DL_TYPE_NULL) return b;
-	if (b == DL_TYPE_NULL || a == b) return a;
-	if ((a == DL_TYPE_LONG && b == DL_TYPE_DOUBLE) || (a == DL_TYPE_DOUBLE && b == DL_TYPE_LONG))
-		return DL_TYPE_DOUBLE;
-	return DL_TYPE_STRING;
+	if (v->kind == DL_JSON_NULL || g->id == DL_TYPE_STRING) return 0;
+	if (depth > 64) {
+		g->id = DL_TYPE_STRING;
+		return 0;
+	}
+	dl_type_id t = v->kind == DL_JSON_OBJECT ? DL_TYPE_STRUCT
+	               : v->kind == DL_JSON_ARRAY ? DL_TYPE_ARRAY : scalar_type(v);
+	if (g->id == DL_TYPE_NULL) g->id = t;
+	else if (g->id != t) {
+		bool numbers = (g->id == DL_TYPE_LONG || g->id == DL_TYPE_DOUBLE) &&
+		               (t == DL_TYPE_LONG || t == DL_TYPE_DOUBLE);
+		g->id = numbers ? DL_TYPE_DOUBLE : DL_TYPE_STRING;
+		return 0;
+	}
+	if (t == DL_TYPE_STRUCT) {
+		for (size_t k = 0; k < v->u.obj.n; k++) {
+			guess *c = guess_child(g, v->u.obj.items[k].key);
+			if (!c) return DL_ENOMEM;
+			DL_TRY(observe(c, &v->u.obj.items[k].value, depth + 1));
+		}
+	} else if (t == DL_TYPE_ARRAY) {
+		guess *e = guess_child(g, NULL);
+		if (!e) return DL_ENOMEM;
+		for (size_t k = 0; k < v->u.arr.n; k++) DL_TRY(observe(e, &v->u.arr.items[k], depth + 1));
+	}
+	return 0;
 }
 
-static int infer(jl_state *st, col_guess **out, int *ncols)
+/* The type of a guess; nested values never seen are strings. */
+static dl_type *guess_type(const guess *g, bool top)
+{
+	if (g->id == DL_TYPE_ARRAY) {
+		dl_type *e = g->n ? guess_type(&g->kids[0], false) : dl_type_new(DL_TYPE_STRING);
+		dl_type *a = e ? dl_type_array(e, true) : NULL;
+		dl_type_unref(e);
+		return a;
+	}
+	if (g->id == DL_TYPE_STRUCT) {
+		dl_field *fs = dl_calloc((size_t)g->n + 1, sizeof *fs);
+		if (!fs) return NULL;
+		bool ok = true;
+		for (int i = 0; i < g->n; i++) {
+			fs[i].name = g->kids[i].name;
+			fs[i].nullable = true;
+			fs[i].metadata = (char *)"{}";
+			ok = ok && (fs[i].type = guess_type(&g->kids[i], false)) != NULL;
+		}
+		dl_type *t = ok ? dl_type_struct(fs, g->n) : NULL;
+		for (int i = 0; i < g->n; i++) dl_type_unref(fs[i].type);
+		dl_free(fs);
+		return t;
+	}
+	return dl_type_new(g->id == DL_TYPE_NULL && !top ? DL_TYPE_STRING : g->id);
+}
+
+static int infer(jl_state *st, guess *root)
 {
 	size_t saved = st->pos;
 	int64_t saved_line = st->line;
-	col_guess *g = NULL;
-	int n = 0, cap = 0, rc = 0;
+	int rc = 0;
 	const char *s;
 	size_t len;
+	root->id = DL_TYPE_STRUCT;
 	for (int lines = 0; lines < INFER_LINES && rc == 0 && next_line(st, &s, &len); lines++) {
 		dl_json *v;
 		rc = dl_json_parse(&st->arena, s, len, st->in->path, &v);
 		if (rc == 0 && v->kind != DL_JSON_OBJECT)
 			rc = dl_error_set(DL_EINVALID, "%s: line %lld is not a JSON object", st->in->path,
 			                  (long long)st->line);
-		for (size_t k = 0; rc == 0 && k < v->u.obj.n; k++) {
-			const dl_json_member *m = &v->u.obj.items[k];
-			int c = 0;
-			while (c < n && strcasecmp(g[c].name, m->key) != 0) c++;
-			if (c == n) {
-				if (n == cap) {
-					cap = cap ? cap * 2 : 16;
-					col_guess *ng = dl_reallocarray(g, (size_t)cap, sizeof *ng);
-					if (!ng) { rc = DL_ENOMEM; break; }
-					g = ng;
-				}
-				g[n].name = dl_strdup(m->key);
-				g[n].id = DL_TYPE_NULL;
-				if (!g[n++].name) { rc = DL_ENOMEM; break; }
-			}
-			g[c].id = unify(g[c].id, kind_type(&m->value));
-		}
+		if (rc == 0) rc = observe(root, v, 0);
 	}
 	dl_arena_reset(&st->arena);
 	st->pos = saved;
 	st->line = saved_line;
-	*out = g;
-	*ncols = n;
-	if (rc == 0 && n == 0) rc = dl_error_set(DL_EINVALID, "%s: no JSON object with members in the first lines", st->in->path);
+	if (rc == 0 && root->n == 0)
+		rc = dl_error_set(DL_EINVALID, "%s: no JSON object with members in the first lines", st->in->path);
 	return rc;
 }
 
 static int build_schema(jl_state *st, const dl_type *table)
 {
-	col_guess *g = NULL;
-	int n = 0;
-	int rc = infer(st, &g, &n);
-	dl_field *fs = rc == 0 ? dl_calloc((size_t)n, sizeof *fs) : NULL;
+	guess root;
+	memset(&root, 0, sizeof root);
+	int rc = infer(st, &root);
+	int n = root.n;
+	dl_field *fs = rc == 0 ? dl_calloc((size_t)n + 1, sizeof *fs) : NULL;
 	if (rc == 0 && !fs) rc = DL_ENOMEM;
 	for (int c = 0; c < n && rc == 0; c++) {
-		int k = table ? dl_schema_find(table, g[c].name) : -1;
-		fs[c].name = g[c].name;
+		const guess *g = &root.kids[c];
+		int k = table ? dl_schema_find(table, g->name) : -1;
+		fs[c].name = g->name;
 		fs[c].nullable = true;
 		fs[c].metadata = (char *)"{}";
 		/* A NullType table column takes the data's type (schema evolution). */
 		bool use_table = k >= 0 && table->children[k].type->id != DL_TYPE_NULL;
-		fs[c].type = use_table ? dl_type_ref(table->children[k].type) : dl_type_new(g[c].id);
+		fs[c].type = use_table ? dl_type_ref(table->children[k].type) : guess_type(g, true);
 		if (!fs[c].type) rc = DL_ENOMEM;
 	}
 	if (rc == 0) {
 		st->schema = dl_type_struct(fs, n);
 		if (!st->schema) rc = DL_ENOMEM;
 	}
-	for (int c = 0; c < n; c++) {
-		if (fs) dl_type_unref(fs[c].type);
-		dl_free(g[c].name);
-	}
+	for (int c = 0; fs && c < n; c++) dl_type_unref(fs[c].type);
 	dl_free(fs);
-	dl_free(g);
+	guess_free(&root);
 	return rc;
 }
 

@@ -138,5 +138,18 @@ contains "$tmp/out" "replaced $u at version 1"
 n=$("$DL_CLI" cat "$u" --version 0 --format csv | tail -n +2 | wc -l)
 [ "$n" -eq 3 ] || fail "version 0 of the replaced table has $n rows, expected 3"
 
+# JSON lines into a new table: nested objects and arrays become structs and
+# arrays; conflicting shapes become strings.
+n=$tmp/nested
+printf '{"id":1,"s":{"a":1,"b":[1,2]},"tags":["x"]}\n{"id":2,"s":{"a":2,"c":"z"},"mixed":1}\n{"id":3,"mixed":"q"}\n' >"$tmp/n.jsonl"
+expect 0 write "$n" -i "$tmp/n.jsonl"
+expect 0 schema "$n" --format csv
+contains "$tmp/out" 's,"STRUCT<a: BIGINT, b: ARRAY<BIGINT>, c: STRING>"'
+contains "$tmp/out" "mixed,STRING"
+expect 0 cat "$n" --format jsonl
+contains "$tmp/out" '{"id":1,"s":{"a":1,"b":[1,2],"c":null},"tags":["x"],"mixed":null}'
+"$DL_CLI" files "$n" --format csv | tail -n +2 | awk -F, '{ print $1 "\t" $3 }' >"$tmp/files.tsv"
+[ "$(oracle files "$n" "$tmp/files.tsv")" = "3 6" ] || fail "DuckDB does not read the nested table's file"
+
 [ "$fails" -eq 0 ] && echo "write_cli: all checks passed"
 exit $((fails > 0))
