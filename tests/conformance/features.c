@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "conformance.h"
 #include "deltalake.h"
 #include "log/log_segment.h"
@@ -28,16 +29,30 @@ static int64_t log_row_count(dl_snapshot *snap)
 {
 	int64_t total = 0;
 	dl_arena a = DL_ARENA_INIT;
-	size_t n = dl_snapshot_file_count(snap);
-	for (size_t i = 0; i < n; i++) {
-		dl_file_info fi;
+	const dl_log_state *ls = dl_snapshot_state(snap);
+	for (size_t i = 0; i < ls->nadds; i++) {
+		const dl_add *add = dl_log_state_add(ls, i);
 		dl_file_stats st;
-		if (dl_snapshot_file_at(snap, i, &fi) < 0 || !fi.stats ||
-		    dl_file_stats_parse(&st, &a, fi.stats, strlen(fi.stats)) < 0 || st.num_records < 0) {
+		if (!add->stats || dl_file_stats_parse(&st, &a, add->stats, add->stats_len) < 0 || st.num_records < 0) {
 			total = -1;
 			break;
 		}
-		total += st.num_records - fi.deleted_rows;
+		total += st.num_records;
+		if (add->dv) {
+			/* rows the DV deletes that exist in the file (a DV may name
+			 * row indexes past the end, which delete nothing) */
+			dl_dv_rows rows;
+			uint64_t *idx = NULL;
+			size_t n = 0;
+			if (dl_dv_load(&rows, dl_snapshot_store(snap), add->dv) < 0) {
+				total = -1;
+				break;
+			}
+			dl_dv_rows_to_array(&rows, &idx, &n);
+			for (size_t k = 0; k < n; k++) total -= idx[k] < (uint64_t)st.num_records;
+			dl_free(idx);
+			dl_dv_rows_free(&rows);
+		}
 		dl_arena_reset(&a);
 	}
 	dl_arena_free(&a);
@@ -863,6 +878,51 @@ static void check_checkpoint(verdict *v, const char *name, dl_snapshot *snap)
 	dl_store_free(mem);
 }
 
+/* ---- time travel: every older version whose files remain reads right ---- */
+
+static bool all_files_present(dl_snapshot *snap)
+{
+	dl_store *st = dl_snapshot_store(snap);
+	for (size_t i = 0; i < dl_snapshot_file_count(snap); i++) {
+		dl_file_info fi;
+		dl_object_info oi;
+		if (dl_snapshot_file_at(snap, i, &fi) < 0) return false;
+		struct stat sb;
+		if (fi.path[0] == '/') {
+			if (stat(fi.path, &sb) != 0) return false;
+			continue;
+		}
+		if (dl_store_stat(st, fi.path, &oi) < 0) {
+			dl_error_clear();
+			return false; /* vacuumed since: that version cannot be read */
+		}
+		dl_object_info_free(&oi);
+	}
+	return true;
+}
+
+static void check_time_travel(verdict *v, const char *dir, dl_snapshot *latest)
+{
+	for (int64_t ver = 0; v->pass && ver < dl_snapshot_version(latest) && ver < 30; ver++) {
+		dl_snapshot_options o = DL_SNAPSHOT_OPTIONS_INIT;
+		o.as_of_version = ver;
+		dl_snapshot *s;
+		if (dl_snapshot_open(&s, dir, &o) < 0) {
+			/* versions before the oldest checkpoint may be cleaned up */
+			if (!strstr(dl_error_last()->message, "version")) fail_error(v, "opening an older version");
+			dl_error_clear();
+			continue;
+		}
+		if (dl_snapshot_schema(s) && all_files_present(s)) {
+			int64_t rows, want = log_row_count(s);
+			if (scan_count(s, NULL, &rows, NULL) < 0) fail_error(v, "reading an older version");
+			else if (want >= 0 && rows != want)
+				fail(v, "version %" PRId64 ": read %" PRId64 " rows, its log says %" PRId64, ver, rows, want);
+		}
+		dl_snapshot_free(s);
+	}
+}
+
 void check_features(verdict *v, const char *name, const char *dir, const char *features)
 {
 	if (strstr(name, "data-reader-absolute-paths-escaped-chars")) {
@@ -879,6 +939,7 @@ void check_features(verdict *v, const char *name, const char *dir, const char *f
 	else check_counts(v, snap);
 	if (data && strstr(features, "cdf")) check_cdf(v, dir, snap);
 	if (data && dl_snapshot_schema(snap)) check_pruning(v, snap);
+	if (data) check_time_travel(v, dir, snap);
 	if (data && dl_snapshot_has_feature(snap, "variantType-preview")) check_variant(v, snap);
 	if (dl_snapshot_has_feature(snap, "rowTracking")) check_row_tracking(v, snap);
 	if (data && (dl_snapshot_has_feature(snap, "typeWidening") || dl_snapshot_has_feature(snap, "typeWidening-preview")))
