@@ -14,7 +14,10 @@ int64_t dl_floor_div(int64_t a, int64_t b)
 
 int64_t dl_floor_mod(int64_t a, int64_t b)
 {
-	return a - dl_floor_div(a, b) * b;
+	/* From the truncated remainder, not a - floor_div(a, b) * b: that
+	 * product leaves int64 for a near INT64_MIN. */
+	int64_t r = a % b;
+	return (r != 0 && (r < 0) != (b < 0)) ? r + b : r;
 }
 
 static int64_t clock_ns(clockid_t id)
@@ -257,31 +260,45 @@ size_t dl_date_format(char out[DL_TIME_TEXT_MAX], int32_t days)
 	return put_date(out, days);
 }
 
-/* Date, separator and HH:mm:ss of wall-clock micros; *frac gets the
- * microseconds within the second. */
-static size_t put_local(char *out, int64_t local, char sep, int64_t *frac)
+/* Wall-clock time as whole days and micros within the day. Kept apart so
+ * that any int64 micros plus any zone offset stays in range: INT64_MIN
+ * micros is year -290308, and shifting it by a negative offset would leave
+ * int64 if added before splitting. */
+typedef struct {
+	int64_t days;
+	int64_t in_day; /* 0 .. DL_MICROS_PER_DAY - 1 */
+	int32_t offset; /* seconds east of UTC that were applied */
+} local_time;
+
+static local_time to_local(int64_t micros, const dl_tz *tz)
 {
-	int64_t days = dl_floor_div(local, DL_MICROS_PER_DAY);
-	int64_t in_day = local - days * DL_MICROS_PER_DAY;
-	int64_t secs = in_day / DL_MICROS_PER_SECOND;
-	*frac = in_day % DL_MICROS_PER_SECOND;
-	size_t n = put_date(out, days);
+	local_time t;
+	t.offset = tz ? dl_tz_offset_at(tz, dl_floor_div(micros, DL_MICROS_PER_SECOND)) : 0;
+	t.days = dl_floor_div(micros, DL_MICROS_PER_DAY);
+	int64_t in_day = dl_floor_mod(micros, DL_MICROS_PER_DAY) + (int64_t)t.offset * DL_MICROS_PER_SECOND;
+	t.days += dl_floor_div(in_day, DL_MICROS_PER_DAY);
+	t.in_day = dl_floor_mod(in_day, DL_MICROS_PER_DAY);
+	return t;
+}
+
+/* Date, separator and HH:mm:ss of a wall-clock time; *frac gets the
+ * microseconds within the second. Years beyond 9999 print with '+' and
+ * years before 0000 with '-' (as Spark/java.time do), e.g. INT64_MIN is
+ * "-290308-12-21 19:59:05.224192". */
+static size_t put_local(char *out, local_time t, char sep, int64_t *frac)
+{
+	int64_t secs = t.in_day / DL_MICROS_PER_SECOND;
+	*frac = t.in_day % DL_MICROS_PER_SECOND;
+	size_t n = put_date(out, t.days);
 	n += (size_t)snprintf(out + n, DL_TIME_TEXT_MAX - n, "%c%02d:%02d:%02d", sep,
 	                      (int)(secs / 3600), (int)(secs / 60 % 60), (int)(secs % 60));
 	return n;
 }
 
-static int64_t to_local(int64_t micros, const dl_tz *tz, int32_t *offset)
-{
-	*offset = tz ? dl_tz_offset_at(tz, dl_floor_div(micros, DL_MICROS_PER_SECOND)) : 0;
-	return micros + (int64_t)*offset * DL_MICROS_PER_SECOND;
-}
-
 size_t dl_timestamp_format_spark(char out[DL_TIME_TEXT_MAX], int64_t micros, const dl_tz *tz)
 {
-	int32_t off;
 	int64_t frac;
-	size_t n = put_local(out, to_local(micros, tz, &off), ' ', &frac);
+	size_t n = put_local(out, to_local(micros, tz), ' ', &frac);
 	if (frac) {
 		char f[8];
 		snprintf(f, sizeof f, "%06lld", (long long)frac);
@@ -295,9 +312,10 @@ size_t dl_timestamp_format_spark(char out[DL_TIME_TEXT_MAX], int64_t micros, con
 size_t dl_timestamp_format_iso(char out[DL_TIME_TEXT_MAX], int64_t micros, const dl_tz *tz,
                                int frac_digits)
 {
-	int32_t off;
+	local_time t = to_local(micros, tz);
+	int32_t off = t.offset;
 	int64_t frac;
-	size_t n = put_local(out, to_local(micros, tz, &off), 'T', &frac);
+	size_t n = put_local(out, t, 'T', &frac);
 	if (frac_digits > 6) frac_digits = 6;
 	if (frac_digits > 0) {
 		char f[8];

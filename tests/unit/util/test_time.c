@@ -227,6 +227,38 @@ static void formats(void **state)
 	}
 }
 
+/* Every int64 formats without overflow: the extremes are years -290308 and
+ * +294247, shown with a sign as java.time does; zone offsets may push the
+ * wall-clock time past the int64 micros range. */
+static void format_extremes(void **state)
+{
+	(void)state;
+	char out[DL_TIME_TEXT_MAX];
+	dl_timestamp_format_spark(out, INT64_MIN, NULL);
+	assert_string_equal(out, "-290308-12-21 19:59:05.224192");
+	dl_timestamp_format_spark(out, INT64_MAX, NULL);
+	assert_string_equal(out, "+294247-01-10 04:00:54.775807");
+	dl_timestamp_format_iso(out, INT64_MIN, zone("-05:00"), 6);
+	assert_string_equal(out, "-290308-12-21T14:59:05.224192-05:00");
+	dl_timestamp_format_iso(out, INT64_MAX, zone("+05:30"), 0);
+	assert_string_equal(out, "+294247-01-10T09:30:54+05:30");
+	dl_timestamp_format_iso(out, INT64_MIN, dl_tz_utc(), 3);
+	assert_string_equal(out, "-290308-12-21T19:59:05.224Z");
+	const char *zones[] = {"America/Los_Angeles", "Asia/Tokyo", "Europe/Paris"};
+	for (size_t i = 0; i < sizeof zones / sizeof *zones; i++) {
+		int64_t edges[] = {INT64_MIN, INT64_MIN + 1, INT64_MAX, INT64_MAX - 1};
+		for (size_t j = 0; j < 4; j++) {
+			size_t n = dl_timestamp_format_iso(out, edges[j], zone(zones[i]), 6);
+			assert_true(n > 20 && n < DL_TIME_TEXT_MAX);
+			n = dl_timestamp_format_spark(out, edges[j], zone(zones[i]));
+			assert_true(n > 20 && n < DL_TIME_TEXT_MAX);
+		}
+	}
+	assert_int_equal(dl_floor_mod(INT64_MIN, DL_MICROS_PER_DAY), 71945224192LL);
+	assert_int_equal(dl_floor_mod(-1, 7), 6);
+	assert_int_equal(dl_floor_mod(7, 7), 0);
+}
+
 static void durations(void **state)
 {
 	(void)state;
@@ -323,6 +355,7 @@ int main(void)
 		cmocka_unit_test(timestamps_in_regions_and_dst),
 		cmocka_unit_test(tzif_matches_glibc),
 		cmocka_unit_test(formats),
+		cmocka_unit_test(format_extremes),
 		cmocka_unit_test(durations),
 		cmocka_unit_test(zones_load_from_many_threads),
 		cmocka_unit_test(clocks),
