@@ -1,4 +1,6 @@
 #include "parquet/codec.h"
+#include <pthread.h>
+#include "util/mem.h"
 #include <brotli/decode.h>
 #include <brotli/encode.h>
 #include <lz4.h>
@@ -10,6 +12,63 @@
 static int corrupt(pq_codec codec, const char *why)
 {
 	return dl_error_set(DL_ECORRUPT, "%s page data is corrupt: %s", pq_codec_name(codec), why);
+}
+
+/* Per-thread zstd contexts. ZSTD_compress/ZSTD_decompress build and free a
+ * context (hundreds of KiB at level 3) on every call, i.e. every page; a
+ * context per thread is reused instead and released when the thread exits.
+ * Without one (out of memory, no TLS key) the one-shot calls still work. */
+typedef struct zstd_contexts {
+	ZSTD_CCtx *c;
+	ZSTD_DCtx *d;
+} zstd_contexts;
+
+static pthread_key_t zstd_key;
+static pthread_once_t zstd_once = PTHREAD_ONCE_INIT;
+static int zstd_key_ok;
+
+static void zstd_release(void *p)
+{
+	zstd_contexts *z = p;
+	ZSTD_freeCCtx(z->c);
+	ZSTD_freeDCtx(z->d);
+	dl_free(z);
+}
+
+static void zstd_make_key(void)
+{
+	zstd_key_ok = pthread_key_create(&zstd_key, zstd_release) == 0;
+}
+
+static zstd_contexts *zstd_thread_contexts(void)
+{
+	pthread_once(&zstd_once, zstd_make_key);
+	if (!zstd_key_ok) return NULL;
+	zstd_contexts *z = pthread_getspecific(zstd_key);
+	if (z) return z;
+	z = dl_calloc(1, sizeof *z);
+	if (!z) return NULL;
+	if (pthread_setspecific(zstd_key, z) != 0) {
+		dl_free(z);
+		return NULL;
+	}
+	return z;
+}
+
+static size_t zstd_decompress(uint8_t *dst, size_t dst_len, const uint8_t *src, size_t src_len)
+{
+	zstd_contexts *z = zstd_thread_contexts();
+	if (z && !z->d) z->d = ZSTD_createDCtx();
+	if (!z || !z->d) return ZSTD_decompress(dst, dst_len, src, src_len);
+	return ZSTD_decompressDCtx(z->d, dst, dst_len, src, src_len);
+}
+
+static size_t zstd_compress(void *dst, size_t cap, const uint8_t *src, size_t src_len, int level)
+{
+	zstd_contexts *z = zstd_thread_contexts();
+	if (z && !z->c) z->c = ZSTD_createCCtx();
+	if (!z || !z->c) return ZSTD_compress(dst, cap, src, src_len, level);
+	return ZSTD_compressCCtx(z->c, dst, cap, src, src_len, level);
 }
 
 static int gunzip(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len)
@@ -69,7 +128,7 @@ int pq_decompress(pq_codec codec, const uint8_t *src, size_t src_len, uint8_t *d
 	case PQ_CODEC_GZIP:
 		return gunzip(src, src_len, dst, dst_len);
 	case PQ_CODEC_ZSTD: {
-		size_t n = ZSTD_decompress(dst, dst_len, src, src_len);
+		size_t n = zstd_decompress(dst, dst_len, src, src_len);
 		if (ZSTD_isError(n) || n != dst_len) return corrupt(codec, ZSTD_isError(n) ? ZSTD_getErrorName(n) : "size mismatch");
 		return 0;
 	}
@@ -126,7 +185,7 @@ int pq_compress(pq_codec codec, int level, const uint8_t *src, size_t src_len, d
 	case PQ_CODEC_ZSTD: {
 		size_t cap = ZSTD_compressBound(src_len);
 		DL_TRY(dl_buf_reserve(out, cap));
-		size_t n = ZSTD_compress(out->data + out->len, cap, src, src_len, level ? level : 3);
+		size_t n = zstd_compress(out->data + out->len, cap, src, src_len, level ? level : 3);
 		if (ZSTD_isError(n)) return dl_error_set(DL_ERROR, "zstd compression failed: %s", ZSTD_getErrorName(n));
 		out->len += n;
 		return 0;
