@@ -5,8 +5,12 @@
 #include <string.h>
 #include <strings.h>
 #include "columnar/builder.h"
+#include "json/json.h"
+#include "util/buf.h"
 #include "util/error.h"
 #include "util/mem.h"
+
+#define TYPE_CHANGES_KEY "delta.typeChanges"
 
 static int rank_integral(dl_type_id id)
 {
@@ -71,6 +75,61 @@ static int mismatch(const char *path, const dl_type *table, const dl_type *data)
 static int merge_type(dl_type **out, bool *changed, const dl_type *t, const dl_type *d,
                       bool merge, bool widen, const char *path, int depth);
 
+/* Field metadata with {"fromType", "toType"} appended to delta.typeChanges
+ * (the type widening history readers use to read older files). */
+static int meta_with_type_change(const char *meta, const dl_type *from, const dl_type *to,
+                                 char **out)
+{
+	dl_arena a = DL_ARENA_INIT;
+	dl_json *root;
+	int rc = dl_json_parse(&a, meta, strlen(meta), "field metadata", &root);
+	dl_buf b = DL_BUF_INIT, v = DL_BUF_INIT;
+	const dl_json *old = NULL;
+	char fname[64], tname[64];
+	dl_type_name(from, fname, sizeof fname);
+	dl_type_name(to, tname, sizeof tname);
+	if (rc == 0) {
+		dl_json_writer w;
+		dl_jw_init(&w, &b);
+		dl_jw_object_begin(&w);
+		for (size_t i = 0; root->kind == DL_JSON_OBJECT && i < root->u.obj.n && rc == 0; i++) {
+			const dl_json_member *m = &root->u.obj.items[i];
+			if (strcmp(m->key, TYPE_CHANGES_KEY) == 0) {
+				old = &m->value;
+				continue;
+			}
+			dl_buf_clear(&v);
+			rc = dl_json_write(&v, &m->value);
+			dl_jw_key(&w, m->key);
+			dl_jw_raw(&w, v.data ? v.data : "null");
+		}
+		dl_jw_key(&w, TYPE_CHANGES_KEY);
+		dl_jw_array_begin(&w);
+		for (size_t i = 0; old && old->kind == DL_JSON_ARRAY && i < old->u.arr.n && rc == 0; i++) {
+			dl_buf_clear(&v);
+			rc = dl_json_write(&v, &old->u.arr.items[i]);
+			dl_jw_raw(&w, v.data ? v.data : "null");
+		}
+		dl_jw_object_begin(&w);
+		dl_jw_key(&w, "fromType");
+		dl_jw_string(&w, fname);
+		dl_jw_key(&w, "toType");
+		dl_jw_string(&w, tname);
+		dl_jw_object_end(&w);
+		dl_jw_array_end(&w);
+		dl_jw_object_end(&w);
+		if (rc == 0) rc = dl_jw_finish(&w);
+	}
+	dl_arena_free(&a);
+	dl_buf_free(&v);
+	if (rc < 0) {
+		dl_buf_free(&b);
+		return rc;
+	}
+	*out = dl_buf_detach(&b, NULL);
+	return 0;
+}
+
 static int merge_struct(dl_type **out, bool *changed, const dl_type *t, const dl_type *d,
                         bool merge, bool widen, const char *path, int depth)
 {
@@ -87,14 +146,26 @@ static int merge_struct(dl_type **out, bool *changed, const dl_type *t, const dl
 	if (!fs) return DL_ENOMEM;
 	int rc = 0;
 	char sub[512];
+	char **metas = dl_calloc((size_t)n + 1, sizeof *metas);
+	if (!metas) {
+		dl_free(fs);
+		return DL_ENOMEM;
+	}
 	for (int i = 0; i < n && rc == 0; i++) {
-		fs[i] = t->children[i];
+		const dl_field *tf = &t->children[i];
+		fs[i] = *tf;
 		fs[i].type = NULL;
-		int k = dl_data_column(d, t->children[i].name);
-		snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", t->children[i].name);
-		if (k < 0) fs[i].type = dl_type_ref(t->children[i].type);
-		else rc = merge_type(&fs[i].type, changed, t->children[i].type, d->children[k].type,
+		int k = dl_data_column(d, tf->name);
+		snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", tf->name);
+		if (k < 0) fs[i].type = dl_type_ref(tf->type);
+		else rc = merge_type(&fs[i].type, changed, tf->type, d->children[k].type,
 		                     merge, widen, sub, depth + 1);
+		if (rc == 0 && dl_type_is_primitive(tf->type) && tf->type->id != DL_TYPE_NULL &&
+		    !dl_type_equals(fs[i].type, tf->type)) {
+			rc = meta_with_type_change(tf->metadata ? tf->metadata : "{}", tf->type, fs[i].type,
+			                           &metas[i]);
+			if (rc == 0) fs[i].metadata = metas[i];
+		}
 	}
 	for (int k = 0; k < d->nchildren && rc == 0; k++) {
 		if (dl_data_column(t, d->children[k].name) >= 0) continue;
@@ -118,6 +189,8 @@ static int merge_struct(dl_type **out, bool *changed, const dl_type *t, const dl
 		if (!*out) rc = DL_ENOMEM;
 	}
 	for (int i = 0; i < n + extra; i++) dl_type_unref(fs[i].type);
+	for (int i = 0; i < n; i++) dl_free(metas[i]);
+	dl_free(metas);
 	dl_free(fs);
 	return rc;
 }
@@ -163,7 +236,11 @@ static int merge_type(dl_type **out, bool *changed, const dl_type *t, const dl_t
 		*out = dl_type_ref((dl_type *)t);
 		return 0;
 	}
-	if (merge && widen && dl_type_widens_to(t, d)) {
+	/* Integers are never widened to double or decimal automatically: Delta
+	 * asks for a manual ALTER for those, so values are not silently changed
+	 * in meaning. */
+	bool manual_only = rank_integral(t->id) && !rank_integral(d->id);
+	if (merge && widen && !manual_only && dl_type_widens_to(t, d)) {
 		*out = dl_type_ref((dl_type *)d);
 		*changed = true;
 		return 0;

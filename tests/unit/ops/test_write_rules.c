@@ -115,6 +115,12 @@ static void test_type_widening(void **state)
 	o.merge_schema = true;
 	assert_int_equal(fx_write(&v, uri, "id BIGINT, x DOUBLE", "5000000000,2.25", &o), 0);
 	check_rows(uri, NULL, "1,1.5;5000000000,2.25");
+	char *c = fx_commit(uri, v);
+	assert_non_null(strstr(c, "\\\"delta.typeChanges\\\":[{\\\"fromType\\\":\\\"integer\\\",\\\"toType\\\":\\\"long\\\"}]"));
+	assert_non_null(strstr(c, "\\\"delta.typeChanges\\\":[{\\\"fromType\\\":\\\"float\\\",\\\"toType\\\":\\\"double\\\"}]"));
+	dl_free(c);
+	/* Integers are not widened to double automatically. */
+	assert_int_equal(fx_write(&v, uri, "id DOUBLE", "1.5", &o), DL_ESCHEMA);
 	/* Narrower data into the widened table is cast back up. */
 	assert_int_equal(fx_write(&v, uri, "id INT", "3", &o), 0);
 	check_rows(uri, "id", "1;3;5000000000");
