@@ -35,7 +35,7 @@ static int history_run(dl_cli *cli, const void *args)
 	const history_args *a = args;
 	if (a->limit < -1) return dl_cli_usage_error(cli, "--limit must be >= 0");
 	dl_snapshot *snap;
-	int rc = dl_cli_open_snapshot(cli, &snap, a->table, -1, NULL);
+	int rc = dl_cli_open_snapshot_ex(cli, &snap, a->table, -1, NULL, true);
 	if (rc != 0) return rc;
 	dl_history *h = NULL;
 	rc = dl_history_open(&h, snap, a->limit);

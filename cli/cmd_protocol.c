@@ -28,7 +28,7 @@ static int protocol_run(dl_cli *cli, const void *args)
 {
 	const protocol_args *a = args;
 	dl_snapshot *snap;
-	int rc = dl_cli_open_snapshot(cli, &snap, a->table, a->version, NULL);
+	int rc = dl_cli_open_snapshot_ex(cli, &snap, a->table, a->version, NULL, true);
 	if (rc != 0) return rc;
 	dl_out *o = NULL;
 	dl_buf b = DL_BUF_INIT;

@@ -36,7 +36,7 @@ static int schema_run(dl_cli *cli, const void *args)
 {
 	const schema_args *a = args;
 	dl_snapshot *snap;
-	int rc = dl_cli_open_snapshot(cli, &snap, a->table, a->version, a->timestamp);
+	int rc = dl_cli_open_snapshot_ex(cli, &snap, a->table, a->version, a->timestamp, true);
 	if (rc != 0) return rc;
 	static const dl_out_column cols[] = {{"column", DL_OUT_STRING}, {"type", DL_OUT_STRING},
 	                                     {"nullable", DL_OUT_BOOL}, {"partition", DL_OUT_BOOL},

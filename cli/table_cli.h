@@ -12,11 +12,14 @@
 #include "util/time.h"
 
 /* Opens the snapshot of `table` at `version` (>= 0) or `timestamp` (Spark
- * timestamp text, UTC unless it names a zone), else the latest. */
-static inline int dl_cli_open_snapshot(dl_cli *cli, dl_snapshot **out, const char *table, int64_t version,
-                                       const char *timestamp)
+ * timestamp text, UTC unless it names a zone), else the latest. With
+ * metadata_only, only protocol, metadata and commit info are loaded (no
+ * file list): enough for schema, protocol and history. */
+static inline int dl_cli_open_snapshot_ex(dl_cli *cli, dl_snapshot **out, const char *table, int64_t version,
+                                          const char *timestamp, bool metadata_only)
 {
 	dl_snapshot_options o = DL_SNAPSHOT_OPTIONS_INIT;
+	o.metadata_only = metadata_only;
 	if (version >= 0 && timestamp)
 		return dl_cli_usage_error(cli, "give --version or --timestamp, not both");
 	if (version < -1) return dl_cli_usage_error(cli, "--version must be >= 0");
@@ -29,6 +32,13 @@ static inline int dl_cli_open_snapshot(dl_cli *cli, dl_snapshot **out, const cha
 		o.as_of_timestamp_ms = dl_floor_div(us, 1000);
 	}
 	return dl_snapshot_open(out, table, &o);
+}
+
+/* The same with the whole file list. */
+static inline int dl_cli_open_snapshot(dl_cli *cli, dl_snapshot **out, const char *table, int64_t version,
+                                       const char *timestamp)
+{
+	return dl_cli_open_snapshot_ex(cli, out, table, version, timestamp, false);
 }
 
 /* "2024-01-31 12:00:00.123" (UTC) for epoch milliseconds. */
