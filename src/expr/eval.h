@@ -128,6 +128,11 @@ bool ex_dec_rescale(dl_i128 v, int from_scale, int to_scale, int to_precision, d
 bool ex_dec_fits(dl_i128 v, int precision);
 int ex_dec_to_text(char *out, dl_i128 v, int scale);
 double ex_dec_to_double(dl_i128 v, int scale);
+/* a * b with drop_digits digits rounded away HALF_UP, through 256 bits;
+ * false when the result exceeds `precision` digits. */
+bool ex_dec_mul_wide(dl_i128 a, dl_i128 b, int drop_digits, int precision, dl_i128 *out);
+/* floor(a * 10^shift / b) through 256 bits; false when it overflows. */
+bool ex_dec_div_wide(dl_i128 a, int shift, dl_i128 b, dl_i128 *out);
 
 /* Sets *tz from the context (UTC default). */
 int ex_run_init(ex_run *r, dl_expr *e, const dl_batch *b, const dl_eval_ctx *ctx);

@@ -213,17 +213,22 @@ int ex_dec_arith(int op, const dl_type *ta, dl_i128 a, const dl_type *tb, dl_i12
 		break;
 	}
 	case OP_MUL:
-		if (__builtin_mul_overflow(a, b, &r)) return (rc = dec_out_of_range(tr, try_mode)) > 0 ? (*is_null = true, 0) : rc;
 		s = ta->scale + tb->scale;
+		if (__builtin_mul_overflow(a, b, &r)) {
+			/* the exact product needs more than 128 bits: round it there */
+			if (!ex_dec_mul_wide(a, b, s - tr->scale, tr->precision, out))
+				return (rc = dec_out_of_range(tr, try_mode)) > 0 ? (*is_null = true, 0) : rc;
+			return 0;
+		}
 		break;
 	case OP_DIV: {
 		if (b == 0) return try_mode ? (*is_null = true, 0) : ex_err_divzero();
 		/* a/10^sa / (b/10^sb) at scale sr: a * 10^(sr - sa + sb + 1) / b, then round */
 		int shift = tr->scale - ta->scale + tb->scale + 1;
 		dl_i128 num;
-		if (shift < 0 || shift > 38 || __builtin_mul_overflow(a, ex_pow10(shift), &num))
+		if (shift >= 0 && shift <= 38 && !__builtin_mul_overflow(a, ex_pow10(shift), &num)) r = num / b;
+		else if (!ex_dec_div_wide(a, shift, b, &r))
 			return (rc = dec_out_of_range(tr, try_mode)) > 0 ? (*is_null = true, 0) : rc;
-		r = num / b;
 		s = tr->scale + 1;
 		break;
 	}
