@@ -422,6 +422,16 @@ static int from_string(ex_val *out, const ex_val *in, const dl_type *from, const
 	case DL_TYPE_DECIMAL:
 		if (ex_decimal_from_text(s, (size_t)n, to->precision, to->scale, &out->v.dec, true) < 0) {
 			dl_error_clear();
+			dl_i128 wide;
+			if (!tc && ex_decimal_from_text(s, (size_t)n, 38, to->scale, &wide, true) == 0) {
+				/* well-formed but too many digits for the type */
+				char t[64];
+				return dl_error_set_class(DL_EINVALID, "NUMERIC_VALUE_OUT_OF_RANGE",
+				                          "[NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION] '%.*s' cannot be represented as "
+				                          "%s. Use `try_cast` to return NULL instead.",
+				                          (int)(n > 60 ? 60 : n), s, sqlname(to, t, sizeof t));
+			}
+			dl_error_clear();
 			return fail(out, in, from, to, tc);
 		}
 		return 0;
