@@ -306,6 +306,14 @@ static int fail(ex_val *out, const ex_val *in, const dl_type *from, const dl_typ
 		out->null = true;
 		return 0;
 	}
+	if (to->id == DL_TYPE_DECIMAL && from->id != DL_TYPE_STRING && from->id != DL_TYPE_BINARY) {
+		/* Spark reports a value that does not fit a decimal type this way */
+		char f[128], t[128];
+		return dl_error_set_class(DL_EINVALID, "NUMERIC_VALUE_OUT_OF_RANGE",
+		                          "[NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION] a %s value cannot be represented as %s. "
+		                          "Use `try_cast` to return NULL instead.",
+		                          sqlname(from, f, sizeof f), sqlname(to, t, sizeof t));
+	}
 	return ex_err_cast(in, from, to);
 }
 
