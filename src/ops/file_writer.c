@@ -203,16 +203,24 @@ static int open_file(dl_files_writer *w, part_file *pf)
 {
 	char uuid[DL_UUID_TEXT_LEN + 1];
 	DL_TRY(dl_uuid_v4(uuid));
-	const char *codec = w->codec == PQ_CODEC_UNCOMPRESSED ? "" : pq_codec_name(w->codec);
-	char name[128];
-	snprintf(name, sizeof name, "part-%05d-%s-c000%s%s.parquet", w->file_no++ % 100000, uuid,
-	         *codec ? "." : "", codec);
-	for (char *c = name; *c; c++)
-		if (*c >= 'A' && *c <= 'Z') *c = (char)(*c - 'A' + 'a');
-	size_t n = strlen(pf->dir) + strlen(name) + 1;
-	pf->path = dl_malloc(n);
-	if (!pf->path) return DL_ENOMEM;
-	snprintf(pf->path, n, "%s%s", pf->dir, name);
+	char codec[16] = "";
+	if (w->codec != PQ_CODEC_UNCOMPRESSED) {
+		snprintf(codec, sizeof codec, "%s", pq_codec_name(w->codec));
+		for (char *c = codec; *c; c++)
+			if (*c >= 'A' && *c <= 'Z') *c = (char)(*c - 'A' + 'a');
+	}
+	dl_buf name = DL_BUF_INIT;
+	int no = w->file_no++ % 100000;
+	int rc = w->o.change_data
+	             ? dl_buf_printf(&name, "_change_data/%scdc-%05d-%s.c000%s%s.parquet", pf->dir, no,
+	                             uuid, *codec ? "." : "", codec)
+	             : dl_buf_printf(&name, "%spart-%05d-%s-c000%s%s.parquet", pf->dir, no, uuid,
+	                             *codec ? "." : "", codec);
+	if (rc < 0) {
+		dl_buf_free(&name);
+		return rc;
+	}
+	pf->path = dl_buf_detach(&name, NULL);
 	DL_TRY(dl_store_writer_open(&pf->sw, w->o.store, pf->path));
 	pq_sink_init_store(&pf->sink, pf->sw);
 	pq_writer_options po = PQ_WRITER_OPTIONS_INIT;

@@ -29,6 +29,9 @@ typedef struct dl_files_writer_options {
 	int64_t target_file_size;             /* 0: 128 MiB */
 	bool data_change;
 	int threads;                          /* Parquet encoding threads (<= 1: one) */
+	/* Change data files: under _change_data/, named cdc-NNNNN-<uuid>.c000...
+	 * (the schema then ends with the _change_type column). */
+	bool change_data;
 } dl_files_writer_options;
 
 int dl_files_writer_open(dl_files_writer **out, const dl_files_writer_options *o);

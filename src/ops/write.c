@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 #include "columnar/batch_stream.h"
+#include "columnar/builder.h"
 #include "expr/expr.h"
 #include "log/partition_values.h"
 #include "log/protocol.h"
@@ -50,6 +51,8 @@ typedef struct write_ctx {
 	int64_t now;
 	int64_t removed_files, removed_bytes, copied_rows, deleted_rows, input_rows;
 	bool rewrote_rows;            /* replaceWhere over data columns */
+	dl_files_writer *cdc;         /* change data of a rewrite on a CDF table */
+	dl_type *cdc_schema;          /* schema + _change_type */
 	dl_write_progress_fn progress;
 	void *progress_payload;
 } write_ctx;
@@ -276,6 +279,71 @@ static void free_conformed(write_ctx *c, dl_batch *b, const bool *owned)
 	dl_batch_free(b);
 }
 
+/* ---- change data (delta.enableChangeDataFeed) ----
+ * A replaceWhere that rewrites files would otherwise show its copied rows
+ * as deleted and inserted again: its commit carries change data files with
+ * the deleted rows and the inserted ones, which readers then use instead. */
+
+static int open_cdc(write_ctx *c)
+{
+	int n = c->schema->nchildren;
+	dl_field *fs = dl_calloc((size_t)n + 2, sizeof *fs);
+	dl_type *str = dl_type_new(DL_TYPE_STRING);
+	if (!fs || !str) {
+		dl_free(fs);
+		dl_type_unref(str);
+		return DL_ENOMEM;
+	}
+	memcpy(fs, c->schema->children, (size_t)n * sizeof *fs);
+	fs[n].name = (char *)"_change_type";
+	fs[n].type = str;
+	fs[n].nullable = true;
+	fs[n].metadata = c->props.column_mapping_mode == DL_CM_NONE
+	                     ? (char *)"{}"
+	                     : (char *)"{\"delta.columnMapping.physicalName\":\"_change_type\"}";
+	c->cdc_schema = dl_type_struct(fs, n + 1);
+	dl_free(fs);
+	dl_type_unref(str);
+	if (!c->cdc_schema) return DL_ENOMEM;
+	dl_files_writer_options fo;
+	memset(&fo, 0, sizeof fo);
+	fo.store = c->store;
+	fo.schema = c->cdc_schema;
+	fo.partition_columns = (const char *const *)c->part_cols;
+	fo.npartition_columns = c->npart;
+	fo.props = &c->props;
+	fo.data_change = false;
+	fo.threads = 1;
+	fo.change_data = true;
+	return dl_files_writer_open(&c->cdc, &fo);
+}
+
+/* Writes rows of the table schema as change data of kind `kind`. */
+static int cdc_rows(write_ctx *c, const dl_batch *b, const char *kind)
+{
+	if (!c->cdc || b->num_rows == 0) return 0;
+	dl_builder *sb;
+	DL_TRY(dl_builder_new(&sb, c->cdc_schema->children[c->schema->nchildren].type));
+	dl_array *one = NULL, *change = NULL;
+	int rc = dl_builder_append_str(sb, kind);
+	if (rc == 0) rc = dl_builder_finish(&one, sb);
+	dl_builder_free(sb);
+	if (rc == 0 && !(change = dl_array_repeat(one, 0, b->num_rows))) rc = dl_error_last()->code;
+	dl_array_free(one);
+	dl_batch *v = rc == 0 ? dl_batch_new(c->cdc_schema, b->num_rows) : NULL;
+	if (rc == 0 && !v) rc = dl_error_last()->code;
+	if (rc < 0) {
+		dl_array_free(change);
+		return rc;
+	}
+	for (int i = 0; i < b->ncols; i++) v->cols[i] = b->cols[i];
+	v->cols[b->ncols] = change;
+	rc = dl_files_writer_write(c->cdc, v);
+	for (int i = 0; i < b->ncols; i++) v->cols[i] = NULL;
+	dl_batch_free(v);
+	return rc;
+}
+
 static int check_replace_where(write_ctx *c, const dl_batch *b)
 {
 	if (!c->replace_where || !c->o->replace_where_check || b->num_rows == 0) return 0;
@@ -307,6 +375,7 @@ static int write_batch(write_ctx *c, const dl_batch *in)
 	}
 	if (rc == 0) rc = check_replace_where(c, b);
 	if (rc == 0) rc = dl_files_writer_write(c->fw, b);
+	if (rc == 0) rc = cdc_rows(c, b, "insert");
 	free_conformed(c, b, owned);
 	dl_free(owned);
 	return rc;
@@ -364,7 +433,25 @@ typedef struct copy_ctx {
 	int64_t matched;
 	dl_batch **kept;
 	size_t nkept, cap;
+	dl_batch **gone;     /* matched rows, kept for change data */
+	size_t ngone, gone_cap;
 } copy_ctx;
+
+static int push_batch(dl_batch ***list, size_t *n, size_t *cap, dl_batch *b)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 8;
+		dl_batch **nl = dl_reallocarray(*list, nc, sizeof *nl);
+		if (!nl) {
+			dl_batch_free(b);
+			return DL_ENOMEM;
+		}
+		*list = nl;
+		*cap = nc;
+	}
+	(*list)[(*n)++] = b;
+	return 0;
+}
 
 /* Keeps the rows of a file batch where the predicate is not TRUE. */
 static int keep_rows(void *payload, dl_batch *b)
@@ -383,18 +470,11 @@ static int keep_rows(void *payload, dl_batch *b)
 	}
 	if (rc == 0 && keep.count) {
 		dl_batch *k = dl_batch_take(b, keep.idx, keep.count);
-		if (!k) rc = dl_error_last()->code;
-		if (rc == 0 && cc->nkept == cc->cap) {
-			size_t cap = cc->cap ? cc->cap * 2 : 8;
-			dl_batch **nk = dl_reallocarray(cc->kept, cap, sizeof *nk);
-			if (!nk) rc = DL_ENOMEM;
-			else {
-				cc->kept = nk;
-				cc->cap = cap;
-			}
-		}
-		if (rc == 0) cc->kept[cc->nkept++] = k;
-		else dl_batch_free(k);
+		rc = k ? push_batch(&cc->kept, &cc->nkept, &cc->cap, k) : dl_error_last()->code;
+	}
+	if (rc == 0 && match.count && cc->c->cdc) {
+		dl_batch *g = dl_batch_take(b, match.idx, match.count);
+		rc = g ? push_batch(&cc->gone, &cc->ngone, &cc->gone_cap, g) : dl_error_last()->code;
 	}
 	dl_selection_free(&match);
 	dl_selection_free(&keep);
@@ -404,7 +484,8 @@ static int keep_rows(void *payload, dl_batch *b)
 
 /* Rows kept from a rewritten file go to the new files as they are (they
  * were valid table rows): conformed to the written schema, no checks. */
-static int write_copied(write_ctx *c, dl_batch *k)
+/* Rows read from the table (its current schema) in the written schema. */
+static int conform_old(write_ctx *c, const dl_batch *k, dl_batch **out)
 {
 	dl_batch *b = dl_batch_new(c->schema, k->num_rows);
 	if (!b) return dl_error_last()->code;
@@ -418,8 +499,29 @@ static int write_copied(write_ctx *c, dl_batch *k)
 			rc = dl_array_conform(&b->cols[i], k->cols[j], c->schema->children[i].type);
 		}
 	}
-	if (rc == 0) rc = dl_files_writer_write(c->fw, b);
+	if (rc < 0) {
+		dl_batch_free(b);
+		return rc;
+	}
+	*out = b;
+	return 0;
+}
+
+static int write_copied(write_ctx *c, dl_batch *k)
+{
+	dl_batch *b;
+	DL_TRY(conform_old(c, k, &b));
+	int rc = dl_files_writer_write(c->fw, b);
 	c->copied_rows += k->num_rows;
+	dl_batch_free(b);
+	return rc;
+}
+
+static int write_deleted(write_ctx *c, dl_batch *g)
+{
+	dl_batch *b;
+	DL_TRY(conform_old(c, g, &b));
+	int rc = cdc_rows(c, b, "delete");
 	dl_batch_free(b);
 	return rc;
 }
@@ -427,14 +529,19 @@ static int write_copied(write_ctx *c, dl_batch *k)
 static int rewrite_file(write_ctx *c, dl_scan *scan, const dl_add *a, const dl_expr *pred,
                         bool *removed)
 {
-	copy_ctx cc = {c, pred, 0, NULL, 0, 0};
+	copy_ctx cc = {c, pred, 0, NULL, 0, 0, NULL, 0, 0};
 	int rc = dl_scan_read_add(scan, a, NULL, 0, false, keep_rows, &cc);
 	*removed = rc == 0 && cc.matched > 0;
 	for (size_t i = 0; i < cc.nkept; i++) {
 		if (rc == 0 && *removed) rc = write_copied(c, cc.kept[i]);
 		dl_batch_free(cc.kept[i]);
 	}
+	for (size_t i = 0; i < cc.ngone; i++) {
+		if (rc == 0) rc = write_deleted(c, cc.gone[i]);
+		dl_batch_free(cc.gone[i]);
+	}
 	dl_free(cc.kept);
+	dl_free(cc.gone);
 	c->deleted_rows += *removed ? cc.matched : 0;
 	return rc;
 }
@@ -453,6 +560,14 @@ static int remove_matching(write_ctx *c)
 	if (scan->prune_data_cols && dl_scan_open(&reader, c->snap, &so) < 0) {
 		dl_scan_free(scan);
 		return dl_error_last()->code;
+	}
+	if (scan->prune_data_cols && c->props.enable_change_data_feed) {
+		int r = open_cdc(c);
+		if (r < 0) {
+			dl_scan_free(reader);
+			dl_scan_free(scan);
+			return r;
+		}
 	}
 	const dl_type *snap_schema = dl_snapshot_schema(c->snap);
 	dl_expr *pred = NULL;
@@ -645,6 +760,23 @@ static int add_files(write_ctx *c)
 	return 0;
 }
 
+static int add_change_data(write_ctx *c)
+{
+	if (!c->cdc) return 0;
+	DL_TRY(dl_files_writer_finish(c->cdc));
+	for (size_t i = 0; i < dl_files_writer_count(c->cdc); i++) {
+		const dl_add *a = dl_files_writer_add(c->cdc, i);
+		dl_cdc cd;
+		memset(&cd, 0, sizeof cd);
+		cd.path = a->path;
+		cd.partition_values = a->partition_values;
+		cd.size = a->size;
+		cd.data_change = false;
+		DL_TRY(dl_txn_add_cdc(c->txn, &cd));
+	}
+	return 0;
+}
+
 static int prepare(write_ctx *c)
 {
 	dl_table_properties_defaults(&c->props);
@@ -716,9 +848,12 @@ static int run(write_ctx *c, const char *uri, dl_batch_stream *data, int64_t *ve
 	c->data_schema = dl_batch_stream_schema(data);
 	c->now = dl_now_millis();
 	DL_TRY(prepare(c));
-	DL_TRY(write_all(c, data));
+	/* replaceWhere first: whether it rewrites files decides whether the new
+	 * rows are also change data. */
 	if (c->snap && c->o->replace_where) DL_TRY(remove_matching(c));
+	DL_TRY(write_all(c, data));
 	DL_TRY(dl_files_writer_finish(c->fw));
+	DL_TRY(add_change_data(c));
 	DL_TRY(overwrite(c));
 	DL_TRY(add_files(c));
 	DL_TRY(commit_identity(c));
@@ -743,12 +878,15 @@ int dl_ops_write(int64_t *version, const char *uri, dl_batch_stream *data,
 		char *msg = dl_strdup(saved.message);
 		char *klass = dl_strdup(saved.klass);
 		dl_files_writer_discard(c.fw);
+		if (c.cdc) dl_files_writer_discard(c.cdc);
 		if (msg && klass && *klass) dl_error_set_class(rc, klass, "%s", msg);
 		else if (msg) dl_error_set(rc, "%s", msg);
 		dl_free(msg);
 		dl_free(klass);
 	}
 	dl_files_writer_free(c.fw);
+	dl_files_writer_free(c.cdc);
+	dl_type_unref(c.cdc_schema);
 	dl_enforcer_free(c.enf);
 	dl_expr_free(c.replace_where);
 	dl_selection_free(&c.sel);

@@ -138,6 +138,19 @@ contains "$tmp/out" "replaced $u at version 1"
 n=$("$DL_CLI" cat "$u" --version 0 --format csv | tail -n +2 | wc -l)
 [ "$n" -eq 3 ] || fail "version 0 of the replaced table has $n rows, expected 3"
 
+# Change data feed: a replaceWhere that rewrites a file records only the
+# rows it replaced (change data files), not the rows it copied.
+f=$tmp/cdf
+expect 0 create "$f" --schema "id BIGINT, p STRING, v INT" --partition-by p --property delta.enableChangeDataFeed=true
+printf 'id,p,v\n1,a,10\n2,a,20\n3,b,30\n' >"$tmp/c1.csv"
+printf 'id,p,v\n2,a,21\n' >"$tmp/c2.csv"
+expect 0 write "$f" -i "$tmp/c1.csv" -m append
+expect 0 write "$f" -i "$tmp/c2.csv" -m overwrite --replace-where "id = 2"
+ls "$f"/_change_data/p=a/cdc-*.parquet >/dev/null 2>&1 || fail "no change data file"
+expect 0 changes "$f" --from 2 --format csv
+[ "$(tail -n +2 "$tmp/out" | cut -d, -f1-4 | sort | tr '\n' ' ')" = "2,a,20,delete 2,a,21,insert " ] ||
+	fail "change data of the rewrite: $(cat "$tmp/out")"
+
 # JSON lines into a new table: nested objects and arrays become structs and
 # arrays; conflicting shapes become strings.
 n=$tmp/nested
