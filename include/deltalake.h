@@ -11,6 +11,7 @@
 #include "deltalake/history.h"
 #include "deltalake/changes.h"
 #include "deltalake/write.h"
+#include "deltalake/txn.h"
 
 #ifdef __cplusplus
 extern "C" {

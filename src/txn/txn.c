@@ -85,6 +85,9 @@ static void free_kvs(txn_kv *kv, size_t n)
 void dl_txn_free(dl_transaction *t)
 {
 	if (!t) return;
+	if (t->live_index) dl_strmap_free(t->live_index);
+	dl_free(t->live_index);
+	dl_snapshot_free(t->owned_snap);
 	dl_free(t->operation);
 	dl_free(t->engine_info);
 	dl_free(t->user_metadata);

@@ -38,9 +38,8 @@
 #include <stdint.h>
 #include "deltalake/snapshot.h"
 #include "deltalake/store.h"
+#include "deltalake/txn.h"
 #include "log/actions.h"
-
-typedef struct dl_transaction dl_transaction;
 
 #define DL_TXN_OPTIONS_VERSION 1
 typedef struct dl_txn_options {

@@ -40,6 +40,8 @@ typedef struct txn_winners {
 struct dl_transaction {
 	dl_store *store;
 	dl_snapshot *snap;            /* NULL for a new table */
+	dl_snapshot *owned_snap;      /* freed with the transaction (public API) */
+	dl_strmap *live_index;        /* path -> add of the read state, built on demand */
 	int64_t read_version;
 	dl_txn_options opts;          /* strings copied below */
 	char *operation, *engine_info, *user_metadata;

@@ -1,0 +1,97 @@
+/* Transactions: commit your own changes to a Delta table atomically.
+ *
+ * For data files an application wrote itself (or moves between tables),
+ * and for removing files, recording streaming progress (application
+ * transaction ids) or both at once. dl_write (deltalake/write.h) is the
+ * one-call way to write Arrow data; this is the lower level it is built on.
+ *
+ *   dl_transaction *t;
+ *   dl_transaction_options o = DL_TRANSACTION_OPTIONS_INIT;
+ *   o.operation = "STREAMING UPDATE";
+ *   dl_transaction_begin(&t, "/data/events", &o);
+ *   int64_t done;
+ *   if (dl_transaction_app_version(t, "my-stream", &done) == 0 && done >= batch)
+ *       ... already committed: skip ...
+ *   dl_transaction_add_file(t, &(dl_transaction_file){.path = "d=1/part-0.parquet",
+ *       .size = 1234, .stats_json = "{\"numRecords\":10}", .data_change = true, ...});
+ *   dl_transaction_set_app_version(t, "my-stream", batch);
+ *   int64_t version;
+ *   rc = dl_transaction_commit(t, &version);
+ *   dl_transaction_free(t);
+ *
+ * The commit is optimistic: when another writer committed first, its
+ * changes are checked against what this transaction read (files,
+ * predicates, the whole table, app ids) under the table's isolation level;
+ * without a conflict the commit lands at the next version by itself,
+ * otherwise it fails with DL_ECONFLICT and a class from dl_error_last():
+ * ConcurrentAppendException, ConcurrentDeleteReadException,
+ * ConcurrentDeleteDeleteException, MetadataChangedException,
+ * ProtocolChangedException or ConcurrentTransactionException. After a
+ * commit the version checksum, a checkpoint every delta.checkpointInterval
+ * versions and expired log cleanup run by themselves. */
+#ifndef DELTALAKE_TXN_H
+#define DELTALAKE_TXN_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct dl_transaction dl_transaction;
+
+#define DL_TRANSACTION_OPTIONS_VERSION 1
+typedef struct dl_transaction_options {
+	int version;               /* DL_TRANSACTION_OPTIONS_VERSION */
+	const char *operation;     /* commitInfo.operation; NULL: "WRITE" */
+	const char *user_metadata; /* commitInfo.userMetadata, or NULL */
+	const char *engine_info;   /* NULL: "deltalake-c/<version>" */
+	int max_retries;           /* commit attempts after the first; < 0: the default */
+} dl_transaction_options;
+#define DL_TRANSACTION_OPTIONS_INIT {DL_TRANSACTION_OPTIONS_VERSION, NULL, NULL, NULL, -1}
+
+/* Starts a transaction on the latest version of the table at `uri`.
+ * DL_ENOTFOUND when there is no table; DL_EUNSUPPORTED when this library
+ * cannot write it (protocol or features). */
+int dl_transaction_begin(dl_transaction **out, const char *uri, const dl_transaction_options *opts);
+void dl_transaction_free(dl_transaction *t);
+/* The version the transaction read. */
+int64_t dl_transaction_read_version(const dl_transaction *t);
+
+/* A data file to add: `path` relative to the table root (or absolute),
+ * partition values as the log spells them (NULL value: null), the size in
+ * bytes, the statistics JSON (or NULL). */
+typedef struct dl_transaction_file {
+	const char *path;
+	const char *const *partition_keys;
+	const char *const *partition_values;
+	int npartitions;
+	int64_t size;
+	int64_t modification_time_ms; /* 0: now */
+	const char *stats_json;
+	bool data_change;
+} dl_transaction_file;
+int dl_transaction_add_file(dl_transaction *t, const dl_transaction_file *f);
+/* Removes a live file of the read version (its partition values and size
+ * come from the table); records that the transaction read it, so a
+ * concurrent delete of it conflicts. DL_ENOTFOUND when it is not live. */
+int dl_transaction_remove_file(dl_transaction *t, const char *path, bool data_change);
+
+/* What the changes depend on (see above). */
+int dl_transaction_read_predicate(dl_transaction *t, const char *predicate_sql);
+void dl_transaction_read_whole_table(dl_transaction *t);
+/* The last committed version of an application id (DL_ENOTFOUND: never). */
+int dl_transaction_app_version(dl_transaction *t, const char *app_id, int64_t *version);
+int dl_transaction_set_app_version(dl_transaction *t, const char *app_id, int64_t version);
+
+/* commitInfo.operationParameters (string values) and operationMetrics. */
+int dl_transaction_set_parameter(dl_transaction *t, const char *key, const char *value);
+int dl_transaction_set_metric(dl_transaction *t, const char *key, int64_t value);
+
+/* Commits; *version gets the version committed. Once per transaction. */
+int dl_transaction_commit(dl_transaction *t, int64_t *version);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
