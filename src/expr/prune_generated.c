@@ -50,8 +50,18 @@ static bool ordered_pattern(const char *p, size_t n)
 	return last >= 0;
 }
 
+/* The top-level column under n, looking through the implicit DATE <->
+ * TIMESTAMP casts the binder puts around date/time arguments (both are
+ * non-decreasing). */
 static int base_of(const ex_node *n)
 {
+	while (n->kind == EX_CAST && !n->flag) {
+		dl_type_id f = n->args[0]->type->id, t = n->type->id;
+		bool dt = (f == DL_TYPE_DATE || f == DL_TYPE_TIMESTAMP || f == DL_TYPE_TIMESTAMP_NTZ) &&
+		          (t == DL_TYPE_DATE || t == DL_TYPE_TIMESTAMP || t == DL_TYPE_TIMESTAMP_NTZ);
+		if (!dt) break;
+		n = n->args[0];
+	}
 	return n->kind == EX_COL && n->npath == 1 ? n->colidx[0] : -1;
 }
 

@@ -410,15 +410,16 @@ static void test_generated(void **state)
 	    {"code", s, true, "{}"},
 	    {"prefix", s, true, "{\"delta.generationExpression\":\"SUBSTRING(code, 1, 2)\"}"},
 	    {"ym", s, true, "{\"delta.generationExpression\":\"DATE_FORMAT(eventTime, 'yyyy-MM')\"}"},
+	    {"ty", dt, true, "{\"delta.generationExpression\":\"TRUNC(eventTime, 'YEAR')\"}"},
 	};
 	dl_type *sch = dl_type_struct(f, sizeof f / sizeof f[0]);
-	const char *parts[] = {"eventDate", "year", "month", "day", "prefix", "ym"};
+	const char *parts[] = {"eventDate", "year", "month", "day", "prefix", "ym", "ty"};
 	dl_expr *filter, *derived;
 	assert_int_equal(dl_expr_parse(&filter, "eventTime >= '2020-10-01 00:00:00' AND eventTime <= '2020-10-01 12:00:00' "
 	                                        "AND code = 'abcd'"),
 	                 0);
 	assert_int_equal(dl_expr_bind(filter, sch), 0);
-	assert_int_equal(dl_expr_derive_partition_filter(&derived, filter, sch, parts, 6), 0);
+	assert_int_equal(dl_expr_derive_partition_filter(&derived, filter, sch, parts, 7), 0);
 	assert_non_null(derived);
 	dl_buf b = DL_BUF_INIT;
 	dl_expr_sql(derived, &b);
@@ -427,6 +428,7 @@ static void test_generated(void **state)
 	assert_non_null(strstr(b.data, "eventDate <= DATE '2020-10-01'"));
 	assert_non_null(strstr(b.data, "prefix = 'ab'"));
 	assert_non_null(strstr(b.data, "ym >= '2020-10'"));
+	assert_non_null(strstr(b.data, "ty <= DATE '2020-01-01'"));
 	dl_buf_free(&b);
 	/* the partition year=2020/month=10/day=01 is kept, day=02 skipped */
 	part_values pv = {{"eventDate", "year", "month", "day", "prefix", "ym"}, {{0}}, 6};
