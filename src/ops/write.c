@@ -841,6 +841,11 @@ static int run(write_ctx *c, const char *uri, dl_batch_stream *data, int64_t *ve
 	dl_txn_options to = DL_TXN_OPTIONS_INIT;
 	to.operation = "WRITE";
 	to.user_metadata = c->o->user_metadata;
+	/* Row ids and defaultRowCommitVersion are fixed before the commit: a
+	 * retry at a later version would make them wrong, so such a commit that
+	 * loses its version reports a conflict instead of retrying. */
+	if (c->snap && dl_protocol_supports(dl_snapshot_state(c->snap)->protocol, "rowTracking"))
+		to.max_retries = 0;
 	DL_TRY(dl_txn_begin(&c->txn, c->store, c->snap, &to));
 	bool applied;
 	DL_TRY(already_applied(c, &applied));
