@@ -3,38 +3,29 @@
  * page bytes directly and nothing is allocated per value. */
 #include "parquet/dictionary_write.h"
 #include "parquet/encoding_write.h"
+#include "util/hash.h"
 #include "util/mem.h"
 #include <string.h>
-
-static uint64_t mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	return h;
-}
 
 static uint32_t hash_bytes(const uint8_t *p, size_t n)
 {
 	if (n == 8 || n == 4) { /* fixed-width values: one mix */
 		uint64_t x = 0;
 		memcpy(&x, p, n);
-		uint64_t h = mix(x ^ n);
+		uint64_t h = dl_hash_mix64(x ^ n);
 		return (uint32_t)(h ^ (h >> 32));
 	}
 	uint64_t h = 0x9E3779B97F4A7C15ULL ^ n;
 	while (n >= 8) {
 		uint64_t x;
 		memcpy(&x, p, 8);
-		h = (h ^ mix(x)) * 0x9E3779B97F4A7C15ULL;
+		h = (h ^ dl_hash_mix64(x)) * 0x9E3779B97F4A7C15ULL;
 		p += 8;
 		n -= 8;
 	}
 	uint64_t x = 0;
 	if (n) memcpy(&x, p, n);
-	h = mix(h ^ x ^ (n << 56));
+	h = dl_hash_mix64(h ^ x ^ (n << 56));
 	return (uint32_t)(h ^ (h >> 32));
 }
 

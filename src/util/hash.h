@@ -17,6 +17,17 @@
 uint64_t dl_hash_bytes(const void *p, size_t n, uint64_t seed);
 /* A strong mix of one 64-bit value (the splitmix64 finalizer). */
 uint64_t dl_hash_u64(uint64_t x);
+/* The MurmurHash3 64-bit finalizer, inline for the hot loops that hash
+ * every value (log replay's file keys, Parquet dictionary encoding). */
+static inline uint64_t dl_hash_mix64(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= UINT64_C(0xff51afd7ed558ccd);
+	h ^= h >> 33;
+	h *= UINT64_C(0xc4ceb9fe1a85ec53);
+	h ^= h >> 33;
+	return h;
+}
 
 typedef struct dl_strmap_slot {
 	const char *key; /* NULL: empty slot */
