@@ -11,6 +11,7 @@
 #include "deltalake/arrow.h"
 #include "util/error.h"
 #include "util/mem.h"
+#include "util/vec.h"
 
 
 typedef struct ipc_node {
@@ -221,13 +222,8 @@ static int write_schema(dl_ipc_writer *w)
 
 static int add_node(dl_ipc_writer *w, int64_t length, int64_t nulls)
 {
-	if (w->nnodes == w->nodes_cap) {
-		size_t cap = w->nodes_cap ? w->nodes_cap * 2 : 32;
-		ipc_node *p = dl_reallocarray(w->nodes, cap, sizeof(*p));
-		if (!p) return DL_ENOMEM;
-		w->nodes = p;
-		w->nodes_cap = cap;
-	}
+	if (w->nnodes == w->nodes_cap)
+		DL_TRY(dl_vec_grow_(&w->nodes, &w->nodes_cap, w->nnodes, 1, sizeof *w->nodes));
 	w->nodes[w->nnodes++] = (ipc_node){length, nulls};
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include "log/crc.h"
 #include "util/error.h"
 #include "util/hash.h"
+#include "util/vec.h"
 #include "util/pool.h"
 #include "util/mem.h"
 
@@ -42,16 +43,6 @@ struct dl_replayer {
 
 /* ---- hashing of (path, dv unique id) ---- */
 
-static inline uint64_t mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	return h;
-}
-
 static uint64_t hash_bytes(uint64_t h, const char *s, size_t n)
 {
 	while (n >= 8) {
@@ -74,9 +65,9 @@ uint64_t dl_file_key_hash(const char *path, const dl_dv_descriptor *dv)
 	if (dv) {
 		h = hash_bytes(h ^ (uint64_t)(unsigned char)dv->storage_type, dv->path_or_inline,
 		               strlen(dv->path_or_inline));
-		h ^= mix((uint64_t)dv->offset + 0x5bd1e995);
+		h ^= dl_hash_mix64((uint64_t)dv->offset + 0x5bd1e995);
 	}
-	return mix(h);
+	return dl_hash_mix64(h);
 }
 
 static bool dv_equal(const dl_dv_descriptor *a, const dl_dv_descriptor *b)
@@ -107,7 +98,7 @@ static int seen_grow(dl_replayer *r)
 	if (!ns) return DL_ENOMEM;
 	for (size_t i = 0; i < r->cap; i++) {
 		if (!r->slots[i].ref) continue;
-		size_t j = mix(r->slots[i].tag) & (ncap - 1);
+		size_t j = dl_hash_mix64(r->slots[i].tag) & (ncap - 1);
 		while (ns[j].ref) j = (j + 1) & (ncap - 1);
 		ns[j] = r->slots[i];
 	}
@@ -123,7 +114,7 @@ static int seen_find(dl_replayer *r, uint64_t h, const char *path, const dl_dv_d
                      size_t *slot)
 {
 	if ((r->used + 1) * 4 >= r->cap * 3) DL_TRY(seen_grow(r));
-	size_t j = mix(h >> 32) & (r->cap - 1);
+	size_t j = dl_hash_mix64(h >> 32) & (r->cap - 1);
 	uint32_t tag = (uint32_t)(h >> 32);
 	while (r->slots[j].ref) {
 		if (r->slots[j].tag == tag) {
@@ -204,13 +195,8 @@ static int push_add(dl_replayer *r, const dl_add *a, uint32_t *ref)
 static int push_remove(dl_replayer *r, const dl_remove *rm, uint32_t *ref)
 {
 	dl_log_state *st = r->st;
-	if (st->nremoves == st->removes_cap) {
-		size_t nc = st->removes_cap ? st->removes_cap * 2 : 64;
-		dl_remove *n = dl_reallocarray(st->removes, nc, sizeof *n);
-		if (!n) return DL_ENOMEM;
-		st->removes = n;
-		st->removes_cap = nc;
-	}
+	if (st->nremoves == st->removes_cap)
+		DL_TRY(dl_vec_grow_(&st->removes, &st->removes_cap, st->nremoves, 1, sizeof *st->removes));
 	st->removes[st->nremoves] = *rm;
 	*ref = (uint32_t)((st->nremoves << 1) + 2);
 	st->nremoves++;
@@ -261,13 +247,8 @@ static int offer_txn(dl_replayer *r, const dl_txn *t)
 		return 0;
 	}
 	DL_TRY(dl_strmap_put(&r->txn_ids, t->app_id, strlen(t->app_id), NULL, NULL));
-	if (st->ntxns == st->txns_cap) {
-		size_t nc = st->txns_cap ? st->txns_cap * 2 : 8;
-		dl_txn *n = dl_reallocarray(st->txns, nc, sizeof *n);
-		if (!n) return DL_ENOMEM;
-		st->txns = n;
-		st->txns_cap = nc;
-	}
+	if (st->ntxns == st->txns_cap)
+		DL_TRY(dl_vec_grow_(&st->txns, &st->txns_cap, st->ntxns, 1, sizeof *st->txns));
 	st->txns[st->ntxns++] = *t;
 	return 0;
 }
@@ -280,13 +261,8 @@ static int offer_domain(dl_replayer *r, const dl_domain_metadata *d)
 		return 0;
 	}
 	DL_TRY(dl_strmap_put(&r->domain_ids, d->domain, strlen(d->domain), NULL, NULL));
-	if (st->ndomains == st->domains_cap) {
-		size_t nc = st->domains_cap ? st->domains_cap * 2 : 8;
-		dl_domain_metadata *n = dl_reallocarray(st->domains, nc, sizeof *n);
-		if (!n) return DL_ENOMEM;
-		st->domains = n;
-		st->domains_cap = nc;
-	}
+	if (st->ndomains == st->domains_cap)
+		DL_TRY(dl_vec_grow_(&st->domains, &st->domains_cap, st->ndomains, 1, sizeof *st->domains));
 	/* removed ones are kept while replaying (they shadow older ones) */
 	st->domains[st->ndomains++] = *d;
 	return 0;
@@ -303,13 +279,8 @@ static int keep_copy(dl_replayer *r, const void *src, size_t n, const void **dst
 
 static int offer_sidecar(dl_replayer *r, const dl_sidecar *s)
 {
-	if (r->nsidecars == r->sidecars_cap) {
-		size_t nc = r->sidecars_cap ? r->sidecars_cap * 2 : 8;
-		dl_sidecar *n = dl_reallocarray(r->sidecars, nc, sizeof *n);
-		if (!n) return DL_ENOMEM;
-		r->sidecars = n;
-		r->sidecars_cap = nc;
-	}
+	if (r->nsidecars == r->sidecars_cap)
+		DL_TRY(dl_vec_grow_(&r->sidecars, &r->sidecars_cap, r->nsidecars, 1, sizeof *r->sidecars));
 	r->sidecars[r->nsidecars++] = *s;
 	return 0;
 }
@@ -541,13 +512,8 @@ static size_t plan_units(const dl_log_segment *seg, unit *u)
 
 static int keep_block_arena(dl_log_state *st, dl_arena *a)
 {
-	if (st->nblock_arenas == st->block_arenas_cap) {
-		size_t nc = st->block_arenas_cap ? st->block_arenas_cap * 2 : 16;
-		dl_arena *n = dl_reallocarray(st->block_arenas, nc, sizeof *n);
-		if (!n) return DL_ENOMEM;
-		st->block_arenas = n;
-		st->block_arenas_cap = nc;
-	}
+	if (st->nblock_arenas == st->block_arenas_cap)
+		DL_TRY(dl_vec_grow_(&st->block_arenas, &st->block_arenas_cap, st->nblock_arenas, 1, sizeof *st->block_arenas));
 	st->block_arenas[st->nblock_arenas++] = *a;
 	memset(a, 0, sizeof *a);
 	return 0;
@@ -564,11 +530,11 @@ static int consume_block(dl_replayer *r, dl_commit_block *b)
 	 * slots a few actions ahead, the probes are mostly cache misses. */
 	const size_t ahead = 8;
 	for (size_t i = 0; i < b->nactions && i < ahead; i++)
-		if (b->hashes[i] && r->cap) __builtin_prefetch(&r->slots[(size_t)mix(b->hashes[i] >> 32) & (r->cap - 1)]);
+		if (b->hashes[i] && r->cap) __builtin_prefetch(&r->slots[(size_t)dl_hash_mix64(b->hashes[i] >> 32) & (r->cap - 1)]);
 	for (size_t i = 0; i < b->nactions; i++) {
 		size_t j = i + ahead;
 		if (j < b->nactions && b->hashes[j] && r->cap)
-			__builtin_prefetch(&r->slots[(size_t)mix(b->hashes[j] >> 32) & (r->cap - 1)]);
+			__builtin_prefetch(&r->slots[(size_t)dl_hash_mix64(b->hashes[j] >> 32) & (r->cap - 1)]);
 		const dl_action *a = &b->actions[i];
 		if (a->kind == DL_ACTION_ADD || a->kind == DL_ACTION_REMOVE) DL_TRY(offer_file_hashed(r, a, b->hashes[i]));
 		else DL_TRY(dl_replay_offer(r, a));
