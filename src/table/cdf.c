@@ -429,6 +429,56 @@ static int resolve_range(cdf *c, const dl_changes_options *o)
 	return 0;
 }
 
+/* Whether the feed is on over the whole range, before any row is
+ * produced: only the metaData lines of the range's commits are parsed. */
+static int precheck_enabled(cdf *c)
+{
+	bool enabled = c->enabled;
+	dl_store *st = dl_snapshot_store(c->snap);
+	for (int64_t v = c->next; v <= c->end; v++) {
+		char path[64];
+		snprintf(path, sizeof path, "_delta_log/%020" PRId64 ".json", v);
+		uint8_t *data;
+		size_t len;
+		int rc = dl_store_get(st, path, &data, &len);
+		if (rc == DL_ENOTFOUND)
+			return dl_error_set(DL_ENOTFOUND, "commit %" PRId64 " (%s) is missing: the log was cleaned up past "
+			                    "it, so its changes cannot be read", v, path);
+		DL_TRY(rc);
+		commit_actions ca;
+		memset(&ca, 0, sizeof ca);
+		ca.what = path;
+		const char *text = (const char *)data;
+		for (const char *line = text; rc == 0 && line < text + len;) {
+			const char *nl = memchr(line, '\n', (size_t)(text + len - line));
+			size_t n = nl ? (size_t)(nl - line) : (size_t)(text + len - line);
+			/* a metaData action's line starts with its key */
+			const char *k = line;
+			while (k < line + n && (*k == ' ' || *k == '\t' || *k == '{')) k++;
+			if ((size_t)(line + n - k) > 11 && memcmp(k, "\"metaData\"", 10) == 0) {
+				dl_json *j;
+				rc = dl_json_parse(&ca.arena, line, n, path, &j);
+				if (rc == 0) rc = collect_action(j, 0, &ca);
+			}
+			line = nl ? nl + 1 : text + len;
+		}
+		dl_free(data);
+		for (size_t i = 0; rc == 0 && i < ca.n; i++) {
+			dl_table_properties p;
+			dl_table_properties_parse(&p, &ca.items[i].u.metadata.configuration, false);
+			enabled = p.enable_change_data_feed;
+		}
+		dl_free(ca.items);
+		dl_arena_free(&ca.arena);
+		DL_TRY(rc);
+		if (!enabled)
+			return dl_error_set(DL_EINVALID, "the change data feed was not enabled at version %" PRId64
+			                    " (table property delta.enableChangeDataFeed); read changes from a later "
+			                    "version", v);
+	}
+	return 0;
+}
+
 static int build_schema(cdf *c)
 {
 	c->string_t = dl_type_new(DL_TYPE_STRING);
@@ -463,6 +513,7 @@ int dl_changes_batches(dl_batch_stream **out, const char *uri, const dl_changes_
 	if (rc == 0) rc = dl_log_commit_timestamps(dl_snapshot_store(c->snap), dl_snapshot_props(c->snap),
 	                                           &c->versions, &c->ts, &c->nversions);
 	if (rc == 0) rc = resolve_range(c, o);
+	if (rc == 0) rc = precheck_enabled(c);
 	dl_scan_options sco = DL_SCAN_OPTIONS_INIT;
 	sco.threads = 1;
 	if (rc == 0) rc = dl_scan_open(&c->scan, c->snap, &sco);

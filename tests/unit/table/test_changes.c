@@ -153,6 +153,33 @@ static void change_feed(void **state)
 	fixture_close(&f);
 }
 
+/* A commit turning the feed off fails the whole range up front, before
+ * any row; the range before it still reads. */
+static void feed_turned_off(void **state)
+{
+	(void)state;
+	fixture f;
+	make_table(&f);
+	/* the same metaData with the property set to "false" */
+	const char *key = "\"delta.enableChangeDataFeed\":\"true\"";
+	const char *at = strstr(schema_line, key);
+	assert_non_null(at);
+	char off[2048];
+	snprintf(off, sizeof off, "%.*s\"delta.enableChangeDataFeed\":\"false\"%s", (int)(at - schema_line), schema_line,
+	         at + strlen(key));
+	const char *v4[] = {"{\"commitInfo\":{\"timestamp\":5000,\"operation\":\"SET TBLPROPERTIES\"}}", off};
+	assert_int_equal(fixture_commit(&f, 4, v4, 2), 0);
+	dl_changes_options o = DL_CHANGES_OPTIONS_INIT;
+	dl_batch_stream *bs = NULL;
+	assert_int_equal(dl_changes_batches(&bs, f.dir, &o), DL_EINVALID);
+	assert_null(bs);
+	assert_non_null(strstr(dl_error_last()->message, "not enabled at version 4"));
+	counts c;
+	assert_int_equal(read_changes(f.dir, 0, 3, &c), 0);
+	assert_int_equal(c.insert, 18);
+	fixture_close(&f);
+}
+
 static void history_and_detail(void **state)
 {
 	(void)state;
@@ -188,6 +215,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(change_feed),
+		cmocka_unit_test(feed_turned_off),
 		cmocka_unit_test(history_and_detail),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
