@@ -104,7 +104,8 @@ int dl_txn_commit(dl_transaction *t, int64_t *version)
 		int64_t ict = ict_enabled(t) ? next_ict(t, now) : DL_NONE;
 		int64_t ts = ict != DL_NONE ? ict : now;
 		dl_buf_clear(&b);
-		rc = build(&b, t, ts, ict);
+		rc = dl_txn_rebase_rows(t, v);
+		if (rc == 0) rc = build(&b, t, ts, ict);
 		if (rc < 0) break;
 		char path[96];
 		dl_log_commit_path(path, sizeof path, v);

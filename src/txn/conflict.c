@@ -11,7 +11,9 @@
  *               it read the whole table);
  *   delete/delete a file both removed;
  *   app ids     a txn action for an app id this transaction read or writes;
- *   domains     a domainMetadata for a domain this transaction writes.
+ *   domains     a domainMetadata for a domain this transaction writes
+ *               (except delta.rowTracking: fresh row ids are moved past the
+ *               winner's high-water mark instead, as Spark does).
  * No conflict: the caller retries at the next version. */
 #include "txn/txn_internal.h"
 
@@ -131,11 +133,18 @@ static int on_line(const dl_json *line, int64_t lineno, void *payload)
 		t->winners.txns_changed = true;
 		if (!w->app_id && writes_app(t, a.u.txn.app_id)) w->app_id = a.u.txn.app_id;
 		break;
-	case DL_ACTION_DOMAIN_METADATA:
+	case DL_ACTION_DOMAIN_METADATA: {
+		const dl_domain_metadata *d = &a.u.domain_metadata;
 		t->winners.domains_changed = true;
-		if (!w->domain && writes_domain(t, a.u.domain_metadata.domain))
-			w->domain = a.u.domain_metadata.domain;
+		if (strcmp(d->domain, "delta.rowTracking") == 0 && t->rows.tracked) {
+			/* not a conflict: this commit's row ids move past the winner's */
+			int64_t hwm = dl_txn_row_id_hwm(d->configuration);
+			if (hwm > t->winners.row_id_hwm) t->winners.row_id_hwm = hwm;
+			break;
+		}
+		if (!w->domain && writes_domain(t, d->domain)) w->domain = d->domain;
 		break;
+	}
 	default: break;
 	}
 	return 0;

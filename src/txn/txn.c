@@ -64,6 +64,10 @@ int dl_txn_begin(dl_transaction **out, dl_store *store, dl_snapshot *snapshot,
 	t->blind_append = -1;
 	t->version = -1;
 	t->winners.last_ict = t->winners.last_ts = DL_NONE;
+	t->winners.row_id_hwm = -1;
+	t->rows.read_hwm = -1;
+	t->rows.min_fresh_base = INT64_MAX;
+	t->rows.version = t->read_version + 1;
 	if (failed || dl_uuid_v4(t->txn_id) < 0) {
 		int rc = failed ? DL_ENOMEM : dl_error_last()->code;
 		dl_txn_free(t);
@@ -164,6 +168,9 @@ int dl_txn_add_file(dl_transaction *t, const dl_add *add)
 	DL_TRY(append_line(t, &a));
 	t->nadds++;
 	t->add_bytes += add->size > 0 ? add->size : 0;
+	if (add->base_row_id != DL_NONE && add->default_row_commit_version == t->read_version + 1 &&
+	    add->base_row_id < t->rows.min_fresh_base)
+		t->rows.min_fresh_base = add->base_row_id;
 	if (add->data_change) t->data_change = true;
 	else t->only_data_adds = false;
 	return 0;
@@ -264,6 +271,13 @@ int dl_txn_set_domain(dl_transaction *t, const char *domain, const char *configu
 	for (size_t i = 0; i < t->ndomains; i++)
 		if (strcmp(t->domains[i].domain, domain) == 0)
 			return dl_error_set(DL_EINVALID, "domain '%s' appears twice in one commit", domain);
+	if (strcmp(domain, "delta.rowTracking") == 0 && !removed) {
+		t->rows.tracked = true;
+		t->rows.own_hwm = dl_txn_row_id_hwm(configuration);
+		const char *read = t->snap ? dl_snapshot_domain(t->snap, domain) : NULL;
+		t->rows.read_hwm = read ? dl_txn_row_id_hwm(read) : -1;
+		t->rows.read_known = read != NULL;
+	}
 	DL_TRY(grow((void **)&t->domains, &t->domains_cap, t->ndomains, sizeof *t->domains));
 	char *d = dl_strdup(domain);
 	char *c = dl_strdup(configuration ? configuration : "");

@@ -35,7 +35,21 @@ typedef struct txn_winners {
 	int64_t last_ict;             /* newest winner inCommitTimestamp, DL_NONE */
 	int64_t last_ts;              /* newest winner commitInfo.timestamp, DL_NONE */
 	bool txns_changed, domains_changed; /* the .crc lists would be stale */
+	int64_t row_id_hwm;           /* newest delta.rowTracking high-water mark, -1 */
 } txn_winners;
+
+/* Row tracking (PROTOCOL.md "Row Tracking"): fresh adds carry row ids after
+ * the read high-water mark and the version they commit in; when the commit
+ * lands later than planned, both are moved instead of failing. */
+typedef struct txn_rows {
+	bool tracked;                 /* the commit sets the delta.rowTracking domain */
+	int64_t read_hwm;             /* the mark the fresh ids start after */
+	bool read_known;              /* read_hwm came from the read snapshot */
+	int64_t min_fresh_base;       /* lowest baseRowId of adds new in this commit */
+	int64_t own_hwm;              /* the mark this commit writes */
+	int64_t shift;                /* row ids moved so far */
+	int64_t version;              /* defaultRowCommitVersion the lines carry now */
+} txn_rows;
 
 struct dl_transaction {
 	dl_store *store;
@@ -62,6 +76,7 @@ struct dl_transaction {
 	size_t napps, apps_cap;
 	txn_domain *domains;
 	size_t ndomains, domains_cap;
+	txn_rows rows;
 
 	/* read set */
 	dl_strmap read_files;         /* copied keys */
@@ -100,6 +115,12 @@ int dl_txn_commit_info(dl_buf *out, const dl_transaction *t, int64_t timestamp, 
 /* conflict.c: reads the winning commit `version` and checks it against
  * the transaction. 0 (retry), DL_ECONFLICT with a class, or a read error. */
 int dl_txn_check_winner(dl_transaction *t, int64_t version);
+
+/* row_tracking.c: the high-water mark of a domain configuration (-1 when
+ * absent or malformed), and moving the fresh row ids and commit version of
+ * the write set to commit at `version` after winners raised the mark. */
+int64_t dl_txn_row_id_hwm(const char *configuration);
+int dl_txn_rebase_rows(dl_transaction *t, int64_t version);
 
 /* post_commit.c: checksum file, checkpoint and log cleanup after a commit. */
 void dl_txn_post_commit(dl_transaction *t);

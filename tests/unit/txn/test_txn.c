@@ -529,6 +529,63 @@ static void test_crc_files(void **state)
 	dl_store_free(s);
 }
 
+
+/* Two writers of a row-tracking table assign row ids from the same mark;
+ * the one that commits second gets its ids moved past the winner's and its
+ * defaultRowCommitVersion set to where it landed (no conflict). */
+static void test_row_tracking_retry(void **state)
+{
+	(void)state;
+	dl_store *s = new_store();
+	dl_transaction *t = begin(s, NULL, "CREATE TABLE");
+	const char *wf[] = {"rowTracking", "domainMetadata"};
+	dl_protocol p = {1, 7, NULL, 0, wf, 2};
+	dl_kv kv = {"delta.enableRowTracking", "true"};
+	dl_metadata m = {.id = "6a3c1f0e-0000-4000-8000-0000000000aa", .schema_string = SCHEMA,
+	                 .created_time = DL_NONE, .configuration = {&kv, 1}};
+	assert_int_equal(dl_txn_set_protocol(t, &p), 0);
+	assert_int_equal(dl_txn_set_metadata(t, &m), 0);
+	int64_t v;
+	assert_int_equal(dl_txn_commit(t, &v), 0);
+	dl_txn_free(t);
+	dl_snapshot *snap = open_snap(s);
+	dl_transaction *w[2];
+	for (int i = 0; i < 2; i++) {
+		w[i] = begin(s, snap, "WRITE");
+		for (int f = 0; f < 2; f++) {
+			char path[32];
+			snprintf(path, sizeof path, "w%d-%d.parquet", i, f);
+			dl_kv pv;
+			dl_add a = make_add(path, "a", &pv);
+			a.base_row_id = f * 3;          /* 3 rows per file, after mark -1 */
+			a.default_row_commit_version = 1;
+			assert_int_equal(dl_txn_add_file(w[i], &a), 0);
+		}
+		assert_int_equal(dl_txn_set_domain(w[i], "delta.rowTracking", "{\"rowIdHighWaterMark\":5}", false), 0);
+	}
+	assert_int_equal(dl_txn_commit(w[0], &v), 0);
+	assert_int_equal(v, 1);
+	int rc = dl_txn_commit(w[1], &v);
+	if (rc < 0) fprintf(stderr, "%s\n", dl_error_last()->message);
+	assert_int_equal(rc, 0);
+	assert_int_equal(v, 2);
+	dl_txn_free(w[0]);
+	dl_txn_free(w[1]);
+	dl_snapshot_free(snap);
+	snap = open_snap(s);
+	assert_string_equal(dl_snapshot_domain(snap, "delta.rowTracking"), "{\"rowIdHighWaterMark\":11}");
+	for (size_t i = 0; i < dl_snapshot_file_count(snap); i++) {
+		dl_file_info f;
+		assert_int_equal(dl_snapshot_file_at(snap, i, &f), 0);
+		int wr, k;
+		assert_int_equal(sscanf(f.path, "w%d-%d", &wr, &k), 2);
+		assert_int_equal(f.base_row_id, wr * 6 + k * 3);
+		assert_int_equal(f.default_row_commit_version, wr + 1);
+	}
+	dl_snapshot_free(snap);
+	dl_store_free(s);
+}
+
 static void test_invalid_use(void **state)
 {
 	(void)state;
@@ -556,6 +613,7 @@ int main(void)
 		cmocka_unit_test(test_append_only),
 		cmocka_unit_test(test_in_commit_timestamps),
 		cmocka_unit_test(test_crc_files),
+		cmocka_unit_test(test_row_tracking_retry),
 		cmocka_unit_test(test_invalid_use),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
