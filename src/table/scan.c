@@ -51,6 +51,23 @@ int dl_scan_open(dl_scan **out, dl_snapshot *snap, const dl_scan_options *opts)
 	return 0;
 }
 
+int dl_scan_open_expr(dl_scan **out, dl_snapshot *snap, const dl_scan_options *o, const dl_expr *filter)
+{
+	*out = NULL;
+	dl_scan_options copy = DL_SCAN_OPTIONS_INIT;
+	if (o) copy = *o;
+	if (copy.filter)
+		return dl_error_set(DL_EINVALID, "dl_scan_open_expr takes the filter as an expression: leave "
+		                    "options.filter NULL");
+	if (!filter) return dl_scan_open(out, snap, &copy);
+	dl_buf sql = DL_BUF_INIT;
+	int rc = dl_expr_sql(filter, &sql);
+	copy.filter = sql.data;
+	if (rc == 0) rc = dl_scan_open(out, snap, &copy);
+	dl_buf_free(&sql);
+	return rc;
+}
+
 void dl_scan_free(dl_scan *s)
 {
 	if (!s) return;

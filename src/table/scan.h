@@ -57,6 +57,11 @@ struct dl_scan {
 	dl_store *root_store;  /* for absolute file paths ("/..."), opened on demand */
 };
 
+/* dl_scan_open with an expression instead of SQL text (for the write
+ * path: DELETE/UPDATE/MERGE conditions). The expression is copied (through
+ * its canonical SQL) and bound to the table; o->filter must be NULL. */
+int dl_scan_open_expr(dl_scan **out, dl_snapshot *snap, const dl_scan_options *o, const dl_expr *filter);
+
 /* Planning (scan_plan.c). */
 int dl_scan_plan_columns(dl_scan *s, const dl_scan_options *o);
 int dl_scan_plan_files(dl_scan *s);

@@ -110,6 +110,20 @@ static void projection_and_filters(void **state)
 	assert_int_equal(fixture_scan(&b, f.dir, &o, &m), 0);
 	assert_int_equal(b->num_rows, 2);
 	dl_batch_free(b);
+	/* the same filter as an expression (the write path's form) */
+	dl_expr *e;
+	assert_int_equal(dl_expr_parse(&e, "name = 'n6' OR id = 19"), 0);
+	dl_snapshot *snap;
+	assert_int_equal(dl_snapshot_open(&snap, f.dir, NULL), 0);
+	dl_scan_options eo = o;
+	eo.filter = NULL;
+	dl_scan *scan;
+	assert_int_equal(dl_scan_open_expr(&scan, snap, &eo, e), 0);
+	assert_int_equal(dl_scan_file_count(scan), 2);
+	dl_scan_free(scan);
+	assert_int_equal(dl_scan_open_expr(&scan, snap, &o, e), DL_EINVALID);
+	dl_snapshot_free(snap);
+	dl_expr_free(e);
 	/* errors name the problem */
 	o.filter = "nope > 1";
 	assert_true(fixture_scan(&b, f.dir, &o, NULL) < 0);
