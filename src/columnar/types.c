@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include "columnar/geo_type.h"
 #include "util/error.h"
 #include "util/mem.h"
 
@@ -156,10 +157,11 @@ void dl_type_unref(dl_type *t)
 	if (__atomic_sub_fetch(&t->refcount, 1, __ATOMIC_ACQ_REL) != 0) return;
 	for (int i = 0; i < t->nchildren; i++) field_clear(&t->children[i]);
 	dl_free(t->children);
+	dl_free(t->geo);
 	dl_free(t);
 }
 
-/* Structural equality: ids, decimal parameters, field names (exact),
+/* Structural equality: ids, decimal parameters, geospatial text, field names (exact),
  * nullability and child types. Field metadata is not compared: two columns
  * with different comments hold the same kind of values. */
 bool dl_type_equals(const dl_type *a, const dl_type *b)
@@ -167,6 +169,7 @@ bool dl_type_equals(const dl_type *a, const dl_type *b)
 	if (a == b) return true;
 	if (!a || !b || a->id != b->id || a->nchildren != b->nchildren) return false;
 	if (a->id == DL_TYPE_DECIMAL && (a->precision != b->precision || a->scale != b->scale)) return false;
+	if ((a->geo || b->geo) && (!a->geo || !b->geo || strcmp(a->geo, b->geo) != 0)) return false;
 	for (int i = 0; i < a->nchildren; i++) {
 		const dl_field *x = &a->children[i], *y = &b->children[i];
 		if (x->nullable != y->nullable || strcmp(x->name, y->name) != 0) return false;
@@ -265,8 +268,25 @@ static bool plain_identifier(const char *s)
 	return true;
 }
 
+/* GEOMETRY(<crs>) / GEOGRAPHY(<crs>, <algorithm>), defaults spelled out. */
+static void sql_geo(sw *w, const char *text)
+{
+	dl_geo_info g;
+	if (dl_geo_parse(&g, text) < 0) {
+		sw_printf(w, "BINARY");
+		return;
+	}
+	if (g.kind == DL_GEO_GEOMETRY) sw_printf(w, "GEOMETRY(%.*s)", (int)g.crs_len, g.crs);
+	else
+		sw_printf(w, "GEOGRAPHY(%.*s, %s)", (int)g.crs_len, g.crs, dl_geo_algorithm_name(g.algorithm));
+}
+
 static void sql_rec(sw *w, const dl_type *t)
 {
+	if (t->geo) {
+		sql_geo(w, t->geo);
+		return;
+	}
 	switch (t->id) {
 	case DL_TYPE_DECIMAL:
 		sw_printf(w, "DECIMAL(%d,%d)", t->precision, t->scale);
@@ -312,6 +332,7 @@ void dl_type_sql(const dl_type *t, char *out, size_t cap)
 static void name_rec(sw *w, const dl_type *t)
 {
 	if (t->id == DL_TYPE_DECIMAL) sw_printf(w, "decimal(%d,%d)", t->precision, t->scale);
+	else if (t->geo) sw_printf(w, "%s", t->geo);
 	else sw_printf(w, "%s", delta_names[t->id]);
 }
 

@@ -52,6 +52,10 @@ struct dl_type {
 	int scale;     /* DL_TYPE_DECIMAL */
 	int nchildren;
 	dl_field *children;
+	/* DL_TYPE_BINARY only: the Delta text of a geospatial type
+	 * ("geometry(OGC:CRS84)", "geography(OGC:CRS84, spherical)") whose WKB
+	 * values the binary holds; NULL for plain binary. See geo_type.h. */
+	char *geo;
 };
 
 /* 128-bit decimals without a pedantic warning. */

@@ -12,7 +12,7 @@ static const char *const readable[] = {
 	"domainMetadata", "rowTracking", "inCommitTimestamp", "icebergCompatV1", "icebergCompatV2",
 	"appendOnly", "invariants", "checkConstraints", "generatedColumns", "changeDataFeed",
 	"identityColumns", "allowColumnDefaults", "clustering", "icebergWriterCompatV1",
-	"materializePartitionColumns", NULL,
+	"materializePartitionColumns", "geospatial", NULL,
 };
 
 /* Writer features whose rules this library follows when it writes. */
@@ -21,7 +21,7 @@ static const char *const writable[] = {
 	"columnMapping", "identityColumns", "deletionVectors", "timestampNtz", "v2Checkpoint",
 	"vacuumProtocolCheck", "domainMetadata", "rowTracking", "inCommitTimestamp",
 	"allowColumnDefaults", "clustering", "typeWidening", "typeWidening-preview", "variantType",
-	"variantType-preview", NULL,
+	"variantType-preview", "geospatial", NULL,
 };
 
 static bool in_list(const char *const *list, const char *name)

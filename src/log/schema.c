@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "columnar/geo_type.h"
 #include "util/error.h"
 #include "util/mem.h"
 
@@ -117,6 +118,7 @@ int dl_schema_type_from_json(dl_type **out, const dl_json *v, const char *where)
 	if (v->kind == DL_JSON_STRING) {
 		dl_type_id id;
 		int p, s;
+		if (dl_geo_is_geo_name(v->u.str.ptr)) return dl_type_geo(out, v->u.str.ptr);
 		DL_TRY(dl_schema_primitive_from_name(v->u.str.ptr, &id, &p, &s));
 		*out = id == DL_TYPE_DECIMAL ? dl_type_decimal(p, s)
 		       : id == DL_TYPE_VARIANT ? dl_type_variant() : dl_type_new(id);
@@ -230,6 +232,10 @@ void dl_schema_write_type(dl_json_writer *w, const dl_type *t)
 	case DL_TYPE_NULL: dl_jw_string(w, "void"); return;
 	case DL_TYPE_VARIANT: dl_jw_string(w, "variant"); return;
 	default:
+		if (t->geo) { /* as the schema spelled it */
+			dl_jw_string(w, t->geo);
+			return;
+		}
 		for (size_t i = 0; i < sizeof primitives / sizeof primitives[0]; i++) {
 			if (primitives[i].id == t->id) {
 				dl_jw_string(w, primitives[i].name);
