@@ -369,6 +369,26 @@ static int conform_struct(dl_array **out, const dl_array *a, dl_type *to)
 	return 0;
 }
 
+/* Arrays and maps: the same offsets and validity, elements (or the
+ * key/value entries) conformed to the new element type. */
+static int conform_list(dl_array **out, const dl_array *a, dl_type *to)
+{
+	dl_array *r = dl_array_new(to, a->length);
+	if (!r) return dl_error_last()->code;
+	int rc = copy_validity(r, a);
+	if (rc == 0) memcpy(r->offsets, a->offsets, (size_t)(a->length + 1) * sizeof *r->offsets);
+	dl_array *child = NULL;
+	if (rc == 0) rc = dl_array_conform(&child, a->children[0], r->children[0]->type);
+	if (rc == 0) {
+		dl_array_free(r->children[0]);
+		r->children[0] = child;
+		*out = r;
+		return 0;
+	}
+	dl_array_free(r);
+	return rc;
+}
+
 int dl_array_conform(dl_array **out, const dl_array *a, dl_type *to)
 {
 	if (a->type->id == DL_TYPE_NULL && to->id != DL_TYPE_NULL) {
@@ -387,6 +407,8 @@ int dl_array_conform(dl_array **out, const dl_array *a, dl_type *to)
 		return 0;
 	}
 	if (a->type->id == DL_TYPE_STRUCT && to->id == DL_TYPE_STRUCT) return conform_struct(out, a, to);
+	if ((a->type->id == DL_TYPE_ARRAY || a->type->id == DL_TYPE_MAP) && a->type->id == to->id)
+		return conform_list(out, a, to);
 	if (dl_type_is_primitive(a->type) && dl_type_widens_to(a->type, to))
 		return widen_values(out, a, to);
 	char x[128], y[128];

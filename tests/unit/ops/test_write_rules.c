@@ -385,6 +385,61 @@ static void test_partition_paths(void **state)
 	dl_free(uri);
 }
 
+/* mergeSchema adds a field to structs inside an array. */
+static void test_nested_array_evolution(void **state)
+{
+	(void)state;
+	char *uri = fx_table(g_dir, "array_evolution");
+	create(uri, "id BIGINT, l ARRAY<STRUCT<a: INT>>", NULL, 0);
+	dl_type *t;
+	assert_int_equal(dl_ddl_parse_schema(&t, "id BIGINT, l ARRAY<STRUCT<a: INT, b: STRING>>"), 0);
+	dl_builder *bi, *bl;
+	dl_builder_new(&bi, t->children[0].type);
+	dl_builder_new(&bl, t->children[1].type);
+	dl_builder_append_int(bi, 1);
+	dl_builder_begin_list(bl);
+	dl_builder *e = dl_builder_child(bl, 0);
+	for (int k = 0; k < 2; k++) {
+		dl_builder_begin_struct(e);
+		dl_builder_append_int(dl_builder_child(e, 0), k);
+		dl_builder_append_str(dl_builder_child(e, 1), k ? "y" : "x");
+		dl_builder_end_struct(e);
+	}
+	dl_builder_end_list(bl);
+	dl_batch *b = dl_batch_new(t, 1);
+	dl_builder_finish(&b->cols[0], bi);
+	dl_builder_finish(&b->cols[1], bl);
+	dl_builder_free(bi);
+	dl_builder_free(bl);
+	dl_type_unref(t);
+	dl_write_options o = fx_opts(DL_WRITE_APPEND);
+	o.merge_schema = true;
+	int64_t v;
+	if (write_batch(uri, b, &o, &v) < 0) fail_msg("write: %s", dl_error_last()->message);
+	check_rows(uri, "l", "[{a: 0, b: x}, {a: 1, b: y}]");
+	/* Data without the new field: its elements get b = NULL. */
+	assert_int_equal(dl_ddl_parse_schema(&t, "id BIGINT, l ARRAY<STRUCT<a: INT>>"), 0);
+	dl_builder_new(&bi, t->children[0].type);
+	dl_builder_new(&bl, t->children[1].type);
+	dl_builder_append_int(bi, 2);
+	dl_builder_begin_list(bl);
+	e = dl_builder_child(bl, 0);
+	dl_builder_begin_struct(e);
+	dl_builder_append_int(dl_builder_child(e, 0), 7);
+	dl_builder_end_struct(e);
+	dl_builder_end_list(bl);
+	b = dl_batch_new(t, 1);
+	dl_builder_finish(&b->cols[0], bi);
+	dl_builder_finish(&b->cols[1], bl);
+	dl_builder_free(bi);
+	dl_builder_free(bl);
+	dl_type_unref(t);
+	o.merge_schema = false;
+	if (write_batch(uri, b, &o, &v) < 0) fail_msg("write: %s", dl_error_last()->message);
+	check_rows(uri, "l", "[{a: 0, b: x}, {a: 1, b: y}];[{a: 7, b: NULL}]");
+	dl_free(uri);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -417,6 +472,7 @@ int main(void)
 		cmocka_unit_test(test_null_type),
 		cmocka_unit_test(test_invariants),
 		cmocka_unit_test(test_partition_paths),
+		cmocka_unit_test(test_nested_array_evolution),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
