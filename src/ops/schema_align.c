@@ -414,8 +414,6 @@ int dl_array_conform(dl_array **out, const dl_array *a, dl_type *to)
 	char x[128], y[128];
 	dl_type_sql(a->type, x, sizeof x);
 	dl_type_sql(to, y, sizeof y);
-	return dl_error_set(DL_EUNSUPPORTED,
-	                    "writing %s data into a %s column (nested evolution inside arrays and "
-	                    "maps) is not supported; cast the data to %s",
+	return dl_error_set(DL_ESCHEMA, "%s data cannot be written into a %s column; cast it to %s",
 	                    x, y, y);
 }
