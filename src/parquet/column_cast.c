@@ -31,6 +31,7 @@ int pq_cast_array(dl_array **ap, dl_type *to)
 	dl_array *a = *ap;
 	dl_type_id f = a->type->id, t = to->id;
 	bool same_layout = (f == DL_TYPE_STRING && t == DL_TYPE_BINARY) || (f == DL_TYPE_BINARY && t == DL_TYPE_STRING) ||
+	                   (f == DL_TYPE_BINARY && t == DL_TYPE_BINARY) || /* plain <-> geospatial WKB */
 	                   ((f == DL_TYPE_TIMESTAMP || f == DL_TYPE_TIMESTAMP_NTZ) &&
 	                    (t == DL_TYPE_TIMESTAMP || t == DL_TYPE_TIMESTAMP_NTZ)) ||
 	                   dl_type_equals(a->type, to);
@@ -63,7 +64,8 @@ int pq_cast_array(dl_array **ap, dl_type *to)
 			dl_i128 v = get_int(a, i) * scale;
 			memcpy(o, &v, 16);
 		} else if (t == DL_TYPE_TIMESTAMP_NTZ && f == DL_TYPE_DATE) {
-			int64_t v = (int64_t)get_int(a, i) * 86400000000LL;
+			/* wraps (no UB) for days beyond the int64 micros range */
+			int64_t v = (int64_t)((uint64_t)(int64_t)get_int(a, i) * 86400000000ULL);
 			memcpy(o, &v, 8);
 		} else {
 			int64_t v = (int64_t)get_int(a, i);

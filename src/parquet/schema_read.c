@@ -91,6 +91,23 @@ static bool is_string_annot(const pq_schema_element *el)
 	       el->converted_type == PQ_CT_ENUM || el->converted_type == PQ_CT_JSON;
 }
 
+/* WKB under Parquet's GEOMETRY / GEOGRAPHY annotation: binary annotated
+ * with the Delta type text. A CRS Delta cannot spell (inline PROJJSON,
+ * spaces, commas) or an unknown algorithm leaves the column plain binary:
+ * the bytes are readable either way. */
+static int geo_leaf_type(pq_rleaf *lf)
+{
+	const pq_logical_type *lt = &lf->el->logical;
+	dl_geo_kind kind = lt->kind == PQ_LT_GEOMETRY ? DL_GEO_GEOMETRY : DL_GEO_GEOGRAPHY;
+	int rc = dl_type_geo_from_parts(&lf->type, kind, lt->crs, lt->has_algorithm ? lt->algorithm : -1);
+	if (rc == DL_ENOMEM) return rc;
+	if (rc < 0) {
+		dl_error_clear();
+		lf->type = dl_type_new(DL_TYPE_BINARY);
+	}
+	return lf->type ? 0 : DL_ENOMEM;
+}
+
 /* Output type and conversion of a primitive leaf. */
 static int leaf_type(pq_rleaf *lf, const char *what)
 {
@@ -196,6 +213,8 @@ static int leaf_type(pq_rleaf *lf, const char *what)
 			return dl_error_set(DL_EUNSUPPORTED, "%s: column '%s' is decimal(%d,%d); precision must be 1..38 and scale 0..precision",
 			                    what, lf->path, prec, scale);
 		lf->type = dl_type_decimal(prec, scale);
+	} else if (id == DL_TYPE_BINARY && (lk == PQ_LT_GEOMETRY || lk == PQ_LT_GEOGRAPHY)) {
+		return geo_leaf_type(lf);
 	} else {
 		lf->type = dl_type_new(id);
 	}
@@ -464,10 +483,16 @@ static bool castable(const dl_type *from, const dl_type *to)
 {
 	if (dl_type_equals(from, to)) return true;
 	dl_type_id f = from->id, t = to->id;
+	/* plain or geospatial (WKB) binary: the same bytes either way */
+	if (f == DL_TYPE_BINARY && t == DL_TYPE_BINARY) return true;
 	bool fint = f == DL_TYPE_BYTE || f == DL_TYPE_SHORT || f == DL_TYPE_INTEGER || f == DL_TYPE_LONG;
 	if (fint && (t == DL_TYPE_SHORT || t == DL_TYPE_INTEGER || t == DL_TYPE_LONG)) return dl_type_fixed_width(to) >= dl_type_fixed_width(from);
 	if ((fint || f == DL_TYPE_FLOAT) && t == DL_TYPE_DOUBLE) return true;
-	if (fint && t == DL_TYPE_DECIMAL) return true;
+	if (fint && t == DL_TYPE_DECIMAL) {
+		/* every value of the integer type must fit the integer digits */
+		int digits = f == DL_TYPE_BYTE ? 3 : f == DL_TYPE_SHORT ? 5 : f == DL_TYPE_INTEGER ? 10 : 19;
+		return to->precision - to->scale >= digits;
+	}
 	if (f == DL_TYPE_DECIMAL && t == DL_TYPE_DECIMAL) return to->scale >= from->scale && to->precision - to->scale >= from->precision - from->scale;
 	if (f == DL_TYPE_DATE && t == DL_TYPE_TIMESTAMP_NTZ) return true;
 	if ((f == DL_TYPE_STRING && t == DL_TYPE_BINARY) || (f == DL_TYPE_BINARY && t == DL_TYPE_STRING)) return true;

@@ -49,7 +49,8 @@ static bool decode_value(const pq_rleaf *lf, const pq_bytes *b, pq_stat_value *v
 		if (n != 8) return false;
 		int64_t x;
 		memcpy(&x, p, 8);
-		if (lf->conv == PQ_CONV_MILLIS) x *= 1000;
+		/* A bound whose micros do not fit in 64 bits is no usable bound. */
+		if (lf->conv == PQ_CONV_MILLIS && __builtin_mul_overflow(x, 1000, &x)) return false;
 		else if (lf->conv == PQ_CONV_NANOS) x = x / 1000 - (x % 1000 < 0);
 		v->i = x;
 		v->dec = lf->conv == PQ_CONV_U64_DEC ? (dl_i128)(uint64_t)x : x;
