@@ -47,7 +47,7 @@ static const dl_cli_opt write_opts[] = {
 	DL_CLI_NAMES(write_args, partition_by, 'p', "partition-by", "COLS",
 	             "partition columns of a new table (checked against an existing one)"),
 	DL_CLI_LIST(write_args, properties, 0, "property", "KEY=VALUE",
-	            "table property of a new table (repeatable)"),
+	            "table property of a new table"),
 	DL_CLI_STRING(write_args, txn_app_id, 0, "txn-app-id", "ID", NULL,
 	              "idempotent write: application id"),
 	DL_CLI_INT(write_args, txn_version, 0, "txn-version", "N", "-1",
