@@ -128,11 +128,7 @@ static int export_children(struct ArrowSchema *out, schema_private *p, const dl_
 	out->children = p->child_ptrs;
 	if (t->id == DL_TYPE_MAP) {
 		/* Arrow's map: list of non-null struct "entries" {key not null, value}. */
-		dl_field f[2] = {t->children[0], t->children[1]};
-		f[0].nullable = false;
-		f[0].name = "key";
-		f[1].name = "value";
-		dl_type *entries = dl_type_struct(f, 2);
+		dl_type *entries = dl_type_map_entries(t);
 		if (!entries) return DL_ENOMEM;
 		out->n_children = 1;
 		int rc = export_field_rec(&p->children[0], entries, "entries", false, NULL, 0);

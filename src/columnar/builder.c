@@ -51,16 +51,6 @@ static layout layout_of(const dl_type *t)
 	}
 }
 
-/* The Arrow "entries" struct of a map: key non-nullable, value as declared. */
-static dl_type *map_entries_type(const dl_type *map)
-{
-	dl_field f[2] = {map->children[0], map->children[1]};
-	f[0].nullable = false;
-	f[0].name = "key";
-	f[1].name = "value";
-	return dl_type_struct(f, 2);
-}
-
 static int builder_new_with(dl_builder **out, dl_type *type);
 
 int dl_builder_new(dl_builder **out, dl_type *type)
@@ -87,7 +77,7 @@ static int builder_new_with(dl_builder **out, dl_type *type)
 		if (!b->children) goto fail;
 	}
 	if (type->id == DL_TYPE_MAP) {
-		dl_type *entries = map_entries_type(type);
+		dl_type *entries = dl_type_map_entries(type);
 		if (!entries) goto fail;
 		int rc = builder_new_with(&b->children[0], entries);
 		dl_type_unref(entries);

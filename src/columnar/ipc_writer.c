@@ -119,11 +119,7 @@ static int child_refs(dl_fb *fb, const dl_type *t, dl_fb_ref *refs, int *n)
 	if (t->id == DL_TYPE_ARRAY) {
 		refs[(*n)++] = field_ref(fb, "element", t->children[0].type, t->children[0].nullable, NULL);
 	} else if (t->id == DL_TYPE_MAP) {
-		dl_field f[2] = {t->children[0], t->children[1]};
-		f[0].nullable = false;
-		f[0].name = "key";
-		f[1].name = "value";
-		dl_type *entries = dl_type_struct(f, 2);
+		dl_type *entries = dl_type_map_entries(t);
 		if (!entries) return DL_ENOMEM;
 		refs[(*n)++] = field_ref(fb, "entries", entries, false, NULL);
 		dl_type_unref(entries);

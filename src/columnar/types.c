@@ -107,6 +107,15 @@ dl_type *dl_type_struct(const dl_field *fields, int n)
 	return t;
 }
 
+dl_type *dl_type_map_entries(const dl_type *map)
+{
+	dl_field f[2] = {map->children[0], map->children[1]};
+	f[0].nullable = false;
+	f[0].name = "key";
+	f[1].name = "value";
+	return dl_type_struct(f, 2);
+}
+
 dl_type *dl_type_array(dl_type *element, bool contains_null)
 {
 	dl_type *t = nested_new(DL_TYPE_ARRAY, 1);

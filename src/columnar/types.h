@@ -70,6 +70,9 @@ dl_type *dl_type_struct(const dl_field *fields, int n);
 dl_type *dl_type_array(dl_type *element, bool contains_null);
 dl_type *dl_type_map(dl_type *key, dl_type *value, bool value_contains_null);
 dl_type *dl_type_variant(void);
+/* Arrow's "entries" struct of a map type: {key (not null), value (nullable
+ * as the map declares)}, the one child of an Arrow map. */
+dl_type *dl_type_map_entries(const dl_type *map);
 
 dl_type *dl_type_ref(dl_type *t);
 void dl_type_unref(dl_type *t);
