@@ -109,6 +109,7 @@ static int read_header(csv_state *st, char ***names)
 	bool quoted, eol = false;
 	int cap = 0;
 	*names = NULL;
+	if (len >= 3 && memcmp(d, "\xEF\xBB\xBF", 3) == 0) st->pos = 3; /* a UTF-8 byte order mark */
 	while (!eol && next_field(d, len, &st->pos, &st->field, &s, &n, &quoted, &eol)) {
 		if (st->ncols == cap) {
 			cap = cap ? cap * 2 : 16;
