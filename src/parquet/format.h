@@ -42,6 +42,7 @@ typedef enum pq_logical_kind {
 	PQ_LT_DECIMAL = 5, PQ_LT_DATE = 6, PQ_LT_TIME = 7, PQ_LT_TIMESTAMP = 8,
 	PQ_LT_INTEGER = 10, PQ_LT_UNKNOWN = 11, PQ_LT_JSON = 12, PQ_LT_BSON = 13,
 	PQ_LT_UUID = 14, PQ_LT_FLOAT16 = 15, PQ_LT_VARIANT = 16,
+	PQ_LT_GEOMETRY = 17, PQ_LT_GEOGRAPHY = 18,
 } pq_logical_kind;
 
 typedef enum pq_time_unit {

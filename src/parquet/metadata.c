@@ -141,6 +141,8 @@ static int rd_logical_body(ctx *c, pq_logical_type *lt)
 			lt->bit_width = (int8_t)w;
 		} else if (lt->kind == PQ_LT_TIMESTAMP || lt->kind == PQ_LT_TIME)
 			DL_TRY(rd_bool(c, type, &lt->is_adjusted_to_utc, "isAdjustedToUTC"));
+		else if (lt->kind == PQ_LT_GEOMETRY || lt->kind == PQ_LT_GEOGRAPHY)
+			DL_TRY(rd_str(c, type, &lt->crs, "GeometryType/GeographyType.crs"));
 		else DL_TRY(pq_thrift_skip(&c->t, type));
 		break;
 	case 2:
@@ -149,6 +151,9 @@ static int rd_logical_body(ctx *c, pq_logical_type *lt)
 		else if (lt->kind == PQ_LT_TIMESTAMP || lt->kind == PQ_LT_TIME) {
 			DL_TRY(pq_thrift_expect(&c->t, type, TC_STRUCT, "unit"));
 			DL_TRY(rd_time_unit(c, &lt->unit));
+		} else if (lt->kind == PQ_LT_GEOGRAPHY) {
+			DL_TRY(rd_i32(c, type, &lt->algorithm, "GeographyType.algorithm"));
+			lt->has_algorithm = true;
 		} else DL_TRY(pq_thrift_skip(&c->t, type));
 		break;
 	SKIP(c);

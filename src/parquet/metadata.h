@@ -42,6 +42,9 @@ typedef struct pq_logical_type {
 	pq_time_unit unit;          /* TIME, TIMESTAMP */
 	int8_t bit_width;           /* INTEGER */
 	bool is_signed;             /* INTEGER */
+	char *crs;                  /* GEOMETRY, GEOGRAPHY: NULL when absent (OGC:CRS84) */
+	bool has_algorithm;         /* GEOGRAPHY: absent means SPHERICAL */
+	int32_t algorithm;          /* GEOGRAPHY: EdgeInterpolationAlgorithm */
 } pq_logical_type;
 
 typedef struct pq_schema_element {

@@ -57,6 +57,11 @@ static void put_logical(pq_tw *w, const pq_logical_type *lt)
 		pq_tw_i8(w, 1, lt->bit_width);
 		pq_tw_bool(w, 2, lt->is_signed);
 		break;
+	case PQ_LT_GEOMETRY:
+	case PQ_LT_GEOGRAPHY:
+		if (lt->crs) pq_tw_string(w, 1, lt->crs);
+		if (lt->kind == PQ_LT_GEOGRAPHY && lt->has_algorithm) pq_tw_i32(w, 2, lt->algorithm);
+		break;
 	default:
 		break;
 	}

@@ -5,6 +5,7 @@
  * Lists and maps follow LogicalTypes.md, including the backward-compatibility
  * rules for 2-level lists, bare repeated fields and MAP_KEY_VALUE. */
 #include "parquet/schema_read.h"
+#include "columnar/geo_type.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,7 +103,6 @@ static int geo_leaf_type(pq_rleaf *lf)
 	int rc = dl_type_geo_from_parts(&lf->type, kind, lt->crs, lt->has_algorithm ? lt->algorithm : -1);
 	if (rc == DL_ENOMEM) return rc;
 	if (rc < 0) {
-		dl_error_clear();
 		lf->type = dl_type_new(DL_TYPE_BINARY);
 	}
 	return lf->type ? 0 : DL_ENOMEM;

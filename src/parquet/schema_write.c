@@ -7,6 +7,7 @@
  *   timestamp  INT64 TIMESTAMP(MICROS, UTC) + TIMESTAMP_MICROS; timestamp_ntz
  *              has no converted type (those imply UTC). */
 #include "parquet/schema_write.h"
+#include "columnar/geo_type.h"
 #include "util/error.h"
 #include "util/mem.h"
 #include <math.h>
@@ -185,6 +186,26 @@ static void set_primitive(pq_schema_element *e, const dl_type *t, bool *utf8)
 	}
 }
 
+/* Geospatial columns (binary annotated with Delta's geometry/geography
+ * text) carry Parquet's GEOMETRY / GEOGRAPHY logical type; the CRS and the
+ * algorithm are written only when they differ from Parquet's defaults
+ * (OGC:CRS84, SPHERICAL), which are also Delta's. */
+static int set_geo(pq_wschema *s, pq_schema_element *e, const dl_type *t)
+{
+	dl_geo_info g;
+	DL_TRY(dl_geo_parse(&g, t->geo));
+	e->logical.kind = g.kind == DL_GEO_GEOMETRY ? PQ_LT_GEOMETRY : PQ_LT_GEOGRAPHY;
+	if (g.crs_len != strlen(DL_GEO_DEFAULT_CRS) || memcmp(g.crs, DL_GEO_DEFAULT_CRS, g.crs_len) != 0) {
+		e->logical.crs = dl_arena_strndup(&s->arena, g.crs, g.crs_len);
+		if (!e->logical.crs) return DL_ENOMEM;
+	}
+	if (g.kind == DL_GEO_GEOGRAPHY && g.algorithm != DL_GEO_SPHERICAL) {
+		e->logical.has_algorithm = true;
+		e->logical.algorithm = (int32_t)g.algorithm;
+	}
+	return 0;
+}
+
 static int push_step(builder *b, pq_step st)
 {
 	if (b->nsteps >= MAX_DEPTH)
@@ -361,6 +382,7 @@ static int add_node_at(builder *b, const char *name, const dl_type *t, bool opti
 	default: {
 		bool utf8;
 		set_primitive(e, t, &utf8);
+		if (t->geo) DL_TRY(set_geo(b->s, e, t));
 		DL_TRY(push_step(b, (pq_step){.kind = PQ_STEP_LEAF, .optional = optional}));
 		DL_TRY(add_leaf(b, t, utf8));
 		b->nsteps--;
