@@ -2,7 +2,7 @@
  * as the reference implementation writes it: top-level columns txn, add,
  * remove, metaData, protocol, domainMetadata, and for V2 checkpoints
  * checkpointMetadata and sidecar. The add column gains clusteringProvider, stats
- * (JSON text) and partitionValues_parsed as the table requires. */
+ * (JSON text), partitionValues_parsed and stats_parsed as the table requires. */
 #include "txn/checkpoint_schema.h"
 
 #include <string.h>
@@ -57,6 +57,11 @@ static int put_add(dl_buf *b, const dl_ckpt_schema_options *o)
 	if (o->partition_parsed_json) {
 		DL_TRY(dl_buf_puts(b, ",{\"name\":\"partitionValues_parsed\",\"type\":"));
 		DL_TRY(dl_buf_puts(b, o->partition_parsed_json));
+		DL_TRY(dl_buf_puts(b, ",\"nullable\":true,\"metadata\":{}}"));
+	}
+	if (o->stats_parsed_json) {
+		DL_TRY(dl_buf_puts(b, ",{\"name\":\"stats_parsed\",\"type\":"));
+		DL_TRY(dl_buf_puts(b, o->stats_parsed_json));
 		DL_TRY(dl_buf_puts(b, ",\"nullable\":true,\"metadata\":{}}"));
 	}
 	return dl_buf_puts(b, "]},\"nullable\":true,\"metadata\":{}}");

@@ -10,6 +10,7 @@ typedef struct dl_ckpt_schema_options {
 	bool stats_json;                   /* add.stats */
 	bool clustering_provider;          /* add.clusteringProvider */
 	const char *partition_parsed_json; /* add.partitionValues_parsed type, or NULL */
+	const char *stats_parsed_json;     /* add.stats_parsed type, or NULL */
 } dl_ckpt_schema_options;
 
 /* The top-level struct type of one checkpoint file. */

@@ -20,6 +20,7 @@
 #include "log/snapshot.h"
 #include "parquet/writer.h"
 #include "txn/checkpoint_schema.h"
+#include "txn/checkpoint_stats.h"
 #include "util/error.h"
 #include "util/mem.h"
 #include "util/time.h"
@@ -52,6 +53,7 @@ typedef struct ckpt_ctx {
 	const dl_field **part_fields;  /* partition columns, for _parsed */
 	const char **part_keys;        /* their physical names */
 	int npart;
+	dl_ckpt_stats stats;           /* stats_parsed shape when written */
 	dl_arena arena;
 	dl_buf scratch;
 	int64_t cutoff_ms;             /* tombstones at or before it expired */
@@ -256,6 +258,7 @@ static int emit_add(ckpt_ctx *c, ckpt_file *f, const dl_add *a)
 	}
 	if (c->so.partition_parsed_json)
 		DL_TRY(put_partition_parsed(c, CH(b, i++), &a->partition_values));
+	if (c->so.stats_parsed_json) DL_TRY(dl_ckpt_stats_put(CH(b, i++), &c->stats, a));
 	return row_end(f, b);
 }
 
@@ -431,6 +434,8 @@ static int ctx_init(ckpt_ctx *c, dl_store *store, const dl_snapshot *snap, dl_bu
 	if (p->checkpoint_write_stats_as_struct) {
 		DL_TRY(partition_parsed_type(c, parsed_json));
 		if (parsed_json->len) c->so.partition_parsed_json = parsed_json->data;
+		DL_TRY(dl_ckpt_stats_init(&c->stats, snap));
+		c->so.stats_parsed_json = c->stats.type_json;
 	}
 	return 0;
 }
@@ -638,6 +643,7 @@ int dl_checkpoint_write(dl_checkpoint_result *out, dl_store *store, dl_snapshot 
 	}
 	if (rc == 0) rc = write_last_checkpoint(store, out);
 	dl_buf_free(&parsed);
+	dl_ckpt_stats_free(&c.stats);
 	dl_buf_free(&c.scratch);
 	dl_arena_free(&c.arena);
 	if (rc < 0) dl_error_prefix("writing the checkpoint of version %lld", (long long)st->version);

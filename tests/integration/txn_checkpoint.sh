@@ -71,6 +71,28 @@ for g in $tables; do
 done
 [ "$checked" -ge 28 ] || fail "only $checked checkpoints checked"
 
+# A table we write with delta.checkpoint.writeStatsAsStruct: the automatic
+# checkpoint (every 3 commits) carries stats_parsed and partitionValues_parsed
+# equal to the JSON stats and partition values, and reads back the same.
+t=$tmp/parsed
+printf '{"id":1,"name":"a","ts":"2024-01-01T10:00:00Z","d":"2024-01-01","s":{"a":5,"b":"x"}}\n{"id":2,"name":null,"ts":"2024-01-02T11:00:00Z","d":"2024-01-02","s":{"a":7,"b":"y"}}\n' >"$tmp/in.jsonl"
+"$DL_CLI" create "$t" --schema "id BIGINT, name STRING, ts TIMESTAMP, d DATE, s STRUCT<a: INT, b: STRING>" \
+	--partition-by d --property delta.checkpoint.writeStatsAsStruct=true \
+	--property delta.checkpointInterval=3 >/dev/null 2>"$tmp/err" || fail "create: $(cat "$tmp/err")"
+for i in 1 2 3; do
+	"$DL_CLI" write "$t" -i "$tmp/in.jsonl" -m append >/dev/null 2>"$tmp/err" || fail "write $i: $(cat "$tmp/err")"
+done
+ck=$t/_delta_log/00000000000000000003.checkpoint.parquet
+if [ -f "$ck" ]; then
+	out=$(oracle schema classic "$ck") || fail "parsed: $out"
+	out=$(oracle parsed "$ck") || fail "stats_parsed differs from stats: $out"
+	[ "$out" = 6 ] || fail "parsed: $out add rows checked, expected 6"
+	n=$("$DL_CLI" files "$t" --format csv | tail -n +2 | wc -l)
+	[ "$n" -eq 6 ] || fail "parsed: $n files after the checkpoint, expected 6"
+else
+	fail "no automatic checkpoint at version 3: $(ls "$t/_delta_log")"
+fi
+
 # cleanup-log: with no retention everything before the newest checkpoint
 # older than today's midnight goes; the files are back-dated to make it so.
 t=$tmp/basic-with-inserts-deletes-checkpoint-classic
