@@ -29,8 +29,9 @@ static pq_stats_kind stats_kind(const dl_type *t)
 	case DL_TYPE_FLOAT:
 	case DL_TYPE_DOUBLE: return PQ_SK_FLOAT;
 	case DL_TYPE_DECIMAL: return PQ_SK_DECIMAL;
-	case DL_TYPE_STRING:
-	case DL_TYPE_BINARY: return PQ_SK_BYTES;
+	case DL_TYPE_STRING: return PQ_SK_BYTES;
+	/* Geospatial WKB has no byte order (Parquet's Geospatial.md): no min/max */
+	case DL_TYPE_BINARY: return t->geo ? PQ_SK_NONE : PQ_SK_BYTES;
 	default: return PQ_SK_INT;
 	}
 }
@@ -247,7 +248,8 @@ static int put_value(pq_colw *c, const dl_array *a, int64_t i)
 			return dl_error_set(DL_EINVALID, "column '%s': string offsets [%d, %d) outside its %lld data bytes",
 			                    c->leaf->path[0], s, e, (long long)a->data_len);
 		const uint8_t *p = a->data + s;
-		if ((rc = put_encoded(c, p, (size_t)(e - s))) > 0) return pq_stats_bytes(st, p, (size_t)(e - s));
+		if ((rc = put_encoded(c, p, (size_t)(e - s))) > 0)
+			return st->kind == PQ_SK_BYTES ? pq_stats_bytes(st, p, (size_t)(e - s)) : 0;
 		return rc < 0 ? rc : 0;
 	}
 	default:
