@@ -6,6 +6,7 @@
  * a little random backoff once contention persists. */
 #include "txn/txn_internal.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -56,11 +57,56 @@ static int put_action_body(dl_buf *b, const char *kind, const char *body)
 	return dl_buf_puts(b, "}\n");
 }
 
-static int build(dl_buf *b, const dl_transaction *t, int64_t ts, int64_t ict)
+/* PROTOCOL.md "In-Commit Timestamps", writer requirement 4: a commit that
+ * enables them on a table with earlier commits records where they start,
+ * delta.inCommitTimestampEnablementVersion/-Timestamp, in its metaData -
+ * for the version and timestamp this attempt commits with. */
+static bool enables_ict(const dl_transaction *t)
+{
+	return t->metadata_json && t->read_version >= 0 && t->new_props.enable_in_commit_timestamps &&
+	       !(t->snap && t->snap->props.enable_in_commit_timestamps);
+}
+
+static int metadata_with_enablement(dl_buf *out, const dl_transaction *t, int64_t version, int64_t ict)
+{
+	dl_arena a = DL_ARENA_INIT;
+	dl_json *v;
+	dl_action act;
+	int rc = dl_json_parse(&a, t->metadata_json, strlen(t->metadata_json), "metaData", &v);
+	if (rc == 0) rc = dl_action_body_from_json(&act, DL_ACTION_METADATA, &a, v, "metaData");
+	dl_metadata *m = &act.u.metadata;
+	dl_kv *kv = rc == 0 ? dl_arena_calloc(&a, m->configuration.n + 2, sizeof *kv) : NULL;
+	if (rc == 0 && !kv) rc = DL_ENOMEM;
+	if (rc == 0) {
+		uint32_t n = 0;
+		for (uint32_t i = 0; i < m->configuration.n; i++) {
+			const char *k = m->configuration.items[i].key;
+			if (strcmp(k, "delta.inCommitTimestampEnablementVersion") != 0 &&
+			    strcmp(k, "delta.inCommitTimestampEnablementTimestamp") != 0)
+				kv[n++] = m->configuration.items[i];
+		}
+		char ver[32], ts[32];
+		snprintf(ver, sizeof ver, "%lld", (long long)version);
+		snprintf(ts, sizeof ts, "%lld", (long long)ict);
+		kv[n++] = (dl_kv){"delta.inCommitTimestampEnablementVersion", ver};
+		kv[n++] = (dl_kv){"delta.inCommitTimestampEnablementTimestamp", ts};
+		m->configuration = (dl_str_map){kv, n};
+		act.kind = DL_ACTION_METADATA;
+		rc = dl_action_to_json(out, &act);
+	}
+	if (rc == 0) rc = dl_buf_putc(out, '\n');
+	dl_arena_free(&a);
+	return rc;
+}
+
+static int build(dl_buf *b, const dl_transaction *t, int64_t version, int64_t ts, int64_t ict)
 {
 	DL_TRY(dl_txn_commit_info(b, t, ts, ict));
 	if (t->protocol_json) DL_TRY(put_action_body(b, "protocol", t->protocol_json));
-	if (t->metadata_json) DL_TRY(put_action_body(b, "metaData", t->metadata_json));
+	if (t->metadata_json && ict != DL_NONE && enables_ict(t))
+		DL_TRY(metadata_with_enablement(b, t, version, ict));
+	else if (t->metadata_json)
+		DL_TRY(put_action_body(b, "metaData", t->metadata_json));
 	for (size_t i = 0; i < t->napps; i++) {
 		dl_action a = {.kind = DL_ACTION_TXN};
 		a.u.txn = (dl_txn){t->apps[i].app_id, t->apps[i].version, ts};
@@ -105,7 +151,7 @@ int dl_txn_commit(dl_transaction *t, int64_t *version)
 		int64_t ts = ict != DL_NONE ? ict : now;
 		dl_buf_clear(&b);
 		rc = dl_txn_rebase_rows(t, v);
-		if (rc == 0) rc = build(&b, t, ts, ict);
+		if (rc == 0) rc = build(&b, t, v, ts, ict);
 		if (rc < 0) break;
 		char path[96];
 		dl_log_commit_path(path, sizeof path, v);

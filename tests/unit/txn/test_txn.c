@@ -586,6 +586,49 @@ static void test_row_tracking_retry(void **state)
 	dl_store_free(s);
 }
 
+/* Enabling in-commit timestamps on a table with history records the
+ * enablement version and timestamp in the metaData, for the version the
+ * commit lands at (after a retry too). */
+static void test_ict_enablement(void **state)
+{
+	(void)state;
+	dl_store *s = new_store();
+	create(s, NULL, NULL, 0);
+	dl_snapshot *snap = open_snap(s);
+	dl_transaction *alter = begin(s, snap, "SET TBLPROPERTIES");
+	const char *wf[] = {"inCommitTimestamp", "appendOnly", "invariants"};
+	dl_protocol p = {1, 7, NULL, 0, wf, 3};
+	dl_kv kv = {"delta.enableInCommitTimestamps", "true"};
+	const char *parts[] = {"d"};
+	dl_metadata m = {.id = "6a3c1f0e-0000-4000-8000-000000000001", .schema_string = SCHEMA,
+	                 .partition_columns = parts, .npartition_columns = 1,
+	                 .created_time = DL_NONE, .configuration = {&kv, 1}};
+	assert_int_equal(dl_txn_set_protocol(alter, &p), 0);
+	assert_int_equal(dl_txn_set_metadata(alter, &m), 0);
+	append_file(s, snap, "before.parquet", "a"); /* a blind append wins version 1 */
+	int64_t v;
+	int rc = dl_txn_commit(alter, &v);
+	if (rc < 0) fprintf(stderr, "%s\n", dl_error_last()->message);
+	assert_int_equal(rc, 0);
+	assert_int_equal(v, 2);
+	int64_t ict = dl_txn_commit_timestamp(alter);
+	dl_txn_free(alter);
+	dl_snapshot_free(snap);
+	snap = open_snap(s);
+	assert_string_equal(dl_snapshot_property(snap, "delta.inCommitTimestampEnablementVersion"), "2");
+	char ts[32];
+	snprintf(ts, sizeof ts, "%lld", (long long)ict);
+	assert_string_equal(dl_snapshot_property(snap, "delta.inCommitTimestampEnablementTimestamp"), ts);
+	assert_int_equal(dl_snapshot_timestamp(snap), ict);
+	/* later commits keep increasing from it */
+	int64_t v3 = append_file(s, snap, "after.parquet", "a");
+	int64_t ict3;
+	assert_int_equal(dl_log_commit_ict(s, v3, &ict3), 0);
+	assert_true(ict3 > ict);
+	dl_snapshot_free(snap);
+	dl_store_free(s);
+}
+
 static void test_invalid_use(void **state)
 {
 	(void)state;
@@ -614,6 +657,7 @@ int main(void)
 		cmocka_unit_test(test_in_commit_timestamps),
 		cmocka_unit_test(test_crc_files),
 		cmocka_unit_test(test_row_tracking_retry),
+		cmocka_unit_test(test_ict_enablement),
 		cmocka_unit_test(test_invalid_use),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
