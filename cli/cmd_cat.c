@@ -26,7 +26,7 @@ static const dl_cli_opt cat_opts[] = {
 	DL_CLI_STRING(cat_args, where, 'w', "where", "PRED", NULL, "only rows where the SQL predicate holds"),
 	DL_CLI_INT(cat_args, limit, 'n', "limit", "N", "-1", "print at most N rows"),
 	DL_CLI_STRING(cat_args, format, 0, "format", "FMT", NULL,
-	              "table (default), csv, jsonl, json, arrow (IPC stream) or parquet"),
+	              "table (default), csv, jsonl, json, vertical, arrow (IPC stream) or parquet"),
 	DL_CLI_END,
 };
 
@@ -100,7 +100,7 @@ static int cat_run(dl_cli *cli, const void *args)
 	dl_out_format fmt = cli->format;
 	bool binary = a->format && (!strcmp(a->format, "arrow") || !strcmp(a->format, "parquet"));
 	if (a->format && !binary && dl_out_format_parse(&fmt, a->format) < 0)
-		return dl_cli_usage_error(cli, "--format must be table, csv, jsonl, json, arrow or parquet, not '%s'",
+		return dl_cli_usage_error(cli, "--format must be table, csv, jsonl, json, vertical, arrow or parquet, not '%s'",
 		                          a->format);
 	if (a->limit < -1) return dl_cli_usage_error(cli, "--limit must be >= 0");
 	dl_snapshot *snap;
