@@ -109,6 +109,10 @@ void pq_stats_decode(const pq_rleaf *lf, const pq_column_chunk *cc, pq_column_or
 	const pq_statistics *s = &m->statistics;
 	out->has_null_count = s->has_null_count;
 	out->null_count = s->null_count;
+	/* Geospatial WKB has no byte order: bounds some writer put there are
+	 * not usable (Delta's geo bounds are bounding boxes, not bytes). */
+	pq_logical_kind lk = lf->el->logical.kind;
+	if (lk == PQ_LT_GEOMETRY || lk == PQ_LT_GEOGRAPHY || (lf->type && lf->type->geo)) return;
 	const pq_bytes *mn = NULL, *mx = NULL;
 	if (s->has_min_value && s->has_max_value && order != PQ_ORDER_INT96_TIMESTAMP) {
 		mn = &s->min_value;

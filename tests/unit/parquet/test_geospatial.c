@@ -14,6 +14,7 @@
 #include "columnar/builder.h"
 #include "columnar/geo_type.h"
 #include "parquet/reader.h"
+#include "parquet/stats_read.h"
 #include "parquet/writer.h"
 
 /* WKB (little endian) of POINT(1 2) and LINESTRING(0 0, 3 4). */
@@ -171,11 +172,47 @@ static void duckdb_reads_it(void **state)
 	dl_buf_free(&out);
 }
 
+/* Byte-wise bounds another writer left on a GEOMETRY chunk are not used for
+ * pruning; the same bounds on plain binary are. */
+static void foreign_geo_bounds_ignored(void **state)
+{
+	(void)state;
+	pq_schema_element el = {.name = (char *)"g", .has_type = true, .type = PQ_BYTE_ARRAY,
+	                        .converted_type = PQ_CT_NONE};
+	el.logical.kind = PQ_LT_GEOMETRY;
+	pq_rleaf lf = {.el = &el, .type = geo("geometry(OGC:CRS84)")};
+	pq_column_chunk cc = {.has_meta_data = true};
+	cc.meta_data.num_values = 3;
+	cc.meta_data.has_statistics = true;
+	pq_statistics *st = &cc.meta_data.statistics;
+	st->has_null_count = true;
+	st->null_count = 1;
+	st->has_min_value = st->has_max_value = true;
+	st->min_value = (pq_bytes){line_wkb, sizeof line_wkb};
+	st->max_value = (pq_bytes){point_wkb, sizeof point_wkb};
+	pq_column_stats cs;
+	pq_stats_decode(&lf, &cc, PQ_ORDER_TYPE_DEFINED, &cs);
+	assert_false(cs.has_min_max);
+	assert_true(cs.has_null_count);
+	assert_int_equal(cs.null_count, 1);
+	/* a geo Delta column over an unannotated file: still no bounds */
+	el.logical.kind = PQ_LT_NONE;
+	pq_stats_decode(&lf, &cc, PQ_ORDER_TYPE_DEFINED, &cs);
+	assert_false(cs.has_min_max);
+	dl_type_unref(lf.type);
+	lf.type = dl_type_new(DL_TYPE_BINARY);
+	pq_stats_decode(&lf, &cc, PQ_ORDER_TYPE_DEFINED, &cs);
+	assert_true(cs.has_min_max);
+	assert_int_equal(cs.min.len, sizeof line_wkb);
+	dl_type_unref(lf.type);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(round_trip),
 		cmocka_unit_test(projection_between_plain_and_geo),
+		cmocka_unit_test(foreign_geo_bounds_ignored),
 		cmocka_unit_test(duckdb_reads_it),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
