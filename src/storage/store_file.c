@@ -368,6 +368,9 @@ static int fw_flush(file_writer *w)
 static int fw_write(void *state, const void *data, size_t len)
 {
 	file_writer *w = state;
+	/* Callers may pass (NULL, 0) for an empty piece; memcpy from NULL is
+	 * undefined even for zero bytes. */
+	if (len == 0) return 0;
 	if (w->used + len <= WRITER_BUF) {
 		memcpy(w->buf + w->used, data, len);
 		w->used += len;
