@@ -135,6 +135,13 @@ static const char *unit_name(pq_time_unit u)
 	return u == PQ_UNIT_MILLIS ? "MILLIS" : u == PQ_UNIT_MICROS ? "MICROS" : "NANOS";
 }
 
+/* EdgeInterpolationAlgorithm of parquet.thrift (absent: SPHERICAL). */
+static const char *edge_algorithm_name(int32_t a)
+{
+	static const char *const n[] = {"SPHERICAL", "VINCENTY", "THOMAS", "ANDOYER", "KARNEY"};
+	return a >= 0 && a < 5 ? n[a] : "UNKNOWN";
+}
+
 /* The logical type as parquet-cli spells it ("DECIMAL(10,2)"), or "". */
 static void logical_text(const pq_logical_type *lt, char *out, size_t cap)
 {
@@ -158,6 +165,13 @@ static void logical_text(const pq_logical_type *lt, char *out, size_t cap)
 	case PQ_LT_UUID: snprintf(out, cap, "UUID"); return;
 	case PQ_LT_FLOAT16: snprintf(out, cap, "FLOAT16"); return;
 	case PQ_LT_VARIANT: snprintf(out, cap, "VARIANT"); return;
+	case PQ_LT_GEOMETRY:
+		snprintf(out, cap, "GEOMETRY(%s)", lt->crs ? lt->crs : "OGC:CRS84");
+		return;
+	case PQ_LT_GEOGRAPHY:
+		snprintf(out, cap, "GEOGRAPHY(%s,%s)", lt->crs ? lt->crs : "OGC:CRS84",
+		         edge_algorithm_name(lt->has_algorithm ? lt->algorithm : 0));
+		return;
 	}
 	out[0] = 0;
 }
