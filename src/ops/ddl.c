@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "columnar/geo_type.h"
 #include "json/json.h"
 #include "json/utf8.h"
 #include "log/schema.h"
@@ -285,6 +286,29 @@ static int parse_decimal(ddl *d, dl_type **out)
 	return *out ? 0 : DL_ENOMEM;
 }
 
+/* GEOMETRY / GEOGRAPHY with Delta's parameters ("GEOMETRY(EPSG:3857)",
+ * "GEOGRAPHY(OGC:CRS84, karney)"); omitted ones take the defaults, and the
+ * schema gets them spelled out as Spark writes them. */
+static int parse_geo(ddl *d, dl_type **out, dl_geo_kind kind)
+{
+	const char *kw = kind == DL_GEO_GEOMETRY ? "geometry" : "geography";
+	if (!accept_ch(d, '(')) return dl_type_geo_from_parts(out, kind, NULL, -1);
+	const char *s = d->p, *e = strchr(s, ')');
+	if (!e || e - s > 1000) return fail(d, "a CRS and ')'");
+	dl_buf text = DL_BUF_INIT;
+	dl_geo_info g;
+	int rc = dl_buf_printf(&text, "%s(%.*s)", kw, (int)(e - s), s);
+	if (rc == 0) rc = dl_geo_parse(&g, text.data);
+	char *crs = rc == 0 ? dl_strndup(g.crs, g.crs_len) : NULL;
+	if (rc == 0 && !crs) rc = DL_ENOMEM;
+	if (rc == 0) rc = dl_type_geo_from_parts(out, kind, crs, g.has_algorithm ? (int)g.algorithm : -1);
+	if (rc < 0 && rc != DL_ENOMEM) dl_error_prefix("schema");
+	dl_free(crs);
+	dl_buf_free(&text);
+	d->p = e + 1;
+	return rc;
+}
+
 static int parse_type(ddl *d, dl_type **out, int depth)
 {
 	if (depth > DDL_MAX_DEPTH) return fail(d, "less deeply nested types");
@@ -306,6 +330,8 @@ static int parse_type(ddl *d, dl_type **out, int depth)
 	if (strcasecmp(word, "DECIMAL") == 0 || strcasecmp(word, "DEC") == 0 ||
 	    strcasecmp(word, "NUMERIC") == 0)
 		return parse_decimal(d, out);
+	if (strcasecmp(word, "GEOMETRY") == 0) return parse_geo(d, out, DL_GEO_GEOMETRY);
+	if (strcasecmp(word, "GEOGRAPHY") == 0) return parse_geo(d, out, DL_GEO_GEOGRAPHY);
 	if (strcasecmp(word, "STRUCT") == 0) {
 		DL_TRY(expect_ch(d, '<'));
 		return parse_struct_fields(d, out, depth);

@@ -36,6 +36,7 @@ static const feature_info known[] = {
 	{"variantType-preview", 3, 7, true}, {"domainMetadata", 1, 7, false},
 	{"rowTracking", 1, 7, false},     {"inCommitTimestamp", 1, 7, false},
 	{"allowColumnDefaults", 1, 7, false}, {"clustering", 1, 7, false},
+	{"geospatial", 3, 7, true},
 };
 
 static const feature_info *info_of(const char *name)
@@ -70,13 +71,14 @@ static int add(feature_set *s, const char *name)
 }
 
 typedef struct schema_uses {
-	bool ntz, variant, generated, identity, defaults, invariants;
+	bool ntz, variant, generated, identity, defaults, invariants, geo;
 } schema_uses;
 
 static void scan_type(const dl_type *t, schema_uses *u, bool top)
 {
 	if (t->id == DL_TYPE_TIMESTAMP_NTZ) u->ntz = true;
 	if (t->id == DL_TYPE_VARIANT) u->variant = true;
+	if (t->geo) u->geo = true;
 	for (int i = 0; i < t->nchildren; i++) {
 		const dl_field *f = &t->children[i];
 		const char *m = f->metadata;
@@ -203,6 +205,7 @@ int dl_ops_choose_protocol(dl_protocol *out, dl_arena *arena, const dl_type *sch
 	if (u.identity) DL_TRY(add(&s, "identityColumns"));
 	if (u.ntz) DL_TRY(add(&s, "timestampNtz"));
 	if (u.variant) DL_TRY(add(&s, "variantType"));
+	if (u.geo) DL_TRY(add(&s, "geospatial"));
 	if (u.defaults) DL_TRY(add(&s, "allowColumnDefaults"));
 	DL_TRY(from_configuration(&s, configuration, &min_r, &min_w));
 	if (existing) DL_TRY(add_existing(&s, existing, &min_r, &min_w));
