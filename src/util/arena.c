@@ -81,16 +81,20 @@ char *dl_arena_strdup(dl_arena *a, const char *s)
 	return dl_arena_strndup(a, s, strlen(s));
 }
 
-void dl_arena_reset(dl_arena *a)
+static void free_blocks(dl_arena_block *b)
 {
-	if (!a->head) return;
-	dl_arena_block *keep = a->head;
-	dl_arena_block *b = keep->next;
 	while (b) {
 		dl_arena_block *n = b->next;
 		dl_free(b);
 		b = n;
 	}
+}
+
+void dl_arena_reset(dl_arena *a)
+{
+	if (!a->head) return;
+	dl_arena_block *keep = a->head;
+	free_blocks(keep->next);
 	keep->next = NULL;
 	a->total = keep->size;
 	a->cur = keep->data;
@@ -99,12 +103,7 @@ void dl_arena_reset(dl_arena *a)
 
 void dl_arena_free(dl_arena *a)
 {
-	dl_arena_block *b = a->head;
-	while (b) {
-		dl_arena_block *n = b->next;
-		dl_free(b);
-		b = n;
-	}
+	free_blocks(a->head);
 	a->head = NULL;
 	a->cur = a->end = NULL;
 	a->total = 0;
