@@ -379,6 +379,12 @@ static void decode_all(const uint8_t *p, size_t n)
 		assert_non_null(strstr(dl_error_last()->message, "m.parquet"));
 		return;
 	}
+	/* statistics of every chunk (hostile bounds must not overflow) */
+	for (int g = 0; g < pq_reader_num_row_groups(r); g++)
+		for (int c = 0; c < pq_reader_num_leaves(r); c++) {
+			pq_column_stats st;
+			assert_int_equal(pq_reader_column_stats(r, g, c, &st), 0);
+		}
 	pq_reader_set_batch_size(r, 7);
 	for (;;) {
 		dl_batch *b;
