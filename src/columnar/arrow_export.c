@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "columnar/arrow_c.h"
+#include "columnar/geo_type.h"
 #include "util/error.h"
 #include "util/mem.h"
 
@@ -156,12 +157,17 @@ static int export_field_rec(struct ArrowSchema *out, const dl_type *t, const cha
 	if (!(p->name = dl_strdup(name ? name : ""))) return DL_ENOMEM;
 	out->name = p->name;
 	out->flags = (nullable ? ARROW_FLAG_NULLABLE : 0) | extra_flags;
+	/* Geospatial WKB columns are tagged as GeoArrow's geoarrow.wkb. */
+	char *geo_meta = NULL;
+	if (t->geo) DL_TRY(dl_geo_arrow_metadata(&geo_meta, t->geo));
+	bool ext = t->id == DL_TYPE_VARIANT || geo_meta;
 	const char *const kv[3][2] = {
 		{has_metadata(metadata) ? DL_ARROW_DELTA_METADATA_KEY : NULL, metadata},
-		{t->id == DL_TYPE_VARIANT ? "ARROW:extension:name" : NULL, DL_ARROW_VARIANT_EXTENSION},
-		{t->id == DL_TYPE_VARIANT ? "ARROW:extension:metadata" : NULL, ""},
+		{ext ? "ARROW:extension:name" : NULL, geo_meta ? DL_GEOARROW_WKB_EXTENSION : DL_ARROW_VARIANT_EXTENSION},
+		{ext ? "ARROW:extension:metadata" : NULL, geo_meta ? geo_meta : ""},
 	};
 	p->metadata = encode_metadata(kv, 3);
+	dl_free(geo_meta);
 	if (!p->metadata && (kv[0][0] || kv[1][0])) return DL_ENOMEM;
 	out->metadata = p->metadata;
 	if (t->id == DL_TYPE_STRUCT || t->id == DL_TYPE_ARRAY || t->id == DL_TYPE_MAP || t->id == DL_TYPE_VARIANT)

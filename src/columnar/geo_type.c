@@ -150,6 +150,39 @@ int dl_type_geo(dl_type **out, const char *text)
 	return 0;
 }
 
+static bool json_safe(const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] == '"' || p[i] == '\\' || (unsigned char)p[i] < 0x20) return false;
+	return true;
+}
+
+int dl_geo_arrow_metadata(char **out, const char *text)
+{
+	dl_geo_info g;
+	*out = NULL;
+	DL_TRY(dl_geo_parse(&g, text));
+	const char *crs = g.crs, *type = "authority_code";
+	size_t n = g.crs_len;
+	if (n > 5 && strncasecmp(crs, "srid:", 5) == 0) {
+		crs += 5;
+		n -= 5;
+		type = "srid";
+	} else if ((n > 9 && strncasecmp(crs, "projjson:", 9) == 0) || !json_safe(crs, n)) {
+		n = 0; /* the PROJJSON text lives in a table property */
+	}
+	size_t cap = n + 96;
+	char *s = dl_malloc(cap);
+	if (!s) return DL_ENOMEM;
+	int k = n ? snprintf(s, cap, "{\"crs\":\"%.*s\",\"crs_type\":\"%s\"", (int)n, crs, type)
+	          : snprintf(s, cap, "{");
+	if (g.kind == DL_GEO_GEOGRAPHY)
+		snprintf(s + k, cap - (size_t)k, "%s\"edges\":\"%s\"}", n ? "," : "", algorithm_names[g.algorithm]);
+	else snprintf(s + k, cap - (size_t)k, "}");
+	*out = s;
+	return 0;
+}
+
 int dl_type_geo_from_parts(dl_type **out, dl_geo_kind kind, const char *crs, int algorithm)
 {
 	*out = NULL;

@@ -59,4 +59,11 @@ int dl_type_geo(dl_type **out, const char *text);
  * Delta text ("geometry(OGC:CRS84)", "geography(OGC:CRS84, spherical)"). */
 int dl_type_geo_from_parts(dl_type **out, dl_geo_kind kind, const char *crs, int algorithm);
 
+/* GeoArrow's extension metadata for a geo type ("geoarrow.wkb"): a JSON
+ * object with the CRS ({"crs":"OGC:CRS84","crs_type":"authority_code"},
+ * srid:N as {"crs":"N","crs_type":"srid"}; a projjson:<property> reference
+ * names no CRS here) and, for geography, "edges". Allocated (dl_free). */
+#define DL_GEOARROW_WKB_EXTENSION "geoarrow.wkb"
+int dl_geo_arrow_metadata(char **out, const char *text);
+
 #endif
