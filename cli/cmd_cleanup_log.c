@@ -40,15 +40,17 @@ static int cleanup_run(dl_cli *cli, const void *args)
 		dl_cli_note(cli, "nothing to clean up: no checkpoint is older than the retention period");
 	static const dl_out_column cols[] = {
 		{"keptFromCheckpoint", DL_OUT_NUMBER}, {"deletedCommits", DL_OUT_NUMBER},
-		{"deletedCheckpoints", DL_OUT_NUMBER}, {"deletedOther", DL_OUT_NUMBER}};
-	char k[32], c[32], p[32], o[32];
+		{"deletedCheckpoints", DL_OUT_NUMBER}, {"deletedOther", DL_OUT_NUMBER},
+		{"deletedSidecars", DL_OUT_NUMBER}};
+	char k[32], c[32], p[32], o[32], sc[32];
 	snprintf(k, sizeof k, "%" PRId64, r.cutoff_checkpoint);
 	snprintf(c, sizeof c, "%" PRId64, r.deleted_commits);
 	snprintf(p, sizeof p, "%" PRId64, r.deleted_checkpoints);
 	snprintf(o, sizeof o, "%" PRId64, r.deleted_other);
-	const char *row[4] = {r.cutoff_checkpoint >= 0 ? k : NULL, c, p, o};
+	snprintf(sc, sizeof sc, "%" PRId64, r.deleted_sidecars);
+	const char *row[5] = {r.cutoff_checkpoint >= 0 ? k : NULL, c, p, o, sc};
 	dl_out *out = NULL;
-	rc = dl_cli_out_begin(&out, cli, cols, 4);
+	rc = dl_cli_out_begin(&out, cli, cols, 5);
 	if (rc == 0) rc = dl_out_row(out, row);
 	if (rc == 0) rc = dl_out_end(out);
 	else dl_out_free(out);
@@ -59,7 +61,8 @@ DL_CLI_COMMAND(cleanup_log, .name = "cleanup-log", .summary = "delete expired lo
                .description = "Deletes commits, checkpoints and checksum files older than the\n"
                               "table's delta.logRetentionDuration (30 days by default), keeping the\n"
                               "newest checkpoint at or before that point and everything after it,\n"
-                              "so every version from there on stays readable. Writers do this on\n"
+                              "so every version from there on stays readable, and sidecar files no\n"
+                              "remaining checkpoint references. Writers do this on\n"
                               "their own after each automatic checkpoint unless\n"
                               "delta.enableExpiredLogCleanup is false.",
                .examples = "  deltalake cleanup-log /data/events\n"

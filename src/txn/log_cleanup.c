@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "log/log_segment.h"
+#include "txn/sidecar_refs.h"
 #include "util/error.h"
 #include "util/mem.h"
 #include "util/time.h"
@@ -83,6 +84,45 @@ static int64_t cutoff_commit(const listing *l, int64_t cutoff_ms)
 	return best;
 }
 
+/* Sidecars no remaining V2 checkpoint references, older than a day as of
+ * midnight UTC (a checkpoint being written may not reference its own yet). */
+static int cleanup_sidecars(dl_log_cleanup_result *out, dl_store *store, const listing *l,
+                            int64_t ckpt, int64_t now_ms)
+{
+	dl_object_list sc;
+	DL_TRY(dl_store_list_from(store, DL_LOG_DIR "/_sidecars", NULL, &sc));
+	if (sc.count == 0) {
+		dl_object_list_free(&sc);
+		return 0;
+	}
+	dl_strmap refs;
+	dl_strmap_init(&refs, true);
+	int rc = 0;
+	for (size_t i = 0; i < l->objs.count && rc == 0; i++) {
+		dl_log_file_kind k = l->kind[i];
+		if ((k == DL_LOGF_CHECKPOINT_V2_JSON || k == DL_LOGF_CHECKPOINT_V2_PARQUET ||
+		     k == DL_LOGF_CHECKPOINT) && l->version[i] >= ckpt)
+			rc = dl_sidecar_refs_add(&refs, store, l->objs.items[i].path);
+	}
+	int64_t keep_after = dl_floor_div(now_ms, DAY_MS) * DAY_MS - DAY_MS;
+	for (size_t i = 0; i < sc.count && rc == 0; i++) {
+		const char *name = strrchr(sc.items[i].path, '/');
+		name = name ? name + 1 : sc.items[i].path;
+		if (name[0] == '.' || sc.items[i].mtime_ms >= keep_after) continue;
+		if (dl_strmap_find(&refs, name, strlen(name), NULL)) continue;
+		rc = dl_store_delete(store, sc.items[i].path);
+		if (rc == DL_ENOTFOUND) {
+			dl_error_clear();
+			rc = 0;
+			continue;
+		}
+		if (rc == 0) out->deleted_sidecars++;
+	}
+	dl_strmap_free(&refs);
+	dl_object_list_free(&sc);
+	return rc;
+}
+
 int dl_log_cleanup(dl_log_cleanup_result *out, dl_store *store, const dl_table_properties *props,
                    int64_t now_ms)
 {
@@ -116,6 +156,7 @@ int dl_log_cleanup(dl_log_cleanup_result *out, dl_store *store, const dl_table_p
 		}
 		if (rc == 0) (*counter)++;
 	}
+	if (rc == 0 && ckpt > 0) rc = cleanup_sidecars(out, store, &l, ckpt, now_ms);
 	listing_free(&l);
 	if (rc < 0) dl_error_prefix("cleaning up expired log files");
 	return rc;

@@ -10,6 +10,7 @@ typedef struct dl_log_cleanup_result {
 	int64_t deleted_commits;    /* N.json */
 	int64_t deleted_checkpoints; /* checkpoint files and parts */
 	int64_t deleted_other;      /* .crc and compaction files */
+	int64_t deleted_sidecars;   /* _sidecars files no remaining checkpoint references */
 } dl_log_cleanup_result;
 
 /* Deletes the log files older than delta.logRetentionDuration (from
@@ -19,7 +20,8 @@ typedef struct dl_log_cleanup_result {
  * everything after it; commits, checkpoints and .crc files of earlier
  * versions, and compaction files starting at or before it, are deleted.
  * Nothing is deleted when no such checkpoint exists. now_ms INT64_MIN: the
- * clock. Sidecar files are left alone. */
+ * clock. Then sidecar files that no remaining checkpoint references and
+ * that are older than a day (as of midnight UTC) are deleted too. */
 int dl_log_cleanup(dl_log_cleanup_result *out, dl_store *store, const dl_table_properties *props,
                    int64_t now_ms);
 

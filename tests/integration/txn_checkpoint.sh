@@ -99,7 +99,7 @@ t=$tmp/basic-with-inserts-deletes-checkpoint-classic
 touch -d '3 days ago' "$t"/_delta_log/*
 files_of "$t" >"$tmp/before"
 "$DL_CLI" cleanup-log "$t" --retention 'interval 1 day' --format csv >"$tmp/cl" 2>"$tmp/err" || fail "cleanup-log: $(cat "$tmp/err")"
-IFS=, read -r kept dc dk do < <(tail -n 1 "$tmp/cl")
+IFS=, read -r kept dc dk do ds < <(tail -n 1 "$tmp/cl")
 [ "$dc" -gt 0 ] || fail "cleanup-log deleted no commits: $(cat "$tmp/cl")"
 [ -z "$(ls "$t/_delta_log" | awk -F. -v k="$kept" '/^[0-9]+\.json$/ && $1+0 < k+0')" ] || fail "commits before $kept remain"
 files_of "$t" >"$tmp/after"

@@ -306,6 +306,29 @@ static void test_v2_sidecars(void **state)
 	assert_int_equal(dl_store_list_from(s, "_delta_log/_sidecars", NULL, &l), 0);
 	assert_int_equal(l.count, 3);
 	dl_object_list_free(&l);
+	/* a newer V2 checkpoint; log cleanup long after drops the old one, its
+	 * sidecars and nothing the new one references */
+	grow_table(s, 16, 17, false, now);
+	dl_checkpoint_options o2 = o;
+	o2.part_actions = 100;
+	check_roundtrip(s, 17, &o2, &r);
+	assert_int_equal(r.sidecars, 1);
+	dl_snapshot *latest = snap_at(s, -1);
+	int64_t later = dl_snapshot_timestamp(latest) + 60 * 86400000LL;
+	dl_table_properties props = latest->props;
+	dl_snapshot_free(latest);
+	dl_log_cleanup_result cr;
+	assert_int_equal(dl_log_cleanup(&cr, s, &props, later), 0);
+	assert_int_equal(cr.cutoff_checkpoint, 17);
+	assert_int_equal(cr.deleted_checkpoints, 1);
+	assert_int_equal(cr.deleted_sidecars, 3);
+	assert_int_equal(dl_store_list_from(s, "_delta_log/_sidecars", NULL, &l), 0);
+	assert_int_equal(l.count, 1);
+	dl_object_list_free(&l);
+	dl_snapshot *snap = snap_at(s, -1);
+	assert_int_equal(snap->segment.checkpoint_version, 17);
+	assert_int_equal(dl_snapshot_file_count(snap), 18);
+	dl_snapshot_free(snap);
 	dl_store_free(s);
 }
 
