@@ -71,6 +71,15 @@ static void put_string(dl_json_writer *w, const char *s, size_t n, bool is_max, 
 		i += len;
 		chars++;
 	}
+	/* U+FFFD only bounds the cut values if the first character cut is
+	 * below it (in UTF-8 byte order); otherwise the prefix grows, as
+	 * Delta's truncateMaxStringAgg does. */
+	while (is_max && i < n) {
+		const unsigned char *u = (const unsigned char *)s + i;
+		bool at_least_fffd = u[0] >= 0xF0 || (u[0] == 0xEF && i + 2 < n && u[1] == 0xBF && u[2] >= 0xBD);
+		if (!at_least_fffd) break;
+		i += u[0] >= 0xF0 ? 4 : 3;
+	}
 	if (i >= n) {
 		dl_jw_string_n(w, s, n);
 		return;
