@@ -57,6 +57,7 @@ typedef struct ckpt_ctx {
 	dl_arena arena;
 	dl_buf scratch;
 	int64_t cutoff_ms;             /* tombstones at or before it expired */
+	bool dv_key;                   /* multi-part keys include the DV id */
 } ckpt_ctx;
 
 /* ---- one output file ---- */
@@ -427,6 +428,7 @@ static int ctx_init(ckpt_ctx *c, dl_store *store, const dl_snapshot *snap, dl_bu
 	c->snap = snap;
 	const dl_table_properties *p = &snap->props;
 	c->cutoff_ms = now - p->deleted_file_retention_ms;
+	c->dv_key = dl_protocol_supports(snap->state.protocol, "deletionVectors");
 	c->so.stats_json = p->checkpoint_write_stats_as_json;
 	const dl_log_state *st = &snap->state;
 	for (size_t i = 0; i < st->nadds && !c->so.clustering_provider; i++)
@@ -451,9 +453,11 @@ static void name_part(char *buf, size_t cap, int64_t v, int part, int nparts)
 		         part + 1, nparts);
 }
 
-/* Spark's hash partitioning: pmod(murmur3(key, 42), n); a null key (the
- * non-file actions) hashes to the seed. */
-static int part_of(ckpt_ctx *c, const char *path, int n)
+/* Spark's hash partitioning: pmod(murmur3(key, 42), n), the key being the
+ * path, then the deletion vector's unique id when the table supports DVs
+ * (each hashed with the previous hash as seed); a null key (the non-file
+ * actions) hashes to the seed. */
+static int part_of(ckpt_ctx *c, const char *path, const dl_dv_descriptor *dv, int n)
 {
 	if (n == 1) return 0;
 	int32_t h = 42;
@@ -461,6 +465,13 @@ static int part_of(ckpt_ctx *c, const char *path, int n)
 		dl_buf_clear(&c->scratch);
 		if (dl_log_path_encode(&c->scratch, path) == 0)
 			h = ex_murmur3_bytes(c->scratch.data, c->scratch.len, 42);
+		else
+			dl_error_clear();
+	}
+	if (dv && c->dv_key) {
+		dl_buf_clear(&c->scratch);
+		if (dl_dv_unique_id(dv, &c->scratch) == 0)
+			h = ex_murmur3_bytes(c->scratch.data, c->scratch.len, h);
 		else
 			dl_error_clear();
 	}
@@ -480,14 +491,15 @@ static int write_classic(ckpt_ctx *c, dl_checkpoint_result *res, int nparts)
 		name_part(path, sizeof path, v, i, nparts);
 		rc = file_open(&files[i], c->store, path, &c->so);
 	}
-	if (rc == 0) rc = emit_non_file(&files[part_of(c, NULL, nparts)], st);
+	if (rc == 0) rc = emit_non_file(&files[part_of(c, NULL, NULL, nparts)], st);
 	for (size_t i = 0; i < st->nadds && rc == 0; i++) {
 		const dl_add *a = dl_log_state_add(st, i);
-		rc = emit_add(c, &files[part_of(c, a->path, nparts)], a);
+		rc = emit_add(c, &files[part_of(c, a->path, a->dv, nparts)], a);
 	}
-	for (size_t i = 0; i < st->nremoves && rc == 0; i++)
-		if (tombstone_live(c, &st->removes[i]))
-			rc = emit_remove(c, &files[part_of(c, st->removes[i].path, nparts)], &st->removes[i]);
+	for (size_t i = 0; i < st->nremoves && rc == 0; i++) {
+		const dl_remove *r = &st->removes[i];
+		if (tombstone_live(c, r)) rc = emit_remove(c, &files[part_of(c, r->path, r->dv, nparts)], r);
+	}
 	for (int i = 0; i < nparts && rc == 0; i++) {
 		rc = file_close(&files[i]);
 		res->actions += files[i].rows;

@@ -396,6 +396,20 @@ static void test_app_ids(void **state)
 	dl_txn_free(a1);
 	dl_txn_free(a2);
 	dl_txn_free(other);
+	/* the same metadata domain changed twice at once */
+	dl_snapshot_free(snap);
+	snap = open_snap(s);
+	dl_transaction *d1 = begin(s, snap, "SET DOMAIN"), *d2 = begin(s, snap, "SET DOMAIN");
+	dl_transaction *d3 = begin(s, snap, "SET DOMAIN");
+	dl_txn_set_domain(d1, "user.cfg", "{\"a\":1}", false);
+	dl_txn_set_domain(d2, "user.cfg", "{\"a\":2}", false);
+	dl_txn_set_domain(d3, "user.other", "{}", false);
+	assert_int_equal(dl_txn_commit(d1, &v), 0);
+	assert_int_equal(dl_txn_commit(d3, &v), 0); /* another domain: retried */
+	expect_class(d2, "ConcurrentTransactionException");
+	dl_txn_free(d1);
+	dl_txn_free(d2);
+	dl_txn_free(d3);
 	dl_snapshot_free(snap);
 	snap = open_snap(s);
 	assert_int_equal(dl_snapshot_app_version(snap, "app", &ver), 0);
