@@ -51,7 +51,7 @@ console.log(r.join(' '));
 [ "$(cat "$tmp/duck")" = "400 400" ] || fail "DuckDB reads $(cat "$tmp/duck") rows/distinct, expected 400 400"
 
 # SIGKILL: each write runs under `timeout -s KILL` with a random limit of
-# 5-60 ms, so writers die at random moments (while writing data files,
+# 5-150 ms, so writers die at random moments (while writing data files,
 # committing, writing the .crc or a checkpoint); what reported success
 # must survive.
 : >"$tmp/ok"
@@ -59,8 +59,8 @@ killer() { # killer W: 40 writes, each killed at a random moment or not
 	local w=$1 i ms
 	for ((i = 0; i < 40; i++)); do
 		printf 'w,i,tag\n%d,%d,k%d-%d\n' $((100 + w)) "$i" "$w" "$i" >"$tmp/k-$w.csv"
-		ms=$((RANDOM % 56 + 5))
-		timeout -s KILL "0.0$(printf '%02d' "$ms")" "$DL_CLI" write "$t" -i "$tmp/k-$w.csv" -m append -q \
+		ms=$((RANDOM % 146 + 5))
+		timeout -s KILL "0.$(printf '%03d' "$ms")" "$DL_CLI" write "$t" -i "$tmp/k-$w.csv" -m append -q \
 			>/dev/null 2>&1 && echo "k$w-$i" >>"$tmp/ok"
 	done
 }
