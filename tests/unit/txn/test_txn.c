@@ -643,6 +643,48 @@ static void test_ict_enablement(void **state)
 	dl_store_free(s);
 }
 
+/* Retries are bounded, and a winner that cannot be read is an error, not a
+ * conflict and not a crash. */
+static void test_retry_limit_and_bad_winner(void **state)
+{
+	(void)state;
+	dl_store *s = new_store();
+	create(s, NULL, NULL, 0);
+	dl_snapshot *snap = open_snap(s);
+	dl_transaction *t;
+	dl_txn_options o = DL_TXN_OPTIONS_INIT;
+	o.max_retries = 0;
+	assert_int_equal(dl_txn_begin(&t, s, snap, &o), 0);
+	dl_kv pv;
+	dl_add a = make_add("late.parquet", "a", &pv);
+	dl_txn_add_file(t, &a);
+	append_file(s, snap, "first.parquet", "a");
+	int64_t v;
+	assert_int_equal(dl_txn_commit(t, &v), DL_ECONFLICT);
+	assert_non_null(strstr(dl_error_last()->message, "gave up"));
+	dl_txn_free(t);
+	/* version 2 is garbage: the next writer reports it */
+	static const char *bad[] = {"{\"add\":{\"path\":", "not json\n", "{\"remove\":{\"path\":5}}\n"};
+	for (int i = 0; i < 3; i++) {
+		dl_store *b = new_store();
+		create(b, NULL, NULL, 0);
+		dl_snapshot *bs = open_snap(b);
+		assert_int_equal(dl_store_put_if_absent(b, "_delta_log/00000000000000000001.json", bad[i],
+		                                        strlen(bad[i])), 0);
+		t = begin(b, bs, "WRITE");
+		a = make_add("x.parquet", "a", &pv);
+		dl_txn_add_file(t, &a);
+		int rc = dl_txn_commit(t, &v);
+		assert_int_equal(rc, DL_ECORRUPT);
+		assert_non_null(strstr(dl_error_last()->message, "00000000000000000001.json"));
+		dl_txn_free(t);
+		dl_snapshot_free(bs);
+		dl_store_free(b);
+	}
+	dl_snapshot_free(snap);
+	dl_store_free(s);
+}
+
 static void test_invalid_use(void **state)
 {
 	(void)state;
@@ -672,6 +714,7 @@ int main(void)
 		cmocka_unit_test(test_crc_files),
 		cmocka_unit_test(test_row_tracking_retry),
 		cmocka_unit_test(test_ict_enablement),
+		cmocka_unit_test(test_retry_limit_and_bad_winner),
 		cmocka_unit_test(test_invalid_use),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
