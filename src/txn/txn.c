@@ -3,6 +3,7 @@
  * the conflict checks consult. */
 #include "txn/txn_internal.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,16 +23,18 @@ static char *dup_opt(const char *s, bool *failed)
 	return d;
 }
 
+static char engine_info[64];
+static pthread_once_t engine_once = PTHREAD_ONCE_INIT;
+
+static void make_engine_info(void)
+{
+	snprintf(engine_info, sizeof engine_info, "deltalake-c/%s", dl_version());
+}
+
 const char *dl_txn_engine_info(void)
 {
-	static char info[64];
-	if (!info[0]) {
-		/* Written once; every thread computes the same bytes. */
-		char tmp[64];
-		snprintf(tmp, sizeof tmp, "deltalake-c/%s", dl_version());
-		memcpy(info, tmp, sizeof tmp);
-	}
-	return info;
+	pthread_once(&engine_once, make_engine_info);
+	return engine_info;
 }
 
 int dl_txn_begin(dl_transaction **out, dl_store *store, dl_snapshot *snapshot,
@@ -62,6 +65,7 @@ int dl_txn_begin(dl_transaction **out, dl_store *store, dl_snapshot *snapshot,
 	dl_strmap_init(&t->read_apps, true);
 	t->only_data_adds = true;
 	t->blind_append = -1;
+	dl_table_properties_defaults(&t->default_props);
 	t->version = -1;
 	t->winners.last_ict = t->winners.last_ts = DL_NONE;
 	t->winners.row_id_hwm = -1;
@@ -406,15 +410,9 @@ void dl_txn_set_blind_append(dl_transaction *t, bool blind_append)
 
 const dl_table_properties *dl_txn_props(const dl_transaction *t)
 {
-	static const dl_table_properties *none;
-	static dl_table_properties defaults;
 	if (t->has_new_props) return &t->new_props;
 	if (t->snap) return dl_snapshot_props(t->snap);
-	if (!none) {
-		dl_table_properties_defaults(&defaults);
-		none = &defaults;
-	}
-	return none;
+	return &t->default_props;
 }
 
 dl_isolation_level dl_txn_isolation(const dl_transaction *t)

@@ -65,6 +65,7 @@ struct dl_transaction {
 	char *protocol_json;          /* body of the protocol action, or NULL */
 	char *metadata_json;          /* body of the metaData action, or NULL */
 	dl_table_properties new_props; /* of metadata_json (string fields NULL) */
+	dl_table_properties default_props; /* for a new table without metaData yet */
 	bool has_new_props;
 	dl_buf file_lines;            /* add/remove/cdc lines, each ending '\n' */
 	int64_t nadds, add_bytes, nremoves, remove_bytes, ncdc;
