@@ -115,6 +115,7 @@ static int on_line(const dl_json *line, int64_t lineno, void *payload)
 		*p = a.u.protocol;
 		w->protocol = true;
 		w->new_protocol = p;
+		t->winners.protocol_changed = true;
 		break;
 	}
 	case DL_ACTION_METADATA: w->metadata = true; break;

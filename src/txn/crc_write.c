@@ -146,6 +146,8 @@ static void write_domains(dl_json_writer *w, const dl_transaction *t, const crc_
 int dl_txn_write_crc(dl_transaction *t)
 {
 	if (t->remove_size_unknown || t->winners.sizes_unknown) return 0;
+	/* the protocol in force is a winner's, which the base does not know */
+	if (t->winners.protocol_changed && !t->protocol_json) return 0;
 	dl_arena arena = DL_ARENA_INIT;
 	crc_base b;
 	if (find_base(&b, &arena, t) < 0) {

@@ -35,6 +35,7 @@ typedef struct txn_winners {
 	int64_t last_ict;             /* newest winner inCommitTimestamp, DL_NONE */
 	int64_t last_ts;              /* newest winner commitInfo.timestamp, DL_NONE */
 	bool txns_changed, domains_changed; /* the .crc lists would be stale */
+	bool protocol_changed;        /* a winner upgraded the protocol (no .crc then) */
 	int64_t row_id_hwm;           /* newest delta.rowTracking high-water mark, -1 */
 } txn_winners;
 

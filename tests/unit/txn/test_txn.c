@@ -539,6 +539,25 @@ static void test_crc_files(void **state)
 	assert_int_equal(dl_txn_commit(t, &v), 0);
 	dl_txn_free(t);
 	check_crc(s, 3);
+	/* a winner's protocol upgrade: the retried append lands, and no .crc
+	 * claims the old protocol for its version */
+	dl_snapshot_free(snap);
+	snap = open_snap(s);
+	dl_transaction *app = begin(s, snap, "WRITE");
+	dl_kv pva;
+	dl_add a = make_add("c.parquet", "a", &pva);
+	dl_txn_add_file(app, &a);
+	dl_transaction *up = begin(s, snap, "UPGRADE PROTOCOL");
+	dl_protocol p3 = {1, 3, NULL, 0, NULL, 0};
+	dl_txn_set_protocol(up, &p3);
+	assert_int_equal(dl_txn_commit(up, &v), 0);
+	dl_txn_free(up);
+	assert_int_equal(dl_txn_commit(app, &v), 0);
+	assert_int_equal(v, 5);
+	dl_txn_free(app);
+	dl_object_info info;
+	assert_int_equal(dl_store_stat(s, "_delta_log/00000000000000000005.crc", &info), DL_ENOTFOUND);
+	dl_error_clear();
 	dl_snapshot_free(snap);
 	dl_store_free(s);
 }
