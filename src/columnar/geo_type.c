@@ -55,7 +55,8 @@ static bool all_digits(const char *p, size_t n)
 }
 
 /* AUTHORITY:ID with a non-empty authority of letters, digits, '_', '-' or
- * '.', and a non-empty id; srid:<number>; projjson:<tableProperty>. */
+ * '.', and a non-empty id of printable ASCII; srid:<number>;
+ * projjson:<tableProperty>. */
 static int check_crs(const char *text, const char *crs, size_t n)
 {
 	const char *colon = memchr(crs, ':', n);
@@ -64,6 +65,12 @@ static int check_crs(const char *text, const char *crs, size_t n)
 		                    "geospatial type '%s': the CRS '%.*s' must be AUTHORITY:ID (e.g. "
 		                    "OGC:CRS84), srid:<number> or projjson:<tableProperty>",
 		                    text, (int)n, crs);
+	for (size_t i = 0; i < n; i++) /* identifiers, not free text: keeps JSON/Arrow spellings plain */
+		if (crs[i] < 0x21 || crs[i] > 0x7E || crs[i] == '"' || crs[i] == '\\')
+			return dl_error_set(DL_ECORRUPT,
+			                    "geospatial type '%s': the CRS may hold only printable ASCII "
+			                    "without quotes or backslashes",
+			                    text);
 	size_t auth = (size_t)(colon - crs);
 	for (size_t i = 0; i < auth; i++)
 		if (!isalnum((unsigned char)crs[i]) && crs[i] != '_' && crs[i] != '-' && crs[i] != '.')

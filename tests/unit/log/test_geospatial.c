@@ -81,7 +81,8 @@ static void malformed(void **state)
 		"geometry(:CRS84)", "geometry(OGC:)", "geometry(OGC:CRS84, spherical)",
 		"geography(OGC:CRS84, flat)", "geography(OGC:CRS84, spherical, karney)",
 		"geography(srid:abc)", "geography(srid:)", "geometry(O G C:CRS84)", "geography(,spherical)",
-		"geometry(OGC:CRS84)x",
+		"geometry(OGC:CRS84)x", "geometry(OGC:CR\\u00e9)", "geometry(OGC:CRS\\t84)",
+		"geometry(OGC:\\\"x)",
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		const char *js = schema_with(bad[i]);
