@@ -105,5 +105,23 @@ IFS=, read -r kept dc dk do ds < <(tail -n 1 "$tmp/cl")
 files_of "$t" >"$tmp/after"
 cmp -s "$tmp/before" "$tmp/after" || fail "cleanup-log changed the files of the latest version"
 
+# cleanup-log on Spark's V2 tables (JSON and Parquet UUID checkpoints with
+# sidecars), back-dated: every sidecar a remaining checkpoint references
+# stays, an unreferenced old one goes, and the table reads the same.
+for g in v2-checkpoint-json v2-checkpoint-parquet; do
+	t=$tmp/$g-cleanup
+	cp -r "$gold/$g/delta" "$t" 2>/dev/null || cp -r "$gold/$g" "$t"
+	chmod -R u+w "$t"
+	echo stray >"$t/_delta_log/_sidecars/0f0f0f0f-0000-4000-8000-000000000000.parquet"
+	touch -d '3 days ago' "$t"/_delta_log/* "$t"/_delta_log/_sidecars/*
+	files_of "$t" >"$tmp/before"
+	"$DL_CLI" cleanup-log "$t" --retention 'interval 1 day' --format csv >"$tmp/cl" 2>"$tmp/err" || fail "$g cleanup-log: $(cat "$tmp/err")"
+	IFS=, read -r kept dc dk do ds < <(tail -n 1 "$tmp/cl")
+	[ "$ds" = 1 ] || fail "$g: cleanup-log deleted $ds sidecars, expected just the unreferenced one"
+	[ ! -e "$t/_delta_log/_sidecars/0f0f0f0f-0000-4000-8000-000000000000.parquet" ] || fail "$g: stray sidecar kept"
+	files_of "$t" >"$tmp/after"
+	cmp -s "$tmp/before" "$tmp/after" || fail "$g: cleanup-log changed the table"
+done
+
 echo "txn_checkpoint: $checked checkpoints checked, $fails failures"
 [ "$fails" -eq 0 ]
