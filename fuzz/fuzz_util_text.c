@@ -1,9 +1,11 @@
 /* libFuzzer harness for the util parsers of outside text: timestamps and
  * dates (partition values), durations (table properties), time zone ids,
  * base64, Z85 (deletion vector ids), URL percent-decoding (log paths) and
- * UUIDs. The first byte picks the parser; the rest is its input. Anything
+ * UUIDs. The first byte picks the parser (0xFF: format 8 bytes of int64
+ * micros in several zones); the rest is its input. Anything
  * may fail cleanly, nothing may crash, and whatever parses must survive a
  * format-and-parse round trip unchanged. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +28,31 @@ static void check_timestamp(const char *s, size_t n)
 	if (dl_timestamp_parse(&back, out, len, NULL) != 0 || back != v) abort();
 	len = dl_timestamp_format_spark(out, v, NULL);
 	if (dl_timestamp_parse(&back, out, len, NULL) != 0 || back != v) abort();
+}
+
+/* Any int64 micros formats without UB (INT64_MIN once overflowed) and in
+ * bounds; away from the int64 edges the text parses back to the value. */
+static void check_format(const char *s, size_t n)
+{
+	if (n < 8) return;
+	int64_t v, back;
+	memcpy(&v, s, 8);
+	static const dl_tz *zones[3];
+	if (!zones[0]) {
+		zones[0] = dl_tz_utc();
+		if (dl_tz_get(&zones[1], "America/Los_Angeles", 19) != 0) zones[1] = zones[0];
+		if (dl_tz_get(&zones[2], "+05:30", 6) != 0) zones[2] = zones[0];
+	}
+	bool inner = v > INT64_MIN / 4 && v < INT64_MAX / 4;
+	char out[DL_TIME_TEXT_MAX];
+	for (int i = 0; i < 3; i++) {
+		size_t len = dl_timestamp_format_iso(out, v, zones[i], 6);
+		if (len >= DL_TIME_TEXT_MAX || strlen(out) != len) abort();
+		if (inner && (dl_timestamp_parse(&back, out, len, NULL) != 0 || back != v)) abort();
+	}
+	size_t len = dl_timestamp_format_spark(out, v, NULL);
+	if (len >= DL_TIME_TEXT_MAX || strlen(out) != len) abort();
+	if (inner && (dl_timestamp_parse(&back, out, len, NULL) != 0 || back != v)) abort();
 }
 
 static void check_date(const char *s, size_t n)
@@ -94,6 +121,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n = size - 1;
 	int64_t micros;
 	const dl_tz *tz;
+	if (data[0] == 0xFF) {
+		check_format(s, n);
+		dl_error_clear();
+		return 0;
+	}
 	switch (data[0] % 8) {
 	case 0: check_timestamp(s, n); break;
 	case 1: check_date(s, n); break;
