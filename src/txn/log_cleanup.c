@@ -123,6 +123,27 @@ static int cleanup_sidecars(dl_log_cleanup_result *out, dl_store *store, const l
 	return rc;
 }
 
+/* Temporary files of writes that died before publishing (".name.tmp"):
+ * nothing reads them; those older than a day cannot belong to a write in
+ * flight. */
+static int cleanup_stale_temps(dl_log_cleanup_result *out, dl_store *store, const listing *l,
+                               int64_t now_ms)
+{
+	for (size_t i = 0; i < l->objs.count; i++) {
+		const char *name = strrchr(l->objs.items[i].path, '/');
+		name = name ? name + 1 : l->objs.items[i].path;
+		if (name[0] != '.' || l->objs.items[i].mtime_ms >= now_ms - DAY_MS) continue;
+		int rc = dl_store_delete(store, l->objs.items[i].path);
+		if (rc == DL_ENOTFOUND) {
+			dl_error_clear();
+			continue;
+		}
+		if (rc < 0) return rc;
+		out->deleted_other++;
+	}
+	return 0;
+}
+
 int dl_log_cleanup(dl_log_cleanup_result *out, dl_store *store, const dl_table_properties *props,
                    int64_t now_ms)
 {
@@ -157,6 +178,7 @@ int dl_log_cleanup(dl_log_cleanup_result *out, dl_store *store, const dl_table_p
 		if (rc == 0) (*counter)++;
 	}
 	if (rc == 0 && ckpt > 0) rc = cleanup_sidecars(out, store, &l, ckpt, now_ms);
+	if (rc == 0) rc = cleanup_stale_temps(out, store, &l, now_ms);
 	listing_free(&l);
 	if (rc < 0) dl_error_prefix("cleaning up expired log files");
 	return rc;

@@ -9,7 +9,7 @@ typedef struct dl_log_cleanup_result {
 	int64_t cutoff_checkpoint;  /* the checkpoint kept as the new start, -1 for none */
 	int64_t deleted_commits;    /* N.json */
 	int64_t deleted_checkpoints; /* checkpoint files and parts */
-	int64_t deleted_other;      /* .crc and compaction files */
+	int64_t deleted_other;      /* .crc, compaction and stale temporary files */
 	int64_t deleted_sidecars;   /* _sidecars files no remaining checkpoint references */
 } dl_log_cleanup_result;
 
@@ -21,7 +21,8 @@ typedef struct dl_log_cleanup_result {
  * versions, and compaction files starting at or before it, are deleted.
  * Nothing is deleted when no such checkpoint exists. now_ms INT64_MIN: the
  * clock. Then sidecar files that no remaining checkpoint references and
- * that are older than a day (as of midnight UTC) are deleted too. */
+ * that are older than a day (as of midnight UTC) are deleted too, and
+ * temporary files of writes that died, once a day old. */
 int dl_log_cleanup(dl_log_cleanup_result *out, dl_store *store, const dl_table_properties *props,
                    int64_t now_ms);
 

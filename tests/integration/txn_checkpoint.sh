@@ -96,7 +96,8 @@ fi
 # cleanup-log: with no retention everything before the newest checkpoint
 # older than today's midnight goes; the files are back-dated to make it so.
 t=$tmp/basic-with-inserts-deletes-checkpoint-classic
-touch -d '3 days ago' "$t"/_delta_log/*
+echo partial >"$t/_delta_log/.00000000000000000099.json.0123abcd.tmp" # a writer that died
+touch -d '3 days ago' "$t"/_delta_log/* "$t"/_delta_log/.*.tmp
 files_of "$t" >"$tmp/before"
 "$DL_CLI" cleanup-log "$t" --retention 'interval 1 day' --format csv >"$tmp/cl" 2>"$tmp/err" || fail "cleanup-log: $(cat "$tmp/err")"
 IFS=, read -r kept dc dk do ds < <(tail -n 1 "$tmp/cl")
@@ -104,6 +105,7 @@ IFS=, read -r kept dc dk do ds < <(tail -n 1 "$tmp/cl")
 [ -z "$(ls "$t/_delta_log" | awk -F. -v k="$kept" '/^[0-9]+\.json$/ && $1+0 < k+0')" ] || fail "commits before $kept remain"
 files_of "$t" >"$tmp/after"
 cmp -s "$tmp/before" "$tmp/after" || fail "cleanup-log changed the files of the latest version"
+[ ! -e "$t/_delta_log/.00000000000000000099.json.0123abcd.tmp" ] || fail "cleanup-log kept a stale temporary file"
 
 # cleanup-log on Spark's V2 tables (JSON and Parquet UUID checkpoints with
 # sidecars), back-dated: every sidecar a remaining checkpoint references
