@@ -6,6 +6,7 @@
 #include <string.h>
 #include "columnar/variant_json.h"
 #include "util/base64.h"
+#include "util/dtoa.h"
 #include "util/error.h"
 #include "util/time.h"
 
@@ -32,27 +33,15 @@ size_t dl_format_decimal(char out[DL_NUMBER_TEXT_MAX], dl_i128 v, int scale)
 	return len;
 }
 
-/* Shortest digits that read back as v: "%.{p}e" for growing p. */
-static size_t format_shortest(char out[DL_NUMBER_TEXT_MAX], double v, int max_digits, bool is_float)
+/* Shortest digits that read back as v (util/dtoa.h), laid out as Spark shows them. */
+static size_t format_shortest(char out[DL_NUMBER_TEXT_MAX], double v, bool is_float)
 {
 	if (isnan(v)) return (size_t)snprintf(out, DL_NUMBER_TEXT_MAX, "NaN");
 	if (isinf(v)) return (size_t)snprintf(out, DL_NUMBER_TEXT_MAX, v < 0 ? "-Infinity" : "Infinity");
-	char sci[40];
-	for (int p = 1; p <= max_digits; p++) {
-		snprintf(sci, sizeof sci, "%.*e", p - 1, v);
-		double back = strtod(sci, NULL);
-		if (is_float ? (float)back == (float)v : back == v) break;
-	}
-	/* sci is "-d.ddde[+-]xx": split into sign, digits and exponent. */
-	char digits[24];
-	int nd = 0;
-	const char *s = sci;
-	bool neg = *s == '-';
-	if (neg) s++;
-	for (; *s && *s != 'e'; s++)
-		if (*s != '.') digits[nd++] = *s;
-	int exp = atoi(s + 1);
-	while (nd > 1 && digits[nd - 1] == '0') nd--;
+	char digits[DL_DTOA_DIGITS_MAX];
+	int exp;
+	int nd = is_float ? dl_ftoa_shortest(digits, &exp, (float)v) : dl_dtoa_shortest(digits, &exp, v);
+	bool neg = signbit(v);
 	size_t len = 0;
 	if (neg) out[len++] = '-';
 	if (exp >= -5 && exp < 16) {
@@ -79,18 +68,25 @@ static size_t format_shortest(char out[DL_NUMBER_TEXT_MAX], double v, int max_di
 		out[len++] = '.';
 		for (int i = 1; i < nd; i++) out[len++] = digits[i];
 	}
-	len += (size_t)snprintf(out + len, DL_NUMBER_TEXT_MAX - len, "e%c%02d", exp < 0 ? '-' : '+', abs(exp));
+	/* "e+20", "e-07", "e+308": sign and at least two digits, as %e. */
+	out[len++] = 'e';
+	out[len++] = exp < 0 ? '-' : '+';
+	int mag = abs(exp);
+	if (mag >= 100) out[len++] = (char)('0' + mag / 100);
+	out[len++] = (char)('0' + mag / 10 % 10);
+	out[len++] = (char)('0' + mag % 10);
+	out[len] = 0;
 	return len;
 }
 
 size_t dl_format_double(char out[DL_NUMBER_TEXT_MAX], double v)
 {
-	return format_shortest(out, v, 17, false);
+	return format_shortest(out, v, false);
 }
 
 size_t dl_format_float(char out[DL_NUMBER_TEXT_MAX], float v)
 {
-	return format_shortest(out, v, 9, true);
+	return format_shortest(out, v, true);
 }
 
 typedef enum style { STYLE_TEXT, STYLE_JSON } style;
