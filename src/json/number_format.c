@@ -1,8 +1,6 @@
 #include "json/number_format.h"
-#include "json/c_locale.h"
+#include "util/dtoa.h"
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 size_t dl_json_format_int64(char *out, int64_t v)
@@ -18,6 +16,25 @@ size_t dl_json_format_int64(char *out, int64_t v)
 	size_t len = 0;
 	if (v < 0) out[len++] = '-';
 	while (n) out[len++] = tmp[--n];
+	return len;
+}
+
+/* "d.ddde+XX" as %g spells it: exponent sign and at least two digits. */
+static size_t put_exponent_form(char *out, const char *digits, int nd, int exp)
+{
+	size_t len = 0;
+	out[len++] = digits[0];
+	if (nd > 1) {
+		out[len++] = '.';
+		memcpy(out + len, digits + 1, (size_t)nd - 1);
+		len += (size_t)nd - 1;
+	}
+	out[len++] = 'e';
+	out[len++] = exp < 0 ? '-' : '+';
+	int mag = exp < 0 ? -exp : exp;
+	if (mag >= 100) out[len++] = (char)('0' + mag / 100);
+	out[len++] = (char)('0' + mag / 10 % 10);
+	out[len++] = (char)('0' + mag % 10);
 	return len;
 }
 
@@ -38,22 +55,32 @@ int dl_json_format_double(char *out, double v)
 		out[n] = 0;
 		return (int)n;
 	}
-	locale_t c = dl_json_c_locale();
-	/* Without a C locale object, fall back to the current locale; the
-	 * fix-up below still turns a decimal comma into a point. */
-	locale_t old = c ? uselocale(c) : (locale_t)0;
-	int n = 0;
-	for (int prec = 15; prec <= 17; prec++) {
-		n = snprintf(out, 32, "%.*g", prec, v);
-		if (prec == 17) break;
-		/* %.15g has at most 15 digits: usually Clinger's path checks it
-		 * without strtod. */
-		double back;
-		if (!dl_json_fast_double(out, out + n, &back)) back = strtod(out, NULL);
-		if (back == v) break;
+	/* The shortest digits (util/dtoa.h) are what the first of %.15g,
+	 * %.16g, %.17g that reads back prints: %.15g rounds to the only
+	 * 15-digit number in the interval. Laid out as %.{P}g with P the
+	 * larger of 15 and the digit count; no printf, no strtod, no locale. */
+	char digits[DL_DTOA_DIGITS_MAX];
+	int exp;
+	int nd = dl_dtoa_shortest(digits, &exp, v);
+	int prec = nd > 15 ? nd : 15;
+	size_t len = 0;
+	if (signbit(v)) out[len++] = '-';
+	if (exp < -4 || exp >= prec) {
+		len += put_exponent_form(out + len, digits, nd, exp);
+	} else if (exp < 0) {
+		out[len++] = '0';
+		out[len++] = '.';
+		for (int i = 0; i < -exp - 1; i++) out[len++] = '0';
+		memcpy(out + len, digits, (size_t)nd);
+		len += (size_t)nd;
+	} else {
+		for (int i = 0; i <= exp; i++) out[len++] = i < nd ? digits[i] : '0';
+		if (nd > exp + 1) {
+			out[len++] = '.';
+			memcpy(out + len, digits + exp + 1, (size_t)(nd - exp - 1));
+			len += (size_t)(nd - exp - 1);
+		}
 	}
-	if (c) uselocale(old);
-	for (int i = 0; i < n; i++)
-		if (out[i] == ',') out[i] = '.';
-	return n;
+	out[len] = 0;
+	return (int)len;
 }
