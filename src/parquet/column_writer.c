@@ -177,6 +177,33 @@ static inline dl_i128 load_i128(const dl_array *a, int64_t i)
 	return v;
 }
 
+/* 10^p for p in 0..38, the exclusive bound of a DECIMAL(p, s) unscaled
+ * value: from a table of 64-bit powers, one multiply above 10^19. */
+static dl_i128 pow10_i128(int p)
+{
+	static const uint64_t p10[20] = {1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
+	                                 10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
+	                                 100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+	                                 100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+	                                 100000000000000000ULL, 1000000000000000000ULL,
+	                                 10000000000000000000ULL};
+	return p <= 19 ? (dl_i128)p10[p] : (dl_i128)p10[19] * (dl_i128)p10[p - 19];
+}
+
+/* A decimal value must fit its column's precision: the physical type (INT32
+ * up to 9 digits, INT64 up to 18, FIXED_LEN_BYTE_ARRAY sized by precision)
+ * would otherwise silently keep only its low bytes - a different number. */
+static int check_decimal(const pq_colw *c, const dl_type *t, dl_i128 v, int64_t i)
+{
+	if (t->precision < 1 || t->precision > 38) return 0;
+	dl_i128 lim = pow10_i128(t->precision);
+	if (v < lim && v > -lim) return 0;
+	return dl_error_set(DL_EINVALID,
+	                    "column '%s': the decimal at row %lld has more than %d digits, so it does not "
+	                    "fit DECIMAL(%d,%d); cast the data to a wider decimal type",
+	                    c->leaf->path[0], (long long)i, t->precision, t->precision, t->scale);
+}
+
 static int put_value(pq_colw *c, const dl_array *a, int64_t i)
 {
 	uint8_t b[16];
@@ -226,6 +253,7 @@ static int put_value(pq_colw *c, const dl_array *a, int64_t i)
 	}
 	case DL_TYPE_DECIMAL: {
 		dl_i128 v = load_i128(a, i);
+		DL_TRY(check_decimal(c, a->type, v, i));
 		if (c->leaf->phys == PQ_INT32) {
 			pq_store_le32(b, (uint32_t)(int32_t)v);
 		} else if (c->leaf->phys == PQ_INT64) {

@@ -402,6 +402,57 @@ static void test_variant_null_and_required(void **state)
 	dl_type_unref(i64);
 }
 
+/* A decimal beyond its column's precision is refused, not cut to the low
+ * bytes of its physical type (INT32, INT64, FIXED_LEN_BYTE_ARRAY); values
+ * at the precision's limits are written. */
+static void test_decimal_beyond_precision(void **state)
+{
+	(void)state;
+	const int precisions[] = {9, 18, 25};
+	for (int k = 0; k < 3; k++) {
+		int p = precisions[k];
+		dl_i128 lim = 1;
+		for (int j = 0; j < p; j++) lim *= 10;
+		dl_type *dec = dl_type_decimal(p, 2);
+		dl_field f[] = {{(char *)"d", dec, true, (char *)"{}"}};
+		dl_type *schema = dl_type_struct(f, 1);
+		for (int bad = 0; bad < 2; bad++) {
+			dl_buf out = DL_BUF_INIT;
+			pq_sink sink;
+			pq_sink_init_buf(&sink, &out);
+			pq_writer *w;
+			assert_int_equal(pq_writer_open(&w, schema, &sink, NULL), 0);
+			dl_batch *b = dl_batch_new(schema, 3);
+			dl_builder *bl;
+			assert_int_equal(dl_builder_new(&bl, dec), 0);
+			dl_builder_append_decimal(bl, lim - 1);
+			dl_builder_append_decimal(bl, -(lim - 1));
+			dl_builder_append_decimal(bl, 0);
+			dl_builder_finish(&b->cols[0], bl);
+			dl_builder_free(bl);
+			/* The builder refuses such values, Arrow data from outside (IPC,
+			 * the C data interface) may hold them: put one in by hand. */
+			dl_i128 v = k % 2 ? -lim : lim + 172731;
+			if (bad) memcpy((uint8_t *)b->cols[0]->values + 32, &v, 16);
+			if (bad) {
+				assert_int_equal(pq_writer_write(w, b), DL_EINVALID);
+				assert_non_null(strstr(dl_error_last()->message, "does not fit DECIMAL"));
+			} else {
+				assert_int_equal(pq_writer_write(w, b), 0);
+				assert_int_equal(pq_writer_close(w), 0);
+				const pq_stats *st = pq_writer_leaf_stats(w, 0);
+				assert_true(st->min.dec == -(lim - 1));
+				assert_true(st->max.dec == lim - 1);
+			}
+			dl_batch_free(b);
+			pq_writer_free(w);
+			dl_buf_free(&out);
+		}
+		dl_type_unref(schema);
+		dl_type_unref(dec);
+	}
+}
+
 /* Every page of every chunk carries the CRC-32 of its stored bytes. */
 static int check_page_crcs(const dl_buf *file, const pq_file_metadata *md)
 {
@@ -851,6 +902,7 @@ int main(void)
 		cmocka_unit_test(test_empty_file),
 		cmocka_unit_test(test_nested_field_ids),
 		cmocka_unit_test(test_page_index),
+		cmocka_unit_test(test_decimal_beyond_precision),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
