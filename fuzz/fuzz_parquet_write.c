@@ -10,7 +10,6 @@
  * names, a null in a NOT NULL field) but never crash, leak, or produce a
  * file the reader rejects or reads differently. */
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "columnar/format_value.h"
@@ -118,11 +117,8 @@ static void round_trip(dl_batch **batches, int n, dl_type *schema, uint8_t o)
 		}
 		pq_reader_free(r);
 		dl_type_unref(as);
-		if (comparable && (got.len != expect.len || (got.len && memcmp(got.data, expect.data, got.len) != 0))) {
-			FILE *f = fopen("/tmp/fpw_expect", "w"); fwrite(expect.data, 1, expect.len, f); fclose(f);
-			f = fopen("/tmp/fpw_got", "w"); fwrite(got.data, 1, got.len, f); fclose(f);
+		if (comparable && (got.len != expect.len || (got.len && memcmp(got.data, expect.data, got.len) != 0)))
 			abort();
-		}
 	}
 	pq_writer_free(w);
 	dl_buf_free(&file);
