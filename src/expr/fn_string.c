@@ -7,6 +7,7 @@
 #include "expr/thread_cache.h"
 #include "util/error.h"
 #include "util/mem.h"
+#include "util/utf8.h"
 #include <ctype.h>
 #include <regex.h>
 #include <string.h>
@@ -75,32 +76,6 @@ static uint32_t dec8(const char *s, int64_t n, int *adv)
 	return cp;
 }
 
-static int enc8(dl_buf *b, uint32_t cp)
-{
-	char u[4];
-	int n;
-	if (cp < 0x80) {
-		u[0] = (char)cp;
-		n = 1;
-	} else if (cp < 0x800) {
-		u[0] = (char)(0xC0 | cp >> 6);
-		u[1] = (char)(0x80 | (cp & 0x3F));
-		n = 2;
-	} else if (cp < 0x10000) {
-		u[0] = (char)(0xE0 | cp >> 12);
-		u[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		u[2] = (char)(0x80 | (cp & 0x3F));
-		n = 3;
-	} else {
-		u[0] = (char)(0xF0 | cp >> 18);
-		u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-		u[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		u[3] = (char)(0x80 | (cp & 0x3F));
-		n = 4;
-	}
-	return dl_buf_append(b, u, (size_t)n);
-}
-
 static uint32_t case_map(uint32_t c, bool upper)
 {
 	if (c < 0x80) return (uint32_t)(upper ? toupper((int)c) : tolower((int)c));
@@ -136,19 +111,7 @@ static int map_case(ex_row *r, ex_val *out, const ex_val *a, bool upper)
 		}
 		int adv;
 		uint32_t cp = case_map(dec8(s + i, n - i, &adv), upper);
-		if (cp < 0x800) {
-			o[k++] = (char)(0xC0 | cp >> 6);
-			o[k++] = (char)(0x80 | (cp & 0x3F));
-		} else if (cp < 0x10000) {
-			o[k++] = (char)(0xE0 | cp >> 12);
-			o[k++] = (char)(0x80 | ((cp >> 6) & 0x3F));
-			o[k++] = (char)(0x80 | (cp & 0x3F));
-		} else {
-			o[k++] = (char)(0xF0 | cp >> 18);
-			o[k++] = (char)(0x80 | ((cp >> 12) & 0x3F));
-			o[k++] = (char)(0x80 | ((cp >> 6) & 0x3F));
-			o[k++] = (char)(0x80 | (cp & 0x3F));
-		}
+		k += dl_utf8_encode(cp, o + k);
 		i += adv;
 	}
 	r->buf->len += k;
@@ -168,7 +131,7 @@ ROWFN(fn_initcap)
 	for (int64_t i = 0; i < n;) {
 		int adv;
 		uint32_t cp = dec8(s + i, n - i, &adv);
-		DL_TRY(enc8(r->buf, case_map(cp, start)));
+		DL_TRY(dl_utf8_append(r->buf, case_map(cp, start)));
 		start = cp == ' ';
 		i += adv;
 	}
@@ -687,7 +650,7 @@ ROWFN(fn_chr)
 		set_str(out, "", 0);
 		return 0;
 	}
-	DL_TRY(enc8(r->buf, (uint32_t)(n % 256)));
+	DL_TRY(dl_utf8_append(r->buf, (uint32_t)(n % 256)));
 	set_buf(r, out, 0);
 	return 0;
 }

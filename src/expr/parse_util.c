@@ -1,6 +1,7 @@
 #include "expr/parse_util.h"
 #include "util/error.h"
 #include "util/mem.h"
+#include "util/utf8.h"
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -27,32 +28,6 @@ char *ex_unquote_ident(dl_arena *a, const char *p, size_t len)
 	}
 	s[j] = 0;
 	return s;
-}
-
-static int put_utf8(dl_buf *b, uint32_t cp)
-{
-	char u[4];
-	int n;
-	if (cp < 0x80) {
-		u[0] = (char)cp;
-		n = 1;
-	} else if (cp < 0x800) {
-		u[0] = (char)(0xC0 | cp >> 6);
-		u[1] = (char)(0x80 | (cp & 0x3F));
-		n = 2;
-	} else if (cp < 0x10000) {
-		u[0] = (char)(0xE0 | cp >> 12);
-		u[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		u[2] = (char)(0x80 | (cp & 0x3F));
-		n = 3;
-	} else {
-		u[0] = (char)(0xF0 | cp >> 18);
-		u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-		u[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		u[3] = (char)(0x80 | (cp & 0x3F));
-		n = 4;
-	}
-	return dl_buf_append(b, u, (size_t)n);
 }
 
 int ex_unescape_string(dl_buf *out, const char *s, size_t n)
@@ -82,7 +57,7 @@ int ex_unescape_string(dl_buf *out, const char *s, size_t n)
 				uint32_t cp = 0;
 				for (int k = 1; k <= 4; k++) cp = cp << 4 | (uint32_t)ex_hex_value(s[i + k]);
 				i += 4;
-				DL_TRY(put_utf8(out, cp));
+				DL_TRY(dl_utf8_append(out, cp));
 				continue;
 			}
 			c = d;
