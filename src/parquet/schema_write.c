@@ -9,6 +9,7 @@
 #include "parquet/schema_write.h"
 #include "columnar/geo_type.h"
 #include "util/error.h"
+#include "util/hash.h"
 #include "util/mem.h"
 #include <math.h>
 #include <stdlib.h>
@@ -274,11 +275,34 @@ static int add_children(builder *b, const dl_type *t, bool force_key_required)
 	return 0;
 }
 
+/* Sibling fields must have different names: readers find columns by name
+ * (path_in_schema), so a second "x" would be unreachable or mistaken for
+ * the first. */
+static int check_unique_names(const dl_type *t, const char *where)
+{
+	dl_strmap seen;
+	dl_strmap_init(&seen, false);
+	int rc = 0;
+	for (int i = 0; i < t->nchildren && rc == 0; i++) {
+		const char *name = t->children[i].name;
+		if (dl_strmap_find(&seen, name, strlen(name), NULL))
+			rc = dl_error_set(DL_EINVALID,
+			                  "field name '%s' appears twice in %s; Parquet finds columns by name, so "
+			                  "sibling fields need different names",
+			                  name, where);
+		else
+			rc = dl_strmap_put(&seen, name, strlen(name), NULL, NULL);
+	}
+	dl_strmap_free(&seen);
+	return rc;
+}
+
 static int add_struct(builder *b, const dl_type *t, uint32_t ei, bool optional)
 {
 	if (t->nchildren < 1)
 		return dl_error_set(DL_EUNSUPPORTED, "Parquet cannot store a struct without fields (column '%s')",
 		                    b->s->elems[ei].name);
+	DL_TRY(check_unique_names(t, b->s->elems[ei].name));
 	b->s->elems[ei].has_num_children = true;
 	b->s->elems[ei].num_children = t->nchildren;
 	DL_TRY(push_step(b, (pq_step){.kind = PQ_STEP_STRUCT, .optional = optional}));
@@ -406,6 +430,8 @@ int pq_wschema_build(pq_wschema *out, const dl_type *schema, const char *root_na
 	root->has_repetition = false;
 	root->has_num_children = true;
 	root->num_children = schema->nchildren;
+	rc = check_unique_names(schema, "the schema");
+	if (rc < 0) goto fail;
 	for (int i = 0; i < schema->nchildren; i++) {
 		const dl_field *f = &schema->children[i];
 		b.top = i;

@@ -453,6 +453,40 @@ static void test_decimal_beyond_precision(void **state)
 	}
 }
 
+/* Sibling fields with the same name are refused (readers find columns by
+ * name), at the top and inside structs; the same name at different levels
+ * is fine. */
+static void test_duplicate_names(void **state)
+{
+	(void)state;
+	dl_type *i32 = dl_type_new(DL_TYPE_INTEGER), *f64 = dl_type_new(DL_TYPE_DOUBLE);
+	dl_field inner_ok[] = {{(char *)"a", i32, true, (char *)"{}"}, {(char *)"b", f64, true, (char *)"{}"}};
+	dl_field inner_dup[] = {{(char *)"a", i32, true, (char *)"{}"}, {(char *)"a", f64, true, (char *)"{}"}};
+	dl_type *ok = dl_type_struct(inner_ok, 2), *dup = dl_type_struct(inner_dup, 2);
+	dl_field top_ok[] = {{(char *)"a", i32, true, (char *)"{}"}, {(char *)"s", ok, true, (char *)"{}"}};
+	dl_field top_dup[] = {{(char *)"a", i32, true, (char *)"{}"}, {(char *)"a", f64, true, (char *)"{}"}};
+	dl_field nested_dup[] = {{(char *)"a", i32, true, (char *)"{}"}, {(char *)"s", dup, true, (char *)"{}"}};
+	dl_type *schemas[] = {dl_type_struct(top_ok, 2), dl_type_struct(top_dup, 2), dl_type_struct(nested_dup, 2)};
+	pq_wschema ws;
+	assert_int_equal(pq_wschema_build(&ws, schemas[0], NULL), 0);
+	pq_wschema_free(&ws);
+	for (int i = 1; i < 3; i++) {
+		assert_int_equal(pq_wschema_build(&ws, schemas[i], NULL), DL_EINVALID);
+		assert_non_null(strstr(dl_error_last()->message, "'a' appears twice"));
+		dl_buf out = DL_BUF_INIT;
+		pq_sink sink;
+		pq_sink_init_buf(&sink, &out);
+		pq_writer *w;
+		assert_int_equal(pq_writer_open(&w, schemas[i], &sink, NULL), DL_EINVALID);
+		dl_buf_free(&out);
+	}
+	for (int i = 0; i < 3; i++) dl_type_unref(schemas[i]);
+	dl_type_unref(ok);
+	dl_type_unref(dup);
+	dl_type_unref(i32);
+	dl_type_unref(f64);
+}
+
 /* Every page of every chunk carries the CRC-32 of its stored bytes. */
 static int check_page_crcs(const dl_buf *file, const pq_file_metadata *md)
 {
@@ -903,6 +937,7 @@ int main(void)
 		cmocka_unit_test(test_nested_field_ids),
 		cmocka_unit_test(test_page_index),
 		cmocka_unit_test(test_decimal_beyond_precision),
+		cmocka_unit_test(test_duplicate_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
