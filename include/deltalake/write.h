@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "deltalake/arrow.h"
+#include "deltalake/txn.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -116,6 +117,55 @@ typedef struct dl_write_options {
  * idempotent write already applied). */
 int dl_write(int64_t *version, const char *uri, struct ArrowArrayStream *data,
              const dl_write_options *opts);
+
+/* ---- writing data inside a transaction (deltalake/txn.h) ----
+ *
+ * dl_write is a whole transaction of its own (begin, data files, commit
+ * through the same commit path as dl_transaction_commit). To combine new
+ * data with removes and application ids in ONE atomic commit, write the
+ * stream into a transaction instead:
+ *
+ *   dl_transaction *t;
+ *   dl_transaction_options to = DL_TRANSACTION_OPTIONS_INIT;
+ *   to.operation = "STREAMING UPDATE";
+ *   dl_transaction_begin(&t, "/data/events", &to);
+ *   int64_t done;
+ *   if (dl_transaction_app_version(t, "my-stream", &done) == 0 && done >= batch) {
+ *       dl_transaction_free(t);                      // already committed: skip
+ *       return 0;
+ *   }
+ *   dl_transaction_write_options w = DL_TRANSACTION_WRITE_OPTIONS_INIT;
+ *   rc = dl_transaction_write(t, &arrow_stream, &w);   // files written, adds joined
+ *   if (rc == 0) rc = dl_transaction_remove_file(t, "d=1/part-old.parquet", true);
+ *   if (rc == 0) rc = dl_transaction_set_app_version(t, "my-stream", batch);
+ *   int64_t version;
+ *   if (rc == 0) rc = dl_transaction_commit(t, &version);
+ *   dl_transaction_free(t);   // without a commit: the data files written are deleted
+ *
+ * The rows follow every rule of an append through dl_write (schema
+ * enforcement, NOT NULL / CHECK / generated / identity / default values,
+ * the table's partitioning, statistics, column mapping, row tracking).
+ * Several writes may go into one transaction (one only on a table with
+ * identity columns, whose new high-water marks are the commit's metaData);
+ * commitInfo.operationMetrics numFiles, numOutputRows and numOutputBytes
+ * count them all. A failed dl_transaction_write deletes the files it wrote
+ * and the transaction can then no longer commit (free it and start again);
+ * a transaction freed without a commit deletes the files its writes made
+ * (best effort). */
+#define DL_TRANSACTION_WRITE_OPTIONS_VERSION 1
+typedef struct dl_transaction_write_options {
+	int version;                  /* DL_TRANSACTION_WRITE_OPTIONS_VERSION */
+	bool data_change;             /* default true; false for rearranging writes */
+	int64_t max_records_per_file; /* 0: no limit */
+	int64_t target_file_size;     /* bytes per data file; 0: 128 MiB */
+} dl_transaction_write_options;
+#define DL_TRANSACTION_WRITE_OPTIONS_INIT {DL_TRANSACTION_WRITE_OPTIONS_VERSION, true, 0, 0}
+
+/* Writes the rows of `data` (consumed and released) as data files of the
+ * transaction's table; their add actions join the transaction. opts NULL:
+ * the defaults. */
+int dl_transaction_write(dl_transaction *t, struct ArrowArrayStream *data,
+                         const dl_transaction_write_options *opts);
 
 #ifdef __cplusplus
 }

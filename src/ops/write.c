@@ -3,7 +3,9 @@
  * include/deltalake/write.h). One transaction per call: data files are
  * written first, then the commit adds them (and removes what an overwrite
  * replaces); a failure anywhere deletes the files written and leaves the
- * table as it was. */
+ * table as it was. The data part (write_data) is shared with
+ * dl_transaction_write (transaction_write.c), which appends into a
+ * transaction the caller commits. */
 #include "ops/write.h"
 #include <stdio.h>
 #include <string.h>
@@ -55,6 +57,8 @@ typedef struct write_ctx {
 	dl_type *cdc_schema;          /* schema + _change_type */
 	dl_write_progress_fn progress;
 	void *progress_payload;
+	int64_t row_hwm;              /* last row id handed out; DL_NONE: not read yet */
+	bool defer_row_domain;        /* the caller sets delta.rowTracking (transactions) */
 } write_ctx;
 
 static const char *mode_name(dl_write_mode m)
@@ -715,8 +719,10 @@ static int commit_identity(write_ctx *c)
 /* Row tracking (PROTOCOL.md "Row Tracking"): when the table supports it,
  * every new file gets a fresh range of row ids after the high-water mark
  * kept in the delta.rowTracking domain, and the version that commits it.
- * A concurrent writer moves the mark too, so the transaction layer turns
- * that race into a conflict rather than duplicate ids. */
+ * A concurrent writer moves the mark too; when it commits first, the
+ * transaction layer (src/txn/row_tracking.c) retries with the fresh ids
+ * moved past the winner's mark and defaultRowCommitVersion set to the
+ * version actually committed, so ids never repeat. */
 static bool tracks_rows(const write_ctx *c)
 {
 	const dl_protocol *p = c->plan.schema ? &c->plan.protocol
@@ -741,8 +747,8 @@ static int row_id_high_water_mark(write_ctx *c, int64_t *hwm)
 static int add_files(write_ctx *c)
 {
 	bool track = tracks_rows(c);
-	int64_t hwm = -1;
-	if (track) DL_TRY(row_id_high_water_mark(c, &hwm));
+	int64_t hwm = c->row_hwm;
+	if (track && hwm == DL_NONE) DL_TRY(row_id_high_water_mark(c, &hwm));
 	for (size_t i = 0; i < dl_files_writer_count(c->fw); i++) {
 		dl_add a = *dl_files_writer_add(c->fw, i);
 		if (track) {
@@ -752,7 +758,8 @@ static int add_files(write_ctx *c)
 		}
 		DL_TRY(dl_txn_add_file(c->txn, &a));
 	}
-	if (track && dl_files_writer_count(c->fw)) {
+	if (track) c->row_hwm = hwm;
+	if (track && dl_files_writer_count(c->fw) && !c->defer_row_domain) {
 		char conf[64];
 		snprintf(conf, sizeof conf, "{\"rowIdHighWaterMark\":%lld}", (long long)hwm);
 		DL_TRY(dl_txn_set_domain(c->txn, "delta.rowTracking", conf, false));
@@ -828,6 +835,29 @@ static int already_applied(write_ctx *c, bool *applied)
 	return rc;
 }
 
+/* The data of a write, into c->txn: files written with every rule of the
+ * table (schema enforcement, constraints, generated / identity / default
+ * values, partitions, stats, column mapping, row tracking) and their
+ * actions added, with what an overwrite replaces and a new metaData when
+ * the schema changed or identity columns handed out values. */
+static int write_data(write_ctx *c, dl_batch_stream *data)
+{
+	c->data_schema = dl_batch_stream_schema(data);
+	c->now = dl_now_millis();
+	DL_TRY(prepare(c));
+	/* replaceWhere first: whether it rewrites files decides whether the new
+	 * rows are also change data. */
+	if (c->snap && c->o->replace_where) DL_TRY(remove_matching(c));
+	DL_TRY(write_all(c, data));
+	DL_TRY(dl_files_writer_finish(c->fw));
+	DL_TRY(add_change_data(c));
+	DL_TRY(overwrite(c));
+	/* metaData before the files: it is what can fail for a reason of the
+	 * caller's (a second one in a transaction). */
+	DL_TRY(commit_identity(c));
+	return add_files(c);
+}
+
 static int run(write_ctx *c, const char *uri, dl_batch_stream *data, int64_t *version)
 {
 	DL_TRY(dl_store_open(&c->store, uri));
@@ -841,29 +871,77 @@ static int run(write_ctx *c, const char *uri, dl_batch_stream *data, int64_t *ve
 	dl_txn_options to = DL_TXN_OPTIONS_INIT;
 	to.operation = "WRITE";
 	to.user_metadata = c->o->user_metadata;
-	/* Row ids and defaultRowCommitVersion are fixed before the commit: a
-	 * retry at a later version would make them wrong, so such a commit that
-	 * loses its version reports a conflict instead of retrying. */
-	if (c->snap && dl_protocol_supports(dl_snapshot_state(c->snap)->protocol, "rowTracking"))
-		to.max_retries = 0;
+	/* Row ids and defaultRowCommitVersion are fixed for the version after
+	 * the read one; a retry at a later version moves them (txn layer). */
 	DL_TRY(dl_txn_begin(&c->txn, c->store, c->snap, &to));
 	bool applied;
 	DL_TRY(already_applied(c, &applied));
 	if (applied) return 0;
-	c->data_schema = dl_batch_stream_schema(data);
-	c->now = dl_now_millis();
-	DL_TRY(prepare(c));
-	/* replaceWhere first: whether it rewrites files decides whether the new
-	 * rows are also change data. */
-	if (c->snap && c->o->replace_where) DL_TRY(remove_matching(c));
-	DL_TRY(write_all(c, data));
-	DL_TRY(dl_files_writer_finish(c->fw));
-	DL_TRY(add_change_data(c));
-	DL_TRY(overwrite(c));
-	DL_TRY(add_files(c));
-	DL_TRY(commit_identity(c));
+	DL_TRY(write_data(c, data));
 	DL_TRY(set_commit_info(c));
 	return dl_txn_commit(c->txn, version);
+}
+
+/* Deletes the files of a failed write, keeping the failure's message (not
+ * the cleanup's). */
+static void discard_files(write_ctx *c, int rc)
+{
+	if (!c->fw && !c->cdc) return;
+	dl_error saved = *dl_error_last();
+	char *msg = dl_strdup(saved.message);
+	char *klass = dl_strdup(saved.klass);
+	if (c->fw) dl_files_writer_discard(c->fw);
+	if (c->cdc) dl_files_writer_discard(c->cdc);
+	if (msg && klass && *klass) dl_error_set_class(rc, klass, "%s", msg);
+	else if (msg) dl_error_set(rc, "%s", msg);
+	dl_free(msg);
+	dl_free(klass);
+}
+
+/* Frees what write_data built (not the transaction, snapshot or store). */
+static void free_write_state(write_ctx *c)
+{
+	dl_files_writer_free(c->fw);
+	dl_files_writer_free(c->cdc);
+	dl_type_unref(c->cdc_schema);
+	dl_enforcer_free(c->enf);
+	dl_expr_free(c->replace_where);
+	dl_selection_free(&c->sel);
+	dl_free(c->data_index);
+	dl_free(c->provided);
+	dl_type_unref(c->schema);
+	dl_table_plan_free(&c->plan);
+	dl_arena_free(&c->arena);
+}
+
+int dl_ops_write_into(dl_files_writer **files, int64_t *row_hwm, dl_transaction *t,
+                      dl_batch_stream *data, const dl_write_options *o)
+{
+	*files = NULL;
+	DL_TRY(check_options(o));
+	if (o->mode != DL_WRITE_APPEND || o->txn_app_id)
+		return dl_error_set(DL_EINVALID, "a write into a transaction is an append; app ids "
+		                                  "are the transaction's (dl_transaction_set_app_version)");
+	write_ctx c;
+	memset(&c, 0, sizeof c);
+	c.o = o;
+	c.txn = t;
+	c.snap = dl_txn_snapshot(t);
+	if (!c.snap)
+		return dl_error_set(DL_EINVALID, "the transaction has no table to write to; create it first");
+	c.store = dl_snapshot_store(c.snap);
+	c.row_hwm = *row_hwm;
+	c.defer_row_domain = true;
+	int rc = write_data(&c, data);
+	if (rc < 0) {
+		discard_files(&c, rc);
+	} else {
+		*row_hwm = c.row_hwm;
+		*files = c.fw;
+		c.fw = NULL;
+	}
+	free_write_state(&c);
+	return rc;
 }
 
 int dl_ops_write(int64_t *version, const char *uri, dl_batch_stream *data,
@@ -876,31 +954,11 @@ int dl_ops_write(int64_t *version, const char *uri, dl_batch_stream *data,
 	c.o = o;
 	c.progress = progress;
 	c.progress_payload = payload;
+	c.row_hwm = DL_NONE;
 	int rc = run(&c, uri, data, version);
-	if (rc < 0 && c.fw) {
-		/* Keep the message of the failure, not of the cleanup. */
-		dl_error saved = *dl_error_last();
-		char *msg = dl_strdup(saved.message);
-		char *klass = dl_strdup(saved.klass);
-		dl_files_writer_discard(c.fw);
-		if (c.cdc) dl_files_writer_discard(c.cdc);
-		if (msg && klass && *klass) dl_error_set_class(rc, klass, "%s", msg);
-		else if (msg) dl_error_set(rc, "%s", msg);
-		dl_free(msg);
-		dl_free(klass);
-	}
-	dl_files_writer_free(c.fw);
-	dl_files_writer_free(c.cdc);
-	dl_type_unref(c.cdc_schema);
-	dl_enforcer_free(c.enf);
-	dl_expr_free(c.replace_where);
-	dl_selection_free(&c.sel);
-	dl_free(c.data_index);
-	dl_free(c.provided);
-	dl_type_unref(c.schema);
-	dl_table_plan_free(&c.plan);
+	if (rc < 0) discard_files(&c, rc);
+	free_write_state(&c);
 	dl_txn_free(c.txn);
-	dl_arena_free(&c.arena);
 	dl_snapshot_free(c.snap);
 	dl_store_free(c.store);
 	return rc;
