@@ -247,6 +247,20 @@ static void test_row_tracking(void **state)
 	expect_in(c, "\"configuration\":\"{\\\"rowIdHighWaterMark\\\":4}\"");
 	dl_free(c);
 	check_rows(uri, "id," DL_SCAN_ROW_ID, "1,0;2,1;3,2;4,3;5,4");
+
+	/* Another writer commits first: the retry moves the ids past its mark. */
+	t = begin(uri, "WRITE");
+	assert_int_equal(txn_write(t, "id BIGINT", "6", NULL), 0);
+	assert_int_equal(fx_write(&v, uri, "id BIGINT", "7;8", &wo), 0);
+	assert_int_equal(v, 3);
+	if (dl_transaction_commit(t, &v) < 0) fail_msg("commit: %s", dl_error_last()->message);
+	dl_transaction_free(t);
+	assert_int_equal(v, 4);
+	c = fx_commit(uri, v);
+	expect_in(c, "\"baseRowId\":7,\"defaultRowCommitVersion\":4");
+	expect_in(c, "\"configuration\":\"{\\\"rowIdHighWaterMark\\\":7}\"");
+	dl_free(c);
+	check_rows(uri, "id," DL_SCAN_ROW_ID, "1,0;2,1;3,2;4,3;5,4;6,7;7,5;8,6");
 	dl_free(uri);
 }
 
