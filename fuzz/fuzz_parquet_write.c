@@ -57,6 +57,14 @@ static void options_from(uint8_t o, pq_writer_options *opts)
 	opts->stats_truncate = (o & 3) == 1 ? 2 : 64;
 }
 
+static bool has_null_type(const dl_type *t)
+{
+	if (t->id == DL_TYPE_NULL) return true;
+	for (int i = 0; i < t->nchildren; i++)
+		if (has_null_type(t->children[i].type)) return true;
+	return false;
+}
+
 /* The types to read the file back as: the written schema, but a top-level
  * NullType column as INT (written as an all-null INT32 with the UNKNOWN
  * annotation; the reader does not project INT to NullType, and both render
@@ -105,7 +113,15 @@ static void round_trip(dl_batch **batches, int n, dl_type *schema, uint8_t o)
 		/* Read as a Delta scan does, into the table's types (a variant is an
 		 * unannotated {value, metadata} group in the file). */
 		dl_type *as = read_schema(schema);
-		if (!as || pq_reader_set_projection(r, as, false) < 0) abort();
+		if (!as) abort();
+		/* NullType inside nested types cannot be projected (see read_schema):
+		 * read the file's own types, without comparing. */
+		bool nested_null = false;
+		for (int i = 0; i < schema->nchildren; i++)
+			if (schema->children[i].type->id != DL_TYPE_NULL && has_null_type(schema->children[i].type))
+				nested_null = true;
+		if (nested_null) comparable = false;
+		else if (pq_reader_set_projection(r, as, false) < 0) abort();
 		for (;;) {
 			dl_batch *b;
 			int64_t first;
