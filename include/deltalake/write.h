@@ -148,9 +148,12 @@ int dl_write(int64_t *version, const char *uri, struct ArrowArrayStream *data,
  * Several writes may go into one transaction (one only on a table with
  * identity columns, whose new high-water marks are the commit's metaData);
  * commitInfo.operationMetrics numFiles, numOutputRows and numOutputBytes
- * count them all. A failed dl_transaction_write deletes the files it wrote
- * and the transaction can then no longer commit (free it and start again);
- * a transaction freed without a commit deletes the files its writes made
+ * count them all. A failed dl_transaction_write deletes the files it wrote;
+ * when it failed before any of its actions joined the transaction (schema
+ * errors, constraint violations, I/O while writing files: the usual case)
+ * the transaction is as before and may still commit, otherwise
+ * dl_transaction_commit refuses (DL_EINVALID: free it and start again). A
+ * transaction freed without a commit deletes the files its writes made
  * (best effort). */
 #define DL_TRANSACTION_WRITE_OPTIONS_VERSION 1
 typedef struct dl_transaction_write_options {

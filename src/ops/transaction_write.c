@@ -21,7 +21,7 @@ typedef struct txn_writes {
 	size_t nfiles;
 	int64_t row_hwm;      /* DL_NONE until a write on a row tracking table */
 	int64_t nout, rows, bytes;
-	bool failed;          /* a write failed after touching the transaction */
+	bool failed;          /* a write failed after its actions joined the transaction */
 	bool prepared;        /* before_commit ran */
 } txn_writes;
 
@@ -116,7 +116,8 @@ int dl_transaction_write(dl_transaction *t, struct ArrowArrayStream *data,
 	o.target_file_size = opts->target_file_size;
 	dl_files_writer *fw;
 	int64_t hwm = w->row_hwm;
-	rc = dl_ops_write_into(&fw, &hwm, t, s, &o);
+	bool joined;
+	rc = dl_ops_write_into(&fw, &hwm, &joined, t, s, &o);
 	dl_batch_stream_free(s);
 	if (rc == 0) {
 		w->row_hwm = hwm;
@@ -126,7 +127,9 @@ int dl_transaction_write(dl_transaction *t, struct ArrowArrayStream *data,
 			dl_files_writer_free(fw);
 		}
 	}
-	/* Some of its actions may have joined the transaction already. */
-	if (rc < 0) w->failed = true;
+	/* A failure before any action joined (schema, constraints, I/O of the
+	 * files) leaves the transaction as it was; after, its actions would
+	 * name deleted files. */
+	if (rc < 0 && joined) w->failed = true;
 	return rc;
 }

@@ -58,7 +58,9 @@ typedef struct write_ctx {
 	dl_write_progress_fn progress;
 	void *progress_payload;
 	int64_t row_hwm;              /* last row id handed out; DL_NONE: not read yet */
-	bool defer_row_domain;        /* the caller sets delta.rowTracking (transactions) */
+	bool into_txn;                /* dl_ops_write_into: the caller's transaction, which
+	                                 sets delta.rowTracking itself */
+	bool joined;                  /* an action went into the transaction */
 } write_ctx;
 
 static const char *mode_name(dl_write_mode m)
@@ -135,10 +137,12 @@ static int define_table(write_ctx *c)
 	c->part_cols = c->plan.metadata.partition_columns;
 	c->npart = (int)c->plan.metadata.npartition_columns;
 	const dl_protocol *oldp = def.existing_protocol;
-	if (!oldp || !dl_ops_protocol_equal(oldp, &c->plan.protocol))
+	if (!oldp || !dl_ops_protocol_equal(oldp, &c->plan.protocol)) {
 		DL_TRY(dl_txn_set_protocol(c->txn, &c->plan.protocol));
+		c->joined = true;
+	}
 	DL_TRY(dl_txn_set_metadata(c->txn, &c->plan.metadata));
-	c->metadata_set = true;
+	c->metadata_set = c->joined = true;
 	return 0;
 }
 
@@ -154,7 +158,7 @@ static int commit_schema(write_ctx *c, const dl_type *schema, const dl_str_map *
 	if (!md.schema_string) return DL_ENOMEM;
 	md.configuration = *config;
 	DL_TRY(dl_txn_set_metadata(c->txn, &md));
-	c->metadata_set = true;
+	c->metadata_set = c->joined = true;
 	/* A new column may need a feature (timestamp_ntz, type widening...). */
 	const dl_protocol *oldp = dl_snapshot_state(c->snap)->protocol;
 	dl_protocol np;
@@ -711,8 +715,13 @@ static int commit_identity(write_ctx *c)
 		dl_buf_free(&sj);
 		if (rc == 0 && !md.schema_string) rc = DL_ENOMEM;
 		if (rc == 0) rc = dl_txn_set_metadata(c->txn, &md);
+		if (rc == 0) c->joined = true;
 	}
 	dl_type_unref(s);
+	if (rc == DL_EINVALID && c->into_txn)
+		return dl_error_prefix("identity columns got values in a transaction that already has a "
+		                       "metaData action (a table with identity columns takes one "
+		                       "dl_transaction_write per transaction)");
 	return rc;
 }
 
@@ -748,6 +757,7 @@ static int add_files(write_ctx *c)
 {
 	bool track = tracks_rows(c);
 	int64_t hwm = c->row_hwm;
+	c->joined = true;
 	if (track && hwm == DL_NONE) DL_TRY(row_id_high_water_mark(c, &hwm));
 	for (size_t i = 0; i < dl_files_writer_count(c->fw); i++) {
 		dl_add a = *dl_files_writer_add(c->fw, i);
@@ -759,7 +769,7 @@ static int add_files(write_ctx *c)
 		DL_TRY(dl_txn_add_file(c->txn, &a));
 	}
 	if (track) c->row_hwm = hwm;
-	if (track && dl_files_writer_count(c->fw) && !c->defer_row_domain) {
+	if (track && dl_files_writer_count(c->fw) && !c->into_txn) {
 		char conf[64];
 		snprintf(conf, sizeof conf, "{\"rowIdHighWaterMark\":%lld}", (long long)hwm);
 		DL_TRY(dl_txn_set_domain(c->txn, "delta.rowTracking", conf, false));
@@ -914,10 +924,11 @@ static void free_write_state(write_ctx *c)
 	dl_arena_free(&c->arena);
 }
 
-int dl_ops_write_into(dl_files_writer **files, int64_t *row_hwm, dl_transaction *t,
-                      dl_batch_stream *data, const dl_write_options *o)
+int dl_ops_write_into(dl_files_writer **files, int64_t *row_hwm, bool *joined,
+                      dl_transaction *t, dl_batch_stream *data, const dl_write_options *o)
 {
 	*files = NULL;
+	*joined = false;
 	DL_TRY(check_options(o));
 	if (o->mode != DL_WRITE_APPEND || o->txn_app_id)
 		return dl_error_set(DL_EINVALID, "a write into a transaction is an append; app ids "
@@ -931,8 +942,9 @@ int dl_ops_write_into(dl_files_writer **files, int64_t *row_hwm, dl_transaction 
 		return dl_error_set(DL_EINVALID, "the transaction has no table to write to; create it first");
 	c.store = dl_snapshot_store(c.snap);
 	c.row_hwm = *row_hwm;
-	c.defer_row_domain = true;
+	c.into_txn = true;
 	int rc = write_data(&c, data);
+	*joined = c.joined;
 	if (rc < 0) {
 		discard_files(&c, rc);
 	} else {

@@ -23,8 +23,10 @@ int dl_ops_write(int64_t *version, const char *uri, dl_batch_stream *data,
  * the last row id handed out (DL_NONE: the read snapshot's mark); the
  * delta.rowTracking domain is left to the caller. On success *files holds
  * the files written (the caller frees it, discarding them when the
- * transaction never commits); on failure they are already deleted. */
-int dl_ops_write_into(dl_files_writer **files, int64_t *row_hwm, dl_transaction *t,
-                      dl_batch_stream *data, const dl_write_options *o);
+ * transaction never commits); on failure they are already deleted, and
+ * *joined tells whether some action had already gone into `t` (then `t`
+ * must not commit). */
+int dl_ops_write_into(dl_files_writer **files, int64_t *row_hwm, bool *joined,
+                      dl_transaction *t, dl_batch_stream *data, const dl_write_options *o);
 
 #endif

@@ -132,9 +132,9 @@ static void test_one_commit(void **state)
 	dl_free(uri);
 }
 
-/* A constraint violation fails the write and deletes its files; the
- * transaction cannot commit; freed, it leaves the table as it was. An
- * uncommitted transaction's successful writes are deleted on free. */
+/* A constraint violation fails the write and deletes its files, leaving
+ * the transaction as it was (it still commits its other writes); a
+ * transaction freed without committing deletes its writes' files. */
 static void test_failure_cleans_up(void **state)
 {
 	(void)state;
@@ -143,41 +143,62 @@ static void test_failure_cleans_up(void **state)
 	dl_transaction *t = begin(uri, "WRITE");
 	dl_transaction_write_options o = DL_TRANSACTION_WRITE_OPTIONS_INIT;
 	o.max_records_per_file = 1;
-	assert_int_equal(txn_write(t, "id BIGINT, name STRING", "1,a;2,b", &o), 0);
+	assert_int_equal(txn_write(t, "id BIGINT, name STRING", "9,q;8,p", &o), 0);
 	assert_int_equal(fx_count_parquet(uri), 2);
 	assert_int_equal(txn_write(t, "id BIGINT, name STRING", "3,c;-1,z", &o), DL_ECONSTRAINT);
 	expect_in(dl_error_last()->message, "positive");
-	int64_t v;
-	assert_int_equal(dl_transaction_commit(t, &v), DL_EINVALID);
+	assert_int_equal(fx_count_parquet(uri), 2);
+	/* NOT NULL through a missing column, unknown columns, bad types. */
+	assert_int_equal(txn_write(t, "name STRING", "x", NULL), DL_ECONSTRAINT);
+	assert_int_equal(txn_write(t, "id BIGINT, other STRING", "1,x", NULL), DL_ESCHEMA);
+	assert_int_equal(txn_write(t, "id BOOLEAN", "true", NULL), DL_ESCHEMA);
+	dl_transaction_write_options bad = DL_TRANSACTION_WRITE_OPTIONS_INIT;
+	bad.version = 99;
+	assert_int_equal(txn_write(t, "id BIGINT", "1", &bad), DL_EINVALID);
+	assert_int_equal(fx_count_parquet(uri), 2);
+	/* Never committed: the table is unchanged and the files are gone. */
 	dl_transaction_free(t);
 	assert_int_equal(fx_count_parquet(uri), 0);
 	assert_int_equal(fx_version(uri), 0);
 	check_rows(uri, NULL, "");
 
-	/* NOT NULL through a missing column, unknown columns, bad types. */
+	/* After a failed write the others still commit, alone. */
 	t = begin(uri, "WRITE");
-	assert_int_equal(txn_write(t, "name STRING", "x", NULL), DL_ECONSTRAINT);
+	assert_int_equal(txn_write(t, "id BIGINT, name STRING", "1,a;2,b", &o), 0);
+	assert_int_equal(txn_write(t, "id BIGINT, name STRING", "0,z", &o), DL_ECONSTRAINT);
+	int64_t v;
+	if (dl_transaction_commit(t, &v) < 0) fail_msg("commit: %s", dl_error_last()->message);
 	dl_transaction_free(t);
-	t = begin(uri, "WRITE");
-	assert_int_equal(txn_write(t, "id BIGINT, other STRING", "1,x", NULL), DL_ESCHEMA);
-	dl_transaction_free(t);
-	t = begin(uri, "WRITE");
-	assert_int_equal(txn_write(t, "id BOOLEAN", "true", NULL), DL_ESCHEMA);
-	dl_transaction_free(t);
+	assert_int_equal(v, 1);
+	assert_int_equal(fx_count_parquet(uri), 2);
+	check_rows(uri, NULL, "1,a;2,b");
+	char *c = fx_commit(uri, 1);
+	expect_in(c, "\"numOutputRows\":\"2\"");
+	dl_free(c);
+	dl_free(uri);
+}
 
-	/* Written fine, never committed. */
-	t = begin(uri, "WRITE");
-	assert_int_equal(txn_write(t, "id BIGINT, name STRING", "9,q", NULL), 0);
+/* Identity columns: values after the high-water mark, which the commit's
+ * metaData carries; a second write in the transaction is refused before
+ * it joins, and the first still commits. */
+static void test_identity(void **state)
+{
+	(void)state;
+	char *uri = fx_table(g_dir, "identity");
+	create(uri, "id BIGINT GENERATED ALWAYS AS IDENTITY, name STRING", NULL, 0, NULL, NULL);
+	dl_transaction *t = begin(uri, "WRITE");
+	assert_int_equal(txn_write(t, "name STRING", "a;b", NULL), 0);
+	assert_int_equal(txn_write(t, "name STRING", "c", NULL), DL_EINVALID);
+	expect_in(dl_error_last()->message, "one dl_transaction_write per transaction");
+	assert_int_equal(txn_write(t, "id BIGINT, name STRING", "5,c", NULL), DL_ECONSTRAINT);
+	int64_t v;
+	if (dl_transaction_commit(t, &v) < 0) fail_msg("commit: %s", dl_error_last()->message);
+	dl_transaction_free(t);
 	assert_int_equal(fx_count_parquet(uri), 1);
-	dl_transaction_free(t);
-	assert_int_equal(fx_count_parquet(uri), 0);
-	assert_int_equal(fx_version(uri), 0);
-
-	dl_transaction_write_options bad = DL_TRANSACTION_WRITE_OPTIONS_INIT;
-	bad.version = 99;
-	t = begin(uri, "WRITE");
-	assert_int_equal(txn_write(t, "id BIGINT", "1", &bad), DL_EINVALID);
-	dl_transaction_free(t);
+	check_rows(uri, NULL, "1,a;2,b");
+	char *c = fx_commit(uri, v);
+	expect_in(c, "delta.identity.highWaterMark");
+	dl_free(c);
 	dl_free(uri);
 }
 
@@ -306,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_one_commit),     cmocka_unit_test(test_failure_cleans_up),
 		cmocka_unit_test(test_partitioned),    cmocka_unit_test(test_column_mapping),
 		cmocka_unit_test(test_row_tracking),   cmocka_unit_test(test_generated),
+		cmocka_unit_test(test_identity),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
