@@ -222,6 +222,22 @@ static void test_partitioned(void **state)
 	char *dir = fx_table(uri, "d=y");
 	assert_int_equal(fx_count_parquet(dir), 1);
 	dl_free(dir);
+
+	/* A rearranging write: dataChange false, files rolled at 1 row. */
+	t = begin(uri, "OPTIMIZE");
+	dl_transaction_write_options o = DL_TRANSACTION_WRITE_OPTIONS_INIT;
+	o.data_change = false;
+	o.max_records_per_file = 1;
+	assert_int_equal(txn_write(t, "d STRING, id BIGINT", "z,4;z,5", &o), 0);
+	assert_int_equal(dl_transaction_commit(t, &v), 0);
+	dl_transaction_free(t);
+	c = fx_commit(uri, v);
+	expect_in(c, "\"partitionValues\":{\"d\":\"z\"}");
+	expect_in(c, "\"dataChange\":false");
+	assert_null(strstr(c, "\"dataChange\":true"));
+	expect_in(c, "\"numFiles\":\"2\"");
+	dl_free(c);
+	check_rows(uri, NULL, "1,x;2,y;3,x;4,z;5,z");
 	dl_free(uri);
 }
 
