@@ -1,7 +1,6 @@
 /* The public transaction API (include/deltalake/txn.h) over the internal
  * one: the transaction owns the snapshot it read (and through it the
  * store), and file actions are built from plain arguments. */
-#include <pthread.h>
 #include <string.h>
 
 #include "deltalake/txn.h"
@@ -37,63 +36,23 @@ int dl_transaction_begin(dl_transaction **out, const char *uri, const dl_transac
 	return 0;
 }
 
-/* Hooks live beside the transactions rather than in them (the internal
- * transaction knows nothing of the layers above): a short list, since
- * only transactions that wrote data through dl_transaction_write have one. */
-typedef struct hook_entry {
-	const dl_transaction *t;
-	dl_transaction_hook hook;
-	struct hook_entry *next;
-} hook_entry;
-
-static pthread_mutex_t hooks_lock = PTHREAD_MUTEX_INITIALIZER;
-static hook_entry *hooks;
-
-static hook_entry **find_hook(const dl_transaction *t)
-{
-	hook_entry **e = &hooks;
-	while (*e && (*e)->t != t) e = &(*e)->next;
-	return e;
-}
-
 int dl_transaction_attach(dl_transaction *t, const dl_transaction_hook *hook)
 {
-	hook_entry *n = dl_calloc(1, sizeof *n);
-	if (!n) return DL_ENOMEM;
-	n->t = t;
-	n->hook = *hook;
-	pthread_mutex_lock(&hooks_lock);
-	bool taken = *find_hook(t) != NULL;
-	if (!taken) {
-		n->next = hooks;
-		hooks = n;
-	}
-	pthread_mutex_unlock(&hooks_lock);
-	if (!taken) return 0;
-	dl_free(n);
-	return dl_error_set(DL_EINVALID, "the transaction already has a hook attached");
+	if (t->has_hook) return dl_error_set(DL_EINVALID, "the transaction already has a hook attached");
+	t->hook = *hook;
+	t->has_hook = true;
+	return 0;
 }
 
 void *dl_transaction_attached(const dl_transaction *t)
 {
-	pthread_mutex_lock(&hooks_lock);
-	hook_entry *e = *find_hook(t);
-	void *p = e ? e->hook.payload : NULL;
-	pthread_mutex_unlock(&hooks_lock);
-	return p;
+	return t->has_hook ? t->hook.payload : NULL;
 }
 
 void dl_transaction_free(dl_transaction *t)
 {
 	if (!t) return;
-	pthread_mutex_lock(&hooks_lock);
-	hook_entry **e = find_hook(t), *h = *e;
-	if (h) *e = h->next;
-	pthread_mutex_unlock(&hooks_lock);
-	if (h) {
-		if (h->hook.release) h->hook.release(h->hook.payload, t->committed);
-		dl_free(h);
-	}
+	if (t->has_hook && t->hook.release) t->hook.release(t->hook.payload, t->committed);
 	dl_txn_free(t);
 }
 
@@ -199,10 +158,6 @@ int dl_transaction_set_metric(dl_transaction *t, const char *key, int64_t value)
 
 int dl_transaction_commit(dl_transaction *t, int64_t *version)
 {
-	pthread_mutex_lock(&hooks_lock);
-	hook_entry *h = *find_hook(t);
-	dl_transaction_hook hook = h ? h->hook : (dl_transaction_hook){NULL, NULL, NULL};
-	pthread_mutex_unlock(&hooks_lock);
-	if (hook.before_commit && !t->committed) DL_TRY(hook.before_commit(hook.payload, t));
+	if (t->has_hook && t->hook.before_commit && !t->committed) DL_TRY(t->hook.before_commit(t->hook.payload, t));
 	return dl_txn_commit(t, version);
 }

@@ -5,6 +5,7 @@
 #define DL_TXN_TXN_INTERNAL_H
 #include "expr/expr.h"
 #include "log/properties.h"
+#include "txn/transaction_api.h"
 #include "txn/txn.h"
 #include "util/buf.h"
 #include "util/hash.h"
@@ -94,6 +95,11 @@ struct dl_transaction {
 	txn_kv *metrics;
 	size_t nmetrics, metrics_cap;
 	int blind_append;             /* -1 computed, else 0/1 */
+
+	/* Per-transaction state of a layer above (dl_transaction_write in
+	 * src/ops), attached through txn/transaction_api.h. */
+	dl_transaction_hook hook;
+	bool has_hook;
 
 	/* outcome */
 	bool committed;
