@@ -173,14 +173,19 @@ static void test_racing_deletes(void **state)
 	assert_int_equal(dl_store_open(&s, dir), 0);
 	assert_int_equal(append_one(s, "victim.parquet"), 1);
 	dl_store_free(s);
-	int pipefd[2];
+	/* pipefd releases the racers; readyfd tells the parent each one has read
+	 * version 1 (a racer that only opened its snapshot after another's
+	 * delete landed would not be racing at all). */
+	int pipefd[2], readyfd[2];
 	assert_int_equal(pipe(pipefd), 0);
+	assert_int_equal(pipe(readyfd), 0);
 	pid_t pids[RACERS];
 	for (int r = 0; r < RACERS; r++) {
 		pids[r] = fork();
 		assert_true(pids[r] >= 0);
 		if (pids[r] != 0) continue;
 		close(pipefd[1]);
+		close(readyfd[0]);
 		dl_store *cs;
 		dl_snapshot *snap;
 		dl_transaction *t;
@@ -192,7 +197,8 @@ static void test_racing_deletes(void **state)
 		dl_remove rm = {.path = "victim.parquet", .deletion_timestamp = 5, .data_change = true,
 		                .size = 10, .base_row_id = DL_NONE, .default_row_commit_version = DL_NONE};
 		dl_txn_remove_file(t, &rm);
-		char c;
+		char c = 'r';
+		if (write(readyfd[1], &c, 1) != 1) _exit(2);
 		if (read(pipefd[0], &c, 1) != 0) _exit(2); /* start together */
 		int64_t v;
 		int rc = dl_txn_commit(t, &v);
@@ -202,6 +208,12 @@ static void test_racing_deletes(void **state)
 		                             strcmp(k, "ConcurrentDeleteDeleteException") == 0) ? 10 : 1);
 	}
 	close(pipefd[0]);
+	close(readyfd[1]);
+	for (int r = 0; r < RACERS; r++) {
+		char c;
+		assert_int_equal(read(readyfd[0], &c, 1), 1);
+	}
+	close(readyfd[0]);
 	close(pipefd[1]); /* releases all racers at once */
 	int won = 0, lost = 0;
 	for (int r = 0; r < RACERS; r++) {
