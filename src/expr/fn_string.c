@@ -4,6 +4,7 @@
  * and Cyrillic (see docs/EXPRESSIONS.md). */
 #include "expr/fn.h"
 #include "expr/like.h"
+#include "expr/regex_java.h"
 #include "expr/thread_cache.h"
 #include "util/error.h"
 #include "util/mem.h"
@@ -293,12 +294,21 @@ static int compile_re(re_cache **out, const char *p, size_t n)
 		dl_free(c);
 		return DL_ENOMEM;
 	}
-	int e = regcomp(&c->re, c->text, REG_EXTENDED);
+	dl_buf posix = DL_BUF_INIT;
+	int rc = ex_regex_from_java(&posix, p, n);
+	if (rc < 0) {
+		dl_buf_free(&posix);
+		dl_free(c->text);
+		dl_free(c);
+		return rc;
+	}
+	int e = regcomp(&c->re, posix.data, REG_EXTENDED);
+	dl_buf_free(&posix);
 	if (e) {
 		char msg[160];
 		regerror(e, &c->re, msg, sizeof msg);
-		int rc = dl_error_set(DL_EINVALID, "[INVALID_PARAMETER_VALUE.PATTERN] invalid regular expression '%s': %s",
-		                      c->text, msg);
+		rc = dl_error_set(DL_EINVALID, "[INVALID_PARAMETER_VALUE.PATTERN] invalid regular expression '%s': %s",
+		                  c->text, msg);
 		dl_free(c->text);
 		dl_free(c);
 		return rc;

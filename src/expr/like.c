@@ -6,6 +6,7 @@
  * extended regular expressions (regcomp), with find semantics as Java's
  * Matcher.find (see docs/EXPRESSIONS.md for the dialect differences). */
 #include "expr/like.h"
+#include "expr/regex_java.h"
 #include "util/error.h"
 #include "util/mem.h"
 #include <ctype.h>
@@ -162,15 +163,20 @@ static int compile(like_pat **out, const char *pat, size_t n, int kind, int esca
 	int rc = p->pat ? 0 : DL_ENOMEM;
 	if (rc == 0 && kind == LIKE_RLIKE) {
 		p->is_regex = true;
-		int e = regcomp(&p->re, p->pat, REG_EXTENDED | REG_NOSUB);
-		if (e) {
-			char msg[160];
-			regerror(e, &p->re, msg, sizeof msg);
-			rc = dl_error_set(DL_EINVALID, "[INVALID_PARAMETER_VALUE.PATTERN] invalid regular expression '%.*s': %s",
-			                  (int)(n > 80 ? 80 : n), pat, msg);
-		} else {
-			p->re_ok = true;
+		dl_buf posix = DL_BUF_INIT;
+		rc = ex_regex_from_java(&posix, pat, n);
+		if (rc == 0) {
+			int e = regcomp(&p->re, posix.data, REG_EXTENDED | REG_NOSUB);
+			if (e) {
+				char msg[160];
+				regerror(e, &p->re, msg, sizeof msg);
+				rc = dl_error_set(DL_EINVALID, "[INVALID_PARAMETER_VALUE.PATTERN] invalid regular expression '%.*s': %s",
+				                  (int)(n > 80 ? 80 : n), pat, msg);
+			} else {
+				p->re_ok = true;
+			}
 		}
+		dl_buf_free(&posix);
 	} else if (rc == 0) {
 		rc = analyze(p);
 	}
