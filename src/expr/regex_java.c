@@ -48,6 +48,7 @@ static int put_literal(dl_buf *out, char c, int in_bracket)
 static int escape(dl_buf *out, const char *p, size_t n, size_t *i, int in_bracket)
 {
 	char c = p[*i];
+	if (c == 0) return unsupported(p, n, "a NUL character");
 	const char *body = class_body((char)(c | 0x20));
 	if (body) {
 		int neg = c >= 'A' && c <= 'Z';
@@ -101,6 +102,7 @@ static int quoted(dl_buf *out, const char *p, size_t n, size_t *i, int in_bracke
 			*i += 2;
 			return 0;
 		}
+		if (p[*i] == 0) return unsupported(p, n, "a NUL character");
 		DL_TRY(put_literal(out, p[(*i)++], in_bracket));
 	}
 	return 0;
