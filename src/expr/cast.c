@@ -464,8 +464,8 @@ static int from_time(ex_val *out, const ex_val *in, const dl_type *from, const d
 	switch (from->id * 32 + to->id) {
 	case DL_TYPE_DATE * 32 + DL_TYPE_TIMESTAMP: out->v.i = ex_local_to_ts(ex_days_to_us(v), tz); return 0;
 	case DL_TYPE_DATE * 32 + DL_TYPE_TIMESTAMP_NTZ: out->v.i = ex_days_to_us(v); return 0;
-	case DL_TYPE_TIMESTAMP * 32 + DL_TYPE_DATE: out->v.i = ex_floor_div(ex_ts_to_local(v, tz), EX_US_PER_DAY); return 0;
-	case DL_TYPE_TIMESTAMP_NTZ * 32 + DL_TYPE_DATE: out->v.i = ex_floor_div(v, EX_US_PER_DAY); return 0;
+	case DL_TYPE_TIMESTAMP * 32 + DL_TYPE_DATE: out->v.i = dl_floor_div(ex_ts_to_local(v, tz), EX_US_PER_DAY); return 0;
+	case DL_TYPE_TIMESTAMP_NTZ * 32 + DL_TYPE_DATE: out->v.i = dl_floor_div(v, EX_US_PER_DAY); return 0;
 	case DL_TYPE_TIMESTAMP * 32 + DL_TYPE_TIMESTAMP_NTZ: out->v.i = ex_ts_to_local(v, tz); return 0;
 	case DL_TYPE_TIMESTAMP_NTZ * 32 + DL_TYPE_TIMESTAMP: out->v.i = ex_local_to_ts(v, tz); return 0;
 	}
@@ -505,7 +505,7 @@ int ex_cast_val(ex_val *out, const ex_val *in, const dl_type *from, const dl_typ
 				ex_val d = {.v.d = (double)in->v.i / 1e6};
 				return from_double(out, d.v.d, in, from, to, tc);
 			}
-			return from_long(out, ex_floor_div(in->v.i, 1000000), in, from, to, tc);
+			return from_long(out, dl_floor_div(in->v.i, 1000000), in, from, to, tc);
 		}
 		return from_time(out, in, from, to, tz);
 	case DL_TYPE_DATE:

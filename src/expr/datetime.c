@@ -1,22 +1,9 @@
-/* Calendar and date/time text. Days-from-civil after H. Hinnant's public
- * domain derivation (era = 400-year cycles), written out here. */
+/* Date/time text and zone arithmetic over the calendar of util/time.h. */
 #include "expr/datetime.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-
-int64_t ex_floor_div(int64_t a, int64_t b)
-{
-	int64_t q = a / b;
-	if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
-	return q;
-}
-
-int64_t ex_floor_mod(int64_t a, int64_t b)
-{
-	return a - ex_floor_div(a, b) * b;
-}
 
 int64_t ex_days_to_us(int64_t days)
 {
@@ -27,43 +14,9 @@ int64_t ex_days_to_us(int64_t days)
 
 void ex_split_us(int64_t us, int64_t *days, int64_t *tod)
 {
-	*days = ex_floor_div(us, EX_US_PER_DAY);
+	*days = dl_floor_div(us, EX_US_PER_DAY);
 	/* the exact difference is in [0, a day): compute it modulo 2^64 */
 	*tod = (int64_t)((uint64_t)us - (uint64_t)*days * (uint64_t)EX_US_PER_DAY);
-}
-
-int64_t ex_days_from_civil(int64_t y, int m, int d)
-{
-	y -= m <= 2;
-	int64_t era = ex_floor_div(y, 400);
-	int64_t yoe = y - era * 400;
-	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
-void ex_civil_from_days(int64_t z, int64_t *y, int *m, int *d)
-{
-	z += 719468;
-	int64_t era = ex_floor_div(z, 146097);
-	int64_t doe = z - era * 146097;
-	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	int64_t mp = (5 * doy + 2) / 153;
-	*d = (int)(doy - (153 * mp + 2) / 5 + 1);
-	*m = (int)(mp < 10 ? mp + 3 : mp - 9);
-	*y = yoe + era * 400 + (*m <= 2);
-}
-
-static bool leap(int64_t y)
-{
-	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-}
-
-int ex_days_in_month(int64_t y, int m)
-{
-	static const int dm[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-	return m == 2 && leap(y) ? 29 : dm[m - 1];
 }
 
 /* Values come from data files and may be anywhere in int64: the zone
@@ -78,14 +31,14 @@ static int64_t sat_add(int64_t a, int64_t b)
 int64_t ex_ts_to_local(int64_t us, const dl_tz *tz)
 {
 	if (!tz) return us;
-	int64_t s = ex_floor_div(us, 1000000);
+	int64_t s = dl_floor_div(us, 1000000);
 	return sat_add(us, (int64_t)dl_tz_offset_at(tz, s) * 1000000);
 }
 
 int64_t ex_local_to_ts(int64_t local_us, const dl_tz *tz)
 {
 	if (!tz) return local_us;
-	int64_t s = ex_floor_div(local_us, 1000000);
+	int64_t s = dl_floor_div(local_us, 1000000);
 	int64_t frac = local_us - s * 1000000;
 	int64_t utc_s = dl_tz_local_to_utc(tz, s), r;
 	if (__builtin_mul_overflow(utc_s, (int64_t)1000000, &r)) return utc_s > 0 ? INT64_MAX : INT64_MIN;
@@ -137,8 +90,8 @@ static bool date_part(cursor *c, int64_t *days)
 		}
 	}
 	y *= sign;
-	if (m < 1 || m > 12 || d < 1 || d > ex_days_in_month(y, (int)m)) return false;
-	*days = ex_days_from_civil(y, (int)m, (int)d);
+	if (m < 1 || m > 12 || d < 1 || d > dl_days_in_month(y, (int)m)) return false;
+	*days = dl_days_from_civil(y, (int)m, (int)d);
 	return true;
 }
 
@@ -221,7 +174,7 @@ int ex_date_format(char *out, int32_t days)
 {
 	int64_t y;
 	int m, d;
-	ex_civil_from_days(days, &y, &m, &d);
+	dl_civil_from_days(days, &y, &m, &d);
 	int k = put_year(out, y);
 	return k + sprintf(out + k, "-%02d-%02d", m, d);
 }
@@ -260,13 +213,13 @@ static void split_local(int64_t local, fields *f)
 {
 	int64_t days, tod;
 	ex_split_us(local, &days, &tod);
-	ex_civil_from_days(days, &f->y, &f->mon, &f->d);
+	dl_civil_from_days(days, &f->y, &f->mon, &f->d);
 	f->h = (int)(tod / 3600000000LL);
 	f->mi = (int)(tod / 60000000LL % 60);
 	f->s = (int)(tod / 1000000 % 60);
 	f->us = (int)(tod % 1000000);
-	f->dow = (int)ex_floor_mod(days + 3, 7); /* 1970-01-01 was a Thursday; 0 = Monday */
-	f->doy = (int)(days - ex_days_from_civil(f->y, 1, 1)) + 1;
+	f->dow = (int)dl_floor_mod(days + 3, 7); /* 1970-01-01 was a Thursday; 0 = Monday */
+	f->doy = (int)(days - dl_days_from_civil(f->y, 1, 1)) + 1;
 }
 
 static int put_num(dl_buf *out, int64_t v, int width)
@@ -304,7 +257,7 @@ int ex_pattern_format(dl_buf *out, int64_t local, const char *p, size_t n)
 		switch (c) {
 		case 'y':
 		case 'u':
-			if (w == 2) DL_TRY(put_num(out, ex_floor_mod(f.y, 100), 2));
+			if (w == 2) DL_TRY(put_num(out, dl_floor_mod(f.y, 100), 2));
 			else DL_TRY(put_num(out, f.y, w));
 			break;
 		case 'M':
@@ -435,9 +388,9 @@ bool ex_pattern_parse(const char *s, size_t n, const char *p, size_t pn, int64_t
 	if (c.i != c.n) return false;
 	if (h12 >= 0) h = (h12 % 12) + (pm == 1 ? 12 : 0);
 	else if (pm == 1 && h < 12) h += 12;
-	if (mon < 1 || mon > 12 || d < 1 || d > ex_days_in_month(y, (int)mon) || h > 23 || mi > 59 || sec > 59)
+	if (mon < 1 || mon > 12 || d < 1 || d > dl_days_in_month(y, (int)mon) || h > 23 || mi > 59 || sec > 59)
 		return false;
-	int64_t days = ex_days_from_civil(y, (int)mon, (int)d);
+	int64_t days = dl_days_from_civil(y, (int)mon, (int)d);
 	if (days > EX_MAX_TS_DAYS || days < -EX_MAX_TS_DAYS) return false;
 	*local = days * EX_US_PER_DAY + ((h * 60 + mi) * 60 + sec) * 1000000 + us;
 	return true;

@@ -8,14 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "util/buf.h"
+#include "util/time.h" /* calendar: dl_days_from_civil, dl_floor_div... */
 #include "util/tz.h"
 
 #define EX_US_PER_DAY 86400000000LL
 
-int64_t ex_days_from_civil(int64_t y, int m, int d);
-void ex_civil_from_days(int64_t days, int64_t *y, int *m, int *d);
-int ex_days_in_month(int64_t y, int m);
-int64_t ex_floor_div(int64_t a, int64_t b);
 /* Days -> microseconds, saturating at the int64 range (dates from data
  * files may be any int32). */
 int64_t ex_days_to_us(int64_t days);
@@ -23,7 +20,6 @@ int64_t ex_days_to_us(int64_t days);
  * overflow at the ends of the range. */
 void ex_split_us(int64_t us, int64_t *days, int64_t *tod);
 #define EX_MAX_TS_DAYS 106751990 /* days representable in int64 microseconds */
-int64_t ex_floor_mod(int64_t a, int64_t b);
 
 /* Spark's string -> date cast: [+-]yyyy[-[m]m[-[d]d]] then optionally ' ' or
  * 'T' and anything; surrounding whitespace trimmed. */

@@ -31,7 +31,7 @@ static int64_t local_us(ex_row *r, const ex_val *v, const dl_type *t)
 static void fields(int64_t local, int64_t *y, int *m, int *d, int64_t *days, int64_t *tod)
 {
 	ex_split_us(local, days, tod);
-	ex_civil_from_days(*days, y, m, d);
+	dl_civil_from_days(*days, y, m, d);
 }
 
 static bool is_datetime(dl_type_id t)
@@ -89,7 +89,7 @@ ROWFN(fn_to_date)
 {
 	const dl_type *t = r->argt[0];
 	if (t->id != DL_TYPE_STRING) {
-		out->v.i = ex_floor_div(local_us(r, &a[0], t), EX_US_PER_DAY);
+		out->v.i = dl_floor_div(local_us(r, &a[0], t), EX_US_PER_DAY);
 		return 0;
 	}
 	if (r->nargs == 1) {
@@ -101,7 +101,7 @@ ROWFN(fn_to_date)
 	bool ok;
 	int64_t local, inst;
 	DL_TRY(parse_local(r, a, false, &ok, &local, &inst));
-	out->v.i = ex_floor_div(local, EX_US_PER_DAY);
+	out->v.i = dl_floor_div(local, EX_US_PER_DAY);
 	return 0;
 }
 
@@ -160,15 +160,15 @@ static bool trunc_local(int64_t local, int unit, int64_t *res)
 	int m, d;
 	fields(local, &y, &m, &d, &days, &tod);
 	switch (unit) {
-	case 1: *res = ex_days_to_us(ex_days_from_civil(y, 1, 1)); return true;
-	case 2: *res = ex_days_to_us(ex_days_from_civil(y, (m - 1) / 3 * 3 + 1, 1)); return true;
-	case 3: *res = ex_days_to_us(ex_days_from_civil(y, m, 1)); return true;
-	case 4: *res = ex_days_to_us(days - ex_floor_mod(days + 3, 7)); return true; /* back to Monday */
+	case 1: *res = ex_days_to_us(dl_days_from_civil(y, 1, 1)); return true;
+	case 2: *res = ex_days_to_us(dl_days_from_civil(y, (m - 1) / 3 * 3 + 1, 1)); return true;
+	case 3: *res = ex_days_to_us(dl_days_from_civil(y, m, 1)); return true;
+	case 4: *res = ex_days_to_us(days - dl_floor_mod(days + 3, 7)); return true; /* back to Monday */
 	case 5: *res = ex_days_to_us(days); return true;
-	case 6: *res = local - ex_floor_mod(local, 3600000000LL); return true;
-	case 7: *res = local - ex_floor_mod(local, 60000000LL); return true;
-	case 8: *res = local - ex_floor_mod(local, 1000000LL); return true;
-	case 9: *res = local - ex_floor_mod(local, 1000LL); return true;
+	case 6: *res = local - dl_floor_mod(local, 3600000000LL); return true;
+	case 7: *res = local - dl_floor_mod(local, 60000000LL); return true;
+	case 8: *res = local - dl_floor_mod(local, 1000000LL); return true;
+	case 9: *res = local - dl_floor_mod(local, 1000LL); return true;
 	case 10: *res = local; return true;
 	default: return false;
 	}
@@ -195,7 +195,7 @@ ROWFN(fn_trunc)
 		out->null = true;
 		return 0;
 	}
-	out->v.i = ex_floor_div(t, EX_US_PER_DAY);
+	out->v.i = dl_floor_div(t, EX_US_PER_DAY);
 	return 0;
 }
 
@@ -216,9 +216,9 @@ FIELD_FN(fn_year, y)
 FIELD_FN(fn_quarter, (m - 1) / 3 + 1)
 FIELD_FN(fn_month, m)
 FIELD_FN(fn_day, d)
-FIELD_FN(fn_dayofweek, ex_floor_mod(days + 4, 7) + 1) /* 1 = Sunday */
-FIELD_FN(fn_weekday, ex_floor_mod(days + 3, 7))       /* 0 = Monday */
-FIELD_FN(fn_dayofyear, days - ex_days_from_civil(y, 1, 1) + 1)
+FIELD_FN(fn_dayofweek, dl_floor_mod(days + 4, 7) + 1) /* 1 = Sunday */
+FIELD_FN(fn_weekday, dl_floor_mod(days + 3, 7))       /* 0 = Monday */
+FIELD_FN(fn_dayofyear, days - dl_days_from_civil(y, 1, 1) + 1)
 FIELD_FN(fn_hour, tod / 3600000000LL)
 FIELD_FN(fn_minute, tod / 60000000LL % 60)
 FIELD_FN(fn_second, tod / 1000000 % 60)
@@ -226,11 +226,11 @@ FIELD_FN(fn_second, tod / 1000000 % 60)
 /* ISO-8601 week number (weeks start on Monday; week 1 holds Jan 4th). */
 ROWFN(fn_weekofyear)
 {
-	int64_t days = ex_floor_div(local_us(r, &a[0], r->argt[0]), EX_US_PER_DAY);
-	int64_t thursday = days - ex_floor_mod(days + 3, 7) + 3, y;
+	int64_t days = dl_floor_div(local_us(r, &a[0], r->argt[0]), EX_US_PER_DAY);
+	int64_t thursday = days - dl_floor_mod(days + 3, 7) + 3, y;
 	int m, d;
-	ex_civil_from_days(thursday, &y, &m, &d);
-	out->v.i = (thursday - ex_days_from_civil(y, 1, 1)) / 7 + 1;
+	dl_civil_from_days(thursday, &y, &m, &d);
+	out->v.i = (thursday - dl_days_from_civil(y, 1, 1)) / 7 + 1;
 	return 0;
 }
 
@@ -249,12 +249,12 @@ static int64_t plus_months(int64_t days, int64_t months)
 {
 	int64_t y;
 	int m, d;
-	ex_civil_from_days(days, &y, &m, &d);
+	dl_civil_from_days(days, &y, &m, &d);
 	int64_t total = y * 12 + (m - 1) + months;
-	int64_t ny = ex_floor_div(total, 12);
-	int nm = (int)ex_floor_mod(total, 12) + 1;
-	int dim = ex_days_in_month(ny, nm);
-	return ex_days_from_civil(ny, nm, d > dim ? dim : d);
+	int64_t ny = dl_floor_div(total, 12);
+	int nm = (int)dl_floor_mod(total, 12) + 1;
+	int dim = dl_days_in_month(ny, nm);
+	return dl_days_from_civil(ny, nm, d > dim ? dim : d);
 }
 
 ROWFN(fn_add_months)
@@ -268,15 +268,15 @@ ROWFN(fn_last_day)
 	(void)r;
 	int64_t y;
 	int m, d;
-	ex_civil_from_days(a[0].v.i, &y, &m, &d);
-	out->v.i = ex_days_from_civil(y, m, ex_days_in_month(y, m));
+	dl_civil_from_days(a[0].v.i, &y, &m, &d);
+	out->v.i = dl_days_from_civil(y, m, dl_days_in_month(y, m));
 	return 0;
 }
 
 ROWFN(fn_current_date)
 {
 	(void)a;
-	out->v.i = ex_floor_div(ex_ts_to_local(r->run->now_us, r->run->tz), EX_US_PER_DAY);
+	out->v.i = dl_floor_div(ex_ts_to_local(r->run->now_us, r->run->tz), EX_US_PER_DAY);
 	return 0;
 }
 
@@ -300,7 +300,7 @@ ROWFN(fn_current_timestamp)
 ROWFN(fn_unix_timestamp)
 {
 	if (r->nargs == 0) {
-		out->v.i = ex_floor_div(r->run->now_us, 1000000);
+		out->v.i = dl_floor_div(r->run->now_us, 1000000);
 		return 0;
 	}
 	const dl_type *t = r->argt[0];
@@ -321,7 +321,7 @@ ROWFN(fn_unix_timestamp)
 	} else {
 		inst = a[0].v.i;
 	}
-	out->v.i = ex_floor_div(inst, 1000000);
+	out->v.i = dl_floor_div(inst, 1000000);
 	return 0;
 }
 

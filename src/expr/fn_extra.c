@@ -160,8 +160,8 @@ BINDFN(bind_timestamp_seconds)
 	return ex_coerce(b, &n->args[0], ex_type(b, frac ? DL_TYPE_DOUBLE : DL_TYPE_LONG));
 }
 
-ROWFN(fn_unix_seconds) { (void)r; out->v.i = ex_floor_div(a[0].v.i, 1000000); return 0; }
-ROWFN(fn_unix_millis) { (void)r; out->v.i = ex_floor_div(a[0].v.i, 1000); return 0; }
+ROWFN(fn_unix_seconds) { (void)r; out->v.i = dl_floor_div(a[0].v.i, 1000000); return 0; }
+ROWFN(fn_unix_millis) { (void)r; out->v.i = dl_floor_div(a[0].v.i, 1000); return 0; }
 ROWFN(fn_unix_micros) { (void)r; out->v.i = a[0].v.i; return 0; }
 ROWFN(fn_unix_date) { (void)r; out->v.i = a[0].v.i; return 0; }
 ROWFN(fn_date_from_unix_date) { (void)r; out->v.i = a[0].v.i; return 0; }
@@ -170,11 +170,11 @@ ROWFN(fn_make_date)
 {
 	(void)r;
 	int64_t y = a[0].v.i, m = a[1].v.i, d = a[2].v.i;
-	if (m < 1 || m > 12 || d < 1 || y < -290000 || y > 290000 || d > ex_days_in_month(y, (int)m))
+	if (m < 1 || m > 12 || d < 1 || y < -290000 || y > 290000 || d > dl_days_in_month(y, (int)m))
 		return dl_error_set_class(DL_EINVALID, "DATETIME_FIELD_OUT_OF_BOUNDS",
 		                          "[DATETIME_FIELD_OUT_OF_BOUNDS] make_date(%lld, %lld, %lld) is not a valid date",
 		                          (long long)y, (long long)m, (long long)d);
-	out->v.i = ex_days_from_civil(y, (int)m, (int)d);
+	out->v.i = dl_days_from_civil(y, (int)m, (int)d);
 	return 0;
 }
 
@@ -188,10 +188,10 @@ ROWFN(fn_months_between)
 	int m1, m2, dd1, dd2;
 	ex_split_us(l1, &d1, &t1);
 	ex_split_us(l2, &d2, &t2);
-	ex_civil_from_days(d1, &y1, &m1, &dd1);
-	ex_civil_from_days(d2, &y2, &m2, &dd2);
+	dl_civil_from_days(d1, &y1, &m1, &dd1);
+	dl_civil_from_days(d2, &y2, &m2, &dd2);
 	double months = (double)((y1 - y2) * 12 + (m1 - m2));
-	bool end1 = dd1 == ex_days_in_month(y1, m1), end2 = dd2 == ex_days_in_month(y2, m2);
+	bool end1 = dd1 == dl_days_in_month(y1, m1), end2 = dd2 == dl_days_in_month(y2, m2);
 	if (dd1 == dd2 || (end1 && end2)) {
 		out->v.d = months;
 		return 0;
@@ -217,7 +217,7 @@ ROWFN(fn_next_day)
 	if (want < 0)
 		return dl_error_set_class(DL_EINVALID, "ILLEGAL_DAY_OF_WEEK", "[ILLEGAL_DAY_OF_WEEK] Illegal input for day of week: %.*s",
 		                          (int)(a[1].v.s.n > 40 ? 40 : a[1].v.s.n), a[1].v.s.p);
-	int64_t dow = ex_floor_mod(a[0].v.i + 3, 7); /* 0 = Monday */
+	int64_t dow = dl_floor_mod(a[0].v.i + 3, 7); /* 0 = Monday */
 	int64_t delta = (want - dow + 7) % 7;
 	out->v.i = a[0].v.i + (delta ? delta : 7);
 	return 0;
