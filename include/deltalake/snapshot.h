@@ -53,10 +53,10 @@ int64_t dl_snapshot_version(const dl_snapshot *s);
  * in-commit timestamp when enabled, else the commit file's mtime. */
 int64_t dl_snapshot_timestamp(const dl_snapshot *s);
 /* The commit timestamp of any version <= the snapshot's (lists the log). */
-int dl_snapshot_commit_timestamp(dl_snapshot *s, int64_t version, int64_t *out_ms);
+int dl_snapshot_commit_timestamp(int64_t *out_ms, dl_snapshot *s, int64_t version);
 /* The in-commit timestamp of the snapshot's version; DL_ENOTFOUND when the
  * table does not use in-commit timestamps at this version. */
-int dl_snapshot_in_commit_timestamp(const dl_snapshot *s, int64_t *out_ms);
+int dl_snapshot_in_commit_timestamp(int64_t *out_ms, const dl_snapshot *s);
 
 /* The table root the snapshot was opened on. */
 const char *dl_snapshot_table_root(const dl_snapshot *s);
@@ -75,7 +75,7 @@ const char *dl_snapshot_format_provider(const dl_snapshot *s);
 
 /* Table properties (metaData.configuration). */
 size_t dl_snapshot_property_count(const dl_snapshot *s);
-void dl_snapshot_property_at(const dl_snapshot *s, size_t i, const char **key, const char **value);
+void dl_snapshot_property_at(const char **key, const char **value, const dl_snapshot *s, size_t i);
 /* The value of a property, or NULL when unset. */
 const char *dl_snapshot_property(const dl_snapshot *s, const char *key);
 
@@ -106,10 +106,10 @@ typedef struct dl_file_info {
 size_t dl_snapshot_file_count(const dl_snapshot *s);
 /* Sum of the live files' sizes in bytes. */
 int64_t dl_snapshot_total_size(const dl_snapshot *s);
-int dl_snapshot_file_at(const dl_snapshot *s, size_t i, dl_file_info *out);
+int dl_snapshot_file_at(dl_file_info *out, const dl_snapshot *s, size_t i);
 /* Partition value j of file i (value NULL for a null partition value). */
-int dl_snapshot_file_partition_value(const dl_snapshot *s, size_t i, size_t j, const char **key,
-                                     const char **value);
+int dl_snapshot_file_partition_value(const char **key, const char **value,
+                                     const dl_snapshot *s, size_t i, size_t j);
 
 /* Tombstones (remove actions still in the state). */
 typedef struct dl_tombstone_info {
@@ -120,21 +120,21 @@ typedef struct dl_tombstone_info {
 	bool has_deletion_vector;
 } dl_tombstone_info;
 size_t dl_snapshot_tombstone_count(const dl_snapshot *s);
-int dl_snapshot_tombstone_at(const dl_snapshot *s, size_t i, dl_tombstone_info *out);
+int dl_snapshot_tombstone_at(dl_tombstone_info *out, const dl_snapshot *s, size_t i);
 
 /* Application transactions (txn): the latest version per app id. The list
  * holds all of them; dl_snapshot_app_version applies the table's
  * delta.setTransactionRetentionDuration (expired ones are not found). */
 size_t dl_snapshot_app_count(const dl_snapshot *s);
-void dl_snapshot_app_at(const dl_snapshot *s, size_t i, const char **app_id, int64_t *version,
-                        int64_t *last_updated);
+void dl_snapshot_app_at(const char **app_id, int64_t *version,
+                        int64_t *last_updated, const dl_snapshot *s, size_t i);
 /* DL_ENOTFOUND when the app never committed. */
-int dl_snapshot_app_version(const dl_snapshot *s, const char *app_id, int64_t *version);
+int dl_snapshot_app_version(int64_t *version, const dl_snapshot *s, const char *app_id);
 
 /* Domain metadata (removed domains excluded). */
 size_t dl_snapshot_domain_count(const dl_snapshot *s);
-void dl_snapshot_domain_at(const dl_snapshot *s, size_t i, const char **domain,
-                           const char **configuration);
+void dl_snapshot_domain_at(const char **domain, const char **configuration,
+                           const dl_snapshot *s, size_t i);
 /* The configuration of a domain, or NULL when absent. */
 const char *dl_snapshot_domain(const dl_snapshot *s, const char *domain);
 

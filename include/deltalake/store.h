@@ -35,10 +35,10 @@ const char *dl_store_root(const dl_store *s);
 
 /* Whole object into a malloc'd buffer (NUL-terminated for convenience; the
  * terminator is not counted in *len). DL_ENOTFOUND when missing. */
-int dl_store_get(dl_store *s, const char *path, uint8_t **data, size_t *len);
+int dl_store_get(uint8_t **data, size_t *len, dl_store *s, const char *path);
 /* Bytes [offset, offset+len) into buf; *got may be short at end of object. */
-int dl_store_get_range(dl_store *s, const char *path, int64_t offset, size_t len,
-                       uint8_t *buf, size_t *got);
+int dl_store_get_range(uint8_t *buf, size_t *got, dl_store *s,
+                       const char *path, int64_t offset, size_t len);
 /* Creates or replaces an object atomically (readers see old or new whole). */
 int dl_store_put(dl_store *s, const char *path, const void *data, size_t len);
 /* Creates an object only if absent; DL_EEXISTS when it exists. Atomic
@@ -50,14 +50,14 @@ int dl_store_put_if_absent(dl_store *s, const char *path, const void *data, size
  * (object stores have no directories), so "no _delta_log" shows as an empty
  * list rather than an error. Hidden temp files of writes in flight start with
  * '.', so they sort before version numbers. */
-int dl_store_list_from(dl_store *s, const char *dir, const char *start_name, dl_object_list *out);
+int dl_store_list_from(dl_object_list *out, dl_store *s, const char *dir, const char *start_name);
 /* All objects under `dir` ("" for everything), recursively, sorted by path. */
-int dl_store_list_recursive(dl_store *s, const char *dir, dl_object_list *out);
+int dl_store_list_recursive(dl_object_list *out, dl_store *s, const char *dir);
 void dl_object_list_free(dl_object_list *l);
 /* DL_ENOTFOUND when missing (deleting a missing object is not an error for
  * callers who pass ignore_missing). */
 int dl_store_delete(dl_store *s, const char *path);
-int dl_store_stat(dl_store *s, const char *path, dl_object_info *out);
+int dl_store_stat(dl_object_info *out, dl_store *s, const char *path);
 void dl_object_info_free(dl_object_info *i);
 
 /* Streaming writes, for objects too big to build in memory (data files):
@@ -87,7 +87,7 @@ void dl_store_writer_abort(dl_store_writer *w);
  *   DL_TRY(dl_store_reader_open(&r, store, "part-0.parquet"));
  *   int64_t size = dl_store_reader_size(r);
  *   const uint8_t *all = dl_store_reader_data(r); // whole object, or NULL
- *   ... dl_store_reader_read(r, offset, len, buf, &got) ...
+ *   ... dl_store_reader_read(buf, &got, r, offset, len) ...
  *   dl_store_reader_close(r);
  *
  * The reader sees the object as it was when opened (Delta data files are
@@ -100,7 +100,7 @@ int dl_store_reader_open(dl_store_reader **out, dl_store *s, const char *path);
 int64_t dl_store_reader_size(const dl_store_reader *r);
 const uint8_t *dl_store_reader_data(const dl_store_reader *r);
 /* Like dl_store_get_range: *got may be short at the end of the object. */
-int dl_store_reader_read(dl_store_reader *r, int64_t offset, size_t len, uint8_t *buf, size_t *got);
+int dl_store_reader_read(uint8_t *buf, size_t *got, dl_store_reader *r, int64_t offset, size_t len);
 void dl_store_reader_close(dl_store_reader *r);
 
 #ifdef __cplusplus

@@ -10,13 +10,13 @@
  *   o.operation = "STREAMING UPDATE";
  *   dl_transaction_begin(&t, "/data/events", &o);
  *   int64_t done;
- *   if (dl_transaction_app_version(t, "my-stream", &done) == 0 && done >= batch)
+ *   if (dl_transaction_app_version(&done, t, "my-stream") == 0 && done >= batch)
  *       ... already committed: skip ...
  *   dl_transaction_add_file(t, &(dl_transaction_file){.path = "d=1/part-0.parquet",
  *       .size = 1234, .stats_json = "{\"numRecords\":10}", .data_change = true, ...});
  *   dl_transaction_set_app_version(t, "my-stream", batch);
  *   int64_t version;
- *   rc = dl_transaction_commit(t, &version);
+ *   rc = dl_transaction_commit(&version, t);
  *   dl_transaction_free(t);
  *
  * The commit is optimistic: when another writer committed first, its
@@ -81,7 +81,7 @@ int dl_transaction_remove_file(dl_transaction *t, const char *path, bool data_ch
 int dl_transaction_read_predicate(dl_transaction *t, const char *predicate_sql);
 void dl_transaction_read_whole_table(dl_transaction *t);
 /* The last committed version of an application id (DL_ENOTFOUND: never). */
-int dl_transaction_app_version(dl_transaction *t, const char *app_id, int64_t *version);
+int dl_transaction_app_version(int64_t *version, dl_transaction *t, const char *app_id);
 int dl_transaction_set_app_version(dl_transaction *t, const char *app_id, int64_t version);
 
 /* commitInfo.operationParameters (string values) and operationMetrics. */
@@ -89,7 +89,7 @@ int dl_transaction_set_parameter(dl_transaction *t, const char *key, const char 
 int dl_transaction_set_metric(dl_transaction *t, const char *key, int64_t value);
 
 /* Commits; *version gets the version committed. Once per transaction. */
-int dl_transaction_commit(dl_transaction *t, int64_t *version);
+int dl_transaction_commit(int64_t *version, dl_transaction *t);
 
 #ifdef __cplusplus
 }

@@ -130,7 +130,7 @@ int dl_write(int64_t *version, const char *uri, struct ArrowArrayStream *data,
  *   to.operation = "STREAMING UPDATE";
  *   dl_transaction_begin(&t, "/data/events", &to);
  *   int64_t done;
- *   if (dl_transaction_app_version(t, "my-stream", &done) == 0 && done >= batch) {
+ *   if (dl_transaction_app_version(&done, t, "my-stream") == 0 && done >= batch) {
  *       dl_transaction_free(t);                      // already committed: skip
  *       return 0;
  *   }
@@ -139,7 +139,7 @@ int dl_write(int64_t *version, const char *uri, struct ArrowArrayStream *data,
  *   if (rc == 0) rc = dl_transaction_remove_file(t, "d=1/part-old.parquet", true);
  *   if (rc == 0) rc = dl_transaction_set_app_version(t, "my-stream", batch);
  *   int64_t version;
- *   if (rc == 0) rc = dl_transaction_commit(t, &version);
+ *   if (rc == 0) rc = dl_transaction_commit(&version, t);
  *   dl_transaction_free(t);   // without a commit: the data files written are deleted
  *
  * The rows follow every rule of an append through dl_write (schema
