@@ -24,6 +24,7 @@
  * handled by the transaction layer (retry, or DL_ECONFLICT with a class). */
 #ifndef DELTALAKE_WRITE_H
 #define DELTALAKE_WRITE_H
+#include "deltalake/common.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -67,7 +68,7 @@ typedef struct dl_create_options {
 
 /* Creates the table at `uri` (a path or file:// URI). *version is the
  * version committed, or -1 when DL_CREATE_IF_NOT_EXISTS found a table. */
-int dl_create_table(int64_t *version, const char *uri, const dl_create_options *opts);
+DL_EXTERN(int) dl_create_table(int64_t *version, const char *uri, const dl_create_options *opts);
 
 typedef enum dl_write_mode {
 	DL_WRITE_ERROR_IF_EXISTS = 0, /* create the table; DL_EEXISTS when it exists */
@@ -115,8 +116,8 @@ typedef struct dl_write_options {
  * creating it when absent. *version is the committed version, or -1 when
  * nothing was committed (DL_WRITE_IGNORE on an existing table, or an
  * idempotent write already applied). */
-int dl_write(int64_t *version, const char *uri, struct ArrowArrayStream *data,
-             const dl_write_options *opts);
+DL_EXTERN(int) dl_write(int64_t *version, const char *uri, struct ArrowArrayStream *data,
+                        const dl_write_options *opts);
 
 /* ---- writing data inside a transaction (deltalake/txn.h) ----
  *
@@ -167,8 +168,8 @@ typedef struct dl_transaction_write_options {
 /* Writes the rows of `data` (consumed and released) as data files of the
  * transaction's table; their add actions join the transaction. opts NULL:
  * the defaults. */
-int dl_transaction_write(dl_transaction *t, struct ArrowArrayStream *data,
-                         const dl_transaction_write_options *opts);
+DL_EXTERN(int) dl_transaction_write(dl_transaction *t, struct ArrowArrayStream *data,
+                                    const dl_transaction_write_options *opts);
 
 #ifdef __cplusplus
 }
