@@ -4,6 +4,7 @@
 #include <string.h>
 #include <strings.h>
 #include "log/partition_values.h"
+#include "log/protocol.h"
 #include "log/schema.h"
 #include "log/stats.h"
 #include "table/scan.h"
@@ -134,7 +135,7 @@ static int parse_requests(dl_scan *s, const dl_scan_options *o, req_col *req, in
 		else if ((r.field = dl_schema_find(schema, name)) < 0)
 			return dl_error_set(DL_EINVALID, "no column '%s' in the table; run 'deltalake schema' to see "
 			                    "the columns", name);
-		if (r.kind >= 0 && !dl_snapshot_has_feature(s->snap, "rowTracking"))
+		if (r.kind >= 0 && !dl_protocol_has(s->snap->state.protocol, DL_FEATURE_ROW_TRACKING))
 			return dl_error_set(DL_EUNSUPPORTED, "'%s' needs row tracking, which the table does not have "
 			                    "(table feature rowTracking)", name);
 		for (int j = 0; j < n; j++)
