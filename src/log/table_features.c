@@ -81,8 +81,8 @@ static const dl_table_feature_info features[DL_FEATURE_COUNT] = {
 	 false, false},
 	/* "Variant Shredding": delta.enableVariantShredding=true. Shredded
 	 * variant files are not read here. */
-	{DL_FEATURE_VARIANT_SHREDDING, "variantShredding", true, false, 3, 7,
-	 REQ1(DL_FEATURE_VARIANT_TYPE), DL_TRIGGER_PROPERTY_TRUE, "delta.enableVariantShredding", NULL,
+	{DL_FEATURE_VARIANT_SHREDDING, "variantShredding", true, false, 3, 7, NONE_REQ,
+	 DL_TRIGGER_PROPERTY_TRUE, "delta.enableVariantShredding", NULL,
 	 DL_SCHEMA_USE_NONE, DL_FEATURE_VARIANT_SHREDDING_PREVIEW, false, false, false, false},
 	{DL_FEATURE_VARIANT_SHREDDING_PREVIEW, "variantShredding-preview", true, false, 3, 7,
 	 NONE_REQ, DL_TRIGGER_EXPLICIT, "delta.enableVariantShredding", NULL, DL_SCHEMA_USE_NONE,
