@@ -87,3 +87,24 @@ int dl_protocol_check_write(const dl_protocol *p)
 	}
 	return 0;
 }
+
+static bool same_set(const char **a, uint32_t na, const char **b, uint32_t nb)
+{
+	if (na != nb || (!a) != (!b)) return false;
+	for (uint32_t i = 0; i < na; i++) {
+		bool found = false;
+		for (uint32_t j = 0; j < nb && !found; j++) found = strcmp(a[i], b[j]) == 0;
+		if (!found) return false;
+	}
+	return true;
+}
+
+bool dl_protocol_equal(const dl_protocol *a, const dl_protocol *b)
+{
+	return a->min_reader_version == b->min_reader_version &&
+	       a->min_writer_version == b->min_writer_version &&
+	       same_set(a->reader_features, a->nreader_features, b->reader_features,
+	                b->nreader_features) &&
+	       same_set(a->writer_features, a->nwriter_features, b->writer_features,
+	                b->nwriter_features);
+}

@@ -32,4 +32,8 @@ int dl_protocol_check_read(const dl_protocol *p);
 /* The same for writing (checks the reader side too). */
 int dl_protocol_check_write(const dl_protocol *p);
 
+/* Whether two protocols are the same: versions, and feature lists as sets
+ * (an absent list differs from an empty one). */
+bool dl_protocol_equal(const dl_protocol *a, const dl_protocol *b);
+
 #endif

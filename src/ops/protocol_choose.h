@@ -29,7 +29,8 @@ int dl_ops_choose_protocol(dl_protocol *out, dl_arena *arena, const dl_type *sch
  * delta.ignoreProtocolDefaults), as Spark's isTableProtocolProperty. */
 bool dl_ops_is_protocol_property(const char *key);
 
-/* Whether two protocols are the same (versions and feature sets). */
+/* Whether two protocols are the same (versions and feature sets):
+ * dl_protocol_equal. */
 bool dl_ops_protocol_equal(const dl_protocol *a, const dl_protocol *b);
 
 #endif

@@ -626,7 +626,7 @@ int dl_checkpoint_write(dl_checkpoint_result *out, dl_store *store, dl_snapshot 
 	memset(out, 0, sizeof *out);
 	const dl_log_state *st = &snap->state;
 	DL_TRY(dl_log_state_validate(st));
-	if (st->from_crc)
+	if (st->metadata_only)
 		return dl_error_set(DL_EINVALID, "cannot checkpoint a metadata-only snapshot: open it "
 		                    "with its files");
 	int64_t now = opts->now_ms != INT64_MIN ? opts->now_ms : dl_now_millis();
