@@ -452,6 +452,25 @@ static void checksum_files(void **state)
 	assert_int_equal(dl_snapshot_file_count(snap), 1);
 	dl_snapshot_free(snap);
 	dl_store_free(s);
+
+	/* a .crc cannot lift a feature check: the log's reader feature is
+	 * refused even when the .crc shows a plain (1,2) protocol */
+	assert_int_equal(dl_store_open(&s, "mem://log-crc-feature"), 0);
+	snprintf(c0, sizeof c0, "%s%s",
+	         "{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,"
+	         "\"readerFeatures\":[\"noSuchFeature\"],\"writerFeatures\":[\"noSuchFeature\"]}}\n",
+	         M0);
+	put_commit(s, 0, c0);
+	put(s, "00000000000000000000.crc",
+	    CRC_HEAD CRC_LISTS CRC_PROTOCOL CRC_METADATA("t", "x") "}");
+	for (int meta = 1; meta >= 0; meta--) {
+		dl_snapshot_options o = DL_SNAPSHOT_OPTIONS_INIT;
+		o.store = s;
+		o.metadata_only = meta;
+		assert_int_equal(dl_snapshot_open(&snap, NULL, &o), DL_EUNSUPPORTED);
+		assert_non_null(strstr(dl_error_last()->message, "noSuchFeature"));
+	}
+	dl_store_free(s);
 }
 
 /* Many app ids and domains: newest per key wins, removed domains are
