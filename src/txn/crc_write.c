@@ -65,6 +65,12 @@ static int find_base(crc_base *b, dl_arena *arena, const dl_transaction *t)
 	b->bytes = c.table_size_bytes;
 	b->protocol = c.protocol;
 	b->metadata = c.metadata;
+	/* a metadata-only snapshot still holds the exact txns and domains */
+	b->has_lists = true;
+	b->txns = st->txns;
+	b->ntxns = st->ntxns;
+	b->domains = st->domains;
+	b->ndomains = st->ndomains;
 	return 0;
 }
 
