@@ -179,6 +179,8 @@ const dl_table_feature_info *dl_table_feature_lookup(const char *name)
 	return NULL;
 }
 
+_Static_assert(DL_FEATURE_COUNT <= 64, "dependents are a 64-bit set over the enum");
+
 unsigned long long dl_table_feature_dependents(dl_table_feature f)
 {
 	unsigned long long out = 0;
