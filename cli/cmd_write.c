@@ -89,7 +89,7 @@ static int table_schema(const char *uri, dl_type **out)
 		dl_error_clear();
 		return 0;
 	}
-	DL_TRY(rc);
+	DL_CLI_TRY(rc);
 	const char *json = dl_snapshot_schema_json(snap);
 	rc = json ? dl_schema_parse(out, json, strlen(json)) : 0;
 	dl_snapshot_free(snap);
@@ -112,7 +112,7 @@ static int open_input(dl_cli *cli, const write_args *a, dl_cli_input *in, dl_bat
 	     parquet = strcasecmp(fmt, "parquet") == 0;
 	if (!csv && !jsonl && !parquet)
 		return dl_cli_usage_error(cli, "--input-format must be csv, jsonl or parquet");
-	DL_TRY(dl_cli_input_map(in, a->input));
+	DL_CLI_TRY(dl_cli_input_map(in, a->input));
 	dl_type *schema = NULL;
 	int rc = parquet ? 0 : table_schema(a->table, &schema);
 	if (rc == 0) {

@@ -191,6 +191,18 @@ int dl_batch_stream_import(dl_batch_stream **out, struct ArrowArrayStream *in)
 {
 	*out = NULL;
 	if (!in || !in->release) return dl_error_set(DL_EINVALID, "Arrow stream is NULL or already released");
+	if (in->release == es_release) {
+		/* One of our own exports (a scan handed to dl_write, the Parquet
+		 * writer, the IPC writer): take its batch stream back as it is, so
+		 * batches are not converted twice and errors keep their message
+		 * and class. */
+		export_stream *e = in->private_data;
+		*out = e->src;
+		dl_free(e->last_error);
+		dl_free(e);
+		in->release = NULL;
+		return 0;
+	}
 	dl_batch_stream *s = dl_calloc(1, sizeof(*s));
 	import_stream *im = s ? dl_calloc(1, sizeof(*im)) : NULL;
 	if (!im) {
