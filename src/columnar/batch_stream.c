@@ -171,7 +171,12 @@ static int is_next(dl_batch_stream *s, dl_batch **out)
 	struct ArrowArray arr;
 	memset(&arr, 0, sizeof(arr));
 	*out = NULL;
+	/* A producer that is itself libdeltalake (a reader wrapped by a caller's
+	 * stream, e.g. one counting rows) raises its error on this thread: keep
+	 * that message and class rather than wrapping it as a foreign one. */
+	dl_error_clear();
 	int err = im->in.get_next(&im->in, &arr);
+	if (err && dl_error_last()->code != DL_OK) return dl_error_last()->code;
 	if (err) return producer_error(im, err, "get_next");
 	if (!arr.release) return 0; /* end of stream */
 	return dl_arrow_import_batch(out, &arr, &im->schema);

@@ -1,39 +1,51 @@
-/* Input files of `deltalake write`: CSV with a header, JSON lines and
- * Parquet, read as a stream of batches. Column types come from the target
- * table when it has a column of that name (case-insensitive), else they
- * are inferred from the first rows (CSV / JSON lines: BIGINT, DOUBLE,
- * BOOLEAN, DATE, TIMESTAMP, else STRING; JSON objects and arrays of a
- * column the table lacks are kept as their JSON text). The file is mapped,
- * not loaded, and batches are parsed as they are pulled. */
-#ifndef DL_CLI_INPUT_H
-#define DL_CLI_INPUT_H
+/* Readers of outside data files (CSV, JSON lines) into batch streams, the
+ * layer behind deltalake/input.h. Column types come from a target schema
+ * when it has a column of that name (case-insensitive), else they are
+ * inferred from the first rows (BIGINT, DOUBLE, BOOLEAN, DATE, TIMESTAMP,
+ * else STRING; JSON objects and arrays of a column the schema lacks are
+ * kept as their JSON text). The file is mapped, not loaded, and batches
+ * are parsed as they are pulled. Input is hostile: malformed rows are
+ * DL_EINVALID naming the file, the line and the column. */
+#ifndef DL_IO_INPUT_H
+#define DL_IO_INPUT_H
+#include <stdbool.h>
 #include <stdint.h>
 #include "columnar/batch_stream.h"
 #include "deltalake/store.h"
 
-typedef struct dl_cli_input {
+typedef struct dl_io_input {
 	dl_store *store;           /* on the file's directory */
 	dl_store_reader *reader;
 	const char *data;          /* the whole file */
 	size_t len;
-	const char *path;          /* for messages */
-} dl_cli_input;
+	char *path;                /* as given, for messages */
+} dl_io_input;
 
-/* Maps `path`. */
-int dl_cli_input_map(dl_cli_input *in, const char *path);
-void dl_cli_input_close(dl_cli_input *in);
+/* Maps `path` (a path or file:// URI). */
+int dl_io_input_open(dl_io_input **out, const char *path);
+void dl_io_input_free(dl_io_input *in);
 
-/* Streams over the mapped input (which must outlive the stream). `table`
- * is the target table's schema or NULL. */
-int dl_cli_csv_stream(dl_batch_stream **out, dl_cli_input *in, const dl_type *table);
-int dl_cli_jsonl_stream(dl_batch_stream **out, dl_cli_input *in, const dl_type *table);
-int dl_cli_parquet_stream(dl_batch_stream **out, dl_cli_input *in);
+typedef struct dl_io_csv_format {
+	char delimiter;            /* ',' */
+	char quote;                /* '"' */
+	const char *null_string;   /* an unquoted field equal to it is NULL (NULL: none);
+	                              an empty unquoted field always is */
+	bool header;               /* the first line names the columns; else _c0, _c1... */
+} dl_io_csv_format;
+#define DL_IO_CSV_FORMAT_INIT {',', '"', NULL, true}
+
+/* Streams over `in`, which they own from then on (freed with them, or
+ * here on failure). `table` is the schema to type by, or NULL;
+ * batch_rows 0 means DL_IO_BATCH_ROWS. */
+int dl_io_csv_stream(dl_batch_stream **out, dl_io_input *in, const dl_type *table, const dl_io_csv_format *fmt,
+                     int64_t batch_rows);
+int dl_io_jsonl_stream(dl_batch_stream **out, dl_io_input *in, const dl_type *table, int64_t batch_rows);
 
 /* Appends the text of one value to a builder of a primitive type; used by
  * the CSV and JSON readers. DL_EINVALID names the value and the type. */
-int dl_cli_append_text(void *builder, const char *s, size_t n);
+int dl_io_append_text(void *builder, const char *s, size_t n);
 
-/* Rows per batch. */
-#define DL_CLI_INPUT_BATCH_ROWS 65536
+/* Rows per batch by default. */
+#define DL_IO_BATCH_ROWS 65536
 
 #endif
