@@ -10,8 +10,8 @@
  * Columns are named by the file (CSV header, JSON members). A column the
  * schema has (case-insensitive) takes its type; the others are inferred
  * from the first 1000 rows: BIGINT, DOUBLE, BOOLEAN, DATE, TIMESTAMP, else
- * STRING (JSON objects and arrays of such columns are kept as their JSON
- * text). Values are parsed by their text as Spark does: decimals by their
+ * STRING (JSON lines: objects and arrays infer structs and arrays).
+ * Values are parsed by their text as Spark does: decimals by their
  * digits, dates "2024-01-31", timestamps in Spark's forms (UTC unless a
  * zone is given). The file is mapped, not loaded; batches are parsed as
  * they are pulled. The input is hostile: a malformed row fails get_next
@@ -21,6 +21,7 @@
 #ifndef DELTALAKE_INPUT_H
 #define DELTALAKE_INPUT_H
 #include "deltalake/common.h"
+#include "deltalake/error.h"
 #include <stdbool.h>
 #include <stdint.h>
 #include "deltalake/arrow.h"

@@ -22,6 +22,7 @@
 #ifndef DELTALAKE_PARQUET_H
 #define DELTALAKE_PARQUET_H
 #include "deltalake/common.h"
+#include "deltalake/error.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

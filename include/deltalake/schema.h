@@ -18,6 +18,7 @@
 #ifndef DELTALAKE_SCHEMA_H
 #define DELTALAKE_SCHEMA_H
 #include "deltalake/common.h"
+#include "deltalake/error.h"
 #include <stdbool.h>
 #include <stddef.h>
 

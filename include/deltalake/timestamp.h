@@ -4,6 +4,7 @@
 #ifndef DELTALAKE_TIMESTAMP_H
 #define DELTALAKE_TIMESTAMP_H
 #include "deltalake/common.h"
+#include "deltalake/error.h"
 #include <stddef.h>
 #include <stdint.h>
 

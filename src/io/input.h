@@ -2,8 +2,8 @@
  * layer behind deltalake/input.h. Column types come from a target schema
  * when it has a column of that name (case-insensitive), else they are
  * inferred from the first rows (BIGINT, DOUBLE, BOOLEAN, DATE, TIMESTAMP,
- * else STRING; JSON objects and arrays of a column the schema lacks are
- * kept as their JSON text). The file is mapped, not loaded, and batches
+ * else STRING; in JSON lines, objects and arrays infer structs and
+ * arrays). The file is mapped, not loaded, and batches
  * are parsed as they are pulled. Input is hostile: malformed rows are
  * DL_EINVALID naming the file, the line and the column. */
 #ifndef DL_IO_INPUT_H

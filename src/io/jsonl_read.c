@@ -226,6 +226,8 @@ static int infer(jl_state *st, guess *root)
 	for (int lines = 0; lines < INFER_LINES && rc == 0 && next_line(st, &s, &len); lines++) {
 		dl_json *v;
 		rc = dl_json_parse(&st->arena, s, len, st->in->path, &v);
+		/* The parser counts lines within this one line: name the file's. */
+		if (rc < 0) rc = dl_error_prefix("%s: line %lld", st->in->path, (long long)st->line);
 		if (rc == 0 && v->kind != DL_JSON_OBJECT)
 			rc = dl_error_set(DL_EINVALID, "%s: line %lld is not a JSON object", st->in->path,
 			                  (long long)st->line);
