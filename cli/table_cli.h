@@ -48,8 +48,10 @@ static inline int dl_cli_open_snapshot(dl_cli *cli, dl_snapshot **out, const cha
 	return dl_cli_open_snapshot_ex(cli, out, table, version, timestamp, false);
 }
 
-/* Room for dl_cli_format_ms. */
+/* Room for dl_cli_format_ms (the name the commands have always used). */
+#ifndef DL_TIME_TEXT_MAX
 #define DL_TIME_TEXT_MAX DL_TIMESTAMP_TEXT_MAX
+#endif
 
 /* "2024-01-31 12:00:00.123" (UTC) for epoch milliseconds. */
 static inline void dl_cli_format_ms(char out[DL_TIME_TEXT_MAX], int64_t ms)
