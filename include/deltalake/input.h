@@ -17,7 +17,8 @@
  * they are pulled. The input is hostile: a malformed row fails get_next
  * with DL_EINVALID naming the file, the line and the column (the message
  * is in dl_error_last() on the consuming thread and in get_last_error);
- * nothing is silently changed or dropped. */
+ * nothing is silently changed or dropped. The functions are thread-safe;
+ * each stream is consumed by one thread at a time. */
 #ifndef DELTALAKE_INPUT_H
 #define DELTALAKE_INPUT_H
 #include "deltalake/common.h"
