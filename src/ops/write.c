@@ -20,7 +20,7 @@
 #include "ops/column_mapping.h"
 #include "ops/create.h"
 #include "ops/enforce.h"
-#include "ops/file_writer.h"
+#include "rewrite/file_writer.h"
 #include "ops/protocol_choose.h"
 #include "ops/schema_align.h"
 #include "ops/table_def.h"
