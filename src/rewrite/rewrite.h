@@ -62,7 +62,8 @@ typedef enum dl_rewrite_output {
 /* Rows a command matched in one file, for the update callback. */
 typedef struct dl_rewrite_matched {
 	const dl_add *file;
-	const dl_batch *rows;          /* the snapshot schema's columns */
+	const dl_batch *rows;          /* the snapshot schema's columns (then _metadata.row_id
+	                                  and row_commit_version when the table tracks rows) */
 	const uint64_t *positions;     /* each row's index in the file */
 } dl_rewrite_matched;
 
