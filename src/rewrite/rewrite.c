@@ -12,6 +12,7 @@
 #include "log/partition_values.h"
 #include "log/protocol.h"
 #include "log/schema.h"
+#include "json/json.h"
 #include "util/error.h"
 #include "util/mem.h"
 #include "util/pool.h"
@@ -349,7 +350,7 @@ int dl_rw_remove(dl_rewrite *rw, const dl_add *add)
 
 /* Rows a file holds according to its stats (numRecords minus its DV), or
  * -1 when its stats do not say. */
-static int64_t logical_records(dl_rewrite *rw, const dl_add *a)
+static int64_t logical_records(const dl_add *a)
 {
 	if (!a->stats) return -1;
 	dl_arena tmp = DL_ARENA_INIT;
@@ -362,7 +363,6 @@ static int64_t logical_records(dl_rewrite *rw, const dl_add *a)
 		dl_error_clear();
 	}
 	dl_arena_free(&tmp);
-	(void)rw;
 	if (n >= 0 && a->dv) n -= a->dv->cardinality;
 	return n;
 }
@@ -403,13 +403,13 @@ int dl_rewrite_commit(dl_rewrite *rw, int64_t *row_hwm)
 			rw->m.removed_files++;
 			rw->m.removed_bytes += f->add->size;
 			if (f->add->dv) rw->m.dvs_removed++;
-			int64_t n = logical_records(rw, f->add);
+			int64_t n = logical_records(f->add);
 			if (n < 0) rw->m.deleted_rows_known = false;
 			else rw->m.deleted_rows += n;
 			continue;
 		}
-		if (!f->touched) continue;
 		rw->m.read_rows = true;
+		if (!f->touched) continue;
 		int64_t gone = rw->o.update ? 0 : f->matched;
 		rw->m.deleted_rows += gone;
 		rw->m.updated_rows += rw->o.update ? f->matched : 0;
@@ -424,8 +424,6 @@ int dl_rewrite_commit(dl_rewrite *rw, int64_t *row_hwm)
 		}
 		DL_TRY(commit_outputs(rw, f, &hwm));
 	}
-	for (size_t i = 0; i < rw->nfiles; i++)
-		if (rw->files[i].kind != RW_WHOLE) rw->m.read_rows = true;
 	if (row_hwm) *row_hwm = hwm;
 	return 0;
 }
