@@ -52,8 +52,9 @@ static inline void rwf_cleanup(void)
 	if (system(cmd) != 0) fprintf(stderr, "cleanup of %s failed\n", g_rwf_root);
 }
 
-/* Creates the table with row tracking and, when asked, DVs and CDF. */
-static inline int rwf_create(const char *uri, bool dv, bool cdf)
+/* Creates the table with row tracking (with or without the materialized
+ * column names) and, when asked, DVs and CDF. */
+static inline int rwf_create_named(const char *uri, bool dv, bool cdf, bool names)
 {
 	dl_store *store;
 	DL_TRY(dl_store_open(&store, uri));
@@ -70,8 +71,11 @@ static inline int rwf_create(const char *uri, bool dv, bool cdf)
 	dl_kv kv[8];
 	uint32_t n = 0;
 	kv[n++] = (dl_kv){"delta.enableRowTracking", "true"};
-	kv[n++] = (dl_kv){"delta.rowTracking.materializedRowIdColumnName", "_row-id-col-test"};
-	kv[n++] = (dl_kv){"delta.rowTracking.materializedRowCommitVersionColumnName", "_row-commit-version-col-test"};
+	if (names) {
+		kv[n++] = (dl_kv){"delta.rowTracking.materializedRowIdColumnName", "_row-id-col-test"};
+		kv[n++] = (dl_kv){"delta.rowTracking.materializedRowCommitVersionColumnName",
+		                  "_row-commit-version-col-test"};
+	}
 	if (dv) kv[n++] = (dl_kv){"delta.enableDeletionVectors", "true"};
 	if (cdf) kv[n++] = (dl_kv){"delta.enableChangeDataFeed", "true"};
 	dl_metadata md;
@@ -89,6 +93,11 @@ static inline int rwf_create(const char *uri, bool dv, bool cdf)
 	dl_txn_free(t);
 	dl_store_free(store);
 	return rc;
+}
+
+static inline int rwf_create(const char *uri, bool dv, bool cdf)
+{
+	return rwf_create_named(uri, dv, cdf, true);
 }
 
 static inline dl_batch *rwf_ids(const int64_t *ids, int64_t n)

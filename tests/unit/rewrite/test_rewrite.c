@@ -294,6 +294,47 @@ static void test_failure_leaves_nothing(void **state)
 	free(uri);
 }
 
+/* Copies of a row-tracking table need the materialized column names: the
+ * engine refuses without them, and dl_rewrite_row_tracking_names assigns
+ * them as Spark names them. */
+static void test_row_tracking_names(void **state)
+{
+	(void)state;
+	char *uri = rwf_table("unnamed");
+	OK(rwf_create_named(uri, false, false, false));
+	OK(rwf_append(uri, 0, 5, 1));
+	dl_rewrite_options ro = DL_REWRITE_OPTIONS_INIT;
+	int64_t v;
+	assert_int_equal(rwf_rewrite(&v, uri, "id = 1", &ro, NULL, NULL), DL_EINVALID);
+	assert_non_null(strstr(dl_error_last()->message, "materializedRowIdColumnName"));
+	assert_int_equal(rwf_files(uri, "part-"), 1);
+
+	dl_arena a = DL_ARENA_INIT;
+	dl_kv kv[] = {{"delta.enableRowTracking", "true"}};
+	dl_str_map in = {kv, 1}, out;
+	bool changed;
+	OK(dl_rewrite_row_tracking_names(&out, &changed, &a, &in, true));
+	assert_true(changed);
+	assert_int_equal(out.n, 3);
+	const char *id = dl_str_map_get(&out, "delta.rowTracking.materializedRowIdColumnName", NULL);
+	const char *cv = dl_str_map_get(&out, "delta.rowTracking.materializedRowCommitVersionColumnName", NULL);
+	assert_non_null(id);
+	assert_non_null(cv);
+	assert_int_equal(strncmp(id, "_row-id-col-", 12), 0);
+	assert_int_equal(strlen(id), 12 + 36);
+	assert_int_equal(strncmp(cv, "_row-commit-version-col-", 24), 0);
+	/* names already there are kept; a table without the feature gets none */
+	dl_str_map again;
+	OK(dl_rewrite_row_tracking_names(&again, &changed, &a, &out, true));
+	assert_false(changed);
+	assert_ptr_equal(again.items, out.items);
+	OK(dl_rewrite_row_tracking_names(&again, &changed, &a, &in, false));
+	assert_false(changed);
+	assert_int_equal(again.n, 1);
+	dl_arena_free(&a);
+	free(uri);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -303,6 +344,7 @@ int main(void)
 		cmocka_unit_test(test_parallel_files),
 		cmocka_unit_test(test_given_rows),
 		cmocka_unit_test(test_failure_leaves_nothing),
+		cmocka_unit_test(test_row_tracking_names),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	rwf_cleanup();
