@@ -166,6 +166,7 @@ static int push_file(dl_rewrite *rw, const dl_add *add, rw_kind kind, rw_file **
 	memset(f, 0, sizeof *f);
 	f->add = add;
 	f->kind = kind;
+	f->copy = !rw->use_dv || kind == RW_COPY;
 	if (out) *out = f;
 	return 0;
 }
@@ -297,6 +298,23 @@ int dl_rewrite_touch_rows(dl_rewrite *rw, const dl_add *file, const uint64_t *po
 	return 0;
 }
 
+int dl_rewrite_touch_expr(dl_rewrite *rw, const dl_expr *predicate)
+{
+	dl_buf sql = DL_BUF_INIT;
+	int rc = dl_expr_sql(predicate, &sql);
+	if (rc == 0) rc = dl_rewrite_touch_where(rw, sql.data);
+	dl_buf_free(&sql);
+	return rc;
+}
+
+int dl_rewrite_touch_copy(dl_rewrite *rw, const dl_add *file)
+{
+	if (rw->ran) return dl_error_set(DL_EINVALID, "the rewrite already ran");
+	DL_TRY(open_reader(rw));
+	DL_TRY(dl_txn_read_file(rw->o.txn, file->path));
+	return push_file(rw, file, RW_COPY, NULL);
+}
+
 int dl_rewrite_touch_file(dl_rewrite *rw, const dl_add *file)
 {
 	if (rw->ran) return dl_error_set(DL_EINVALID, "the rewrite already ran");
@@ -413,7 +431,7 @@ int dl_rewrite_commit(dl_rewrite *rw, int64_t *row_hwm)
 		int64_t gone = rw->o.update ? 0 : f->matched;
 		rw->m.deleted_rows += gone;
 		rw->m.updated_rows += rw->o.update ? f->matched : 0;
-		if (rw->use_dv) {
+		if (!f->copy) {
 			DL_TRY(dl_rw_commit_dv_file(rw, f));
 		} else {
 			DL_TRY(dl_rw_remove(rw, f->add));

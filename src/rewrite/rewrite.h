@@ -11,7 +11,8 @@
  *     its rows (existing deletion vector applied, row positions known);
  *   - dl_rewrite_touch_rows: a file and the positions of its rows to delete,
  *     computed by the caller (MERGE's join);
- *   - dl_rewrite_touch_file: a whole file (dynamic partition overwrite).
+ *   - dl_rewrite_touch_file: a whole file (dynamic partition overwrite);
+ *   - dl_rewrite_touch_copy: a file copied whole (purging its DV).
  * With an update callback (UPDATE, MERGE's WHEN MATCHED UPDATE) the deleted
  * rows are replaced by the rows the callback returns.
  *
@@ -48,6 +49,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "columnar/array.h"
+#include "expr/expr.h"
 #include "log/actions.h"
 #include "util/arena.h"
 #include "txn/txn.h"
@@ -117,8 +119,13 @@ int dl_rewrite_touch_where(dl_rewrite *rw, const char *predicate);
 /* Touches `file` (a live add of the snapshot, borrowed) deleting the rows at
  * `positions` (sorted, copied). */
 int dl_rewrite_touch_rows(dl_rewrite *rw, const dl_add *file, const uint64_t *positions, size_t n);
+/* dl_rewrite_touch_where with a bound expression (its canonical SQL). */
+int dl_rewrite_touch_expr(dl_rewrite *rw, const dl_expr *predicate);
 /* Touches a whole file: it is removed, its rows are not read. */
 int dl_rewrite_touch_file(dl_rewrite *rw, const dl_add *file);
+/* Touches a file whose rows all survive: copied to new files whatever the
+ * output (REORG ... APPLY (PURGE) of its DV), row ids kept. */
+int dl_rewrite_touch_copy(dl_rewrite *rw, const dl_add *file);
 
 /* Processes every touched file (in parallel). On failure the files written
  * are deleted. */

@@ -26,7 +26,7 @@ int dl_rw_open_outputs(dl_rewrite *rw, rw_file *f)
 	fo.nhidden = rw->nhidden;
 	DL_TRY(dl_files_writer_open(&f->out, &fo));
 	/* Spark: a DV-only delete writes no change data; copies and updates do */
-	if (rw->cdf && (!rw->use_dv || rw->o.update))
+	if (rw->cdf && (f->copy || rw->o.update))
 		DL_TRY(dl_change_writer_open(&f->cdc, rw->store, rw->schema, rw->part_cols, rw->npart,
 		                             &rw->props));
 	return 0;

@@ -43,7 +43,7 @@ int dl_rw_write_dvs(dl_rewrite *rw)
 	int rc = 0;
 	for (size_t i = 0; i < rw->nfiles && rc == 0; i++) {
 		rw_file *f = &rw->files[i];
-		if (f->kind == RW_WHOLE || !f->touched) continue;
+		if (f->kind == RW_WHOLE || f->copy || !f->touched) continue;
 		/* every row the reader kept is now deleted: the file goes */
 		if (f->matched == f->live) {
 			f->full = true;

@@ -14,11 +14,13 @@ typedef enum rw_kind {
 	RW_WHERE,  /* rows matching the engine's predicate */
 	RW_ROWS,   /* rows at the given positions */
 	RW_WHOLE,  /* the whole file, unread */
+	RW_COPY,   /* every row copied, none deleted (purging a DV) */
 } rw_kind;
 
 typedef struct rw_file {
 	const dl_add *add;
 	rw_kind kind;
+	bool copy;              /* copy-on-write output (else a DV) */
 	uint64_t *given;        /* RW_ROWS: positions to delete, sorted */
 	size_t ngiven;
 	/* results of processing */

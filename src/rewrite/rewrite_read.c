@@ -63,7 +63,8 @@ static int on_batch(void *payload, dl_batch *b)
 	rw_file *f = c->f;
 	int64_t n = b->num_rows;
 	int rc = batch_positions(f, n);
-	if (rc == 0)
+	if (rc == 0 && f->kind == RW_COPY) f->sel.count = 0;
+	else if (rc == 0)
 		rc = f->kind == RW_WHERE ? dl_expr_filter(&f->sel, rw->pred, b, NULL)
 		                         : given_selection(f, n);
 	if (rc < 0 || f->probe) {
@@ -85,14 +86,14 @@ static int on_batch(void *payload, dl_batch *b)
 			else c->keep[nk++] = (uint32_t)r;
 		}
 	}
-	if (rc == 0 && m && rw->use_dv) {
+	if (rc == 0 && m && !f->copy) {
 		rc = reserve((void **)&f->deleted, &f->cap, f->ndeleted + (size_t)m, sizeof *f->deleted);
 		if (rc == 0) {
 			memcpy(f->deleted + f->ndeleted, c->mpos, (size_t)m * sizeof *c->mpos);
 			f->ndeleted += (size_t)m;
 		}
 	}
-	if (rc == 0 && !rw->use_dv && nk) {
+	if (rc == 0 && f->copy && nk) {
 		rc = dl_rw_write_copies(rw, f, b, c->keep, nk);
 		f->copied += nk;
 	}
@@ -135,8 +136,10 @@ int dl_rw_process_file(dl_rewrite *rw, rw_file *f)
 	if (f->kind == RW_ROWS && f->ngiven == 0) return 0;
 	DL_TRY(load_old_dv(rw, f));
 	/* Copy-on-write must know that a row matches before copying any. */
-	bool copies = !rw->use_dv;
-	if (copies) {
+	bool copies = f->copy;
+	if (f->kind == RW_COPY) {
+		f->touched = true;
+	} else if (copies) {
 		DL_TRY(read_pass(rw, f, true));
 		if (!f->touched) return 0;
 		f->touched = false;

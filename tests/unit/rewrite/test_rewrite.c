@@ -294,6 +294,46 @@ static void test_failure_leaves_nothing(void **state)
 	free(uri);
 }
 
+static int touch_copy_all(dl_rewrite *rw, dl_snapshot *snap, void *payload)
+{
+	(void)payload;
+	const dl_log_state *st = dl_snapshot_state(snap);
+	for (size_t i = 0; i < st->nadds; i++)
+		if (dl_log_state_add(st, i)->dv) DL_TRY(dl_rewrite_touch_copy(rw, dl_log_state_add(st, i)));
+	return 0;
+}
+
+static int touch_by_expr(dl_rewrite *rw, dl_snapshot *snap, void *payload)
+{
+	dl_expr *e;
+	DL_TRY(dl_expr_parse(&e, payload));
+	int rc = dl_expr_bind(e, dl_snapshot_schema(snap));
+	if (rc == 0) rc = dl_rewrite_touch_expr(rw, e);
+	dl_expr_free(e);
+	return rc;
+}
+
+/* A bound expression selects like its text; a purge copies a DV'd file's
+ * live rows (ids kept) and drops the DV. */
+static void test_expr_and_purge(void **state)
+{
+	(void)state;
+	char *uri = two_files("purge", true, false);
+	dl_rewrite_options ro = DL_REWRITE_OPTIONS_INIT;
+	int64_t v;
+	OK(rwf_rewrite(&v, uri, NULL, &ro, touch_by_expr, (void *)"id IN (1, 2, 6)"));
+	check_rows(uri, "0:0:1 3:3:1 4:4:1 5:5:1 7:7:1 8:8:1 9:9:1");
+	OK(rwf_rewrite(&v, uri, NULL, &ro, touch_copy_all, NULL));
+	char *c = rwf_commit(uri, v);
+	assert_int_equal(rwf_count(c, "\"remove\""), 2);
+	assert_int_equal(rwf_count(c, "\"add\""), 2);
+	/* the two removes carry the old DVs; the new files have none */
+	assert_int_equal(rwf_count(c, "deletionVector"), 2);
+	free(c);
+	check_rows(uri, "0:0:1 3:3:1 4:4:1 5:5:1 7:7:1 8:8:1 9:9:1");
+	free(uri);
+}
+
 /* Copies of a row-tracking table need the materialized column names: the
  * engine refuses without them, and dl_rewrite_row_tracking_names assigns
  * them as Spark names them. */
@@ -345,6 +385,7 @@ int main(void)
 		cmocka_unit_test(test_given_rows),
 		cmocka_unit_test(test_failure_leaves_nothing),
 		cmocka_unit_test(test_row_tracking_names),
+		cmocka_unit_test(test_expr_and_purge),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	rwf_cleanup();
