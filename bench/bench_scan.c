@@ -140,7 +140,7 @@ static int run_parquet(dl_snapshot *snap, int64_t *rows, int64_t *sum)
 	dl_store *st = dl_snapshot_store(snap);
 	for (size_t i = 0; i < dl_snapshot_file_count(snap); i++) {
 		dl_file_info fi;
-		DL_TRY(dl_snapshot_file_at(snap, i, &fi));
+		DL_TRY(dl_snapshot_file_at(&fi, snap, i));
 		pq_reader *r;
 		DL_TRY(pq_reader_open_store(&r, st, fi.path, fi.size));
 		dl_batch *b;

@@ -23,7 +23,7 @@ static const dl_cli_opt files_opts[] = {
 static int file_row(dl_out *o, const dl_scan *scan, dl_snapshot *snap, size_t i, dl_arena *arena, dl_buf *pv)
 {
 	dl_file_info fi;
-	DL_TRY(dl_scan_file_at(scan, i, &fi));
+	DL_TRY(dl_scan_file_at(&fi, scan, i));
 	size_t si = dl_scan_file_snapshot_index(scan, i);
 	dl_json_writer w;
 	dl_buf_clear(pv);
@@ -31,7 +31,7 @@ static int file_row(dl_out *o, const dl_scan *scan, dl_snapshot *snap, size_t i,
 	dl_jw_object_begin(&w);
 	for (size_t j = 0; j < fi.npartition_values; j++) {
 		const char *k, *v;
-		DL_TRY(dl_snapshot_file_partition_value(snap, si, j, &k, &v));
+		DL_TRY(dl_snapshot_file_partition_value(&k, &v, snap, si, j));
 		dl_jw_key(&w, k);
 		if (v) dl_jw_string(&w, v);
 		else dl_jw_null(&w);
@@ -75,7 +75,7 @@ static int files_run(dl_cli *cli, const void *args)
 	else dl_out_free(o);
 	if (rc == 0 && a->where) {
 		dl_scan_metrics m;
-		dl_scan_get_metrics(scan, &m);
+		dl_scan_get_metrics(&m, scan);
 		dl_cli_note(cli, "%zu of %zu files (%zu pruned by partition values, %zu by statistics) in %.1f ms",
 		            dl_scan_file_count(scan), m.files_total, m.files_pruned_partitions, m.files_pruned_stats,
 		            (double)m.planning_us / 1000.0);

@@ -53,7 +53,7 @@ static int pq_file_open(pq_file *f, const char *path)
 	int rc = dl_store_open(&f->store, dir);
 	dl_free(dir);
 	dl_object_info info = {0};
-	if (rc == 0) rc = dl_store_stat(f->store, f->name, &info);
+	if (rc == 0) rc = dl_store_stat(&info, f->store, f->name);
 	if (rc == 0) f->size = info.size;
 	dl_object_info_free(&info);
 	if (rc < 0) pq_file_close(f);
@@ -72,7 +72,7 @@ static int read_footer(pq_file_metadata *md, dl_arena *arena, const char *path)
 		rc = dl_error_set(DL_ECORRUPT, "%s: %lld bytes is too small for a Parquet file", path, (long long)f.size);
 		goto out;
 	}
-	rc = dl_store_get_range(f.store, f.name, f.size - 8, 8, tail, &got);
+	rc = dl_store_get_range(tail, &got, f.store, f.name, f.size - 8, 8);
 	if (rc == 0 && (got != 8 || memcmp(tail + 4, "PAR1", 4)))
 		rc = dl_error_set(DL_ECORRUPT, "%s: no PAR1 magic at the end; not a Parquet file", path);
 	if (rc < 0) goto out;
@@ -87,7 +87,7 @@ static int read_footer(pq_file_metadata *md, dl_arena *arena, const char *path)
 		rc = DL_ENOMEM;
 		goto out;
 	}
-	rc = dl_store_get_range(f.store, f.name, f.size - 8 - len, len, footer, &got);
+	rc = dl_store_get_range(footer, &got, f.store, f.name, f.size - 8 - len, len);
 	if (rc == 0 && got != len) rc = dl_error_set(DL_ECORRUPT, "%s: short read of the footer", path);
 	if (rc == 0) rc = pq_file_metadata_decode(md, arena, footer, len, path);
 out:

@@ -68,7 +68,7 @@ static void print_snapshot(const dl_snapshot *snap)
 	printf("files %zu, %lld bytes\n", dl_snapshot_file_count(snap), (long long)dl_snapshot_total_size(snap));
 	for (size_t i = 0; i < dl_snapshot_file_count(snap) && i < 5; i++) {
 		dl_file_info f;
-		if (dl_snapshot_file_at(snap, i, &f) == 0) printf("  %s  %lld bytes\n", f.path, (long long)f.size);
+		if (dl_snapshot_file_at(&f, snap, i) == 0) printf("  %s  %lld bytes\n", f.path, (long long)f.size);
 	}
 }
 

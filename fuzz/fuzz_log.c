@@ -40,7 +40,7 @@ static void touch(dl_snapshot *snap)
 	}
 	dl_file_skipping_free(&fs);
 	int64_t t;
-	dl_snapshot_commit_timestamp(snap, 0, &t);
+	dl_snapshot_commit_timestamp(&t, snap, 0);
 }
 
 /* The block pipeline (any block size) must find the same state as the

@@ -18,7 +18,7 @@ extern "C" {
 #endif
 
 /* The library version, e.g. "0.1.0". */
-const char *dl_version(void);
+DL_EXTERN(const char *) dl_version(void);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,7 @@
  * header coexists with any other definition of the same ABI. */
 #ifndef DELTALAKE_ARROW_H
 #define DELTALAKE_ARROW_H
+#include "deltalake/common.h"
 #include <stdint.h>
 #include <stdio.h>
 
@@ -82,9 +83,9 @@ struct ArrowArrayStream {
 
 /* Release helpers: call the release callback if the struct is not released
  * yet (release != NULL). Safe on NULL. */
-void dl_arrow_schema_release(struct ArrowSchema *schema);
-void dl_arrow_array_release(struct ArrowArray *array);
-void dl_arrow_stream_release(struct ArrowArrayStream *stream);
+DL_EXTERN(void) dl_arrow_schema_release(struct ArrowSchema *schema);
+DL_EXTERN(void) dl_arrow_array_release(struct ArrowArray *array);
+DL_EXTERN(void) dl_arrow_stream_release(struct ArrowArrayStream *stream);
 
 /* Writes every batch of `stream` to `out` in the Arrow IPC streaming format
  * (schema message, record batches, end-of-stream marker), readable by any
@@ -93,7 +94,7 @@ void dl_arrow_stream_release(struct ArrowArrayStream *stream);
  * timestamps in other units, date64, 64-bit offsets, views and dictionaries
  * are converted; unsigned integers, durations, unions... give
  * DL_EUNSUPPORTED. */
-int dl_arrow_ipc_write_stream(FILE *out, struct ArrowArrayStream *stream);
+DL_EXTERN(int) dl_arrow_ipc_write_stream(FILE *out, struct ArrowArrayStream *stream);
 
 /* Reads an Arrow IPC stream (or file) from `in` to its end and returns its
  * record batches as an ArrowArrayStream (owned by the caller, who releases
@@ -101,7 +102,7 @@ int dl_arrow_ipc_write_stream(FILE *out, struct ArrowArrayStream *stream);
  * (from get_next, with the message in get_last_error, or here for the
  * schema); dictionaries, compression and types without a Delta equivalent
  * give DL_EUNSUPPORTED. */
-int dl_arrow_ipc_read_stream(struct ArrowArrayStream *out, FILE *in);
+DL_EXTERN(int) dl_arrow_ipc_read_stream(struct ArrowArrayStream *out, FILE *in);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,7 @@
  * rows a new DV deletes). */
 #ifndef DELTALAKE_CHANGES_H
 #define DELTALAKE_CHANGES_H
+#include "deltalake/common.h"
 #include <stdint.h>
 #include "deltalake/arrow.h"
 #include "deltalake/snapshot.h"
@@ -32,7 +33,7 @@ typedef struct dl_changes_options {
  * DL_EINVALID when the start is after the end, the end (or start) is after
  * the latest version, or the change data feed was not enabled
  * (delta.enableChangeDataFeed) at a version of the range. */
-int dl_table_changes(struct ArrowArrayStream *out, const char *uri, const dl_changes_options *opts);
+DL_EXTERN(int) dl_table_changes(struct ArrowArrayStream *out, const char *uri, const dl_changes_options *opts);
 
 #ifdef __cplusplus
 }

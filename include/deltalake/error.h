@@ -8,6 +8,7 @@
  * never exits and never aborts on bad input. */
 #ifndef DELTALAKE_ERROR_H
 #define DELTALAKE_ERROR_H
+#include "deltalake/common.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -36,11 +37,11 @@ typedef struct dl_error {
 } dl_error;
 
 /* The last error raised on this thread; never NULL (code DL_OK when none). */
-const dl_error *dl_error_last(void);
+DL_EXTERN(const dl_error *) dl_error_last(void);
 /* Forget the last error of this thread. */
-void dl_error_clear(void);
+DL_EXTERN(void) dl_error_clear(void);
 /* A short name for a code, e.g. "DL_ENOTFOUND". */
-const char *dl_error_code_name(int code);
+DL_EXTERN(const char *) dl_error_code_name(int code);
 
 #ifdef __cplusplus
 }

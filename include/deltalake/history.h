@@ -7,6 +7,7 @@
  * JSON text. Strings are borrowed from the history/detail object. */
 #ifndef DELTALAKE_HISTORY_H
 #define DELTALAKE_HISTORY_H
+#include "deltalake/common.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -39,10 +40,10 @@ typedef struct dl_history dl_history;
 /* The commits of the snapshot's table up to the snapshot's version, newest
  * first; at most `limit` (< 0: all). Commits whose file is gone (log
  * cleanup) are not listed; a commit without commitInfo has NULL fields. */
-int dl_history_open(dl_history **out, dl_snapshot *snap, int64_t limit);
-size_t dl_history_count(const dl_history *h);
-const dl_history_entry *dl_history_at(const dl_history *h, size_t i);
-void dl_history_free(dl_history *h);
+DL_EXTERN(int) dl_history_open(dl_history **out, dl_snapshot *snap, int64_t limit);
+DL_EXTERN(size_t) dl_history_count(const dl_history *h);
+DL_EXTERN(const dl_history_entry *) dl_history_at(const dl_history *h, size_t i);
+DL_EXTERN(void) dl_history_free(dl_history *h);
 
 typedef struct dl_table_detail {
 	const char *format;              /* "delta" */
@@ -65,8 +66,8 @@ typedef struct dl_table_detail {
 
 typedef struct dl_detail dl_detail;
 /* The detail of a snapshot; *detail points into *out. */
-int dl_detail_open(dl_detail **out, const dl_table_detail **detail, dl_snapshot *snap);
-void dl_detail_free(dl_detail *d);
+DL_EXTERN(int) dl_detail_open(dl_detail **out, const dl_table_detail **detail, dl_snapshot *snap);
+DL_EXTERN(void) dl_detail_free(dl_detail *d);
 
 #ifdef __cplusplus
 }

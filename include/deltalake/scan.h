@@ -6,7 +6,7 @@
  *   o.columns = cols; o.ncolumns = 2;
  *   o.filter = "country = 'FR' AND id > 100";
  *   dl_scan *scan;      dl_scan_open(&scan, snap, &o);
- *   struct ArrowArrayStream st;  dl_scan_to_arrow(scan, &st);
+ *   struct ArrowArrayStream st;  dl_scan_to_arrow(&st, scan);
  *   ... st.get_next(&st, &array) until array.release == NULL ...
  *   st.release(&st); dl_scan_free(scan); dl_snapshot_free(snap);
  *
@@ -26,6 +26,7 @@
  * columns of that name; the table must have row tracking. */
 #ifndef DELTALAKE_SCAN_H
 #define DELTALAKE_SCAN_H
+#include "deltalake/common.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -57,29 +58,29 @@ typedef struct dl_scan_options {
 /* Plans a scan of `snap` (borrowed: it must outlive the scan). Errors:
  * DL_EINVALID for an unknown column or a filter that does not parse or bind
  * (the message says which), DL_EUNSUPPORTED for features this reader lacks. */
-int dl_scan_open(dl_scan **out, dl_snapshot *snap, const dl_scan_options *opts);
-void dl_scan_free(dl_scan *scan);
+DL_EXTERN(int) dl_scan_open(dl_scan **out, dl_snapshot *snap, const dl_scan_options *opts);
+DL_EXTERN(void) dl_scan_free(dl_scan *scan);
 
 /* The files the scan will read after pruning, and how many were pruned. */
-size_t dl_scan_file_count(const dl_scan *scan);
-int dl_scan_file_at(const dl_scan *scan, size_t i, dl_file_info *out);
+DL_EXTERN(size_t) dl_scan_file_count(const dl_scan *scan);
+DL_EXTERN(int) dl_scan_file_at(dl_file_info *out, const dl_scan *scan, size_t i);
 /* The index of file i of the scan in the snapshot's file list
  * (dl_snapshot_file_at / dl_snapshot_file_partition_value). */
-size_t dl_scan_file_snapshot_index(const dl_scan *scan, size_t i);
+DL_EXTERN(size_t) dl_scan_file_snapshot_index(const dl_scan *scan, size_t i);
 typedef struct dl_scan_metrics {
 	size_t files_total;          /* live files of the snapshot */
 	size_t files_pruned_partitions; /* skipped by partition values */
 	size_t files_pruned_stats;   /* skipped by per-file statistics */
 	int64_t planning_us;         /* time spent in dl_scan_open */
 } dl_scan_metrics;
-void dl_scan_get_metrics(const dl_scan *scan, dl_scan_metrics *out);
+DL_EXTERN(void) dl_scan_get_metrics(dl_scan_metrics *out, const dl_scan *scan);
 
 /* The schema of the rows (a struct), exported as an ArrowSchema. */
-int dl_scan_schema(const dl_scan *scan, struct ArrowSchema *out);
+DL_EXTERN(int) dl_scan_schema(struct ArrowSchema *out, const dl_scan *scan);
 /* Starts reading the planned files. The scan and its snapshot must outlive
  * the stream. Can be called several times (each stream reads everything
  * again). Releasing a stream early stops its decoding threads. */
-int dl_scan_to_arrow(dl_scan *scan, struct ArrowArrayStream *out);
+DL_EXTERN(int) dl_scan_to_arrow(struct ArrowArrayStream *out, dl_scan *scan);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
  * are borrowed from the snapshot and live as long as it does. */
 #ifndef DELTALAKE_SNAPSHOT_H
 #define DELTALAKE_SNAPSHOT_H
+#include "deltalake/common.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -45,49 +46,49 @@ typedef struct dl_snapshot_options {
  * Errors: DL_ENOTFOUND "not a Delta table: no _delta_log", a missing
  * version, a timestamp outside the history; DL_ECORRUPT for a broken log;
  * DL_EUNSUPPORTED for protocol versions or features this reader lacks. */
-int dl_snapshot_open(dl_snapshot **out, const char *uri, const dl_snapshot_options *opts);
-void dl_snapshot_free(dl_snapshot *s);
+DL_EXTERN(int) dl_snapshot_open(dl_snapshot **out, const char *uri, const dl_snapshot_options *opts);
+DL_EXTERN(void) dl_snapshot_free(dl_snapshot *s);
 
-int64_t dl_snapshot_version(const dl_snapshot *s);
+DL_EXTERN(int64_t) dl_snapshot_version(const dl_snapshot *s);
 /* The commit timestamp of the snapshot's version (epoch ms): the
  * in-commit timestamp when enabled, else the commit file's mtime. */
-int64_t dl_snapshot_timestamp(const dl_snapshot *s);
+DL_EXTERN(int64_t) dl_snapshot_timestamp(const dl_snapshot *s);
 /* The commit timestamp of any version <= the snapshot's (lists the log). */
-int dl_snapshot_commit_timestamp(dl_snapshot *s, int64_t version, int64_t *out_ms);
+DL_EXTERN(int) dl_snapshot_commit_timestamp(int64_t *out_ms, dl_snapshot *s, int64_t version);
 /* The in-commit timestamp of the snapshot's version; DL_ENOTFOUND when the
  * table does not use in-commit timestamps at this version. */
-int dl_snapshot_in_commit_timestamp(const dl_snapshot *s, int64_t *out_ms);
+DL_EXTERN(int) dl_snapshot_in_commit_timestamp(int64_t *out_ms, const dl_snapshot *s);
 
 /* The table root the snapshot was opened on. */
-const char *dl_snapshot_table_root(const dl_snapshot *s);
+DL_EXTERN(const char *) dl_snapshot_table_root(const dl_snapshot *s);
 /* The schema as Delta schema JSON (metaData.schemaString); NULL when the
  * metaData has none (some very old tables). */
-const char *dl_snapshot_schema_json(const dl_snapshot *s);
-size_t dl_snapshot_partition_column_count(const dl_snapshot *s);
-const char *dl_snapshot_partition_column(const dl_snapshot *s, size_t i);
+DL_EXTERN(const char *) dl_snapshot_schema_json(const dl_snapshot *s);
+DL_EXTERN(size_t) dl_snapshot_partition_column_count(const dl_snapshot *s);
+DL_EXTERN(const char *) dl_snapshot_partition_column(const dl_snapshot *s, size_t i);
 
 /* metaData fields; NULL (or -1 for created time) when absent. */
-const char *dl_snapshot_table_id(const dl_snapshot *s);
-const char *dl_snapshot_table_name(const dl_snapshot *s);
-const char *dl_snapshot_table_description(const dl_snapshot *s);
-int64_t dl_snapshot_created_time(const dl_snapshot *s);
-const char *dl_snapshot_format_provider(const dl_snapshot *s);
+DL_EXTERN(const char *) dl_snapshot_table_id(const dl_snapshot *s);
+DL_EXTERN(const char *) dl_snapshot_table_name(const dl_snapshot *s);
+DL_EXTERN(const char *) dl_snapshot_table_description(const dl_snapshot *s);
+DL_EXTERN(int64_t) dl_snapshot_created_time(const dl_snapshot *s);
+DL_EXTERN(const char *) dl_snapshot_format_provider(const dl_snapshot *s);
 
 /* Table properties (metaData.configuration). */
-size_t dl_snapshot_property_count(const dl_snapshot *s);
-void dl_snapshot_property_at(const dl_snapshot *s, size_t i, const char **key, const char **value);
+DL_EXTERN(size_t) dl_snapshot_property_count(const dl_snapshot *s);
+DL_EXTERN(void) dl_snapshot_property_at(const char **key, const char **value, const dl_snapshot *s, size_t i);
 /* The value of a property, or NULL when unset. */
-const char *dl_snapshot_property(const dl_snapshot *s, const char *key);
+DL_EXTERN(const char *) dl_snapshot_property(const dl_snapshot *s, const char *key);
 
 /* Protocol: versions and feature lists (counts are 0 when absent). */
-int dl_snapshot_min_reader_version(const dl_snapshot *s);
-int dl_snapshot_min_writer_version(const dl_snapshot *s);
-size_t dl_snapshot_reader_feature_count(const dl_snapshot *s);
-const char *dl_snapshot_reader_feature(const dl_snapshot *s, size_t i);
-size_t dl_snapshot_writer_feature_count(const dl_snapshot *s);
-const char *dl_snapshot_writer_feature(const dl_snapshot *s, size_t i);
+DL_EXTERN(int) dl_snapshot_min_reader_version(const dl_snapshot *s);
+DL_EXTERN(int) dl_snapshot_min_writer_version(const dl_snapshot *s);
+DL_EXTERN(size_t) dl_snapshot_reader_feature_count(const dl_snapshot *s);
+DL_EXTERN(const char *) dl_snapshot_reader_feature(const dl_snapshot *s, size_t i);
+DL_EXTERN(size_t) dl_snapshot_writer_feature_count(const dl_snapshot *s);
+DL_EXTERN(const char *) dl_snapshot_writer_feature(const dl_snapshot *s, size_t i);
 /* Whether the table supports a feature (listed or implied by versions). */
-bool dl_snapshot_has_feature(const dl_snapshot *s, const char *feature);
+DL_EXTERN(bool) dl_snapshot_has_feature(const dl_snapshot *s, const char *feature);
 
 /* Live data files (add actions). */
 typedef struct dl_file_info {
@@ -103,13 +104,13 @@ typedef struct dl_file_info {
 	int64_t default_row_commit_version; /* INT64_MIN when absent */
 } dl_file_info;
 
-size_t dl_snapshot_file_count(const dl_snapshot *s);
+DL_EXTERN(size_t) dl_snapshot_file_count(const dl_snapshot *s);
 /* Sum of the live files' sizes in bytes. */
-int64_t dl_snapshot_total_size(const dl_snapshot *s);
-int dl_snapshot_file_at(const dl_snapshot *s, size_t i, dl_file_info *out);
+DL_EXTERN(int64_t) dl_snapshot_total_size(const dl_snapshot *s);
+DL_EXTERN(int) dl_snapshot_file_at(dl_file_info *out, const dl_snapshot *s, size_t i);
 /* Partition value j of file i (value NULL for a null partition value). */
-int dl_snapshot_file_partition_value(const dl_snapshot *s, size_t i, size_t j, const char **key,
-                                     const char **value);
+DL_EXTERN(int) dl_snapshot_file_partition_value(const char **key, const char **value,
+                                                const dl_snapshot *s, size_t i, size_t j);
 
 /* Tombstones (remove actions still in the state). */
 typedef struct dl_tombstone_info {
@@ -119,27 +120,27 @@ typedef struct dl_tombstone_info {
 	bool data_change;
 	bool has_deletion_vector;
 } dl_tombstone_info;
-size_t dl_snapshot_tombstone_count(const dl_snapshot *s);
-int dl_snapshot_tombstone_at(const dl_snapshot *s, size_t i, dl_tombstone_info *out);
+DL_EXTERN(size_t) dl_snapshot_tombstone_count(const dl_snapshot *s);
+DL_EXTERN(int) dl_snapshot_tombstone_at(dl_tombstone_info *out, const dl_snapshot *s, size_t i);
 
 /* Application transactions (txn): the latest version per app id. The list
  * holds all of them; dl_snapshot_app_version applies the table's
  * delta.setTransactionRetentionDuration (expired ones are not found). */
-size_t dl_snapshot_app_count(const dl_snapshot *s);
-void dl_snapshot_app_at(const dl_snapshot *s, size_t i, const char **app_id, int64_t *version,
-                        int64_t *last_updated);
+DL_EXTERN(size_t) dl_snapshot_app_count(const dl_snapshot *s);
+DL_EXTERN(void) dl_snapshot_app_at(const char **app_id, int64_t *version,
+                                   int64_t *last_updated, const dl_snapshot *s, size_t i);
 /* DL_ENOTFOUND when the app never committed. */
-int dl_snapshot_app_version(const dl_snapshot *s, const char *app_id, int64_t *version);
+DL_EXTERN(int) dl_snapshot_app_version(int64_t *version, const dl_snapshot *s, const char *app_id);
 
 /* Domain metadata (removed domains excluded). */
-size_t dl_snapshot_domain_count(const dl_snapshot *s);
-void dl_snapshot_domain_at(const dl_snapshot *s, size_t i, const char **domain,
-                           const char **configuration);
+DL_EXTERN(size_t) dl_snapshot_domain_count(const dl_snapshot *s);
+DL_EXTERN(void) dl_snapshot_domain_at(const char **domain, const char **configuration,
+                                      const dl_snapshot *s, size_t i);
 /* The configuration of a domain, or NULL when absent. */
-const char *dl_snapshot_domain(const dl_snapshot *s, const char *domain);
+DL_EXTERN(const char *) dl_snapshot_domain(const dl_snapshot *s, const char *domain);
 
 /* The commitInfo of the snapshot's version as JSON, or NULL. */
-const char *dl_snapshot_commit_info(const dl_snapshot *s);
+DL_EXTERN(const char *) dl_snapshot_commit_info(const dl_snapshot *s);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
  * visible object is always complete. */
 #ifndef DELTALAKE_STORE_H
 #define DELTALAKE_STORE_H
+#include "deltalake/common.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,37 +29,37 @@ typedef struct dl_object_list {
 } dl_object_list;
 
 /* Opens a store on a root URI. DL_EINVALID for unknown schemes. */
-int dl_store_open(dl_store **out, const char *uri);
-void dl_store_free(dl_store *s);
+DL_EXTERN(int) dl_store_open(dl_store **out, const char *uri);
+DL_EXTERN(void) dl_store_free(dl_store *s);
 /* The root as given (normalized: no trailing slash). Borrowed. */
-const char *dl_store_root(const dl_store *s);
+DL_EXTERN(const char *) dl_store_root(const dl_store *s);
 
 /* Whole object into a malloc'd buffer (NUL-terminated for convenience; the
  * terminator is not counted in *len). DL_ENOTFOUND when missing. */
-int dl_store_get(dl_store *s, const char *path, uint8_t **data, size_t *len);
+DL_EXTERN(int) dl_store_get(uint8_t **data, size_t *len, dl_store *s, const char *path);
 /* Bytes [offset, offset+len) into buf; *got may be short at end of object. */
-int dl_store_get_range(dl_store *s, const char *path, int64_t offset, size_t len,
-                       uint8_t *buf, size_t *got);
+DL_EXTERN(int) dl_store_get_range(uint8_t *buf, size_t *got, dl_store *s,
+                                  const char *path, int64_t offset, size_t len);
 /* Creates or replaces an object atomically (readers see old or new whole). */
-int dl_store_put(dl_store *s, const char *path, const void *data, size_t len);
+DL_EXTERN(int) dl_store_put(dl_store *s, const char *path, const void *data, size_t len);
 /* Creates an object only if absent; DL_EEXISTS when it exists. Atomic
  * across processes; parents are created as needed. */
-int dl_store_put_if_absent(dl_store *s, const char *path, const void *data, size_t len);
+DL_EXTERN(int) dl_store_put_if_absent(dl_store *s, const char *path, const void *data, size_t len);
 /* Objects whose path is in directory `dir` ("" for the root) and whose name
  * sorts >= `start_name` (NULL for all), sorted by name (strcmp). Not
  * recursive: subdirectories are not listed. A missing `dir` lists nothing
  * (object stores have no directories), so "no _delta_log" shows as an empty
  * list rather than an error. Hidden temp files of writes in flight start with
  * '.', so they sort before version numbers. */
-int dl_store_list_from(dl_store *s, const char *dir, const char *start_name, dl_object_list *out);
+DL_EXTERN(int) dl_store_list_from(dl_object_list *out, dl_store *s, const char *dir, const char *start_name);
 /* All objects under `dir` ("" for everything), recursively, sorted by path. */
-int dl_store_list_recursive(dl_store *s, const char *dir, dl_object_list *out);
-void dl_object_list_free(dl_object_list *l);
+DL_EXTERN(int) dl_store_list_recursive(dl_object_list *out, dl_store *s, const char *dir);
+DL_EXTERN(void) dl_object_list_free(dl_object_list *l);
 /* DL_ENOTFOUND when missing (deleting a missing object is not an error for
  * callers who pass ignore_missing). */
-int dl_store_delete(dl_store *s, const char *path);
-int dl_store_stat(dl_store *s, const char *path, dl_object_info *out);
-void dl_object_info_free(dl_object_info *i);
+DL_EXTERN(int) dl_store_delete(dl_store *s, const char *path);
+DL_EXTERN(int) dl_store_stat(dl_object_info *out, dl_store *s, const char *path);
+DL_EXTERN(void) dl_object_info_free(dl_object_info *i);
 
 /* Streaming writes, for objects too big to build in memory (data files):
  *
@@ -73,12 +74,12 @@ void dl_object_info_free(dl_object_info *i);
  * dl_store_put_if_absent). Commit and abort free the writer, whatever the
  * outcome. After a failed write, only abort is allowed. */
 typedef struct dl_store_writer dl_store_writer;
-int dl_store_writer_open(dl_store_writer **out, dl_store *s, const char *path);
-int dl_store_writer_write(dl_store_writer *w, const void *data, size_t len);
+DL_EXTERN(int) dl_store_writer_open(dl_store_writer **out, dl_store *s, const char *path);
+DL_EXTERN(int) dl_store_writer_write(dl_store_writer *w, const void *data, size_t len);
 /* Bytes written so far. */
-int64_t dl_store_writer_size(const dl_store_writer *w);
-int dl_store_writer_commit(dl_store_writer *w, int if_absent);
-void dl_store_writer_abort(dl_store_writer *w);
+DL_EXTERN(int64_t) dl_store_writer_size(const dl_store_writer *w);
+DL_EXTERN(int) dl_store_writer_commit(dl_store_writer *w, int if_absent);
+DL_EXTERN(void) dl_store_writer_abort(dl_store_writer *w);
 
 /* Random-access reads of one object (Parquet footers, column chunks, DV
  * files) without reopening it for every range:
@@ -87,7 +88,7 @@ void dl_store_writer_abort(dl_store_writer *w);
  *   DL_TRY(dl_store_reader_open(&r, store, "part-0.parquet"));
  *   int64_t size = dl_store_reader_size(r);
  *   const uint8_t *all = dl_store_reader_data(r); // whole object, or NULL
- *   ... dl_store_reader_read(r, offset, len, buf, &got) ...
+ *   ... dl_store_reader_read(buf, &got, r, offset, len) ...
  *   dl_store_reader_close(r);
  *
  * The reader sees the object as it was when opened (Delta data files are
@@ -96,12 +97,12 @@ void dl_store_writer_abort(dl_store_writer *w);
  * callers can decode in place with no copy; it stays valid until close.
  * read is safe from several threads at once. */
 typedef struct dl_store_reader dl_store_reader;
-int dl_store_reader_open(dl_store_reader **out, dl_store *s, const char *path);
-int64_t dl_store_reader_size(const dl_store_reader *r);
-const uint8_t *dl_store_reader_data(const dl_store_reader *r);
+DL_EXTERN(int) dl_store_reader_open(dl_store_reader **out, dl_store *s, const char *path);
+DL_EXTERN(int64_t) dl_store_reader_size(const dl_store_reader *r);
+DL_EXTERN(const uint8_t *) dl_store_reader_data(const dl_store_reader *r);
 /* Like dl_store_get_range: *got may be short at the end of the object. */
-int dl_store_reader_read(dl_store_reader *r, int64_t offset, size_t len, uint8_t *buf, size_t *got);
-void dl_store_reader_close(dl_store_reader *r);
+DL_EXTERN(int) dl_store_reader_read(uint8_t *buf, size_t *got, dl_store_reader *r, int64_t offset, size_t len);
+DL_EXTERN(void) dl_store_reader_close(dl_store_reader *r);
 
 #ifdef __cplusplus
 }

@@ -10,13 +10,13 @@
  *   o.operation = "STREAMING UPDATE";
  *   dl_transaction_begin(&t, "/data/events", &o);
  *   int64_t done;
- *   if (dl_transaction_app_version(t, "my-stream", &done) == 0 && done >= batch)
+ *   if (dl_transaction_app_version(&done, t, "my-stream") == 0 && done >= batch)
  *       ... already committed: skip ...
  *   dl_transaction_add_file(t, &(dl_transaction_file){.path = "d=1/part-0.parquet",
  *       .size = 1234, .stats_json = "{\"numRecords\":10}", .data_change = true, ...});
  *   dl_transaction_set_app_version(t, "my-stream", batch);
  *   int64_t version;
- *   rc = dl_transaction_commit(t, &version);
+ *   rc = dl_transaction_commit(&version, t);
  *   dl_transaction_free(t);
  *
  * The commit is optimistic: when another writer committed first, its
@@ -31,6 +31,7 @@
  * versions and expired log cleanup run by themselves. */
 #ifndef DELTALAKE_TXN_H
 #define DELTALAKE_TXN_H
+#include "deltalake/common.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -53,10 +54,10 @@ typedef struct dl_transaction_options {
 /* Starts a transaction on the latest version of the table at `uri`.
  * DL_ENOTFOUND when there is no table; DL_EUNSUPPORTED when this library
  * cannot write it (protocol or features). */
-int dl_transaction_begin(dl_transaction **out, const char *uri, const dl_transaction_options *opts);
-void dl_transaction_free(dl_transaction *t);
+DL_EXTERN(int) dl_transaction_begin(dl_transaction **out, const char *uri, const dl_transaction_options *opts);
+DL_EXTERN(void) dl_transaction_free(dl_transaction *t);
 /* The version the transaction read. */
-int64_t dl_transaction_read_version(const dl_transaction *t);
+DL_EXTERN(int64_t) dl_transaction_read_version(const dl_transaction *t);
 
 /* A data file to add: `path` relative to the table root (or absolute),
  * partition values as the log spells them (NULL value: null), the size in
@@ -71,25 +72,25 @@ typedef struct dl_transaction_file {
 	const char *stats_json;
 	bool data_change;
 } dl_transaction_file;
-int dl_transaction_add_file(dl_transaction *t, const dl_transaction_file *f);
+DL_EXTERN(int) dl_transaction_add_file(dl_transaction *t, const dl_transaction_file *f);
 /* Removes a live file of the read version (its partition values and size
  * come from the table); records that the transaction read it, so a
  * concurrent delete of it conflicts. DL_ENOTFOUND when it is not live. */
-int dl_transaction_remove_file(dl_transaction *t, const char *path, bool data_change);
+DL_EXTERN(int) dl_transaction_remove_file(dl_transaction *t, const char *path, bool data_change);
 
 /* What the changes depend on (see above). */
-int dl_transaction_read_predicate(dl_transaction *t, const char *predicate_sql);
-void dl_transaction_read_whole_table(dl_transaction *t);
+DL_EXTERN(int) dl_transaction_read_predicate(dl_transaction *t, const char *predicate_sql);
+DL_EXTERN(void) dl_transaction_read_whole_table(dl_transaction *t);
 /* The last committed version of an application id (DL_ENOTFOUND: never). */
-int dl_transaction_app_version(dl_transaction *t, const char *app_id, int64_t *version);
-int dl_transaction_set_app_version(dl_transaction *t, const char *app_id, int64_t version);
+DL_EXTERN(int) dl_transaction_app_version(int64_t *version, dl_transaction *t, const char *app_id);
+DL_EXTERN(int) dl_transaction_set_app_version(dl_transaction *t, const char *app_id, int64_t version);
 
 /* commitInfo.operationParameters (string values) and operationMetrics. */
-int dl_transaction_set_parameter(dl_transaction *t, const char *key, const char *value);
-int dl_transaction_set_metric(dl_transaction *t, const char *key, int64_t value);
+DL_EXTERN(int) dl_transaction_set_parameter(dl_transaction *t, const char *key, const char *value);
+DL_EXTERN(int) dl_transaction_set_metric(dl_transaction *t, const char *key, int64_t value);
 
 /* Commits; *version gets the version committed. Once per transaction. */
-int dl_transaction_commit(dl_transaction *t, int64_t *version);
+DL_EXTERN(int) dl_transaction_commit(int64_t *version, dl_transaction *t);
 
 #ifdef __cplusplus
 }

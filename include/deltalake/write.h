@@ -24,6 +24,7 @@
  * handled by the transaction layer (retry, or DL_ECONFLICT with a class). */
 #ifndef DELTALAKE_WRITE_H
 #define DELTALAKE_WRITE_H
+#include "deltalake/common.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -67,7 +68,7 @@ typedef struct dl_create_options {
 
 /* Creates the table at `uri` (a path or file:// URI). *version is the
  * version committed, or -1 when DL_CREATE_IF_NOT_EXISTS found a table. */
-int dl_create_table(int64_t *version, const char *uri, const dl_create_options *opts);
+DL_EXTERN(int) dl_create_table(int64_t *version, const char *uri, const dl_create_options *opts);
 
 typedef enum dl_write_mode {
 	DL_WRITE_ERROR_IF_EXISTS = 0, /* create the table; DL_EEXISTS when it exists */
@@ -115,8 +116,8 @@ typedef struct dl_write_options {
  * creating it when absent. *version is the committed version, or -1 when
  * nothing was committed (DL_WRITE_IGNORE on an existing table, or an
  * idempotent write already applied). */
-int dl_write(int64_t *version, const char *uri, struct ArrowArrayStream *data,
-             const dl_write_options *opts);
+DL_EXTERN(int) dl_write(int64_t *version, const char *uri, struct ArrowArrayStream *data,
+                        const dl_write_options *opts);
 
 /* ---- writing data inside a transaction (deltalake/txn.h) ----
  *
@@ -130,7 +131,7 @@ int dl_write(int64_t *version, const char *uri, struct ArrowArrayStream *data,
  *   to.operation = "STREAMING UPDATE";
  *   dl_transaction_begin(&t, "/data/events", &to);
  *   int64_t done;
- *   if (dl_transaction_app_version(t, "my-stream", &done) == 0 && done >= batch) {
+ *   if (dl_transaction_app_version(&done, t, "my-stream") == 0 && done >= batch) {
  *       dl_transaction_free(t);                      // already committed: skip
  *       return 0;
  *   }
@@ -139,7 +140,7 @@ int dl_write(int64_t *version, const char *uri, struct ArrowArrayStream *data,
  *   if (rc == 0) rc = dl_transaction_remove_file(t, "d=1/part-old.parquet", true);
  *   if (rc == 0) rc = dl_transaction_set_app_version(t, "my-stream", batch);
  *   int64_t version;
- *   if (rc == 0) rc = dl_transaction_commit(t, &version);
+ *   if (rc == 0) rc = dl_transaction_commit(&version, t);
  *   dl_transaction_free(t);   // without a commit: the data files written are deleted
  *
  * The rows follow every rule of an append through dl_write (schema
@@ -167,8 +168,8 @@ typedef struct dl_transaction_write_options {
 /* Writes the rows of `data` (consumed and released) as data files of the
  * transaction's table; their add actions join the transaction. opts NULL:
  * the defaults. */
-int dl_transaction_write(dl_transaction *t, struct ArrowArrayStream *data,
-                         const dl_transaction_write_options *opts);
+DL_EXTERN(int) dl_transaction_write(dl_transaction *t, struct ArrowArrayStream *data,
+                                    const dl_transaction_write_options *opts);
 
 #ifdef __cplusplus
 }

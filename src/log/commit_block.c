@@ -88,7 +88,7 @@ static int read_more(dl_commit_block *b, char **buf, size_t *len, size_t *cap, i
 		*buf = nb;
 		*cap = nc;
 	}
-	int rc = dl_store_get_range(b->store, b->path, from, n, (uint8_t *)*buf + *len, got);
+	int rc = dl_store_get_range((uint8_t *)*buf + *len, got, b->store, b->path, from, n);
 	if (rc < 0) return dl_error_prefix("reading %s", b->path);
 	*len += *got;
 	(*buf)[*len] = 0;

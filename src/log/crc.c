@@ -82,7 +82,7 @@ int dl_version_checksum_read(dl_version_checksum *out, dl_arena *arena, dl_store
 	uint8_t *data;
 	size_t len;
 	memset(out, 0, sizeof *out);
-	DL_TRY(dl_store_get(store, path, &data, &len));
+	DL_TRY(dl_store_get(&data, &len, store, path));
 	int rc = dl_version_checksum_parse(out, arena, (const char *)data, len, path);
 	dl_free(data);
 	return rc;

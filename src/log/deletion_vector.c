@@ -336,7 +336,7 @@ static int load_inline(dl_dv_rows *out, const dl_dv_descriptor *dv)
  * store opened on their directory. */
 static int read_dv_file(dl_store *table_store, const char *path, uint8_t **data, size_t *len)
 {
-	if (!dl_log_path_is_absolute(path)) return dl_store_get(table_store, path, data, len);
+	if (!dl_log_path_is_absolute(path)) return dl_store_get(data, len, table_store, path);
 	const char *slash = strrchr(path, '/');
 	if (!slash || !slash[1])
 		return dl_error_set(DL_ECORRUPT, "deletion vector path '%s' names no file", path);
@@ -345,7 +345,7 @@ static int read_dv_file(dl_store *table_store, const char *path, uint8_t **data,
 	if (rc == 0 && dir.len == 0) rc = dl_buf_putc(&dir, '/');
 	dl_store *st = NULL;
 	if (rc == 0) rc = dl_store_open(&st, dir.data);
-	if (rc == 0) rc = dl_store_get(st, slash + 1, data, len);
+	if (rc == 0) rc = dl_store_get(data, len, st, slash + 1);
 	dl_store_free(st);
 	dl_buf_free(&dir);
 	return rc;

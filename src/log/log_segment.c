@@ -79,7 +79,7 @@ int dl_last_checkpoint_read(dl_store *store, dl_last_checkpoint *out)
 	out->version = -1;
 	/* A missing or malformed hint is not an error: readers fall back to
 	 * listing the whole log (golden table corrupted-last-checkpoint-kernel). */
-	if (dl_store_get(store, DL_LOG_DIR "/_last_checkpoint", &data, &len) < 0) {
+	if (dl_store_get(&data, &len, store, DL_LOG_DIR "/_last_checkpoint") < 0) {
 		dl_error_clear();
 		return 0;
 	}
@@ -120,7 +120,7 @@ static int list_log(dl_store *store, int64_t start, dl_log_file **out, size_t *n
 	*out = NULL;
 	*n = 0;
 	if (start > 0) snprintf(start_name, sizeof start_name, "%020" PRId64, start);
-	int rc = dl_store_list_from(store, DL_LOG_DIR, start > 0 ? start_name : NULL, &l);
+	int rc = dl_store_list_from(&l, store, DL_LOG_DIR, start > 0 ? start_name : NULL);
 	if (rc == DL_ENOTFOUND) {
 		dl_error_clear();
 		return 0;

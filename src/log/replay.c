@@ -400,7 +400,7 @@ static int replay_json_file(dl_replayer *r, dl_store *store, const char *path, i
 	if (size < 0 || size <= (int64_t)CHUNK) {
 		uint8_t *data;
 		size_t len;
-		rc = dl_store_get(store, path, &data, &len);
+		rc = dl_store_get(&data, &len, store, path);
 		if (rc < 0) return dl_error_prefix("reading %s", path);
 		const char *p = (const char *)data;
 		rc = replay_lines(r, &tmp, p, p + len, true, path, &lineno, &rest);
@@ -425,7 +425,7 @@ static int replay_json_file(dl_replayer *r, dl_store *store, const char *path, i
 			cap *= 2;
 		}
 		size_t got = 0;
-		rc = dl_store_get_range(store, path, off, CHUNK, (uint8_t *)buf + have, &got);
+		rc = dl_store_get_range((uint8_t *)buf + have, &got, store, path, off, CHUNK);
 		if (rc < 0) {
 			dl_error_prefix("reading %s", path);
 			break;

@@ -19,7 +19,7 @@ int dl_log_commit_ict(dl_store *store, int64_t version, int64_t *out)
 	size_t len;
 	*out = DL_NONE;
 	dl_log_commit_path(path, sizeof path, version);
-	DL_TRY(dl_store_get(store, path, &data, &len));
+	DL_TRY(dl_store_get(&data, &len, store, path));
 	/* commitInfo is the first action when in-commit timestamps are on, but
 	 * accept it anywhere. */
 	dl_arena a = DL_ARENA_INIT;
@@ -234,7 +234,7 @@ void dl_snapshot_free(dl_snapshot *s)
 int64_t dl_snapshot_version(const dl_snapshot *s) { return s->segment.version; }
 int64_t dl_snapshot_timestamp(const dl_snapshot *s) { return s->timestamp_ms; }
 
-int dl_snapshot_in_commit_timestamp(const dl_snapshot *s, int64_t *out_ms)
+int dl_snapshot_in_commit_timestamp(int64_t *out_ms, const dl_snapshot *s)
 {
 	if (s->in_commit_timestamp == DL_NONE)
 		return dl_error_set(DL_ENOTFOUND, "version %" PRId64 " has no in-commit timestamp",
@@ -243,7 +243,7 @@ int dl_snapshot_in_commit_timestamp(const dl_snapshot *s, int64_t *out_ms)
 	return 0;
 }
 
-int dl_snapshot_commit_timestamp(dl_snapshot *s, int64_t version, int64_t *out_ms)
+int dl_snapshot_commit_timestamp(int64_t *out_ms, dl_snapshot *s, int64_t version)
 {
 	if (version == s->segment.version) {
 		*out_ms = s->timestamp_ms;
@@ -303,7 +303,7 @@ size_t dl_snapshot_property_count(const dl_snapshot *s)
 	return s->state.metadata->configuration.n;
 }
 
-void dl_snapshot_property_at(const dl_snapshot *s, size_t i, const char **key, const char **value)
+void dl_snapshot_property_at(const char **key, const char **value, const dl_snapshot *s, size_t i)
 {
 	const dl_str_map *m = &s->state.metadata->configuration;
 	*key = i < m->n ? m->items[i].key : NULL;
@@ -340,7 +340,7 @@ bool dl_snapshot_has_feature(const dl_snapshot *s, const char *feature)
 size_t dl_snapshot_file_count(const dl_snapshot *s) { return s->state.nadds; }
 int64_t dl_snapshot_total_size(const dl_snapshot *s) { return s->state.total_size; }
 
-int dl_snapshot_file_at(const dl_snapshot *s, size_t i, dl_file_info *out)
+int dl_snapshot_file_at(dl_file_info *out, const dl_snapshot *s, size_t i)
 {
 	if (i >= s->state.nadds)
 		return dl_error_set(DL_EINVALID, "file index %zu is out of range (%zu files)", i,
@@ -359,8 +359,8 @@ int dl_snapshot_file_at(const dl_snapshot *s, size_t i, dl_file_info *out)
 	return 0;
 }
 
-int dl_snapshot_file_partition_value(const dl_snapshot *s, size_t i, size_t j, const char **key,
-                                     const char **value)
+int dl_snapshot_file_partition_value(const char **key, const char **value,
+                                     const dl_snapshot *s, size_t i, size_t j)
 {
 	if (i >= s->state.nadds) return dl_error_set(DL_EINVALID, "file index %zu is out of range", i);
 	const dl_add *a = dl_log_state_add(&s->state, i);
@@ -373,7 +373,7 @@ int dl_snapshot_file_partition_value(const dl_snapshot *s, size_t i, size_t j, c
 
 size_t dl_snapshot_tombstone_count(const dl_snapshot *s) { return s->state.nremoves; }
 
-int dl_snapshot_tombstone_at(const dl_snapshot *s, size_t i, dl_tombstone_info *out)
+int dl_snapshot_tombstone_at(dl_tombstone_info *out, const dl_snapshot *s, size_t i)
 {
 	if (i >= s->state.nremoves)
 		return dl_error_set(DL_EINVALID, "tombstone index %zu is out of range", i);
@@ -388,8 +388,8 @@ int dl_snapshot_tombstone_at(const dl_snapshot *s, size_t i, dl_tombstone_info *
 
 size_t dl_snapshot_app_count(const dl_snapshot *s) { return s->state.ntxns; }
 
-void dl_snapshot_app_at(const dl_snapshot *s, size_t i, const char **app_id, int64_t *version,
-                        int64_t *last_updated)
+void dl_snapshot_app_at(const char **app_id, int64_t *version,
+                        int64_t *last_updated, const dl_snapshot *s, size_t i)
 {
 	const dl_txn *t = i < s->state.ntxns ? &s->state.txns[i] : NULL;
 	*app_id = t ? t->app_id : NULL;
@@ -397,7 +397,7 @@ void dl_snapshot_app_at(const dl_snapshot *s, size_t i, const char **app_id, int
 	*last_updated = t ? t->last_updated : DL_NONE;
 }
 
-int dl_snapshot_app_version(const dl_snapshot *s, const char *app_id, int64_t *version)
+int dl_snapshot_app_version(int64_t *version, const dl_snapshot *s, const char *app_id)
 {
 	/* delta.setTransactionRetentionDuration: as Spark, transactions last
 	 * updated before now - retention are expired (no lastUpdated: kept) */
@@ -417,8 +417,8 @@ int dl_snapshot_app_version(const dl_snapshot *s, const char *app_id, int64_t *v
 
 size_t dl_snapshot_domain_count(const dl_snapshot *s) { return s->state.ndomains; }
 
-void dl_snapshot_domain_at(const dl_snapshot *s, size_t i, const char **domain,
-                           const char **configuration)
+void dl_snapshot_domain_at(const char **domain, const char **configuration,
+                           const dl_snapshot *s, size_t i)
 {
 	const dl_domain_metadata *d = i < s->state.ndomains ? &s->state.domains[i] : NULL;
 	*domain = d ? d->domain : NULL;

@@ -36,7 +36,7 @@ int dl_ops_open_latest(dl_snapshot **out, dl_store *store)
 	/* Only "nothing committed yet" means no table; a log with commits that
 	 * cannot be opened must not be overwritten by a new version 0. */
 	dl_object_list l = {NULL, 0};
-	DL_TRY(dl_store_list_from(store, "_delta_log", NULL, &l));
+	DL_TRY(dl_store_list_from(&l, store, "_delta_log", NULL));
 	bool any = false;
 	for (size_t i = 0; i < l.count && !any; i++) any = is_log_file(l.items[i].path);
 	dl_object_list_free(&l);

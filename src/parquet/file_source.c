@@ -10,7 +10,7 @@ int pq_source_open_store(pq_source *s, dl_store *store, const char *path, int64_
 	if (!store || !path) return dl_error_set(DL_EINVALID, "parquet: a store and a path are required");
 	if (size < 0) {
 		dl_object_info info;
-		DL_TRY(dl_store_stat(store, path, &info));
+		DL_TRY(dl_store_stat(&info, store, path));
 		size = info.size;
 		dl_object_info_free(&info);
 	}
@@ -53,7 +53,7 @@ static int check_range(pq_source *s, int64_t off, size_t len)
 static int read_exact(pq_source *s, int64_t off, size_t len, uint8_t *buf)
 {
 	size_t got = 0;
-	DL_TRY(dl_store_get_range(s->store, s->path, off, len, buf, &got));
+	DL_TRY(dl_store_get_range(buf, &got, s->store, s->path, off, len));
 	if (got != len)
 		return dl_error_set(DL_EIO, "%s: short read (%zu of %zu bytes at %lld); the file changed or was truncated",
 		                    s->name, got, len, (long long)off);

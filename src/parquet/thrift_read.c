@@ -88,7 +88,7 @@ int pq_thrift_bool_field(pq_thrift *t, int type, bool *out)
 
 int pq_thrift_bool_elem(pq_thrift *t, bool *out)
 {
-	int8_t b;
+	int8_t b = 0; /* gcc -O3 cannot see that pq_thrift_byte sets it on success */
 	DL_TRY(pq_thrift_byte(t, &b));
 	*out = b == TC_TRUE;
 	return 0;

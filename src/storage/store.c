@@ -73,7 +73,7 @@ static int check_path(const dl_store *s, const char *path, bool allow_empty)
 	                    path ? path : "(null)", s->root);
 }
 
-int dl_store_get(dl_store *s, const char *path, uint8_t **data, size_t *len)
+int dl_store_get(uint8_t **data, size_t *len, dl_store *s, const char *path)
 {
 	*data = NULL;
 	*len = 0;
@@ -81,8 +81,8 @@ int dl_store_get(dl_store *s, const char *path, uint8_t **data, size_t *len)
 	return s->backend->get(s->impl, path, data, len);
 }
 
-int dl_store_get_range(dl_store *s, const char *path, int64_t offset, size_t len, uint8_t *buf,
-                       size_t *got)
+int dl_store_get_range(uint8_t *buf, size_t *got, dl_store *s,
+                       const char *path, int64_t offset, size_t len)
 {
 	*got = 0;
 	DL_TRY(check_path(s, path, false));
@@ -146,12 +146,12 @@ static int list_sorted(dl_store *s, const char *dir, const char *start_name, boo
 	return 0;
 }
 
-int dl_store_list_from(dl_store *s, const char *dir, const char *start_name, dl_object_list *out)
+int dl_store_list_from(dl_object_list *out, dl_store *s, const char *dir, const char *start_name)
 {
 	return list_sorted(s, dir, start_name, false, out);
 }
 
-int dl_store_list_recursive(dl_store *s, const char *dir, dl_object_list *out)
+int dl_store_list_recursive(dl_object_list *out, dl_store *s, const char *dir)
 {
 	return list_sorted(s, dir, NULL, true, out);
 }
@@ -187,7 +187,7 @@ int dl_store_delete(dl_store *s, const char *path)
 	return s->backend->del(s->impl, path);
 }
 
-int dl_store_stat(dl_store *s, const char *path, dl_object_info *out)
+int dl_store_stat(dl_object_info *out, dl_store *s, const char *path)
 {
 	out->path = NULL;
 	DL_TRY(check_path(s, path, false));
@@ -297,7 +297,7 @@ const uint8_t *dl_store_reader_data(const dl_store_reader *r)
 	return r->data;
 }
 
-int dl_store_reader_read(dl_store_reader *r, int64_t offset, size_t len, uint8_t *buf, size_t *got)
+int dl_store_reader_read(uint8_t *buf, size_t *got, dl_store_reader *r, int64_t offset, size_t len)
 {
 	*got = 0;
 	if (offset < 0)

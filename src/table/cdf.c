@@ -181,7 +181,7 @@ static int read_commit(commit_actions *ca, dl_store *store, int64_t v)
 	ca->what = path;
 	uint8_t *data;
 	size_t len;
-	int rc = dl_store_get(store, path, &data, &len);
+	int rc = dl_store_get(&data, &len, store, path);
 	if (rc == DL_ENOTFOUND)
 		return dl_error_set(DL_ENOTFOUND, "commit %" PRId64 " (%s) is missing: the log was cleaned up past it, "
 		                    "so its changes cannot be read", v, path);
@@ -440,7 +440,7 @@ static int precheck_enabled(cdf *c)
 		snprintf(path, sizeof path, "_delta_log/%020" PRId64 ".json", v);
 		uint8_t *data;
 		size_t len;
-		int rc = dl_store_get(st, path, &data, &len);
+		int rc = dl_store_get(&data, &len, st, path);
 		if (rc == DL_ENOTFOUND)
 			return dl_error_set(DL_ENOTFOUND, "commit %" PRId64 " (%s) is missing: the log was cleaned up past "
 			                    "it, so its changes cannot be read", v, path);

@@ -84,7 +84,7 @@ int dl_detail_open(dl_detail **out, const dl_table_detail **detail, dl_snapshot 
 	dl_jw_object_begin(&w);
 	for (size_t i = 0; i < dl_snapshot_property_count(snap); i++) {
 		const char *k, *v;
-		dl_snapshot_property_at(snap, i, &k, &v);
+		dl_snapshot_property_at(&k, &v, snap, i);
 		dl_jw_key(&w, k);
 		if (v) dl_jw_string(&w, v);
 		else dl_jw_null(&w);

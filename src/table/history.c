@@ -61,7 +61,7 @@ static int fill_entry(dl_history *h, dl_history_entry *e, dl_store *store, int64
 	snprintf(path, sizeof path, "_delta_log/%020" PRId64 ".json", version);
 	uint8_t *data;
 	size_t len;
-	int rc = dl_store_get(store, path, &data, &len);
+	int rc = dl_store_get(&data, &len, store, path);
 	if (rc == DL_ENOTFOUND) {
 		dl_error_clear();
 		return 0;

@@ -91,10 +91,10 @@ size_t dl_scan_file_count(const dl_scan *s)
 	return s->nfiles;
 }
 
-int dl_scan_file_at(const dl_scan *s, size_t i, dl_file_info *out)
+int dl_scan_file_at(dl_file_info *out, const dl_scan *s, size_t i)
 {
 	if (i >= s->nfiles) return dl_error_set(DL_EINVALID, "file index %zu out of range (%zu files)", i, s->nfiles);
-	return dl_snapshot_file_at(s->snap, s->files[i], out);
+	return dl_snapshot_file_at(out, s->snap, s->files[i]);
 }
 
 size_t dl_scan_file_snapshot_index(const dl_scan *s, size_t i)
@@ -102,17 +102,17 @@ size_t dl_scan_file_snapshot_index(const dl_scan *s, size_t i)
 	return i < s->nfiles ? s->files[i] : (size_t)-1;
 }
 
-void dl_scan_get_metrics(const dl_scan *s, dl_scan_metrics *out)
+void dl_scan_get_metrics(dl_scan_metrics *out, const dl_scan *s)
 {
 	*out = s->metrics;
 }
 
-int dl_scan_schema(const dl_scan *s, struct ArrowSchema *out)
+int dl_scan_schema(struct ArrowSchema *out, const dl_scan *s)
 {
 	return dl_arrow_export_schema(out, s->out_schema);
 }
 
-int dl_scan_to_arrow(dl_scan *s, struct ArrowArrayStream *out)
+int dl_scan_to_arrow(struct ArrowArrayStream *out, dl_scan *s)
 {
 	dl_batch_stream *bs;
 	DL_TRY(dl_scan_batches(&bs, s));

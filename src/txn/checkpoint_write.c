@@ -540,7 +540,7 @@ static int write_sidecars(ckpt_ctx *c, dl_checkpoint_result *res, ckpt_file *mai
 		}
 		if (rc == 0) rc = file_close(&f);
 		dl_object_info info = {0};
-		if (rc == 0) rc = dl_store_stat(c->store, path, &info);
+		if (rc == 0) rc = dl_store_stat(&info, c->store, path);
 		if (rc == 0) rc = emit_sidecar(main_file, name, f.size, info.mtime_ms);
 		dl_object_info_free(&info);
 		res->actions += f.rows;

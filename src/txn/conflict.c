@@ -307,7 +307,7 @@ int dl_txn_check_winner(dl_transaction *t, int64_t version)
 	dl_log_commit_path(path, sizeof path, version);
 	uint8_t *data = NULL;
 	size_t len = 0;
-	int rc = dl_store_get(t->store, path, &data, &len);
+	int rc = dl_store_get(&data, &len, t->store, path);
 	if (rc < 0) return dl_error_prefix("reading the winning commit %s", path);
 	dl_arena arena = DL_ARENA_INIT;
 	winner w = {.t = t, .version = version, .arena = &arena, .what = path};

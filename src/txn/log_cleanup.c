@@ -33,7 +33,7 @@ static void listing_free(listing *l)
 static int list_log(listing *l, dl_store *store)
 {
 	memset(l, 0, sizeof *l);
-	DL_TRY(dl_store_list_from(store, DL_LOG_DIR, NULL, &l->objs));
+	DL_TRY(dl_store_list_from(&l->objs, store, DL_LOG_DIR, NULL));
 	size_t n = l->objs.count ? l->objs.count : 1;
 	l->kind = dl_calloc(n, sizeof *l->kind);
 	l->version = dl_calloc(n, sizeof *l->version);
@@ -90,7 +90,7 @@ static int cleanup_sidecars(dl_log_cleanup_result *out, dl_store *store, const l
                             int64_t ckpt, int64_t now_ms)
 {
 	dl_object_list sc;
-	DL_TRY(dl_store_list_from(store, DL_LOG_DIR "/_sidecars", NULL, &sc));
+	DL_TRY(dl_store_list_from(&sc, store, DL_LOG_DIR "/_sidecars", NULL));
 	if (sc.count == 0) {
 		dl_object_list_free(&sc);
 		return 0;

@@ -71,7 +71,7 @@ static int refs_json(dl_strmap *refs, dl_store *store, const char *path)
 {
 	uint8_t *data;
 	size_t len;
-	DL_TRY(dl_store_get(store, path, &data, &len));
+	DL_TRY(dl_store_get(&data, &len, store, path));
 	dl_arena a = DL_ARENA_INIT;
 	int rc = dl_json_parse_lines(&a, (const char *)data, len, path, on_line, refs);
 	dl_arena_free(&a);

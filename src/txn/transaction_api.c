@@ -136,7 +136,7 @@ int dl_transaction_read_predicate(dl_transaction *t, const char *predicate_sql)
 
 void dl_transaction_read_whole_table(dl_transaction *t) { dl_txn_read_whole_table(t); }
 
-int dl_transaction_app_version(dl_transaction *t, const char *app_id, int64_t *version)
+int dl_transaction_app_version(int64_t *version, dl_transaction *t, const char *app_id)
 {
 	return dl_txn_app_version(t, app_id, version);
 }
@@ -156,7 +156,7 @@ int dl_transaction_set_metric(dl_transaction *t, const char *key, int64_t value)
 	return dl_txn_set_metric(t, key, value);
 }
 
-int dl_transaction_commit(dl_transaction *t, int64_t *version)
+int dl_transaction_commit(int64_t *version, dl_transaction *t)
 {
 	if (t->has_hook && t->hook.before_commit && !t->committed) DL_TRY(t->hook.before_commit(t->hook.payload, t));
 	return dl_txn_commit(t, version);

@@ -344,7 +344,7 @@ int dl_txn_app_version(dl_transaction *t, const char *app_id, int64_t *version)
 {
 	DL_TRY(dl_strmap_put(&t->read_apps, app_id, strlen(app_id), NULL, NULL));
 	if (!t->snap) return dl_error_set(DL_ENOTFOUND, "app id '%s' never committed (new table)", app_id);
-	return dl_snapshot_app_version(t->snap, app_id, version);
+	return dl_snapshot_app_version(version, t->snap, app_id);
 }
 
 static int set_kv(txn_kv **kv, size_t *n, size_t *cap, const char *key, char *json)

@@ -109,7 +109,7 @@ static bool log_only(dl_snapshot *snap)
 	dl_store *st = dl_snapshot_store(snap);
 	dl_object_list all = {0};
 	bool any_data = false;
-	if (dl_store_list_recursive(st, "", &all) == 0)
+	if (dl_store_list_recursive(&all, st, "") == 0)
 		for (size_t i = 0; i < all.count && !any_data; i++)
 			any_data = strncmp(all.items[i].path, "_delta_log/", 11) != 0;
 	dl_object_list_free(&all);
@@ -119,9 +119,9 @@ static bool log_only(dl_snapshot *snap)
 	for (size_t i = 0; i < n; i++) {
 		dl_file_info fi;
 		dl_object_info oi;
-		if (dl_snapshot_file_at(snap, i, &fi) < 0) return true;
+		if (dl_snapshot_file_at(&fi, snap, i) < 0) return true;
 		if (fi.path[0] == '/') continue;
-		if (dl_store_stat(st, fi.path, &oi) < 0) {
+		if (dl_store_stat(&oi, st, fi.path) < 0) {
 			/* a table that ships data must have every live file: read it
 			 * and let the missing file fail the check */
 			dl_error_clear();
@@ -269,7 +269,7 @@ static int64_t cdc_file_rows(dl_store *st, int64_t v)
 	snprintf(path, sizeof path, "_delta_log/%020" PRId64 ".json", v);
 	uint8_t *data;
 	size_t len;
-	if (dl_store_get(st, path, &data, &len) < 0) return -2;
+	if (dl_store_get(&data, &len, st, path) < 0) return -2;
 	int64_t total = -1;
 	dl_arena a = DL_ARENA_INIT;
 	for (char *line = (char *)data; line && *line;) {
@@ -605,7 +605,7 @@ static void check_txn(verdict *v, dl_snapshot *snap)
 		snprintf(path, sizeof path, "_delta_log/%020" PRId64 ".json", ver);
 		uint8_t *data;
 		size_t len;
-		if (dl_store_get(st, path, &data, &len) < 0) {
+		if (dl_store_get(&data, &len, st, path) < 0) {
 			dl_error_clear();
 			break; /* older commits are in the checkpoint */
 		}
@@ -623,7 +623,7 @@ static void check_txn(verdict *v, dl_snapshot *snap)
 				 * updated before now - retention (Spark's rule) */
 				bool expired = retention >= 0 && dl_json_int64(dl_json_get(txn, "lastUpdated"), &last) == 0 &&
 				               last < dl_now_millis() - retention;
-				int rc = app ? dl_snapshot_app_version(snap, app, &got) : 0;
+				int rc = app ? dl_snapshot_app_version(&got, snap, app) : 0;
 				if (app && expired && rc == 0)
 					fail(v, "app %s was last updated at %" PRId64 ", before the retention window, but the "
 					     "snapshot still has it", app, last);
@@ -764,7 +764,7 @@ static void check_type_widening(verdict *v, dl_snapshot *snap)
 		pq_reader *r = NULL;
 		dl_batch *nat = NULL;
 		int64_t first;
-		if (dl_scan_read_file(scan, f, collect_emit, &w) < 0 || dl_scan_file_at(scan, f, &fi) < 0 ||
+		if (dl_scan_read_file(scan, f, collect_emit, &w) < 0 || dl_scan_file_at(&fi, scan, f) < 0 ||
 		    pq_reader_open_store(&r, dl_snapshot_store(snap), fi.path, fi.size) < 0 ||
 		    pq_reader_set_batch_size(r, 1 << 30) < 0 || pq_reader_next(r, &nat, &first) < 0) {
 			fail_error(v, "reading a file both ways");
@@ -839,7 +839,7 @@ static void check_checkpoint(verdict *v, const char *name, dl_snapshot *snap)
 		snprintf(path, sizeof path, "_delta_log/%020" PRId64 ".json", ver);
 		uint8_t *data;
 		size_t len;
-		if (dl_store_get(st, path, &data, &len) < 0) {
+		if (dl_store_get(&data, &len, st, path) < 0) {
 			complete = false;
 			break;
 		}
@@ -886,13 +886,13 @@ static bool all_files_present(dl_snapshot *snap)
 	for (size_t i = 0; i < dl_snapshot_file_count(snap); i++) {
 		dl_file_info fi;
 		dl_object_info oi;
-		if (dl_snapshot_file_at(snap, i, &fi) < 0) return false;
+		if (dl_snapshot_file_at(&fi, snap, i) < 0) return false;
 		struct stat sb;
 		if (fi.path[0] == '/') {
 			if (stat(fi.path, &sb) != 0) return false;
 			continue;
 		}
-		if (dl_store_stat(st, fi.path, &oi) < 0) {
+		if (dl_store_stat(&oi, st, fi.path) < 0) {
 			dl_error_clear();
 			return false; /* vacuumed since: that version cannot be read */
 		}

@@ -108,7 +108,7 @@ int rowset_read_parquet_dir(rowset *r, const char *dir, const char *skip)
 	dl_store *st;
 	DL_TRY(dl_store_open(&st, dir));
 	dl_object_list l = {0};
-	int rc = dl_store_list_from(st, "", NULL, &l);
+	int rc = dl_store_list_from(&l, st, "", NULL);
 	for (size_t i = 0; i < l.count && rc == 0; i++) {
 		const char *p = l.items[i].path;
 		size_t n = strlen(p);

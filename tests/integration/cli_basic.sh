@@ -106,7 +106,7 @@ complete_words() { # complete_words WORDS...: COMPREPLY for the last word, one p
 [ "$(complete_words vers)" = version ] || fail "completing 'vers' gave: $(complete_words vers)"
 [ "$(complete_words version --verb)" = --verbose ] || fail "completing 'version --verb' gave: $(complete_words version --verb)"
 [ "$(complete_words version --format cs)" = csv ] || fail "completing '--format cs' gave: $(complete_words version --format cs)"
-complete_words "" | grep -qx help || fail "completing '' does not offer help"
+complete_words "" | grep -x help >/dev/null || fail "completing '' does not offer help"  # no -q: with pipefail an early exit of grep -q fails the pipe (SIGPIPE)
 
 if [ "$fails" -ne 0 ]; then
 	echo "$fails check(s) failed" >&2

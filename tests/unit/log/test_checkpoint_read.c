@@ -176,12 +176,12 @@ static void checkpoint_rows(void **state)
 	assert_int_equal(dl_snapshot_file_count(snap), 2); /* a b.parquet and d.parquet */
 	assert_int_equal(dl_snapshot_tombstone_count(snap), 2);
 	int64_t v;
-	assert_int_equal(dl_snapshot_app_version(snap, "app", &v), 0);
+	assert_int_equal(dl_snapshot_app_version(&v, snap, "app"), 0);
 	assert_int_equal(v, 4);
 	int found = 0;
 	for (size_t i = 0; i < dl_snapshot_file_count(snap); i++) {
 		dl_file_info fi;
-		assert_int_equal(dl_snapshot_file_at(snap, i, &fi), 0);
+		assert_int_equal(dl_snapshot_file_at(&fi, snap, i), 0);
 		if (strcmp(fi.path, "p=2021-01-01/a b.parquet") != 0) continue;
 		found = 1;
 		assert_int_equal(fi.size, 10);
@@ -192,7 +192,7 @@ static void checkpoint_rows(void **state)
 		assert_non_null(strstr(fi.stats, "\"maxValues\":{\"x\":2.5,\"t\":\"2021-09-08T11:11:11.123Z\"}"));
 		assert_non_null(strstr(fi.stats, "\"minValues\":{\"x\":null"));
 		const char *k, *val;
-		assert_int_equal(dl_snapshot_file_partition_value(snap, i, 0, &k, &val), 0);
+		assert_int_equal(dl_snapshot_file_partition_value(&k, &val, snap, i, 0), 0);
 		assert_string_equal(k, "p");
 		assert_string_equal(val, "2021-01-01");
 	}

@@ -363,28 +363,28 @@ static void table_contents(void **state)
 	const char *app;
 	int64_t last;
 	for (size_t i = 0; i < dl_snapshot_app_count(s); i++) {
-		dl_snapshot_app_at(s, i, &app, &v, &last);
+		dl_snapshot_app_at(&app, &v, &last, s, i);
 		if (strcmp(app, "new_app_2") == 0) assert_int_equal(last, 1002);
 		if (strcmp(app, "new_app_0") == 0) assert_int_equal(last, INT64_MIN);
 	}
 	/* retention of 1 day: those updated in 1970 expired, no lastUpdated stays */
-	assert_int_equal(dl_snapshot_app_version(s, "new_app_1", &v), DL_ENOTFOUND);
+	assert_int_equal(dl_snapshot_app_version(&v, s, "new_app_1"), DL_ENOTFOUND);
 	assert_non_null(strstr(dl_error_last()->message, "expired"));
-	assert_int_equal(dl_snapshot_app_version(s, "new_app_0", &v), 0);
+	assert_int_equal(dl_snapshot_app_version(&v, s, "new_app_0"), 0);
 	assert_int_equal(v, 1);
 	dl_snapshot_free(s);
 	const char *txn_tables[] = {"kernel-data/app-txn-checkpoint", "kernel-data/app-txn-no-checkpoint"};
 	for (int k = 0; k < 2; k++) {
 		s = open_table(txn_tables[k], -1);
-		assert_int_equal(dl_snapshot_app_version(s, "my-app", &v), 0);
+		assert_int_equal(dl_snapshot_app_version(&v, s, "my-app"), 0);
 		assert_int_equal(v, 3);
-		assert_int_equal(dl_snapshot_app_version(s, "my-app2", &v), 0);
+		assert_int_equal(dl_snapshot_app_version(&v, s, "my-app2"), 0);
 		assert_int_equal(v, 2);
-		assert_int_equal(dl_snapshot_app_version(s, "nobody", &v), DL_ENOTFOUND);
+		assert_int_equal(dl_snapshot_app_version(&v, s, "nobody"), DL_ENOTFOUND);
 		dl_snapshot_free(s);
 	}
 	s = open_table("kernel-data/app-txn-checkpoint", 0);
-	assert_int_equal(dl_snapshot_app_version(s, "my-app", &v), 0);
+	assert_int_equal(dl_snapshot_app_version(&v, s, "my-app"), 0);
 	assert_int_equal(v, 1);
 	dl_snapshot_free(s);
 
@@ -396,10 +396,10 @@ static void table_contents(void **state)
 	assert_int_equal(dl_snapshot_open(&s, uri, &mo), 0);
 	assert_int_equal(dl_snapshot_domain_count(s), 3);
 	assert_non_null(dl_snapshot_domain(s, "delta.rowTracking"));
-	assert_int_equal(dl_snapshot_app_version(s, "streaming-job-abc", &v), 0);
+	assert_int_equal(dl_snapshot_app_version(&v, s, "streaming-job-abc"), 0);
 	assert_int_equal(v, 100);
 	/* inCommitTimestampOpt is there but the table does not enable ICT */
-	assert_int_equal(dl_snapshot_in_commit_timestamp(s, &v), DL_ENOTFOUND);
+	assert_int_equal(dl_snapshot_in_commit_timestamp(&v, s), DL_ENOTFOUND);
 	dl_snapshot_free(s);
 
 	/* the newest protocol and metaData win */
@@ -422,14 +422,14 @@ static void table_contents(void **state)
 	s = open_table("golden/data-reader-partition-values/delta", -1);
 	assert_true(dl_snapshot_partition_column_count(s) > 0);
 	dl_file_info fi;
-	assert_int_equal(dl_snapshot_file_at(s, 0, &fi), 0);
+	assert_int_equal(dl_snapshot_file_at(&fi, s, 0), 0);
 	assert_int_equal(fi.npartition_values, dl_snapshot_partition_column_count(s));
 	dl_snapshot_free(s);
 
 	/* deletion vectors survive the replay with their descriptors */
 	s = open_table("golden/log-replay-dv-key-cases/delta", -1);
 	assert_int_equal(dl_snapshot_file_count(s), 1);
-	assert_int_equal(dl_snapshot_file_at(s, 0, &fi), 0);
+	assert_int_equal(dl_snapshot_file_at(&fi, s, 0), 0);
 	assert_true(fi.has_deletion_vector);
 	assert_int_equal(fi.deleted_rows, 3);
 	assert_true(dl_snapshot_tombstone_count(s) >= 1);
@@ -439,7 +439,7 @@ static void table_contents(void **state)
 	s = open_table("kernel-data/v1-single-part-struct-stats-only", -1);
 	size_t with_stats = 0;
 	for (size_t i = 0; i < dl_snapshot_file_count(s); i++) {
-		assert_int_equal(dl_snapshot_file_at(s, i, &fi), 0);
+		assert_int_equal(dl_snapshot_file_at(&fi, s, i), 0);
 		if (fi.stats && strstr(fi.stats, "numRecords")) with_stats++;
 	}
 	assert_int_equal(with_stats, dl_snapshot_file_count(s));

@@ -233,9 +233,9 @@ static void time_travel_by_file_time(void **state)
 	assert_int_equal(dl_snapshot_file_count(snap), 2);
 	assert_int_equal(dl_snapshot_timestamp(snap), 2000000);
 	int64_t t;
-	assert_int_equal(dl_snapshot_commit_timestamp(snap, 0, &t), 0);
+	assert_int_equal(dl_snapshot_commit_timestamp(&t, snap, 0), 0);
 	assert_int_equal(t, 1000000);
-	assert_int_equal(dl_snapshot_in_commit_timestamp(snap, &t), DL_ENOTFOUND);
+	assert_int_equal(dl_snapshot_in_commit_timestamp(&t, snap), DL_ENOTFOUND);
 	dl_snapshot_free(snap);
 	dl_store_free(s);
 	char cmd[600];
@@ -275,7 +275,7 @@ static void time_travel_by_in_commit_timestamps(void **state)
 	latest.store = s;
 	assert_int_equal(dl_snapshot_open(&snap, NULL, &latest), 0);
 	int64_t t;
-	assert_int_equal(dl_snapshot_in_commit_timestamp(snap, &t), 0);
+	assert_int_equal(dl_snapshot_in_commit_timestamp(&t, snap), 0);
 	assert_int_equal(t, 4102444900000LL);
 	assert_int_equal(dl_snapshot_timestamp(snap), 4102444900000LL);
 	assert_non_null(strstr(dl_snapshot_commit_info(snap), "inCommitTimestamp"));
@@ -314,13 +314,13 @@ static void big_commit_in_chunks(void **state)
 	int64_t sum = 0;
 	for (size_t i = 0; i < dl_snapshot_file_count(snap); i++) {
 		dl_file_info fi;
-		assert_int_equal(dl_snapshot_file_at(snap, i, &fi), 0);
+		assert_int_equal(dl_snapshot_file_at(&fi, snap, i), 0);
 		sum += fi.size;
 	}
 	assert_int_equal(sum, (int64_t)n * (n - 1) / 2 - 7);
 	assert_int_equal(dl_snapshot_total_size(snap), sum);
 	int64_t v;
-	assert_int_equal(dl_snapshot_app_version(snap, "last-line", &v), 0);
+	assert_int_equal(dl_snapshot_app_version(&v, snap, "last-line"), 0);
 	assert_int_equal(v, 7);
 	assert_int_equal(dl_snapshot_tombstone_count(snap), 1);
 	dl_snapshot_free(snap);
@@ -392,10 +392,10 @@ static void checksum_files(void **state)
 	assert_string_equal(dl_snapshot_table_id(snap), "from-crc");
 	assert_int_equal(dl_snapshot_min_writer_version(snap), 3);
 	int64_t v;
-	assert_int_equal(dl_snapshot_app_version(snap, "x", &v), 0);
+	assert_int_equal(dl_snapshot_app_version(&v, snap, "x"), 0);
 	assert_int_equal(v, 4);
 	assert_string_equal(dl_snapshot_domain(snap, "d"), "c");
-	assert_int_equal(dl_snapshot_in_commit_timestamp(snap, &v), 0);
+	assert_int_equal(dl_snapshot_in_commit_timestamp(&v, snap), 0);
 	assert_int_equal(v, 1234);
 	dl_snapshot_free(snap);
 	/* a full snapshot still replays the log */
@@ -435,9 +435,9 @@ static void many_txns_and_domains(void **state)
 	assert_int_equal(dl_snapshot_open(&snap, NULL, &o), 0);
 	assert_int_equal(dl_snapshot_app_count(snap), n);
 	int64_t v;
-	assert_int_equal(dl_snapshot_app_version(snap, "app-2", &v), 0);
+	assert_int_equal(dl_snapshot_app_version(&v, snap, "app-2"), 0);
 	assert_int_equal(v, 2);
-	assert_int_equal(dl_snapshot_app_version(snap, "app-3", &v), 0);
+	assert_int_equal(dl_snapshot_app_version(&v, snap, "app-3"), 0);
 	assert_int_equal(v, 1);
 	assert_int_equal(dl_snapshot_domain_count(snap), n - n / 4);
 	assert_string_equal(dl_snapshot_domain(snap, "dom-4"), "new");

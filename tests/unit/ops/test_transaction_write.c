@@ -96,7 +96,7 @@ static void test_one_commit(void **state)
 
 	dl_transaction *t = begin(uri, "STREAMING UPDATE");
 	int64_t done;
-	assert_int_equal(dl_transaction_app_version(t, "stream-1", &done), DL_ENOTFOUND);
+	assert_int_equal(dl_transaction_app_version(&done, t, "stream-1"), DL_ENOTFOUND);
 	/* The data's columns match case-insensitively; name is left NULL. */
 	assert_int_equal(txn_write(t, "ID BIGINT, NAME STRING", "3,c;4,d", NULL), 0);
 	assert_int_equal(txn_write(t, "id BIGINT", "5", NULL), 0);
@@ -106,7 +106,7 @@ static void test_one_commit(void **state)
 	assert_int_equal(dl_transaction_remove_file(t, old, true), 0);
 	assert_int_equal(dl_transaction_set_app_version(t, "stream-1", 7), 0);
 	assert_int_equal(fx_count_parquet(uri), 3);
-	if (dl_transaction_commit(t, &v) < 0) fail_msg("commit: %s", dl_error_last()->message);
+	if (dl_transaction_commit(&v, t) < 0) fail_msg("commit: %s", dl_error_last()->message);
 	dl_transaction_free(t);
 	assert_int_equal(v, 2);
 	assert_int_equal(fx_count_parquet(uri), 3); /* committed: kept */
@@ -125,7 +125,7 @@ static void test_one_commit(void **state)
 
 	/* The same batch again: the app id says it is done, the caller skips. */
 	t = begin(uri, "STREAMING UPDATE");
-	assert_int_equal(dl_transaction_app_version(t, "stream-1", &done), 0);
+	assert_int_equal(dl_transaction_app_version(&done, t, "stream-1"), 0);
 	assert_int_equal(done, 7);
 	dl_transaction_free(t);
 	assert_int_equal(fx_version(uri), 2);
@@ -167,7 +167,7 @@ static void test_failure_cleans_up(void **state)
 	assert_int_equal(txn_write(t, "id BIGINT, name STRING", "1,a;2,b", &o), 0);
 	assert_int_equal(txn_write(t, "id BIGINT, name STRING", "0,z", &o), DL_ECONSTRAINT);
 	int64_t v;
-	if (dl_transaction_commit(t, &v) < 0) fail_msg("commit: %s", dl_error_last()->message);
+	if (dl_transaction_commit(&v, t) < 0) fail_msg("commit: %s", dl_error_last()->message);
 	dl_transaction_free(t);
 	assert_int_equal(v, 1);
 	assert_int_equal(fx_count_parquet(uri), 2);
@@ -192,7 +192,7 @@ static void test_identity(void **state)
 	expect_in(dl_error_last()->message, "one dl_transaction_write per transaction");
 	assert_int_equal(txn_write(t, "id BIGINT, name STRING", "5,c", NULL), DL_ECONSTRAINT);
 	int64_t v;
-	if (dl_transaction_commit(t, &v) < 0) fail_msg("commit: %s", dl_error_last()->message);
+	if (dl_transaction_commit(&v, t) < 0) fail_msg("commit: %s", dl_error_last()->message);
 	dl_transaction_free(t);
 	assert_int_equal(fx_count_parquet(uri), 1);
 	check_rows(uri, NULL, "1,a;2,b");
@@ -211,7 +211,7 @@ static void test_partitioned(void **state)
 	dl_transaction *t = begin(uri, "WRITE");
 	assert_int_equal(txn_write(t, "id BIGINT, d STRING", "1,x;2,y;3,x", NULL), 0);
 	int64_t v;
-	assert_int_equal(dl_transaction_commit(t, &v), 0);
+	assert_int_equal(dl_transaction_commit(&v, t), 0);
 	dl_transaction_free(t);
 	check_rows(uri, NULL, "1,x;2,y;3,x");
 	char *c = fx_commit(uri, v);
@@ -229,7 +229,7 @@ static void test_partitioned(void **state)
 	o.data_change = false;
 	o.max_records_per_file = 1;
 	assert_int_equal(txn_write(t, "d STRING, id BIGINT", "z,4;z,5", &o), 0);
-	assert_int_equal(dl_transaction_commit(t, &v), 0);
+	assert_int_equal(dl_transaction_commit(&v, t), 0);
 	dl_transaction_free(t);
 	c = fx_commit(uri, v);
 	expect_in(c, "\"partitionValues\":{\"d\":\"z\"}");
@@ -251,7 +251,7 @@ static void test_column_mapping(void **state)
 	dl_transaction *t = begin(uri, "WRITE");
 	assert_int_equal(txn_write(t, "id BIGINT, d STRING", "1,x;2,x", NULL), 0);
 	int64_t v;
-	assert_int_equal(dl_transaction_commit(t, &v), 0);
+	assert_int_equal(dl_transaction_commit(&v, t), 0);
 	dl_transaction_free(t);
 	check_rows(uri, "d,id", "x,1;x,2");
 	char *c = fx_commit(uri, v);
@@ -276,7 +276,7 @@ static void test_row_tracking(void **state)
 	dl_transaction *t = begin(uri, "WRITE");
 	assert_int_equal(txn_write(t, "id BIGINT", "3;4", NULL), 0);
 	assert_int_equal(txn_write(t, "id BIGINT", "5", NULL), 0);
-	assert_int_equal(dl_transaction_commit(t, &v), 0);
+	assert_int_equal(dl_transaction_commit(&v, t), 0);
 	dl_transaction_free(t);
 	char *c = fx_commit(uri, v);
 	expect_in(c, "\"baseRowId\":2,\"defaultRowCommitVersion\":2");
@@ -290,7 +290,7 @@ static void test_row_tracking(void **state)
 	assert_int_equal(txn_write(t, "id BIGINT", "6", NULL), 0);
 	assert_int_equal(fx_write(&v, uri, "id BIGINT", "7;8", &wo), 0);
 	assert_int_equal(v, 3);
-	if (dl_transaction_commit(t, &v) < 0) fail_msg("commit: %s", dl_error_last()->message);
+	if (dl_transaction_commit(&v, t) < 0) fail_msg("commit: %s", dl_error_last()->message);
 	dl_transaction_free(t);
 	assert_int_equal(v, 4);
 	c = fx_commit(uri, v);
@@ -310,7 +310,7 @@ static void test_generated(void **state)
 	dl_transaction *t = begin(uri, "WRITE");
 	assert_int_equal(txn_write(t, "id BIGINT", "1;2", NULL), 0);
 	int64_t v;
-	assert_int_equal(dl_transaction_commit(t, &v), 0);
+	assert_int_equal(dl_transaction_commit(&v, t), 0);
 	dl_transaction_free(t);
 	check_rows(uri, NULL, "1,2;2,4");
 	t = begin(uri, "WRITE");

@@ -239,7 +239,7 @@ static void test_field_ids(void **state)
 	dl_snapshot *snap;
 	assert_int_equal(dl_snapshot_open(&snap, uri, NULL), 0);
 	dl_file_info fi;
-	assert_int_equal(dl_snapshot_file_at(snap, 0, &fi), 0);
+	assert_int_equal(dl_snapshot_file_at(&fi, snap, 0), 0);
 	dl_store *st;
 	assert_int_equal(dl_store_open(&st, uri), 0);
 	pq_reader *r;

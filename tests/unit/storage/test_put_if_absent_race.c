@@ -81,7 +81,7 @@ static void race_round(const char *root, const char *name)
 	assert_int_equal(dl_store_open(&s, root), 0);
 	uint8_t *got;
 	size_t len;
-	assert_int_equal(dl_store_get(s, name, &got, &len), 0);
+	assert_int_equal(dl_store_get(&got, &len, s, name), 0);
 	assert_int_equal(len, SIZE);
 	uint8_t *want = content_of(winner);
 	assert_memory_equal(got, want, SIZE);
@@ -90,7 +90,7 @@ static void race_round(const char *root, const char *name)
 
 	/* Losers cleaned up their temp files: only committed objects remain. */
 	dl_object_list l;
-	assert_int_equal(dl_store_list_recursive(s, "", &l), 0);
+	assert_int_equal(dl_store_list_recursive(&l, s, ""), 0);
 	for (size_t i = 0; i < l.count; i++) assert_null(strstr(l.items[i].path, ".tmp"));
 	dl_object_list_free(&l);
 	dl_store_free(s);
@@ -112,7 +112,7 @@ static void file_store_race(void **state)
 	dl_store *s;
 	assert_int_equal(dl_store_open(&s, root), 0);
 	dl_object_list l;
-	assert_int_equal(dl_store_list_from(s, "_delta_log", NULL, &l), 0);
+	assert_int_equal(dl_store_list_from(&l, s, "_delta_log", NULL), 0);
 	assert_int_equal(l.count, ROUNDS);
 	dl_object_list_free(&l);
 	dl_store_free(s);
@@ -166,7 +166,7 @@ static void thread_race(const char *root)
 	assert_int_equal(dl_store_open(&s, root), 0);
 	uint8_t *got;
 	size_t len;
-	assert_int_equal(dl_store_get(s, "_delta_log/00000000000000000000.json", &got, &len), 0);
+	assert_int_equal(dl_store_get(&got, &len, s, "_delta_log/00000000000000000000.json"), 0);
 	assert_int_equal(len, SIZE);
 	uint8_t *want = content_of(winner);
 	assert_memory_equal(got, want, SIZE);

@@ -41,7 +41,7 @@ static void assert_content(dl_store *s, const char *path, const char *text)
 {
 	uint8_t *data = NULL;
 	size_t len = 0;
-	assert_int_equal(dl_store_get(s, path, &data, &len), 0);
+	assert_int_equal(dl_store_get(&data, &len, s, path), 0);
 	assert_int_equal(len, strlen(text));
 	assert_memory_equal(data, text, len);
 	assert_int_equal(data[len], 0);
@@ -53,7 +53,7 @@ static void exercise(dl_store *s)
 {
 	uint8_t *data = NULL;
 	size_t len = 99;
-	assert_int_equal(dl_store_get(s, "_delta_log/00000000000000000000.json", &data, &len),
+	assert_int_equal(dl_store_get(&data, &len, s, "_delta_log/00000000000000000000.json"),
 	                 DL_ENOTFOUND);
 	assert_null(data);
 	assert_int_equal(len, 0);
@@ -77,16 +77,16 @@ static void exercise(dl_store *s)
 	put_str(s, "part-0.parquet", "0123456789");
 	uint8_t buf[16];
 	size_t got = 0;
-	assert_int_equal(dl_store_get_range(s, "part-0.parquet", 2, 4, buf, &got), 0);
+	assert_int_equal(dl_store_get_range(buf, &got, s, "part-0.parquet", 2, 4), 0);
 	assert_int_equal(got, 4);
 	assert_memory_equal(buf, "2345", 4);
-	assert_int_equal(dl_store_get_range(s, "part-0.parquet", 7, 10, buf, &got), 0);
+	assert_int_equal(dl_store_get_range(buf, &got, s, "part-0.parquet", 7, 10), 0);
 	assert_int_equal(got, 3);
 	assert_memory_equal(buf, "789", 3);
-	assert_int_equal(dl_store_get_range(s, "part-0.parquet", 50, 10, buf, &got), 0);
+	assert_int_equal(dl_store_get_range(buf, &got, s, "part-0.parquet", 50, 10), 0);
 	assert_int_equal(got, 0);
-	assert_int_equal(dl_store_get_range(s, "part-0.parquet", -1, 10, buf, &got), DL_EINVALID);
-	assert_int_equal(dl_store_get_range(s, "missing.parquet", 0, 10, buf, &got), DL_ENOTFOUND);
+	assert_int_equal(dl_store_get_range(buf, &got, s, "part-0.parquet", -1, 10), DL_EINVALID);
+	assert_int_equal(dl_store_get_range(buf, &got, s, "missing.parquet", 0, 10), DL_ENOTFOUND);
 
 	/* Listing: sorted by strcmp, not recursive, start_name inclusive. */
 	const char *names[] = {"00000000000000000010.checkpoint.parquet", "00000000000000000002.json",
@@ -99,7 +99,7 @@ static void exercise(dl_store *s)
 	}
 	put_str(s, "_delta_log/_sidecars/abc.parquet", "sidecar");
 	dl_object_list l;
-	assert_int_equal(dl_store_list_from(s, "_delta_log", "00000000000000000002", &l), 0);
+	assert_int_equal(dl_store_list_from(&l, s, "_delta_log", "00000000000000000002"), 0);
 	const char *want[] = {"_delta_log/00000000000000000002.json", "_delta_log/00000000000000000003.crc",
 	                      "_delta_log/00000000000000000010.checkpoint.parquet",
 	                      "_delta_log/00000000000000000010.json", "_delta_log/_last_checkpoint"};
@@ -109,50 +109,50 @@ static void exercise(dl_store *s)
 	assert_true(l.items[0].mtime_ms > 1600000000000LL);
 	dl_object_list_free(&l);
 
-	assert_int_equal(dl_store_list_from(s, "_delta_log/", NULL, &l), 0);
+	assert_int_equal(dl_store_list_from(&l, s, "_delta_log/", NULL), 0);
 	assert_int_equal(l.count, 7);
 	assert_string_equal(l.items[0].path, "_delta_log/00000000000000000000.json");
 	dl_object_list_free(&l);
 
-	assert_int_equal(dl_store_list_from(s, "", NULL, &l), 0);
+	assert_int_equal(dl_store_list_from(&l, s, "", NULL), 0);
 	assert_int_equal(l.count, 1);
 	assert_string_equal(l.items[0].path, "part-0.parquet");
 	dl_object_list_free(&l);
 
-	assert_int_equal(dl_store_list_recursive(s, "", &l), 0);
+	assert_int_equal(dl_store_list_recursive(&l, s, ""), 0);
 	assert_int_equal(l.count, 10);
 	for (size_t i = 1; i < l.count; i++) assert_true(strcmp(l.items[i - 1].path, l.items[i].path) < 0);
 	assert_string_equal(l.items[l.count - 1].path, "part-0.parquet");
 	dl_object_list_free(&l);
 
-	assert_int_equal(dl_store_list_recursive(s, "deep", &l), 0);
+	assert_int_equal(dl_store_list_recursive(&l, s, "deep"), 0);
 	assert_int_equal(l.count, 1);
 	assert_string_equal(l.items[0].path, "deep/er/still/x.bin");
 	dl_object_list_free(&l);
 
 	/* A missing directory lists nothing (object-store semantics). */
-	assert_int_equal(dl_store_list_from(s, "nope", NULL, &l), 0);
+	assert_int_equal(dl_store_list_from(&l, s, "nope", NULL), 0);
 	assert_int_equal(l.count, 0);
 	dl_object_list_free(&l);
 
 	dl_object_info info;
-	assert_int_equal(dl_store_stat(s, "part-0.parquet", &info), 0);
+	assert_int_equal(dl_store_stat(&info, s, "part-0.parquet"), 0);
 	assert_string_equal(info.path, "part-0.parquet");
 	assert_int_equal(info.size, 10);
 	assert_true(info.mtime_ms > 1600000000000LL);
 	dl_object_info_free(&info);
-	assert_int_equal(dl_store_stat(s, "nothing", &info), DL_ENOTFOUND);
+	assert_int_equal(dl_store_stat(&info, s, "nothing"), DL_ENOTFOUND);
 
 	assert_int_equal(dl_store_delete(s, "part-0.parquet"), 0);
 	assert_int_equal(dl_store_delete(s, "part-0.parquet"), DL_ENOTFOUND);
-	assert_int_equal(dl_store_get(s, "part-0.parquet", &data, &len), DL_ENOTFOUND);
+	assert_int_equal(dl_store_get(&data, &len, s, "part-0.parquet"), DL_ENOTFOUND);
 
 	/* Invalid object paths are refused before reaching a backend. */
 	assert_int_equal(dl_store_put(s, "../escape", "x", 1), DL_EINVALID);
 	assert_int_equal(dl_store_put(s, "/abs", "x", 1), DL_EINVALID);
 	assert_int_equal(dl_store_put(s, "a//b", "x", 1), DL_EINVALID);
 	assert_int_equal(dl_store_put(s, "", "x", 1), DL_EINVALID);
-	assert_int_equal(dl_store_list_from(s, "a/../b", NULL, &l), DL_EINVALID);
+	assert_int_equal(dl_store_list_from(&l, s, "a/../b", NULL), DL_EINVALID);
 }
 
 /* Streaming writes: invisible until commit, atomic, if_absent, abort. */
@@ -172,15 +172,15 @@ static void exercise_writer(dl_store *s)
 	}
 	assert_int_equal(dl_store_writer_size(w), (int64_t)total);
 	dl_object_info info;
-	assert_int_equal(dl_store_stat(s, "data/a=1/part-0.parquet", &info), DL_ENOTFOUND);
+	assert_int_equal(dl_store_stat(&info, s, "data/a=1/part-0.parquet"), DL_ENOTFOUND);
 	dl_object_list l;
-	assert_int_equal(dl_store_list_recursive(s, "", &l), 0);
+	assert_int_equal(dl_store_list_recursive(&l, s, ""), 0);
 	assert_int_equal(l.count, 0);
 	dl_object_list_free(&l);
 	assert_int_equal(dl_store_writer_commit(w, 1), 0);
 	uint8_t *got;
 	size_t len;
-	assert_int_equal(dl_store_get(s, "data/a=1/part-0.parquet", &got, &len), 0);
+	assert_int_equal(dl_store_get(&got, &len, s, "data/a=1/part-0.parquet"), 0);
 	assert_int_equal(len, total);
 	assert_memory_equal(got, data, total);
 	free(got);
@@ -203,7 +203,7 @@ static void exercise_writer(dl_store *s)
 	assert_int_equal(dl_store_writer_write(w, NULL, 0), 0);
 	assert_int_equal(dl_store_writer_commit(w, 0), 0);
 	assert_content(s, "data/empty", "");
-	assert_int_equal(dl_store_list_recursive(s, "", &l), 0);
+	assert_int_equal(dl_store_list_recursive(&l, s, ""), 0);
 	assert_int_equal(l.count, 2);
 	assert_string_equal(l.items[0].path, "data/a=1/part-0.parquet");
 	assert_string_equal(l.items[1].path, "data/empty");
@@ -224,19 +224,19 @@ static void exercise_reader(dl_store *s)
 	assert_memory_equal(all, "0123456789abcdef", 16);
 	uint8_t buf[32];
 	size_t got;
-	assert_int_equal(dl_store_reader_read(r, 10, 4, buf, &got), 0);
+	assert_int_equal(dl_store_reader_read(buf, &got, r, 10, 4), 0);
 	assert_int_equal(got, 4);
 	assert_memory_equal(buf, "abcd", 4);
-	assert_int_equal(dl_store_reader_read(r, 12, 32, buf, &got), 0);
+	assert_int_equal(dl_store_reader_read(buf, &got, r, 12, 32), 0);
 	assert_int_equal(got, 4);
 	assert_memory_equal(buf, "cdef", 4);
-	assert_int_equal(dl_store_reader_read(r, 16, 1, buf, &got), 0);
+	assert_int_equal(dl_store_reader_read(buf, &got, r, 16, 1), 0);
 	assert_int_equal(got, 0);
-	assert_int_equal(dl_store_reader_read(r, -1, 1, buf, &got), DL_EINVALID);
+	assert_int_equal(dl_store_reader_read(buf, &got, r, -1, 1), DL_EINVALID);
 	/* Deleting the object does not pull the bytes from under the reader. */
 	assert_int_equal(dl_store_delete(s, "r/file.bin"), 0);
 	assert_memory_equal(dl_store_reader_data(r), "0123456789abcdef", 16);
-	assert_int_equal(dl_store_reader_read(r, 0, 3, buf, &got), 0);
+	assert_int_equal(dl_store_reader_read(buf, &got, r, 0, 3), 0);
 	assert_memory_equal(buf, "012", 3);
 	dl_store_reader_close(r);
 	assert_int_equal(dl_store_reader_open(&r, s, "r/file.bin"), DL_ENOTFOUND);
@@ -245,7 +245,7 @@ static void exercise_reader(dl_store *s)
 	put_str(s, "r/empty", "");
 	assert_int_equal(dl_store_reader_open(&r, s, "r/empty"), 0);
 	assert_int_equal(dl_store_reader_size(r), 0);
-	assert_int_equal(dl_store_reader_read(r, 0, 8, buf, &got), 0);
+	assert_int_equal(dl_store_reader_read(buf, &got, r, 0, 8), 0);
 	assert_int_equal(got, 0);
 	dl_store_reader_close(r);
 	assert_int_equal(dl_store_delete(s, "r/empty"), 0);
@@ -281,11 +281,11 @@ static void file_backend(void **state)
 	/* A get_range on a directory is a missing object, not a crash. */
 	uint8_t b1[4];
 	size_t got;
-	assert_int_equal(dl_store_get_range(s, "_delta_log", 0, 4, b1, &got), DL_ENOTFOUND);
+	assert_int_equal(dl_store_get_range(b1, &got, s, "_delta_log", 0, 4), DL_ENOTFOUND);
 	uint8_t *whole;
 	size_t whole_len;
-	assert_int_equal(dl_store_get(s, "_delta_log", &whole, &whole_len), DL_ENOTFOUND);
-	assert_int_equal(dl_store_stat(s, "_delta_log", &(dl_object_info){0}), DL_ENOTFOUND);
+	assert_int_equal(dl_store_get(&whole, &whole_len, s, "_delta_log"), DL_ENOTFOUND);
+	assert_int_equal(dl_store_stat(&(dl_object_info){0}, s, "_delta_log"), DL_ENOTFOUND);
 
 	/* An abandoned temp file of a crashed writer is not listed as an object;
 	 * a user file that merely looks similar is. */
@@ -302,14 +302,14 @@ static void file_backend(void **state)
 	snprintf(target, sizeof target, "%s/table", g_tmp);
 	assert_int_equal(symlink(target, link_path), 0);
 	dl_object_list deep;
-	assert_int_equal(dl_store_list_recursive(s, "deep", &deep), 0);
+	assert_int_equal(dl_store_list_recursive(&deep, s, "deep"), 0);
 	assert_int_equal(deep.count, 1);
 	dl_object_list_free(&deep);
 	unlink(link_path);
 
 	/* No temp files are left behind by the writes above. */
 	dl_object_list l;
-	assert_int_equal(dl_store_list_recursive(s, "", &l), 0);
+	assert_int_equal(dl_store_list_recursive(&l, s, ""), 0);
 	size_t user_tmp = 0;
 	for (size_t i = 0; i < l.count; i++) {
 		assert_null(strstr(l.items[i].path, "0123456789abcdef"));
@@ -349,7 +349,7 @@ static void mem_backend(void **state)
 	assert_int_equal(dl_store_open(&parent, "mem://store_test"), 0);
 	assert_content(parent, "table/_delta_log/00000000000000000001.json", "one");
 	dl_object_list l;
-	assert_int_equal(dl_store_list_from(parent, "", NULL, &l), 0);
+	assert_int_equal(dl_store_list_from(&l, parent, "", NULL), 0);
 	assert_int_equal(l.count, 0);
 	dl_object_list_free(&l);
 	dl_store_free(parent);
@@ -358,13 +358,13 @@ static void mem_backend(void **state)
 	dl_store *other;
 	assert_int_equal(dl_store_open(&other, "mem://store_test/table-2"), 0);
 	put_str(other, "_delta_log/x", "x");
-	assert_int_equal(dl_store_list_recursive(s, "", &l), 0);
+	assert_int_equal(dl_store_list_recursive(&l, s, ""), 0);
 	assert_int_equal(l.count, 9);
 	dl_object_list_free(&l);
 	dl_store_free(other);
 
 	assert_true(dl_store_mem_drop("store_test/table") == 9);
-	assert_int_equal(dl_store_list_recursive(s2, "", &l), 0);
+	assert_int_equal(dl_store_list_recursive(&l, s2, ""), 0);
 	assert_int_equal(l.count, 0);
 	dl_object_list_free(&l);
 	dl_store_free(s);

@@ -28,7 +28,7 @@ static inline int fixture_open(fixture *f)
 static inline void fixture_close(fixture *f)
 {
 	dl_object_list l = {0};
-	if (dl_store_list_recursive(f->store, "", &l) == 0)
+	if (dl_store_list_recursive(&l, f->store, "") == 0)
 		for (size_t i = 0; i < l.count; i++) dl_store_delete(f->store, l.items[i].path);
 	dl_object_list_free(&l);
 	dl_store_free(f->store);
@@ -151,7 +151,7 @@ static inline int fixture_scan(dl_batch **out, const char *dir, const dl_scan_op
 	while (rc == 0 && (rc = dl_batch_stream_next(bs, &b)) == 0 && b && n < 4096) all[n++] = b;
 	if (rc == 0 && n) *out = dl_batch_concat(all, n);
 	for (int i = 0; i < n; i++) dl_batch_free(all[i]);
-	if (m && scan) dl_scan_get_metrics(scan, m);
+	if (m && scan) dl_scan_get_metrics(m, scan);
 	(void)st;
 	dl_batch_stream_free(bs);
 	dl_scan_free(scan);

@@ -166,14 +166,14 @@ static void missing_file_and_corrupt_dv(void **state)
 	make_basic(&f);
 	/* corrupt the DV file: its checksum no longer matches */
 	dl_object_list l = {0};
-	assert_int_equal(dl_store_list_from(f.store, "", NULL, &l), 0);
+	assert_int_equal(dl_store_list_from(&l, f.store, "", NULL), 0);
 	const char *dvpath = NULL;
 	for (size_t i = 0; i < l.count; i++)
 		if (strstr(l.items[i].path, "deletion_vector_")) dvpath = l.items[i].path;
 	assert_non_null(dvpath);
 	uint8_t *data;
 	size_t len;
-	assert_int_equal(dl_store_get(f.store, dvpath, &data, &len), 0);
+	assert_int_equal(dl_store_get(&data, &len, f.store, dvpath), 0);
 	data[len - 6] ^= 0x55;
 	assert_int_equal(dl_store_put(f.store, dvpath, data, len), 0);
 	dl_free(data);
@@ -273,7 +273,7 @@ static void parallel_order(void **state)
 	int64_t want = 0, rows = 0;
 	for (int pass = 0; pass < 2; pass++) {
 		struct ArrowArrayStream st;
-		assert_int_equal(dl_scan_to_arrow(scan, &st), 0);
+		assert_int_equal(dl_scan_to_arrow(&st, scan), 0);
 		struct ArrowArray arr;
 		size_t file = 0;
 		int64_t in_file = 0;
@@ -282,7 +282,7 @@ static void parallel_order(void **state)
 		while (st.get_next(&st, &arr) == 0 && arr.release) {
 			const int64_t *ids = arr.children[0]->buffers[1];
 			for (int64_t i = 0; i < arr.length; i++) {
-				assert_int_equal(dl_scan_file_at(scan, file, &fi), 0);
+				assert_int_equal(dl_scan_file_at(&fi, scan, file), 0);
 				int k = atoi(fi.path + 1);
 				want = k * 9 + in_file;
 				assert_int_equal(ids[i + arr.children[0]->offset], want);

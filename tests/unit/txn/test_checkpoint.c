@@ -143,9 +143,9 @@ static char *describe(const dl_snapshot *s, int64_t expire_before)
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		dl_file_info f;
-		assert_int_equal(dl_snapshot_file_at(s, i, &f), 0);
+		assert_int_equal(dl_snapshot_file_at(&f, s, i), 0);
 		const char *key, *val;
-		assert_int_equal(dl_snapshot_file_partition_value(s, i, 0, &key, &val), 0);
+		assert_int_equal(dl_snapshot_file_partition_value(&key, &val, s, i, 0), 0);
 		char buf[512];
 		snprintf(buf, sizeof buf, "add %s %s=%s size=%lld mt=%lld dc=%d stats=%s dv=%d/%lld "
 		         "row=%lld/%lld", f.path, key, val ? val : "NULL", (long long)f.size,
@@ -156,7 +156,7 @@ static char *describe(const dl_snapshot *s, int64_t expire_before)
 	}
 	for (size_t i = 0; i < nt; i++) {
 		dl_tombstone_info t;
-		assert_int_equal(dl_snapshot_tombstone_at(s, i, &t), 0);
+		assert_int_equal(dl_snapshot_tombstone_at(&t, s, i), 0);
 		if (t.deletion_timestamp <= expire_before) continue;
 		char buf[256];
 		snprintf(buf, sizeof buf, "remove %s ts=%lld size=%lld dv=%d", t.path,
@@ -166,14 +166,14 @@ static char *describe(const dl_snapshot *s, int64_t expire_before)
 	for (size_t i = 0; i < dl_snapshot_app_count(s); i++) {
 		const char *id;
 		int64_t v, lu;
-		dl_snapshot_app_at(s, i, &id, &v, &lu);
+		dl_snapshot_app_at(&id, &v, &lu, s, i);
 		char buf[128];
 		snprintf(buf, sizeof buf, "txn %s %lld %lld", id, (long long)v, (long long)lu);
 		lines[k++] = strdup(buf);
 	}
 	for (size_t i = 0; i < dl_snapshot_domain_count(s); i++) {
 		const char *d, *c;
-		dl_snapshot_domain_at(s, i, &d, &c);
+		dl_snapshot_domain_at(&d, &c, s, i);
 		char buf[128];
 		snprintf(buf, sizeof buf, "domain %s %s", d, c);
 		lines[k++] = strdup(buf);
@@ -248,7 +248,7 @@ static void test_classic(void **state)
 	assert_int_equal(r.actions, 2 + 2 + 1 + 13 + 9);
 	uint8_t *data;
 	size_t len;
-	assert_int_equal(dl_store_get(s, "_delta_log/00000000000000000012.checkpoint.parquet", &data, &len), 0);
+	assert_int_equal(dl_store_get(&data, &len, s, "_delta_log/00000000000000000012.checkpoint.parquet"), 0);
 	assert_int_equal((int64_t)len, r.size_bytes);
 	assert_true(len > 8 && memcmp(data, "PAR1", 4) == 0);
 	dl_free(data);
@@ -275,7 +275,7 @@ static void test_multi_part(void **state)
 	check_roundtrip(s, 20, &o, &r);
 	assert_true(r.parts >= 5);
 	dl_object_list l;
-	assert_int_equal(dl_store_list_from(s, "_delta_log", "00000000000000000020.checkpoint", &l), 0);
+	assert_int_equal(dl_store_list_from(&l, s, "_delta_log", "00000000000000000020.checkpoint"), 0);
 	int parts = 0;
 	for (size_t i = 0; i < l.count; i++)
 		if (strstr(l.items[i].path, ".checkpoint.00000000")) parts++;
@@ -303,7 +303,7 @@ static void test_v2_sidecars(void **state)
 	assert_true(r.v2);
 	assert_int_equal(r.sidecars, 3); /* 16 adds + 14 tombstones in sidecars of 10 */
 	dl_object_list l;
-	assert_int_equal(dl_store_list_from(s, "_delta_log/_sidecars", NULL, &l), 0);
+	assert_int_equal(dl_store_list_from(&l, s, "_delta_log/_sidecars", NULL), 0);
 	assert_int_equal(l.count, 3);
 	dl_object_list_free(&l);
 	/* a newer V2 checkpoint; log cleanup long after drops the old one, its
@@ -322,7 +322,7 @@ static void test_v2_sidecars(void **state)
 	assert_int_equal(cr.cutoff_checkpoint, 17);
 	assert_int_equal(cr.deleted_checkpoints, 1);
 	assert_int_equal(cr.deleted_sidecars, 3);
-	assert_int_equal(dl_store_list_from(s, "_delta_log/_sidecars", NULL, &l), 0);
+	assert_int_equal(dl_store_list_from(&l, s, "_delta_log/_sidecars", NULL), 0);
 	assert_int_equal(l.count, 1);
 	dl_object_list_free(&l);
 	dl_snapshot *snap = snap_at(s, -1);
@@ -349,7 +349,7 @@ static void test_partition_values_parsed(void **state)
 	dl_snapshot_free(snap);
 	uint8_t *data;
 	size_t len;
-	assert_int_equal(dl_store_get(s, "_delta_log/00000000000000000004.checkpoint.parquet", &data, &len), 0);
+	assert_int_equal(dl_store_get(&data, &len, s, "_delta_log/00000000000000000004.checkpoint.parquet"), 0);
 	/* the footer names the parsed columns */
 	bool parsed = false, stats_parsed = false;
 	for (size_t i = 0; i + 22 < len; i++) {
@@ -367,7 +367,7 @@ static void test_partition_values_parsed(void **state)
 	int with_stats = 0;
 	for (size_t i = 0; i < dl_snapshot_file_count(snap); i++) {
 		dl_file_info f;
-		assert_int_equal(dl_snapshot_file_at(snap, i, &f), 0);
+		assert_int_equal(dl_snapshot_file_at(&f, snap, i), 0);
 		int n;
 		if (sscanf(f.path, "d=2024-01-%*d/part-%d-a.parquet", &n) != 1) continue;
 		char want[96];
@@ -396,9 +396,9 @@ static void test_post_commit_hook(void **state)
 	assert_int_equal(dl_last_checkpoint_read(s, &lc), 0);
 	assert_int_equal(lc.version, 8);
 	dl_object_info info;
-	assert_int_equal(dl_store_stat(s, "_delta_log/00000000000000000004.checkpoint.parquet", &info), 0);
+	assert_int_equal(dl_store_stat(&info, s, "_delta_log/00000000000000000004.checkpoint.parquet"), 0);
 	dl_object_info_free(&info);
-	assert_int_equal(dl_store_stat(s, "_delta_log/00000000000000000009.crc", &info), 0);
+	assert_int_equal(dl_store_stat(&info, s, "_delta_log/00000000000000000009.crc"), 0);
 	dl_object_info_free(&info);
 	dl_store_free(s);
 }
@@ -431,9 +431,9 @@ static void test_log_cleanup(void **state)
 	assert_int_equal(r.deleted_checkpoints, 1);  /* 5 */
 	assert_int_equal(r.deleted_other, 0);        /* no .crc: post-commit was off */
 	dl_object_info info;
-	assert_int_equal(dl_store_stat(s, "_delta_log/00000000000000000010.json", &info), 0);
+	assert_int_equal(dl_store_stat(&info, s, "_delta_log/00000000000000000010.json"), 0);
 	dl_object_info_free(&info);
-	assert_int_equal(dl_store_stat(s, "_delta_log/00000000000000000009.json", &info), DL_ENOTFOUND);
+	assert_int_equal(dl_store_stat(&info, s, "_delta_log/00000000000000000009.json"), DL_ENOTFOUND);
 	dl_error_clear();
 	dl_snapshot *snap = snap_at(s, -1);
 	assert_int_equal(dl_snapshot_version(snap), 12);

@@ -144,7 +144,7 @@ static void test_eight_writers(void **state)
 	memset(seen, 0, sizeof seen);
 	for (size_t i = 0; i < dl_snapshot_file_count(snap); i++) {
 		dl_file_info f;
-		assert_int_equal(dl_snapshot_file_at(snap, i, &f), 0);
+		assert_int_equal(dl_snapshot_file_at(&f, snap, i), 0);
 		int w, c;
 		assert_int_equal(sscanf(f.path, "w%d-%d.parquet", &w, &c), 2);
 		assert_false(seen[w][c]);
@@ -307,7 +307,7 @@ static void test_sigkill(void **state)
 		bool found = false;
 		for (size_t j = 0; j < dl_snapshot_file_count(snap) && !found; j++) {
 			dl_file_info fi;
-			dl_snapshot_file_at(snap, j, &fi);
+			dl_snapshot_file_at(&fi, snap, j);
 			found = strcmp(fi.path, reported[i]) == 0;
 		}
 		if (!found) fprintf(stderr, "reported commit of %s is missing\n", reported[i]);

@@ -56,7 +56,7 @@ static int64_t add(const char *path, const char *d, const char *app, int64_t bat
 	o.operation = "STREAMING UPDATE";
 	assert_int_equal(dl_transaction_begin(&t, dir, &o), 0);
 	int64_t done = -1, v = -1;
-	if (app && dl_transaction_app_version(t, app, &done) == 0 && done >= batch) {
+	if (app && dl_transaction_app_version(&done, t, app) == 0 && done >= batch) {
 		dl_transaction_free(t);
 		return -1; /* already committed */
 	}
@@ -68,7 +68,7 @@ static int64_t add(const char *path, const char *d, const char *app, int64_t bat
 	assert_int_equal(dl_transaction_add_file(t, &f), 0);
 	if (app) assert_int_equal(dl_transaction_set_app_version(t, app, batch), 0);
 	assert_int_equal(dl_transaction_set_metric(t, "numOutputRows", 7), 0);
-	assert_int_equal(dl_transaction_commit(t, &v), 0);
+	assert_int_equal(dl_transaction_commit(&v, t), 0);
 	dl_transaction_free(t);
 	return v;
 }
@@ -83,7 +83,7 @@ static void test_add_and_app_ids(void **state)
 	assert_int_equal(dl_snapshot_open(&s, dir, NULL), 0);
 	assert_int_equal(dl_snapshot_file_count(s), 2);
 	int64_t v;
-	assert_int_equal(dl_snapshot_app_version(s, "stream", &v), 0);
+	assert_int_equal(dl_snapshot_app_version(&v, s, "stream"), 0);
 	assert_int_equal(v, 2);
 	assert_non_null(strstr(dl_snapshot_commit_info(s), "\"operation\":\"STREAMING UPDATE\""));
 	dl_snapshot_free(s);
@@ -99,9 +99,9 @@ static void test_remove_and_conflict(void **state)
 	assert_int_equal(dl_transaction_remove_file(a, "d=a/f1.parquet", true), 0);
 	assert_int_equal(dl_transaction_remove_file(b, "d=a/f1.parquet", true), 0);
 	int64_t v;
-	assert_int_equal(dl_transaction_commit(a, &v), 0);
+	assert_int_equal(dl_transaction_commit(&v, a), 0);
 	assert_int_equal(v, 3);
-	assert_int_equal(dl_transaction_commit(b, &v), DL_ECONFLICT);
+	assert_int_equal(dl_transaction_commit(&v, b), DL_ECONFLICT);
 	assert_string_equal(dl_error_last()->klass, "ConcurrentDeleteReadException");
 	dl_transaction_free(a);
 	dl_transaction_free(b);

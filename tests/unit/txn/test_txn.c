@@ -133,7 +133,7 @@ static char *read_commit(dl_store *s, int64_t v)
 	dl_log_commit_path(path, sizeof path, v);
 	uint8_t *data = NULL;
 	size_t len;
-	int rc = dl_store_get(s, path, &data, &len);
+	int rc = dl_store_get(&data, &len, s, path);
 	assert_int_equal(rc, 0);
 	char *text = dl_strndup((const char *)data, len);
 	dl_free(data);
@@ -412,7 +412,7 @@ static void test_app_ids(void **state)
 	dl_txn_free(d3);
 	dl_snapshot_free(snap);
 	snap = open_snap(s);
-	assert_int_equal(dl_snapshot_app_version(snap, "app", &ver), 0);
+	assert_int_equal(dl_snapshot_app_version(&ver, snap, "app"), 0);
 	assert_int_equal(ver, 7);
 	dl_snapshot_free(snap);
 	dl_store_free(s);
@@ -556,7 +556,7 @@ static void test_crc_files(void **state)
 	assert_int_equal(v, 5);
 	dl_txn_free(app);
 	dl_object_info info;
-	assert_int_equal(dl_store_stat(s, "_delta_log/00000000000000000005.crc", &info), DL_ENOTFOUND);
+	assert_int_equal(dl_store_stat(&info, s, "_delta_log/00000000000000000005.crc"), DL_ENOTFOUND);
 	dl_error_clear();
 	dl_snapshot_free(snap);
 	dl_store_free(s);
@@ -609,7 +609,7 @@ static void test_row_tracking_retry(void **state)
 	assert_string_equal(dl_snapshot_domain(snap, "delta.rowTracking"), "{\"rowIdHighWaterMark\":11}");
 	for (size_t i = 0; i < dl_snapshot_file_count(snap); i++) {
 		dl_file_info f;
-		assert_int_equal(dl_snapshot_file_at(snap, i, &f), 0);
+		assert_int_equal(dl_snapshot_file_at(&f, snap, i), 0);
 		int wr, k;
 		assert_int_equal(sscanf(f.path, "w%d-%d", &wr, &k), 2);
 		assert_int_equal(f.base_row_id, wr * 6 + k * 3);
