@@ -16,6 +16,7 @@
 #define DL_OPS_SCHEMA_ALIGN_H
 #include <stdbool.h>
 #include "columnar/array.h"
+#include "rewrite/conform.h" /* dl_type_widens_to, dl_array_conform */
 
 /* The table schema after writing data of schema `data` (new reference;
  * *changed when it differs from `table`). DL_ESCHEMA says what mismatched
@@ -23,19 +24,10 @@
 int dl_schema_merge(dl_type **out, bool *changed, const dl_type *table, const dl_type *data,
                     bool merge_schema, bool type_widening);
 
-/* Whether `from` data can be written as `to` without loss (same type, or a
- * widening Delta allows: byte < short < int < long, float < double,
- * integers to double/decimal wide enough, date to timestamp_ntz,
- * decimal to a decimal with enough integer and fraction digits). */
-bool dl_type_widens_to(const dl_type *from, const dl_type *to);
 
 /* Column `i` of the table schema in a data batch: the index of the data
  * column of the same name (case-insensitive), or -1. */
 int dl_data_column(const dl_type *data, const char *name);
 
-/* `a` converted to type `to` (a type dl_schema_merge accepted for it):
- * relabelled, struct fields matched by name with missing ones null,
- * values widened. New array. */
-int dl_array_conform(dl_array **out, const dl_array *a, dl_type *to);
 
 #endif

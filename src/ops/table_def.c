@@ -6,9 +6,12 @@
 #include <string.h>
 #include <strings.h>
 #include "expr/expr.h"
+#include "log/table_features.h"
 #include "log/schema.h"
 #include "ops/column_mapping.h"
 #include "ops/protocol_choose.h"
+#include "log/protocol.h"
+#include "rewrite/rewrite.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/mem.h"
@@ -232,6 +235,12 @@ int dl_table_plan_build(dl_table_plan *p, dl_arena *arena, const dl_table_def *d
 	DL_TRY(build_configuration(p, arena, &def->configuration, max_id));
 	DL_TRY(dl_ops_choose_protocol(&p->protocol, arena, p->schema, &def->configuration,
 	                              def->existing_protocol));
+	/* Spark names the materialized row-tracking columns whenever the
+	 * protocol supports row tracking (a replaced table keeps its names). */
+	bool named;
+	DL_TRY(dl_rewrite_row_tracking_names(&p->metadata.configuration, &named, arena,
+	                                     &p->metadata.configuration,
+	                                     dl_protocol_has(&p->protocol, DL_FEATURE_ROW_TRACKING)));
 	dl_buf sj = DL_BUF_INIT;
 	int rc = dl_schema_to_json(&sj, p->schema);
 	p->metadata.schema_string = rc == 0 ? dl_arena_strdup(arena, sj.data) : NULL;

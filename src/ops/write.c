@@ -13,6 +13,7 @@
 #include "columnar/batch_stream.h"
 #include "columnar/builder.h"
 #include "expr/expr.h"
+#include "log/table_features.h"
 #include "log/partition_values.h"
 #include "log/protocol.h"
 #include "log/schema.h"
@@ -20,10 +21,13 @@
 #include "ops/column_mapping.h"
 #include "ops/create.h"
 #include "ops/enforce.h"
-#include "ops/file_writer.h"
+#include "rewrite/file_writer.h"
 #include "ops/protocol_choose.h"
 #include "ops/schema_align.h"
 #include "ops/table_def.h"
+#include "rewrite/change_data.h"
+#include "rewrite/file_writer.h"
+#include "rewrite/rewrite.h"
 #include "table/scan.h"
 #include "txn/txn.h"
 #include "util/error.h"
@@ -51,10 +55,9 @@ typedef struct write_ctx {
 	int *data_index;              /* per table column: data column or -1 */
 	bool *provided;
 	int64_t now;
-	int64_t removed_files, removed_bytes, copied_rows, deleted_rows, input_rows;
-	bool rewrote_rows;            /* replaceWhere over data columns */
-	dl_files_writer *cdc;         /* change data of a rewrite on a CDF table */
-	dl_type *cdc_schema;          /* schema + _change_type */
+	int64_t removed_files, removed_bytes, input_rows;
+	dl_rewrite *rw;               /* what replaceWhere / dynamic overwrite rewrite */
+	dl_change_writer *cdc;        /* inserts as change data, when the rewrite wrote some */
 	dl_write_progress_fn progress;
 	void *progress_payload;
 	int64_t row_hwm;              /* last row id handed out; DL_NONE: not read yet */
@@ -208,13 +211,21 @@ static int existing_table(write_ctx *c)
 	c->config = md->configuration;
 	c->part_cols = md->partition_columns;
 	c->npart = (int)md->npartition_columns;
+	/* A rewrite copying rows of a row-tracking table writes their ids into
+	 * the materialized columns, which must have names (tables written
+	 * before names were assigned get them in this commit's metaData). */
+	bool named = false;
+	if (c->o->replace_where && c->props.enable_row_tracking)
+		DL_TRY(dl_rewrite_row_tracking_names(
+			&c->config, &named, &c->arena, &md->configuration,
+			dl_protocol_has(dl_snapshot_state(c->snap)->protocol, DL_FEATURE_ROW_TRACKING)));
 	bool changed;
 	dl_type *merged;
 	DL_TRY(dl_schema_merge(&merged, &changed, table, c->data_schema, c->o->merge_schema,
 	                       c->props.enable_type_widening));
 	if (!changed) {
 		c->schema = merged;
-		return 0;
+		return named ? commit_schema(c, merged, &c->config) : 0;
 	}
 	dl_column_mapping_mode mode = c->props.column_mapping_mode;
 	int rc = dl_ops_validate_schema(merged, mode);
@@ -225,7 +236,7 @@ static int existing_table(write_ctx *c)
 		if (rc == 0) {
 			dl_type_unref(merged);
 			merged = mapped;
-			rc = config_with_max_id(c, &md->configuration, max_id, &c->config);
+			rc = config_with_max_id(c, &c->config, max_id, &c->config);
 		}
 	}
 	c->schema = merged;
@@ -288,68 +299,13 @@ static void free_conformed(write_ctx *c, dl_batch *b, const bool *owned)
 }
 
 /* ---- change data (delta.enableChangeDataFeed) ----
- * A replaceWhere that rewrites files would otherwise show its copied rows
- * as deleted and inserted again: its commit carries change data files with
- * the deleted rows and the inserted ones, which readers then use instead. */
+ * A replaceWhere whose rewrite wrote change data (copy-on-write of files
+ * matching on data columns) writes its inserted rows as change data too:
+ * readers take a commit's cdc files instead of its adds and removes. */
 
-static int open_cdc(write_ctx *c)
-{
-	int n = c->schema->nchildren;
-	dl_field *fs = dl_calloc((size_t)n + 2, sizeof *fs);
-	dl_type *str = dl_type_new(DL_TYPE_STRING);
-	if (!fs || !str) {
-		dl_free(fs);
-		dl_type_unref(str);
-		return DL_ENOMEM;
-	}
-	memcpy(fs, c->schema->children, (size_t)n * sizeof *fs);
-	fs[n].name = (char *)"_change_type";
-	fs[n].type = str;
-	fs[n].nullable = true;
-	fs[n].metadata = c->props.column_mapping_mode == DL_CM_NONE
-	                     ? (char *)"{}"
-	                     : (char *)"{\"delta.columnMapping.physicalName\":\"_change_type\"}";
-	c->cdc_schema = dl_type_struct(fs, n + 1);
-	dl_free(fs);
-	dl_type_unref(str);
-	if (!c->cdc_schema) return DL_ENOMEM;
-	dl_files_writer_options fo;
-	memset(&fo, 0, sizeof fo);
-	fo.store = c->store;
-	fo.schema = c->cdc_schema;
-	fo.partition_columns = (const char *const *)c->part_cols;
-	fo.npartition_columns = c->npart;
-	fo.props = &c->props;
-	fo.data_change = false;
-	fo.threads = 1;
-	fo.change_data = true;
-	return dl_files_writer_open(&c->cdc, &fo);
-}
-
-/* Writes rows of the table schema as change data of kind `kind`. */
 static int cdc_rows(write_ctx *c, const dl_batch *b, const char *kind)
 {
-	if (!c->cdc || b->num_rows == 0) return 0;
-	dl_builder *sb;
-	DL_TRY(dl_builder_new(&sb, c->cdc_schema->children[c->schema->nchildren].type));
-	dl_array *one = NULL, *change = NULL;
-	int rc = dl_builder_append_str(sb, kind);
-	if (rc == 0) rc = dl_builder_finish(&one, sb);
-	dl_builder_free(sb);
-	if (rc == 0 && !(change = dl_array_repeat(one, 0, b->num_rows))) rc = dl_error_last()->code;
-	dl_array_free(one);
-	dl_batch *v = rc == 0 ? dl_batch_new(c->cdc_schema, b->num_rows) : NULL;
-	if (rc == 0 && !v) rc = dl_error_last()->code;
-	if (rc < 0) {
-		dl_array_free(change);
-		return rc;
-	}
-	for (int i = 0; i < b->ncols; i++) v->cols[i] = b->cols[i];
-	v->cols[b->ncols] = change;
-	rc = dl_files_writer_write(c->cdc, v);
-	for (int i = 0; i < b->ncols; i++) v->cols[i] = NULL;
-	dl_batch_free(v);
-	return rc;
+	return c->cdc ? dl_change_writer_write(c->cdc, b, kind) : 0;
 }
 
 static int check_replace_where(write_ctx *c, const dl_batch *b)
@@ -403,211 +359,33 @@ static int write_all(write_ctx *c, dl_batch_stream *data)
 	}
 }
 
-/* ---- what an overwrite replaces ---- */
+/* ---- what an overwrite replaces (the rewrite engine, src/rewrite) ---- */
 
-/* A one-row batch of the table schema holding a file's partition values
- * (other columns null), to decide partition-only predicates exactly. */
-static int partition_row(write_ctx *c, const dl_add *a, const dl_type *schema, dl_batch **out)
+static int open_rewrite(write_ctx *c)
 {
-	dl_batch *b = dl_batch_new((dl_type *)schema, 1);
-	if (!b) return dl_error_last()->code;
-	int rc = 0;
-	for (int i = 0; i < schema->nchildren && rc == 0; i++) {
-		const dl_field *f = &schema->children[i];
-		const char *val = NULL;
-		bool is_part = false;
-		for (int p = 0; p < c->npart && !is_part; p++) is_part = strcasecmp(c->part_cols[p], f->name) == 0;
-		if (is_part) {
-			const char *phys;
-			bool found;
-			rc = dl_field_physical_name(f, c->props.column_mapping_mode, &c->arena, &phys);
-			if (rc == 0) val = dl_str_map_get(&a->partition_values, phys, &found);
-		}
-		if (rc < 0) break;
-		if (is_part) rc = dl_partition_value_array(&b->cols[i], f->type, val);
-		else if (!(b->cols[i] = dl_array_new_null(f->type, 1))) rc = dl_error_last()->code;
-	}
-	if (rc < 0) {
-		dl_batch_free(b);
-		return rc;
-	}
-	*out = b;
-	return 0;
+	dl_rewrite_options ro = DL_REWRITE_OPTIONS_INIT;
+	ro.txn = c->txn;
+	ro.schema = c->schema;
+	ro.configuration = &c->config;
+	ro.data_change = c->o->data_change;
+	ro.now_ms = c->now;
+	ro.max_records_per_file = c->o->max_records_per_file;
+	ro.target_file_size = c->o->target_file_size;
+	return dl_rewrite_new(&c->rw, &ro);
 }
 
-typedef struct copy_ctx {
-	write_ctx *c;
-	const dl_expr *pred; /* bound to the snapshot schema */
-	int64_t matched;
-	dl_batch **kept;
-	size_t nkept, cap;
-	dl_batch **gone;     /* matched rows, kept for change data */
-	size_t ngone, gone_cap;
-} copy_ctx;
-
-static int push_batch(dl_batch ***list, size_t *n, size_t *cap, dl_batch *b)
+/* replaceWhere (Spark's WriteIntoDelta.removeFiles, a DELETE of the
+ * predicate in the write's transaction): before the new rows are written,
+ * since whether the rewrite wrote change data decides whether they are
+ * written as change data too. */
+static int replace_where_rewrite(write_ctx *c)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 8;
-		dl_batch **nl = dl_reallocarray(*list, nc, sizeof *nl);
-		if (!nl) {
-			dl_batch_free(b);
-			return DL_ENOMEM;
-		}
-		*list = nl;
-		*cap = nc;
-	}
-	(*list)[(*n)++] = b;
-	return 0;
-}
-
-/* Keeps the rows of a file batch where the predicate is not TRUE. */
-static int keep_rows(void *payload, dl_batch *b)
-{
-	copy_ctx *cc = payload;
-	dl_selection match = {NULL, 0, 0}, keep = {NULL, 0, 0};
-	int rc = dl_expr_filter(&match, cc->pred, b, NULL);
-	if (rc == 0) rc = dl_selection_reserve(&keep, b->num_rows - match.count);
-	if (rc == 0) {
-		int64_t j = 0;
-		for (int64_t r = 0; r < b->num_rows; r++) {
-			if (j < match.count && match.idx[j] == (uint32_t)r) j++;
-			else keep.idx[keep.count++] = (uint32_t)r;
-		}
-		cc->matched += match.count;
-	}
-	if (rc == 0 && keep.count) {
-		dl_batch *k = dl_batch_take(b, keep.idx, keep.count);
-		rc = k ? push_batch(&cc->kept, &cc->nkept, &cc->cap, k) : dl_error_last()->code;
-	}
-	if (rc == 0 && match.count && cc->c->cdc) {
-		dl_batch *g = dl_batch_take(b, match.idx, match.count);
-		rc = g ? push_batch(&cc->gone, &cc->ngone, &cc->gone_cap, g) : dl_error_last()->code;
-	}
-	dl_selection_free(&match);
-	dl_selection_free(&keep);
-	dl_batch_free(b);
-	return rc;
-}
-
-/* Rows kept from a rewritten file go to the new files as they are (they
- * were valid table rows): conformed to the written schema, no checks. */
-/* Rows read from the table (its current schema) in the written schema. */
-static int conform_old(write_ctx *c, const dl_batch *k, dl_batch **out)
-{
-	dl_batch *b = dl_batch_new(c->schema, k->num_rows);
-	if (!b) return dl_error_last()->code;
-	int rc = 0;
-	for (int i = 0; i < c->schema->nchildren && rc == 0; i++) {
-		int j = dl_data_column(k->schema, c->schema->children[i].name);
-		if (j < 0) {
-			b->cols[i] = dl_array_new_null(c->schema->children[i].type, k->num_rows);
-			if (!b->cols[i]) rc = dl_error_last()->code;
-		} else {
-			rc = dl_array_conform(&b->cols[i], k->cols[j], c->schema->children[i].type);
-		}
-	}
-	if (rc < 0) {
-		dl_batch_free(b);
-		return rc;
-	}
-	*out = b;
-	return 0;
-}
-
-static int write_copied(write_ctx *c, dl_batch *k)
-{
-	dl_batch *b;
-	DL_TRY(conform_old(c, k, &b));
-	int rc = dl_files_writer_write(c->fw, b);
-	c->copied_rows += k->num_rows;
-	dl_batch_free(b);
-	return rc;
-}
-
-static int write_deleted(write_ctx *c, dl_batch *g)
-{
-	dl_batch *b;
-	DL_TRY(conform_old(c, g, &b));
-	int rc = cdc_rows(c, b, "delete");
-	dl_batch_free(b);
-	return rc;
-}
-
-static int rewrite_file(write_ctx *c, dl_scan *scan, const dl_add *a, const dl_expr *pred,
-                        bool *removed)
-{
-	copy_ctx cc = {c, pred, 0, NULL, 0, 0, NULL, 0, 0};
-	int rc = dl_scan_read_add(scan, a, NULL, 0, false, keep_rows, &cc);
-	*removed = rc == 0 && cc.matched > 0;
-	for (size_t i = 0; i < cc.nkept; i++) {
-		if (rc == 0 && *removed) rc = write_copied(c, cc.kept[i]);
-		dl_batch_free(cc.kept[i]);
-	}
-	for (size_t i = 0; i < cc.ngone; i++) {
-		if (rc == 0) rc = write_deleted(c, cc.gone[i]);
-		dl_batch_free(cc.gone[i]);
-	}
-	dl_free(cc.kept);
-	dl_free(cc.gone);
-	c->deleted_rows += *removed ? cc.matched : 0;
-	return rc;
-}
-
-static int remove_matching(write_ctx *c)
-{
-	const char *pred_text = c->o->replace_where;
-	DL_TRY(dl_txn_read_predicate(c->txn, pred_text));
-	dl_scan_options so = DL_SCAN_OPTIONS_INIT;
-	so.filter = pred_text;
-	so.threads = 1;
-	dl_scan *scan, *reader = NULL;
-	DL_TRY(dl_scan_open(&scan, c->snap, &so));
-	/* Files are read whole (the kept rows are copied): no filter. */
-	so.filter = NULL;
-	if (scan->prune_data_cols && dl_scan_open(&reader, c->snap, &so) < 0) {
-		dl_scan_free(scan);
-		return dl_error_last()->code;
-	}
-	if (scan->prune_data_cols && c->props.enable_change_data_feed) {
-		int r = open_cdc(c);
-		if (r < 0) {
-			dl_scan_free(reader);
-			dl_scan_free(scan);
-			return r;
-		}
-	}
-	const dl_type *snap_schema = dl_snapshot_schema(c->snap);
-	dl_expr *pred = NULL;
-	int rc = dl_expr_parse(&pred, pred_text);
-	if (rc == 0) rc = dl_expr_bind(pred, snap_schema);
-	const dl_log_state *st = dl_snapshot_state(c->snap);
-	c->rewrote_rows = scan->prune_data_cols;
-	for (size_t i = 0; i < dl_scan_file_count(scan) && rc == 0; i++) {
-		const dl_add *a = dl_log_state_add(st, dl_scan_file_snapshot_index(scan, i));
-		bool removed = false;
-		if (!scan->prune_data_cols) {
-			dl_batch *row = NULL;
-			rc = partition_row(c, a, snap_schema, &row);
-			dl_selection s = {NULL, 0, 0};
-			if (rc == 0) rc = dl_expr_filter(&s, pred, row, NULL);
-			removed = rc == 0 && s.count == 1;
-			dl_selection_free(&s);
-			dl_batch_free(row);
-		} else {
-			rc = dl_txn_read_file(c->txn, a->path);
-			if (rc == 0) rc = rewrite_file(c, reader, a, pred, &removed);
-		}
-		if (rc == 0 && removed) {
-			rc = dl_ops_remove_file(c->txn, a, c->now, c->o->data_change);
-			c->removed_files++;
-			c->removed_bytes += a->size;
-		}
-	}
-	dl_expr_free(pred);
-	dl_scan_free(reader);
-	dl_scan_free(scan);
-	return rc;
+	DL_TRY(open_rewrite(c));
+	DL_TRY(dl_rewrite_touch_where(c->rw, c->o->replace_where));
+	DL_TRY(dl_rewrite_run(c->rw));
+	if (!dl_rewrite_wrote_change_data(c->rw)) return 0;
+	return dl_change_writer_open(&c->cdc, c->store, c->schema, (const char *const *)c->part_cols,
+	                             c->npart, &c->props);
 }
 
 /* Partition values of two files equal (same keys, same values or nulls). */
@@ -634,17 +412,18 @@ static int remove_written_partitions(write_ctx *c)
 	const dl_log_state *st = dl_snapshot_state(c->snap);
 	size_t nw = dl_files_writer_count(c->fw);
 	dl_txn_read_whole_table(c->txn);
+	DL_TRY(open_rewrite(c));
 	for (size_t i = 0; i < st->nadds; i++) {
 		const dl_add *a = dl_log_state_add(st, i);
 		bool hit = false;
 		for (size_t j = 0; j < nw && !hit; j++)
 			hit = same_partition(&a->partition_values, &dl_files_writer_add(c->fw, j)->partition_values);
 		if (!hit) continue;
-		DL_TRY(dl_ops_remove_file(c->txn, a, c->now, c->o->data_change));
+		DL_TRY(dl_rewrite_touch_file(c->rw, a));
 		c->removed_files++;
 		c->removed_bytes += a->size;
 	}
-	return 0;
+	return dl_rewrite_run(c->rw);
 }
 
 /* After the new files are complete (dynamic overwrite needs their
@@ -659,6 +438,39 @@ static int overwrite(write_ctx *c)
 }
 
 /* ---- commit ---- */
+
+/* Spark's metrics of a replaceWhere (DeltaOperationMetrics.WRITE_REPLACE_WHERE,
+ * filled by WriteIntoDelta.registerInsertReplaceMetrics and the DELETE it
+ * runs, then DeltaOperations.Write.transformMetrics): numFiles, numOutputBytes
+ * and numOutputRows count the new and the rewritten files; numCopiedRows,
+ * numDeletedRows, numRemovedFiles, numRemovedBytes, numAddedChangeFiles.
+ * Row counts are dropped when files were removed without a row count
+ * (numDeletedRows 0), and when no row was output. */
+static int replace_where_metrics(write_ctx *c)
+{
+	dl_transaction *t = c->txn;
+	const dl_rewrite_metrics *m = dl_rewrite_get_metrics(c->rw);
+	int64_t files = (int64_t)dl_files_writer_count(c->fw) + m->added_files;
+	int64_t bytes = dl_files_writer_bytes(c->fw) + m->added_bytes;
+	int64_t rows = dl_files_writer_rows(c->fw) + m->added_rows;
+	int64_t deleted = m->deleted_rows_known ? m->deleted_rows : 0;
+	int64_t change = m->change_files + (c->cdc ? (int64_t)dl_change_writer_count(c->cdc) : 0);
+	DL_TRY(dl_txn_set_metric(t, "numFiles", files));
+	DL_TRY(dl_txn_set_metric(t, "numOutputBytes", bytes));
+	DL_TRY(dl_txn_set_metric(t, "numRemovedFiles", m->removed_files));
+	DL_TRY(dl_txn_set_metric(t, "numRemovedBytes", m->removed_bytes));
+	DL_TRY(dl_txn_set_metric(t, "numAddedChangeFiles", change));
+	bool row_counts = !(deleted == 0 && m->removed_files != 0);
+	if (rows == 0) {
+		return 0;
+	}
+	DL_TRY(dl_txn_set_metric(t, "numOutputRows", rows));
+	if (row_counts) {
+		DL_TRY(dl_txn_set_metric(t, "numDeletedRows", deleted));
+		DL_TRY(dl_txn_set_metric(t, "numCopiedRows", m->copied_rows));
+	}
+	return 0;
+}
 
 static int set_commit_info(write_ctx *c)
 {
@@ -679,18 +491,13 @@ static int set_commit_info(write_ctx *c)
 	}
 	dl_buf_free(&b);
 	DL_TRY(rc);
+	if (c->o->replace_where && c->snap) return replace_where_metrics(c);
 	DL_TRY(dl_txn_set_metric(t, "numFiles", (int64_t)dl_files_writer_count(c->fw)));
 	DL_TRY(dl_txn_set_metric(t, "numOutputRows", dl_files_writer_rows(c->fw)));
 	DL_TRY(dl_txn_set_metric(t, "numOutputBytes", dl_files_writer_bytes(c->fw)));
 	if (c->o->mode == DL_WRITE_OVERWRITE && c->snap) {
 		DL_TRY(dl_txn_set_metric(t, "numRemovedFiles", c->removed_files));
 		DL_TRY(dl_txn_set_metric(t, "numRemovedBytes", c->removed_bytes));
-	}
-	if (c->rewrote_rows) {
-		DL_TRY(dl_txn_set_metric(t, "numCopiedRows", c->copied_rows));
-		DL_TRY(dl_txn_set_metric(t, "numDeletedRows", c->deleted_rows));
-		DL_TRY(dl_txn_set_metric(t, "numAddedFiles", (int64_t)dl_files_writer_count(c->fw)));
-		DL_TRY(dl_txn_set_metric(t, "numAddedBytes", dl_files_writer_bytes(c->fw)));
 	}
 	return 0;
 }
@@ -736,7 +543,7 @@ static bool tracks_rows(const write_ctx *c)
 {
 	const dl_protocol *p = c->plan.schema ? &c->plan.protocol
 	                       : c->snap ? dl_snapshot_state(c->snap)->protocol : NULL;
-	return p && dl_protocol_supports(p, "rowTracking");
+	return p && dl_protocol_has(p, DL_FEATURE_ROW_TRACKING);
 }
 
 static int row_id_high_water_mark(write_ctx *c, int64_t *hwm)
@@ -759,6 +566,9 @@ static int add_files(write_ctx *c)
 	int64_t hwm = c->row_hwm;
 	c->joined = true;
 	if (track && hwm == DL_NONE) DL_TRY(row_id_high_water_mark(c, &hwm));
+	int64_t before = hwm;
+	/* the rewrite's actions first: its new files take the first fresh ids */
+	if (c->rw) DL_TRY(dl_rewrite_commit(c->rw, &hwm));
 	for (size_t i = 0; i < dl_files_writer_count(c->fw); i++) {
 		dl_add a = *dl_files_writer_add(c->fw, i);
 		if (track) {
@@ -769,7 +579,7 @@ static int add_files(write_ctx *c)
 		DL_TRY(dl_txn_add_file(c->txn, &a));
 	}
 	if (track) c->row_hwm = hwm;
-	if (track && dl_files_writer_count(c->fw) && !c->into_txn) {
+	if (track && hwm != before && !c->into_txn) {
 		char conf[64];
 		snprintf(conf, sizeof conf, "{\"rowIdHighWaterMark\":%lld}", (long long)hwm);
 		DL_TRY(dl_txn_set_domain(c->txn, "delta.rowTracking", conf, false));
@@ -780,18 +590,8 @@ static int add_files(write_ctx *c)
 static int add_change_data(write_ctx *c)
 {
 	if (!c->cdc) return 0;
-	DL_TRY(dl_files_writer_finish(c->cdc));
-	for (size_t i = 0; i < dl_files_writer_count(c->cdc); i++) {
-		const dl_add *a = dl_files_writer_add(c->cdc, i);
-		dl_cdc cd;
-		memset(&cd, 0, sizeof cd);
-		cd.path = a->path;
-		cd.partition_values = a->partition_values;
-		cd.size = a->size;
-		cd.data_change = false;
-		DL_TRY(dl_txn_add_cdc(c->txn, &cd));
-	}
-	return 0;
+	DL_TRY(dl_change_writer_finish(c->cdc));
+	return dl_change_writer_commit(c->cdc, c->txn);
 }
 
 static int prepare(write_ctx *c)
@@ -857,7 +657,7 @@ static int write_data(write_ctx *c, dl_batch_stream *data)
 	DL_TRY(prepare(c));
 	/* replaceWhere first: whether it rewrites files decides whether the new
 	 * rows are also change data. */
-	if (c->snap && c->o->replace_where) DL_TRY(remove_matching(c));
+	if (c->snap && c->o->replace_where) DL_TRY(replace_where_rewrite(c));
 	DL_TRY(write_all(c, data));
 	DL_TRY(dl_files_writer_finish(c->fw));
 	DL_TRY(add_change_data(c));
@@ -896,12 +696,13 @@ static int run(write_ctx *c, const char *uri, dl_batch_stream *data, int64_t *ve
  * the cleanup's). */
 static void discard_files(write_ctx *c, int rc)
 {
-	if (!c->fw && !c->cdc) return;
+	if (!c->fw && !c->cdc && !c->rw) return;
 	dl_error saved = *dl_error_last();
 	char *msg = dl_strdup(saved.message);
 	char *klass = dl_strdup(saved.klass);
 	if (c->fw) dl_files_writer_discard(c->fw);
-	if (c->cdc) dl_files_writer_discard(c->cdc);
+	if (c->cdc) dl_change_writer_discard(c->cdc);
+	if (c->rw) dl_rewrite_discard(c->rw);
 	if (msg && klass && *klass) dl_error_set_class(rc, klass, "%s", msg);
 	else if (msg) dl_error_set(rc, "%s", msg);
 	dl_free(msg);
@@ -912,8 +713,8 @@ static void discard_files(write_ctx *c, int rc)
 static void free_write_state(write_ctx *c)
 {
 	dl_files_writer_free(c->fw);
-	dl_files_writer_free(c->cdc);
-	dl_type_unref(c->cdc_schema);
+	dl_change_writer_free(c->cdc);
+	dl_rewrite_free(c->rw);
 	dl_enforcer_free(c->enf);
 	dl_expr_free(c->replace_where);
 	dl_selection_free(&c->sel);

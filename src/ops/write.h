@@ -6,7 +6,7 @@
 #include "columnar/batch_stream.h"
 #include "deltalake/txn.h"
 #include "deltalake/write.h"
-#include "ops/file_writer.h"
+#include "rewrite/file_writer.h"
 
 /* Called after each input batch with the rows taken so far. */
 typedef void (*dl_write_progress_fn)(void *payload, int64_t rows);

@@ -524,11 +524,14 @@ static int project_struct(pq_out *out, const pq_out *file, const dl_type *req, b
 	for (int i = 0; i < req->nchildren; i++) {
 		const dl_field *rf = &req->children[i];
 		int idx = -1;
-		if (by_id) {
-			int64_t want = field_id_of(rf->metadata);
-			for (int j = 0; want >= 0 && j < ft->nchildren && idx < 0; j++)
+		int64_t want = by_id ? field_id_of(rf->metadata) : -1;
+		if (want >= 0) {
+			for (int j = 0; j < ft->nchildren && idx < 0; j++)
 				if (field_id_of(ft->children[j].metadata) == want) idx = j;
 		} else {
+			/* by name; in id mode only for a requested column without a
+			 * field id: one outside the table schema (the materialized
+			 * row-tracking columns, PROTOCOL.md "Row Tracking") */
 			idx = dl_type_field_index(ft, rf->name);
 		}
 		int rc = idx < 0 ? absent(&out->children[i], rf->type)

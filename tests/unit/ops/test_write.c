@@ -275,6 +275,45 @@ static void test_replace_where(void **state)
 	dl_free(uri);
 }
 
+/* replaceWhere runs a DELETE of the predicate (Spark's WriteIntoDelta): on a
+ * table with deletion vectors the matched rows get a DV instead of a copy,
+ * and the metrics are exactly Spark's WRITE_REPLACE_WHERE set. */
+static void test_replace_where_deletion_vectors(void **state)
+{
+	(void)state;
+	char *uri = table("replace_where_dv");
+	const char *parts[] = {"p"};
+	const char *props[] = {"delta.enableDeletionVectors", "true"};
+	create(uri, "id BIGINT, p INT", parts, 1, props, 1);
+	dl_write_options o = fx_opts(DL_WRITE_APPEND);
+	int64_t v;
+	WRITE_OK(&v, uri, "id BIGINT, p INT", "1,1;2,1;3,1;4,2;5,3", &o);
+	o = fx_opts(DL_WRITE_OVERWRITE);
+	o.replace_where = "id = 2";
+	o.replace_where_check = false;
+	WRITE_OK(&v, uri, "id BIGINT, p INT", "20,1", &o);
+	o.replace_where_check = true;
+	check_rows(uri, -1, NULL, "1,1;20,1;3,1;4,2;5,3");
+	char *c = fx_commit(uri, v);
+	assert_non_null(strstr(c, "\"deletionVector\":{\"storageType\":\"u\""));
+	assert_non_null(strstr(c, "tightBounds\\\":false"));
+	assert_non_null(strstr(c, "\"operationMetrics\":{\"numFiles\":\"1\",\"numOutputBytes\":"));
+	assert_non_null(strstr(c, "\"numRemovedFiles\":\"0\",\"numRemovedBytes\":\"0\","
+	                          "\"numAddedChangeFiles\":\"0\",\"numOutputRows\":\"1\","
+	                          "\"numDeletedRows\":\"1\",\"numCopiedRows\":\"0\"}"));
+	assert_null(strstr(c, "numAddedFiles"));
+	dl_free(c);
+	/* a partition predicate removes whole files; rows counted from the stats */
+	o.replace_where = "p = 1";
+	WRITE_OK(&v, uri, "id BIGINT, p INT", "10,1", &o);
+	check_rows(uri, -1, NULL, "10,1;4,2;5,3");
+	c = fx_commit(uri, v);
+	assert_non_null(strstr(c, "\"numRemovedFiles\":\"2\""));
+	assert_non_null(strstr(c, "\"numDeletedRows\":\"3\""));
+	dl_free(c);
+	dl_free(uri);
+}
+
 static void test_dynamic_partition_overwrite(void **state)
 {
 	(void)state;
@@ -480,6 +519,7 @@ int main(void)
 		cmocka_unit_test(test_generated_columns),
 		cmocka_unit_test(test_identity_and_defaults),
 		cmocka_unit_test(test_replace_where),
+		cmocka_unit_test(test_replace_where_deletion_vectors),
 		cmocka_unit_test(test_dynamic_partition_overwrite),
 		cmocka_unit_test(test_idempotent),
 		cmocka_unit_test(test_file_limits_and_user_metadata),

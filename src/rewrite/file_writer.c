@@ -1,11 +1,11 @@
 /* Writing the data files of one write, partition by partition (see
  * file_writer.h). */
-#include "ops/file_writer.h"
+#include "rewrite/file_writer.h"
 #include <stdio.h>
 #include <string.h>
 #include "log/partition_values.h"
 #include "log/schema.h"
-#include "ops/stats_write.h"
+#include "rewrite/stats_write.h"
 #include "parquet/codec.h"
 #include "parquet/writer.h"
 #include "util/error.h"
@@ -30,7 +30,8 @@ typedef struct part_file {
 struct dl_files_writer {
 	dl_files_writer_options o;
 	dl_type *data_logical;  /* table schema minus partition columns */
-	dl_type *data_physical;
+	dl_type *data_physical; /* ... physical, plus the hidden columns */
+	dl_type *data_view;     /* data_logical plus the hidden columns (or NULL) */
 	int *data_cols;         /* table column index of each data column */
 	int ndata;
 	int *part_cols;         /* table column index of each partition column */
@@ -118,8 +119,26 @@ static int split_schema(dl_files_writer *w)
 	w->data_logical = dl_type_struct(fs, w->ndata);
 	dl_free(fs);
 	if (!w->data_logical) return DL_ENOMEM;
-	return dl_schema_to_physical(&w->data_physical, w->data_logical,
-	                             w->o.props->column_mapping_mode);
+	dl_type *phys;
+	DL_TRY(dl_schema_to_physical(&phys, w->data_logical, w->o.props->column_mapping_mode));
+	if (w->o.nhidden == 0) {
+		w->data_physical = phys;
+		return 0;
+	}
+	int n = phys->nchildren + w->o.nhidden;
+	dl_field *all = dl_calloc((size_t)n, sizeof *all);
+	if (!all) {
+		dl_type_unref(phys);
+		return DL_ENOMEM;
+	}
+	memcpy(all, phys->children, (size_t)phys->nchildren * sizeof *all);
+	memcpy(all + phys->nchildren, w->o.hidden, (size_t)w->o.nhidden * sizeof *all);
+	w->data_physical = dl_type_struct(all, n);
+	memcpy(all, w->data_logical->children, (size_t)w->ndata * sizeof *all);
+	w->data_view = dl_type_struct(all, n);
+	dl_free(all);
+	dl_type_unref(phys);
+	return w->data_physical && w->data_view ? 0 : DL_ENOMEM;
 }
 
 int dl_files_writer_open(dl_files_writer **out, const dl_files_writer_options *o)
@@ -258,7 +277,7 @@ static int close_file(dl_files_writer *w, part_file *pf)
 		rc = dl_store_writer_commit(sw, 1);
 	}
 	dl_buf stats = DL_BUF_INIT;
-	if (rc == 0) rc = dl_stats_json(&stats, pf->pw, w->data_logical, w->o.props);
+	if (rc == 0) rc = dl_stats_json(&stats, pf->pw, w->data_logical, w->o.props, w->o.nhidden);
 	if (rc == 0) {
 		dl_add *a = &w->adds[w->nadds];
 		memset(a, 0, sizeof *a);
@@ -336,9 +355,10 @@ static int part_for_key(dl_files_writer *w, part_file **out)
 static int data_batch(dl_files_writer *w, const dl_batch *b, dl_batch *view, dl_array **cols)
 {
 	for (int i = 0; i < w->ndata; i++) cols[i] = b->cols[w->data_cols[i]];
-	view->schema = w->data_logical;
+	for (int k = 0; k < w->o.nhidden; k++) cols[w->ndata + k] = b->cols[w->o.schema->nchildren + k];
+	view->schema = w->data_view ? w->data_view : w->data_logical;
 	view->num_rows = b->num_rows;
-	view->ncols = w->ndata;
+	view->ncols = w->ndata + w->o.nhidden;
 	view->cols = cols;
 	return 0;
 }
@@ -346,7 +366,7 @@ static int data_batch(dl_files_writer *w, const dl_batch *b, dl_batch *view, dl_
 int dl_files_writer_write(dl_files_writer *w, const dl_batch *b)
 {
 	if (b->num_rows == 0) return 0;
-	dl_array **cols = dl_calloc((size_t)w->ndata + 1, sizeof *cols);
+	dl_array **cols = dl_calloc((size_t)(w->ndata + w->o.nhidden) + 1, sizeof *cols);
 	if (!cols) return DL_ENOMEM;
 	dl_batch view;
 	data_batch(w, b, &view, cols);
@@ -465,6 +485,7 @@ void dl_files_writer_free(dl_files_writer *w)
 	dl_strmap_free(&w->parts);
 	dl_type_unref(w->data_logical);
 	dl_type_unref(w->data_physical);
+	dl_type_unref(w->data_view);
 	dl_free(w->data_cols);
 	dl_free(w->part_cols);
 	dl_free(w->part_phys);

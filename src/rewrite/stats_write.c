@@ -1,5 +1,5 @@
 /* Building the stats JSON of a written data file (see stats_write.h). */
-#include "ops/stats_write.h"
+#include "rewrite/stats_write.h"
 #include <string.h>
 #include <strings.h>
 #include "columnar/format_value.h"
@@ -194,9 +194,10 @@ static void write_pass(dl_json_writer *w, const pq_writer *pw, const bool *inc, 
 }
 
 static int included(bool *inc, const pq_writer *w, const dl_type *logical,
-                    const dl_table_properties *props)
+                    const dl_table_properties *props, int n)
 {
-	int n = pq_writer_num_leaves(w), counted = 0;
+	int counted = 0;
+	for (int i = n; i < pq_writer_num_leaves(w); i++) inc[i] = false; /* hidden */
 	int limit = props->data_skipping_num_indexed_cols;
 	dl_buf name = DL_BUF_INIT;
 	for (int i = 0; i < n; i++) {
@@ -221,12 +222,12 @@ static int included(bool *inc, const pq_writer *w, const dl_type *logical,
 }
 
 int dl_stats_json(dl_buf *out, const pq_writer *w, const dl_type *logical,
-                  const dl_table_properties *props)
+                  const dl_table_properties *props, int nhidden)
 {
 	int n = pq_writer_num_leaves(w);
 	bool *inc = dl_calloc((size_t)(n ? n : 1), sizeof *inc);
 	if (!inc) return DL_ENOMEM;
-	int rc = included(inc, w, logical, props);
+	int rc = included(inc, w, logical, props, n - nhidden);
 	dl_buf tmp = DL_BUF_INIT;
 	if (rc == 0) {
 		dl_json_writer jw;

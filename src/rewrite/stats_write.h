@@ -5,8 +5,8 @@
  * as Spark does (a cut max gets U+FFFD appended so it stays an upper
  * bound); timestamps are written to the millisecond; booleans and binaries
  * get only nullCount; leaves inside arrays and maps get no statistics. */
-#ifndef DL_OPS_STATS_WRITE_H
-#define DL_OPS_STATS_WRITE_H
+#ifndef DL_REWRITE_STATS_WRITE_H
+#define DL_REWRITE_STATS_WRITE_H
 #include "columnar/types.h"
 #include "log/properties.h"
 #include "parquet/writer.h"
@@ -15,8 +15,9 @@
 /* Which leaves are indexed: the first props->data_skipping_num_indexed_cols
  * leaves (-1: all) or those named by delta.dataSkippingStatsColumns
  * (logical names, nested with '.'). `logical` is the data schema with
- * logical names (same shape as the writer's physical schema). */
+ * logical names (same shape as the writer's physical schema, without the
+ * last `nhidden` top-level primitive columns, which get no statistics). */
 int dl_stats_json(dl_buf *out, const pq_writer *w, const dl_type *logical,
-                  const dl_table_properties *props);
+                  const dl_table_properties *props, int nhidden);
 
 #endif

@@ -7,8 +7,8 @@
  * part-NNNNN-<uuid>-c000.<codec>.parquet and published atomically; a file
  * is closed when it reaches max_records_per_file rows or about
  * target_file_size bytes. */
-#ifndef DL_OPS_FILE_WRITER_H
-#define DL_OPS_FILE_WRITER_H
+#ifndef DL_REWRITE_FILE_WRITER_H
+#define DL_REWRITE_FILE_WRITER_H
 #include <stdbool.h>
 #include <stdint.h>
 #include "columnar/array.h"
@@ -32,10 +32,17 @@ typedef struct dl_files_writer_options {
 	/* Change data files: under _change_data/, named cdc-NNNNN-<uuid>.c000...
 	 * (the schema then ends with the _change_type column). */
 	bool change_data;
+	/* Hidden columns stored after the data columns but outside the table
+	 * schema and without statistics (the materialized row-tracking columns,
+	 * PROTOCOL.md "Row Tracking"): physical fields; the batches given to
+	 * dl_files_writer_write then end with these columns. */
+	const dl_field *hidden;
+	int nhidden;
 } dl_files_writer_options;
 
 int dl_files_writer_open(dl_files_writer **out, const dl_files_writer_options *o);
-/* Writes the rows of a batch of the table schema (borrowed). */
+/* Writes the rows of a batch of the table schema (borrowed), followed by
+ * the hidden columns when there are any. */
 int dl_files_writer_write(dl_files_writer *w, const dl_batch *b);
 /* Closes every open file; the adds are then complete. */
 int dl_files_writer_finish(dl_files_writer *w);

@@ -1,0 +1,152 @@
+/* Reading one touched file (see rewrite.h): its rows batch by batch through
+ * the scan's file reader (existing deletion vector applied), each row's
+ * position in the file reconstructed from the old DV (the reader yields the
+ * rows it keeps in file order), the deleted rows selected by the predicate
+ * or the caller's positions, and both halves sent to the outputs. */
+#include "rewrite/rewrite_internal.h"
+#include <string.h>
+#include "util/error.h"
+#include "util/mem.h"
+
+typedef struct read_ctx {
+	dl_rewrite *rw;
+	rw_file *f;
+	uint32_t *keep;   /* unmatched rows of the batch */
+	size_t keep_cap;
+	uint64_t *mpos;   /* positions of the matched rows */
+	size_t mpos_cap;
+} read_ctx;
+
+static int reserve(void **p, size_t *cap, size_t n, size_t size)
+{
+	if (n <= *cap) return 0;
+	size_t c = *cap ? *cap : 1024;
+	while (c < n) c *= 2;
+	void *np = dl_reallocarray(*p, c, size);
+	if (!np) return DL_ENOMEM;
+	*p = np;
+	*cap = c;
+	return 0;
+}
+
+/* Positions of the batch's rows: the next ones the old DV keeps. */
+static int batch_positions(rw_file *f, int64_t n)
+{
+	DL_TRY(reserve((void **)&f->bpos, &f->bpos_cap, (size_t)n + 1, sizeof *f->bpos));
+	for (int64_t j = 0; j < n; j++) {
+		while (f->old_i < f->nold && f->old[f->old_i] == (uint64_t)f->pos) {
+			f->pos++;
+			f->old_i++;
+		}
+		f->bpos[j] = (uint64_t)f->pos++;
+	}
+	return 0;
+}
+
+/* f->sel: rows of the batch at the caller's positions. */
+static int given_selection(rw_file *f, int64_t n)
+{
+	DL_TRY(dl_selection_reserve(&f->sel, n));
+	f->sel.count = 0;
+	for (int64_t j = 0; j < n; j++) {
+		while (f->given_i < f->ngiven && f->given[f->given_i] < f->bpos[j]) f->given_i++;
+		if (f->given_i < f->ngiven && f->given[f->given_i] == f->bpos[j])
+			f->sel.idx[f->sel.count++] = (uint32_t)j;
+	}
+	return 0;
+}
+
+static int on_batch(void *payload, dl_batch *b)
+{
+	read_ctx *c = payload;
+	dl_rewrite *rw = c->rw;
+	rw_file *f = c->f;
+	int64_t n = b->num_rows;
+	int rc = batch_positions(f, n);
+	if (rc == 0 && f->kind == RW_COPY) f->sel.count = 0;
+	else if (rc == 0)
+		rc = f->kind == RW_WHERE ? dl_expr_filter(&f->sel, rw->pred, b, NULL)
+		                         : given_selection(f, n);
+	if (rc < 0 || f->probe) {
+		bool hit = rc == 0 && f->sel.count > 0;
+		dl_batch_free(b);
+		if (hit) f->touched = true;
+		return rc < 0 ? rc : hit ? DL_ECANCELLED : 0;
+	}
+	f->live += n;
+	int64_t m = f->sel.count;
+	if (m) f->touched = true;
+	rc = reserve((void **)&c->keep, &c->keep_cap, (size_t)(n - m) + 1, sizeof *c->keep);
+	if (rc == 0) rc = reserve((void **)&c->mpos, &c->mpos_cap, (size_t)m + 1, sizeof *c->mpos);
+	int64_t nk = 0;
+	if (rc == 0) {
+		int64_t j = 0;
+		for (int64_t r = 0; r < n; r++) {
+			if (j < m && f->sel.idx[j] == (uint32_t)r) c->mpos[j++] = f->bpos[r];
+			else c->keep[nk++] = (uint32_t)r;
+		}
+	}
+	if (rc == 0 && m && !f->copy) {
+		rc = reserve((void **)&f->deleted, &f->cap, f->ndeleted + (size_t)m, sizeof *f->deleted);
+		if (rc == 0) {
+			memcpy(f->deleted + f->ndeleted, c->mpos, (size_t)m * sizeof *c->mpos);
+			f->ndeleted += (size_t)m;
+		}
+	}
+	if (rc == 0 && f->copy && nk) {
+		rc = dl_rw_write_copies(rw, f, b, c->keep, nk);
+		f->copied += nk;
+	}
+	if (rc == 0 && m) rc = dl_rw_write_matched(rw, f, b, f->sel.idx, c->mpos, m);
+	f->matched += m;
+	dl_batch_free(b);
+	return rc;
+}
+
+static int read_pass(dl_rewrite *rw, rw_file *f, bool probe)
+{
+	read_ctx c = {rw, f, NULL, 0, NULL, 0};
+	f->probe = probe;
+	f->pos = 0;
+	f->old_i = f->given_i = 0;
+	int rc = dl_scan_read_add(rw->scan, f->add, NULL, 0, false, on_batch, &c);
+	if (rc == DL_ECANCELLED) {
+		dl_error_clear();
+		rc = 0;
+	}
+	dl_free(c.keep);
+	dl_free(c.mpos);
+	return rc;
+}
+
+static int load_old_dv(dl_rewrite *rw, rw_file *f)
+{
+	if (!f->add->dv) return 0;
+	dl_dv_rows rows;
+	DL_TRY(dl_dv_load(&rows, rw->store, f->add->dv));
+	int rc = dl_dv_rows_to_array(&rows, &f->old, &f->nold);
+	dl_dv_rows_free(&rows);
+	if (rc < 0) return dl_error_prefix("deletion vector of %s", f->add->path);
+	return 0;
+}
+
+int dl_rw_process_file(dl_rewrite *rw, rw_file *f)
+{
+	if (f->kind == RW_WHOLE) return 0;
+	if (f->kind == RW_ROWS && f->ngiven == 0) return 0;
+	DL_TRY(load_old_dv(rw, f));
+	/* Copy-on-write must know that a row matches before copying any. */
+	bool copies = f->copy;
+	if (f->kind == RW_COPY) {
+		f->touched = true;
+	} else if (copies) {
+		DL_TRY(read_pass(rw, f, true));
+		if (!f->touched) return 0;
+		f->touched = false;
+	}
+	if (copies || rw->o.update) DL_TRY(dl_rw_open_outputs(rw, f));
+	DL_TRY(read_pass(rw, f, false));
+	if (f->out) DL_TRY(dl_files_writer_finish(f->out));
+	if (f->cdc) DL_TRY(dl_change_writer_finish(f->cdc));
+	return 0;
+}
