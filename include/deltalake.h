@@ -4,6 +4,7 @@
 #define DELTALAKE_H
 
 #include "deltalake/error.h"
+#include "deltalake/progress.h"
 #include "deltalake/store.h"
 #include "deltalake/arrow.h"
 #include "deltalake/snapshot.h"

@@ -31,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "deltalake/arrow.h"
+#include "deltalake/progress.h"
 #include "deltalake/snapshot.h"
 
 #ifdef __cplusplus
@@ -39,7 +40,7 @@ extern "C" {
 
 typedef struct dl_scan dl_scan;
 
-#define DL_SCAN_OPTIONS_VERSION 1
+#define DL_SCAN_OPTIONS_VERSION 2
 #define DL_SCAN_ROW_ID "_metadata.row_id"
 #define DL_SCAN_ROW_COMMIT_VERSION "_metadata.row_commit_version"
 
@@ -51,9 +52,14 @@ typedef struct dl_scan_options {
 	int64_t batch_rows;          /* rows per batch at most; 0 = 65536 */
 	int threads;                 /* files decoded at once; 0 = the pool's size */
 	int max_queued_batches;      /* decoded batches waiting at most; 0 = 2 per thread + 2 */
+	/* version 2: progress of the streams of dl_scan_to_arrow (files read /
+	 * planned, rows), called from get_next; non-zero ends the stream with
+	 * DL_ECANCELLED (deltalake/progress.h) */
+	dl_progress_fn progress;
+	void *progress_payload;
 } dl_scan_options;
 
-#define DL_SCAN_OPTIONS_INIT {DL_SCAN_OPTIONS_VERSION, NULL, 0, NULL, 0, 0, 0}
+#define DL_SCAN_OPTIONS_INIT {DL_SCAN_OPTIONS_VERSION, NULL, 0, NULL, 0, 0, 0, NULL, NULL}
 
 /* Plans a scan of `snap` (borrowed: it must outlive the scan). Errors:
  * DL_EINVALID for an unknown column or a filter that does not parse or bind

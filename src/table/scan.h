@@ -52,6 +52,8 @@ struct dl_scan {
 	int threads;
 	int max_queued;
 	dl_scan_metrics metrics;
+	dl_progress_fn progress; /* dl_scan_options.progress, for the streams */
+	void *progress_payload;
 	dl_arena arena;        /* physical names, indexed paths */
 	pthread_mutex_t store_mu;
 	dl_store *root_store;  /* for absolute file paths ("/..."), opened on demand */
