@@ -1,9 +1,8 @@
 /* `deltalake checkpoint`: writes a checkpoint of a table version (classic,
  * multi-part when large, V2 with sidecars when the table's checkpoint
  * policy is v2) and points _last_checkpoint at it. */
+#include "deltalake.h"
 #include "table_cli.h"
-#include "log/snapshot.h"
-#include "txn/checkpoint_write.h"
 
 typedef struct checkpoint_args {
 	const char *table;
@@ -29,7 +28,7 @@ static int checkpoint_run(dl_cli *cli, const void *args)
 	dl_checkpoint_options o = DL_CHECKPOINT_OPTIONS_INIT;
 	o.part_actions = a->part_actions;
 	dl_checkpoint_result r;
-	rc = dl_checkpoint_write(&r, dl_snapshot_store(snap), snap, &o);
+	rc = dl_checkpoint(&r, snap, &o);
 	dl_snapshot_free(snap);
 	if (rc < 0) return rc;
 	static const dl_out_column cols[] = {

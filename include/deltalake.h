@@ -13,6 +13,7 @@
 #include "deltalake/changes.h"
 #include "deltalake/write.h"
 #include "deltalake/txn.h"
+#include "deltalake/maintenance.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -191,6 +191,8 @@ static int open_impl(dl_snapshot *s, const char *uri, const dl_snapshot_options 
 		DL_TRY(resolve_timestamp(s, o, &version));
 	}
 	dl_replay_options ro = {.skip_tombstones = o->skip_tombstones, .metadata_only = o->metadata_only};
+	s->without_tombstones = o->skip_tombstones;
+	s->metadata_only = o->metadata_only;
 	DL_TRY(load(s, version, &ro));
 	const char *schema = s->state.metadata->schema_string;
 	if (schema) {
