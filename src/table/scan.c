@@ -58,6 +58,7 @@ int dl_scan_open(dl_scan **out, dl_snapshot *snap, const dl_scan_options *opts)
 	s->progress_payload = o->progress_payload;
 	int rc = dl_scan_plan_columns(s, o);
 	if (rc == 0) rc = dl_scan_plan_files(s);
+	if (rc == 0) rc = dl_scan_files_init(s);
 	if (rc < 0) {
 		dl_scan_free(s);
 		return rc;
@@ -87,6 +88,7 @@ int dl_scan_open_expr(dl_scan **out, dl_snapshot *snap, const dl_scan_options *o
 void dl_scan_free(dl_scan *s)
 {
 	if (!s) return;
+	dl_scan_files_free(s);
 	dl_type_unref(s->read_schema);
 	dl_type_unref(s->out_schema);
 	dl_type_unref(s->phys_request);
