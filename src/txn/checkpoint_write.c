@@ -102,9 +102,11 @@ static int file_open(ckpt_file *f, dl_store *store, const char *path, const dl_c
 	return pq_writer_open(&f->pw, f->type, &f->sink, &po);
 }
 
-/* Tells the progress callback about rows flushed; it may cancel. Nothing
- * is published before every row is written, so a cancel leaves no file
- * behind but sidecars, which the run deletes. */
+/* Tells the progress callback about rows flushed; it may cancel. It runs
+ * before a file is published, never after the first part of a classic
+ * checkpoint is (parts have fixed names that a racing writer may share),
+ * so a cancel leaves no file behind but earlier sidecars, which the run
+ * deletes. */
 static int report_progress(ckpt_run *run, int64_t rows)
 {
 	run->done += rows;
@@ -136,9 +138,12 @@ static int file_flush(ckpt_file *f)
 /* Publishes the file; frees its writers either way. */
 static int file_close(ckpt_file *f)
 {
-	if (f->run) f->run->done += f->pending;
-	f->run = NULL; /* closing: too late to cancel this file */
+	/* The last chance to cancel is before the file is published. */
+	ckpt_run *run = f->run;
+	f->run = NULL;
+	int64_t rows = f->pending;
 	int rc = file_flush(f);
+	if (rc == 0 && run) rc = report_progress(run, rows);
 	if (rc == 0) rc = pq_writer_close(f->pw);
 	if (rc == 0) f->size = pq_writer_file_size(f->pw);
 	pq_writer_free(f->pw);
@@ -531,6 +536,8 @@ static int write_classic(ckpt_ctx *c, dl_checkpoint_result *res, int nparts)
 		const dl_remove *r = &st->removes[i];
 		if (tombstone_live(c, r)) rc = emit_remove(c, &files[part_of(c, r->path, r->dv, nparts)], r);
 	}
+	/* Cancelling stays possible until part 0 is published, not after. */
+	for (int i = 1; i < nparts; i++) files[i].run = NULL;
 	for (int i = 0; i < nparts && rc == 0; i++) {
 		rc = file_close(&files[i]);
 		res->actions += files[i].rows;
