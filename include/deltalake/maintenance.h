@@ -13,7 +13,10 @@
  * another time, for another version, or with another retention. Both are
  * safe against concurrent writers and readers: every file is published
  * atomically, and cleanup never deletes what a version from its cut-off on
- * needs. */
+ * needs.
+ *
+ * Thread safety: neither changes the snapshot, so other threads may keep
+ * reading it meanwhile; the progress callback runs on the calling thread. */
 #ifndef DELTALAKE_MAINTENANCE_H
 #define DELTALAKE_MAINTENANCE_H
 #include "deltalake/common.h"

@@ -14,8 +14,9 @@
  *   "checkpoint" "writing"   "actions" actions written / actions to write
  *   "log cleanup" "deleting" "files"   files deleted / files to delete
  *
- * (dl_transaction_write reports as "transaction write" with the phases of
- * "write" except "committing", which belongs to dl_transaction_commit.)
+ * (dl_transaction_write reports as "transaction write", phase "writing"
+ * only: the commit is dl_transaction_commit's. A checkpoint reports when a
+ * batch of rows is written and before each file is published.)
  * `rows` and `bytes` are side counters where the operation knows them (rows
  * read by a scan, bytes of data files written), else -1.
  *
@@ -24,8 +25,12 @@
  * commits nothing and deletes the data files it wrote; a cancelled
  * checkpoint publishes no _last_checkpoint; a cancelled cleanup keeps the
  * files it had not deleted yet, each deletion being one the retention
- * allows anyway). The strings are static. Calls are throttled by nothing:
- * an expensive callback should rate-limit itself. */
+ * allows anyway). A checkpoint or cleanup ends with a call where done ==
+ * total, made once the work is done, whose answer no longer matters; a
+ * write's last call ("committing") comes before the commit and can still
+ * cancel it. The strings are static. Calls are not throttled (one per input
+ * batch, per output file...): an expensive callback should rate-limit
+ * itself. */
 #ifndef DELTALAKE_PROGRESS_H
 #define DELTALAKE_PROGRESS_H
 #include "deltalake/common.h"

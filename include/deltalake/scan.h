@@ -21,6 +21,12 @@
  * parallel on the library's thread pool; batches come out in file order and
  * at most a bounded number of them wait in memory.
  *
+ * Thread safety: a scan does not change after dl_scan_open; its accessors
+ * (files, columns, deleted rows, schemas) may be called from several
+ * threads at once, and several streams of one scan may be read in parallel.
+ * One stream is used by one thread at a time (the Arrow stream contract);
+ * decoding happens on the library's pool whichever thread calls get_next.
+ *
  * Row tracking: the column names "_metadata.row_id" and
  * "_metadata.row_commit_version" in `columns` add those values (long) as
  * columns of that name; the table must have row tracking. */

@@ -21,7 +21,12 @@
  * constraints, generated columns, identity columns and delta.appendOnly
  * are enforced: a violation is DL_ECONSTRAINT naming the constraint and the
  * offending values, and leaves the table unchanged. Concurrent writers are
- * handled by the transaction layer (retry, or DL_ECONFLICT with a class). */
+ * handled by the transaction layer (retry, or DL_ECONFLICT with a class).
+ *
+ * Thread safety: dl_create_table and dl_write keep no state between calls;
+ * calls from several threads (or processes) on the same table are
+ * concurrent writers like any others. The progress callback runs on the
+ * calling thread. */
 #ifndef DELTALAKE_WRITE_H
 #define DELTALAKE_WRITE_H
 #include "deltalake/common.h"
