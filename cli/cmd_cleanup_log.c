@@ -2,6 +2,7 @@
  * delta.logRetentionDuration that the newest usable checkpoint makes
  * unnecessary (PROTOCOL.md "Metadata Cleanup"). */
 #include "deltalake.h"
+#include "progress.h"
 #include "table_cli.h"
 
 typedef struct cleanup_args {
@@ -16,6 +17,12 @@ static const dl_cli_opt cleanup_opts[] = {
 	DL_CLI_END,
 };
 
+/* The library's progress (files deleted) on the terminal's bar. */
+static int show_progress(const dl_progress_info *p, void *payload)
+{
+	return dl_progress_callback(p->done, p->total, payload);
+}
+
 static int cleanup_run(dl_cli *cli, const void *args)
 {
 	const cleanup_args *a = args;
@@ -24,10 +31,15 @@ static int cleanup_run(dl_cli *cli, const void *args)
 	dl_snapshot *snap;
 	int rc = dl_snapshot_open(&snap, a->table, &so);
 	if (rc < 0) return rc;
+	dl_progress bar;
+	dl_progress_begin(&bar, cli->err, cli->quiet, "deleting log files", 0);
 	dl_log_cleanup_options o = DL_LOG_CLEANUP_OPTIONS_INIT;
 	o.retention = a->retention;
+	o.progress = show_progress;
+	o.progress_payload = &bar;
 	dl_log_cleanup_result r;
 	rc = dl_log_cleanup(&r, snap, &o);
+	dl_progress_end(&bar);
 	dl_snapshot_free(snap);
 	/* A retention the library cannot read is the user's typo: usage. */
 	if (rc == DL_EINVALID && a->retention)
