@@ -126,6 +126,9 @@ typedef struct dl_scan_file {
 	 * relative to the table root or absolute; what identifies the file in
 	 * the log (dl_transaction_remove_file takes it). */
 	const char *path;
+	/* The same path as the log spells it: a URI reference, %-escaped
+	 * (what a writer must repeat in a remove action for this file). */
+	const char *log_path;
 	/* Where to read it: the table root the snapshot was opened on joined
 	 * with a relative path, or the absolute path; decoded. */
 	const char *location;

@@ -142,6 +142,7 @@ int dl_scan_file_get(dl_scan_file *out, const dl_scan *s, size_t i)
 	DL_TRY(check_index(s, i));
 	const dl_add *a = scan_add(s, i);
 	out->path = a->path;
+	out->log_path = a->log_path ? a->log_path : a->path;
 	DL_TRY(cached_location(&out->location, s, i, false));
 	out->size = a->size;
 	out->modification_time = a->modification_time;

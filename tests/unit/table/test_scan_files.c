@@ -145,6 +145,7 @@ static void check_golden(const char *table, bool column_mapping)
 		dl_file_info fi;
 		assert_int_equal(dl_snapshot_file_at(&fi, snap, f.snapshot_index), 0);
 		assert_string_equal(f.path, fi.path);
+		assert_string_equal(f.log_path, f.path); /* Spark's names need no escapes */
 		assert_int_equal(f.size, fi.size);
 		assert_int_equal(f.modification_time, fi.modification_time);
 		assert_ptr_equal(f.stats, fi.stats);
@@ -317,6 +318,7 @@ static void row_tracking_and_paths(void **state)
 	}
 	char want[512];
 	assert_string_equal(sf[0].path, "p=a b/x.parquet"); /* decoded */
+	assert_string_equal(sf[0].log_path, "p=a%20b/x.parquet"); /* as in the log */
 	snprintf(want, sizeof want, "%s/p=a b/x.parquet", f.dir);
 	assert_string_equal(sf[0].location, want);
 	assert_int_equal(sf[0].base_row_id, 100);
@@ -327,6 +329,9 @@ static void row_tracking_and_paths(void **state)
 	assert_int_equal(sf[0].deletion_vector.cardinality, 2);
 	snprintf(want, sizeof want, "%s/elsewhere/y.parquet", f.dir);
 	assert_string_equal(sf[1].path, want); /* file:// URI made a local path */
+	char uri[600];
+	snprintf(uri, sizeof uri, "file://%s", want);
+	assert_string_equal(sf[1].log_path, uri);
 	assert_string_equal(sf[1].location, want);
 	assert_int_equal(sf[1].base_row_id, 105);
 	assert_int_equal(sf[1].default_row_commit_version, 4);
