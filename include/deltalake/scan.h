@@ -95,9 +95,11 @@ DL_EXTERN(void) dl_scan_get_metrics(dl_scan_metrics *out, const dl_scan *scan);
  * the columns to read (column mapping). An engine (or a Sharing server)
  * reads each file's physical columns, drops the rows of
  * dl_scan_file_deleted_rows, adds the partition columns from the values
- * given here and renames the columns to their logical names: that gives
- * the rows dl_scan_to_arrow gives before the filter (the filter only
- * prunes files here; apply it to the rows too when exact results matter).
+ * given here and renames the columns to their logical names (a column
+ * missing from an older file is NULL; a narrower type is widened to the
+ * schema's, as type widening allows): that gives the rows dl_scan_to_arrow
+ * gives before the filter (the filter only prunes files here; apply it to
+ * the rows too when exact results matter).
  *
  *   for (size_t i = 0; i < dl_scan_file_count(scan); i++) {
  *       dl_scan_file f;  dl_scan_file_get(&f, scan, i);
