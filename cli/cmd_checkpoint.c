@@ -1,9 +1,9 @@
 /* `deltalake checkpoint`: writes a checkpoint of a table version (classic,
  * multi-part when large, V2 with sidecars when the table's checkpoint
  * policy is v2) and points _last_checkpoint at it. */
+#include "deltalake.h"
+#include "progress.h"
 #include "table_cli.h"
-#include "log/snapshot.h"
-#include "txn/checkpoint_write.h"
 
 typedef struct checkpoint_args {
 	const char *table;
@@ -19,6 +19,12 @@ static const dl_cli_opt checkpoint_opts[] = {
 	DL_CLI_END,
 };
 
+/* The library's progress (actions written) on the terminal's bar. */
+static int show_progress(const dl_progress_info *p, void *payload)
+{
+	return dl_progress_callback(p->done, p->total, payload);
+}
+
 static int checkpoint_run(dl_cli *cli, const void *args)
 {
 	const checkpoint_args *a = args;
@@ -26,10 +32,15 @@ static int checkpoint_run(dl_cli *cli, const void *args)
 	dl_snapshot *snap;
 	int rc = dl_cli_open_snapshot(cli, &snap, a->table, a->version, NULL);
 	if (rc != 0) return rc;
+	dl_progress bar;
+	dl_progress_begin(&bar, cli->err, cli->quiet, "writing checkpoint", 0);
 	dl_checkpoint_options o = DL_CHECKPOINT_OPTIONS_INIT;
 	o.part_actions = a->part_actions;
+	o.progress = show_progress;
+	o.progress_payload = &bar;
 	dl_checkpoint_result r;
-	rc = dl_checkpoint_write(&r, dl_snapshot_store(snap), snap, &o);
+	rc = dl_checkpoint(&r, snap, &o);
+	dl_progress_end(&bar);
 	dl_snapshot_free(snap);
 	if (rc < 0) return rc;
 	static const dl_out_column cols[] = {

@@ -1,10 +1,9 @@
 /* `deltalake cleanup-log`: deletes log files older than the table's
  * delta.logRetentionDuration that the newest usable checkpoint makes
  * unnecessary (PROTOCOL.md "Metadata Cleanup"). */
+#include "deltalake.h"
+#include "progress.h"
 #include "table_cli.h"
-#include "log/properties.h"
-#include "log/snapshot.h"
-#include "txn/log_cleanup.h"
 
 typedef struct cleanup_args {
 	const char *table;
@@ -18,6 +17,12 @@ static const dl_cli_opt cleanup_opts[] = {
 	DL_CLI_END,
 };
 
+/* The library's progress (files deleted) on the terminal's bar. */
+static int show_progress(const dl_progress_info *p, void *payload)
+{
+	return dl_progress_callback(p->done, p->total, payload);
+}
+
 static int cleanup_run(dl_cli *cli, const void *args)
 {
 	const cleanup_args *a = args;
@@ -26,15 +31,20 @@ static int cleanup_run(dl_cli *cli, const void *args)
 	dl_snapshot *snap;
 	int rc = dl_snapshot_open(&snap, a->table, &so);
 	if (rc < 0) return rc;
-	dl_table_properties props = *dl_snapshot_props(snap);
-	if (a->retention && dl_parse_interval_ms(a->retention, &props.log_retention_ms) < 0) {
-		dl_snapshot_free(snap);
+	dl_progress bar;
+	dl_progress_begin(&bar, cli->err, cli->quiet, "deleting log files", 0);
+	dl_log_cleanup_options o = DL_LOG_CLEANUP_OPTIONS_INIT;
+	o.retention = a->retention;
+	o.progress = show_progress;
+	o.progress_payload = &bar;
+	dl_log_cleanup_result r;
+	rc = dl_log_cleanup(&r, snap, &o);
+	dl_progress_end(&bar);
+	dl_snapshot_free(snap);
+	/* A retention the library cannot read is the user's typo: usage. */
+	if (rc == DL_EINVALID && a->retention)
 		return dl_cli_usage_error(cli, "--retention '%s' is not an interval such as "
 		                          "'interval 30 days'", a->retention);
-	}
-	dl_log_cleanup_result r;
-	rc = dl_log_cleanup(&r, dl_snapshot_store(snap), &props, INT64_MIN);
-	dl_snapshot_free(snap);
 	if (rc < 0) return rc;
 	if (r.cutoff_checkpoint < 0)
 		dl_cli_note(cli, "nothing to clean up: no checkpoint is older than the retention period");
@@ -42,13 +52,13 @@ static int cleanup_run(dl_cli *cli, const void *args)
 		{"keptFromCheckpoint", DL_OUT_NUMBER}, {"deletedCommits", DL_OUT_NUMBER},
 		{"deletedCheckpoints", DL_OUT_NUMBER}, {"deletedOther", DL_OUT_NUMBER},
 		{"deletedSidecars", DL_OUT_NUMBER}};
-	char k[32], c[32], p[32], o[32], sc[32];
+	char k[32], c[32], p[32], other[32], sc[32];
 	snprintf(k, sizeof k, "%" PRId64, r.cutoff_checkpoint);
 	snprintf(c, sizeof c, "%" PRId64, r.deleted_commits);
 	snprintf(p, sizeof p, "%" PRId64, r.deleted_checkpoints);
-	snprintf(o, sizeof o, "%" PRId64, r.deleted_other);
+	snprintf(other, sizeof other, "%" PRId64, r.deleted_other);
 	snprintf(sc, sizeof sc, "%" PRId64, r.deleted_sidecars);
-	const char *row[5] = {r.cutoff_checkpoint >= 0 ? k : NULL, c, p, o, sc};
+	const char *row[5] = {r.cutoff_checkpoint >= 0 ? k : NULL, c, p, other, sc};
 	dl_out *out = NULL;
 	rc = dl_cli_out_begin(&out, cli, cols, 5);
 	if (rc == 0) rc = dl_out_row(out, row);

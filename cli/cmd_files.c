@@ -1,7 +1,7 @@
-/* `deltalake files`: the data files a scan reads after pruning. */
-#include "json/json.h"
-#include "log/stats.h"
-#include "table/scan.h"
+/* `deltalake files`: the data files a scan reads after pruning, through
+ * the public scan-file API (deltalake/scan.h), as another engine sees them. */
+#include <stdlib.h>
+#include "deltalake.h"
 #include "table_cli.h"
 
 typedef struct files_args {
@@ -20,36 +20,64 @@ static const dl_cli_opt files_opts[] = {
 	DL_CLI_END,
 };
 
-static int file_row(dl_out *o, const dl_scan *scan, dl_snapshot *snap, size_t i, dl_arena *arena, dl_buf *pv)
+/* A JSON string literal of `s` into fp (RFC 8259 escapes). */
+static void json_string(FILE *fp, const char *s)
 {
-	dl_file_info fi;
-	DL_TRY(dl_scan_file_at(&fi, scan, i));
-	size_t si = dl_scan_file_snapshot_index(scan, i);
-	dl_json_writer w;
-	dl_buf_clear(pv);
-	dl_jw_init(&w, pv);
-	dl_jw_object_begin(&w);
-	for (size_t j = 0; j < fi.npartition_values; j++) {
-		const char *k, *v;
-		DL_TRY(dl_snapshot_file_partition_value(&k, &v, snap, si, j));
-		dl_jw_key(&w, k);
-		if (v) dl_jw_string(&w, v);
-		else dl_jw_null(&w);
+	fputc('"', fp);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\') fprintf(fp, "\\%c", *p);
+		else if (*p == '\n') fputs("\\n", fp);
+		else if (*p == '\t') fputs("\\t", fp);
+		else if (*p < 0x20) fprintf(fp, "\\u%04x", *p);
+		else fputc(*p, fp);
 	}
-	dl_jw_object_end(&w);
-	DL_TRY(dl_jw_finish(&w));
+	fputc('"', fp);
+}
+
+/* The partition values of file i as a JSON object keyed by logical column
+ * names (null for null values), in a buffer the caller frees. */
+static int partition_json(char **out, const dl_scan *scan, const dl_scan_file *f, size_t i)
+{
+	size_t len;
+	FILE *fp = open_memstream(out, &len);
+	if (!fp) return DL_ENOMEM;
+	int rc = 0;
+	fputc('{', fp);
+	for (size_t j = 0; j < f->npartition_values && rc == 0; j++) {
+		const char *k, *v;
+		rc = dl_scan_file_partition_value(&k, &v, scan, i, j);
+		if (rc < 0) break;
+		if (j) fputc(',', fp);
+		json_string(fp, k);
+		fputc(':', fp);
+		if (v) json_string(fp, v);
+		else fputs("null", fp);
+	}
+	fputc('}', fp);
+	if (fclose(fp) != 0 && rc == 0) rc = DL_ENOMEM;
+	return rc;
+}
+
+static int file_row(dl_out *o, const dl_scan *scan, size_t i)
+{
+	dl_scan_file f;
+	DL_CLI_TRY(dl_scan_file_get(&f, scan, i));
+	char *pv = NULL;
+	int rc = partition_json(&pv, scan, &f, i);
+	if (rc < 0) {
+		free(pv);
+		return rc;
+	}
 	char size[32], rows[32], deleted[32], mtime[DL_TIME_TEXT_MAX];
-	snprintf(size, sizeof size, "%" PRId64, fi.size);
-	dl_file_stats st;
-	dl_arena_reset(arena);
-	bool has_rows = fi.stats && dl_file_stats_parse(&st, arena, fi.stats, strlen(fi.stats)) == 0 &&
-	                st.num_records >= 0;
-	dl_error_clear();
-	if (has_rows) snprintf(rows, sizeof rows, "%" PRId64, st.num_records - fi.deleted_rows);
-	snprintf(deleted, sizeof deleted, "%" PRId64, fi.deleted_rows);
-	dl_cli_format_ms(mtime, fi.modification_time);
-	const char *row[6] = {fi.path, size, has_rows ? rows : NULL, deleted, pv->data, mtime};
-	return dl_out_row(o, row);
+	int64_t deleted_rows = f.has_deletion_vector ? f.deletion_vector.cardinality : 0;
+	snprintf(size, sizeof size, "%" PRId64, f.size);
+	if (f.num_records >= 0) snprintf(rows, sizeof rows, "%" PRId64, f.num_records - deleted_rows);
+	snprintf(deleted, sizeof deleted, "%" PRId64, deleted_rows);
+	dl_cli_format_ms(mtime, f.modification_time);
+	const char *row[6] = {f.path, size, f.num_records >= 0 ? rows : NULL, deleted, pv, mtime};
+	rc = dl_out_row(o, row);
+	free(pv);
+	return rc;
 }
 
 static int files_run(dl_cli *cli, const void *args)
@@ -68,9 +96,7 @@ static int files_run(dl_cli *cli, const void *args)
 	                                     {"modification_time", DL_OUT_STRING}};
 	dl_out *o = NULL;
 	if (rc == 0) rc = dl_cli_out_begin(&o, cli, cols, 6);
-	dl_arena arena = DL_ARENA_INIT;
-	dl_buf pv = DL_BUF_INIT;
-	for (size_t i = 0; rc == 0 && i < dl_scan_file_count(scan); i++) rc = file_row(o, scan, snap, i, &arena, &pv);
+	for (size_t i = 0; rc == 0 && i < dl_scan_file_count(scan); i++) rc = file_row(o, scan, i);
 	if (rc == 0) rc = dl_out_end(o);
 	else dl_out_free(o);
 	if (rc == 0 && a->where) {
@@ -80,8 +106,6 @@ static int files_run(dl_cli *cli, const void *args)
 		            dl_scan_file_count(scan), m.files_total, m.files_pruned_partitions, m.files_pruned_stats,
 		            (double)m.planning_us / 1000.0);
 	}
-	dl_buf_free(&pv);
-	dl_arena_free(&arena);
 	dl_scan_free(scan);
 	dl_snapshot_free(snap);
 	return rc;

@@ -135,59 +135,11 @@ static int open_input(dl_cli *cli, const write_args *a, struct ArrowArrayStream 
 	return rc;
 }
 
-/* The input stream with the progress bar counting the rows pulled through
- * it. TODO(progress): this counts rows read from the input, not rows
- * written; once dl_write_options has a public progress callback
- * (dl_progress_fn), report from it instead and drop this wrapper. */
-typedef struct counted {
-	struct ArrowArrayStream in;
-	dl_progress *p;
-	int64_t rows;
-} counted;
-
-static int counted_schema(struct ArrowArrayStream *s, struct ArrowSchema *out)
+/* The library's progress callback drives the bar: rows taken from the input
+ * while writing. */
+static int on_progress(const dl_progress_info *info, void *payload)
 {
-	counted *c = s->private_data;
-	return c->in.get_schema(&c->in, out);
-}
-
-static int counted_next(struct ArrowArrayStream *s, struct ArrowArray *out)
-{
-	counted *c = s->private_data;
-	int err = c->in.get_next(&c->in, out);
-	if (err == 0 && out->release) {
-		c->rows += out->length;
-		dl_progress_update(c->p, c->rows);
-	}
-	return err;
-}
-
-static const char *counted_error(struct ArrowArrayStream *s)
-{
-	counted *c = s->private_data;
-	return c->in.get_last_error ? c->in.get_last_error(&c->in) : NULL;
-}
-
-static void counted_release(struct ArrowArrayStream *s)
-{
-	counted *c = s->private_data;
-	dl_arrow_stream_release(&c->in);
-	free(c);
-	s->release = NULL;
-}
-
-/* Moves *in into *out wrapped; on failure *in is released. */
-static int count_rows(struct ArrowArrayStream *out, struct ArrowArrayStream *in, dl_progress *p)
-{
-	counted *c = dl_cli_calloc(1, sizeof *c);
-	if (!c) {
-		dl_arrow_stream_release(in);
-		return DL_ENOMEM;
-	}
-	c->in = *in;
-	in->release = NULL;
-	c->p = p;
-	*out = (struct ArrowArrayStream){counted_schema, counted_next, counted_error, counted_release, c};
+	if (info->rows >= 0) dl_progress_update(payload, info->rows);
 	return 0;
 }
 
@@ -241,15 +193,16 @@ static int write_run(dl_cli *cli, const void *args)
 	dl_write_options o = DL_WRITE_OPTIONS_INIT;
 	char **copies = NULL;
 	int rc = fill_options(cli, a, &o, &copies);
-	struct ArrowArrayStream st = {0}, data = {0};
+	struct ArrowArrayStream st = {0};
 	dl_parquet_file *pq = NULL;
 	if (rc == 0) rc = open_input(cli, a, &st, &pq);
 	int64_t version = -1;
 	if (rc == 0) {
 		dl_progress p;
 		dl_progress_begin(&p, cli->err, cli->quiet, "writing rows", 0);
-		rc = count_rows(&data, &st, &p);
-		if (rc == 0) rc = dl_write(&version, a->table, &data, &o);
+		o.progress = on_progress;
+		o.progress_payload = &p;
+		rc = dl_write(&version, a->table, &st, &o);
 		dl_progress_end(&p);
 	}
 	if (rc == 0) {
@@ -257,7 +210,6 @@ static int write_run(dl_cli *cli, const void *args)
 		                                  "or this --txn-version was already written)");
 		else fprintf(cli->out, "wrote %s at version %" PRId64 "\n", a->table, version);
 	}
-	dl_arrow_stream_release(&data);
 	dl_arrow_stream_release(&st);
 	dl_parquet_free(pq);
 	for (int i = 0; copies && i < a->properties.n; i++) free(copies[i]);

@@ -4,6 +4,7 @@
 #define DELTALAKE_H
 
 #include "deltalake/error.h"
+#include "deltalake/progress.h"
 #include "deltalake/store.h"
 #include "deltalake/arrow.h"
 #include "deltalake/snapshot.h"
@@ -16,6 +17,7 @@
 #include "deltalake/input.h"
 #include "deltalake/schema.h"
 #include "deltalake/timestamp.h"
+#include "deltalake/maintenance.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -11,4 +11,18 @@
 #define DL_EXTERN(type) type
 #endif
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Frees a buffer the library allocated and handed to the caller: the data
+ * of dl_store_get, the row indexes of dl_scan_file_deleted_rows, and every
+ * other out-parameter documented as "free with dl_free". Use it rather than
+ * free(): the library and the program may not share an allocator (static
+ * runtimes, allocation hooks). Safe on NULL. */
+DL_EXTERN(void) dl_free(void *p);
+
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -5,7 +5,11 @@
  * thread are in dl_error_last(): the code, a message that says what was wrong
  * and what to do, and for some errors a stable class name (for example the
  * conflict classes "ConcurrentAppendException"). The library never prints,
- * never exits and never aborts on bad input. */
+ * never exits and never aborts on bad input.
+ *
+ * Thread safety: the last error is thread-local: each thread sees the
+ * errors of its own calls only. The struct dl_error_last returns belongs to
+ * the calling thread; its contents change with that thread's next error. */
 #ifndef DELTALAKE_ERROR_H
 #define DELTALAKE_ERROR_H
 #include "deltalake/common.h"

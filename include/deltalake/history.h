@@ -4,7 +4,10 @@
  * their commitInfo; detail summarizes a snapshot. JSON-valued fields
  * (operationParameters, job, notebook, operationMetrics, partition and
  * clustering columns, properties, table features) are given as compact
- * JSON text. Strings are borrowed from the history/detail object. */
+ * JSON text. Strings are borrowed from the history/detail object.
+ *
+ * Thread safety: a history or a detail does not change after it is opened
+ * and may be read from several threads at once. */
 #ifndef DELTALAKE_HISTORY_H
 #define DELTALAKE_HISTORY_H
 #include "deltalake/common.h"

@@ -5,7 +5,12 @@
  * says about that version: schema, partition columns, properties, protocol,
  * the live data files with their statistics, tombstones, application
  * transaction versions and domain metadata. Strings returned by accessors
- * are borrowed from the snapshot and live as long as it does. */
+ * are borrowed from the snapshot and live as long as it does.
+ *
+ * Thread safety: a snapshot never changes after dl_snapshot_open (the log
+ * is read once; later commits need a new snapshot), so every accessor, and
+ * the scans, histories and details opened on it, may be used from several
+ * threads at once. Free it from one thread, after everything opened on it. */
 #ifndef DELTALAKE_SNAPSHOT_H
 #define DELTALAKE_SNAPSHOT_H
 #include "deltalake/common.h"

@@ -34,8 +34,9 @@ DL_EXTERN(void) dl_store_free(dl_store *s);
 /* The root as given (normalized: no trailing slash). Borrowed. */
 DL_EXTERN(const char *) dl_store_root(const dl_store *s);
 
-/* Whole object into a malloc'd buffer (NUL-terminated for convenience; the
- * terminator is not counted in *len). DL_ENOTFOUND when missing. */
+/* Whole object into a buffer the caller frees with dl_free (NUL-terminated
+ * for convenience; the terminator is not counted in *len). DL_ENOTFOUND
+ * when missing. */
 DL_EXTERN(int) dl_store_get(uint8_t **data, size_t *len, dl_store *s, const char *path);
 /* Bytes [offset, offset+len) into buf; *got may be short at end of object. */
 DL_EXTERN(int) dl_store_get_range(uint8_t *buf, size_t *got, dl_store *s,

@@ -28,7 +28,12 @@
  * ConcurrentDeleteDeleteException, MetadataChangedException,
  * ProtocolChangedException or ConcurrentTransactionException. After a
  * commit the version checksum, a checkpoint every delta.checkpointInterval
- * versions and expired log cleanup run by themselves. */
+ * versions and expired log cleanup run by themselves.
+ *
+ * Thread safety: a transaction is used by one thread at a time (it
+ * accumulates actions without locks). Different transactions, in threads
+ * or processes, may write the same table at once: that is what the
+ * optimistic commit above resolves. */
 #ifndef DELTALAKE_TXN_H
 #define DELTALAKE_TXN_H
 #include "deltalake/common.h"

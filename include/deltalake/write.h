@@ -21,7 +21,12 @@
  * constraints, generated columns, identity columns and delta.appendOnly
  * are enforced: a violation is DL_ECONSTRAINT naming the constraint and the
  * offending values, and leaves the table unchanged. Concurrent writers are
- * handled by the transaction layer (retry, or DL_ECONFLICT with a class). */
+ * handled by the transaction layer (retry, or DL_ECONFLICT with a class).
+ *
+ * Thread safety: dl_create_table and dl_write keep no state between calls;
+ * calls from several threads (or processes) on the same table are
+ * concurrent writers like any others. The progress callback runs on the
+ * calling thread. */
 #ifndef DELTALAKE_WRITE_H
 #define DELTALAKE_WRITE_H
 #include "deltalake/common.h"
@@ -29,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "deltalake/arrow.h"
+#include "deltalake/progress.h"
 #include "deltalake/txn.h"
 #ifdef __cplusplus
 extern "C" {
@@ -78,7 +84,7 @@ typedef enum dl_write_mode {
 	DL_WRITE_IGNORE,              /* create the table; nothing when it exists */
 } dl_write_mode;
 
-#define DL_WRITE_OPTIONS_VERSION 1
+#define DL_WRITE_OPTIONS_VERSION 2
 typedef struct dl_write_options {
 	int version;                       /* DL_WRITE_OPTIONS_VERSION */
 	dl_write_mode mode;
@@ -107,10 +113,14 @@ typedef struct dl_write_options {
 	const char *const *property_keys;
 	const char *const *property_values;
 	int nproperties;
+	/* version 2: progress (deltalake/progress.h); cancelling commits nothing */
+	dl_progress_fn progress;
+	void *progress_payload;
 } dl_write_options;
 #define DL_WRITE_OPTIONS_INIT \
 	{DL_WRITE_OPTIONS_VERSION, DL_WRITE_ERROR_IF_EXISTS, NULL, true, false, false, false, \
-	 NULL, 0, NULL, -1, NULL, 0, 0, true, NULL, NULL, 0}
+	 NULL, 0, NULL, -1, NULL, 0, 0, true, NULL, NULL, 0, \
+	 NULL, NULL}
 
 /* Writes the rows of `data` (consumed and released) to the table at `uri`,
  * creating it when absent. *version is the committed version, or -1 when
@@ -156,14 +166,18 @@ DL_EXTERN(int) dl_write(int64_t *version, const char *uri, struct ArrowArrayStre
  * dl_transaction_commit refuses (DL_EINVALID: free it and start again). A
  * transaction freed without a commit deletes the files its writes made
  * (best effort). */
-#define DL_TRANSACTION_WRITE_OPTIONS_VERSION 1
+#define DL_TRANSACTION_WRITE_OPTIONS_VERSION 2
 typedef struct dl_transaction_write_options {
 	int version;                  /* DL_TRANSACTION_WRITE_OPTIONS_VERSION */
 	bool data_change;             /* default true; false for rearranging writes */
 	int64_t max_records_per_file; /* 0: no limit */
 	int64_t target_file_size;     /* bytes per data file; 0: 128 MiB */
+	/* version 2: progress (deltalake/progress.h); cancelling fails the
+	 * write like any error (its files deleted, the transaction as before) */
+	dl_progress_fn progress;
+	void *progress_payload;
 } dl_transaction_write_options;
-#define DL_TRANSACTION_WRITE_OPTIONS_INIT {DL_TRANSACTION_WRITE_OPTIONS_VERSION, true, 0, 0}
+#define DL_TRANSACTION_WRITE_OPTIONS_INIT {DL_TRANSACTION_WRITE_OPTIONS_VERSION, true, 0, 0, NULL, NULL}
 
 /* Writes the rows of `data` (consumed and released) as data files of the
  * transaction's table; their add actions join the transaction. opts NULL:

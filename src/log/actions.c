@@ -230,6 +230,9 @@ static int get_dv(const ctx *c, const dl_json *o, dl_dv_descriptor **out)
 static int parse_add(const ctx *c, const dl_json *o, dl_add *a)
 {
 	DL_TRY(get_path(c, o, "path", &a->path));
+	const dl_json *raw = dl_json_get(o, "path"); /* a string: get_path checked it */
+	a->log_path = dl_log_path_raw(c->arena, raw->u.str.ptr, raw->u.str.len, a->path);
+	if (!a->log_path) return DL_ENOMEM;
 	DL_TRY(get_map(c, o, "partitionValues", false, &a->partition_values));
 	DL_TRY(get_long(c, o, "size", true, &a->size));
 	DL_TRY(get_long(c, o, "modificationTime", false, &a->modification_time));

@@ -37,6 +37,8 @@ const char *dl_str_map_get(const dl_str_map *m, const char *key, bool *found);
 
 typedef struct dl_add {
 	const char *path;              /* decoded */
+	const char *log_path;          /* as the log spells it (the same pointer when decoding
+	                                  changed nothing); NULL for adds not read from a log */
 	dl_str_map partition_values;
 	int64_t size;
 	int64_t modification_time;

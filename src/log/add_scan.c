@@ -183,8 +183,9 @@ static int field(scan *s, const char *key, size_t kl, dl_add *a, unsigned *seen)
 				dl_error_clear();
 				return 0; /* let the DOM path report it */
 			}
+			a->log_path = str; /* the scanned string, kept like a->path otherwise */
 		} else {
-			a->path = str;
+			a->path = a->log_path = str;
 		}
 		return 1;
 	}

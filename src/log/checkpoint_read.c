@@ -138,12 +138,21 @@ static int get_str_list(const cp_ctx *c, const dl_array *a, int64_t i, const cha
 	return 0;
 }
 
-static int get_path(const cp_ctx *c, const dl_array *a, int64_t i, const char *field,
-                    const char **out)
+/* The decoded path and, with raw, its spelling in the checkpoint. */
+static int get_path_raw(const cp_ctx *c, const dl_array *a, int64_t i, const char *field,
+                        const char **out, const char **raw_out)
 {
 	const char *raw;
 	DL_TRY(get_string(c, a, i, field, true, &raw));
-	return dl_log_path_decode(c->arena, raw, strlen(raw), c->file, out);
+	DL_TRY(dl_log_path_decode(c->arena, raw, strlen(raw), c->file, out));
+	if (raw_out) *raw_out = raw; /* get_string copied it into the arena */
+	return 0;
+}
+
+static int get_path(const cp_ctx *c, const dl_array *a, int64_t i, const char *field,
+                    const char **out)
+{
+	return get_path_raw(c, a, i, field, out, NULL);
 }
 
 static int get_dv(const cp_ctx *c, const dl_array *st, int64_t i, dl_dv_descriptor **out)
@@ -355,7 +364,7 @@ static int partition_values_from_parsed(const cp_ctx *c, const dl_array *pp, int
 
 static int row_add(const cp_ctx *c, const dl_array *a, int64_t i, dl_add *out)
 {
-	DL_TRY(get_path(c, child(a, "path"), i, "add.path", &out->path));
+	DL_TRY(get_path_raw(c, child(a, "path"), i, "add.path", &out->path, &out->log_path));
 	const dl_array *pv = child(a, "partitionValues");
 	if (valid(pv, i))
 		DL_TRY(get_map(c, pv, i, "add.partitionValues", &out->partition_values));

@@ -21,6 +21,12 @@ static size_t local_scheme_prefix(const char *s, size_t n)
 	return 0;
 }
 
+const char *dl_log_path_raw(dl_arena *arena, const char *uri, size_t n, const char *decoded)
+{
+	if (strlen(decoded) == n && memcmp(decoded, uri, n) == 0) return decoded;
+	return dl_arena_strndup(arena, uri, n);
+}
+
 int dl_log_path_decode(dl_arena *arena, const char *uri, size_t n, const char *what,
                        const char **out)
 {

@@ -15,6 +15,10 @@
  * scheme. A malformed escape is DL_ECORRUPT naming `what`. */
 int dl_log_path_decode(dl_arena *arena, const char *uri, size_t n, const char *what,
                        const char **out);
+/* The log's spelling of a path next to its decoded form: `decoded` itself
+ * when they are equal (no copy), else a copy of uri[0..n) in the arena;
+ * NULL when out of memory (DL_ENOMEM set). */
+const char *dl_log_path_raw(dl_arena *arena, const char *uri, size_t n, const char *decoded);
 /* Encodes a file path for the log the way Spark does (java.net.URI of a
  * relative path): space, '%', '#', '?', ... and non-ASCII are escaped. */
 int dl_log_path_encode(dl_buf *out, const char *path);

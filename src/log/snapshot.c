@@ -8,6 +8,7 @@
 #include "log/schema.h"
 #include "util/error.h"
 #include "util/mem.h"
+#include "util/options.h"
 #include "util/time.h"
 
 /* ---- commit timestamps and time travel ---- */
@@ -190,6 +191,8 @@ static int open_impl(dl_snapshot *s, const char *uri, const dl_snapshot_options 
 		DL_TRY(resolve_timestamp(s, o, &version));
 	}
 	dl_replay_options ro = {.skip_tombstones = o->skip_tombstones, .metadata_only = o->metadata_only};
+	s->without_tombstones = o->skip_tombstones;
+	s->metadata_only = o->metadata_only;
 	DL_TRY(load(s, version, &ro));
 	const char *schema = s->state.metadata->schema_string;
 	if (schema) {
@@ -202,13 +205,16 @@ static int open_impl(dl_snapshot *s, const char *uri, const dl_snapshot_options 
 
 int dl_snapshot_open(dl_snapshot **out, const char *uri, const dl_snapshot_options *opts)
 {
-	static const dl_snapshot_options defaults = DL_SNAPSHOT_OPTIONS_INIT;
-	const dl_snapshot_options *o = opts ? opts : &defaults;
+	/* The size of each version of the options (util/options.h). */
+	static const size_t ends[] = {
+		DL_OPTIONS_END(dl_snapshot_options, metadata_only), /* 1 */
+	};
+	DL_OPTIONS_ENDS_CHECK(ends, DL_SNAPSHOT_OPTIONS_VERSION);
 	*out = NULL;
-	if (o->version != DL_SNAPSHOT_OPTIONS_VERSION)
-		return dl_error_set(DL_EINVALID, "dl_snapshot_options.version is %d, expected %d: "
-		                    "initialize options with DL_SNAPSHOT_OPTIONS_INIT", o->version,
-		                    DL_SNAPSHOT_OPTIONS_VERSION);
+	dl_snapshot_options loaded = DL_SNAPSHOT_OPTIONS_INIT;
+	DL_TRY(dl_options_load(&loaded, opts, ends, DL_SNAPSHOT_OPTIONS_VERSION, "dl_snapshot_options",
+	                       "DL_SNAPSHOT_OPTIONS_INIT"));
+	const dl_snapshot_options *o = &loaded;
 	dl_snapshot *s = dl_calloc(1, sizeof *s);
 	if (!s) return DL_ENOMEM;
 	int rc = open_impl(s, uri, o);

@@ -19,6 +19,8 @@ struct dl_snapshot {
 	dl_table_properties props;
 	int64_t timestamp_ms;        /* commit timestamp of the version */
 	int64_t in_commit_timestamp; /* DL_NONE when not enabled */
+	bool without_tombstones;     /* opened with skip_tombstones */
+	bool metadata_only;          /* opened with metadata_only: no files */
 };
 
 /* Internal accessors. */

@@ -12,6 +12,7 @@
 #include "ops/table_def.h"
 #include "util/error.h"
 #include "util/mem.h"
+#include "util/options.h"
 #include "util/time.h"
 
 /* A commit or checkpoint file name: 20 digits then ".json" or
@@ -210,11 +211,19 @@ static int commit_create(create_ctx *c, const dl_create_options *o, int64_t *ver
 
 int dl_create_table(int64_t *version, const char *uri, const dl_create_options *o)
 {
+	/* The size of each version of the options (util/options.h). */
+	static const size_t ends[] = {
+		DL_OPTIONS_END(dl_create_options, user_metadata), /* 1 */
+	};
+	DL_OPTIONS_ENDS_CHECK(ends, DL_CREATE_OPTIONS_VERSION);
 	*version = -1;
-	if (!o || o->version != DL_CREATE_OPTIONS_VERSION)
-		return dl_error_set(DL_EINVALID, "dl_create_table: options missing or of version %d "
-		                                  "(expected %d); use DL_CREATE_OPTIONS_INIT",
-		                    o ? o->version : 0, DL_CREATE_OPTIONS_VERSION);
+	if (!o)
+		return dl_error_set(DL_EINVALID, "dl_create_table: options missing (a schema is needed); "
+		                                  "use DL_CREATE_OPTIONS_INIT");
+	dl_create_options loaded = DL_CREATE_OPTIONS_INIT;
+	DL_TRY(dl_options_load(&loaded, o, ends, DL_CREATE_OPTIONS_VERSION, "dl_create_options",
+	                       "DL_CREATE_OPTIONS_INIT"));
+	o = &loaded;
 	create_ctx c;
 	memset(&c, 0, sizeof c);
 	int rc = parse_schema(&c.schema, o);

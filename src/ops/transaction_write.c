@@ -15,6 +15,7 @@
 #include "txn/txn.h"
 #include "util/error.h"
 #include "util/mem.h"
+#include "util/options.h"
 
 typedef struct txn_writes {
 	dl_files_writer **files;
@@ -88,19 +89,25 @@ static int keep_files(txn_writes *w, dl_files_writer *fw)
 int dl_transaction_write(dl_transaction *t, struct ArrowArrayStream *data,
                          const dl_transaction_write_options *opts)
 {
-	dl_transaction_write_options def = DL_TRANSACTION_WRITE_OPTIONS_INIT;
-	if (!opts) opts = &def;
+	/* The size of each version of the options (util/options.h). */
+	static const size_t ends[] = {
+		DL_OPTIONS_END(dl_transaction_write_options, target_file_size), /* 1 */
+		DL_OPTIONS_END(dl_transaction_write_options, progress_payload), /* 2: progress */
+	};
+	DL_OPTIONS_ENDS_CHECK(ends, DL_TRANSACTION_WRITE_OPTIONS_VERSION);
+	dl_transaction_write_options loaded = DL_TRANSACTION_WRITE_OPTIONS_INIT;
 	if (!t || !data || !data->release) {
 		if (data && data->release) data->release(data);
 		return dl_error_set(DL_EINVALID, "dl_transaction_write: a transaction and a data stream "
 		                                  "are needed");
 	}
-	if (opts->version != DL_TRANSACTION_WRITE_OPTIONS_VERSION) {
+	int lrc = dl_options_load(&loaded, opts, ends, DL_TRANSACTION_WRITE_OPTIONS_VERSION,
+	                          "dl_transaction_write_options", "DL_TRANSACTION_WRITE_OPTIONS_INIT");
+	if (lrc < 0) {
 		data->release(data);
-		return dl_error_set(DL_EINVALID, "dl_transaction_write_options.version is %d, expected %d; "
-		                                  "use DL_TRANSACTION_WRITE_OPTIONS_INIT",
-		                    opts->version, DL_TRANSACTION_WRITE_OPTIONS_VERSION);
+		return lrc;
 	}
+	opts = &loaded;
 	txn_writes *w;
 	dl_batch_stream *s;
 	int rc = writes_of(&w, t);
@@ -114,6 +121,8 @@ int dl_transaction_write(dl_transaction *t, struct ArrowArrayStream *data,
 	o.data_change = opts->data_change;
 	o.max_records_per_file = opts->max_records_per_file;
 	o.target_file_size = opts->target_file_size;
+	o.progress = opts->progress;
+	o.progress_payload = opts->progress_payload;
 	dl_files_writer *fw;
 	int64_t hwm = w->row_hwm;
 	bool joined;

@@ -32,6 +32,7 @@
 #include "txn/txn.h"
 #include "util/error.h"
 #include "util/mem.h"
+#include "util/options.h"
 #include "util/time.h"
 
 typedef struct write_ctx {
@@ -76,12 +77,26 @@ static const char *mode_name(dl_write_mode m)
 	}
 }
 
+/* The size of each version of dl_write_options (util/options.h). */
+static const size_t write_options_ends[] = {
+	DL_OPTIONS_END(dl_write_options, nproperties),      /* 1 */
+	DL_OPTIONS_END(dl_write_options, progress_payload), /* 2: progress */
+};
+DL_OPTIONS_ENDS_CHECK(write_options_ends, DL_WRITE_OPTIONS_VERSION);
+
+/* The caller's options of any known version as the current version. */
+static int load_options(dl_write_options *dst, const dl_write_options *o)
+{
+	if (!o)
+		return dl_error_set(DL_EINVALID, "dl_write: options missing; use DL_WRITE_OPTIONS_INIT");
+	static const dl_write_options def = DL_WRITE_OPTIONS_INIT;
+	*dst = def;
+	return dl_options_load(dst, o, write_options_ends, DL_WRITE_OPTIONS_VERSION,
+	                       "dl_write_options", "DL_WRITE_OPTIONS_INIT");
+}
+
 static int check_options(const dl_write_options *o)
 {
-	if (!o || o->version != DL_WRITE_OPTIONS_VERSION)
-		return dl_error_set(DL_EINVALID, "dl_write: options missing or of version %d (expected "
-		                                  "%d); use DL_WRITE_OPTIONS_INIT",
-		                    o ? o->version : 0, DL_WRITE_OPTIONS_VERSION);
 	bool overwrite = o->mode == DL_WRITE_OVERWRITE;
 	if (o->replace_where && !overwrite)
 		return dl_error_set(DL_EINVALID, "replaceWhere needs the overwrite mode");
@@ -345,6 +360,19 @@ static int write_batch(write_ctx *c, const dl_batch *in)
 	return rc;
 }
 
+/* The caller's progress callback (dl_write_options.progress); non-zero
+ * from it cancels the write before anything is committed. */
+static int report_progress(write_ctx *c, const char *phase, const char *unit, int64_t done,
+                           int64_t total)
+{
+	if (!c->o->progress) return 0;
+	dl_progress_info p = {c->into_txn ? "transaction write" : "write", phase, unit, done, total,
+	                      c->input_rows, c->fw ? dl_files_writer_bytes(c->fw) : -1};
+	if (c->o->progress(&p, c->o->progress_payload) == 0) return 0;
+	return dl_error_set(DL_ECANCELLED, "%s cancelled by the progress callback (%s)", p.operation,
+	                    phase);
+}
+
 static int write_all(write_ctx *c, dl_batch_stream *data)
 {
 	for (;;) {
@@ -356,6 +384,7 @@ static int write_all(write_ctx *c, dl_batch_stream *data)
 		dl_batch_free(in);
 		DL_TRY(rc);
 		if (c->progress) c->progress(c->progress_payload, c->input_rows);
+		DL_TRY(report_progress(c, "writing", "rows", c->input_rows, -1));
 	}
 }
 
@@ -689,6 +718,8 @@ static int run(write_ctx *c, const char *uri, dl_batch_stream *data, int64_t *ve
 	if (applied) return 0;
 	DL_TRY(write_data(c, data));
 	DL_TRY(set_commit_info(c));
+	int64_t nfiles = (int64_t)dl_files_writer_count(c->fw);
+	DL_TRY(report_progress(c, "committing", "files", nfiles, nfiles));
 	return dl_txn_commit(c->txn, version);
 }
 
@@ -730,6 +761,9 @@ int dl_ops_write_into(dl_files_writer **files, int64_t *row_hwm, bool *joined,
 {
 	*files = NULL;
 	*joined = false;
+	dl_write_options loaded;
+	DL_TRY(load_options(&loaded, o));
+	o = &loaded;
 	DL_TRY(check_options(o));
 	if (o->mode != DL_WRITE_APPEND || o->txn_app_id)
 		return dl_error_set(DL_EINVALID, "a write into a transaction is an append; app ids "
@@ -761,6 +795,9 @@ int dl_ops_write(int64_t *version, const char *uri, dl_batch_stream *data,
                  const dl_write_options *o, dl_write_progress_fn progress, void *payload)
 {
 	*version = -1;
+	dl_write_options loaded;
+	DL_TRY(load_options(&loaded, o));
+	o = &loaded;
 	DL_TRY(check_options(o));
 	write_ctx c;
 	memset(&c, 0, sizeof c);

@@ -17,6 +17,7 @@
 #include "table/scan.h"
 #include "util/error.h"
 #include "util/mem.h"
+#include "util/options.h"
 
 typedef struct commit_actions {
 	dl_arena arena;
@@ -499,12 +500,16 @@ static int build_schema(cdf *c)
 
 int dl_changes_batches(dl_batch_stream **out, const char *uri, const dl_changes_options *opts)
 {
-	static const dl_changes_options defaults = DL_CHANGES_OPTIONS_INIT;
-	const dl_changes_options *o = opts ? opts : &defaults;
+	/* The size of each version of the options (util/options.h). */
+	static const size_t ends[] = {
+		DL_OPTIONS_END(dl_changes_options, end_timestamp_ms), /* 1 */
+	};
+	DL_OPTIONS_ENDS_CHECK(ends, DL_CHANGES_OPTIONS_VERSION);
 	*out = NULL;
-	if (o->version != DL_CHANGES_OPTIONS_VERSION)
-		return dl_error_set(DL_EINVALID, "dl_changes_options.version is %d, expected %d: initialize options "
-		                    "with DL_CHANGES_OPTIONS_INIT", o->version, DL_CHANGES_OPTIONS_VERSION);
+	dl_changes_options loaded = DL_CHANGES_OPTIONS_INIT;
+	DL_TRY(dl_options_load(&loaded, opts, ends, DL_CHANGES_OPTIONS_VERSION, "dl_changes_options",
+	                       "DL_CHANGES_OPTIONS_INIT"));
+	const dl_changes_options *o = &loaded;
 	cdf *c = dl_calloc(1, sizeof *c);
 	if (!c) return DL_ENOMEM;
 	dl_snapshot_options so = DL_SNAPSHOT_OPTIONS_INIT;

@@ -7,6 +7,7 @@
 #include "table/scan.h"
 #include "util/error.h"
 #include "util/mem.h"
+#include "util/options.h"
 #include "util/pool.h"
 
 static int64_t now_us(void)
@@ -16,15 +17,28 @@ static int64_t now_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
+/* The caller's options of any known version (util/options.h) as the
+ * current version. */
+static int load_options(dl_scan_options *dst, const dl_scan_options *o)
+{
+	static const size_t ends[] = {
+		DL_OPTIONS_END(dl_scan_options, max_queued_batches), /* 1 */
+		DL_OPTIONS_END(dl_scan_options, progress_payload),   /* 2: progress */
+	};
+	DL_OPTIONS_ENDS_CHECK(ends, DL_SCAN_OPTIONS_VERSION);
+	static const dl_scan_options def = DL_SCAN_OPTIONS_INIT;
+	*dst = def;
+	return dl_options_load(dst, o, ends, DL_SCAN_OPTIONS_VERSION, "dl_scan_options",
+	                       "DL_SCAN_OPTIONS_INIT");
+}
+
 int dl_scan_open(dl_scan **out, dl_snapshot *snap, const dl_scan_options *opts)
 {
-	static const dl_scan_options defaults = DL_SCAN_OPTIONS_INIT;
-	const dl_scan_options *o = opts ? opts : &defaults;
 	*out = NULL;
 	if (!snap) return dl_error_set(DL_EINVALID, "dl_scan_open needs a snapshot");
-	if (o->version != DL_SCAN_OPTIONS_VERSION)
-		return dl_error_set(DL_EINVALID, "dl_scan_options.version is %d, expected %d: initialize options "
-		                    "with DL_SCAN_OPTIONS_INIT", o->version, DL_SCAN_OPTIONS_VERSION);
+	dl_scan_options loaded;
+	DL_TRY(load_options(&loaded, opts));
+	const dl_scan_options *o = &loaded;
 	if (o->columns == NULL && o->ncolumns != 0)
 		return dl_error_set(DL_EINVALID, "dl_scan_options.ncolumns is %d but columns is NULL", o->ncolumns);
 	int64_t t0 = now_us();
@@ -40,8 +54,11 @@ int dl_scan_open(dl_scan **out, dl_snapshot *snap, const dl_scan_options *opts)
 		threads = dl_pool_shared(&p) == 0 ? dl_pool_size(p) : 1;
 	}
 	s->max_queued = o->max_queued_batches > 0 ? o->max_queued_batches : 2 * threads + 2;
+	s->progress = o->progress;
+	s->progress_payload = o->progress_payload;
 	int rc = dl_scan_plan_columns(s, o);
 	if (rc == 0) rc = dl_scan_plan_files(s);
+	if (rc == 0) rc = dl_scan_files_init(s);
 	if (rc < 0) {
 		dl_scan_free(s);
 		return rc;
@@ -54,8 +71,8 @@ int dl_scan_open(dl_scan **out, dl_snapshot *snap, const dl_scan_options *opts)
 int dl_scan_open_expr(dl_scan **out, dl_snapshot *snap, const dl_scan_options *o, const dl_expr *filter)
 {
 	*out = NULL;
-	dl_scan_options copy = DL_SCAN_OPTIONS_INIT;
-	if (o) copy = *o;
+	dl_scan_options copy;
+	DL_TRY(load_options(&copy, o));
 	if (copy.filter)
 		return dl_error_set(DL_EINVALID, "dl_scan_open_expr takes the filter as an expression: leave "
 		                    "options.filter NULL");
@@ -71,6 +88,7 @@ int dl_scan_open_expr(dl_scan **out, dl_snapshot *snap, const dl_scan_options *o
 void dl_scan_free(dl_scan *s)
 {
 	if (!s) return;
+	dl_scan_files_free(s);
 	dl_type_unref(s->read_schema);
 	dl_type_unref(s->out_schema);
 	dl_type_unref(s->phys_request);

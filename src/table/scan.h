@@ -56,6 +56,9 @@ struct dl_scan {
 	int threads;
 	int max_queued;
 	dl_scan_metrics metrics;
+	struct dl_scan_file_cache *file_cache; /* scan_files.c: the public file accessors */
+	dl_progress_fn progress; /* dl_scan_options.progress, for the streams */
+	void *progress_payload;
 	dl_arena arena;        /* physical names, indexed paths */
 	pthread_mutex_t store_mu;
 	dl_store *root_store;  /* for absolute file paths ("/..."), opened on demand */
@@ -69,6 +72,11 @@ int dl_scan_open_expr(dl_scan **out, dl_snapshot *snap, const dl_scan_options *o
 /* Planning (scan_plan.c). */
 int dl_scan_plan_columns(dl_scan *s, const dl_scan_options *o);
 int dl_scan_plan_files(dl_scan *s);
+
+/* The cache behind the public file accessors (scan_files.c), built once
+ * the files are planned; freed by dl_scan_free. */
+int dl_scan_files_init(dl_scan *s);
+void dl_scan_files_free(dl_scan *s);
 
 /* Row-group pruning over the footer statistics (scan_rowgroups.c). */
 struct pq_reader;

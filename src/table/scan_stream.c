@@ -40,6 +40,9 @@ typedef struct sstream {
 	dl_waitgroup wg;
 	size_t unclaimed_file;   /* the file seen unclaimed, since when (ms) */
 	int64_t unclaimed_since;
+	int64_t rows_out;        /* rows handed to the consumer (progress) */
+	bool end_reported;       /* the progress of the last file was reported */
+	bool callback_cancelled; /* the progress callback asked to stop */
 } sstream;
 
 typedef struct emit_ctx {
@@ -154,10 +157,50 @@ static const dl_type *stream_schema(dl_batch_stream *bs)
 	return q->s->out_schema;
 }
 
+/* Tells the scan's progress callback (on the consumer's thread, outside
+ * the lock) how many files are read to their end; non-zero from it stops
+ * the workers and ends the stream with DL_ECANCELLED. */
+static int report_progress(sstream *q, size_t files_done)
+{
+	dl_scan *s = q->s;
+	if (!s->progress) return 0;
+	dl_progress_info p = {"scan", "reading", "files", (int64_t)files_done, (int64_t)s->nfiles,
+	                      q->rows_out, -1};
+	if (s->progress(&p, s->progress_payload) == 0) return 0;
+	pthread_mutex_lock(&q->mu);
+	q->callback_cancelled = true;
+	q->cancel = true;
+	pthread_cond_broadcast(&q->producer_cv);
+	pthread_mutex_unlock(&q->mu);
+	return dl_error_set(DL_ECANCELLED, "scan cancelled by the progress callback after %zu of %zu files",
+	                    files_done, s->nfiles);
+}
+
+static int stream_next_batch(sstream *q, dl_batch **out);
+
 static int stream_next(dl_batch_stream *bs, dl_batch **out)
 {
 	sstream *q = bs->private_data;
 	*out = NULL;
+	if (q->callback_cancelled)
+		return dl_error_set(DL_ECANCELLED, "scan cancelled by the progress callback");
+	DL_TRY(stream_next_batch(q, out));
+	if (!q->s->progress || (!*out && q->end_reported)) return 0;
+	pthread_mutex_lock(&q->mu);
+	size_t files_done = q->cur;
+	pthread_mutex_unlock(&q->mu);
+	if (*out) q->rows_out += (*out)->num_rows;
+	else q->end_reported = true;
+	int rc = report_progress(q, files_done);
+	if (rc < 0) {
+		dl_batch_free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+static int stream_next_batch(sstream *q, dl_batch **out)
+{
 	if (!q->started) DL_TRY(start(q));
 	pthread_mutex_lock(&q->mu);
 	for (;;) {

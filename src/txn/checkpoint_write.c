@@ -23,6 +23,7 @@
 #include "txn/checkpoint_stats.h"
 #include "util/error.h"
 #include "util/mem.h"
+#include "util/options.h"
 #include "util/time.h"
 #include "util/uuid.h"
 
@@ -33,8 +34,20 @@ enum { C_TXN, C_ADD, C_REMOVE, C_META, C_PROTO, C_DOMAIN, C_CKMETA, C_SIDECAR, C
 static const char *const COL_NAMES[C_N] = {"txn", "add", "remove", "metaData", "protocol",
                                            "domainMetadata", "checkpointMetadata", "sidecar"};
 
+/* What one checkpoint run tracks across its files: the progress callback
+ * and the sidecars published so far (deleted again when the run fails:
+ * their names are fresh UUIDs, so they are nobody else's). */
+typedef struct ckpt_run {
+	dl_progress_fn progress;
+	void *payload;
+	int64_t done, total;   /* actions written / to write at most */
+	char **sidecars;
+	size_t nsidecars;
+} ckpt_run;
+
 typedef struct ckpt_file {
 	char *path;
+	ckpt_run *run;       /* NULL: no progress (while closing) */
 	dl_store_writer *sw;
 	pq_sink sink;
 	pq_writer *pw;
@@ -58,6 +71,7 @@ typedef struct ckpt_ctx {
 	dl_buf scratch;
 	int64_t cutoff_ms;             /* tombstones at or before it expired */
 	bool dv_key;                   /* multi-part keys include the DV id */
+	ckpt_run run;
 } ckpt_ctx;
 
 /* ---- one output file ---- */
@@ -88,9 +102,24 @@ static int file_open(ckpt_file *f, dl_store *store, const char *path, const dl_c
 	return pq_writer_open(&f->pw, f->type, &f->sink, &po);
 }
 
+/* Tells the progress callback about rows flushed; it may cancel. It runs
+ * before a file is published, never after the first part of a classic
+ * checkpoint is (parts have fixed names that a racing writer may share),
+ * so a cancel leaves no file behind but earlier sidecars, which the run
+ * deletes. */
+static int report_progress(ckpt_run *run, int64_t rows)
+{
+	run->done += rows;
+	if (!run->progress) return 0;
+	dl_progress_info p = {"checkpoint", "writing", "actions", run->done, run->total, -1, -1};
+	if (run->progress(&p, run->payload) == 0) return 0;
+	return dl_error_set(DL_ECANCELLED, "checkpoint cancelled by the progress callback");
+}
+
 static int file_flush(ckpt_file *f)
 {
 	if (f->pending == 0) return 0;
+	int64_t rows = f->pending;
 	dl_batch *b = dl_batch_new(f->type, f->pending);
 	if (!b) return DL_ENOMEM;
 	int rc = 0;
@@ -102,13 +131,19 @@ static int file_flush(ckpt_file *f)
 	if (rc == 0) rc = pq_writer_write(f->pw, b);
 	dl_batch_free(b);
 	f->pending = 0;
+	if (rc == 0 && f->run) rc = report_progress(f->run, rows);
 	return rc;
 }
 
 /* Publishes the file; frees its writers either way. */
 static int file_close(ckpt_file *f)
 {
+	/* The last chance to cancel is before the file is published. */
+	ckpt_run *run = f->run;
+	f->run = NULL;
+	int64_t rows = f->pending;
 	int rc = file_flush(f);
+	if (rc == 0 && run) rc = report_progress(run, rows);
 	if (rc == 0) rc = pq_writer_close(f->pw);
 	if (rc == 0) f->size = pq_writer_file_size(f->pw);
 	pq_writer_free(f->pw);
@@ -490,6 +525,7 @@ static int write_classic(ckpt_ctx *c, dl_checkpoint_result *res, int nparts)
 	for (int i = 0; i < nparts && rc == 0; i++) {
 		name_part(path, sizeof path, v, i, nparts);
 		rc = file_open(&files[i], c->store, path, &c->so);
+		files[i].run = &c->run;
 	}
 	if (rc == 0) rc = emit_non_file(&files[part_of(c, NULL, NULL, nparts)], st);
 	for (size_t i = 0; i < st->nadds && rc == 0; i++) {
@@ -500,6 +536,8 @@ static int write_classic(ckpt_ctx *c, dl_checkpoint_result *res, int nparts)
 		const dl_remove *r = &st->removes[i];
 		if (tombstone_live(c, r)) rc = emit_remove(c, &files[part_of(c, r->path, r->dv, nparts)], r);
 	}
+	/* Cancelling stays possible until part 0 is published, not after. */
+	for (int i = 1; i < nparts; i++) files[i].run = NULL;
 	for (int i = 0; i < nparts && rc == 0; i++) {
 		rc = file_close(&files[i]);
 		res->actions += files[i].rows;
@@ -509,6 +547,28 @@ static int write_classic(ckpt_ctx *c, dl_checkpoint_result *res, int nparts)
 	dl_free(files);
 	res->parts = nparts;
 	return rc;
+}
+
+static int remember_sidecar(ckpt_run *run, const char *path)
+{
+	char **grown = dl_reallocarray(run->sidecars, run->nsidecars + 1, sizeof *grown);
+	if (!grown) return DL_ENOMEM;
+	run->sidecars = grown;
+	if (!(grown[run->nsidecars] = dl_strdup(path))) return DL_ENOMEM;
+	run->nsidecars++;
+	return 0;
+}
+
+/* After a failed run: deletes the sidecars it published (nothing
+ * references them), keeping the failure's message. */
+static void drop_sidecars(ckpt_ctx *c, int rc)
+{
+	if (c->run.nsidecars == 0) return;
+	dl_error saved = *dl_error_last();
+	char *msg = dl_strdup(saved.message);
+	for (size_t i = 0; i < c->run.nsidecars; i++) (void)dl_store_delete(c->store, c->run.sidecars[i]);
+	if (msg) dl_error_set(rc, "%s", msg);
+	dl_free(msg);
 }
 
 /* Writes the file actions into sidecars of at most part_actions rows and
@@ -528,6 +588,7 @@ static int write_sidecars(ckpt_ctx *c, dl_checkpoint_result *res, ckpt_file *mai
 		snprintf(path, sizeof path, DL_LOG_DIR "/_sidecars/%s", name);
 		ckpt_file f;
 		rc = file_open(&f, c->store, path, &so);
+		f.run = &c->run;
 		while (rc == 0 && f.rows < part_actions && ai < st->nadds)
 			rc = emit_add(c, &f, dl_log_state_add(st, ai++));
 		while (rc == 0 && f.rows < part_actions && ri < st->nremoves) {
@@ -539,6 +600,7 @@ static int write_sidecars(ckpt_ctx *c, dl_checkpoint_result *res, ckpt_file *mai
 			break;
 		}
 		if (rc == 0) rc = file_close(&f);
+		if (rc == 0) rc = remember_sidecar(&c->run, path);
 		dl_object_info info = {0};
 		if (rc == 0) rc = dl_store_stat(&info, c->store, path);
 		if (rc == 0) rc = emit_sidecar(main_file, name, f.size, info.mtime_ms);
@@ -561,6 +623,7 @@ static int write_v2(ckpt_ctx *c, dl_checkpoint_result *res, int64_t part_actions
 	c->so.v2 = true;
 	ckpt_file f;
 	int rc = file_open(&f, c->store, path, &c->so);
+	f.run = &c->run;
 	if (rc == 0) rc = emit_ckmeta(&f, st->version);
 	if (rc == 0) rc = emit_non_file(&f, st);
 	if (rc == 0) rc = write_sidecars(c, res, &f, part_actions);
@@ -616,19 +679,19 @@ static int write_last_checkpoint(dl_store *store, const dl_checkpoint_result *re
 /* ---- entry points ---- */
 
 int dl_checkpoint_write(dl_checkpoint_result *out, dl_store *store, dl_snapshot *snap,
-                        const dl_checkpoint_options *opts)
+                        const dl_ckpt_write_options *opts)
 {
-	dl_checkpoint_options def = DL_CHECKPOINT_OPTIONS_INIT;
+	dl_ckpt_write_options def = DL_CKPT_WRITE_OPTIONS_INIT;
 	if (!opts) opts = &def;
-	if (opts->version != DL_CHECKPOINT_OPTIONS_VERSION)
-		return dl_error_set(DL_EINVALID, "dl_checkpoint_options.version is %d, expected %d",
-		                    opts->version, DL_CHECKPOINT_OPTIONS_VERSION);
 	memset(out, 0, sizeof *out);
 	const dl_log_state *st = &snap->state;
 	DL_TRY(dl_log_state_validate(st));
-	if (st->metadata_only)
+	if (st->metadata_only || snap->metadata_only)
 		return dl_error_set(DL_EINVALID, "cannot checkpoint a metadata-only snapshot: open it "
 		                    "with its files");
+	if (snap->without_tombstones)
+		return dl_error_set(DL_EINVALID, "cannot checkpoint a snapshot opened without its "
+		                    "tombstones (skip_tombstones): they belong in the checkpoint");
 	int64_t now = opts->now_ms != INT64_MIN ? opts->now_ms : dl_now_millis();
 	int64_t part_actions = opts->part_actions > 0 ? opts->part_actions : DEFAULT_PART_ACTIONS;
 	bool v2 = opts->kind == DL_CHECKPOINT_KIND_V2 ||
@@ -641,19 +704,28 @@ int dl_checkpoint_write(dl_checkpoint_result *out, dl_store *store, dl_snapshot 
 	dl_buf parsed = DL_BUF_INIT;
 	ckpt_ctx c;
 	int rc = ctx_init(&c, store, snap, &parsed, now);
+	int64_t total = 2 + (int64_t)(st->ntxns + st->ndomains + st->nadds + st->nremoves);
+	c.run = (ckpt_run){opts->progress, opts->progress_payload, 0, total + (v2 ? 1 : 0), NULL, 0};
 	out->version = st->version;
 	out->add_files = (int64_t)st->nadds;
 	if (rc == 0) {
 		if (v2) {
 			rc = write_v2(&c, out, part_actions);
 		} else {
-			int64_t total = 2 + (int64_t)(st->ntxns + st->ndomains + st->nadds + st->nremoves);
 			int64_t n = (total + part_actions - 1) / part_actions;
 			if (n > 100000) n = 100000;
 			rc = write_classic(&c, out, (int)(n < 1 ? 1 : n));
 		}
 	}
 	if (rc == 0) rc = write_last_checkpoint(store, out);
+	if (rc < 0) drop_sidecars(&c, rc);
+	if (rc == 0 && c.run.progress) { /* done: too late to cancel */
+		dl_progress_info p = {"checkpoint", "writing", "actions", out->actions, out->actions, -1,
+		                      out->size_bytes};
+		(void)c.run.progress(&p, c.run.payload);
+	}
+	for (size_t i = 0; i < c.run.nsidecars; i++) dl_free(c.run.sidecars[i]);
+	dl_free(c.run.sidecars);
 	dl_buf_free(&parsed);
 	dl_ckpt_stats_free(&c.stats);
 	dl_buf_free(&c.scratch);
@@ -663,7 +735,7 @@ int dl_checkpoint_write(dl_checkpoint_result *out, dl_store *store, dl_snapshot 
 }
 
 int dl_checkpoint_write_version(dl_checkpoint_result *out, dl_store *store, int64_t version,
-                                const dl_checkpoint_options *opts)
+                                const dl_ckpt_write_options *opts)
 {
 	dl_snapshot_options so = DL_SNAPSHOT_OPTIONS_INIT;
 	so.store = store;
@@ -673,4 +745,28 @@ int dl_checkpoint_write_version(dl_checkpoint_result *out, dl_store *store, int6
 	int rc = dl_checkpoint_write(out, store, snap, opts);
 	dl_snapshot_free(snap);
 	return rc;
+}
+
+/* ---- the public entry point (deltalake/maintenance.h) ---- */
+
+int dl_checkpoint(dl_checkpoint_result *out, dl_snapshot *snap, const dl_checkpoint_options *opts)
+{
+	static const size_t ends[] = {
+		DL_OPTIONS_END(dl_checkpoint_options, progress_payload), /* 1 */
+	};
+	DL_OPTIONS_ENDS_CHECK(ends, DL_CHECKPOINT_OPTIONS_VERSION);
+	memset(out, 0, sizeof *out);
+	if (!snap) return dl_error_set(DL_EINVALID, "dl_checkpoint needs a snapshot");
+	dl_checkpoint_options o = DL_CHECKPOINT_OPTIONS_INIT;
+	DL_TRY(dl_options_load(&o, opts, ends, DL_CHECKPOINT_OPTIONS_VERSION, "dl_checkpoint_options",
+	                       "DL_CHECKPOINT_OPTIONS_INIT"));
+	if (o.part_actions < 0)
+		return dl_error_set(DL_EINVALID, "dl_checkpoint_options.part_actions is %lld: give a "
+		                    "positive number of actions, or 0 for the default",
+		                    (long long)o.part_actions);
+	dl_ckpt_write_options wo = DL_CKPT_WRITE_OPTIONS_INIT;
+	wo.part_actions = o.part_actions;
+	wo.progress = o.progress;
+	wo.progress_payload = o.progress_payload;
+	return dl_checkpoint_write(out, dl_snapshot_store(snap), snap, &wo);
 }

@@ -21,42 +21,35 @@
 #define DL_TXN_CHECKPOINT_WRITE_H
 #include <stdbool.h>
 #include <stdint.h>
+#include "deltalake/maintenance.h"
 #include "deltalake/snapshot.h"
 #include "deltalake/store.h"
 #include "json/json.h"
 
-#define DL_CHECKPOINT_OPTIONS_VERSION 1
 typedef enum dl_checkpoint_kind {
 	DL_CHECKPOINT_AUTO = 0,  /* V2 when the table's policy says so, else classic */
 	DL_CHECKPOINT_KIND_CLASSIC,
 	DL_CHECKPOINT_KIND_V2,
 } dl_checkpoint_kind;
 
-typedef struct dl_checkpoint_options {
-	int version;             /* DL_CHECKPOINT_OPTIONS_VERSION */
+/* dl_checkpoint_options (deltalake/maintenance.h) plus what only the
+ * library and its tests choose. */
+typedef struct dl_ckpt_write_options {
 	int64_t part_actions;    /* actions per part / sidecar; 0: 5,000,000 */
 	dl_checkpoint_kind kind;
 	int64_t now_ms;          /* INT64_MIN: the clock (tombstone expiry) */
-} dl_checkpoint_options;
-#define DL_CHECKPOINT_OPTIONS_INIT {DL_CHECKPOINT_OPTIONS_VERSION, 0, DL_CHECKPOINT_AUTO, INT64_MIN}
-
-typedef struct dl_checkpoint_result {
-	int64_t version;
-	int64_t actions;         /* rows, sidecar rows included */
-	int64_t add_files;
-	int64_t size_bytes;      /* all files written */
-	int parts;               /* > 1 for multi-part */
-	int sidecars;            /* V2 */
-	bool v2;
-} dl_checkpoint_result;
+	dl_progress_fn progress; /* NULL: none */
+	void *progress_payload;
+} dl_ckpt_write_options;
+#define DL_CKPT_WRITE_OPTIONS_INIT {0, DL_CHECKPOINT_AUTO, INT64_MIN, NULL, NULL}
 
 /* Checkpoints the state of `snap` (opened with tombstones, not
- * metadata-only). */
+ * metadata-only); see dl_checkpoint. */
 int dl_checkpoint_write(dl_checkpoint_result *out, dl_store *store, dl_snapshot *snap,
-                        const dl_checkpoint_options *opts);
+                        const dl_ckpt_write_options *opts);
 /* Opens the snapshot of `version` (-1: latest) and checkpoints it. */
 int dl_checkpoint_write_version(dl_checkpoint_result *out, dl_store *store, int64_t version,
-                                const dl_checkpoint_options *opts);
+                                const dl_ckpt_write_options *opts);
 
 /* The JSON checksum of PROTOCOL.md "JSON checksum": MD5 (32 lowercase hex
  * digits) of the canonical form of `v`, ignoring a top-level "checksum". */

@@ -6,9 +6,11 @@
 #include <string.h>
 
 #include "log/log_segment.h"
+#include "log/snapshot.h"
 #include "txn/sidecar_refs.h"
 #include "util/error.h"
 #include "util/mem.h"
+#include "util/options.h"
 #include "util/time.h"
 
 #define DAY_MS INT64_C(86400000)
@@ -144,8 +146,31 @@ static int cleanup_stale_temps(dl_log_cleanup_result *out, dl_store *store, cons
 	return 0;
 }
 
-int dl_log_cleanup(dl_log_cleanup_result *out, dl_store *store, const dl_table_properties *props,
-                   int64_t now_ms)
+/* The files of the log before the kept checkpoint, oldest first (the
+ * listing's order), with the counter each deletion adds to; NULL: keep. */
+static int64_t *expired_counter(dl_log_cleanup_result *out, const listing *l, size_t i, int64_t ckpt)
+{
+	dl_log_file_kind k = l->kind[i];
+	bool old = l->version[i] < ckpt;
+	if (k == DL_LOGF_COMMIT && old) return &out->deleted_commits;
+	if (is_checkpoint(k) && old) return &out->deleted_checkpoints;
+	if (k == DL_LOGF_CRC && old) return &out->deleted_other;
+	if (k == DL_LOGF_COMPACTION && l->version[i] <= ckpt) return &out->deleted_other;
+	return NULL;
+}
+
+/* The caller's progress callback before a deletion; non-zero stops. */
+static int report_progress(dl_progress_fn progress, void *payload, int64_t done, int64_t total)
+{
+	if (!progress) return 0;
+	dl_progress_info p = {"log cleanup", "deleting", "files", done, total, -1, -1};
+	if (progress(&p, payload) == 0) return 0;
+	return dl_error_set(DL_ECANCELLED, "log cleanup cancelled by the progress callback after "
+	                    "deleting %lld of %lld files", (long long)done, (long long)total);
+}
+
+int dl_log_cleanup_store(dl_log_cleanup_result *out, dl_store *store, const dl_table_properties *props,
+                         int64_t now_ms, dl_progress_fn progress, void *payload)
 {
 	memset(out, 0, sizeof *out);
 	out->cutoff_checkpoint = -1;
@@ -160,16 +185,14 @@ int dl_log_cleanup(dl_log_cleanup_result *out, dl_store *store, const dl_table_p
 		    checkpoint_complete(&l, i))
 			ckpt = l.version[i];
 	out->cutoff_checkpoint = ckpt;
+	int64_t total = 0, done = 0;
+	for (size_t i = 0; rc == 0 && ckpt > 0 && i < l.objs.count; i++)
+		if (expired_counter(out, &l, i, ckpt)) total++;
 	for (size_t i = 0; rc == 0 && ckpt > 0 && i < l.objs.count; i++) {
-		dl_log_file_kind k = l.kind[i];
-		bool old = l.version[i] < ckpt;
-		int64_t *counter = NULL;
-		if (k == DL_LOGF_COMMIT && old) counter = &out->deleted_commits;
-		else if (is_checkpoint(k) && old) counter = &out->deleted_checkpoints;
-		else if (k == DL_LOGF_CRC && old) counter = &out->deleted_other;
-		else if (k == DL_LOGF_COMPACTION && l.version[i] <= ckpt) counter = &out->deleted_other;
+		int64_t *counter = expired_counter(out, &l, i, ckpt);
 		if (!counter) continue;
-		rc = dl_store_delete(store, l.objs.items[i].path);
+		rc = report_progress(progress, payload, done++, total);
+		if (rc == 0) rc = dl_store_delete(store, l.objs.items[i].path);
 		if (rc == DL_ENOTFOUND) { /* a concurrent cleanup got there first */
 			dl_error_clear();
 			rc = 0;
@@ -179,7 +202,37 @@ int dl_log_cleanup(dl_log_cleanup_result *out, dl_store *store, const dl_table_p
 	}
 	if (rc == 0 && ckpt > 0) rc = cleanup_sidecars(out, store, &l, ckpt, now_ms);
 	if (rc == 0) rc = cleanup_stale_temps(out, store, &l, now_ms);
+	if (rc == 0 && progress) { /* done: too late to cancel */
+		dl_progress_info p = {"log cleanup", "deleting", "files", total, total, -1, -1};
+		(void)progress(&p, payload);
+	}
 	listing_free(&l);
 	if (rc < 0) dl_error_prefix("cleaning up expired log files");
 	return rc;
+}
+
+/* ---- the public entry point (deltalake/maintenance.h) ---- */
+
+int dl_log_cleanup(dl_log_cleanup_result *out, dl_snapshot *snap, const dl_log_cleanup_options *opts)
+{
+	static const size_t ends[] = {
+		DL_OPTIONS_END(dl_log_cleanup_options, progress_payload), /* 1 */
+	};
+	DL_OPTIONS_ENDS_CHECK(ends, DL_LOG_CLEANUP_OPTIONS_VERSION);
+	memset(out, 0, sizeof *out);
+	out->cutoff_checkpoint = -1;
+	if (!snap) return dl_error_set(DL_EINVALID, "dl_log_cleanup needs a snapshot");
+	dl_log_cleanup_options o = DL_LOG_CLEANUP_OPTIONS_INIT;
+	DL_TRY(dl_options_load(&o, opts, ends, DL_LOG_CLEANUP_OPTIONS_VERSION, "dl_log_cleanup_options",
+	                       "DL_LOG_CLEANUP_OPTIONS_INIT"));
+	dl_table_properties props = *dl_snapshot_props(snap);
+	if (o.retention) {
+		if (dl_parse_interval_ms(o.retention, &props.log_retention_ms) < 0)
+			return dl_error_set(DL_EINVALID, "retention '%s' is not an interval such as "
+			                    "'interval 30 days'", o.retention);
+	} else if (o.retention_ms >= 0) {
+		props.log_retention_ms = o.retention_ms;
+	}
+	return dl_log_cleanup_store(out, dl_snapshot_store(snap), &props, INT64_MIN, o.progress,
+	                            o.progress_payload);
 }

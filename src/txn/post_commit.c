@@ -36,5 +36,5 @@ void dl_txn_post_commit(dl_transaction *t)
 	record(t, rc, "writing the checkpoint");
 	if (rc < 0 || !p->enable_expired_log_cleanup) return;
 	dl_log_cleanup_result c;
-	record(t, dl_log_cleanup(&c, t->store, p, INT64_MIN), "cleaning up the log");
+	record(t, dl_log_cleanup_store(&c, t->store, p, INT64_MIN, NULL, NULL), "cleaning up the log");
 }

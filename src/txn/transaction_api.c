@@ -9,16 +9,21 @@
 #include "txn/txn_internal.h"
 #include "util/error.h"
 #include "util/mem.h"
+#include "util/options.h"
 #include "util/time.h"
 
 int dl_transaction_begin(dl_transaction **out, const char *uri, const dl_transaction_options *opts)
 {
 	*out = NULL;
-	dl_transaction_options def = DL_TRANSACTION_OPTIONS_INIT;
-	if (!opts) opts = &def;
-	if (opts->version != DL_TRANSACTION_OPTIONS_VERSION)
-		return dl_error_set(DL_EINVALID, "dl_transaction_options.version is %d, expected %d",
-		                    opts->version, DL_TRANSACTION_OPTIONS_VERSION);
+	/* The size of each version of the options (util/options.h). */
+	static const size_t ends[] = {
+		DL_OPTIONS_END(dl_transaction_options, max_retries), /* 1 */
+	};
+	DL_OPTIONS_ENDS_CHECK(ends, DL_TRANSACTION_OPTIONS_VERSION);
+	dl_transaction_options loaded = DL_TRANSACTION_OPTIONS_INIT;
+	DL_TRY(dl_options_load(&loaded, opts, ends, DL_TRANSACTION_OPTIONS_VERSION,
+	                       "dl_transaction_options", "DL_TRANSACTION_OPTIONS_INIT"));
+	opts = &loaded;
 	/* With its files: removals look them up. */
 	dl_snapshot *snap;
 	DL_TRY(dl_snapshot_open(&snap, uri, NULL));

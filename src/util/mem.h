@@ -4,6 +4,7 @@
 #define DL_UTIL_MEM_H
 #include <stddef.h>
 #include <stdint.h>
+#include "deltalake/common.h" /* dl_free, public: memory handed to callers */
 
 void *dl_malloc(size_t n);
 void *dl_calloc(size_t count, size_t size);
@@ -12,7 +13,6 @@ void *dl_realloc(void *p, size_t n);
 void *dl_reallocarray(void *p, size_t count, size_t size);
 char *dl_strdup(const char *s);
 char *dl_strndup(const char *s, size_t n);
-void dl_free(void *p);
 
 /* Overflow-checked size arithmetic: return 0 and set DL_ENOMEM on overflow. */
 int dl_size_mul(size_t a, size_t b, size_t *out);

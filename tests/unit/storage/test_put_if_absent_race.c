@@ -86,7 +86,7 @@ static void race_round(const char *root, const char *name)
 	uint8_t *want = content_of(winner);
 	assert_memory_equal(got, want, SIZE);
 	free(want);
-	free(got);
+	dl_free(got);
 
 	/* Losers cleaned up their temp files: only committed objects remain. */
 	dl_object_list l;
@@ -171,7 +171,7 @@ static void thread_race(const char *root)
 	uint8_t *want = content_of(winner);
 	assert_memory_equal(got, want, SIZE);
 	free(want);
-	free(got);
+	dl_free(got);
 	dl_store_free(s);
 }
 

@@ -45,7 +45,7 @@ static void assert_content(dl_store *s, const char *path, const char *text)
 	assert_int_equal(len, strlen(text));
 	assert_memory_equal(data, text, len);
 	assert_int_equal(data[len], 0);
-	free(data);
+	dl_free(data);
 }
 
 /* The behaviour every backend must have, run against an open store. */
@@ -183,7 +183,7 @@ static void exercise_writer(dl_store *s)
 	assert_int_equal(dl_store_get(&got, &len, s, "data/a=1/part-0.parquet"), 0);
 	assert_int_equal(len, total);
 	assert_memory_equal(got, data, total);
-	free(got);
+	dl_free(got);
 
 	/* if_absent on an existing object fails and leaves it alone. */
 	assert_int_equal(dl_store_writer_open(&w, s, "data/a=1/part-0.parquet"), 0);

@@ -199,7 +199,7 @@ static char *describe(const dl_snapshot *s, int64_t expire_before)
 	return out;
 }
 
-static void check_roundtrip(dl_store *s, int64_t v, const dl_checkpoint_options *o,
+static void check_roundtrip(dl_store *s, int64_t v, const dl_ckpt_write_options *o,
                             dl_checkpoint_result *res)
 {
 	dl_snapshot *json = snap_at(s, v);
@@ -237,7 +237,7 @@ static void test_classic(void **state)
 	/* commits 1..8: tombstones of 1..3 expire (older than 7 days), later ones not */
 	grow_table(s, 1, 3, false, now - 30 * 86400000LL);
 	grow_table(s, 4, 12, false, now - 86400000LL);
-	dl_checkpoint_options o = DL_CHECKPOINT_OPTIONS_INIT;
+	dl_ckpt_write_options o = DL_CKPT_WRITE_OPTIONS_INIT;
 	o.now_ms = now;
 	dl_checkpoint_result r;
 	check_roundtrip(s, 12, &o, &r);
@@ -268,7 +268,7 @@ static void test_multi_part(void **state)
 	create(s, &P12, NULL, NULL, 0, false);
 	int64_t now = 1800000000000;
 	grow_table(s, 1, 20, false, now);
-	dl_checkpoint_options o = DL_CHECKPOINT_OPTIONS_INIT;
+	dl_ckpt_write_options o = DL_CKPT_WRITE_OPTIONS_INIT;
 	o.now_ms = now;
 	o.part_actions = 9;
 	dl_checkpoint_result r;
@@ -295,7 +295,7 @@ static void test_v2_sidecars(void **state)
 	create(s, &p, k, v, 2, false);
 	int64_t now = 1800000000000;
 	grow_table(s, 1, 15, false, now);
-	dl_checkpoint_options o = DL_CHECKPOINT_OPTIONS_INIT;
+	dl_ckpt_write_options o = DL_CKPT_WRITE_OPTIONS_INIT;
 	o.now_ms = now;
 	o.part_actions = 10;
 	dl_checkpoint_result r;
@@ -309,7 +309,7 @@ static void test_v2_sidecars(void **state)
 	/* a newer V2 checkpoint; log cleanup long after drops the old one, its
 	 * sidecars and nothing the new one references */
 	grow_table(s, 16, 17, false, now);
-	dl_checkpoint_options o2 = o;
+	dl_ckpt_write_options o2 = o;
 	o2.part_actions = 100;
 	check_roundtrip(s, 17, &o2, &r);
 	assert_int_equal(r.sidecars, 1);
@@ -318,7 +318,7 @@ static void test_v2_sidecars(void **state)
 	dl_table_properties props = latest->props;
 	dl_snapshot_free(latest);
 	dl_log_cleanup_result cr;
-	assert_int_equal(dl_log_cleanup(&cr, s, &props, later), 0);
+	assert_int_equal(dl_log_cleanup_store(&cr, s, &props, later, NULL, NULL), 0);
 	assert_int_equal(cr.cutoff_checkpoint, 17);
 	assert_int_equal(cr.deleted_checkpoints, 1);
 	assert_int_equal(cr.deleted_sidecars, 3);
@@ -341,7 +341,7 @@ static void test_partition_values_parsed(void **state)
 	create(s, &P12, k, v, 2, false);
 	int64_t now = 1800000000000;
 	grow_table(s, 1, 4, false, now);
-	dl_checkpoint_options o = DL_CHECKPOINT_OPTIONS_INIT;
+	dl_ckpt_write_options o = DL_CKPT_WRITE_OPTIONS_INIT;
 	o.now_ms = now;
 	dl_checkpoint_result r;
 	dl_snapshot *snap = snap_at(s, 4);
@@ -416,16 +416,16 @@ static void test_log_cleanup(void **state)
 	dl_snapshot_free(latest);
 	/* no checkpoint: nothing can go */
 	dl_log_cleanup_result r;
-	assert_int_equal(dl_log_cleanup(&r, s, &props, later), 0);
+	assert_int_equal(dl_log_cleanup_store(&r, s, &props, later, NULL, NULL), 0);
 	assert_int_equal(r.cutoff_checkpoint, -1);
 	assert_int_equal(r.deleted_commits, 0);
 	dl_checkpoint_result cr;
 	assert_int_equal(dl_checkpoint_write_version(&cr, s, 5, NULL), 0);
 	assert_int_equal(dl_checkpoint_write_version(&cr, s, 10, NULL), 0);
 	/* retention not passed yet: nothing */
-	assert_int_equal(dl_log_cleanup(&r, s, &props, INT64_MIN), 0);
+	assert_int_equal(dl_log_cleanup_store(&r, s, &props, INT64_MIN, NULL, NULL), 0);
 	assert_int_equal(r.deleted_commits, 0);
-	assert_int_equal(dl_log_cleanup(&r, s, &props, later), 0);
+	assert_int_equal(dl_log_cleanup_store(&r, s, &props, later, NULL, NULL), 0);
 	assert_int_equal(r.cutoff_checkpoint, 10);
 	assert_int_equal(r.deleted_commits, 10);     /* 0..9 */
 	assert_int_equal(r.deleted_checkpoints, 1);  /* 5 */
