@@ -50,7 +50,7 @@ static int pq_file_open(pq_file *f, const char *path)
 		pq_file_close(f);
 		return DL_ENOMEM;
 	}
-	int rc = dl_store_open(&f->store, dir);
+	int rc = dl_store_open(&f->store, dir, NULL);
 	dl_free(dir);
 	dl_object_info info = {0};
 	if (rc == 0) rc = dl_store_stat(&info, f->store, f->name);

@@ -18,7 +18,7 @@ int dl_cli_input_map(dl_cli_input *in, const char *path)
 	const char *slash = strrchr(path, '/');
 	char *dir = slash ? dl_strndup(path, (size_t)(slash - path)) : dl_strdup(".");
 	if (!dir) return DL_ENOMEM;
-	int rc = dl_store_open(&in->store, *dir ? dir : "/");
+	int rc = dl_store_open(&in->store, *dir ? dir : "/", NULL);
 	dl_free(dir);
 	if (rc == 0) rc = dl_store_reader_open(&in->reader, in->store, slash ? slash + 1 : path);
 	if (rc == 0) {

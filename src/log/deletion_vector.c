@@ -344,7 +344,7 @@ static int read_dv_file(dl_store *table_store, const char *path, uint8_t **data,
 	int rc = dl_buf_append(&dir, path, (size_t)(slash - path));
 	if (rc == 0 && dir.len == 0) rc = dl_buf_putc(&dir, '/');
 	dl_store *st = NULL;
-	if (rc == 0) rc = dl_store_open(&st, dir.data);
+	if (rc == 0) rc = dl_store_open(&st, dir.data, NULL);
 	if (rc == 0) rc = dl_store_get(data, len, st, slash + 1);
 	dl_store_free(st);
 	dl_buf_free(&dir);

@@ -180,7 +180,7 @@ static int open_impl(dl_snapshot *s, const char *uri, const dl_snapshot_options 
 		s->store = o->store;
 	} else {
 		if (!uri) return dl_error_set(DL_EINVALID, "dl_snapshot_open needs a table path or a store");
-		DL_TRY(dl_store_open(&s->store, uri));
+		DL_TRY(dl_store_open(&s->store, uri, NULL));
 		s->owns_store = true;
 	}
 	int64_t version = o->as_of_version;

@@ -218,7 +218,7 @@ int dl_create_table(int64_t *version, const char *uri, const dl_create_options *
 	create_ctx c;
 	memset(&c, 0, sizeof c);
 	int rc = parse_schema(&c.schema, o);
-	if (rc == 0) rc = dl_store_open(&c.store, uri);
+	if (rc == 0) rc = dl_store_open(&c.store, uri, NULL);
 	if (rc == 0) rc = dl_ops_open_latest(&c.snap, c.store);
 	if (rc == 0 && c.snap && o->mode == DL_CREATE_ERROR_IF_EXISTS)
 		rc = dl_error_set(DL_EEXISTS,

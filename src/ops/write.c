@@ -870,7 +870,7 @@ static int write_data(write_ctx *c, dl_batch_stream *data)
 
 static int run(write_ctx *c, const char *uri, dl_batch_stream *data, int64_t *version)
 {
-	DL_TRY(dl_store_open(&c->store, uri));
+	DL_TRY(dl_store_open(&c->store, uri, NULL));
 	DL_TRY(dl_ops_open_latest(&c->snap, c->store));
 	if (c->snap && c->o->mode == DL_WRITE_ERROR_IF_EXISTS)
 		return dl_error_set(DL_EEXISTS,

@@ -134,7 +134,7 @@ int dl_table_resolve_path(dl_store *table_store, dl_store **root_store, pthread_
 		                    "local paths are supported)", path);
 	int rc = 0;
 	pthread_mutex_lock(mu);
-	if (!*root_store) rc = dl_store_open(root_store, "/");
+	if (!*root_store) rc = dl_store_open(root_store, "/", NULL);
 	pthread_mutex_unlock(mu);
 	if (rc < 0) return rc;
 	*store = *root_store;
