@@ -35,21 +35,26 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "deltalake/store.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef struct dl_transaction dl_transaction;
 
-#define DL_TRANSACTION_OPTIONS_VERSION 1
+#define DL_TRANSACTION_OPTIONS_VERSION 2
 typedef struct dl_transaction_options {
 	int version;               /* DL_TRANSACTION_OPTIONS_VERSION */
 	const char *operation;     /* commitInfo.operation; NULL: "WRITE" */
 	const char *user_metadata; /* commitInfo.userMetadata, or NULL */
 	const char *engine_info;   /* NULL: "deltalake-c/<version>" */
 	int max_retries;           /* commit attempts after the first; < 0: the default */
+	/* since version 2: */
+	dl_store *store;           /* the table's store (borrowed; it must outlive the
+	                              transaction); uri ignored */
+	const dl_store_options *store_options; /* opening the uri's store; NULL: defaults */
 } dl_transaction_options;
-#define DL_TRANSACTION_OPTIONS_INIT {DL_TRANSACTION_OPTIONS_VERSION, NULL, NULL, NULL, -1}
+#define DL_TRANSACTION_OPTIONS_INIT {DL_TRANSACTION_OPTIONS_VERSION, NULL, NULL, NULL, -1, NULL, NULL}
 
 /* Starts a transaction on the latest version of the table at `uri`.
  * DL_ENOTFOUND when there is no table; DL_EUNSUPPORTED when this library

@@ -41,7 +41,7 @@ typedef enum dl_create_mode {
 	                                  data; the history is kept */
 } dl_create_mode;
 
-#define DL_CREATE_OPTIONS_VERSION 1
+#define DL_CREATE_OPTIONS_VERSION 2
 typedef struct dl_create_options {
 	int version;                          /* DL_CREATE_OPTIONS_VERSION */
 	const char *schema_ddl;               /* "id BIGINT NOT NULL, ..." (Spark SQL), or */
@@ -61,10 +61,13 @@ typedef struct dl_create_options {
 	const char *description;              /* metaData.description, or NULL */
 	dl_create_mode mode;
 	const char *user_metadata;            /* commitInfo.userMetadata, or NULL */
+	/* since version 2: */
+	dl_store *store;                      /* the table's store (borrowed); uri ignored */
+	const dl_store_options *store_options; /* opening the uri's store; NULL: defaults */
 } dl_create_options;
 #define DL_CREATE_OPTIONS_INIT \
 	{DL_CREATE_OPTIONS_VERSION, NULL, NULL, NULL, 0, NULL, NULL, 0, NULL, NULL, 0, NULL, NULL, \
-	 DL_CREATE_ERROR_IF_EXISTS, NULL}
+	 DL_CREATE_ERROR_IF_EXISTS, NULL, NULL, NULL}
 
 /* Creates the table at `uri` (a path or file:// URI). *version is the
  * version committed, or -1 when DL_CREATE_IF_NOT_EXISTS found a table. */
@@ -78,7 +81,7 @@ typedef enum dl_write_mode {
 	DL_WRITE_IGNORE,              /* create the table; nothing when it exists */
 } dl_write_mode;
 
-#define DL_WRITE_OPTIONS_VERSION 1
+#define DL_WRITE_OPTIONS_VERSION 2
 typedef struct dl_write_options {
 	int version;                       /* DL_WRITE_OPTIONS_VERSION */
 	dl_write_mode mode;
@@ -107,10 +110,13 @@ typedef struct dl_write_options {
 	const char *const *property_keys;
 	const char *const *property_values;
 	int nproperties;
+	/* since version 2: */
+	dl_store *store;                   /* the table's store (borrowed); uri ignored */
+	const dl_store_options *store_options; /* opening the uri's store; NULL: defaults */
 } dl_write_options;
 #define DL_WRITE_OPTIONS_INIT \
 	{DL_WRITE_OPTIONS_VERSION, DL_WRITE_ERROR_IF_EXISTS, NULL, true, false, false, false, \
-	 NULL, 0, NULL, -1, NULL, 0, 0, true, NULL, NULL, 0}
+	 NULL, 0, NULL, -1, NULL, 0, 0, true, NULL, NULL, 0, NULL, NULL}
 
 /* Writes the rows of `data` (consumed and released) to the table at `uri`,
  * creating it when absent. *version is the committed version, or -1 when

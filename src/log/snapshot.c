@@ -8,6 +8,7 @@
 #include "log/schema.h"
 #include "util/error.h"
 #include "util/mem.h"
+#include "util/options.h"
 #include "util/time.h"
 
 /* ---- commit timestamps and time travel ---- */
@@ -180,7 +181,7 @@ static int open_impl(dl_snapshot *s, const char *uri, const dl_snapshot_options 
 		s->store = o->store;
 	} else {
 		if (!uri) return dl_error_set(DL_EINVALID, "dl_snapshot_open needs a table path or a store");
-		DL_TRY(dl_store_open(&s->store, uri, NULL));
+		DL_TRY(dl_store_open(&s->store, uri, o->store_options));
 		s->owns_store = true;
 	}
 	int64_t version = o->as_of_version;
@@ -202,16 +203,17 @@ static int open_impl(dl_snapshot *s, const char *uri, const dl_snapshot_options 
 
 int dl_snapshot_open(dl_snapshot **out, const char *uri, const dl_snapshot_options *opts)
 {
-	static const dl_snapshot_options defaults = DL_SNAPSHOT_OPTIONS_INIT;
-	const dl_snapshot_options *o = opts ? opts : &defaults;
+	dl_snapshot_options copy = DL_SNAPSHOT_OPTIONS_INIT;
+	const dl_snapshot_options *o = &copy;
 	*out = NULL;
-	if (o->version != DL_SNAPSHOT_OPTIONS_VERSION)
-		return dl_error_set(DL_EINVALID, "dl_snapshot_options.version is %d, expected %d: "
-		                    "initialize options with DL_SNAPSHOT_OPTIONS_INIT", o->version,
-		                    DL_SNAPSHOT_OPTIONS_VERSION);
+	if (opts)
+		DL_TRY(DL_OPTIONS_COPY(&copy, opts, "dl_snapshot_options", DL_SNAPSHOT_OPTIONS_VERSION,
+		                       store_options, "DL_SNAPSHOT_OPTIONS_INIT"));
 	dl_snapshot *s = dl_calloc(1, sizeof *s);
 	if (!s) return DL_ENOMEM;
-	int rc = open_impl(s, uri, o);
+	int rc = dl_path_roots_copy(&s->allowed_roots, o->allowed_roots, o->nallowed_roots,
+	                            "dl_snapshot_options");
+	if (rc == 0) rc = open_impl(s, uri, o);
 	if (rc < 0) {
 		if (uri && !o->store) dl_error_prefix("opening table %s", uri);
 		dl_snapshot_free(s);
@@ -225,6 +227,7 @@ void dl_snapshot_free(dl_snapshot *s)
 {
 	if (!s) return;
 	unload(s);
+	dl_path_roots_free(&s->allowed_roots);
 	if (s->owns_store) dl_store_free(s->store);
 	dl_free(s);
 }

@@ -12,6 +12,7 @@
 #include "ops/table_def.h"
 #include "util/error.h"
 #include "util/mem.h"
+#include "util/options.h"
 #include "util/time.h"
 
 /* A commit or checkpoint file name: 20 digits then ".json" or
@@ -211,14 +212,18 @@ static int commit_create(create_ctx *c, const dl_create_options *o, int64_t *ver
 int dl_create_table(int64_t *version, const char *uri, const dl_create_options *o)
 {
 	*version = -1;
-	if (!o || o->version != DL_CREATE_OPTIONS_VERSION)
-		return dl_error_set(DL_EINVALID, "dl_create_table: options missing or of version %d "
-		                                  "(expected %d); use DL_CREATE_OPTIONS_INIT",
-		                    o ? o->version : 0, DL_CREATE_OPTIONS_VERSION);
+	if (!o)
+		return dl_error_set(DL_EINVALID, "dl_create_table: options missing; use DL_CREATE_OPTIONS_INIT");
+	dl_create_options full = DL_CREATE_OPTIONS_INIT;
+	DL_TRY(DL_OPTIONS_COPY(&full, o, "dl_create_options", DL_CREATE_OPTIONS_VERSION, store,
+	                       "DL_CREATE_OPTIONS_INIT"));
+	o = &full;
 	create_ctx c;
 	memset(&c, 0, sizeof c);
 	int rc = parse_schema(&c.schema, o);
-	if (rc == 0) rc = dl_store_open(&c.store, uri, NULL);
+	if (rc == 0 && o->store) c.store = o->store;
+	else if (rc == 0) rc = dl_store_open(&c.store, uri, o->store_options);
+	if (!uri && c.store) uri = dl_store_root(c.store);
 	if (rc == 0) rc = dl_ops_open_latest(&c.snap, c.store);
 	if (rc == 0 && c.snap && o->mode == DL_CREATE_ERROR_IF_EXISTS)
 		rc = dl_error_set(DL_EEXISTS,
@@ -231,7 +236,7 @@ int dl_create_table(int64_t *version, const char *uri, const dl_create_options *
 	dl_table_plan_free(&c.plan);
 	dl_arena_free(&c.arena);
 	dl_snapshot_free(c.snap);
-	dl_store_free(c.store);
+	if (!o->store) dl_store_free(c.store);
 	dl_type_unref(c.schema);
 	return rc;
 }

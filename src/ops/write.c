@@ -28,6 +28,7 @@
 #include "txn/txn.h"
 #include "util/error.h"
 #include "util/mem.h"
+#include "util/options.h"
 #include "util/time.h"
 
 typedef struct write_ctx {
@@ -61,6 +62,7 @@ typedef struct write_ctx {
 	bool into_txn;                /* dl_ops_write_into: the caller's transaction, which
 	                                 sets delta.rowTracking itself */
 	bool joined;                  /* an action went into the transaction */
+	bool owns_store;              /* store opened by dl_ops_write (not o->store) */
 } write_ctx;
 
 static const char *mode_name(dl_write_mode m)
@@ -73,12 +75,19 @@ static const char *mode_name(dl_write_mode m)
 	}
 }
 
+/* The caller's options of any version as the current struct (fields of
+ * later versions keep their defaults). */
+static int copy_options(dl_write_options *full, const dl_write_options *o)
+{
+	static const dl_write_options defaults = DL_WRITE_OPTIONS_INIT;
+	*full = defaults;
+	if (!o) return dl_error_set(DL_EINVALID, "dl_write: options missing; use DL_WRITE_OPTIONS_INIT");
+	return DL_OPTIONS_COPY(full, o, "dl_write_options", DL_WRITE_OPTIONS_VERSION, store,
+	                       "DL_WRITE_OPTIONS_INIT");
+}
+
 static int check_options(const dl_write_options *o)
 {
-	if (!o || o->version != DL_WRITE_OPTIONS_VERSION)
-		return dl_error_set(DL_EINVALID, "dl_write: options missing or of version %d (expected "
-		                                  "%d); use DL_WRITE_OPTIONS_INIT",
-		                    o ? o->version : 0, DL_WRITE_OPTIONS_VERSION);
 	bool overwrite = o->mode == DL_WRITE_OVERWRITE;
 	if (o->replace_where && !overwrite)
 		return dl_error_set(DL_EINVALID, "replaceWhere needs the overwrite mode");
@@ -870,13 +879,18 @@ static int write_data(write_ctx *c, dl_batch_stream *data)
 
 static int run(write_ctx *c, const char *uri, dl_batch_stream *data, int64_t *version)
 {
-	DL_TRY(dl_store_open(&c->store, uri, NULL));
+	if (c->o->store) {
+		c->store = c->o->store;
+	} else {
+		DL_TRY(dl_store_open(&c->store, uri, c->o->store_options));
+		c->owns_store = true;
+	}
 	DL_TRY(dl_ops_open_latest(&c->snap, c->store));
 	if (c->snap && c->o->mode == DL_WRITE_ERROR_IF_EXISTS)
 		return dl_error_set(DL_EEXISTS,
 		                    "a Delta table already exists at %s; write with mode append or "
 		                    "overwrite",
-		                    uri);
+		                    dl_store_root(c->store));
 	if (c->snap && c->o->mode == DL_WRITE_IGNORE) return 0;
 	dl_txn_options to = DL_TXN_OPTIONS_INIT;
 	to.operation = "WRITE";
@@ -929,6 +943,9 @@ int dl_ops_write_into(dl_files_writer **files, int64_t *row_hwm, bool *joined,
 {
 	*files = NULL;
 	*joined = false;
+	dl_write_options full;
+	DL_TRY(copy_options(&full, o));
+	o = &full;
 	DL_TRY(check_options(o));
 	if (o->mode != DL_WRITE_APPEND || o->txn_app_id)
 		return dl_error_set(DL_EINVALID, "a write into a transaction is an append; app ids "
@@ -960,6 +977,9 @@ int dl_ops_write(int64_t *version, const char *uri, dl_batch_stream *data,
                  const dl_write_options *o, dl_write_progress_fn progress, void *payload)
 {
 	*version = -1;
+	dl_write_options full;
+	DL_TRY(copy_options(&full, o));
+	o = &full;
 	DL_TRY(check_options(o));
 	write_ctx c;
 	memset(&c, 0, sizeof c);
@@ -972,7 +992,7 @@ int dl_ops_write(int64_t *version, const char *uri, dl_batch_stream *data,
 	free_write_state(&c);
 	dl_txn_free(c.txn);
 	dl_snapshot_free(c.snap);
-	dl_store_free(c.store);
+	if (c.owns_store) dl_store_free(c.store);
 	return rc;
 }
 

@@ -9,19 +9,23 @@
 #include "txn/txn_internal.h"
 #include "util/error.h"
 #include "util/mem.h"
+#include "util/options.h"
 #include "util/time.h"
 
 int dl_transaction_begin(dl_transaction **out, const char *uri, const dl_transaction_options *opts)
 {
 	*out = NULL;
-	dl_transaction_options def = DL_TRANSACTION_OPTIONS_INIT;
-	if (!opts) opts = &def;
-	if (opts->version != DL_TRANSACTION_OPTIONS_VERSION)
-		return dl_error_set(DL_EINVALID, "dl_transaction_options.version is %d, expected %d",
-		                    opts->version, DL_TRANSACTION_OPTIONS_VERSION);
+	dl_transaction_options full = DL_TRANSACTION_OPTIONS_INIT;
+	if (opts)
+		DL_TRY(DL_OPTIONS_COPY(&full, opts, "dl_transaction_options", DL_TRANSACTION_OPTIONS_VERSION,
+		                       store, "DL_TRANSACTION_OPTIONS_INIT"));
+	opts = &full;
 	/* With its files: removals look them up. */
 	dl_snapshot *snap;
-	DL_TRY(dl_snapshot_open(&snap, uri, NULL));
+	dl_snapshot_options so = DL_SNAPSHOT_OPTIONS_INIT;
+	so.store = opts->store;
+	so.store_options = opts->store_options;
+	DL_TRY(dl_snapshot_open(&snap, uri, &so));
 	dl_txn_options o = DL_TXN_OPTIONS_INIT;
 	o.operation = opts->operation;
 	o.user_metadata = opts->user_metadata;
