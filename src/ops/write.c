@@ -988,7 +988,8 @@ int dl_ops_write(int64_t *version, const char *uri, dl_batch_stream *data,
 	c.progress_payload = payload;
 	c.row_hwm = DL_NONE;
 	int rc = run(&c, uri, data, version);
-	if (rc < 0) discard_files(&c, rc);
+	/* A commit that may have landed names the files: they stay. */
+	if (rc < 0 && !(c.txn && dl_txn_commit_unknown(c.txn))) discard_files(&c, rc);
 	free_write_state(&c);
 	dl_txn_free(c.txn);
 	dl_snapshot_free(c.snap);

@@ -33,6 +33,7 @@ typedef struct fault_store {
 	const char *error_name;
 	const char *error_text;
 	bool torn;
+	bool after;         /* fail after the inner call succeeded */
 	int64_t latency_ms;
 	pthread_mutex_t mu;
 	dl_store_fault_counts counts;
@@ -57,7 +58,7 @@ static int parse_count(int64_t *out, const dl_store_options *o, const char *key,
 static int parse_options(fault_store *fs, const dl_store_options *o)
 {
 	static const char *const known[] = {"fail_kind", "fail_nth", "fail_times", "error",
-	                                    "torn_write", "latency_ms", NULL};
+	                                    "torn_write", "fail_after", "latency_ms", NULL};
 	DL_TRY(dl_store_options_check_namespace(o, "fault", known));
 	const char *k = dl_store_options_get(o, "fault.fail_kind");
 	fs->kind = DL_FAULT_ANY;
@@ -100,6 +101,10 @@ static int parse_options(fault_store *fs, const dl_store_options *o)
 	if (t && strcmp(t, "true") != 0 && strcmp(t, "false") != 0)
 		return dl_error_set(DL_EINVALID, "store option fault.torn_write=\"%s\" must be true or false", t);
 	fs->torn = t && strcmp(t, "true") == 0;
+	const char *a = dl_store_options_get(o, "fault.fail_after");
+	if (a && strcmp(a, "true") != 0 && strcmp(a, "false") != 0)
+		return dl_error_set(DL_EINVALID, "store option fault.fail_after=\"%s\" must be true or false", a);
+	fs->after = a && strcmp(a, "true") == 0;
 	return 0;
 }
 
@@ -201,21 +206,30 @@ static int torn_put(fault_store *fs, dl_fault_kind kind, const char *path, const
 	return injected(fs, kind, path);
 }
 
+/* With fail_after, a write that succeeded still reports the failure: what
+ * a caller sees when the directory sync after a rename fails, or a network
+ * store's reply is lost. */
+static int after(fault_store *fs, dl_fault_kind kind, const char *path, int rc)
+{
+	return rc < 0 ? rc : injected(fs, kind, path);
+}
+
 static int f_put(void *impl, const char *path, const void *data, size_t len)
 {
 	fault_store *fs = impl;
-	if (hit(fs, DL_FAULT_PUT)) return fs->torn ? torn_put(fs, DL_FAULT_PUT, path, data, len)
-	                                           : injected(fs, DL_FAULT_PUT, path);
-	return dl_store_put(fs->inner, path, data, len);
+	if (!hit(fs, DL_FAULT_PUT)) return dl_store_put(fs->inner, path, data, len);
+	if (fs->after) return after(fs, DL_FAULT_PUT, path, dl_store_put(fs->inner, path, data, len));
+	return fs->torn ? torn_put(fs, DL_FAULT_PUT, path, data, len) : injected(fs, DL_FAULT_PUT, path);
 }
 
 static int f_put_if_absent(void *impl, const char *path, const void *data, size_t len)
 {
 	fault_store *fs = impl;
-	if (hit(fs, DL_FAULT_PUT_IF_ABSENT))
-		return fs->torn ? torn_put(fs, DL_FAULT_PUT_IF_ABSENT, path, data, len)
-		                : injected(fs, DL_FAULT_PUT_IF_ABSENT, path);
-	return dl_store_put_if_absent(fs->inner, path, data, len);
+	if (!hit(fs, DL_FAULT_PUT_IF_ABSENT)) return dl_store_put_if_absent(fs->inner, path, data, len);
+	if (fs->after)
+		return after(fs, DL_FAULT_PUT_IF_ABSENT, path, dl_store_put_if_absent(fs->inner, path, data, len));
+	return fs->torn ? torn_put(fs, DL_FAULT_PUT_IF_ABSENT, path, data, len)
+	                : injected(fs, DL_FAULT_PUT_IF_ABSENT, path);
 }
 
 static int f_list(void *impl, const char *dir, int recursive, dl_store_list_fn emit, void *payload)
@@ -233,8 +247,10 @@ static int f_list(void *impl, const char *dir, int recursive, dl_store_list_fn e
 
 static int f_del(void *impl, const char *path)
 {
-	FAULT(impl, DL_FAULT_DELETE, path);
-	return dl_store_delete(((fault_store *)impl)->inner, path);
+	fault_store *fs = impl;
+	if (!hit(fs, DL_FAULT_DELETE)) return dl_store_delete(fs->inner, path);
+	if (fs->after) return after(fs, DL_FAULT_DELETE, path, dl_store_delete(fs->inner, path));
+	return injected(fs, DL_FAULT_DELETE, path);
 }
 
 static int f_stat(int64_t *size, int64_t *mtime, void *impl, const char *path)
@@ -292,11 +308,13 @@ static int fw_commit(void *state, int if_absent)
 {
 	fault_writer *w = state;
 	int rc;
-	if (hit(w->fs, DL_FAULT_WRITER_COMMIT)) {
+	if (!hit(w->fs, DL_FAULT_WRITER_COMMIT)) {
+		rc = dl_store_writer_commit(w->w, if_absent);
+	} else if (w->fs->after) {
+		rc = after(w->fs, DL_FAULT_WRITER_COMMIT, w->path, dl_store_writer_commit(w->w, if_absent));
+	} else {
 		dl_store_writer_abort(w->w);
 		rc = injected(w->fs, DL_FAULT_WRITER_COMMIT, w->path);
-	} else {
-		rc = dl_store_writer_commit(w->w, if_absent);
 	}
 	fw_release(w);
 	return rc;

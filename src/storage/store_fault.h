@@ -20,8 +20,13 @@
  *                    first writes half of its bytes (to a temp object of
  *                    the inner store, or the streamed object) and then
  *                    fails, as a disk that fills up mid-write does
+ *   fault.fail_after true: a failing put, put_if_absent, delete or
+ *                    writer_commit is carried out and then reports the
+ *                    failure (a lost reply, a failed directory sync after
+ *                    the rename): the caller cannot tell whether it happened
  *   fault.latency_ms sleep this long before every call
- * A failed call does not reach the inner store (except the torn half),
+ * Without fail_after a failed call does not reach the inner store (except
+ * the torn half),
  * and its message names the store, the call, the path and the fault.
  *
  * Every call is counted per kind (failed ones included), so a test can

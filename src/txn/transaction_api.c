@@ -56,7 +56,8 @@ void *dl_transaction_attached(const dl_transaction *t)
 void dl_transaction_free(dl_transaction *t)
 {
 	if (!t) return;
-	if (t->has_hook && t->hook.release) t->hook.release(t->hook.payload, t->committed);
+	/* files of a commit that may have landed are kept like committed ones */
+	if (t->has_hook && t->hook.release) t->hook.release(t->hook.payload, t->committed || t->commit_unknown);
 	dl_txn_free(t);
 }
 
