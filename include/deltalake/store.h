@@ -104,6 +104,13 @@ DL_EXTERN(int) dl_store_get(uint8_t **data, size_t *len, dl_store *s, const char
 /* Bytes [offset, offset+len) into buf; *got may be short at end of object. */
 DL_EXTERN(int) dl_store_get_range(uint8_t *buf, size_t *got, dl_store *s,
                                   const char *path, int64_t offset, size_t len);
+/* Failed writes: an error from put, put_if_absent, delete or
+ * dl_store_writer_commit normally means nothing changed, but a failure
+ * reported after the bytes were handed over (syncing the directory after
+ * the rename, a lost reply from a network store) may come with the change
+ * made. DL_EEXISTS from put_if_absent always means the object was there
+ * before. Callers that must know read the object back (the commit path
+ * does). */
 /* Creates or replaces an object atomically (readers see old or new whole). */
 DL_EXTERN(int) dl_store_put(dl_store *s, const char *path, const void *data, size_t len);
 /* Creates an object only if absent; DL_EEXISTS when it exists. Atomic

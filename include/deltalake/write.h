@@ -69,8 +69,9 @@ typedef struct dl_create_options {
 	{DL_CREATE_OPTIONS_VERSION, NULL, NULL, NULL, 0, NULL, NULL, 0, NULL, NULL, 0, NULL, NULL, \
 	 DL_CREATE_ERROR_IF_EXISTS, NULL, NULL, NULL}
 
-/* Creates the table at `uri` (a path or file:// URI). *version is the
- * version committed, or -1 when DL_CREATE_IF_NOT_EXISTS found a table. */
+/* Creates the table at `uri` (a path or any registered URI, or
+ * opts->store). *version is the version committed, or -1 when
+ * DL_CREATE_IF_NOT_EXISTS found a table. Failures as for dl_write. */
 DL_EXTERN(int) dl_create_table(int64_t *version, const char *uri, const dl_create_options *opts);
 
 typedef enum dl_write_mode {
@@ -118,10 +119,18 @@ typedef struct dl_write_options {
 	{DL_WRITE_OPTIONS_VERSION, DL_WRITE_ERROR_IF_EXISTS, NULL, true, false, false, false, \
 	 NULL, 0, NULL, -1, NULL, 0, 0, true, NULL, NULL, 0, NULL, NULL}
 
-/* Writes the rows of `data` (consumed and released) to the table at `uri`,
- * creating it when absent. *version is the committed version, or -1 when
- * nothing was committed (DL_WRITE_IGNORE on an existing table, or an
- * idempotent write already applied). */
+/* Writes the rows of `data` (consumed and released) to the table at `uri`
+ * (or opts->store), creating it when absent. *version is the committed
+ * version, or -1 when nothing was committed (DL_WRITE_IGNORE on an existing
+ * table, or an idempotent write already applied).
+ *
+ * On failure the table is as it was: no new version, and the data files the
+ * write made are deleted again (best effort: a store that fails the deletes
+ * too leaves them, unreferenced, for VACUUM). A failure after the commit
+ * (checksum, checkpoint) does not fail the write: 0 means committed. The
+ * one unknown outcome is described in txn.h ("may have been committed");
+ * the files are kept then. Options of every version from 1 to
+ * DL_WRITE_OPTIONS_VERSION are accepted. */
 DL_EXTERN(int) dl_write(int64_t *version, const char *uri, struct ArrowArrayStream *data,
                         const dl_write_options *opts);
 

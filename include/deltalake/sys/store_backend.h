@@ -28,6 +28,9 @@
  *   every other writer of the same path, in any process: exactly one wins,
  *   the others get DL_EEXISTS;
  * - a listing shows every object whose put returned, never partial ones;
+ * - an error from a write means it did not happen, unless it came after
+ *   the object may have become visible (say so in the message); DL_EEXISTS
+ *   from put_if_absent only when the object existed before;
  * - only regular objects are objects: a backend over a file system refuses
  *   directories, FIFOs, devices and the like (DL_EINVALID "not a regular
  *   file"), so reading a table can never block or read without end.
