@@ -178,6 +178,24 @@ static bool is_absolute(const char *p)
 	return p[0] == '/' || dl_uri_scheme_len(p) > 0;
 }
 
+/* Whether ".." segments take a relative path above its start. */
+static bool climbs_out(const char *p)
+{
+	long depth = 0;
+	while (*p) {
+		const char *e = strchr(p, '/');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			if (--depth < 0) return true;
+		} else if (n > 0 && !(n == 1 && p[0] == '.')) {
+			depth++;
+		}
+		p += n;
+		if (*p == '/') p++;
+	}
+	return false;
+}
+
 static int refuse(dl_store_resolver *r, const char *path, const char *what)
 {
 	dl_buf b = DL_BUF_INIT;
@@ -192,30 +210,12 @@ static int refuse(dl_store_resolver *r, const char *path, const char *what)
 int dl_store_resolver_check(dl_store_resolver *r, const char *path, const char *what)
 {
 	if (r->roots.n == 0) return 0;
+	/* relative: inside the table root unless ".." climbs out of it (log
+	 * paths are decoded already: a '%' in them is a character) */
+	if (!is_absolute(path)) return climbs_out(path) ? refuse(r, path, what) : 0;
 	char *canon = NULL;
-	int rc;
-	if (is_absolute(path)) {
-		rc = dl_path_canonical(&canon, path);
-	} else {
-		/* relative: inside the table root unless ".." climbs out of it */
-		dl_buf b = DL_BUF_INIT;
-		rc = dl_buf_puts(&b, r->table_canon);
-		if (rc == 0 && b.len && b.data[b.len - 1] == '/') b.data[--b.len] = 0;
-		size_t root_len = b.len;
-		if (rc == 0) rc = dl_buf_putc(&b, '/');
-		if (rc == 0) rc = dl_buf_puts(&b, path);
-		if (rc == 0) {
-			rc = dl_path_canonical(&canon, b.data);
-			if (rc == 0 && (strncmp(canon, b.data, root_len) != 0 ||
-			                (canon[root_len] != '/' && canon[root_len] != 0)))
-				rc = DL_EPERM;
-		}
-		dl_buf_free(&b);
-	}
-	if (rc == DL_EPERM) {
-		dl_free(canon);
-		return refuse(r, path, what);
-	}
+	int rc = dl_path_canonical(&canon, path);
+	if (rc == DL_EPERM) return refuse(r, path, what);
 	DL_TRY(rc);
 	bool ok = inside(canon, r->table_canon);
 	for (int i = 0; !ok && i < r->roots.n; i++) ok = inside(canon, r->roots.items[i]);
