@@ -3,6 +3,7 @@
  * cli/cmd_*.c (see cli.h); options.c parses, help.c explains, registry.c
  * finds commands. */
 #include "cli.h"
+#include "util.h"
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -13,8 +14,6 @@
 #include "help.h"
 #include "options.h"
 #include "registry.h"
-#include "util/error.h"
-#include "util/mem.h"
 
 static void usage_hint(dl_cli *cli)
 {
@@ -48,10 +47,9 @@ void dl_cli_note(dl_cli *cli, const char *fmt, ...)
 
 static void report_error(dl_cli *cli, int rc)
 {
-	const dl_error *e = dl_error_last();
-	const char *msg = e->code != DL_OK && e->message[0] ? e->message : NULL;
-	if (msg && e->klass[0])
-		fprintf(cli->err, "%s: error: %s [%s]\n", cli->prog, msg, e->klass);
+	const char *msg = dl_cli_error_message(), *klass = dl_cli_error_class();
+	if (msg && klass[0])
+		fprintf(cli->err, "%s: error: %s [%s]\n", cli->prog, msg, klass);
 	else if (msg)
 		fprintf(cli->err, "%s: error: %s\n", cli->prog, msg);
 	else
@@ -145,7 +143,7 @@ static int apply_globals(dl_cli *cli, const dl_cli_globals *g)
 	cli->quiet = g->quiet;
 	if (g->format) {
 		if (dl_out_format_parse(&cli->format, g->format) < 0)
-			return dl_cli_usage_error(cli, "%s", dl_error_last()->message);
+			return dl_cli_usage_error(cli, "%s", dl_cli_error_message());
 		cli->format_set = true;
 	}
 	cli->output_path = g->output && strcmp(g->output, "-") ? g->output : NULL;
@@ -167,15 +165,15 @@ static int output_open(output_file *of, const char *path)
 	bool direct = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
 	if (!direct) {
 		size_t n = strlen(path) + 32;
-		of->tmp = dl_malloc(n);
+		of->tmp = dl_cli_malloc(n);
 		if (!of->tmp) return DL_ENOMEM;
 		snprintf(of->tmp, n, "%s.tmp-%ld", path, (long)getpid());
 	}
 	of->fp = fopen(of->tmp ? of->tmp : path, "w");
 	if (!of->fp) {
-		int rc = dl_error_set(DL_EIO, "cannot write the output file %s: %s; check that its directory exists "
+		int rc = dl_cli_fail(DL_EIO, "cannot write the output file %s: %s; check that its directory exists "
 		                      "and is writable", path, strerror(errno));
-		dl_free(of->tmp);
+		free(of->tmp);
 		of->tmp = NULL;
 		return rc;
 	}
@@ -186,12 +184,12 @@ static int output_close(output_file *of, const char *path, bool keep)
 {
 	int rc = 0;
 	if (fclose(of->fp) != 0 && keep)
-		rc = dl_error_set(DL_EIO, "writing the output file %s failed: %s", path, strerror(errno));
+		rc = dl_cli_fail(DL_EIO, "writing the output file %s failed: %s", path, strerror(errno));
 	if (of->tmp) {
 		if (keep && rc == 0 && rename(of->tmp, path) != 0)
-			rc = dl_error_set(DL_EIO, "cannot create the output file %s: %s", path, strerror(errno));
+			rc = dl_cli_fail(DL_EIO, "cannot create the output file %s: %s", path, strerror(errno));
 		if (!keep || rc < 0) unlink(of->tmp);
-		dl_free(of->tmp);
+		free(of->tmp);
 	}
 	return rc;
 }
@@ -200,7 +198,7 @@ static int output_close(output_file *of, const char *path, bool keep)
 static int run_command(dl_cli *cli, dl_cli_globals *g, const dl_cli_command *cmd, int argc, char **argv)
 {
 	cli->cmd = cmd;
-	void *args = dl_calloc(1, cmd->args_size ? cmd->args_size : 1);
+	void *args = dl_cli_calloc(1, cmd->args_size ? cmd->args_size : 1);
 	if (!args) {
 		report_error(cli, DL_ENOMEM);
 		return DL_CLI_EXIT_ERROR;
@@ -221,10 +219,10 @@ static int run_command(dl_cli *cli, dl_cli_globals *g, const dl_cli_command *cmd
 		if (rc == 0) cli->out = of.fp;
 	}
 	if (rc == 0) {
-		dl_error_clear();
+		dl_cli_error_clear();
 		rc = cmd->run(cli, args);
 		if (rc == 0 && (fflush(cli->out) != 0 || ferror(cli->out)))
-			rc = dl_error_set(DL_EIO, "writing the output failed: %s", strerror(errno));
+			rc = dl_cli_fail(DL_EIO, "writing the output failed: %s", strerror(errno));
 	}
 	if (of.fp) {
 		int crc = output_close(&of, cli->output_path, rc == 0);
@@ -232,7 +230,7 @@ static int run_command(dl_cli *cli, dl_cli_globals *g, const dl_cli_command *cmd
 	}
 done:
 	dl_cli_scratch_free(cli);
-	dl_free(args);
+	free(args);
 	if (rc < 0) {
 		report_error(cli, rc);
 		return DL_CLI_EXIT_ERROR;

@@ -2,9 +2,7 @@
  * and filtered, as text, JSON, CSV, an Arrow IPC stream or one Parquet
  * file. */
 #include <errno.h>
-#include "columnar/ipc_writer.h"
-#include "parquet/writer.h"
-#include "table/scan.h"
+#include "deltalake/parquet.h"
 #include "table_cli.h"
 
 typedef struct cat_args {
@@ -30,70 +28,6 @@ static const dl_cli_opt cat_opts[] = {
 	DL_CLI_END,
 };
 
-typedef struct cat_sink {
-	dl_out *o;
-	dl_ipc_writer *ipc;
-	pq_writer *pq;
-	pq_sink pq_sink;
-} cat_sink;
-
-static int sink_open(cat_sink *k, dl_cli *cli, const char *format, dl_out_format fmt, dl_type *schema)
-{
-	if (format && !strcmp(format, "arrow")) return dl_ipc_writer_new_file(&k->ipc, schema, cli->out);
-	if (format && !strcmp(format, "parquet")) {
-		pq_sink_init_file(&k->pq_sink, cli->out);
-		pq_writer_options po = PQ_WRITER_OPTIONS_INIT;
-		return pq_writer_open(&k->pq, schema, &k->pq_sink, &po);
-	}
-	return dl_out_begin_schema(&k->o, cli->out, fmt, schema);
-}
-
-static int sink_write(cat_sink *k, const dl_batch *b)
-{
-	if (k->ipc) return dl_ipc_writer_write(k->ipc, b);
-	if (k->pq) return pq_writer_write(k->pq, b);
-	return dl_out_batch(k->o, b);
-}
-
-static int sink_close(cat_sink *k, int rc)
-{
-	if (k->o) {
-		if (rc == 0) rc = dl_out_end(k->o);
-		else dl_out_free(k->o);
-	}
-	if (k->ipc) {
-		if (rc == 0) rc = dl_ipc_writer_finish(k->ipc);
-		dl_ipc_writer_free(k->ipc);
-	}
-	if (k->pq) {
-		if (rc == 0) rc = pq_writer_close(k->pq);
-		pq_writer_free(k->pq);
-	}
-	return rc;
-}
-
-static int cat_stream(cat_sink *k, dl_batch_stream *bs, int64_t left)
-{
-	while (left != 0) {
-		dl_batch *b;
-		DL_TRY(dl_batch_stream_next(bs, &b));
-		if (!b) return 0;
-		int rc = 0;
-		if (left >= 0 && left < b->num_rows) {
-			dl_batch *h = dl_batch_slice(b, 0, left);
-			rc = h ? sink_write(k, h) : DL_ENOMEM;
-			dl_batch_free(h);
-			left = 0;
-		} else {
-			rc = sink_write(k, b);
-			if (left > 0) left -= b->num_rows;
-		}
-		dl_batch_free(b);
-		if (rc < 0) return rc;
-	}
-	return 0;
-}
-
 static int cat_run(dl_cli *cli, const void *args)
 {
 	const cat_args *a = args;
@@ -111,15 +45,26 @@ static int cat_run(dl_cli *cli, const void *args)
 	so.ncolumns = a->columns.n;
 	so.filter = a->where;
 	dl_scan *scan = NULL;
-	dl_batch_stream *bs = NULL;
-	cat_sink k = {0};
+	struct ArrowArrayStream st = {0};
 	rc = dl_scan_open(&scan, snap, &so);
-	if (rc == 0) rc = dl_scan_batches(&bs, scan);
-	if (rc == 0) rc = sink_open(&k, cli, a->format, fmt, (dl_type *)dl_batch_stream_schema(bs));
-	if (rc == 0) rc = cat_stream(&k, bs, a->limit);
-	rc = sink_close(&k, rc);
-	if (rc == 0 && fflush(cli->out) != 0) rc = dl_error_set(DL_EIO, "writing the output failed: %s", strerror(errno));
-	dl_batch_stream_free(bs);
+	if (rc == 0) rc = dl_scan_to_arrow(&st, scan);
+	if (rc == 0 && binary) {
+		/* The limit cuts the stream itself, so Arrow and Parquet get only
+		 * those rows and the scan stops decoding once they are out. */
+		struct ArrowArrayStream limited;
+		rc = dl_arrow_stream_limit(&limited, &st, a->limit);
+		if (rc == 0 && !strcmp(a->format, "arrow")) {
+			rc = dl_arrow_ipc_write_stream(cli->out, &limited);
+		} else if (rc == 0) {
+			dl_parquet_write_options po = DL_PARQUET_WRITE_OPTIONS_INIT;
+			po.threads = 1;
+			rc = dl_parquet_write_stream(cli->out, &limited, &po);
+		}
+	} else if (rc == 0) {
+		rc = dl_out_arrow_stream(cli->out, fmt, &st, a->limit);
+	}
+	dl_arrow_stream_release(&st);
+	if (rc == 0 && fflush(cli->out) != 0) rc = dl_cli_fail(DL_EIO, "writing the output failed: %s", strerror(errno));
 	dl_scan_free(scan);
 	dl_snapshot_free(snap);
 	return rc;

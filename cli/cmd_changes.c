@@ -2,7 +2,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
-#include "table/scan.h"
 #include "table_cli.h"
 
 typedef struct changes_args {
@@ -33,10 +32,10 @@ static int parse_bound(dl_cli *cli, const char *s, const char *opt, int64_t *ver
 		return 0;
 	}
 	int64_t us;
-	if (dl_timestamp_parse(&us, s, strlen(s), NULL) < 0)
+	if (dl_timestamp_parse_text(&us, s) < 0)
 		return dl_cli_usage_error(cli, "%s '%s' is neither a version nor a timestamp such as "
 		                          "'2024-01-31 12:00:00'", opt, s);
-	*ts_ms = dl_floor_div(us, 1000);
+	*ts_ms = dl_cli_floor_div(us, 1000);
 	*version = -1;
 	return 0;
 }
@@ -49,24 +48,9 @@ static int changes_run(dl_cli *cli, const void *args)
 	int rc = a->from ? parse_bound(cli, a->from, "--from", &o.start_version, &o.start_timestamp_ms) : 0;
 	if (rc == 0 && a->to) rc = parse_bound(cli, a->to, "--to", &o.end_version, &o.end_timestamp_ms);
 	if (rc != 0) return rc;
-	dl_batch_stream *bs = NULL;
-	DL_TRY(dl_changes_batches(&bs, a->table, &o));
-	dl_out *out = NULL;
-	rc = dl_out_begin_schema(&out, cli->out, cli->format, dl_batch_stream_schema(bs));
-	int64_t left = a->limit;
-	while (rc == 0 && left != 0) {
-		dl_batch *b;
-		rc = dl_batch_stream_next(bs, &b);
-		if (rc < 0 || !b) break;
-		if (left >= 0 && left < b->num_rows) b->num_rows = left; /* dl_out_batch prints num_rows rows */
-		rc = dl_out_batch(out, b);
-		if (left > 0) left -= b->num_rows;
-		dl_batch_free(b);
-	}
-	if (rc == 0) rc = dl_out_end(out);
-	else dl_out_free(out);
-	dl_batch_stream_free(bs);
-	return rc;
+	struct ArrowArrayStream st;
+	DL_CLI_TRY(dl_table_changes(&st, a->table, &o));
+	return dl_out_arrow_stream(cli->out, cli->format, &st, a->limit);
 }
 
 DL_CLI_COMMAND(changes, .name = "changes", .summary = "show the change data feed between versions",

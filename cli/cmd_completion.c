@@ -7,9 +7,9 @@
  * Parquet files are paths). */
 #include <string.h>
 #include "cli.h"
+#include "util.h"
 #include "options.h"
 #include "registry.h"
-#include "util/mem.h"
 
 static const char bash_script[] =
 	"# bash completion for deltalake. Load it with:\n"
@@ -80,7 +80,7 @@ static void complete_commands(dl_cli *cli, const char *group, const char *cur)
 		last_len = wl;
 		put_candidate(cli, cur, nm, wl);
 	}
-	dl_free(cmds);
+	free(cmds);
 }
 
 static void complete_options(dl_cli *cli, const dl_cli_opt *opts, const dl_cli_opt *except, const char *cur)

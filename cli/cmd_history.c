@@ -25,7 +25,7 @@ static int history_rows(dl_out *o, const dl_history *h)
 		                       e->isolation_level,
 		                       e->is_blind_append < 0 ? NULL : e->is_blind_append ? "true" : "false",
 		                       e->operation_metrics, e->user_metadata, e->engine_info};
-		DL_TRY(dl_out_row(o, row));
+		DL_CLI_TRY(dl_out_row(o, row));
 	}
 	return 0;
 }

@@ -1,6 +1,6 @@
 /* `deltalake protocol`: the protocol versions and table features. */
 #include "table_cli.h"
-#include "util/buf.h"
+#include "util.h"
 
 typedef struct protocol_args {
 	const char *table;
@@ -13,13 +13,13 @@ static const dl_cli_opt protocol_opts[] = {
 	DL_CLI_END,
 };
 
-static int features(dl_buf *b, dl_snapshot *snap, bool reader)
+static int features(dl_cli_buf *b, dl_snapshot *snap, bool reader)
 {
-	dl_buf_clear(b);
+	dl_cli_buf_clear(b);
 	size_t n = reader ? dl_snapshot_reader_feature_count(snap) : dl_snapshot_writer_feature_count(snap);
 	for (size_t i = 0; i < n; i++) {
-		if (i) DL_TRY(dl_buf_puts(b, ","));
-		DL_TRY(dl_buf_puts(b, reader ? dl_snapshot_reader_feature(snap, i) : dl_snapshot_writer_feature(snap, i)));
+		if (i) DL_CLI_TRY(dl_cli_buf_puts(b, ","));
+		DL_CLI_TRY(dl_cli_buf_puts(b, reader ? dl_snapshot_reader_feature(snap, i) : dl_snapshot_writer_feature(snap, i)));
 	}
 	return 0;
 }
@@ -31,7 +31,7 @@ static int protocol_run(dl_cli *cli, const void *args)
 	int rc = dl_cli_open_snapshot_ex(cli, &snap, a->table, a->version, NULL, true);
 	if (rc != 0) return rc;
 	dl_out *o = NULL;
-	dl_buf b = DL_BUF_INIT;
+	dl_cli_buf b = DL_CLI_BUF_INIT;
 	char num[32];
 	rc = dl_cli_out_begin(&o, cli, dl_out_kv_columns, 2);
 	snprintf(num, sizeof num, "%d", dl_snapshot_min_reader_version(snap));
@@ -44,7 +44,7 @@ static int protocol_run(dl_cli *cli, const void *args)
 	if (rc == 0) rc = dl_out_kv(o, "writerFeatures", b.data ? b.data : "");
 	if (rc == 0) rc = dl_out_end(o);
 	else dl_out_free(o);
-	dl_buf_free(&b);
+	dl_cli_buf_free(&b);
 	dl_snapshot_free(snap);
 	return rc;
 }

@@ -1,5 +1,5 @@
 /* `deltalake schema`: the columns of a table (any version). */
-#include "log/snapshot.h"
+#include "deltalake/schema.h"
 #include "table_cli.h"
 
 typedef struct schema_args {
@@ -17,19 +17,23 @@ static const dl_cli_opt schema_opts[] = {
 
 static int schema_rows(dl_out *o, dl_snapshot *snap)
 {
-	const dl_type *t = dl_snapshot_schema(snap);
-	for (int i = 0; t && i < t->nchildren; i++) {
-		const dl_field *f = &t->children[i];
-		char type[512];
-		dl_type_sql(f->type, type, sizeof type);
+	const char *json = dl_snapshot_schema_json(snap);
+	if (!json) return 0; /* very old tables: no schemaString */
+	dl_schema *schema;
+	DL_CLI_TRY(dl_schema_parse_json(&schema, json));
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < dl_schema_column_count(schema); i++) {
+		dl_schema_field f;
+		rc = dl_schema_field_at(&f, schema, i);
 		bool part = false;
 		for (size_t k = 0; k < dl_snapshot_partition_column_count(snap); k++)
-			if (strcmp(dl_snapshot_partition_column(snap, k), f->name) == 0) part = true;
-		const char *row[5] = {f->name, type, f->nullable ? "true" : "false", part ? "true" : "false",
-		                      f->metadata && strcmp(f->metadata, "{}") ? f->metadata : NULL};
-		DL_TRY(dl_out_row(o, row));
+			if (strcmp(dl_snapshot_partition_column(snap, k), f.name) == 0) part = true;
+		const char *row[5] = {f.name, f.type_sql, f.nullable ? "true" : "false", part ? "true" : "false",
+		                      strcmp(f.metadata, "{}") ? f.metadata : NULL};
+		if (rc == 0) rc = dl_out_row(o, row);
 	}
-	return 0;
+	dl_schema_free(schema);
+	return rc;
 }
 
 static int schema_run(dl_cli *cli, const void *args)

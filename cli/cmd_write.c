@@ -2,9 +2,8 @@
  * creating it when absent (DataFrameWriter.save with Delta's options). */
 #include <stdlib.h>
 #include <strings.h>
-#include "input.h"
-#include "log/schema.h"
-#include "ops/write.h"
+#include "deltalake/input.h"
+#include "deltalake/parquet.h"
 #include "progress.h"
 #include "table_cli.h"
 
@@ -77,8 +76,9 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && strcasecmp(s + n - m, suffix) == 0;
 }
 
-/* The table's schema, for typing text input; NULL when there is no table. */
-static int table_schema(const char *uri, dl_type **out)
+/* The table's schema JSON (malloc'd), for typing text input; NULL when
+ * there is no table. */
+static int table_schema(char **out, const char *uri)
 {
 	*out = NULL;
 	dl_snapshot_options o = DL_SNAPSHOT_OPTIONS_INIT;
@@ -89,14 +89,16 @@ static int table_schema(const char *uri, dl_type **out)
 		dl_error_clear();
 		return 0;
 	}
-	DL_TRY(rc);
+	DL_CLI_TRY(rc);
 	const char *json = dl_snapshot_schema_json(snap);
-	rc = json ? dl_schema_parse(out, json, strlen(json)) : 0;
+	if (json && !(*out = dl_cli_strdup(json))) rc = DL_ENOMEM;
 	dl_snapshot_free(snap);
 	return rc;
 }
 
-static int open_input(dl_cli *cli, const write_args *a, dl_cli_input *in, dl_batch_stream **s)
+/* The input as an Arrow stream; a Parquet input's file handle goes to *pq
+ * (it must outlive the stream). */
+static int open_input(dl_cli *cli, const write_args *a, struct ArrowArrayStream *st, dl_parquet_file **pq)
 {
 	const char *fmt = a->format;
 	if (!fmt) {
@@ -112,20 +114,81 @@ static int open_input(dl_cli *cli, const write_args *a, dl_cli_input *in, dl_bat
 	     parquet = strcasecmp(fmt, "parquet") == 0;
 	if (!csv && !jsonl && !parquet)
 		return dl_cli_usage_error(cli, "--input-format must be csv, jsonl or parquet");
-	DL_TRY(dl_cli_input_map(in, a->input));
-	dl_type *schema = NULL;
-	int rc = parquet ? 0 : table_schema(a->table, &schema);
-	if (rc == 0) {
-		rc = csv ? dl_cli_csv_stream(s, in, schema)
-		     : jsonl ? dl_cli_jsonl_stream(s, in, schema) : dl_cli_parquet_stream(s, in);
+	if (parquet) {
+		int rc = dl_parquet_open(pq, a->input);
+		if (rc < 0) return rc == DL_ENOMEM ? rc : dl_cli_fail(rc, "input %s: %s", a->input, dl_cli_error_message());
+		return dl_parquet_read(st, *pq, NULL);
 	}
-	dl_type_unref(schema);
+	char *schema = NULL;
+	DL_CLI_TRY(table_schema(&schema, a->table));
+	int rc;
+	if (csv) {
+		dl_csv_options o = DL_CSV_OPTIONS_INIT;
+		o.schema_json = schema;
+		rc = dl_read_csv(st, a->input, &o);
+	} else {
+		dl_jsonl_options o = DL_JSONL_OPTIONS_INIT;
+		o.schema_json = schema;
+		rc = dl_read_jsonl(st, a->input, &o);
+	}
+	free(schema);
 	return rc;
 }
 
-static void on_progress(void *payload, int64_t rows)
+/* The input stream with the progress bar counting the rows pulled through
+ * it. TODO(progress): this counts rows read from the input, not rows
+ * written; once dl_write_options has a public progress callback
+ * (dl_progress_fn), report from it instead and drop this wrapper. */
+typedef struct counted {
+	struct ArrowArrayStream in;
+	dl_progress *p;
+	int64_t rows;
+} counted;
+
+static int counted_schema(struct ArrowArrayStream *s, struct ArrowSchema *out)
 {
-	dl_progress_update(payload, rows);
+	counted *c = s->private_data;
+	return c->in.get_schema(&c->in, out);
+}
+
+static int counted_next(struct ArrowArrayStream *s, struct ArrowArray *out)
+{
+	counted *c = s->private_data;
+	int err = c->in.get_next(&c->in, out);
+	if (err == 0 && out->release) {
+		c->rows += out->length;
+		dl_progress_update(c->p, c->rows);
+	}
+	return err;
+}
+
+static const char *counted_error(struct ArrowArrayStream *s)
+{
+	counted *c = s->private_data;
+	return c->in.get_last_error ? c->in.get_last_error(&c->in) : NULL;
+}
+
+static void counted_release(struct ArrowArrayStream *s)
+{
+	counted *c = s->private_data;
+	dl_arrow_stream_release(&c->in);
+	free(c);
+	s->release = NULL;
+}
+
+/* Moves *in into *out wrapped; on failure *in is released. */
+static int count_rows(struct ArrowArrayStream *out, struct ArrowArrayStream *in, dl_progress *p)
+{
+	counted *c = dl_cli_calloc(1, sizeof *c);
+	if (!c) {
+		dl_arrow_stream_release(in);
+		return DL_ENOMEM;
+	}
+	c->in = *in;
+	in->release = NULL;
+	c->p = p;
+	*out = (struct ArrowArrayStream){counted_schema, counted_next, counted_error, counted_release, c};
+	return 0;
 }
 
 static int fill_options(dl_cli *cli, const write_args *a, dl_write_options *o, char ***copies)
@@ -178,15 +241,15 @@ static int write_run(dl_cli *cli, const void *args)
 	dl_write_options o = DL_WRITE_OPTIONS_INIT;
 	char **copies = NULL;
 	int rc = fill_options(cli, a, &o, &copies);
-	dl_cli_input in;
-	memset(&in, 0, sizeof in);
-	dl_batch_stream *s = NULL;
-	if (rc == 0) rc = open_input(cli, a, &in, &s);
+	struct ArrowArrayStream st = {0}, data = {0};
+	dl_parquet_file *pq = NULL;
+	if (rc == 0) rc = open_input(cli, a, &st, &pq);
 	int64_t version = -1;
 	if (rc == 0) {
 		dl_progress p;
 		dl_progress_begin(&p, cli->err, cli->quiet, "writing rows", 0);
-		rc = dl_ops_write(&version, a->table, s, &o, on_progress, &p);
+		rc = count_rows(&data, &st, &p);
+		if (rc == 0) rc = dl_write(&version, a->table, &data, &o);
 		dl_progress_end(&p);
 	}
 	if (rc == 0) {
@@ -194,8 +257,9 @@ static int write_run(dl_cli *cli, const void *args)
 		                                  "or this --txn-version was already written)");
 		else fprintf(cli->out, "wrote %s at version %" PRId64 "\n", a->table, version);
 	}
-	dl_batch_stream_free(s);
-	dl_cli_input_close(&in);
+	dl_arrow_stream_release(&data);
+	dl_arrow_stream_release(&st);
+	dl_parquet_free(pq);
 	for (int i = 0; copies && i < a->properties.n; i++) free(copies[i]);
 	free(copies);
 	free((void *)o.property_keys);

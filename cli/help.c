@@ -1,10 +1,10 @@
 /* Help text, generated from the registry and the option tables, and the
  * "did you mean" suggestion for unknown commands. */
 #include "help.h"
+#include "util.h"
 #include <string.h>
 #include "options.h"
 #include "registry.h"
-#include "util/mem.h"
 
 /* Edit distance (insert, delete, substitute), for "did you mean". Names
  * longer than 63 bytes are never close to what someone types. */
@@ -184,7 +184,7 @@ static void print_command_list(FILE *fp, const char *group, int width)
 		}
 		fprintf(fp, "  %-*s  %s\n", width, nm, cmds[i]->summary ? cmds[i]->summary : "");
 	}
-	dl_free(cmds);
+	free(cmds);
 }
 
 /* Width of the command column: the longest name at that level. */
@@ -198,7 +198,7 @@ static int list_width(const char *group)
 		int l = nm ? (int)(group[0] ? strlen(nm) : dl_cli_first_word_len(nm)) : 0;
 		if (l > w) w = l;
 	}
-	dl_free(cmds);
+	free(cmds);
 	return w;
 }
 

@@ -2,12 +2,10 @@
  * and comma-separated lists, positionals, "--". Values land in the command's
  * args struct at the offsets its table gives. */
 #include "options.h"
+#include "util.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "util/arena.h"
-#include "util/error.h"
-#include "util/mem.h"
 
 const dl_cli_opt dl_cli_global_opts[] = {
 	DL_CLI_STRING(dl_cli_globals, format, 0, "format", "FMT", NULL,
@@ -37,16 +35,16 @@ static bool is_list(dl_cli_opt_kind k)
 /* What a command's parse allocates, freed after the command ran. */
 typedef struct cli_scratch {
 	const char **items; /* the arrays of every list */
-	dl_arena arena;     /* copies of split names */
+	dl_cli_arena arena;     /* copies of split names */
 } cli_scratch;
 
 void dl_cli_scratch_free(dl_cli *cli)
 {
 	cli_scratch *s = cli->scratch_;
 	if (!s) return;
-	dl_free(s->items);
-	dl_arena_free(&s->arena);
-	dl_free(s);
+	free(s->items);
+	dl_cli_arena_free(&s->arena);
+	free(s);
 	cli->scratch_ = NULL;
 }
 
@@ -82,7 +80,7 @@ static int store_names(dl_cli *cli, const dl_cli_target *t, const dl_cli_opt *o,
 		size_t n = strcspn(p, ",");
 		if (n == 0)
 			return dl_cli_usage_error(cli, "--%s needs names separated by commas, got '%s'", o->name, value);
-		const char *copy = dl_arena_strndup(&s->arena, p, n);
+		const char *copy = dl_cli_arena_strndup(&s->arena, p, n);
 		if (!copy) return DL_ENOMEM;
 		l->items[l->n++] = copy;
 		p += n;
@@ -162,13 +160,13 @@ int dl_cli_alloc_lists(dl_cli *cli, const dl_cli_target *t, int argc, char **arg
 	for (const dl_cli_opt *o = t->opts; o && o->kind; o++) nlists += is_list(o->kind);
 	for (int i = 0; i < argc; i++)
 		for (const char *p = argv[i]; (p = strchr(p, ',')); p++) per++;
-	cli_scratch *s = dl_calloc(1, sizeof *s);
+	cli_scratch *s = dl_cli_calloc(1, sizeof *s);
 	if (!s) return DL_ENOMEM;
 	cli->scratch_ = s;
 	if (!nlists) return 0;
 	size_t total;
-	if (dl_size_mul(nlists, per, &total) < 0) return DL_ENOMEM;
-	const char **items = dl_calloc(total, sizeof *items);
+	if (__builtin_mul_overflow(nlists, per, &total)) return dl_cli_fail(DL_ENOMEM, "too many arguments");
+	const char **items = dl_cli_calloc(total, sizeof *items);
 	if (!items) return DL_ENOMEM;
 	s->items = items;
 	for (const dl_cli_opt *o = t->opts; o && o->kind; o++) {

@@ -15,7 +15,9 @@
  * widths (wider cells simply push the line). */
 #ifndef DL_CLI_OUTPUT_H
 #define DL_CLI_OUTPUT_H
+#include <stdint.h>
 #include <stdio.h>
+#include "deltalake/arrow.h"
 
 typedef enum dl_out_format {
 	DL_OUT_TABLE = 0,
@@ -58,14 +60,21 @@ int dl_out_end(dl_out *o);
 /* Frees o without finishing (after an error). NULL is fine. */
 void dl_out_free(dl_out *o);
 
-/* Output of batches: the columns are the fields of `schema` (a struct);
- * cells are rendered by columnar/format_value.h, as text for table and csv
- * and as JSON values for jsonl and json. */
-struct dl_type;
-struct dl_batch;
-int dl_out_begin_schema(dl_out **out, FILE *fp, dl_out_format format, const struct dl_type *schema);
-/* Writes every row of b, whose columns must be those given to begin. */
-int dl_out_batch(dl_out *o, const struct dl_batch *b);
+/* Output of Arrow record batches: the columns are the fields of `schema`
+ * (a struct, borrowed: it must outlive o); cells are rendered by the
+ * library's dl_arrow_formatter (deltalake/arrow.h), as text for table and
+ * csv and as JSON values for jsonl and json. */
+int dl_out_begin_arrow(dl_out **out, FILE *fp, dl_out_format format, const struct ArrowSchema *schema);
+/* Writes the first max_rows rows of `batch` (all when < 0; the batch is
+ * taken over and released) and gives how many were written. */
+int dl_out_arrow_batch(int64_t *printed, dl_out *o, struct ArrowArray *batch, int64_t max_rows);
+/* The whole of a stream (at most `limit` rows; < 0: all), begun and ended
+ * here; the stream is released. */
+int dl_out_arrow_stream(FILE *fp, dl_out_format format, struct ArrowArrayStream *st, int64_t limit);
+/* The error to return after st's get_schema/get_next returned errno `err`:
+ * the library's (with its message and class) when it raised one, else the
+ * stream's get_last_error text. */
+int dl_out_stream_error(struct ArrowArrayStream *st, int err);
 
 /* The columns "name" and "value" (strings) for dl_out_kv. */
 extern const dl_out_column dl_out_kv_columns[2];

@@ -1,9 +1,9 @@
 /* The command registry: every DL_CLI_COMMAND puts a pointer into the
  * linker section "dl_cli_commands"; this file walks it. */
 #include "registry.h"
+#include "util.h"
 #include <stdlib.h>
 #include <string.h>
-#include "util/mem.h"
 
 /* Defined by the linker around the section; weak so a program without any
  * registered command still links (the range is then empty). */
@@ -71,7 +71,7 @@ const dl_cli_command **dl_cli_sorted_commands(size_t *count)
 	size_t n, k = 0;
 	dl_cli_registry(&cmds, &n);
 	*count = 0;
-	const dl_cli_command **out = n ? dl_calloc(n, sizeof *out) : NULL;
+	const dl_cli_command **out = n ? dl_cli_calloc(n, sizeof *out) : NULL;
 	if (!out) return NULL;
 	for (size_t i = 0; i < n; i++) {
 		if (cmds[i] && cmds[i]->name && !cmds[i]->hidden) out[k++] = cmds[i];

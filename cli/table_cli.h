@@ -8,8 +8,15 @@
 #include <string.h>
 #include "cli.h"
 #include "deltalake.h"
-#include "util/error.h"
-#include "util/time.h"
+#include "deltalake/timestamp.h"
+#include "util.h"
+
+/* a / b rounded toward negative infinity (epoch micros to millis). */
+static inline int64_t dl_cli_floor_div(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+	return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
 
 /* Opens the snapshot of `table` at `version` (>= 0) or `timestamp` (Spark
  * timestamp text, UTC unless it names a zone), else the latest. With
@@ -26,10 +33,10 @@ static inline int dl_cli_open_snapshot_ex(dl_cli *cli, dl_snapshot **out, const 
 	o.as_of_version = version;
 	if (timestamp) {
 		int64_t us;
-		if (dl_timestamp_parse(&us, timestamp, strlen(timestamp), NULL) < 0)
+		if (dl_timestamp_parse_text(&us, timestamp) < 0)
 			return dl_cli_usage_error(cli, "--timestamp '%s' is not a timestamp such as "
 			                          "'2024-01-31 12:00:00' or '2024-01-31T12:00:00Z'", timestamp);
-		o.as_of_timestamp_ms = dl_floor_div(us, 1000);
+		o.as_of_timestamp_ms = dl_cli_floor_div(us, 1000);
 	}
 	return dl_snapshot_open(out, table, &o);
 }
@@ -41,10 +48,15 @@ static inline int dl_cli_open_snapshot(dl_cli *cli, dl_snapshot **out, const cha
 	return dl_cli_open_snapshot_ex(cli, out, table, version, timestamp, false);
 }
 
+/* Room for dl_cli_format_ms (the name the commands have always used). */
+#ifndef DL_TIME_TEXT_MAX
+#define DL_TIME_TEXT_MAX DL_TIMESTAMP_TEXT_MAX
+#endif
+
 /* "2024-01-31 12:00:00.123" (UTC) for epoch milliseconds. */
 static inline void dl_cli_format_ms(char out[DL_TIME_TEXT_MAX], int64_t ms)
 {
-	dl_timestamp_format_spark(out, ms * 1000, NULL);
+	dl_timestamp_format(out, DL_TIME_TEXT_MAX, ms * 1000);
 }
 
 #endif

@@ -12,6 +12,10 @@
 #include "deltalake/changes.h"
 #include "deltalake/write.h"
 #include "deltalake/txn.h"
+#include "deltalake/parquet.h"
+#include "deltalake/input.h"
+#include "deltalake/schema.h"
+#include "deltalake/timestamp.h"
 
 #ifdef __cplusplus
 extern "C" {

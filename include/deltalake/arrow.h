@@ -104,6 +104,61 @@ DL_EXTERN(int) dl_arrow_ipc_write_stream(FILE *out, struct ArrowArrayStream *str
  * give DL_EUNSUPPORTED. */
 DL_EXTERN(int) dl_arrow_ipc_read_stream(struct ArrowArrayStream *out, FILE *in);
 
+/* ---- rendering cells as text ------------------------------------------
+ *
+ * A formatter renders the cells of record batches (struct arrays of the
+ * schema given) one at a time, the way `deltalake cat` prints them:
+ *
+ *   dl_arrow_formatter *f;  dl_arrow_formatter_new(&f, &schema);
+ *   while (stream.get_next(&stream, &batch) == 0 && batch.release) {
+ *       int64_t rows;  dl_arrow_formatter_set_batch(&rows, f, &batch);
+ *       for (row...) for (col...) {
+ *           const char *text; size_t len;
+ *           dl_arrow_formatter_cell(&text, &len, f, col, row, DL_FORMAT_JSON);
+ *           ... text == NULL for a null ...
+ *       }
+ *   }
+ *   dl_arrow_formatter_free(f);
+ *
+ * DL_FORMAT_TEXT is how Spark's show() and DuckDB print cells: true/false;
+ * integers; doubles in the shortest form that reads back the same ("1.0",
+ * "1e+20", "NaN", "Infinity"); decimals with all scale digits ("-0.50");
+ * dates "2024-01-31"; timestamps (UTC) and timestamp_ntz "2024-01-31
+ * 12:00:00[.fraction]"; binary X'0AFF'; structs {a: 1, b: [1, 2]}; maps
+ * {k=v, ...}; variants as their JSON.
+ * DL_FORMAT_JSON is one JSON value: numbers (decimals exact), escaped
+ * strings, binary as base64, dates and timestamps as strings in the text
+ * form, structs and maps as objects, arrays as arrays, non-finite doubles
+ * as "NaN", "Infinity", "-Infinity".
+ * DL_FORMAT_CSV is the text form quoted as RFC 4180 says when it holds a
+ * comma, a quote or a line break (and the empty string as "").
+ * Not thread-safe: one formatter per thread. */
+typedef enum dl_format_style {
+	DL_FORMAT_TEXT = 0,
+	DL_FORMAT_JSON,
+	DL_FORMAT_CSV,
+} dl_format_style;
+
+typedef struct dl_arrow_formatter dl_arrow_formatter;
+
+/* A formatter for batches of `schema` (a struct, "+s"), which is borrowed
+ * and must outlive the formatter. DL_EUNSUPPORTED for types without a
+ * Delta equivalent (as dl_arrow_ipc_write_stream). */
+DL_EXTERN(int) dl_arrow_formatter_new(dl_arrow_formatter **out, const struct ArrowSchema *schema);
+/* Takes over `batch` (its release becomes NULL; the previous batch is
+ * released) and gives its row count. Buffers are borrowed, not copied. */
+DL_EXTERN(int) dl_arrow_formatter_set_batch(int64_t *rows, dl_arrow_formatter *f, struct ArrowArray *batch);
+/* Cell (column, row) of the current batch: *text is NUL-terminated and
+ * valid until the next call for the same column, or NULL for a null. */
+DL_EXTERN(int) dl_arrow_formatter_cell(const char **text, size_t *len, dl_arrow_formatter *f, int column,
+                                       int64_t row, dl_format_style style);
+DL_EXTERN(void) dl_arrow_formatter_free(dl_arrow_formatter *f);
+
+/* Wraps `in` (moved: in->release becomes NULL) as a stream of its first
+ * `max_rows` rows (the last batch cut); once they are out, `in` is released
+ * at once, which stops a scan's decoding. max_rows < 0: no limit. */
+DL_EXTERN(int) dl_arrow_stream_limit(struct ArrowArrayStream *out, struct ArrowArrayStream *in, int64_t max_rows);
+
 #ifdef __cplusplus
 }
 #endif

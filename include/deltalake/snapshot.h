@@ -33,8 +33,9 @@ typedef struct dl_snapshot_options {
 	                                the latest version instead of an error */
 	bool skip_tombstones;        /* do not keep remove actions (less memory) */
 	dl_store *store;             /* use this store (borrowed) instead of the uri */
-	bool metadata_only;          /* only protocol, metadata, commit info (and
-	                                txns/domains when a .crc lists them): no
+	bool metadata_only;          /* only protocol, metadata, commit info, txns
+	                                and domains (all from the log; a .crc that
+	                                agrees with it saves reading them): no
 	                                files are loaded, file_count is 0 */
 	/* since version 2: */
 	const dl_store_options *store_options; /* opening the uri's store (and the

@@ -171,7 +171,12 @@ static int is_next(dl_batch_stream *s, dl_batch **out)
 	struct ArrowArray arr;
 	memset(&arr, 0, sizeof(arr));
 	*out = NULL;
+	/* A producer that is itself libdeltalake (a reader wrapped by a caller's
+	 * stream, e.g. one counting rows) raises its error on this thread: keep
+	 * that message and class rather than wrapping it as a foreign one. */
+	dl_error_clear();
 	int err = im->in.get_next(&im->in, &arr);
+	if (err && dl_error_last()->code != DL_OK) return dl_error_last()->code;
 	if (err) return producer_error(im, err, "get_next");
 	if (!arr.release) return 0; /* end of stream */
 	return dl_arrow_import_batch(out, &arr, &im->schema);
@@ -191,6 +196,18 @@ int dl_batch_stream_import(dl_batch_stream **out, struct ArrowArrayStream *in)
 {
 	*out = NULL;
 	if (!in || !in->release) return dl_error_set(DL_EINVALID, "Arrow stream is NULL or already released");
+	if (in->release == es_release) {
+		/* One of our own exports (a scan handed to dl_write, the Parquet
+		 * writer, the IPC writer): take its batch stream back as it is, so
+		 * batches are not converted twice and errors keep their message
+		 * and class. */
+		export_stream *e = in->private_data;
+		*out = e->src;
+		dl_free(e->last_error);
+		dl_free(e);
+		in->release = NULL;
+		return 0;
+	}
 	dl_batch_stream *s = dl_calloc(1, sizeof(*s));
 	import_stream *im = s ? dl_calloc(1, sizeof(*im)) : NULL;
 	if (!im) {

@@ -506,9 +506,10 @@ int dl_checkpoint_read_parquet(dl_replayer *r, dl_store *store, const char *path
 	const dl_type *schema = pq_reader_schema(pr);
 	const char *names[NCOLS];
 	int kinds[NCOLS], n = 0;
-	bool meta_only = dl_replay_metadata_only(r);
+	bool meta_only = dl_replay_metadata_only(r), lists = dl_replay_wants_txns_domains(r);
 	for (size_t k = 0; k < NCOLS; k++) {
-		if (meta_only && k != 2 && k != 3) continue;
+		/* metaData, protocol; txn, domainMetadata when wanted */
+		if (meta_only && k != 2 && k != 3 && !(lists && (k == 4 || k == 5))) continue;
 		if (dl_type_field_index(schema, action_columns[k]) < 0) continue;
 		names[n] = action_columns[k];
 		kinds[n++] = (int)k;

@@ -2,6 +2,7 @@
 #include "log/crc.h"
 #include <string.h>
 #include "json/json.h"
+#include "log/protocol.h"
 #include "util/error.h"
 #include "util/mem.h"
 
@@ -86,4 +87,46 @@ int dl_version_checksum_read(dl_version_checksum *out, dl_arena *arena, dl_store
 	int rc = dl_version_checksum_parse(out, arena, (const char *)data, len, path);
 	dl_free(data);
 	return rc;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* Maps compare as sets of pairs (writers may order keys differently). */
+static bool same_map(const dl_str_map *a, const dl_str_map *b)
+{
+	if (a->n != b->n) return false;
+	for (uint32_t i = 0; i < a->n; i++) {
+		bool found;
+		const char *v = dl_str_map_get(b, a->items[i].key, &found);
+		if (!found || !same_str(v, a->items[i].value)) return false;
+	}
+	return true;
+}
+
+static bool same_metadata(const dl_metadata *a, const dl_metadata *b)
+{
+	if (!same_str(a->id, b->id) || !same_str(a->name, b->name) ||
+	    !same_str(a->description, b->description) ||
+	    !same_str(a->format_provider, b->format_provider) ||
+	    !same_map(&a->format_options, &b->format_options) ||
+	    !same_str(a->schema_string, b->schema_string) || a->created_time != b->created_time ||
+	    a->npartition_columns != b->npartition_columns ||
+	    !same_map(&a->configuration, &b->configuration))
+		return false;
+	for (uint32_t i = 0; i < a->npartition_columns; i++)
+		if (!same_str(a->partition_columns[i], b->partition_columns[i])) return false;
+	return true;
+}
+
+bool dl_version_checksum_matches(const dl_version_checksum *c, const dl_protocol *protocol,
+                                 const dl_metadata *metadata, int64_t commit_ict)
+{
+	if (!c->protocol || !c->metadata || !protocol || !metadata) return false;
+	if (commit_ict != DL_NONE && c->in_commit_timestamp != DL_NONE &&
+	    c->in_commit_timestamp != commit_ict)
+		return false;
+	return dl_protocol_equal(c->protocol, protocol) && same_metadata(c->metadata, metadata);
 }

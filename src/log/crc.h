@@ -1,8 +1,10 @@
 /* Version checksum files (PROTOCOL.md "Version Checksum File"): N.crc holds
  * the table state summary of version N (protocol, metadata, file count and
- * size, in-commit timestamp, live txns and domains). Readers may use it to
- * skip the replay when only metadata is needed, and to validate a replay.
- * A malformed .crc is never an error for a reader: it is ignored. */
+ * size, in-commit timestamp, live txns and domains). The log is the truth:
+ * readers use a .crc only where it agrees with what replay gives
+ * (dl_version_checksum_matches), to skip work, never instead of the log's
+ * protocol and metadata. A malformed .crc is never an error for a reader:
+ * it is ignored. */
 #ifndef DL_LOG_CRC_H
 #define DL_LOG_CRC_H
 #include <stdbool.h>
@@ -30,6 +32,13 @@ typedef struct dl_version_checksum {
  * (with the reason) when it is malformed; the store's error when missing. */
 int dl_version_checksum_read(dl_version_checksum *out, dl_arena *arena, dl_store *store,
                              const char *path);
+/* Whether the checksum describes the state whose protocol and metaData
+ * replay found: the same versions and feature sets, the same metadata
+ * (id, name, description, format, schemaString, partition columns,
+ * configuration, createdTime), and - when `commit_ict` is known - the same
+ * in-commit timestamp. */
+bool dl_version_checksum_matches(const dl_version_checksum *c, const dl_protocol *protocol,
+                                 const dl_metadata *metadata, int64_t commit_ict);
 int dl_version_checksum_parse(dl_version_checksum *out, dl_arena *arena, const char *json,
                               size_t len, const char *what);
 

@@ -34,6 +34,8 @@ struct dl_replayer {
 	bool in_checkpoint;
 	bool version_commit; /* the file being read is the snapshot version's commit */
 	bool commit_info_only; /* re-reading that commit only for its commitInfo */
+	/* metadata-only, but txns and domains wanted too: no early stop */
+	bool lists;
 	dl_sidecar *sidecars;
 	size_t nsidecars, sidecars_cap;
 	/* app ids and domains already decided (keys borrowed from the state's
@@ -154,6 +156,11 @@ dl_arena *dl_replay_arena(dl_replayer *r)
 bool dl_replay_metadata_only(const dl_replayer *r)
 {
 	return r->opts->metadata_only != 0;
+}
+
+bool dl_replay_wants_txns_domains(const dl_replayer *r)
+{
+	return !r->opts->metadata_only || r->lists;
 }
 
 void dl_replay_begin_action(dl_replayer *r)
@@ -321,13 +328,14 @@ static bool wanted(const dl_replayer *r, dl_action_kind k)
 	if (r->commit_info_only) return k == DL_ACTION_COMMIT_INFO && !r->st->commit_info;
 	switch (k) {
 	case DL_ACTION_ADD:
-	case DL_ACTION_REMOVE:
+	case DL_ACTION_REMOVE: return !r->opts->metadata_only;
 	case DL_ACTION_TXN:
-	case DL_ACTION_DOMAIN_METADATA: return !r->opts->metadata_only;
+	case DL_ACTION_DOMAIN_METADATA: return dl_replay_wants_txns_domains(r);
 	case DL_ACTION_PROTOCOL: return !r->st->protocol;
 	case DL_ACTION_METADATA: return !r->st->metadata;
 	case DL_ACTION_COMMIT_INFO: return r->version_commit && !r->st->commit_info;
-	case DL_ACTION_SIDECAR: return r->in_checkpoint;
+	/* sidecars hold only file actions */
+	case DL_ACTION_SIDECAR: return r->in_checkpoint && !r->opts->metadata_only;
 	default: return false;
 	}
 }
@@ -636,7 +644,7 @@ static int run(dl_replayer *r, dl_store *store, const dl_log_segment *seg)
 		}
 		r->version_commit = c->version == seg->version;
 		DL_TRY(replay_json_file(r, store, c->path, c->size));
-		if (r->opts->metadata_only && r->st->protocol && r->st->metadata) {
+		if (r->opts->metadata_only && !r->lists && r->st->protocol && r->st->metadata) {
 			r->version_commit = false;
 			return read_version_commit_info(r, store, seg);
 		}
@@ -654,60 +662,65 @@ static void drop_removed_domains(dl_log_state *st)
 	st->ndomains = k;
 }
 
-/* The metadata of the version from its .crc, when one exists and is valid
- * (a malformed one is ignored): 1 when used, 0 to replay instead. */
-static int from_crc(dl_log_state *out, dl_store *store, const dl_log_segment *seg)
+/* The version's .crc (PROTOCOL.md "Version Checksum File") is a summary a
+ * writer left beside the commit; nothing makes it agree with the log, and a
+ * stale, buggy or tampered one must not change what a reader sees. So the
+ * rule: protocol and metaData always come from the log, and the .crc is
+ * used only for what replay cannot give cheaply - the txns and domains a
+ * metadata-only replay does not collect, and the in-commit timestamp of a
+ * version whose commit is gone - and only after its protocol and metaData
+ * (and its in-commit timestamp, when the commit has one) were checked to be
+ * those of the replay. A .crc that is malformed, lacks the lists, or
+ * disagrees is ignored entirely, and replay collects the lists itself. */
+
+/* Parses the version's .crc into `arena`: 1 when there is a valid one that
+ * lists txns and domains, 0 when it cannot help. */
+static int read_crc(dl_version_checksum *c, dl_arena *arena, dl_store *store,
+                    const dl_log_segment *seg)
 {
-	dl_version_checksum c;
 	if (!seg->crc) return 0;
-	if (dl_version_checksum_read(&c, &out->arena, store, seg->crc->path) < 0) {
+	if (dl_version_checksum_read(c, arena, store, seg->crc->path) < 0) {
 		if (dl_error_last()->code == DL_ENOMEM) return DL_ENOMEM;
 		dl_error_clear();
 		return 0;
 	}
-	out->protocol = c.protocol;
-	out->metadata = c.metadata;
-	out->crc_in_commit_timestamp = c.in_commit_timestamp;
-	out->from_crc = true;
-	if (c.ntxns) {
-		out->txns = dl_reallocarray(NULL, c.ntxns, sizeof *out->txns);
-		if (!out->txns) return DL_ENOMEM;
-		memcpy(out->txns, c.txns, c.ntxns * sizeof *out->txns);
-		out->ntxns = out->txns_cap = c.ntxns;
-	}
-	if (c.ndomains) {
-		out->domains = dl_reallocarray(NULL, c.ndomains, sizeof *out->domains);
-		if (!out->domains) return DL_ENOMEM;
-		memcpy(out->domains, c.domains, c.ndomains * sizeof *out->domains);
-		out->ndomains = out->domains_cap = c.ndomains;
-	}
-	return 1;
+	return c->has_txns && c->has_domains;
 }
 
-int dl_replay(dl_log_state *out, dl_store *store, const dl_log_segment *seg,
-              const dl_replay_options *opts)
+/* Takes the lists of a verified .crc into the state. */
+static int use_crc(dl_log_state *out, const dl_version_checksum *c)
 {
-	static const dl_replay_options defaults = {0};
+	out->crc_in_commit_timestamp = c->in_commit_timestamp;
+	out->from_crc = true;
+	if (c->ntxns) {
+		out->txns = dl_reallocarray(NULL, c->ntxns, sizeof *out->txns);
+		if (!out->txns) return DL_ENOMEM;
+		memcpy(out->txns, c->txns, c->ntxns * sizeof *out->txns);
+		out->ntxns = out->txns_cap = c->ntxns;
+	}
+	if (c->ndomains) {
+		out->domains = dl_reallocarray(NULL, c->ndomains, sizeof *out->domains);
+		if (!out->domains) return DL_ENOMEM;
+		memcpy(out->domains, c->domains, c->ndomains * sizeof *out->domains);
+		out->ndomains = out->domains_cap = c->ndomains;
+	}
+	return 0;
+}
+
+static int replay_once(dl_log_state *out, dl_store *store, const dl_log_segment *seg,
+                       const dl_replay_options *opts, bool lists)
+{
 	memset(out, 0, sizeof *out);
 	out->arena.block_size = 1u << 20;
 	out->version = seg->version;
 	out->crc_in_commit_timestamp = DL_NONE;
-	if (opts && opts->metadata_only) {
-		int used = from_crc(out, store, seg);
-		if (used < 0) {
-			dl_log_state_free(out);
-			return used;
-		}
-		if (used) {
-			drop_removed_domains(out);
-			return 0;
-		}
-	}
+	out->metadata_only = opts->metadata_only != 0;
 	dl_replayer r = {0};
 	dl_strmap_init(&r.txn_ids, false);
 	dl_strmap_init(&r.domain_ids, false);
 	r.st = out;
-	r.opts = opts ? opts : &defaults;
+	r.opts = opts;
+	r.lists = lists;
 	/* about one file action per 150 bytes of commit JSON */
 	int64_t bytes = 0;
 	for (size_t i = 0; i < seg->ncommits; i++) bytes += seg->commits[i].size > 0 ? seg->commits[i].size : 0;
@@ -726,6 +739,39 @@ int dl_replay(dl_log_state *out, dl_store *store, const dl_log_segment *seg,
 	drop_removed_domains(out);
 	if (r.opts->skip_tombstones) out->nremoves = 0;
 	return 0;
+}
+
+int dl_replay(dl_log_state *out, dl_store *store, const dl_log_segment *seg,
+              const dl_replay_options *opts)
+{
+	static const dl_replay_options defaults = {0};
+	if (!opts) opts = &defaults;
+	if (!opts->metadata_only) return replay_once(out, store, seg, opts, false);
+	/* Metadata only: protocol and metaData from the log, stopping as soon
+	 * as both are found; the txns and domains from a .crc that agrees,
+	 * else from a replay that collects them. */
+	dl_arena crc_arena = DL_ARENA_INIT;
+	dl_version_checksum c;
+	int rc = read_crc(&c, &crc_arena, store, seg);
+	if (rc == 1) {
+		rc = replay_once(out, store, seg, opts, false);
+		if (rc == 0 && out->protocol && out->metadata &&
+		    dl_version_checksum_matches(&c, out->protocol, out->metadata,
+		                                out->commit_info ? out->commit_info->in_commit_timestamp
+		                                                 : DL_NONE)) {
+			/* the lists live in crc_arena: the state keeps it */
+			rc = keep_block_arena(out, &crc_arena);
+			if (rc == 0) rc = use_crc(out, &c);
+			if (rc == 0) drop_removed_domains(out);
+			if (rc < 0) dl_log_state_free(out);
+			dl_arena_free(&crc_arena);
+			return rc;
+		}
+		if (rc == 0) dl_log_state_free(out);
+	}
+	dl_arena_free(&crc_arena);
+	if (rc < 0) return rc;
+	return replay_once(out, store, seg, opts, true);
 }
 
 int dl_log_state_validate(const dl_log_state *s)

@@ -37,7 +37,9 @@ typedef struct dl_log_state {
 	size_t domains_cap;
 	const dl_commit_info *commit_info; /* of the snapshot version, or NULL */
 	int64_t crc_in_commit_timestamp; /* from the version's .crc when it was used, else DL_NONE */
-	bool from_crc;               /* protocol/metaData came from the .crc (metadata-only) */
+	bool metadata_only;          /* replayed without file actions: no adds, no removes */
+	bool from_crc;               /* txns/domains came from the version's .crc, which was
+	                                checked to agree with the replayed protocol/metaData */
 	dl_arena *block_arenas;      /* arenas of blocks parsed in parallel */
 	size_t nblock_arenas, block_arenas_cap;
 	int64_t total_size;          /* sum of live adds' sizes */
@@ -51,10 +53,12 @@ static inline dl_add *dl_log_state_add(const dl_log_state *s, size_t i)
 typedef struct dl_replay_options {
 	/* Skip tombstones (scans do not need them): less memory. */
 	int skip_tombstones;
-	/* Only protocol, metaData and the version's commitInfo: stops reading
-	 * once both are found (for time travel and metadata queries). A valid
-	 * .crc of the version answers without any replay (then txns and
-	 * domains come from it too, when it lists them). */
+	/* Only protocol, metaData, txns, domains and the version's commitInfo:
+	 * no file actions (for time travel and metadata queries). Protocol and
+	 * metaData always come from the log; a .crc of the version whose
+	 * protocol and metaData agree with the log's supplies the txns and
+	 * domains, so that the replay can stop once protocol and metaData are
+	 * found. Without one, the replay reads them from the log. */
 	int metadata_only;
 	/* 1: never parse commit files on several threads */
 	int sequential;
@@ -82,8 +86,10 @@ dl_arena *dl_replay_arena(dl_replayer *r);
 /* Marks the arena before building one action, so a shadowed action's memory
  * is taken back. */
 void dl_replay_begin_action(dl_replayer *r);
-/* Whether only protocol and metaData are wanted. */
+/* Whether file actions are skipped. */
 bool dl_replay_metadata_only(const dl_replayer *r);
+/* Whether txn and domainMetadata actions are wanted. */
+bool dl_replay_wants_txns_domains(const dl_replayer *r);
 /* Offers one action (built in dl_replay_arena since the last begin). */
 int dl_replay_offer(dl_replayer *r, const dl_action *a);
 

@@ -43,6 +43,10 @@ struct dl_scan {
 	int mat_row_cv;        /* ... materialized row commit versions, -1 */
 	dl_expr *prune;        /* bound to the table schema; NULL without filter */
 	dl_expr *residual;     /* bound to read_schema; NULL without filter */
+	/* derived from prune for generated partition columns (day GENERATED
+	 * AS CAST(ts AS DATE) with a filter on ts): implied by prune, over the
+	 * partition columns only; NULL when nothing derives */
+	dl_expr *prune_generated;
 	bool prune_data_cols;  /* the filter references non-partition columns */
 	const char **part_names; /* logical partition column names */
 	int npart;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <strings.h>
 #include "log/partition_values.h"
+#include "log/protocol.h"
 #include "log/schema.h"
 #include "log/stats.h"
 #include "table/scan.h"
@@ -134,7 +135,7 @@ static int parse_requests(dl_scan *s, const dl_scan_options *o, req_col *req, in
 		else if ((r.field = dl_schema_find(schema, name)) < 0)
 			return dl_error_set(DL_EINVALID, "no column '%s' in the table; run 'deltalake schema' to see "
 			                    "the columns", name);
-		if (r.kind >= 0 && !dl_snapshot_has_feature(s->snap, "rowTracking"))
+		if (r.kind >= 0 && !dl_protocol_has(s->snap->state.protocol, DL_FEATURE_ROW_TRACKING))
 			return dl_error_set(DL_EUNSUPPORTED, "'%s' needs row tracking, which the table does not have "
 			                    "(table feature rowTracking)", name);
 		for (int j = 0; j < n; j++)
@@ -304,6 +305,25 @@ static int plan_indexed(dl_scan *s)
 	return rc;
 }
 
+/* A filter on the base column of a generated partition column (ts for day
+ * GENERATED ALWAYS AS (CAST(ts AS DATE))) says nothing about the partition
+ * values by itself; the derived filter (expr/prune_generated.c) does, and it
+ * is implied by the filter, so a file it rules out holds no matching row.
+ * Deriving is only an optimization: a generation expression it cannot use
+ * prunes nothing rather than failing the scan. */
+static int derive_generated(dl_scan *s, const dl_type *schema)
+{
+	if (s->npart <= 0) return 0;
+	int rc = dl_expr_derive_partition_filter(&s->prune_generated, s->prune, schema, s->part_names,
+	                                         s->npart);
+	if (rc == DL_ENOMEM) return rc;
+	if (rc < 0) {
+		dl_error_clear();
+		s->prune_generated = NULL;
+	}
+	return 0;
+}
+
 int dl_scan_plan_columns(dl_scan *s, const dl_scan_options *o)
 {
 	const dl_type *schema = dl_snapshot_schema(s->snap);
@@ -339,6 +359,7 @@ int dl_scan_plan_columns(dl_scan *s, const dl_scan_options *o)
 			if (fneed[i] && !is_partition(s, schema->children[i].name)) s->prune_data_cols = true;
 		dl_free(fneed);
 	}
+	if (rc == 0 && s->prune) rc = derive_generated(s, schema);
 	if (rc == 0) rc = build_columns(s, req, nreq, need, want_id, want_cv);
 	if (rc == 0 && s->prune) rc = bind_filter(&s->residual, o->filter, s->read_schema);
 	if (rc == 0) rc = plan_indexed(s);
@@ -433,6 +454,8 @@ static int prune_range(void *ctx, size_t begin, size_t end)
 		dl_stats_provider p = {-1, provider_column, &fp};
 		bool may = true;
 		if (s->npart > 0) rc = dl_expr_may_match(&may, s->prune, &p);
+		if (rc == 0 && may && s->prune_generated)
+			rc = dl_expr_may_match(&may, s->prune_generated, &p);
 		if (rc == 0 && !may) {
 			pc->keep[i] = 0;
 			continue;

@@ -124,7 +124,7 @@ int dl_ckpt_stats_init(dl_ckpt_stats *out, const dl_snapshot *snap)
 	DL_TRY(dl_schema_to_physical(&phys, snap->schema, p->column_mapping_mode));
 	int rc = shape(&out->minmax, &out->nulls, phys, &c, true, snap->schema);
 	dl_type_unref(phys);
-	out->tight_bounds = dl_protocol_supports(snap->state.protocol, "deletionVectors");
+	out->tight_bounds = dl_protocol_has(snap->state.protocol, DL_FEATURE_DELETION_VECTORS);
 	dl_buf b = DL_BUF_INIT;
 	dl_json_writer w;
 	dl_jw_init(&w, &b);

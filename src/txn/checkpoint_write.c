@@ -428,7 +428,7 @@ static int ctx_init(ckpt_ctx *c, dl_store *store, const dl_snapshot *snap, dl_bu
 	c->snap = snap;
 	const dl_table_properties *p = &snap->props;
 	c->cutoff_ms = now - p->deleted_file_retention_ms;
-	c->dv_key = dl_protocol_supports(snap->state.protocol, "deletionVectors");
+	c->dv_key = dl_protocol_has(snap->state.protocol, DL_FEATURE_DELETION_VECTORS);
 	c->so.stats_json = p->checkpoint_write_stats_as_json;
 	const dl_log_state *st = &snap->state;
 	for (size_t i = 0; i < st->nadds && !c->so.clustering_provider; i++)
@@ -626,7 +626,7 @@ int dl_checkpoint_write(dl_checkpoint_result *out, dl_store *store, dl_snapshot 
 	memset(out, 0, sizeof *out);
 	const dl_log_state *st = &snap->state;
 	DL_TRY(dl_log_state_validate(st));
-	if (st->from_crc)
+	if (st->metadata_only)
 		return dl_error_set(DL_EINVALID, "cannot checkpoint a metadata-only snapshot: open it "
 		                    "with its files");
 	int64_t now = opts->now_ms != INT64_MIN ? opts->now_ms : dl_now_millis();
@@ -634,8 +634,8 @@ int dl_checkpoint_write(dl_checkpoint_result *out, dl_store *store, dl_snapshot 
 	bool v2 = opts->kind == DL_CHECKPOINT_KIND_V2 ||
 	          (opts->kind == DL_CHECKPOINT_AUTO &&
 	           snap->props.checkpoint_policy == DL_CHECKPOINT_V2 &&
-	           dl_protocol_supports(st->protocol, "v2Checkpoint"));
-	if (v2 && !dl_protocol_supports(st->protocol, "v2Checkpoint"))
+	           dl_protocol_has(st->protocol, DL_FEATURE_V2_CHECKPOINT));
+	if (v2 && !dl_protocol_has(st->protocol, DL_FEATURE_V2_CHECKPOINT))
 		return dl_error_set(DL_EINVALID, "V2 checkpoints need the v2Checkpoint table feature, "
 		                    "which this table's protocol does not list");
 	dl_buf parsed = DL_BUF_INIT;

@@ -26,9 +26,7 @@ typedef struct crc_base {
 
 static bool snapshot_loaded(const dl_snapshot *s)
 {
-	/* A metadata-only snapshot has no adds; only a state with files proves
-	 * the replay loaded them. */
-	return s && !s->state.from_crc && s->state.nadds > 0;
+	return s && !s->state.metadata_only;
 }
 
 static int find_base(crc_base *b, dl_arena *arena, const dl_transaction *t)
@@ -56,10 +54,23 @@ static int find_base(crc_base *b, dl_arena *arena, const dl_transaction *t)
 		dl_error_clear();
 		return DL_ENOTFOUND;
 	}
+	/* The read version's .crc is a base only when it describes the state
+	 * the transaction read from the log. */
+	const dl_log_state *st = t->snap ? &t->snap->state : NULL;
+	if (!st || !dl_version_checksum_matches(&c, st->protocol, st->metadata,
+	                                        st->commit_info ? st->commit_info->in_commit_timestamp
+	                                                        : DL_NONE))
+		return DL_ENOTFOUND;
 	b->files = c.num_files;
 	b->bytes = c.table_size_bytes;
 	b->protocol = c.protocol;
 	b->metadata = c.metadata;
+	/* a metadata-only snapshot still holds the exact txns and domains */
+	b->has_lists = true;
+	b->txns = st->txns;
+	b->ntxns = st->ntxns;
+	b->domains = st->domains;
+	b->ndomains = st->ndomains;
 	return 0;
 }
 

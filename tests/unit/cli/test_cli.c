@@ -17,7 +17,10 @@
 #include "../../../cli/registry.c"
 #include "../../../cli/output.c"
 #include "../../../cli/progress.c"
+#include "../../../cli/util.c"
+#include "columnar/arrow_c.h"
 #include "columnar/builder.h"
+#include "util/error.h"
 
 /* ---- test commands ---- */
 
@@ -582,19 +585,27 @@ static dl_batch *sample_batch(void)
 	return b;
 }
 
+/* The sample batch twice through the Arrow path the commands use. */
 static char *render_batch(dl_out_format format)
 {
 	dl_batch *b = sample_batch();
+	struct ArrowSchema schema;
+	assert_int_equal(dl_arrow_export_schema(&schema, b->schema), 0);
 	char *text = NULL;
 	size_t len;
 	FILE *fp = open_memstream(&text, &len);
 	dl_out *o;
-	assert_int_equal(dl_out_begin_schema(&o, fp, format, b->schema), 0);
-	assert_int_equal(dl_out_batch(o, b), 0);
-	assert_int_equal(dl_out_batch(o, b), 0); /* batches append */
+	assert_int_equal(dl_out_begin_arrow(&o, fp, format, &schema), 0);
+	for (int i = 0; i < 2; i++) { /* batches append */
+		struct ArrowArray arr;
+		assert_int_equal(dl_arrow_export_batch(&arr, i ? sample_batch() : b), 0);
+		int64_t n;
+		assert_int_equal(dl_out_arrow_batch(&n, o, &arr, -1), 0);
+		assert_int_equal(n, 3);
+	}
 	assert_int_equal(dl_out_end(o), 0);
 	fclose(fp);
-	dl_batch_free(b);
+	dl_arrow_schema_release(&schema);
 	return text;
 }
 

@@ -380,6 +380,35 @@ static void fail_release(dl_batch_stream *s)
 	dl_free(s);
 }
 
+/* A stream from elsewhere: one int column, get_next fails. */
+static bool foreign_released;
+static int foreign_schema(struct ArrowArrayStream *st, struct ArrowSchema *out)
+{
+	(void)st;
+	dl_field f = {"a", dl_type_new(DL_TYPE_INTEGER), true, NULL};
+	dl_type *t = dl_type_struct(&f, 1);
+	int rc = dl_arrow_export_schema(out, t);
+	dl_type_unref(t);
+	dl_type_unref(f.type);
+	return rc ? EINVAL : 0;
+}
+static int foreign_next(struct ArrowArrayStream *st, struct ArrowArray *out)
+{
+	(void)st;
+	(void)out;
+	return EIO;
+}
+static const char *foreign_error(struct ArrowArrayStream *st)
+{
+	(void)st;
+	return "the producer broke";
+}
+static void foreign_release(struct ArrowArrayStream *st)
+{
+	foreign_released = true;
+	st->release = NULL;
+}
+
 static void streams_round_trip(void **state)
 {
 	(void)state;
@@ -422,11 +451,21 @@ static void streams_round_trip(void **state)
 	a.release(&a);
 	assert_int_equal(st.get_next(&st, &a), EIO);
 	assert_string_equal(st.get_last_error(&st), "file x.parquet: bad page");
+	/* Our own export imported back is the stream itself: the error keeps
+	 * its code and message. */
 	fail_calls = 1;
 	assert_int_equal(dl_batch_stream_import(&in, &st), 0);
-	assert_int_equal(dl_batch_stream_next(in, &end), DL_EIO);
-	assert_non_null(strstr(dl_error_last()->message, "bad page"));
+	assert_int_equal(dl_batch_stream_next(in, &end), DL_ECORRUPT);
+	assert_string_equal(dl_error_last()->message, "file x.parquet: bad page");
 	dl_batch_stream_free(in);
+
+	/* A foreign producer's failure is DL_EIO with its get_last_error text. */
+	struct ArrowArrayStream foreign = {foreign_schema, foreign_next, foreign_error, foreign_release, NULL};
+	assert_int_equal(dl_batch_stream_import(&in, &foreign), 0);
+	assert_int_equal(dl_batch_stream_next(in, &end), DL_EIO);
+	assert_non_null(strstr(dl_error_last()->message, "the producer broke"));
+	dl_batch_stream_free(in);
+	assert_true(foreign_released);
 	dl_type_unref(schema);
 }
 

@@ -360,50 +360,116 @@ static void big_commit_in_chunks(void **state)
 	dl_store_free(s);
 }
 
-/* Metadata-only snapshots use a valid .crc of the version instead of the
- * replay, and ignore a malformed one. */
+/* The log is the truth: a .crc only supplies what a metadata-only replay
+ * skips (txns, domains), and only when its protocol and metaData are the
+ * log's; a malformed or disagreeing one is ignored, and the replay then
+ * reads txns and domains from the log itself. */
+#define CRC_HEAD "{\"tableSizeBytes\":1,\"numFiles\":1,\"numMetadata\":1,\"numProtocol\":1,"
+#define CRC_LISTS \
+	"\"setTransactions\":[{\"appId\":\"x\",\"version\":4}]," \
+	"\"domainMetadata\":[{\"domain\":\"d\",\"configuration\":\"crc\",\"removed\":false}],"
+#define CRC_PROTOCOL "\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":2},"
+#define CRC_METADATA(id, col) \
+	"\"metadata\":{\"id\":\"" id "\",\"format\":{\"provider\":\"parquet\",\"options\":{}}," \
+	"\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":\\\"" col \
+	"\\\",\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}}]}\"," \
+	"\"partitionColumns\":[],\"configuration\":{}}"
+
+static void open_meta(dl_store *s, bool metadata_only, dl_snapshot **snap)
+{
+	dl_snapshot_options o = DL_SNAPSHOT_OPTIONS_INIT;
+	o.store = s;
+	o.metadata_only = metadata_only;
+	assert_int_equal(dl_snapshot_open(snap, NULL, &o), 0);
+}
+
 static void checksum_files(void **state)
 {
 	(void)state;
 	dl_store *s;
 	assert_int_equal(dl_store_open(&s, "mem://log-crc", NULL), 0);
-	char c0[1024];
-	snprintf(c0, sizeof c0, "%s%s%s", P0, M0, add_line("a", 1));
+	char c0[2048];
+	snprintf(c0, sizeof c0, "%s%s%s%s", P0, M0, add_line("a", 1),
+	         "{\"txn\":{\"appId\":\"x\",\"version\":1}}\n"
+	         "{\"domainMetadata\":{\"domain\":\"d\",\"configuration\":\"log\",\"removed\":false}}\n");
 	put_commit(s, 0, c0);
-	put(s, "00000000000000000000.crc", "malformed");
-	dl_snapshot_options o = DL_SNAPSHOT_OPTIONS_INIT;
-	o.store = s;
-	o.metadata_only = true;
 	dl_snapshot *snap;
-	assert_int_equal(dl_snapshot_open(&snap, NULL, &o), 0);
-	assert_string_equal(dl_snapshot_table_id(snap), "t");
-	assert_int_equal(dl_snapshot_file_count(snap), 0);
-	dl_snapshot_free(snap);
-	/* a valid checksum that differs from the log on purpose: it is used */
-	put(s, "00000000000000000000.crc",
-	    "{\"tableSizeBytes\":5,\"numFiles\":1,\"numMetadata\":1,\"numProtocol\":1,"
-	    "\"inCommitTimestampOpt\":1234,\"setTransactions\":[{\"appId\":\"x\",\"version\":4}],"
-	    "\"domainMetadata\":[{\"domain\":\"d\",\"configuration\":\"c\",\"removed\":false}],"
-	    "\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":3},"
-	    "\"metadata\":{\"id\":\"from-crc\",\"format\":{\"provider\":\"parquet\",\"options\":{}},"
-	    "\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[]}\","
-	    "\"partitionColumns\":[],\"configuration\":{\"delta.enableInCommitTimestamps\":\"true\"}}}");
-	assert_int_equal(dl_snapshot_open(&snap, NULL, &o), 0);
-	assert_string_equal(dl_snapshot_table_id(snap), "from-crc");
-	assert_int_equal(dl_snapshot_min_writer_version(snap), 3);
 	int64_t v;
+	/* no .crc: txns and domains from the log */
+	open_meta(s, true, &snap);
+	assert_int_equal(dl_snapshot_file_count(snap), 0);
+	assert_int_equal(dl_snapshot_app_version(&v, snap, "x"), 0);
+	assert_int_equal(v, 1);
+	assert_string_equal(dl_snapshot_domain(snap, "d"), "log");
+	dl_snapshot_free(snap);
+	/* malformed: ignored */
+	put(s, "00000000000000000000.crc", "malformed");
+	open_meta(s, true, &snap);
+	assert_string_equal(dl_snapshot_table_id(snap), "t");
+	assert_string_equal(dl_snapshot_domain(snap, "d"), "log");
+	dl_snapshot_free(snap);
+	/* a renamed column, another id, a reader feature, an in-commit
+	 * timestamp: none of it is seen, and its lists are not used either */
+	put(s, "00000000000000000000.crc",
+	    CRC_HEAD "\"inCommitTimestampOpt\":1234," CRC_LISTS
+	    "\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,"
+	    "\"readerFeatures\":[\"noSuchFeature\"],\"writerFeatures\":[\"noSuchFeature\"]},"
+	    CRC_METADATA("t", "renamed") "}");
+	for (int meta = 1; meta >= 0; meta--) {
+		open_meta(s, meta, &snap);
+		assert_string_equal(dl_snapshot_table_id(snap), "t");
+		assert_non_null(strstr(dl_snapshot_schema_json(snap), "\"name\":\"x\""));
+		assert_null(strstr(dl_snapshot_schema_json(snap), "renamed"));
+		assert_int_equal(dl_snapshot_min_reader_version(snap), 1);
+		assert_int_equal(dl_snapshot_reader_feature_count(snap), 0);
+		assert_int_equal(dl_snapshot_app_version(&v, snap, "x"), 0);
+		assert_int_equal(v, 1);
+		assert_string_equal(dl_snapshot_domain(snap, "d"), "log");
+		assert_int_equal(dl_snapshot_in_commit_timestamp(&v, snap), DL_ENOTFOUND);
+		assert_int_equal(dl_snapshot_file_count(snap), meta ? 0 : 1);
+		dl_snapshot_free(snap);
+	}
+	/* the same protocol, metadata that differ only in the schema */
+	put(s, "00000000000000000000.crc",
+	    CRC_HEAD CRC_LISTS CRC_PROTOCOL CRC_METADATA("t", "renamed") "}");
+	open_meta(s, true, &snap);
+	assert_null(strstr(dl_snapshot_schema_json(snap), "renamed"));
+	assert_string_equal(dl_snapshot_domain(snap, "d"), "log");
+	dl_snapshot_free(snap);
+	/* a .crc that agrees with the log: its lists are used (a real one
+	 * would list the log's; these differ to show where they came from) */
+	put(s, "00000000000000000000.crc",
+	    CRC_HEAD CRC_LISTS CRC_PROTOCOL CRC_METADATA("t", "x") "}");
+	open_meta(s, true, &snap);
+	assert_string_equal(dl_snapshot_table_id(snap), "t");
 	assert_int_equal(dl_snapshot_app_version(&v, snap, "x"), 0);
 	assert_int_equal(v, 4);
-	assert_string_equal(dl_snapshot_domain(snap, "d"), "c");
-	assert_int_equal(dl_snapshot_in_commit_timestamp(&v, snap), 0);
-	assert_int_equal(v, 1234);
+	assert_string_equal(dl_snapshot_domain(snap, "d"), "crc");
 	dl_snapshot_free(snap);
-	/* a full snapshot still replays the log */
-	o.metadata_only = false;
-	assert_int_equal(dl_snapshot_open(&snap, NULL, &o), 0);
-	assert_string_equal(dl_snapshot_table_id(snap), "t");
+	/* a full snapshot never uses it */
+	open_meta(s, false, &snap);
+	assert_string_equal(dl_snapshot_domain(snap, "d"), "log");
 	assert_int_equal(dl_snapshot_file_count(snap), 1);
 	dl_snapshot_free(snap);
+	dl_store_free(s);
+
+	/* a .crc cannot lift a feature check: the log's reader feature is
+	 * refused even when the .crc shows a plain (1,2) protocol */
+	assert_int_equal(dl_store_open(&s, "mem://log-crc-feature", NULL), 0);
+	snprintf(c0, sizeof c0, "%s%s",
+	         "{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,"
+	         "\"readerFeatures\":[\"noSuchFeature\"],\"writerFeatures\":[\"noSuchFeature\"]}}\n",
+	         M0);
+	put_commit(s, 0, c0);
+	put(s, "00000000000000000000.crc",
+	    CRC_HEAD CRC_LISTS CRC_PROTOCOL CRC_METADATA("t", "x") "}");
+	for (int meta = 1; meta >= 0; meta--) {
+		dl_snapshot_options o = DL_SNAPSHOT_OPTIONS_INIT;
+		o.store = s;
+		o.metadata_only = meta;
+		assert_int_equal(dl_snapshot_open(&snap, NULL, &o), DL_EUNSUPPORTED);
+		assert_non_null(strstr(dl_error_last()->message, "noSuchFeature"));
+	}
 	dl_store_free(s);
 }
 

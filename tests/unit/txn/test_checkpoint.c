@@ -481,6 +481,34 @@ static void test_json_checksum(void **state)
 	free(buf);
 }
 
+/* A metadata-only snapshot has no file list: checkpointing it would write
+ * an empty table, so it is refused, with or without a .crc. */
+static void test_metadata_only_refused(void **state)
+{
+	(void)state;
+	dl_store *s = new_store();
+	create(s, &P12, NULL, NULL, 0, false);
+	grow_table(s, 1, 2, false, 1800000000000);
+	dl_snapshot_options so = DL_SNAPSHOT_OPTIONS_INIT;
+	so.store = s;
+	so.metadata_only = true;
+	dl_snapshot *snap;
+	assert_int_equal(dl_snapshot_open(&snap, NULL, &so), 0);
+	dl_checkpoint_result r;
+	assert_int_equal(dl_checkpoint_write(&r, s, snap, NULL), DL_EINVALID);
+	assert_non_null(strstr(dl_error_last()->message, "metadata-only"));
+	dl_snapshot_free(snap);
+	bool exists = true;
+	uint8_t *data;
+	size_t len;
+	if (dl_store_get(&data, &len, s, "_delta_log/00000000000000000002.checkpoint.parquet") == 0)
+		dl_free(data);
+	else
+		exists = false;
+	assert_false(exists);
+	dl_store_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -489,6 +517,7 @@ int main(void)
 		cmocka_unit_test(test_multi_part),
 		cmocka_unit_test(test_v2_sidecars),
 		cmocka_unit_test(test_partition_values_parsed),
+		cmocka_unit_test(test_metadata_only_refused),
 		cmocka_unit_test(test_post_commit_hook),
 		cmocka_unit_test(test_log_cleanup),
 	};

@@ -1,6 +1,7 @@
-/* Mapping an input file of `deltalake write`, and text values to typed
- * builder values (see input.h). */
-#include "input.h"
+/* Text values of CSV and JSON lines input into typed builder values (see
+ * input.h): integers, floats, decimals by their digits, booleans, dates and
+ * timestamps as Spark parses them. */
+#include "io/input.h"
 #include <ctype.h>
 #include <errno.h>
 #include <strings.h>
@@ -10,38 +11,6 @@
 #include "util/error.h"
 #include "util/mem.h"
 #include "util/time.h"
-
-int dl_cli_input_map(dl_cli_input *in, const char *path)
-{
-	memset(in, 0, sizeof *in);
-	in->path = path;
-	const char *slash = strrchr(path, '/');
-	char *dir = slash ? dl_strndup(path, (size_t)(slash - path)) : dl_strdup(".");
-	if (!dir) return DL_ENOMEM;
-	int rc = dl_store_open(&in->store, *dir ? dir : "/", NULL);
-	dl_free(dir);
-	if (rc == 0) rc = dl_store_reader_open(&in->reader, in->store, slash ? slash + 1 : path);
-	if (rc == 0) {
-		in->data = (const char *)dl_store_reader_data(in->reader);
-		in->len = (size_t)dl_store_reader_size(in->reader);
-		if (!in->data && in->len)
-			rc = dl_error_set(DL_EIO, "%s: the file cannot be mapped", path);
-		if (!in->data) in->data = "";
-	}
-	if (rc < 0) {
-		dl_cli_input_close(in);
-		return dl_error_prefix("input %s", path);
-	}
-	return 0;
-}
-
-void dl_cli_input_close(dl_cli_input *in)
-{
-	if (in->reader) dl_store_reader_close(in->reader);
-	dl_store_free(in->store);
-	in->reader = NULL;
-	in->store = NULL;
-}
 
 static int bad(const char *s, size_t n, const dl_type *t)
 {
@@ -109,7 +78,7 @@ static int parse_decimal(const char *s, size_t n, int precision, int scale, dl_i
 	return 0;
 }
 
-int dl_cli_append_text(void *builder, const char *s, size_t n)
+int dl_io_append_text(void *builder, const char *s, size_t n)
 {
 	dl_builder *b = builder;
 	const dl_type *t = dl_builder_type(b);

@@ -1,11 +1,13 @@
-/* CSV input of `deltalake write` (RFC 4180: a header line, ',' separated,
- * '"' quoting with "" for a quote, LF or CRLF line ends). An empty unquoted
+/* CSV input (RFC 4180 by default: a header line, ',' separated, '"'
+ * quoting with "" for a quote, LF or CRLF line ends; the delimiter, the
+ * quote, a null string and the header are options). An empty unquoted
  * field is NULL. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include "columnar/builder.h"
-#include "input.h"
+#include "io/input.h"
 #include "log/schema.h"
 #include "util/buf.h"
 #include "util/error.h"
@@ -15,43 +17,49 @@
 #define INFER_ROWS 1000
 
 typedef struct csv_state {
-	dl_cli_input *in;
+	dl_io_input *in;
+	char delim, quote;
+	char *null_string;  /* or NULL */
+	size_t null_len;
+	int64_t batch_rows;
 	size_t pos;
 	int64_t line;
 	dl_type *schema;
 	dl_builder **b;
 	int ncols;
+	bool header;
 	dl_buf field;
 	dl_buf err;
 } csv_state;
 
 /* The next field at *pos: its text (unescaped into tmp when quoted), and
  * whether it ends the record. false at the end of the input. */
-static bool next_field(const char *d, size_t len, size_t *pos, dl_buf *tmp, const char **s,
+static bool next_field(const csv_state *st, const char *d, size_t len, size_t *pos, dl_buf *tmp, const char **s,
                        size_t *n, bool *quoted, bool *eol)
 {
+	const char delim = st->delim, quote = st->quote;
 	size_t p = *pos;
 	if (p >= len) return false;
 	*quoted = false;
-	if (d[p] == '"') {
+	if (quote && d[p] == quote) {
 		*quoted = true;
 		dl_buf_clear(tmp);
 		p++;
 		for (;;) {
-			const char *q = memchr(d + p, '"', len - p);
+			const char *q = memchr(d + p, quote, len - p);
 			size_t end = q ? (size_t)(q - d) : len;
 			dl_buf_append(tmp, d + p, end - p);
 			p = end + 1;
-			if (!q || p >= len || d[p] != '"') break;
-			dl_buf_putc(tmp, '"');
+			if (!q || p >= len || d[p] != quote) break;
+			dl_buf_putc(tmp, quote);
 			p++;
 		}
 		*s = tmp->data ? tmp->data : "";
 		*n = tmp->len;
-		while (p < len && d[p] != ',' && d[p] != '\n') p++; /* junk after the quote */
+		while (p < len && d[p] != delim && d[p] != '\n') p++; /* junk after the quote */
 	} else {
 		size_t start = p;
-		while (p < len && d[p] != ',' && d[p] != '\n') p++;
+		while (p < len && d[p] != delim && d[p] != '\n') p++;
 		size_t end = p;
 		if (end > start && d[end - 1] == '\r') end--;
 		*s = d + start;
@@ -91,6 +99,13 @@ static void observe(guess *g, const char *s, size_t n)
 	if (g->can_ts) g->can_ts = n > 10 && memchr(s, ':', n) && dl_timestamp_parse(&us, s, n, NULL) == 0;
 }
 
+/* NULL: an empty unquoted field, or one spelled as the null string. */
+static bool is_null(const csv_state *st, const char *s, size_t n, bool quoted)
+{
+	if (quoted) return false;
+	return n == 0 || (st->null_string && n == st->null_len && memcmp(s, st->null_string, n) == 0);
+}
+
 static dl_type *guessed_type(const guess *g)
 {
 	dl_type_id id = !g->any ? DL_TYPE_STRING
@@ -110,7 +125,8 @@ static int read_header(csv_state *st, char ***names)
 	int cap = 0;
 	*names = NULL;
 	if (len >= 3 && memcmp(d, "\xEF\xBB\xBF", 3) == 0) st->pos = 3; /* a UTF-8 byte order mark */
-	while (!eol && next_field(d, len, &st->pos, &st->field, &s, &n, &quoted, &eol)) {
+	size_t start = st->pos;
+	while (!eol && next_field(st, d, len, &st->pos, &st->field, &s, &n, &quoted, &eol)) {
 		if (st->ncols == cap) {
 			cap = cap ? cap * 2 : 16;
 			char **nn = dl_reallocarray(*names, (size_t)cap, sizeof *nn);
@@ -121,6 +137,20 @@ static int read_header(csv_state *st, char ***names)
 		if (!(*names)[st->ncols++]) return DL_ENOMEM;
 	}
 	st->line = 1;
+	if (!st->header) {
+		/* Spark's names for headerless files; the line is data. */
+		for (int c = 0; c < st->ncols; c++) {
+			char name[24];
+			snprintf(name, sizeof name, "_c%d", c);
+			dl_free((*names)[c]);
+			(*names)[c] = dl_strdup(name);
+			if (!(*names)[c]) return DL_ENOMEM;
+		}
+		st->pos = start;
+		st->line = 0;
+		if (st->ncols == 0) return dl_error_set(DL_EINVALID, "%s: the CSV file is empty", st->in->path);
+		return 0;
+	}
 	if (st->ncols == 0 || (st->ncols == 1 && !(*names)[0][0]))
 		return dl_error_set(DL_EINVALID, "%s: the CSV file has no header line", st->in->path);
 	return 0;
@@ -142,8 +172,8 @@ static int build_schema(csv_state *st, char **names, const dl_type *table)
 	const char *s;
 	size_t n;
 	bool quoted, eol;
-	for (int r = 0, c = 0; r < INFER_ROWS && next_field(st->in->data, st->in->len, &p, &st->field, &s, &n, &quoted, &eol);) {
-		if (c < st->ncols) observe(&g[c], s, quoted && n == 0 ? 0 : n);
+	for (int r = 0, c = 0; r < INFER_ROWS && next_field(st, st->in->data, st->in->len, &p, &st->field, &s, &n, &quoted, &eol);) {
+		if (c < st->ncols) observe(&g[c], s, is_null(st, s, n, quoted) || (quoted && n == 0) ? 0 : n);
 		c++;
 		if (eol) {
 			c = 0;
@@ -185,7 +215,7 @@ static int csv_next(dl_batch_stream *s, dl_batch **out)
 	size_t len = st->in->len, n;
 	bool quoted, eol;
 	int64_t rows = 0;
-	while (rows < DL_CLI_INPUT_BATCH_ROWS && st->pos < len) {
+	while (rows < st->batch_rows && st->pos < len) {
 		if (d[st->pos] == '\n' || (d[st->pos] == '\r' && st->pos + 1 < len && d[st->pos + 1] == '\n')) {
 			st->pos += d[st->pos] == '\n' ? 1 : 2; /* blank line */
 			st->line++;
@@ -194,12 +224,12 @@ static int csv_next(dl_batch_stream *s, dl_batch **out)
 		st->line++;
 		int c = 0;
 		eol = false;
-		while (!eol && next_field(d, len, &st->pos, &st->field, &v, &n, &quoted, &eol)) {
+		while (!eol && next_field(st, d, len, &st->pos, &st->field, &v, &n, &quoted, &eol)) {
 			if (c >= st->ncols)
 				return dl_error_set(DL_EINVALID, "%s: line %lld has more than the %d fields of "
 				                                  "the header", st->in->path, (long long)st->line, st->ncols);
-			int rc = n == 0 && !quoted ? dl_builder_append_null(st->b[c])
-			                           : dl_cli_append_text(st->b[c], v, n);
+			int rc = is_null(st, v, n, quoted) ? dl_builder_append_null(st->b[c])
+			                                   : dl_io_append_text(st->b[c], v, n);
 			if (rc < 0)
 				return dl_error_prefix("%s: line %lld, column %s", st->in->path,
 				                       (long long)st->line, st->schema->children[c].name);
@@ -230,26 +260,49 @@ static void csv_release(dl_batch_stream *s)
 	dl_type_unref(st->schema);
 	dl_buf_free(&st->field);
 	dl_buf_free(&st->err);
+	dl_io_input_free(st->in);
+	dl_free(st->null_string);
 	dl_free(st);
 	dl_free(s);
 }
 
-int dl_cli_csv_stream(dl_batch_stream **out, dl_cli_input *in, const dl_type *table)
+int dl_io_csv_stream(dl_batch_stream **out, dl_io_input *in, const dl_type *table, const dl_io_csv_format *fmt,
+                     int64_t batch_rows)
 {
+	*out = NULL;
+	dl_io_csv_format defaults = DL_IO_CSV_FORMAT_INIT;
+	if (!fmt) fmt = &defaults;
+	if (fmt->delimiter == '\n' || fmt->delimiter == '\r' || fmt->quote == '\n' || fmt->quote == '\r' ||
+	    fmt->delimiter == fmt->quote || !fmt->delimiter) {
+		dl_io_input_free(in);
+		return dl_error_set(DL_EINVALID, "CSV delimiter and quote must be two different characters, not line "
+		                    "ends or NUL");
+	}
 	dl_batch_stream *s = dl_calloc(1, sizeof *s);
 	csv_state *st = dl_calloc(1, sizeof *st);
 	if (!s || !st) {
 		dl_free(s);
 		dl_free(st);
+		dl_io_input_free(in);
 		return DL_ENOMEM;
 	}
 	st->in = in;
+	st->delim = fmt->delimiter;
+	st->quote = fmt->quote; /* NUL: no quoting */
+	st->header = fmt->header;
+	st->batch_rows = batch_rows > 0 ? batch_rows : DL_IO_BATCH_ROWS;
 	s->private_data = st;
 	s->schema = csv_schema;
 	s->next = csv_next;
 	s->release = csv_release;
+	int rc = 0;
+	if (fmt->null_string) {
+		st->null_string = dl_strdup(fmt->null_string);
+		st->null_len = strlen(fmt->null_string);
+		if (!st->null_string) rc = DL_ENOMEM;
+	}
 	char **names = NULL;
-	int rc = read_header(st, &names);
+	if (rc == 0) rc = read_header(st, &names);
 	if (rc == 0) rc = build_schema(st, names, table);
 	for (int c = 0; names && c < st->ncols; c++) dl_free(names[c]);
 	dl_free(names);

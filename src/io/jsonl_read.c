@@ -1,11 +1,11 @@
-/* JSON lines input of `deltalake write`: one object per line; members are
+/* JSON lines input: one object per line; members are
  * columns (case-insensitive). Nested objects and arrays fill struct, array
  * and map columns of the table; strings fill dates, timestamps and
  * decimals by their text. */
 #include <string.h>
 #include <strings.h>
 #include "columnar/builder.h"
-#include "input.h"
+#include "io/input.h"
 #include "json/json.h"
 #include "log/schema.h"
 #include "util/buf.h"
@@ -15,7 +15,8 @@
 #define INFER_LINES 1000
 
 typedef struct jl_state {
-	dl_cli_input *in;
+	dl_io_input *in;
+	int64_t batch_rows;
 	size_t pos;
 	int64_t line;
 	dl_type *schema;
@@ -84,7 +85,7 @@ static int append_value(jl_state *st, dl_builder *b, const dl_json *v, int depth
 		DL_TRY(dl_builder_begin_list(b));
 		for (size_t i = 0; i < v->u.obj.n; i++) {
 			const dl_json_member *m = &v->u.obj.items[i];
-			DL_TRY(dl_cli_append_text(dl_builder_child(b, 0), m->key, m->key_len));
+			DL_TRY(dl_io_append_text(dl_builder_child(b, 0), m->key, m->key_len));
 			DL_TRY(append_value(st, dl_builder_child(b, 1), &m->value, depth + 1));
 		}
 		return dl_builder_end_list(b);
@@ -96,10 +97,10 @@ static int append_value(jl_state *st, dl_builder *b, const dl_json *v, int depth
 		break;
 	}
 	switch (v->kind) {
-	case DL_JSON_STRING: return dl_cli_append_text(b, v->u.str.ptr, v->u.str.len);
-	case DL_JSON_NUMBER: return dl_cli_append_text(b, v->u.num.ptr, v->u.num.len);
-	case DL_JSON_TRUE: return dl_cli_append_text(b, "true", 4);
-	case DL_JSON_FALSE: return dl_cli_append_text(b, "false", 5);
+	case DL_JSON_STRING: return dl_io_append_text(b, v->u.str.ptr, v->u.str.len);
+	case DL_JSON_NUMBER: return dl_io_append_text(b, v->u.num.ptr, v->u.num.len);
+	case DL_JSON_TRUE: return dl_io_append_text(b, "true", 4);
+	case DL_JSON_FALSE: return dl_io_append_text(b, "false", 5);
 	default:
 		if (t->id != DL_TYPE_STRING) return dl_error_set(DL_EINVALID, "a JSON object or array cannot be a %s", dl_type_id_name(t->id));
 		dl_buf_clear(&st->text);
@@ -225,6 +226,8 @@ static int infer(jl_state *st, guess *root)
 	for (int lines = 0; lines < INFER_LINES && rc == 0 && next_line(st, &s, &len); lines++) {
 		dl_json *v;
 		rc = dl_json_parse(&st->arena, s, len, st->in->path, &v);
+		/* The parser counts lines within this one line: name the file's. */
+		if (rc < 0) rc = dl_error_prefix("%s: line %lld", st->in->path, (long long)st->line);
 		if (rc == 0 && v->kind != DL_JSON_OBJECT)
 			rc = dl_error_set(DL_EINVALID, "%s: line %lld is not a JSON object", st->in->path,
 			                  (long long)st->line);
@@ -279,7 +282,7 @@ static int jl_next(dl_batch_stream *s, dl_batch **out)
 	const char *line;
 	size_t len;
 	int64_t rows = 0;
-	while (rows < DL_CLI_INPUT_BATCH_ROWS && next_line(st, &line, &len)) {
+	while (rows < st->batch_rows && next_line(st, &line, &len)) {
 		dl_json *v;
 		int rc = dl_json_parse(&st->arena, line, len, st->in->path, &v);
 		if (rc == 0 && v->kind != DL_JSON_OBJECT)
@@ -316,20 +319,24 @@ static void jl_release(dl_batch_stream *s)
 	dl_type_unref(st->schema);
 	dl_arena_free(&st->arena);
 	dl_buf_free(&st->text);
+	dl_io_input_free(st->in);
 	dl_free(st);
 	dl_free(s);
 }
 
-int dl_cli_jsonl_stream(dl_batch_stream **out, dl_cli_input *in, const dl_type *table)
+int dl_io_jsonl_stream(dl_batch_stream **out, dl_io_input *in, const dl_type *table, int64_t batch_rows)
 {
+	*out = NULL;
 	dl_batch_stream *s = dl_calloc(1, sizeof *s);
 	jl_state *st = dl_calloc(1, sizeof *st);
 	if (!s || !st) {
 		dl_free(s);
 		dl_free(st);
+		dl_io_input_free(in);
 		return DL_ENOMEM;
 	}
 	st->in = in;
+	st->batch_rows = batch_rows > 0 ? batch_rows : DL_IO_BATCH_ROWS;
 	s->private_data = st;
 	s->schema = jl_schema;
 	s->next = jl_next;

@@ -1,0 +1,51 @@
+/* Readers of outside data files (CSV, JSON lines) into batch streams, the
+ * layer behind deltalake/input.h. Column types come from a target schema
+ * when it has a column of that name (case-insensitive), else they are
+ * inferred from the first rows (BIGINT, DOUBLE, BOOLEAN, DATE, TIMESTAMP,
+ * else STRING; in JSON lines, objects and arrays infer structs and
+ * arrays). The file is mapped, not loaded, and batches
+ * are parsed as they are pulled. Input is hostile: malformed rows are
+ * DL_EINVALID naming the file, the line and the column. */
+#ifndef DL_IO_INPUT_H
+#define DL_IO_INPUT_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "columnar/batch_stream.h"
+#include "deltalake/store.h"
+
+typedef struct dl_io_input {
+	dl_store *store;           /* on the file's directory */
+	dl_store_reader *reader;
+	const char *data;          /* the whole file */
+	size_t len;
+	char *path;                /* as given, for messages */
+} dl_io_input;
+
+/* Maps `path` (a path or file:// URI). */
+int dl_io_input_open(dl_io_input **out, const char *path);
+void dl_io_input_free(dl_io_input *in);
+
+typedef struct dl_io_csv_format {
+	char delimiter;            /* ',' */
+	char quote;                /* '"' */
+	const char *null_string;   /* an unquoted field equal to it is NULL (NULL: none);
+	                              an empty unquoted field always is */
+	bool header;               /* the first line names the columns; else _c0, _c1... */
+} dl_io_csv_format;
+#define DL_IO_CSV_FORMAT_INIT {',', '"', NULL, true}
+
+/* Streams over `in`, which they own from then on (freed with them, or
+ * here on failure). `table` is the schema to type by, or NULL;
+ * batch_rows 0 means DL_IO_BATCH_ROWS. */
+int dl_io_csv_stream(dl_batch_stream **out, dl_io_input *in, const dl_type *table, const dl_io_csv_format *fmt,
+                     int64_t batch_rows);
+int dl_io_jsonl_stream(dl_batch_stream **out, dl_io_input *in, const dl_type *table, int64_t batch_rows);
+
+/* Appends the text of one value to a builder of a primitive type; used by
+ * the CSV and JSON readers. DL_EINVALID names the value and the type. */
+int dl_io_append_text(void *builder, const char *s, size_t n);
+
+/* Rows per batch by default. */
+#define DL_IO_BATCH_ROWS 65536
+
+#endif

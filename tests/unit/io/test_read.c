@@ -1,0 +1,224 @@
+/* dl_read_csv / dl_read_jsonl: typing by a Delta schema and by inference,
+ * the CSV options, and the errors a user sees for malformed input (file,
+ * line and column named; nothing silently changed). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "deltalake.h"
+
+static char dir[64];
+
+static const char *file_with(const char *name, const char *text)
+{
+	static char path[128];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+/* Every row of the stream as "a|b|c" lines of text cells ("NULL" for
+ * null), after a header line of "name:format" per column. */
+static char *rows_of(struct ArrowArrayStream *st, int *rc_out)
+{
+	struct ArrowSchema schema;
+	assert_int_equal(st->get_schema(st, &schema), 0);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	for (int64_t i = 0; i < schema.n_children; i++)
+		fprintf(out, "%s%s:%s", i ? "|" : "", schema.children[i]->name, schema.children[i]->format);
+	fputc('\n', out);
+	dl_arrow_formatter *f;
+	assert_int_equal(dl_arrow_formatter_new(&f, &schema), 0);
+	*rc_out = 0;
+	for (;;) {
+		struct ArrowArray a;
+		int err = st->get_next(st, &a);
+		if (err) {
+			*rc_out = dl_error_last()->code;
+			assert_true(*rc_out < 0);
+			assert_non_null(st->get_last_error(st));
+			break;
+		}
+		if (!a.release) break;
+		int64_t n;
+		assert_int_equal(dl_arrow_formatter_set_batch(&n, f, &a), 0);
+		for (int64_t r = 0; r < n; r++) {
+			for (int c = 0; c < schema.n_children; c++) {
+				const char *t;
+				size_t l;
+				assert_int_equal(dl_arrow_formatter_cell(&t, &l, f, c, r, DL_FORMAT_TEXT), 0);
+				fprintf(out, "%s%s", c ? "|" : "", t ? t : "NULL");
+			}
+			fputc('\n', out);
+		}
+	}
+	fclose(out);
+	dl_arrow_formatter_free(f);
+	dl_arrow_schema_release(&schema);
+	st->release(st);
+	return text;
+}
+
+static void csv_inferred_and_typed(void **state)
+{
+	(void)state;
+	const char *p = file_with("a.csv", "id,amount,day,ok,name\r\n1,2.5,2024-01-31,true,\"x,\"\"y\"\"\"\r\n\r\n2,,2024-02-01,false,\r\n");
+	struct ArrowArrayStream st;
+	int rc;
+	assert_int_equal(dl_read_csv(&st, p, NULL), 0);
+	char *t = rows_of(&st, &rc);
+	assert_int_equal(rc, 0);
+	assert_string_equal(t, "id:l|amount:g|day:tdD|ok:b|name:u\n"
+	                       "1|2.5|2024-01-31|true|x,\"y\"\n"
+	                       "2|NULL|2024-02-01|false|NULL\n");
+	free(t);
+	/* The table's types win for its columns (case-insensitive); others inferred. */
+	dl_csv_options o = DL_CSV_OPTIONS_INIT;
+	o.schema_json = "{\"type\":\"struct\",\"fields\":[{\"name\":\"ID\",\"type\":\"integer\",\"nullable\":true,"
+	                "\"metadata\":{}},{\"name\":\"amount\",\"type\":\"decimal(5,2)\",\"nullable\":true,\"metadata\":{}}]}";
+	assert_int_equal(dl_read_csv(&st, p, &o), 0);
+	t = rows_of(&st, &rc);
+	assert_int_equal(rc, 0);
+	assert_string_equal(t, "id:i|amount:d:5,2|day:tdD|ok:b|name:u\n"
+	                       "1|2.50|2024-01-31|true|x,\"y\"\n"
+	                       "2|NULL|2024-02-01|false|NULL\n");
+	free(t);
+}
+
+static void csv_options(void **state)
+{
+	(void)state;
+	const char *p = file_with("b.csv", "1;NA;'a;b'\n2;x;''\n");
+	dl_csv_options o = DL_CSV_OPTIONS_INIT;
+	o.header = false;
+	o.delimiter = ';';
+	o.quote = '\'';
+	o.null_string = "NA";
+	o.batch_rows = 1;
+	struct ArrowArrayStream st;
+	int rc;
+	assert_int_equal(dl_read_csv(&st, p, &o), 0);
+	char *t = rows_of(&st, &rc);
+	assert_int_equal(rc, 0);
+	/* A quoted empty field stays the empty string; NA is null. */
+	assert_string_equal(t, "_c0:l|_c1:u|_c2:u\n1|NULL|a;b\n2|x|\n");
+	free(t);
+	o.quote = ';';
+	assert_int_equal(dl_read_csv(&st, p, &o), DL_EINVALID);
+	assert_non_null(strstr(dl_error_last()->message, "different characters"));
+	o = (dl_csv_options)DL_CSV_OPTIONS_INIT;
+	o.version = 99;
+	assert_int_equal(dl_read_csv(&st, p, &o), DL_EINVALID);
+}
+
+static void csv_errors_name_file_line_and_column(void **state)
+{
+	(void)state;
+	const char *schema = "{\"type\":\"struct\",\"fields\":[{\"name\":\"id\",\"type\":\"long\",\"nullable\":true,"
+	                     "\"metadata\":{}},{\"name\":\"amount\",\"type\":\"long\",\"nullable\":true,\"metadata\":{}}]}";
+	dl_csv_options o = DL_CSV_OPTIONS_INIT;
+	o.schema_json = schema;
+	const char *p = file_with("bad.csv", "id,amount\n1,2\n3,abc\n");
+	struct ArrowArrayStream st;
+	int rc;
+	assert_int_equal(dl_read_csv(&st, p, &o), 0);
+	free(rows_of(&st, &rc));
+	assert_int_equal(rc, DL_EINVALID);
+	const char *m = dl_error_last()->message;
+	assert_non_null(strstr(m, "bad.csv: line 3, column amount"));
+	assert_non_null(strstr(m, "'abc' is not a valid"));
+
+	p = file_with("wide.csv", "id,amount\n1,2,3\n");
+	assert_int_equal(dl_read_csv(&st, p, &o), 0);
+	free(rows_of(&st, &rc));
+	assert_int_equal(rc, DL_EINVALID);
+	assert_non_null(strstr(dl_error_last()->message, "wide.csv: line 2 has more than the 2 fields"));
+
+	p = file_with("empty.csv", "");
+	assert_int_equal(dl_read_csv(&st, p, NULL), DL_EINVALID);
+	assert_non_null(strstr(dl_error_last()->message, "no header line"));
+
+	char missing[128];
+	snprintf(missing, sizeof missing, "%s/none.csv", dir);
+	assert_int_equal(dl_read_csv(&st, missing, NULL), DL_ENOTFOUND);
+	assert_non_null(strstr(dl_error_last()->message, "none.csv"));
+
+	o.schema_json = "{\"type\":\"struct\",\"fields\":[{\"name\":\"a\",\"type\":\"nonsense\"}]}";
+	assert_true(dl_read_csv(&st, p, &o) < 0);
+	assert_non_null(strstr(dl_error_last()->message, "schema"));
+}
+
+static void jsonl_typed_inferred_and_errors(void **state)
+{
+	(void)state;
+	const char *p = file_with("a.jsonl", "{\"id\":1,\"tags\":[\"a\"],\"s\":{\"x\":1}}\n\n  {\"ID\":2,\"extra\":true}\n");
+	struct ArrowArrayStream st;
+	int rc;
+	assert_int_equal(dl_read_jsonl(&st, p, NULL), 0);
+	char *t = rows_of(&st, &rc);
+	assert_int_equal(rc, 0);
+	/* Nested values infer arrays and structs; members missing from a line are null. */
+	assert_string_equal(t, "id:l|tags:+l|s:+s|extra:b\n1|[a]|{x: 1}|NULL\n2|NULL|NULL|true\n");
+	free(t);
+	dl_jsonl_options o = DL_JSONL_OPTIONS_INIT;
+	o.schema_json = "{\"type\":\"struct\",\"fields\":[{\"name\":\"id\",\"type\":\"long\",\"nullable\":true,\"metadata\":{}},"
+	                "{\"name\":\"tags\",\"type\":{\"type\":\"array\",\"elementType\":\"string\",\"containsNull\":true},"
+	                "\"nullable\":true,\"metadata\":{}}]}";
+	assert_int_equal(dl_read_jsonl(&st, p, &o), 0);
+	t = rows_of(&st, &rc);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(t, "id:l|tags:+l|s:+s|extra:b\n1|[a]|{x: 1}|NULL\n"));
+	free(t);
+
+	p = file_with("bad.jsonl", "{\"id\":1,\"tags\":[\"a\"]}\n{\"id\":\"x\"}\n");
+	assert_int_equal(dl_read_jsonl(&st, p, &o), 0);
+	free(rows_of(&st, &rc));
+	assert_int_equal(rc, DL_EINVALID);
+	assert_non_null(strstr(dl_error_last()->message, "bad.jsonl: line 2"));
+	assert_non_null(strstr(dl_error_last()->message, "id"));
+
+	/* Broken JSON within the lines inference reads fails at once. */
+	p = file_with("broken.jsonl", "{\"id\":1}\n{\"id\":2\n");
+	assert_int_equal(dl_read_jsonl(&st, p, NULL), DL_ECORRUPT);
+	assert_non_null(strstr(dl_error_last()->message, "broken.jsonl: line 2"));
+
+	p = file_with("none.jsonl", "[1]\n");
+	assert_int_equal(dl_read_jsonl(&st, p, NULL), DL_EINVALID);
+	assert_non_null(strstr(dl_error_last()->message, "none.jsonl"));
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof dir, "/tmp/dl_io_read_XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(csv_inferred_and_typed),
+		cmocka_unit_test(csv_options),
+		cmocka_unit_test(csv_errors_name_file_line_and_column),
+		cmocka_unit_test(jsonl_typed_inferred_and_errors),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
