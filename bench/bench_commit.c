@@ -107,7 +107,7 @@ int main(int argc, char **argv)
 		dl_buf_printf(&dir, "%s/dl-bench-commit-XXXXXX", base);
 		if (!mkdtemp(dir.data)) return 1;
 		dl_store *s;
-		if (dl_store_open(&s, dir.data) < 0 || create(s) < 0) {
+		if (dl_store_open(&s, dir.data, NULL) < 0 || create(s) < 0) {
 			fprintf(stderr, "bench_commit: %s\n", dl_error_last()->message);
 			return 1;
 		}

@@ -116,7 +116,7 @@ int main(int argc, char **argv)
 		long long did = 0, dlen = 0;
 		if (duckdb(src, oracle, file, rows, threads, &dw, &dc, &did, &dlen) < 0)
 			return fprintf(stderr, "bench_parquet_read: DuckDB side failed\n"), 1;
-		if (!store && dl_store_open(&store, uri)) return fprintf(stderr, "%s\n", dl_error_last()->message), 1;
+		if (!store && dl_store_open(&store, uri, NULL)) return fprintf(stderr, "%s\n", dl_error_last()->message), 1;
 		dl_pool *pool = NULL;
 		if (threads > 1 && dl_pool_create(&pool, threads)) return fprintf(stderr, "%s\n", dl_error_last()->message), 1;
 		sums s;

@@ -98,7 +98,7 @@ static int make_table(const char *dir, int64_t rows, int files)
 	printf("making %s (%" PRId64 " rows, %d files)...\n", dir, rows, files);
 	fflush(stdout);
 	dl_store *st;
-	DL_TRY(dl_store_open(&st, dir));
+	DL_TRY(dl_store_open(&st, dir, NULL));
 	dl_buf log = DL_BUF_INIT;
 	dl_buf_puts(&log, "{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":2}}\n"
 	                  "{\"metaData\":{\"id\":\"bench-scan\",\"format\":{\"provider\":\"parquet\",\"options\":{}},"

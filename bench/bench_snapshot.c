@@ -103,7 +103,7 @@ int main(int argc, char **argv)
 	double log_mb = 0;
 	dl_log_file *commits;
 	size_t nc;
-	if (dl_store_open(&st, table) == 0 && dl_log_list_commits(st, &commits, &nc) == 0) {
+	if (dl_store_open(&st, table, NULL) == 0 && dl_log_list_commits(st, &commits, &nc) == 0) {
 		for (size_t i = 0; i < nc; i++) log_mb += (double)commits[i].size / 1e6;
 		dl_log_files_free(commits, nc);
 		dl_store_free(st);

@@ -103,7 +103,7 @@ static double parquet_alone(const char *dir, dl_type *schema, dl_batch **batches
 {
 	dl_store *st;
 	dl_store_writer *w;
-	if (dl_store_open(&st, dir) || dl_store_writer_open(&w, st, "alone.zstd.parquet")) {
+	if (dl_store_open(&st, dir, NULL) || dl_store_writer_open(&w, st, "alone.zstd.parquet")) {
 		fprintf(stderr, "bench_write: %s\n", dl_error_last()->message);
 		return -1;
 	}

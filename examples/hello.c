@@ -41,7 +41,7 @@ static const char first_commit[] =
 static int create_table(const char *dir)
 {
 	dl_store *store;
-	if (dl_store_open(&store, dir) < 0) return fail("opening the store");
+	if (dl_store_open(&store, dir, NULL) < 0) return fail("opening the store");
 	const char *path = "_delta_log/00000000000000000000.json";
 	int rc = dl_store_put_if_absent(store, path, first_commit, strlen(first_commit));
 	if (rc == 0) {

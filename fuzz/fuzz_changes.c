@@ -58,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *commit = (const char *)data + 2 + flen;
 	size_t commit_len = size - 2 - flen;
 	dl_store *st;
-	if (dl_store_open(&st, "mem://fuzz-changes") < 0) abort();
+	if (dl_store_open(&st, "mem://fuzz-changes", NULL) < 0) abort();
 	dl_buf v0 = DL_BUF_INIT;
 	dl_buf_printf(&v0,
 	              "{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,\"readerFeatures\":[\"deletionVectors\"],"

@@ -70,7 +70,7 @@ static void compare_replays(dl_store *s, size_t block)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	dl_store *s;
-	if (dl_store_open(&s, "mem://fuzz-log") < 0) return 0;
+	if (dl_store_open(&s, "mem://fuzz-log", NULL) < 0) return 0;
 	char names[64][64];
 	int n = 0;
 	size_t start = 0;

@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pos = 3 + dvlen;
 	}
 	dl_store *st;
-	if (dl_store_open(&st, "mem://fuzz-scan") < 0) abort();
+	if (dl_store_open(&st, "mem://fuzz-scan", NULL) < 0) abort();
 	dl_buf log = DL_BUF_INIT, dvpath = DL_BUF_INIT;
 	dl_buf_printf(&log,
 	              "{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,\"readerFeatures\":[\"deletionVectors\"],"

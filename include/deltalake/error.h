@@ -32,6 +32,7 @@ typedef enum dl_error_code {
 	DL_ECONSTRAINT = -10, /* a write violates NOT NULL, CHECK, generated... */
 	DL_ESCHEMA = -11,     /* schema mismatch on write or evolution */
 	DL_ECANCELLED = -12,  /* a callback asked to stop */
+	DL_EPERM = -13,       /* refused by policy (a path outside the allowed roots) */
 } dl_error_code;
 
 typedef struct dl_error {

@@ -46,7 +46,7 @@ extern "C" {
 
 typedef struct dl_scan dl_scan;
 
-#define DL_SCAN_OPTIONS_VERSION 2
+#define DL_SCAN_OPTIONS_VERSION 3
 #define DL_SCAN_ROW_ID "_metadata.row_id"
 #define DL_SCAN_ROW_COMMIT_VERSION "_metadata.row_commit_version"
 
@@ -63,9 +63,14 @@ typedef struct dl_scan_options {
 	 * DL_ECANCELLED (deltalake/progress.h) */
 	dl_progress_fn progress;
 	void *progress_payload;
+	/* version 3: the path policy of dl_snapshot_options (allowed roots
+	 * besides the table root); nallowed_roots == 0 keeps the snapshot's.
+	 * Paths outside are DL_EPERM at dl_scan_open. */
+	const char *const *allowed_roots;
+	int nallowed_roots;
 } dl_scan_options;
 
-#define DL_SCAN_OPTIONS_INIT {DL_SCAN_OPTIONS_VERSION, NULL, 0, NULL, 0, 0, 0, NULL, NULL}
+#define DL_SCAN_OPTIONS_INIT {DL_SCAN_OPTIONS_VERSION, NULL, 0, NULL, 0, 0, 0, NULL, NULL, NULL, 0}
 
 /* Plans a scan of `snap` (borrowed: it must outlive the scan). Errors:
  * DL_EINVALID for an unknown column or a filter that does not parse or bind

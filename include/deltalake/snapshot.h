@@ -25,7 +25,7 @@ extern "C" {
 
 typedef struct dl_snapshot dl_snapshot;
 
-#define DL_SNAPSHOT_OPTIONS_VERSION 1
+#define DL_SNAPSHOT_OPTIONS_VERSION 2
 /* "no timestamp" for as_of_timestamp_ms */
 #define DL_NO_TIMESTAMP INT64_MIN
 
@@ -42,13 +42,31 @@ typedef struct dl_snapshot_options {
 	                                and domains (all from the log; a .crc that
 	                                agrees with it saves reading them): no
 	                                files are loaded, file_count is 0 */
+	/* since version 2: */
+	const dl_store_options *store_options; /* opening the uri's store (and the
+	                                stores of absolute data and DV paths);
+	                                NULL: defaults. Copied. */
+	/* Path policy. With nallowed_roots == 0 (the default) data and
+	 * deletion-vector paths may be relative to the table root or absolute
+	 * anywhere (shallow clones point at their source's files). With roots
+	 * given, every such path must lie inside the table root or one of the
+	 * roots (URIs or local paths), compared after normalizing "." and ".."
+	 * segments, duplicate '/' and the file: spellings, segment by segment
+	 * (/data/t2 is not inside /data/t); others are refused with DL_EPERM
+	 * naming the path and the table, when a scan plans or reads them. The
+	 * check is lexical: symbolic links under a root are followed, so a root
+	 * must not contain links written by whom the policy confines. Copied;
+	 * scans inherit it (dl_scan_options can replace the roots). */
+	const char *const *allowed_roots;
+	int nallowed_roots;
 } dl_snapshot_options;
 
 #define DL_SNAPSHOT_OPTIONS_INIT \
-	{DL_SNAPSHOT_OPTIONS_VERSION, -1, DL_NO_TIMESTAMP, false, false, NULL, false}
+	{DL_SNAPSHOT_OPTIONS_VERSION, -1, DL_NO_TIMESTAMP, false, false, NULL, false, NULL, NULL, 0}
 
-/* Opens a snapshot of the table at `uri` (a path or file:// URI; ignored
- * when opts->store is set). opts may be NULL for the latest version.
+/* Opens a snapshot of the table at `uri` (a path or any registered URI,
+ * opened with opts->store_options; ignored when opts->store is set). Options
+ * of every version from 1 to DL_SNAPSHOT_OPTIONS_VERSION are accepted. opts may be NULL for the latest version.
  * Errors: DL_ENOTFOUND "not a Delta table: no _delta_log", a missing
  * version, a timestamp outside the history; DL_ECORRUPT for a broken log;
  * DL_EUNSUPPORTED for protocol versions or features this reader lacks. */

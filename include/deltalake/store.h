@@ -1,10 +1,20 @@
 /* Object storage behind every table: dl_store.
  *
- * A store is opened on a root URI (`file:///path`, a plain path, or
- * `mem://name` for tests) and addresses objects by paths relative to it
- * ("_delta_log/00000000000000000000.json"). put_if_absent is the commit
- * primitive of the Delta protocol: it is atomic across processes and a
- * visible object is always complete. */
+ * A store is opened on a root URI and addresses objects by paths relative
+ * to it ("_delta_log/00000000000000000000.json"). The URI's scheme picks
+ * the backend from a registry (deltalake/sys/store_backend.h): built in are
+ *   file://  local files: "file:///path", "file:/path" or a plain path
+ *   mem://   process-global memory, for tests: "mem://name[/prefix]"
+ *   fault:// a wrapper that injects failures, for tests: "fault://<uri>"
+ * and an application registers its own (S3, Azure, ...). put_if_absent is
+ * the commit primitive of the Delta protocol: it is atomic across
+ * processes and a visible object is always complete.
+ *
+ * Thread safety: a dl_store may be used from several threads at once (every
+ * call, including opening readers and writers on it); it must outlive the
+ * readers, writers and snapshots that use it. A dl_store_writer belongs to
+ * one thread at a time. A dl_store_reader's read may be called from several
+ * threads at once; open and close are the owner's. */
 #ifndef DELTALAKE_STORE_H
 #define DELTALAKE_STORE_H
 #include "deltalake/common.h"
@@ -28,8 +38,62 @@ typedef struct dl_object_list {
 	size_t count;
 } dl_object_list;
 
-/* Opens a store on a root URI. DL_EINVALID for unknown schemes. */
-DL_EXTERN(int) dl_store_open(dl_store **out, const char *uri);
+/* ---- store options ----
+ *
+ * Settings of a backend as key/value pairs (the same options also open the
+ * stores of absolute data and deletion-vector paths of other schemes, so
+ * they may hold keys for several backends). Keys without a '.' are the
+ * well-known ones below, shared by every backend that has the setting;
+ * others are namespaced by scheme ("fault.fail_nth", "s3.addressing") and
+ * only that backend reads them. An unknown key without a '.', a
+ * non-numeric value of a numeric key, or an unknown key in the namespace of
+ * the backend being opened is DL_EINVALID naming the key. The store copies
+ * the options: they need not outlive dl_store_open. */
+#define DL_STORE_OPT_ENDPOINT "endpoint"                  /* https://host:port of the service */
+#define DL_STORE_OPT_REGION "region"
+#define DL_STORE_OPT_ACCESS_KEY_ID "access_key_id"        /* static credentials */
+#define DL_STORE_OPT_SECRET_ACCESS_KEY "secret_access_key"
+#define DL_STORE_OPT_SESSION_TOKEN "session_token"
+#define DL_STORE_OPT_TIMEOUT_MS "timeout_ms"              /* per request, milliseconds */
+#define DL_STORE_OPT_CONNECT_TIMEOUT_MS "connect_timeout_ms"
+#define DL_STORE_OPT_RETRY_MAX_ATTEMPTS "retry.max_attempts" /* attempts per request */
+#define DL_STORE_OPT_RETRY_BACKOFF_MS "retry.backoff_ms"  /* first backoff, doubled per retry */
+#define DL_STORE_OPT_RETRY_MAX_BACKOFF_MS "retry.max_backoff_ms"
+
+/* Credentials a backend asks for (through dl_store_backend_credentials in
+ * sys/store_backend.h). Strings are borrowed from whoever filled them (the
+ * options, or the callback's payload) and must stay valid until the store
+ * is freed or the callback is called again for it. */
+#define DL_STORE_CREDENTIALS_VERSION 1
+typedef struct dl_store_credentials {
+	int version;                 /* DL_STORE_CREDENTIALS_VERSION (set by the library) */
+	const char *access_key_id;
+	const char *secret_access_key;
+	const char *session_token;   /* NULL when none */
+	int64_t expires_at_ms;       /* epoch ms; INT64_MAX: does not expire */
+} dl_store_credentials;
+
+/* Fills *out for the store at `uri`; called whenever a backend needs
+ * credentials (at open and when they expire), from any thread. Returns 0 or
+ * a negative dl_error_code, which fails the store call. */
+typedef int (*dl_store_credentials_fn)(dl_store_credentials *out, const char *uri, void *payload);
+
+#define DL_STORE_OPTIONS_VERSION 1
+typedef struct dl_store_options {
+	int version;                        /* DL_STORE_OPTIONS_VERSION */
+	const char *const *keys;            /* noptions keys and values; a later */
+	const char *const *values;          /* duplicate key wins */
+	int noptions;
+	dl_store_credentials_fn credentials; /* NULL: the static keys above */
+	void *payload;                      /* for credentials */
+} dl_store_options;
+#define DL_STORE_OPTIONS_INIT {DL_STORE_OPTIONS_VERSION, NULL, NULL, 0, NULL, NULL}
+
+/* Opens a store on a root URI; opts may be NULL (defaults). Errors:
+ * DL_EINVALID for a scheme no backend is registered for (the message lists
+ * the registered ones), a malformed URI, bad options or an options version
+ * this library does not know. */
+DL_EXTERN(int) dl_store_open(dl_store **out, const char *uri, const dl_store_options *opts);
 DL_EXTERN(void) dl_store_free(dl_store *s);
 /* The root as given (normalized: no trailing slash). Borrowed. */
 DL_EXTERN(const char *) dl_store_root(const dl_store *s);
@@ -41,6 +105,13 @@ DL_EXTERN(int) dl_store_get(uint8_t **data, size_t *len, dl_store *s, const char
 /* Bytes [offset, offset+len) into buf; *got may be short at end of object. */
 DL_EXTERN(int) dl_store_get_range(uint8_t *buf, size_t *got, dl_store *s,
                                   const char *path, int64_t offset, size_t len);
+/* Failed writes: an error from put, put_if_absent, delete or
+ * dl_store_writer_commit normally means nothing changed, but a failure
+ * reported after the bytes were handed over (syncing the directory after
+ * the rename, a lost reply from a network store) may come with the change
+ * made. DL_EEXISTS from put_if_absent always means the object was there
+ * before. Callers that must know read the object back (the commit path
+ * does). */
 /* Creates or replaces an object atomically (readers see old or new whole). */
 DL_EXTERN(int) dl_store_put(dl_store *s, const char *path, const void *data, size_t len);
 /* Creates an object only if absent; DL_EEXISTS when it exists. Atomic

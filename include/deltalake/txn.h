@@ -30,6 +30,22 @@
  * commit the version checksum, a checkpoint every delta.checkpointInterval
  * versions and expired log cleanup run by themselves.
  *
+ * Failures and what they mean (the store may fail at any call):
+ * - dl_transaction_commit returns 0 exactly when the version is in the log.
+ *   Work after the commit (checksum, checkpoint, log cleanup) only makes
+ *   later reads faster; when it fails the commit still succeeded, returns
+ *   0, and the table stays readable (these files are written whole or not
+ *   at all).
+ * - Any other failure leaves the log as it was: nothing was committed.
+ * - One exception: when writing the commit failed in a way that may have
+ *   published it (the store reported an error after the bytes were handed
+ *   over) and reading it back failed too, the outcome is unknown; the error
+ *   then says "may have been committed", and files the transaction wrote
+ *   are kept (a committed version may name them). Check the table (its
+ *   latest version, or dl_transaction_app_version with an app id) before
+ *   writing again. When reading back works, the library decides by itself:
+ *   its own bytes mean success.
+ *
  * Thread safety: a transaction is used by one thread at a time (it
  * accumulates actions without locks). Different transactions, in threads
  * or processes, may write the same table at once: that is what the
@@ -40,23 +56,30 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "deltalake/store.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef struct dl_transaction dl_transaction;
 
-#define DL_TRANSACTION_OPTIONS_VERSION 1
+#define DL_TRANSACTION_OPTIONS_VERSION 2
 typedef struct dl_transaction_options {
 	int version;               /* DL_TRANSACTION_OPTIONS_VERSION */
 	const char *operation;     /* commitInfo.operation; NULL: "WRITE" */
 	const char *user_metadata; /* commitInfo.userMetadata, or NULL */
 	const char *engine_info;   /* NULL: "deltalake-c/<version>" */
 	int max_retries;           /* commit attempts after the first; < 0: the default */
+	/* since version 2: */
+	dl_store *store;           /* the table's store (borrowed; it must outlive the
+	                              transaction); uri ignored */
+	const dl_store_options *store_options; /* opening the uri's store; NULL: defaults */
 } dl_transaction_options;
-#define DL_TRANSACTION_OPTIONS_INIT {DL_TRANSACTION_OPTIONS_VERSION, NULL, NULL, NULL, -1}
+#define DL_TRANSACTION_OPTIONS_INIT {DL_TRANSACTION_OPTIONS_VERSION, NULL, NULL, NULL, -1, NULL, NULL}
 
-/* Starts a transaction on the latest version of the table at `uri`.
+/* Starts a transaction on the latest version of the table at `uri` (opened
+ * with opts->store_options, or opts->store itself). Options of every version
+ * from 1 to DL_TRANSACTION_OPTIONS_VERSION are accepted.
  * DL_ENOTFOUND when there is no table; DL_EUNSUPPORTED when this library
  * cannot write it (protocol or features). */
 DL_EXTERN(int) dl_transaction_begin(dl_transaction **out, const char *uri, const dl_transaction_options *opts);

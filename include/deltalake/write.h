@@ -47,7 +47,7 @@ typedef enum dl_create_mode {
 	                                  data; the history is kept */
 } dl_create_mode;
 
-#define DL_CREATE_OPTIONS_VERSION 1
+#define DL_CREATE_OPTIONS_VERSION 2
 typedef struct dl_create_options {
 	int version;                          /* DL_CREATE_OPTIONS_VERSION */
 	const char *schema_ddl;               /* "id BIGINT NOT NULL, ..." (Spark SQL), or */
@@ -67,13 +67,17 @@ typedef struct dl_create_options {
 	const char *description;              /* metaData.description, or NULL */
 	dl_create_mode mode;
 	const char *user_metadata;            /* commitInfo.userMetadata, or NULL */
+	/* since version 2: */
+	dl_store *store;                      /* the table's store (borrowed); uri ignored */
+	const dl_store_options *store_options; /* opening the uri's store; NULL: defaults */
 } dl_create_options;
 #define DL_CREATE_OPTIONS_INIT \
 	{DL_CREATE_OPTIONS_VERSION, NULL, NULL, NULL, 0, NULL, NULL, 0, NULL, NULL, 0, NULL, NULL, \
-	 DL_CREATE_ERROR_IF_EXISTS, NULL}
+	 DL_CREATE_ERROR_IF_EXISTS, NULL, NULL, NULL}
 
-/* Creates the table at `uri` (a path or file:// URI). *version is the
- * version committed, or -1 when DL_CREATE_IF_NOT_EXISTS found a table. */
+/* Creates the table at `uri` (a path or any registered URI, or
+ * opts->store). *version is the version committed, or -1 when
+ * DL_CREATE_IF_NOT_EXISTS found a table. Failures as for dl_write. */
 DL_EXTERN(int) dl_create_table(int64_t *version, const char *uri, const dl_create_options *opts);
 
 typedef enum dl_write_mode {
@@ -84,7 +88,7 @@ typedef enum dl_write_mode {
 	DL_WRITE_IGNORE,              /* create the table; nothing when it exists */
 } dl_write_mode;
 
-#define DL_WRITE_OPTIONS_VERSION 2
+#define DL_WRITE_OPTIONS_VERSION 3
 typedef struct dl_write_options {
 	int version;                       /* DL_WRITE_OPTIONS_VERSION */
 	dl_write_mode mode;
@@ -116,16 +120,27 @@ typedef struct dl_write_options {
 	/* version 2: progress (deltalake/progress.h); cancelling commits nothing */
 	dl_progress_fn progress;
 	void *progress_payload;
+	/* version 3: */
+	dl_store *store;                   /* the table's store (borrowed); uri ignored */
+	const dl_store_options *store_options; /* opening the uri's store; NULL: defaults */
 } dl_write_options;
 #define DL_WRITE_OPTIONS_INIT \
 	{DL_WRITE_OPTIONS_VERSION, DL_WRITE_ERROR_IF_EXISTS, NULL, true, false, false, false, \
 	 NULL, 0, NULL, -1, NULL, 0, 0, true, NULL, NULL, 0, \
-	 NULL, NULL}
+	 NULL, NULL, NULL, NULL}
 
-/* Writes the rows of `data` (consumed and released) to the table at `uri`,
- * creating it when absent. *version is the committed version, or -1 when
- * nothing was committed (DL_WRITE_IGNORE on an existing table, or an
- * idempotent write already applied). */
+/* Writes the rows of `data` (consumed and released) to the table at `uri`
+ * (or opts->store), creating it when absent. *version is the committed
+ * version, or -1 when nothing was committed (DL_WRITE_IGNORE on an existing
+ * table, or an idempotent write already applied).
+ *
+ * On failure the table is as it was: no new version, and the data files the
+ * write made are deleted again (best effort: a store that fails the deletes
+ * too leaves them, unreferenced, for VACUUM). A failure after the commit
+ * (checksum, checkpoint) does not fail the write: 0 means committed. The
+ * one unknown outcome is described in txn.h ("may have been committed");
+ * the files are kept then. Options of every version from 1 to
+ * DL_WRITE_OPTIONS_VERSION are accepted. */
 DL_EXTERN(int) dl_write(int64_t *version, const char *uri, struct ArrowArrayStream *data,
                         const dl_write_options *opts);
 

@@ -14,7 +14,7 @@ int dl_io_input_open(dl_io_input **out, const char *path)
 	in->path = dl_strdup(path);
 	const char *slash = strrchr(path, '/');
 	char *dir = slash ? dl_strndup(path, (size_t)(slash - path)) : dl_strdup(".");
-	int rc = in->path && dir ? dl_store_open(&in->store, *dir ? dir : "/") : DL_ENOMEM;
+	int rc = in->path && dir ? dl_store_open(&in->store, *dir ? dir : "/", NULL) : DL_ENOMEM;
 	dl_free(dir);
 	if (rc == 0) rc = dl_store_reader_open(&in->reader, in->store, slash ? slash + 1 : path);
 	if (rc == 0) {

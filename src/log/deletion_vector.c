@@ -2,6 +2,7 @@
  * the DV file format. */
 #include "log/deletion_vector.h"
 #include <inttypes.h>
+#include <pthread.h>
 #include <roaring/roaring.h>
 #include <stdio.h>
 #include <string.h>
@@ -236,19 +237,14 @@ int dl_dv_rows_to_array(const dl_dv_rows *rows, uint64_t **out, size_t *n)
 
 /* ---- DV files ---- */
 
-int dl_dv_parse_file(dl_dv_rows *out, const uint8_t *file, size_t file_len, int64_t offset,
-                     int32_t expected_size, const char *what)
+/* One stored DV at `p` (avail bytes from there): 4-byte BE size, data,
+ * 4-byte BE CRC-32. */
+static int parse_entry(dl_dv_rows *out, const uint8_t *p, size_t avail, int64_t offset,
+                       int32_t expected_size, const char *what)
 {
-	memset(out, 0, sizeof *out);
-	if (file_len < 1 || file[0] != 1)
-		return dl_error_set(DL_ECORRUPT,
-		                    "%s: unsupported deletion vector file format version %d (expected 1)",
-		                    what, file_len ? file[0] : -1);
-	if (offset < 1 || (uint64_t)offset > file_len || file_len - (size_t)offset < 8)
+	if (avail < 8)
 		return dl_error_set(DL_ECORRUPT, "%s: deletion vector offset %" PRId64
-		                    " is outside the file of %zu bytes", what, offset, file_len);
-	const uint8_t *p = file + offset;
-	size_t avail = file_len - (size_t)offset;
+		                    " leaves too few bytes of the file for a deletion vector", what, offset);
 	uint32_t size = rd_be32(p);
 	if (expected_size >= 0 && size != (uint32_t)expected_size)
 		return dl_error_set(DL_ECORRUPT, "%s: deletion vector at offset %" PRId64 " has %" PRIu32
@@ -263,6 +259,148 @@ int dl_dv_parse_file(dl_dv_rows *out, const uint8_t *file, size_t file_len, int6
 		                    " fails its CRC-32 check (stored %08" PRIx32 ", computed %08" PRIx32 ")",
 		                    what, offset, want, got);
 	return dl_dv_rows_deserialize(out, p + 4, size, what);
+}
+
+static int check_file_version(const uint8_t *file, size_t file_len, const char *what)
+{
+	if (file_len < 1 || file[0] != 1)
+		return dl_error_set(DL_ECORRUPT,
+		                    "%s: unsupported deletion vector file format version %d (expected 1)",
+		                    what, file_len ? file[0] : -1);
+	return 0;
+}
+
+int dl_dv_parse_file(dl_dv_rows *out, const uint8_t *file, size_t file_len, int64_t offset,
+                     int32_t expected_size, const char *what)
+{
+	memset(out, 0, sizeof *out);
+	DL_TRY(check_file_version(file, file_len, what));
+	if (offset < 1 || (uint64_t)offset > file_len || file_len - (size_t)offset < 8)
+		return dl_error_set(DL_ECORRUPT, "%s: deletion vector offset %" PRId64
+		                    " is outside the file of %zu bytes", what, offset, file_len);
+	return parse_entry(out, file + offset, file_len - (size_t)offset, offset, expected_size, what);
+}
+
+/* ---- DV files, each opened once (dl_dv_files) ----
+ *
+ * Spark packs the DVs of one command into one file, so a scan meets the
+ * same DV file for many data files: its reader is opened on first use and
+ * kept until the scan ends, and each DV is one ranged read of it (or none,
+ * when the store maps the file). */
+
+typedef struct dv_file {
+	char *path;
+	dl_store_reader *r;
+} dv_file;
+
+struct dl_dv_files {
+	dl_store_resolver *res;
+	pthread_mutex_t mu;
+	dv_file *files;
+	size_t n, cap;
+};
+
+int dl_dv_files_new(dl_dv_files **out, dl_store_resolver *res)
+{
+	dl_dv_files *f = dl_calloc(1, sizeof *f);
+	if (!f) return DL_ENOMEM;
+	f->res = res;
+	pthread_mutex_init(&f->mu, NULL);
+	*out = f;
+	return 0;
+}
+
+void dl_dv_files_free(dl_dv_files *f)
+{
+	if (!f) return;
+	for (size_t i = 0; i < f->n; i++) {
+		dl_store_reader_close(f->files[i].r);
+		dl_free(f->files[i].path);
+	}
+	dl_free(f->files);
+	pthread_mutex_destroy(&f->mu);
+	dl_free(f);
+}
+
+size_t dl_dv_files_count(const dl_dv_files *f)
+{
+	return f->n;
+}
+
+/* The reader of a DV file, opened (and its format version checked) on
+ * first use. Called with f->mu held. */
+static int dv_reader(dl_store_reader **out, dl_dv_files *f, const char *path)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (strcmp(f->files[i].path, path) == 0) {
+			*out = f->files[i].r;
+			return 0;
+		}
+	if (f->n == f->cap) {
+		size_t nc = f->cap ? f->cap * 2 : 4;
+		dv_file *p = dl_reallocarray(f->files, nc, sizeof *p);
+		if (!p) return DL_ENOMEM;
+		f->files = p;
+		f->cap = nc;
+	}
+	dl_store *st;
+	const char *rel;
+	DL_TRY(dl_store_resolve(&st, &rel, f->res, path, "deletion vector file"));
+	dl_store_reader *r;
+	DL_TRY(dl_store_reader_open(&r, st, rel));
+	uint8_t v = 0;
+	size_t got = 0;
+	int rc = dl_store_reader_read(&v, &got, r, 0, 1);
+	if (rc == 0) rc = check_file_version(&v, got, path);
+	char *copy = rc == 0 ? dl_strdup(path) : NULL;
+	if (rc == 0 && !copy) rc = DL_ENOMEM;
+	if (rc < 0) {
+		dl_store_reader_close(r);
+		return rc;
+	}
+	f->files[f->n++] = (dv_file){copy, r};
+	*out = r;
+	return 0;
+}
+
+/* Reads exactly len bytes at off (DL_ECORRUPT when the file is shorter). */
+static int read_exact(dl_store_reader *r, int64_t off, uint8_t *buf, size_t len, const char *what)
+{
+	size_t got = 0;
+	DL_TRY(dl_store_reader_read(buf, &got, r, off, len));
+	if (got < len)
+		return dl_error_set(DL_ECORRUPT, "%s: deletion vector at offset %" PRId64
+		                    " runs past the end of the file of %" PRId64 " bytes", what, off,
+		                    dl_store_reader_size(r));
+	return 0;
+}
+
+static int load_from_file(dl_dv_rows *out, dl_dv_files *f, const dl_dv_descriptor *dv, const char *path)
+{
+	pthread_mutex_lock(&f->mu);
+	dl_store_reader *r = NULL;
+	int rc = dv_reader(&r, f, path);
+	pthread_mutex_unlock(&f->mu);
+	DL_TRY(rc);
+	int64_t offset = dv->offset < 0 ? 1 : dv->offset;
+	int64_t size = dl_store_reader_size(r);
+	const uint8_t *all = dl_store_reader_data(r);
+	if (all) return dl_dv_parse_file(out, all, (size_t)size, offset, dv->size_in_bytes, path);
+	if (offset < 1 || offset > size || size - offset < 8)
+		return dl_error_set(DL_ECORRUPT, "%s: deletion vector offset %" PRId64
+		                    " is outside the file of %" PRId64 " bytes", path, offset, size);
+	uint8_t hdr[4];
+	DL_TRY(read_exact(r, offset, hdr, 4, path));
+	uint32_t n = rd_be32(hdr);
+	if ((int64_t)n > size - offset - 8)
+		return parse_entry(out, hdr, 4, offset, dv->size_in_bytes, path); /* says what is wrong */
+	uint8_t *buf = dl_malloc((size_t)n + 8);
+	if (!buf) return DL_ENOMEM;
+	memcpy(buf, hdr, 4);
+	rc = read_exact(r, offset + 4, buf + 4, (size_t)n + 4, path);
+	if (rc == 0) rc = parse_entry(out, buf, (size_t)n + 8, offset, dv->size_in_bytes, path);
+	dl_free(buf);
+	return rc;
 }
 
 int dl_dv_write_file(const dl_dv_rows *rows, dl_buf *out, int64_t *offset, int32_t *size)
@@ -331,27 +469,19 @@ static int load_inline(dl_dv_rows *out, const dl_dv_descriptor *dv)
 	return rc;
 }
 
-/* Relative DV paths are read through the table's store; absolute ones
- * ('p' descriptors: "/data/t/dv.bin", "file:/...", "s3://...") through a
- * store opened on their directory. */
-static int read_dv_file(dl_store *table_store, const char *path, uint8_t **data, size_t *len)
+static int check_cardinality(dl_dv_rows *out, const dl_dv_descriptor *dv)
 {
-	if (!dl_log_path_is_absolute(path)) return dl_store_get(data, len, table_store, path);
-	const char *slash = strrchr(path, '/');
-	if (!slash || !slash[1])
-		return dl_error_set(DL_ECORRUPT, "deletion vector path '%s' names no file", path);
-	dl_buf dir = DL_BUF_INIT;
-	int rc = dl_buf_append(&dir, path, (size_t)(slash - path));
-	if (rc == 0 && dir.len == 0) rc = dl_buf_putc(&dir, '/');
-	dl_store *st = NULL;
-	if (rc == 0) rc = dl_store_open(&st, dir.data);
-	if (rc == 0) rc = dl_store_get(data, len, st, slash + 1);
-	dl_store_free(st);
-	dl_buf_free(&dir);
-	return rc;
+	if (dv->cardinality >= 0 && out->cardinality != (uint64_t)dv->cardinality) {
+		uint64_t got = out->cardinality;
+		dl_dv_rows_free(out);
+		return dl_error_set(DL_ECORRUPT,
+		                    "deletion vector %c%s holds %" PRIu64 " rows but the log says %" PRId64,
+		                    dv->storage_type, dv->path_or_inline, got, dv->cardinality);
+	}
+	return 0;
 }
 
-int dl_dv_load(dl_dv_rows *out, dl_store *table_store, const dl_dv_descriptor *dv)
+int dl_dv_load_from(dl_dv_rows *out, dl_dv_files *f, const dl_dv_descriptor *dv)
 {
 	memset(out, 0, sizeof *out);
 	int rc;
@@ -359,25 +489,35 @@ int dl_dv_load(dl_dv_rows *out, dl_store *table_store, const dl_dv_descriptor *d
 		rc = load_inline(out, dv);
 	} else {
 		dl_buf path = DL_BUF_INIT;
-		uint8_t *data = NULL;
-		size_t len = 0;
 		rc = dl_dv_file_path(dv, &path);
 		if (rc == 0) {
-			rc = read_dv_file(table_store, path.data, &data, &len);
-			if (rc < 0) dl_error_prefix("reading deletion vector file %s", path.data);
+			rc = load_from_file(out, f, dv, path.data);
+			if (rc < 0 && rc != DL_EPERM) dl_error_prefix("reading deletion vector file %s", path.data);
 		}
-		if (rc == 0)
-			rc = dl_dv_parse_file(out, data, len, dv->offset < 0 ? 1 : dv->offset,
-			                      dv->size_in_bytes, path.data);
-		dl_free(data);
 		dl_buf_free(&path);
 	}
-	if (rc == 0 && dv->cardinality >= 0 && out->cardinality != (uint64_t)dv->cardinality) {
-		uint64_t got = out->cardinality;
-		dl_dv_rows_free(out);
-		return dl_error_set(DL_ECORRUPT,
-		                    "deletion vector %c%s holds %" PRIu64 " rows but the log says %" PRId64,
-		                    dv->storage_type, dv->path_or_inline, got, dv->cardinality);
+	if (rc < 0) return rc;
+	return check_cardinality(out, dv);
+}
+
+/* Relative DV paths are read through the table's store; absolute ones
+ * ('p' descriptors: "/data/t/dv.bin", "file:/...", "s3://...") through the
+ * store the registry gives for their scheme, without a path policy. */
+int dl_dv_load(dl_dv_rows *out, dl_store *table_store, const dl_dv_descriptor *dv)
+{
+	memset(out, 0, sizeof *out);
+	if (dv->storage_type == 'i') {
+		DL_TRY(load_inline(out, dv));
+		return check_cardinality(out, dv);
 	}
+	dl_store_resolver res;
+	DL_TRY(dl_store_resolver_init(&res, table_store, NULL));
+	dl_dv_files *f;
+	int rc = dl_dv_files_new(&f, &res);
+	if (rc == 0) {
+		rc = dl_dv_load_from(out, f, dv);
+		dl_dv_files_free(f);
+	}
+	dl_store_resolver_free(&res);
 	return rc;
 }

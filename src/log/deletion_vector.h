@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "deltalake/store.h"
+#include "storage/resolve.h"
 #include "util/arena.h"
 #include "util/buf.h"
 
@@ -58,8 +59,21 @@ int dl_dv_rows_to_array(const dl_dv_rows *rows, uint64_t **out, size_t *n);
 void dl_dv_rows_free(dl_dv_rows *rows);
 
 /* Loads the rows of a descriptor: decodes inline DVs, or reads the DV file
- * through the table's store and checks its size, magic and CRC-32. */
+ * through the table's store (absolute paths: the store of their scheme)
+ * and checks its size, magic and CRC-32. Opens the DV file for this one
+ * call: readers of many DVs use dl_dv_files. */
 int dl_dv_load(dl_dv_rows *out, dl_store *table_store, const dl_dv_descriptor *dv);
+
+/* The DV files of one reader (a scan), each opened once on first use and
+ * kept open until dl_dv_files_free, with paths resolved (and checked
+ * against the path policy) by `res` (borrowed; it must outlive the set).
+ * dl_dv_load_from is safe from several threads at once. */
+typedef struct dl_dv_files dl_dv_files;
+int dl_dv_files_new(dl_dv_files **out, dl_store_resolver *res);
+void dl_dv_files_free(dl_dv_files *f);
+int dl_dv_load_from(dl_dv_rows *out, dl_dv_files *f, const dl_dv_descriptor *dv);
+/* How many DV files were opened so far. */
+size_t dl_dv_files_count(const dl_dv_files *f);
 
 /* Parses the bytes of one DV inside a DV file (at dv->offset) as stored:
  * 4-byte BE size, data, 4-byte BE CRC-32. `file` is the whole file. */

@@ -181,7 +181,7 @@ static int open_impl(dl_snapshot *s, const char *uri, const dl_snapshot_options 
 		s->store = o->store;
 	} else {
 		if (!uri) return dl_error_set(DL_EINVALID, "dl_snapshot_open needs a table path or a store");
-		DL_TRY(dl_store_open(&s->store, uri));
+		DL_TRY(dl_store_open(&s->store, uri, o->store_options));
 		s->owns_store = true;
 	}
 	int64_t version = o->as_of_version;
@@ -208,6 +208,7 @@ int dl_snapshot_open(dl_snapshot **out, const char *uri, const dl_snapshot_optio
 	/* The size of each version of the options (util/options.h). */
 	static const size_t ends[] = {
 		DL_OPTIONS_END(dl_snapshot_options, metadata_only), /* 1 */
+		sizeof(dl_snapshot_options),                        /* 2: store options, roots */
 	};
 	DL_OPTIONS_ENDS_CHECK(ends, DL_SNAPSHOT_OPTIONS_VERSION);
 	*out = NULL;
@@ -217,7 +218,9 @@ int dl_snapshot_open(dl_snapshot **out, const char *uri, const dl_snapshot_optio
 	const dl_snapshot_options *o = &loaded;
 	dl_snapshot *s = dl_calloc(1, sizeof *s);
 	if (!s) return DL_ENOMEM;
-	int rc = open_impl(s, uri, o);
+	int rc = dl_path_roots_copy(&s->allowed_roots, o->allowed_roots, o->nallowed_roots,
+	                            "dl_snapshot_options");
+	if (rc == 0) rc = open_impl(s, uri, o);
 	if (rc < 0) {
 		if (uri && !o->store) dl_error_prefix("opening table %s", uri);
 		dl_snapshot_free(s);
@@ -231,6 +234,7 @@ void dl_snapshot_free(dl_snapshot *s)
 {
 	if (!s) return;
 	unload(s);
+	dl_path_roots_free(&s->allowed_roots);
 	if (s->owns_store) dl_store_free(s->store);
 	dl_free(s);
 }

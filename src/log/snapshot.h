@@ -8,6 +8,7 @@
 #include "log/log_segment.h"
 #include "log/properties.h"
 #include "log/replay.h"
+#include "storage/resolve.h"
 
 struct dl_snapshot {
 	dl_store *store;             /* the table's store */
@@ -21,6 +22,7 @@ struct dl_snapshot {
 	int64_t in_commit_timestamp; /* DL_NONE when not enabled */
 	bool without_tombstones;     /* opened with skip_tombstones */
 	bool metadata_only;          /* opened with metadata_only: no files */
+	dl_path_roots allowed_roots; /* the path policy (count 0: unconfined) */
 };
 
 /* Internal accessors. */
@@ -28,6 +30,7 @@ static inline const dl_log_state *dl_snapshot_state(const dl_snapshot *s) { retu
 static inline const dl_type *dl_snapshot_schema(const dl_snapshot *s) { return s->schema; }
 static inline const dl_table_properties *dl_snapshot_props(const dl_snapshot *s) { return &s->props; }
 static inline dl_store *dl_snapshot_store(const dl_snapshot *s) { return s->store; }
+static inline const dl_path_roots *dl_snapshot_allowed_roots(const dl_snapshot *s) { return &s->allowed_roots; }
 
 /* The commit timestamps (epoch ms) of every listed commit, as used for time
  * travel: in-commit timestamps from the enablement version on (per the

@@ -214,6 +214,7 @@ int dl_create_table(int64_t *version, const char *uri, const dl_create_options *
 	/* The size of each version of the options (util/options.h). */
 	static const size_t ends[] = {
 		DL_OPTIONS_END(dl_create_options, user_metadata), /* 1 */
+		sizeof(dl_create_options),                        /* 2: store, store options */
 	};
 	DL_OPTIONS_ENDS_CHECK(ends, DL_CREATE_OPTIONS_VERSION);
 	*version = -1;
@@ -227,7 +228,9 @@ int dl_create_table(int64_t *version, const char *uri, const dl_create_options *
 	create_ctx c;
 	memset(&c, 0, sizeof c);
 	int rc = parse_schema(&c.schema, o);
-	if (rc == 0) rc = dl_store_open(&c.store, uri);
+	if (rc == 0 && o->store) c.store = o->store;
+	else if (rc == 0) rc = dl_store_open(&c.store, uri, o->store_options);
+	if (!uri && c.store) uri = dl_store_root(c.store);
 	if (rc == 0) rc = dl_ops_open_latest(&c.snap, c.store);
 	if (rc == 0 && c.snap && o->mode == DL_CREATE_ERROR_IF_EXISTS)
 		rc = dl_error_set(DL_EEXISTS,
@@ -240,7 +243,7 @@ int dl_create_table(int64_t *version, const char *uri, const dl_create_options *
 	dl_table_plan_free(&c.plan);
 	dl_arena_free(&c.arena);
 	dl_snapshot_free(c.snap);
-	dl_store_free(c.store);
+	if (!o->store) dl_store_free(c.store);
 	dl_type_unref(c.schema);
 	return rc;
 }

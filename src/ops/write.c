@@ -65,6 +65,7 @@ typedef struct write_ctx {
 	bool into_txn;                /* dl_ops_write_into: the caller's transaction, which
 	                                 sets delta.rowTracking itself */
 	bool joined;                  /* an action went into the transaction */
+	bool owns_store;              /* store opened by dl_ops_write (not o->store) */
 } write_ctx;
 
 static const char *mode_name(dl_write_mode m)
@@ -81,6 +82,7 @@ static const char *mode_name(dl_write_mode m)
 static const size_t write_options_ends[] = {
 	DL_OPTIONS_END(dl_write_options, nproperties),      /* 1 */
 	DL_OPTIONS_END(dl_write_options, progress_payload), /* 2: progress */
+	sizeof(dl_write_options),                           /* 3: store, store options */
 };
 DL_OPTIONS_ENDS_CHECK(write_options_ends, DL_WRITE_OPTIONS_VERSION);
 
@@ -699,13 +701,18 @@ static int write_data(write_ctx *c, dl_batch_stream *data)
 
 static int run(write_ctx *c, const char *uri, dl_batch_stream *data, int64_t *version)
 {
-	DL_TRY(dl_store_open(&c->store, uri));
+	if (c->o->store) {
+		c->store = c->o->store;
+	} else {
+		DL_TRY(dl_store_open(&c->store, uri, c->o->store_options));
+		c->owns_store = true;
+	}
 	DL_TRY(dl_ops_open_latest(&c->snap, c->store));
 	if (c->snap && c->o->mode == DL_WRITE_ERROR_IF_EXISTS)
 		return dl_error_set(DL_EEXISTS,
 		                    "a Delta table already exists at %s; write with mode append or "
 		                    "overwrite",
-		                    uri);
+		                    dl_store_root(c->store));
 	if (c->snap && c->o->mode == DL_WRITE_IGNORE) return 0;
 	dl_txn_options to = DL_TXN_OPTIONS_INIT;
 	to.operation = "WRITE";
@@ -806,11 +813,12 @@ int dl_ops_write(int64_t *version, const char *uri, dl_batch_stream *data,
 	c.progress_payload = payload;
 	c.row_hwm = DL_NONE;
 	int rc = run(&c, uri, data, version);
-	if (rc < 0) discard_files(&c, rc);
+	/* A commit that may have landed names the files: they stay. */
+	if (rc < 0 && !(c.txn && dl_txn_commit_unknown(c.txn))) discard_files(&c, rc);
 	free_write_state(&c);
 	dl_txn_free(c.txn);
 	dl_snapshot_free(c.snap);
-	dl_store_free(c.store);
+	if (c.owns_store) dl_store_free(c.store);
 	return rc;
 }
 

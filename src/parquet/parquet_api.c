@@ -106,7 +106,7 @@ int dl_parquet_open(dl_parquet_file **out, const char *path)
 	char *dir = slash ? dl_strndup(path, (size_t)(slash - path) + (slash == path)) : dl_strdup(".");
 	f->name = dl_strdup(slash ? slash + 1 : path);
 	f->display = dl_strdup(path);
-	int rc = dir && f->name && f->display ? dl_store_open(&f->own_store, dir) : DL_ENOMEM;
+	int rc = dir && f->name && f->display ? dl_store_open(&f->own_store, dir, NULL) : DL_ENOMEM;
 	dl_free(dir);
 	f->store = f->own_store;
 	if (rc == 0) rc = open_common(f);

@@ -271,10 +271,14 @@ static int close_file(dl_files_writer *w, part_file *pf)
 	if (!pf->pw) return 0;
 	int rc = pq_writer_close(pf->pw);
 	if (rc == 0) rc = grow_adds(w);
+	bool published = false;
 	if (rc == 0) {
 		dl_store_writer *sw = pf->sw;
 		pf->sw = NULL;
 		rc = dl_store_writer_commit(sw, 1);
+		/* A failed commit may still have published the file (the store
+		 * contract allows it); only DL_EEXISTS says it did not. */
+		published = rc != DL_EEXISTS;
 	}
 	dl_buf stats = DL_BUF_INIT;
 	if (rc == 0) rc = dl_stats_json(&stats, pf->pw, w->data_logical, w->o.props, w->o.nhidden);
@@ -299,6 +303,15 @@ static int close_file(dl_files_writer *w, part_file *pf)
 		}
 	}
 	dl_buf_free(&stats);
+	if (rc < 0 && published) {
+		/* not recorded, so discard would not find it: delete it here (the
+		 * name is fresh, so nothing else can be lost), keeping the error */
+		dl_error saved = *dl_error_last();
+		char msg[1024];
+		snprintf(msg, sizeof msg, "%s", saved.message);
+		(void)dl_store_delete(w->o.store, pf->path);
+		dl_error_set(saved.code, "%s", msg);
+	}
 	if (pf->sw) dl_store_writer_abort(pf->sw);
 	pf->sw = NULL;
 	pq_writer_free(pf->pw);

@@ -123,7 +123,10 @@ static int load_old_dv(dl_rewrite *rw, rw_file *f)
 {
 	if (!f->add->dv) return 0;
 	dl_dv_rows rows;
-	DL_TRY(dl_dv_load(&rows, rw->store, f->add->dv));
+	/* through the engine's scan when it is open: each DV file is then opened
+	 * once for all touched files, under the scan's path policy */
+	if (rw->scan) DL_TRY(dl_dv_load_from(&rows, rw->scan->dvs, f->add->dv));
+	else DL_TRY(dl_dv_load(&rows, rw->store, f->add->dv));
 	int rc = dl_dv_rows_to_array(&rows, &f->old, &f->nold);
 	dl_dv_rows_free(&rows);
 	if (rc < 0) return dl_error_prefix("deletion vector of %s", f->add->path);

@@ -8,7 +8,7 @@
 
 /* Length of a URI scheme ("file" in "file:/x"), or 0 when s has none. One
  * letter is not a scheme, so "c:/x" stays a plain path. */
-static size_t scheme_len(const char *s)
+size_t dl_uri_scheme_len(const char *s)
 {
 	if (!isalpha((unsigned char)s[0])) return 0;
 	size_t i = 1;
@@ -59,7 +59,7 @@ int dl_store_uri_parse(dl_store_uri *out, const char *uri)
 	out->location = NULL;
 	if (!uri || !uri[0])
 		return dl_error_set(DL_EINVALID, "empty table location; pass a path or a file:// URI");
-	size_t sl = scheme_len(uri);
+	size_t sl = dl_uri_scheme_len(uri);
 	int rc;
 	if (sl == 0) {
 		out->location = dl_strdup(uri);
@@ -71,8 +71,8 @@ int dl_store_uri_parse(dl_store_uri *out, const char *uri)
 		rc = parse_mem_uri(out, uri, uri + 4);
 	} else {
 		rc = dl_error_set(DL_EINVALID,
-		                  "storage scheme \"%.*s\" of %s is not supported; use a local path, "
-		                  "file:///path or mem://name", (int)sl, uri, uri);
+		                  "storage scheme \"%.*s\" of %s is not a local one (a path, file:///path "
+		                  "or mem://name)", (int)sl, uri, uri);
 	}
 	if (rc < 0) {
 		dl_store_uri_free(out);

@@ -15,9 +15,13 @@ typedef struct dl_store_uri {
 	char *location;
 } dl_store_uri;
 
-/* DL_EINVALID for an unknown scheme or an empty location. */
+/* Parses the URIs of the built-in file and mem backends. DL_EINVALID for
+ * another scheme or an empty location. */
 int dl_store_uri_parse(dl_store_uri *out, const char *uri);
 void dl_store_uri_free(dl_store_uri *u);
+/* Length of a URI's scheme ("file" in "file:/x"), or 0 when it has none
+ * (a plain path). One letter is not a scheme, so "c:/x" stays a path. */
+size_t dl_uri_scheme_len(const char *s);
 
 /* *out = a + "/" + b with exactly one separator; either side may be "". */
 int dl_path_join(char **out, const char *a, const char *b);

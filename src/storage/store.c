@@ -1,49 +1,195 @@
-/* dl_store: argument checks, error context and sorted listings over a
- * backend vtable (backend.h). */
+/* dl_store: argument checks, error context, options and sorted listings
+ * over a backend from the registry (deltalake/sys/store_backend.h), and the
+ * generic versions of the optional backend functions. */
 #include "storage/backend.h"
 #include "storage/path.h"
+#include "util/buf.h"
 #include "util/error.h"
 #include "util/mem.h"
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct dl_store {
-	const dl_store_backend *backend;
+	dl_store_backend backend; /* a copy: unregistering cannot pull it away */
 	void *impl;
 	char *root; /* the URI as given, without trailing '/' */
+	dl_store_options opts; /* a private copy; keys/values point into opt_strs */
+	char **opt_strs;       /* 2 * noptions strings */
 };
 
-static const dl_store_backend *const backends[] = {
-	&dl_store_backend_file,
-	&dl_store_backend_mem,
+/* ---- options ---- */
+
+static const char *const known_keys[] = {
+	DL_STORE_OPT_ENDPOINT, DL_STORE_OPT_REGION, DL_STORE_OPT_ACCESS_KEY_ID,
+	DL_STORE_OPT_SECRET_ACCESS_KEY, DL_STORE_OPT_SESSION_TOKEN, DL_STORE_OPT_TIMEOUT_MS,
+	DL_STORE_OPT_CONNECT_TIMEOUT_MS, DL_STORE_OPT_RETRY_MAX_ATTEMPTS, DL_STORE_OPT_RETRY_BACKOFF_MS,
+	DL_STORE_OPT_RETRY_MAX_BACKOFF_MS, NULL,
+};
+static const char *const numeric_keys[] = {
+	DL_STORE_OPT_TIMEOUT_MS, DL_STORE_OPT_CONNECT_TIMEOUT_MS, DL_STORE_OPT_RETRY_MAX_ATTEMPTS,
+	DL_STORE_OPT_RETRY_BACKOFF_MS, DL_STORE_OPT_RETRY_MAX_BACKOFF_MS, NULL,
 };
 
-static const dl_store_backend *find_backend(const char *scheme)
+static bool in_list(const char *const *l, const char *k)
 {
-	for (size_t i = 0; i < sizeof backends / sizeof backends[0]; i++)
-		if (strcmp(backends[i]->scheme, scheme) == 0) return backends[i];
+	for (; *l; l++)
+		if (strcmp(*l, k) == 0) return true;
+	return false;
+}
+
+static bool is_count(const char *v)
+{
+	if (!v || !*v) return false;
+	errno = 0;
+	char *end;
+	long long n = strtoll(v, &end, 10);
+	return *end == 0 && errno == 0 && n >= 0;
+}
+
+/* Checks what every store shares: the version, the arrays, the well-known
+ * keys and their values. Namespaced keys are their backend's. */
+static int check_options(const dl_store_options *o)
+{
+	if (o->version < 1 || o->version > DL_STORE_OPTIONS_VERSION)
+		return dl_error_set(DL_EINVALID,
+		                    "dl_store_options.version is %d; this library knows versions 1 to %d: "
+		                    "initialize options with DL_STORE_OPTIONS_INIT",
+		                    o->version, DL_STORE_OPTIONS_VERSION);
+	if (o->noptions < 0 || (o->noptions > 0 && (!o->keys || !o->values)))
+		return dl_error_set(DL_EINVALID, "dl_store_options: noptions is %d but keys or values is NULL",
+		                    o->noptions);
+	for (int i = 0; i < o->noptions; i++) {
+		const char *k = o->keys[i], *v = o->values[i];
+		if (!k || !v) return dl_error_set(DL_EINVALID, "dl_store_options: key or value %d is NULL", i);
+		if (strchr(k, '.') && !in_list(known_keys, k)) continue;
+		if (!in_list(known_keys, k))
+			return dl_error_set(DL_EINVALID,
+			                    "unknown store option \"%s\"; known: endpoint, region, access_key_id, "
+			                    "secret_access_key, session_token, timeout_ms, connect_timeout_ms, "
+			                    "retry.max_attempts, retry.backoff_ms, retry.max_backoff_ms, or "
+			                    "<scheme>.<name> for one backend", k);
+		if (in_list(numeric_keys, k) && !is_count(v))
+			return dl_error_set(DL_EINVALID, "store option %s=\"%s\" must be a whole number >= 0", k, v);
+	}
+	return 0;
+}
+
+static void free_options(dl_store *s)
+{
+	if (s->opt_strs)
+		for (int i = 0; i < 2 * s->opts.noptions; i++) dl_free(s->opt_strs[i]);
+	dl_free(s->opt_strs);
+	s->opt_strs = NULL;
+}
+
+static int copy_options(dl_store *s, const dl_store_options *o)
+{
+	s->opts = *o;
+	s->opts.version = DL_STORE_OPTIONS_VERSION;
+	s->opts.keys = s->opts.values = NULL;
+	int n = o->noptions;
+	s->opts.noptions = 0;
+	if (n == 0) return 0;
+	s->opt_strs = dl_calloc((size_t)n * 2, sizeof *s->opt_strs);
+	if (!s->opt_strs) return DL_ENOMEM;
+	s->opts.noptions = n;
+	for (int i = 0; i < n; i++) {
+		s->opt_strs[i] = dl_strdup(o->keys[i]);
+		s->opt_strs[n + i] = dl_strdup(o->values[i]);
+		if (!s->opt_strs[i] || !s->opt_strs[n + i]) return DL_ENOMEM;
+	}
+	s->opts.keys = (const char *const *)s->opt_strs;
+	s->opts.values = (const char *const *)s->opt_strs + n;
+	return 0;
+}
+
+const char *dl_store_options_get(const dl_store_options *o, const char *key)
+{
+	if (!o || !key) return NULL;
+	for (int i = o->noptions - 1; i >= 0; i--)
+		if (o->keys[i] && strcmp(o->keys[i], key) == 0) return o->values[i];
 	return NULL;
 }
 
-int dl_store_open(dl_store **out, const char *uri)
+int dl_store_options_check_namespace(const dl_store_options *o, const char *ns,
+                                     const char *const *known)
 {
+	size_t nl = strlen(ns);
+	for (int i = 0; i < o->noptions; i++) {
+		const char *k = o->keys[i];
+		if (strncmp(k, ns, nl) != 0 || k[nl] != '.') continue;
+		if (in_list(known, k + nl + 1)) continue;
+		dl_buf b = DL_BUF_INIT;
+		for (const char *const *p = known; *p; p++) dl_buf_printf(&b, "%s%s.%s", p == known ? "" : ", ", ns, *p);
+		int rc = dl_error_set(DL_EINVALID, "unknown store option \"%s\" for the %s backend; known: %s", k,
+		                      ns, b.data ? b.data : "none");
+		dl_buf_free(&b);
+		return rc;
+	}
+	return 0;
+}
+
+int dl_store_backend_credentials(dl_store_credentials *out, const dl_store_options *o, const char *uri)
+{
+	*out = (dl_store_credentials){DL_STORE_CREDENTIALS_VERSION, NULL, NULL, NULL, INT64_MAX};
+	if (o && o->credentials) {
+		int rc = o->credentials(out, uri, o->payload);
+		out->version = DL_STORE_CREDENTIALS_VERSION;
+		if (rc < 0) return dl_error_prefix("the credentials callback for %s", uri);
+		return 0;
+	}
+	out->access_key_id = dl_store_options_get(o, DL_STORE_OPT_ACCESS_KEY_ID);
+	out->secret_access_key = dl_store_options_get(o, DL_STORE_OPT_SECRET_ACCESS_KEY);
+	out->session_token = dl_store_options_get(o, DL_STORE_OPT_SESSION_TOKEN);
+	if (!out->access_key_id && !out->secret_access_key && !out->session_token)
+		return dl_error_set(DL_ENOTFOUND,
+		                    "no credentials for %s: set the store options access_key_id and "
+		                    "secret_access_key, or a credentials callback", uri);
+	return 0;
+}
+
+const dl_store_options *dl_store_options_of(const dl_store *s)
+{
+	return &s->opts;
+}
+
+void *dl_store_impl_of(const dl_store *s, const dl_store_backend *be)
+{
+	return s && s->backend.open == be->open ? s->impl : NULL;
+}
+
+/* ---- open ---- */
+
+int dl_store_open(dl_store **out, const char *uri, const dl_store_options *opts)
+{
+	static const dl_store_options defaults = DL_STORE_OPTIONS_INIT;
 	*out = NULL;
-	dl_store_uri u;
-	DL_TRY(dl_store_uri_parse(&u, uri));
-	const dl_store_backend *be = find_backend(u.scheme);
+	if (!opts) opts = &defaults;
+	DL_TRY(check_options(opts));
+	if (!uri || !uri[0])
+		return dl_error_set(DL_EINVALID, "empty table location; pass a path or a URI (file:///path)");
+	size_t sl = dl_uri_scheme_len(uri);
 	dl_store *s = dl_calloc(1, sizeof *s);
 	char *root = dl_strdup(uri);
 	int rc = (s && root) ? 0 : DL_ENOMEM;
+	if (rc == 0) rc = sl ? dl_store_registry_find(&s->backend, uri, sl, uri)
+	                     : dl_store_registry_find(&s->backend, "file", 4, uri);
+	if (rc == 0) rc = copy_options(s, opts);
 	if (rc == 0) {
 		size_t n = strlen(root);
 		while (n > 1 && root[n - 1] == '/' && root[n - 2] != '/') root[--n] = 0;
-		s->backend = be;
 		s->root = root;
-		rc = be->open(&s->impl, u.location);
+		root = NULL;
+		rc = s->backend.open(&s->impl, uri, &s->opts, s->backend.payload);
+		if (rc < 0) s->impl = NULL;
 	}
-	dl_store_uri_free(&u);
 	if (rc < 0) {
 		dl_free(root);
+		if (s) {
+			free_options(s);
+			dl_free(s->root);
+		}
 		dl_free(s);
 		return dl_error_prefix("opening store %s", uri);
 	}
@@ -54,7 +200,8 @@ int dl_store_open(dl_store **out, const char *uri)
 void dl_store_free(dl_store *s)
 {
 	if (!s) return;
-	s->backend->free(s->impl);
+	s->backend.free(s->impl);
+	free_options(s);
 	dl_free(s->root);
 	dl_free(s);
 }
@@ -78,7 +225,30 @@ int dl_store_get(uint8_t **data, size_t *len, dl_store *s, const char *path)
 	*data = NULL;
 	*len = 0;
 	DL_TRY(check_path(s, path, false));
-	return s->backend->get(s->impl, path, data, len);
+	uint8_t *d = NULL;
+	size_t n = 0;
+	DL_TRY(s->backend.get(&d, &n, s->impl, path));
+	if (d) d[n] = 0; /* backends allocate one byte more */
+	else if (!(d = dl_calloc(1, 1))) return DL_ENOMEM;
+	*data = d;
+	*len = n;
+	return 0;
+}
+
+/* get_range for backends without one: the whole object, then the slice. */
+static int range_from_get(dl_store *s, const char *path, int64_t offset, size_t len, uint8_t *buf,
+                          size_t *got)
+{
+	uint8_t *d = NULL;
+	size_t n = 0;
+	DL_TRY(s->backend.get(&d, &n, s->impl, path));
+	if ((uint64_t)offset < n) {
+		size_t k = n - (size_t)offset < len ? n - (size_t)offset : len;
+		memcpy(buf, d + offset, k);
+		*got = k;
+	}
+	dl_free(d);
+	return 0;
 }
 
 int dl_store_get_range(uint8_t *buf, size_t *got, dl_store *s,
@@ -89,19 +259,20 @@ int dl_store_get_range(uint8_t *buf, size_t *got, dl_store *s,
 	if (offset < 0)
 		return dl_error_set(DL_EINVALID, "negative offset %lld reading %s/%s",
 		                    (long long)offset, s->root, path);
-	return s->backend->get_range(s->impl, path, offset, len, buf, got);
+	if (!s->backend.get_range) return range_from_get(s, path, offset, len, buf, got);
+	return s->backend.get_range(buf, got, s->impl, path, offset, len);
 }
 
 int dl_store_put(dl_store *s, const char *path, const void *data, size_t len)
 {
 	DL_TRY(check_path(s, path, false));
-	return s->backend->put(s->impl, path, data, len);
+	return s->backend.put(s->impl, path, data, len);
 }
 
 int dl_store_put_if_absent(dl_store *s, const char *path, const void *data, size_t len)
 {
 	DL_TRY(check_path(s, path, false));
-	return s->backend->put_if_absent(s->impl, path, data, len);
+	return s->backend.put_if_absent(s->impl, path, data, len);
 }
 
 static int cmp_info_path(const void *a, const void *b)
@@ -120,6 +291,21 @@ static void filter_from(dl_object_list *l, const char *start_name)
 	l->count = k;
 }
 
+typedef struct list_acc {
+	dl_object_list *out;
+	size_t cap;
+	dl_store *s;
+} list_acc;
+
+static int list_emit(const char *path, int64_t size, int64_t mtime_ms, void *payload)
+{
+	list_acc *a = payload;
+	if (!dl_path_is_valid_relative(path, false))
+		return dl_error_set(DL_ECORRUPT, "the backend of store %s listed an invalid object path \"%s\"",
+		                    a->s->root, path ? path : "(null)");
+	return dl_object_list_push(a->out, &a->cap, path, size, mtime_ms);
+}
+
 static int list_sorted(dl_store *s, const char *dir, const char *start_name, bool recursive,
                        dl_object_list *out)
 {
@@ -135,7 +321,8 @@ static int list_sorted(dl_store *s, const char *dir, const char *start_name, boo
 		dir = trimmed;
 	}
 	DL_TRY(check_path(s, dir, true));
-	int rc = s->backend->list(s->impl, dir, recursive, out);
+	list_acc acc = {out, 0, s};
+	int rc = s->backend.list(s->impl, dir, recursive, list_emit, &acc);
 	if (rc < 0) {
 		dl_object_list_free(out);
 		return rc;
@@ -184,14 +371,20 @@ int dl_object_list_push(dl_object_list *l, size_t *cap, const char *path, int64_
 int dl_store_delete(dl_store *s, const char *path)
 {
 	DL_TRY(check_path(s, path, false));
-	return s->backend->del(s->impl, path);
+	return s->backend.del(s->impl, path);
 }
 
 int dl_store_stat(dl_object_info *out, dl_store *s, const char *path)
 {
 	out->path = NULL;
 	DL_TRY(check_path(s, path, false));
-	return s->backend->stat(s->impl, path, out);
+	int64_t size = 0, mtime = 0;
+	DL_TRY(s->backend.stat(&size, &mtime, s->impl, path));
+	out->path = dl_strdup(path);
+	if (!out->path) return DL_ENOMEM;
+	out->size = size;
+	out->mtime_ms = mtime;
+	return 0;
 }
 
 void dl_object_info_free(dl_object_info *i)
@@ -203,9 +396,15 @@ void dl_object_info_free(dl_object_info *i)
 
 /* ---- streaming writer ---- */
 
+/* Writers and readers keep their own copy of the backend, so one that
+ * outlives its store (which the contract does not allow, but old callers
+ * did with the built-in backends) still finds its functions. */
 struct dl_store_writer {
-	const dl_store_backend *backend;
-	void *state;
+	dl_store_backend be;
+	void *impl;
+	void *state;     /* the backend's, or NULL when gathering into buf */
+	char *path;      /* gathering: where commit puts the bytes */
+	dl_buf buf;
 	int64_t size;
 	bool failed;
 };
@@ -216,9 +415,17 @@ int dl_store_writer_open(dl_store_writer **out, dl_store *s, const char *path)
 	DL_TRY(check_path(s, path, false));
 	dl_store_writer *w = dl_calloc(1, sizeof *w);
 	if (!w) return DL_ENOMEM;
-	w->backend = s->backend;
-	int rc = s->backend->writer_open(s->impl, path, &w->state);
+	w->be = s->backend;
+	w->impl = s->impl;
+	int rc;
+	if (s->backend.writer_open) {
+		rc = s->backend.writer_open(&w->state, s->impl, path);
+	} else {
+		w->path = dl_strdup(path);
+		rc = w->path ? 0 : DL_ENOMEM;
+	}
 	if (rc < 0) {
+		dl_free(w->path);
 		dl_free(w);
 		return rc;
 	}
@@ -230,7 +437,8 @@ int dl_store_writer_write(dl_store_writer *w, const void *data, size_t len)
 {
 	if (w->failed)
 		return dl_error_set(DL_EINVALID, "write after a failed write: abort the store writer");
-	int rc = w->backend->writer_write(w->state, data, len);
+	int rc = w->be.writer_open ? w->be.writer_write(w->state, data, len)
+	                                       : dl_buf_append(&w->buf, data, len);
 	if (rc < 0) w->failed = true;
 	else w->size += (int64_t)len;
 	return rc;
@@ -241,32 +449,44 @@ int64_t dl_store_writer_size(const dl_store_writer *w)
 	return w->size;
 }
 
+static void writer_release(dl_store_writer *w)
+{
+	dl_buf_free(&w->buf);
+	dl_free(w->path);
+	dl_free(w);
+}
+
 int dl_store_writer_commit(dl_store_writer *w, int if_absent)
 {
 	if (w->failed) {
 		dl_store_writer_abort(w);
 		return dl_error_set(DL_EINVALID, "cannot commit a store writer after a failed write");
 	}
-	int rc = w->backend->writer_commit(w->state, if_absent != 0);
-	dl_free(w);
+	const dl_store_backend *be = &w->be;
+	int rc;
+	if (be->writer_open) rc = be->writer_commit(w->state, if_absent != 0);
+	else if (if_absent) rc = be->put_if_absent(w->impl, w->path, w->buf.data, w->buf.len);
+	else rc = be->put(w->impl, w->path, w->buf.data, w->buf.len);
+	writer_release(w);
 	return rc;
 }
 
 void dl_store_writer_abort(dl_store_writer *w)
 {
 	if (!w) return;
-	w->backend->writer_abort(w->state);
-	dl_free(w);
+	if (w->be.writer_open) w->be.writer_abort(w->state);
+	writer_release(w);
 }
 
 /* ---- random-access reader ---- */
 
 struct dl_store_reader {
-	const dl_store_backend *backend;
-	void *state;
+	dl_store_backend be;
+	void *state;        /* the backend's, or NULL when read whole */
 	int64_t size;
 	const uint8_t *data;
-	char *name; /* root/path, for messages */
+	uint8_t *owned;     /* read whole (backends without readers) */
+	char *name;         /* root/path, for messages */
 };
 
 int dl_store_reader_open(dl_store_reader **out, dl_store *s, const char *path)
@@ -275,9 +495,16 @@ int dl_store_reader_open(dl_store_reader **out, dl_store *s, const char *path)
 	DL_TRY(check_path(s, path, false));
 	dl_store_reader *r = dl_calloc(1, sizeof *r);
 	if (!r) return DL_ENOMEM;
-	r->backend = s->backend;
+	r->be = s->backend;
 	int rc = dl_path_join(&r->name, s->root, path);
-	if (rc == 0) rc = s->backend->reader_open(s->impl, path, &r->state, &r->size, &r->data);
+	if (rc == 0 && s->backend.reader_open) {
+		rc = s->backend.reader_open(&r->state, &r->size, &r->data, s->impl, path);
+	} else if (rc == 0) {
+		size_t n = 0;
+		rc = s->backend.get(&r->owned, &n, s->impl, path);
+		r->size = (int64_t)n;
+		r->data = r->owned;
+	}
 	if (rc < 0) {
 		dl_free(r->name);
 		dl_free(r);
@@ -309,13 +536,14 @@ int dl_store_reader_read(uint8_t *buf, size_t *got, dl_store_reader *r, int64_t 
 		*got = len;
 		return 0;
 	}
-	return r->backend->reader_read(r->state, offset, len, buf, got);
+	return r->be.reader_read(buf, got, r->state, offset, len);
 }
 
 void dl_store_reader_close(dl_store_reader *r)
 {
 	if (!r) return;
-	r->backend->reader_close(r->state);
+	if (r->be.reader_open) r->be.reader_close(r->state);
+	dl_free(r->owned);
 	dl_free(r->name);
 	dl_free(r);
 }

@@ -6,7 +6,14 @@
  * EEXIST when the name exists, which makes put_if_absent atomic across
  * processes on POSIX file systems (it is what Delta's HDFS log store does);
  * file systems without hard links fall back to renameat2(RENAME_NOREPLACE).
- * The directory is fsync'd afterwards so a commit survives a crash. */
+ * The directory is fsync'd afterwards so a commit survives a crash.
+ *
+ * Only regular files are objects. Reads open with O_NONBLOCK (opening a
+ * FIFO would otherwise wait for a writer forever) and refuse anything that
+ * fstat does not call a regular file, and files of the kernel's pseudo file
+ * systems (/proc, /sys), which claim to be regular but have no size and may
+ * block or never end: a table whose add.path names /dev/zero, a FIFO or
+ * /proc/self/status fails with "not a regular file" instead of hanging. */
 #include "storage/backend.h"
 #include "storage/path.h"
 #include "util/error.h"
@@ -20,21 +27,32 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
+
+/* linux/magic.h, spelled out so the build needs no kernel headers. */
+#define DL_PROC_SUPER_MAGIC 0x9fa0
+#define DL_SYSFS_MAGIC 0x62656572
+#define DL_DEBUGFS_MAGIC 0x64626720
+#define DL_TRACEFS_MAGIC 0x74726163
 
 typedef struct file_store {
 	char *root;
 } file_store;
 
-static int fs_open(void **impl, const char *location)
+static int fs_open(void **impl, const char *uri, const dl_store_options *opts, void *payload)
 {
+	(void)payload;
+	static const char *const known[] = {NULL};
+	DL_TRY(dl_store_options_check_namespace(opts, "file", known));
+	dl_store_uri u;
+	DL_TRY(dl_store_uri_parse(&u, uri));
 	file_store *fs = dl_calloc(1, sizeof *fs);
-	if (!fs) return DL_ENOMEM;
-	fs->root = dl_strdup(location);
-	if (!fs->root) {
-		dl_free(fs);
+	if (!fs) {
+		dl_store_uri_free(&u);
 		return DL_ENOMEM;
 	}
+	fs->root = u.location; /* taken */
 	*impl = fs;
 	return 0;
 }
@@ -63,18 +81,48 @@ static int not_found(const char *what, const char *full)
 
 /* ---- reads ---- */
 
+static const char *file_kind(mode_t m)
+{
+	if (S_ISFIFO(m)) return "a FIFO";
+	if (S_ISCHR(m)) return "a character device";
+	if (S_ISBLK(m)) return "a block device";
+	if (S_ISSOCK(m)) return "a socket";
+	return "a special file";
+}
+
+/* DL_EINVALID unless the open fd is a regular file of a real file system
+ * (directories stay DL_ENOTFOUND: object stores have none). */
+static int check_regular(int fd, const struct stat *st, const char *what, const char *full)
+{
+	if (S_ISDIR(st->st_mode))
+		return dl_error_set(DL_ENOTFOUND, "%s %s: is a directory, not an object", what, full);
+	if (!S_ISREG(st->st_mode))
+		return dl_error_set(DL_EINVALID, "%s %s: not a regular file (%s); only regular files are "
+		                    "objects of a store", what, full, file_kind(st->st_mode));
+	struct statfs sf;
+	if (fstatfs(fd, &sf) == 0) {
+		unsigned long t = (unsigned long)sf.f_type;
+		if (t == DL_PROC_SUPER_MAGIC || t == DL_SYSFS_MAGIC || t == DL_DEBUGFS_MAGIC ||
+		    t == DL_TRACEFS_MAGIC)
+			return dl_error_set(DL_EINVALID, "%s %s: not a regular file (a file of the kernel's "
+			                    "pseudo file system); only regular files are objects of a store",
+			                    what, full);
+	}
+	return 0;
+}
+
+/* Opens an object for reading without blocking on FIFOs, and only when it
+ * is a regular file. O_NONBLOCK stays set: it has no effect on regular
+ * files (reads of them never block in that sense), and clearing it would
+ * cost two more system calls on the hot path of ranged reads. */
 static int open_object(const char *full, const char *what, int *fd_out, struct stat *st)
 {
-	int fd = open(full, O_RDONLY | O_CLOEXEC);
+	int fd = open(full, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) return dl_error_errno(what, full);
-	if (fstat(fd, st) < 0) {
-		int rc = dl_error_errno(what, full);
+	int rc = fstat(fd, st) < 0 ? dl_error_errno(what, full) : check_regular(fd, st, what, full);
+	if (rc < 0) {
 		close(fd);
 		return rc;
-	}
-	if (S_ISDIR(st->st_mode)) {
-		close(fd);
-		return dl_error_set(DL_ENOTFOUND, "%s %s: is a directory, not an object", what, full);
 	}
 	*fd_out = fd;
 	return 0;
@@ -113,7 +161,7 @@ static int read_all(int fd, const char *full, size_t hint, uint8_t **data, size_
 	return 0;
 }
 
-static int fs_get(void *impl, const char *path, uint8_t **data, size_t *len)
+static int fs_get(uint8_t **data, size_t *len, void *impl, const char *path)
 {
 	char *full;
 	DL_TRY(full_path(impl, path, &full));
@@ -129,15 +177,14 @@ static int fs_get(void *impl, const char *path, uint8_t **data, size_t *len)
 	return rc;
 }
 
-static int fs_get_range(void *impl, const char *path, int64_t offset, size_t len, uint8_t *buf,
-                        size_t *got)
+static int fs_get_range(uint8_t *buf, size_t *got, void *impl, const char *path, int64_t offset,
+                        size_t len)
 {
 	char *full;
 	DL_TRY(full_path(impl, path, &full));
-	/* No fstat here: ranges are the hot path of Parquet reads, and pread on
-	 * a directory fails with EISDIR anyway. */
-	int fd = open(full, O_RDONLY | O_CLOEXEC);
-	int rc = fd < 0 ? dl_error_errno("reading", full) : 0;
+	int fd = -1;
+	struct stat st;
+	int rc = open_object(full, "reading", &fd, &st);
 	size_t n = 0;
 	while (rc == 0 && n < len) {
 		ssize_t r = pread(fd, buf + n, len - n, (off_t)offset + (off_t)n);
@@ -340,7 +387,7 @@ typedef struct file_writer {
 	char buf[WRITER_BUF];
 } file_writer;
 
-static int fw_open(void *impl, const char *path, void **state)
+static int fw_open(void **state, void *impl, const char *path)
 {
 	file_writer *w = dl_malloc(sizeof *w);
 	if (!w) return DL_ENOMEM;
@@ -383,11 +430,11 @@ static int fw_write(void *state, const void *data, size_t len)
 	return 0;
 }
 
-static int fw_commit(void *state, bool if_absent)
+static int fw_commit(void *state, int if_absent)
 {
 	file_writer *w = state;
 	int rc = finish_temp(&w->st, w->fd, fw_flush(w));
-	if (rc == 0) rc = publish(&w->st, if_absent);
+	if (rc == 0) rc = publish(&w->st, if_absent != 0);
 	staged_free(&w->st);
 	dl_free(w);
 	return rc;
@@ -417,8 +464,8 @@ static bool is_temp_name(const char *name)
 	return true;
 }
 
-static int list_dir(file_store *fs, const char *dir, bool recursive, dl_object_list *out,
-                    size_t *cap)
+static int list_dir(file_store *fs, const char *dir, bool recursive, dl_store_list_fn emit,
+                    void *payload)
 {
 	char *full;
 	DL_TRY(full_path(fs, dir, &full));
@@ -443,9 +490,9 @@ static int list_dir(file_store *fs, const char *dir, bool recursive, dl_object_l
 		rc = dl_path_join(&rel, dir, e->d_name);
 		if (rc < 0) break;
 		if (S_ISREG(st.st_mode))
-			rc = dl_object_list_push(out, cap, rel, (int64_t)st.st_size, mtime_ms(&st));
+			rc = emit(rel, (int64_t)st.st_size, mtime_ms(&st), payload);
 		else if (S_ISDIR(st.st_mode) && recursive && !link)
-			rc = list_dir(fs, rel, true, out, cap);
+			rc = list_dir(fs, rel, true, emit, payload);
 		dl_free(rel);
 	}
 	if (rc == 0 && !e && errno != 0) rc = dl_error_errno("listing", full);
@@ -454,10 +501,9 @@ static int list_dir(file_store *fs, const char *dir, bool recursive, dl_object_l
 	return rc;
 }
 
-static int fs_list(void *impl, const char *dir, bool recursive, dl_object_list *out)
+static int fs_list(void *impl, const char *dir, int recursive, dl_store_list_fn emit, void *payload)
 {
-	size_t cap = 0;
-	return list_dir(impl, dir, recursive, out, &cap);
+	return list_dir(impl, dir, recursive != 0, emit, payload);
 }
 
 static int fs_del(void *impl, const char *path)
@@ -473,7 +519,7 @@ static int fs_del(void *impl, const char *path)
 	return rc;
 }
 
-static int fs_stat(void *impl, const char *path, dl_object_info *out)
+static int fs_stat(int64_t *size, int64_t *mtime, void *impl, const char *path)
 {
 	char *full;
 	DL_TRY(full_path(impl, path, &full));
@@ -481,12 +527,13 @@ static int fs_stat(void *impl, const char *path, dl_object_info *out)
 	int rc = 0;
 	if (stat(full, &st) < 0) rc = dl_error_errno("stat of", full);
 	else if (S_ISDIR(st.st_mode)) rc = dl_error_set(DL_ENOTFOUND, "%s is a directory, not an object", full);
+	else if (!S_ISREG(st.st_mode))
+		rc = dl_error_set(DL_EINVALID, "stat of %s: not a regular file (%s); only regular files are "
+		                  "objects of a store", full, file_kind(st.st_mode));
 	dl_free(full);
 	if (rc < 0) return rc;
-	out->path = dl_strdup(path);
-	if (!out->path) return DL_ENOMEM;
-	out->size = (int64_t)st.st_size;
-	out->mtime_ms = mtime_ms(&st);
+	*size = (int64_t)st.st_size;
+	*mtime = mtime_ms(&st);
 	return 0;
 }
 
@@ -499,7 +546,7 @@ typedef struct file_reader {
 	size_t map_len;
 } file_reader;
 
-static int fr_open(void *impl, const char *path, void **state, int64_t *size, const uint8_t **data)
+static int fr_open(void **state, int64_t *size, const uint8_t **data, void *impl, const char *path)
 {
 	file_reader *r = dl_calloc(1, sizeof *r);
 	if (!r) return DL_ENOMEM;
@@ -527,7 +574,7 @@ static int fr_open(void *impl, const char *path, void **state, int64_t *size, co
 	return 0;
 }
 
-static int fr_read(void *state, int64_t offset, size_t len, uint8_t *buf, size_t *got)
+static int fr_read(uint8_t *buf, size_t *got, void *state, int64_t offset, size_t len)
 {
 	file_reader *r = state;
 	size_t n = 0;
@@ -552,6 +599,7 @@ static void fr_close(void *state)
 }
 
 const dl_store_backend dl_store_backend_file = {
+	.version = DL_STORE_BACKEND_VERSION,
 	.scheme = "file",
 	.open = fs_open,
 	.free = fs_free,

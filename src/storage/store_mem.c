@@ -52,15 +52,19 @@ static size_t find(const char *key, bool *found)
 	return lo;
 }
 
-static int ms_open(void **impl, const char *location)
+static int ms_open(void **impl, const char *uri, const dl_store_options *opts, void *payload)
 {
+	(void)payload;
+	static const char *const known[] = {NULL};
+	DL_TRY(dl_store_options_check_namespace(opts, "mem", known));
+	dl_store_uri u;
+	DL_TRY(dl_store_uri_parse(&u, uri));
 	mem_store *m = dl_calloc(1, sizeof *m);
-	if (!m) return DL_ENOMEM;
-	m->location = dl_strdup(location);
-	if (!m->location) {
-		dl_free(m);
+	if (!m) {
+		dl_store_uri_free(&u);
 		return DL_ENOMEM;
 	}
+	m->location = u.location; /* taken */
 	*impl = m;
 	return 0;
 }
@@ -82,7 +86,7 @@ static int missing(const char *key)
 	return dl_error_set(DL_ENOTFOUND, "mem://%s: no such object", key);
 }
 
-static int ms_get(void *impl, const char *path, uint8_t **data, size_t *len)
+static int ms_get(uint8_t **data, size_t *len, void *impl, const char *path)
 {
 	char *key;
 	DL_TRY(key_of(impl, path, &key));
@@ -108,8 +112,8 @@ static int ms_get(void *impl, const char *path, uint8_t **data, size_t *len)
 	return rc;
 }
 
-static int ms_get_range(void *impl, const char *path, int64_t offset, size_t len, uint8_t *buf,
-                        size_t *got)
+static int ms_get_range(uint8_t *buf, size_t *got, void *impl, const char *path, int64_t offset,
+                        size_t len)
 {
 	char *key;
 	DL_TRY(key_of(impl, path, &key));
@@ -196,7 +200,7 @@ typedef struct mem_writer {
 	dl_buf buf;
 } mem_writer;
 
-static int mw_open(void *impl, const char *path, void **state)
+static int mw_open(void **state, void *impl, const char *path)
 {
 	mem_writer *w = dl_calloc(1, sizeof *w);
 	if (!w) return DL_ENOMEM;
@@ -214,12 +218,12 @@ static int mw_write(void *state, const void *data, size_t len)
 	return dl_buf_append(&((mem_writer *)state)->buf, data, len);
 }
 
-static int mw_commit(void *state, bool if_absent)
+static int mw_commit(void *state, int if_absent)
 {
 	mem_writer *w = state;
 	size_t len = 0;
 	uint8_t *data = (uint8_t *)dl_buf_detach(&w->buf, &len);
-	int rc = data ? store_object(w->key, data, len, if_absent) : DL_ENOMEM;
+	int rc = data ? store_object(w->key, data, len, if_absent != 0) : DL_ENOMEM;
 	if (!data) dl_free(w->key);
 	dl_free(w);
 	return rc;
@@ -233,8 +237,11 @@ static void mw_abort(void *state)
 	dl_free(w);
 }
 
-static int ms_list(void *impl, const char *dir, bool recursive, dl_object_list *out)
+/* Listed entries are copied out under the lock and emitted after it, so a
+ * callback may call back into the store. */
+static int ms_list(void *impl, const char *dir, int recursive, dl_store_list_fn emit, void *payload)
 {
+	dl_object_list out = {0};
 	mem_store *m = impl;
 	char *prefix;
 	DL_TRY(key_of(m, dir, &prefix));
@@ -249,11 +256,14 @@ static int ms_list(void *impl, const char *dir, bool recursive, dl_object_list *
 		if (strncmp(k, prefix, pl) != 0) break;
 		if (k[pl] != '/') continue; /* "ab" is not under "a" */
 		if (!recursive && strchr(k + pl + 1, '/')) continue;
-		rc = dl_object_list_push(out, &cap, k + root_len, (int64_t)g_objects[i].len,
+		rc = dl_object_list_push(&out, &cap, k + root_len, (int64_t)g_objects[i].len,
 		                         g_objects[i].mtime_ms);
 	}
 	pthread_mutex_unlock(&g_lock);
 	dl_free(prefix);
+	for (size_t i = 0; rc == 0 && i < out.count; i++)
+		rc = emit(out.items[i].path, out.items[i].size, out.items[i].mtime_ms, payload);
+	dl_object_list_free(&out);
 	return rc;
 }
 
@@ -278,25 +288,21 @@ static int ms_del(void *impl, const char *path)
 	return rc;
 }
 
-static int ms_stat(void *impl, const char *path, dl_object_info *out)
+static int ms_stat(int64_t *size, int64_t *mtime, void *impl, const char *path)
 {
 	char *key;
 	DL_TRY(key_of(impl, path, &key));
-	char *copy = dl_strdup(path);
-	int rc = copy ? 0 : DL_ENOMEM;
+	int rc = 0;
 	pthread_mutex_lock(&g_lock);
 	bool found;
 	size_t i = find(key, &found);
-	if (rc == 0 && !found) {
+	if (!found) {
 		rc = missing(key);
-	} else if (rc == 0) {
-		out->path = copy;
-		out->size = (int64_t)g_objects[i].len;
-		out->mtime_ms = g_objects[i].mtime_ms;
-		copy = NULL;
+	} else {
+		*size = (int64_t)g_objects[i].len;
+		*mtime = g_objects[i].mtime_ms;
 	}
 	pthread_mutex_unlock(&g_lock);
-	dl_free(copy);
 	dl_free(key);
 	return rc;
 }
@@ -329,11 +335,11 @@ typedef struct mem_reader {
 	size_t len;
 } mem_reader;
 
-static int mr_open(void *impl, const char *path, void **state, int64_t *size, const uint8_t **data)
+static int mr_open(void **state, int64_t *size, const uint8_t **data, void *impl, const char *path)
 {
 	mem_reader *r = dl_calloc(1, sizeof *r);
 	if (!r) return DL_ENOMEM;
-	int rc = ms_get(impl, path, &r->data, &r->len);
+	int rc = ms_get(&r->data, &r->len, impl, path);
 	if (rc < 0) {
 		dl_free(r);
 		return rc;
@@ -346,7 +352,7 @@ static int mr_open(void *impl, const char *path, void **state, int64_t *size, co
 
 /* store.c serves reads from the snapshot directly; this is the same copy
  * for completeness of the interface. */
-static int mr_read(void *state, int64_t offset, size_t len, uint8_t *buf, size_t *got)
+static int mr_read(uint8_t *buf, size_t *got, void *state, int64_t offset, size_t len)
 {
 	mem_reader *r = state;
 	size_t n = (uint64_t)offset < r->len ? r->len - (size_t)offset : 0;
@@ -364,6 +370,7 @@ static void mr_close(void *state)
 }
 
 const dl_store_backend dl_store_backend_mem = {
+	.version = DL_STORE_BACKEND_VERSION,
 	.scheme = "mem",
 	.open = ms_open,
 	.free = ms_free,

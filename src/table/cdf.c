@@ -223,13 +223,15 @@ static const dl_add *find_add(const commit_actions *ca, const char *path)
 	return NULL;
 }
 
-static int load_rows(dl_store *store, const dl_dv_descriptor *dv, uint64_t **rows, size_t *n)
+/* Through the scan's DV files: opened once for the whole feed, and under
+ * the path policy. */
+static int load_rows(dl_scan *scan, const dl_dv_descriptor *dv, uint64_t **rows, size_t *n)
 {
 	*rows = NULL;
 	*n = 0;
 	if (!dv) return 0;
 	dl_dv_rows r;
-	DL_TRY(dl_dv_load(&r, store, dv));
+	DL_TRY(dl_dv_load_from(&r, scan->dvs, dv));
 	int rc = dl_dv_rows_to_array(&r, rows, n);
 	dl_dv_rows_free(&r);
 	return rc;
@@ -253,11 +255,10 @@ static int difference(const uint64_t *a, size_t na, const uint64_t *b, size_t nb
 /* A file re-added with another DV: deletes (new \ old), restores (old \ new). */
 static int dv_update(cdf *c, const dl_add *add, const dl_remove *rm)
 {
-	dl_store *st = dl_snapshot_store(c->snap);
 	uint64_t *nw = NULL, *old = NULL, *d = NULL;
 	size_t nn = 0, no = 0, nd = 0;
-	int rc = load_rows(st, add->dv, &nw, &nn);
-	if (rc == 0) rc = load_rows(st, rm->dv, &old, &no);
+	int rc = load_rows(c->scan, add->dv, &nw, &nn);
+	if (rc == 0) rc = load_rows(c->scan, rm->dv, &old, &no);
 	if (rc == 0) rc = difference(nw, nn, old, no, &d, &nd);
 	c->cur_type = "delete";
 	if (rc == 0) rc = dl_scan_read_add(c->scan, add, d, nd, true, emit_change, c);
@@ -503,6 +504,7 @@ int dl_changes_batches(dl_batch_stream **out, const char *uri, const dl_changes_
 	/* The size of each version of the options (util/options.h). */
 	static const size_t ends[] = {
 		DL_OPTIONS_END(dl_changes_options, end_timestamp_ms), /* 1 */
+		sizeof(dl_changes_options),                           /* 2: store, roots */
 	};
 	DL_OPTIONS_ENDS_CHECK(ends, DL_CHANGES_OPTIONS_VERSION);
 	*out = NULL;
@@ -514,6 +516,10 @@ int dl_changes_batches(dl_batch_stream **out, const char *uri, const dl_changes_
 	if (!c) return DL_ENOMEM;
 	dl_snapshot_options so = DL_SNAPSHOT_OPTIONS_INIT;
 	so.skip_tombstones = true;
+	so.store = o->store;
+	so.store_options = o->store_options;
+	so.allowed_roots = o->allowed_roots;
+	so.nallowed_roots = o->nallowed_roots;
 	int rc = dl_snapshot_open(&c->snap, uri, &so);
 	if (rc == 0) rc = dl_log_commit_timestamps(dl_snapshot_store(c->snap), dl_snapshot_props(c->snap),
 	                                           &c->versions, &c->ts, &c->nversions);

@@ -24,6 +24,7 @@ static int load_options(dl_scan_options *dst, const dl_scan_options *o)
 	static const size_t ends[] = {
 		DL_OPTIONS_END(dl_scan_options, max_queued_batches), /* 1 */
 		DL_OPTIONS_END(dl_scan_options, progress_payload),   /* 2: progress */
+		sizeof(dl_scan_options),                             /* 3: allowed roots */
 	};
 	DL_OPTIONS_ENDS_CHECK(ends, DL_SCAN_OPTIONS_VERSION);
 	static const dl_scan_options def = DL_SCAN_OPTIONS_INIT;
@@ -44,8 +45,19 @@ int dl_scan_open(dl_scan **out, dl_snapshot *snap, const dl_scan_options *opts)
 	int64_t t0 = now_us();
 	dl_scan *s = dl_calloc(1, sizeof *s);
 	if (!s) return DL_ENOMEM;
-	pthread_mutex_init(&s->store_mu, NULL);
 	s->snap = snap;
+	dl_path_roots roots;
+	int rc = dl_path_roots_copy(&roots, o->allowed_roots, o->nallowed_roots, "dl_scan_options");
+	if (rc == 0) {
+		rc = dl_store_resolver_init(&s->resolver, dl_snapshot_store(snap),
+		                            roots.n ? &roots : dl_snapshot_allowed_roots(snap));
+		dl_path_roots_free(&roots);
+	}
+	if (rc == 0) rc = dl_dv_files_new(&s->dvs, &s->resolver);
+	if (rc < 0) {
+		dl_scan_free(s);
+		return rc;
+	}
 	s->batch_rows = o->batch_rows > 0 ? o->batch_rows : 65536;
 	s->threads = o->threads > 0 ? o->threads : 0;
 	int threads = s->threads;
@@ -56,8 +68,12 @@ int dl_scan_open(dl_scan **out, dl_snapshot *snap, const dl_scan_options *opts)
 	s->max_queued = o->max_queued_batches > 0 ? o->max_queued_batches : 2 * threads + 2;
 	s->progress = o->progress;
 	s->progress_payload = o->progress_payload;
-	int rc = dl_scan_plan_columns(s, o);
+	rc = dl_scan_plan_columns(s, o);
 	if (rc == 0) rc = dl_scan_plan_files(s);
+	/* The policy refuses at planning, so a caller handing the planned files
+	 * to another reader (dl_scan_file_get) never sees a forbidden one. */
+	for (size_t i = 0; rc == 0 && s->resolver.roots.n && i < s->nfiles; i++)
+		rc = dl_scan_check_add_paths(s, dl_log_state_add(dl_snapshot_state(snap), s->files[i]));
 	if (rc == 0) rc = dl_scan_files_init(s);
 	if (rc < 0) {
 		dl_scan_free(s);
@@ -99,8 +115,8 @@ void dl_scan_free(dl_scan *s)
 	dl_free(s->out_cols);
 	dl_free(s->indexed);
 	dl_free(s->files);
-	dl_store_free(s->root_store);
-	pthread_mutex_destroy(&s->store_mu);
+	dl_dv_files_free(s->dvs);
+	dl_store_resolver_free(&s->resolver);
 	dl_arena_free(&s->arena);
 	dl_free(s);
 }
@@ -140,28 +156,18 @@ int dl_scan_to_arrow(struct ArrowArrayStream *out, dl_scan *s)
 
 /* ---- data file paths ---- */
 
-int dl_table_resolve_path(dl_store *table_store, dl_store **root_store, pthread_mutex_t *mu,
-                          const char *path, dl_store **store, const char **rel)
-{
-	if (!dl_log_path_is_absolute(path)) {
-		*store = table_store;
-		*rel = path;
-		return 0;
-	}
-	if (path[0] != '/')
-		return dl_error_set(DL_EUNSUPPORTED, "data file %s is on a storage this reader cannot open (only "
-		                    "local paths are supported)", path);
-	int rc = 0;
-	pthread_mutex_lock(mu);
-	if (!*root_store) rc = dl_store_open(root_store, "/");
-	pthread_mutex_unlock(mu);
-	if (rc < 0) return rc;
-	*store = *root_store;
-	*rel = path + 1;
-	return 0;
-}
-
 int dl_scan_resolve_path(dl_scan *s, const char *path, dl_store **store, const char **rel)
 {
-	return dl_table_resolve_path(dl_snapshot_store(s->snap), &s->root_store, &s->store_mu, path, store, rel);
+	return dl_store_resolve(store, rel, &s->resolver, path, "data file");
+}
+
+int dl_scan_check_add_paths(dl_scan *s, const dl_add *add)
+{
+	DL_TRY(dl_store_resolver_check(&s->resolver, add->path, "data file"));
+	if (!add->dv || add->dv->storage_type == 'i') return 0;
+	dl_buf path = DL_BUF_INIT;
+	int rc = dl_dv_file_path(add->dv, &path);
+	if (rc == 0) rc = dl_store_resolver_check(&s->resolver, path.data, "deletion vector file");
+	dl_buf_free(&path);
+	return rc;
 }

@@ -9,7 +9,9 @@
 #include "columnar/batch_stream.h"
 #include "deltalake/scan.h"
 #include "expr/expr.h"
+#include "log/deletion_vector.h"
 #include "log/snapshot.h"
+#include "storage/resolve.h"
 
 typedef enum dl_scan_col_kind {
 	DL_SCOL_DATA = 0,           /* decoded from the data file */
@@ -60,8 +62,8 @@ struct dl_scan {
 	dl_progress_fn progress; /* dl_scan_options.progress, for the streams */
 	void *progress_payload;
 	dl_arena arena;        /* physical names, indexed paths */
-	pthread_mutex_t store_mu;
-	dl_store *root_store;  /* for absolute file paths ("/..."), opened on demand */
+	dl_store_resolver resolver; /* data and DV paths -> stores, under the path policy */
+	dl_dv_files *dvs;      /* DV files, each opened once per scan */
 };
 
 /* dl_scan_open with an expression instead of SQL text (for the write
@@ -93,11 +95,11 @@ int dl_scan_read_file(dl_scan *s, size_t i, dl_scan_emit_fn emit, void *payload)
 int dl_scan_read_add(dl_scan *s, const dl_add *add, const uint64_t *only_rows, size_t nonly, bool use_only,
                      dl_scan_emit_fn emit, void *payload);
 
-/* Opens the store and relative path of a data file path of the log
- * (relative to the table root, or absolute). */
+/* The store and relative path of a data file path of the log (relative to
+ * the table root, or absolute), checked against the path policy. */
 int dl_scan_resolve_path(dl_scan *s, const char *path, dl_store **store, const char **rel);
-int dl_table_resolve_path(dl_store *table_store, dl_store **root_store, pthread_mutex_t *mu,
-                          const char *path, dl_store **store, const char **rel);
+/* DL_EPERM unless the path policy allows the add's data file and DV file. */
+int dl_scan_check_add_paths(dl_scan *s, const dl_add *add);
 
 /* All output batches of the scan, in file order, decoded in parallel. */
 int dl_scan_batches(dl_batch_stream **out, dl_scan *s);

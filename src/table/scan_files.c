@@ -194,7 +194,8 @@ int dl_scan_file_deleted_rows(uint64_t **rows, size_t *n, dl_scan *s, size_t i)
 	const dl_add *a = scan_add(s, i);
 	if (!a->dv) return 0;
 	dl_dv_rows set;
-	int rc = dl_dv_load(&set, dl_snapshot_store(s->snap), a->dv);
+	/* through the scan's DV files: opened once per scan, under its path policy */
+	int rc = dl_dv_load_from(&set, s->dvs, a->dv);
 	if (rc < 0) return dl_error_prefix("the deletion vector of %s", a->path);
 	rc = dl_dv_rows_to_array(&set, rows, n);
 	dl_dv_rows_free(&set);

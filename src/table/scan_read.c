@@ -186,7 +186,7 @@ static int load_dv(file_read *f)
 {
 	if (!f->add->dv) return 0;
 	dl_dv_rows rows;
-	DL_TRY(dl_dv_load(&rows, dl_snapshot_store(f->s->snap), f->add->dv));
+	DL_TRY(dl_dv_load_from(&rows, f->s->dvs, f->add->dv));
 	int rc = dl_dv_rows_to_array(&rows, &f->deleted, &f->ndeleted);
 	dl_dv_rows_free(&rows);
 	return rc;

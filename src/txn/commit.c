@@ -138,6 +138,25 @@ static void backoff(int losses)
 	nanosleep(&ts, NULL);
 }
 
+/* After put_if_absent of a commit failed with anything but DL_EEXISTS: the
+ * store contract allows the object to be visible anyway (the directory
+ * sync after the link failed, a network store's reply was lost). Reading it
+ * back tells: our exact bytes mean the commit landed, and reporting a
+ * failure then would make the caller retry a write that is already in the
+ * table; other bytes mean another writer won the version. 1: ours landed,
+ * 2: another's is there, 0: nothing is, < 0: unknown. */
+static int commit_landed(dl_transaction *t, const char *path, const dl_buf *b)
+{
+	uint8_t *data = NULL;
+	size_t len = 0;
+	int rc = dl_store_get(&data, &len, t->store, path);
+	if (rc == DL_ENOTFOUND) return 0;
+	if (rc < 0) return rc;
+	bool ours = len == b->len && memcmp(data, b->data, len) == 0;
+	dl_free(data);
+	return ours ? 1 : 2;
+}
+
 int dl_txn_commit(dl_transaction *t, int64_t *version)
 {
 	if (version) *version = -1;
@@ -157,6 +176,26 @@ int dl_txn_commit(dl_transaction *t, int64_t *version)
 		dl_log_commit_path(path, sizeof path, v);
 		t->attempts++;
 		rc = dl_store_put_if_absent(t->store, path, b.data, b.len);
+		if (rc < 0 && rc != DL_EEXISTS) {
+			dl_error saved = *dl_error_last();
+			char msg[1024];
+			snprintf(msg, sizeof msg, "%s", saved.message);
+			int landed = commit_landed(t, path, &b);
+			if (landed == 1) {
+				dl_error_clear();
+				rc = 0;
+			} else if (landed < 0) {
+				t->commit_unknown = true;
+				rc = dl_error_set(saved.code, "%s; reading %s back failed as well, so version %lld "
+				                  "may have been committed: check the table before writing again",
+				                  msg, path, (long long)v);
+			} else if (landed == 2) {
+				rc = dl_error_set(DL_EEXISTS, "%s (another writer committed version %lld)", msg,
+				                  (long long)v);
+			} else {
+				dl_error_set(saved.code, "%s", msg);
+			}
+		}
 		if (rc == 0) {
 			t->committed = true;
 			t->version = v;

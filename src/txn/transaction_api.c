@@ -18,6 +18,7 @@ int dl_transaction_begin(dl_transaction **out, const char *uri, const dl_transac
 	/* The size of each version of the options (util/options.h). */
 	static const size_t ends[] = {
 		DL_OPTIONS_END(dl_transaction_options, max_retries), /* 1 */
+		sizeof(dl_transaction_options),                      /* 2: store, store options */
 	};
 	DL_OPTIONS_ENDS_CHECK(ends, DL_TRANSACTION_OPTIONS_VERSION);
 	dl_transaction_options loaded = DL_TRANSACTION_OPTIONS_INIT;
@@ -26,7 +27,10 @@ int dl_transaction_begin(dl_transaction **out, const char *uri, const dl_transac
 	opts = &loaded;
 	/* With its files: removals look them up. */
 	dl_snapshot *snap;
-	DL_TRY(dl_snapshot_open(&snap, uri, NULL));
+	dl_snapshot_options so = DL_SNAPSHOT_OPTIONS_INIT;
+	so.store = opts->store;
+	so.store_options = opts->store_options;
+	DL_TRY(dl_snapshot_open(&snap, uri, &so));
 	dl_txn_options o = DL_TXN_OPTIONS_INIT;
 	o.operation = opts->operation;
 	o.user_metadata = opts->user_metadata;
@@ -57,7 +61,8 @@ void *dl_transaction_attached(const dl_transaction *t)
 void dl_transaction_free(dl_transaction *t)
 {
 	if (!t) return;
-	if (t->has_hook && t->hook.release) t->hook.release(t->hook.payload, t->committed);
+	/* files of a commit that may have landed are kept like committed ones */
+	if (t->has_hook && t->hook.release) t->hook.release(t->hook.payload, t->committed || t->commit_unknown);
 	dl_txn_free(t);
 }
 

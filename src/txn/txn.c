@@ -125,6 +125,7 @@ void dl_txn_free(dl_transaction *t)
 }
 
 int64_t dl_txn_read_version(const dl_transaction *t) { return t->read_version; }
+bool dl_txn_commit_unknown(const dl_transaction *t) { return t->commit_unknown; }
 dl_snapshot *dl_txn_snapshot(const dl_transaction *t) { return t->snap; }
 int64_t dl_txn_commit_timestamp(const dl_transaction *t) { return t->commit_ts; }
 int dl_txn_attempts(const dl_transaction *t) { return t->attempts; }

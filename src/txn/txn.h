@@ -65,6 +65,11 @@ void dl_txn_free(dl_transaction *t);
 
 /* The version read (-1 for a new table) and the table state it read. */
 int64_t dl_txn_read_version(const dl_transaction *t);
+/* True when a failed commit may have landed all the same (the store
+ * reported a failure and reading the commit back failed too): the data
+ * files it names must then be kept, or a committed version would point at
+ * deleted files. */
+bool dl_txn_commit_unknown(const dl_transaction *t);
 dl_snapshot *dl_txn_snapshot(const dl_transaction *t);
 
 /* ---- write set: actions are copied (the caller's memory may go) ---- */

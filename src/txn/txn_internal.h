@@ -103,6 +103,7 @@ struct dl_transaction {
 
 	/* outcome */
 	bool committed;
+	bool commit_unknown; /* the commit failed and reading it back too: it may be in the log */
 	int64_t version;
 	int64_t commit_ts;
 	int attempts;

@@ -100,6 +100,7 @@ const char *dl_error_code_name(int code)
 	case DL_ECONSTRAINT: return "DL_ECONSTRAINT";
 	case DL_ESCHEMA: return "DL_ESCHEMA";
 	case DL_ECANCELLED: return "DL_ECANCELLED";
+	case DL_EPERM: return "DL_EPERM";
 	default: return "DL_E?";
 	}
 }

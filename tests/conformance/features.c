@@ -661,7 +661,7 @@ static void check_escaped_paths(verdict *v, const char *dir)
 		return;
 	}
 	dl_store *st;
-	if (dl_store_open(&st, dir) < 0) {
+	if (dl_store_open(&st, dir, NULL) < 0) {
 		fail_error(v, "opening the store");
 		return;
 	}
@@ -830,7 +830,7 @@ static void check_checkpoint(verdict *v, const char *name, dl_snapshot *snap)
 	char memuri[600], path[64];
 	snprintf(memuri, sizeof memuri, "mem://conformance-cp/%s", name);
 	dl_store *mem;
-	if (dl_store_open(&mem, memuri) < 0) {
+	if (dl_store_open(&mem, memuri, NULL) < 0) {
 		fail_error(v, "opening a memory store");
 		return;
 	}

@@ -106,7 +106,7 @@ bool rowset_equal(const rowset *want, const rowset *got, char *why, size_t cap)
 int rowset_read_parquet_dir(rowset *r, const char *dir, const char *skip)
 {
 	dl_store *st;
-	DL_TRY(dl_store_open(&st, dir));
+	DL_TRY(dl_store_open(&st, dir, NULL));
 	dl_object_list l = {0};
 	int rc = dl_store_list_from(&l, st, "", NULL);
 	for (size_t i = 0; i < l.count && rc == 0; i++) {

@@ -158,7 +158,7 @@ static void checkpoint_rows(void **state)
 	dl_buf file = DL_BUF_INIT;
 	build_checkpoint(&file);
 	dl_store *s;
-	assert_int_equal(dl_store_open(&s, "mem://log-checkpoint-read"), 0);
+	assert_int_equal(dl_store_open(&s, "mem://log-checkpoint-read", NULL), 0);
 	assert_int_equal(dl_store_put(s, "_delta_log/00000000000000000003.checkpoint.parquet", file.data, file.len), 0);
 	const char *c4 = "{\"add\":{\"path\":\"d.parquet\",\"partitionValues\":{\"p\":\"2021-01-02\"},\"size\":1,"
 	                 "\"modificationTime\":1,\"dataChange\":true}}\n"

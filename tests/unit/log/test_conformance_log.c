@@ -320,7 +320,7 @@ static void escaped_absolute_paths(void **state)
 	snprintf(uri, sizeof uri, "%s/conformance/golden/data-reader-absolute-paths-escaped-chars/delta",
 	         shared_dir());
 	dl_store *st;
-	assert_int_equal(dl_store_open(&st, uri), 0);
+	assert_int_equal(dl_store_open(&st, uri, NULL), 0);
 	dl_log_segment seg;
 	assert_int_equal(dl_log_segment_build(&seg, st, -1), 0);
 	assert_int_equal(seg.version, 1);

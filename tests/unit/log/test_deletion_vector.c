@@ -88,7 +88,7 @@ static void file_from_spark(void **state)
 	char root[1024];
 	snprintf(root, sizeof root, "%s/conformance/golden/log-replay-dv-key-cases/delta", shared_dir());
 	dl_store *st;
-	assert_int_equal(dl_store_open(&st, root), 0);
+	assert_int_equal(dl_store_open(&st, root, NULL), 0);
 	dl_dv_descriptor dv = {'u', "^jP?.<zvDfIGb{C.FPij", 1, 38, 3, -1};
 	dl_dv_rows rows;
 	assert_int_equal(dl_dv_load(&rows, st, &dv), 0);

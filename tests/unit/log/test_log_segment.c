@@ -85,7 +85,7 @@ static void segments_and_compaction(void **state)
 {
 	(void)state;
 	dl_store *s;
-	assert_int_equal(dl_store_open(&s, "mem://log-segments"), 0);
+	assert_int_equal(dl_store_open(&s, "mem://log-segments", NULL), 0);
 	dl_log_segment seg;
 	assert_int_equal(dl_log_segment_build(&seg, s, -1), DL_ENOTFOUND);
 	assert_non_null(strstr(dl_error_last()->message, "not a Delta table: no _delta_log"));
@@ -135,7 +135,7 @@ static void segments_and_compaction(void **state)
 
 	/* cleaned-up history: commits 0..1 gone, a checkpoint-less log */
 	dl_store *c;
-	assert_int_equal(dl_store_open(&c, "mem://log-cleaned"), 0);
+	assert_int_equal(dl_store_open(&c, "mem://log-cleaned", NULL), 0);
 	put_commit(c, 2, c0);
 	put_commit(c, 3, add_line("z", 1));
 	assert_int_equal(dl_log_segment_build(&seg, c, 2), DL_ENOTFOUND);
@@ -154,7 +154,7 @@ static void no_protocol_or_metadata(void **state)
 {
 	(void)state;
 	dl_store *s;
-	assert_int_equal(dl_store_open(&s, "mem://log-no-meta"), 0);
+	assert_int_equal(dl_store_open(&s, "mem://log-no-meta", NULL), 0);
 	put_commit(s, 0, P0);
 	dl_snapshot_options o = DL_SNAPSHOT_OPTIONS_INIT;
 	o.store = s;
@@ -203,7 +203,7 @@ static void time_travel_by_file_time(void **state)
 	snprintf(tmpdir, sizeof tmpdir, "/tmp/dl_log_tt_XXXXXX");
 	assert_non_null(mkdtemp(tmpdir));
 	dl_store *s;
-	assert_int_equal(dl_store_open(&s, tmpdir), 0);
+	assert_int_equal(dl_store_open(&s, tmpdir, NULL), 0);
 	char c0[1024];
 	snprintf(c0, sizeof c0, "%s%s%s", P0, M0, add_line("a", 1));
 	put_commit(s, 0, c0);
@@ -247,7 +247,7 @@ static void time_travel_by_in_commit_timestamps(void **state)
 {
 	(void)state;
 	dl_store *s;
-	assert_int_equal(dl_store_open(&s, "mem://log-ict"), 0);
+	assert_int_equal(dl_store_open(&s, "mem://log-ict", NULL), 0);
 	/* ICT enabled from version 1 on: version 0 uses its file time */
 	char c[2048];
 	snprintf(c, sizeof c, "%s%s%s", P0, M0, add_line("a", 1));
@@ -289,7 +289,7 @@ static void big_commit_in_chunks(void **state)
 {
 	(void)state;
 	dl_store *s;
-	assert_int_equal(dl_store_open(&s, "mem://log-big"), 0);
+	assert_int_equal(dl_store_open(&s, "mem://log-big", NULL), 0);
 	dl_buf b = DL_BUF_INIT;
 	assert_int_equal(dl_buf_printf(&b, "%s%s", P0, M0), 0);
 	const int n = 30000;
@@ -387,7 +387,7 @@ static void checksum_files(void **state)
 {
 	(void)state;
 	dl_store *s;
-	assert_int_equal(dl_store_open(&s, "mem://log-crc"), 0);
+	assert_int_equal(dl_store_open(&s, "mem://log-crc", NULL), 0);
 	char c0[2048];
 	snprintf(c0, sizeof c0, "%s%s%s%s", P0, M0, add_line("a", 1),
 	         "{\"txn\":{\"appId\":\"x\",\"version\":1}}\n"
@@ -455,7 +455,7 @@ static void checksum_files(void **state)
 
 	/* a .crc cannot lift a feature check: the log's reader feature is
 	 * refused even when the .crc shows a plain (1,2) protocol */
-	assert_int_equal(dl_store_open(&s, "mem://log-crc-feature"), 0);
+	assert_int_equal(dl_store_open(&s, "mem://log-crc-feature", NULL), 0);
 	snprintf(c0, sizeof c0, "%s%s",
 	         "{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,"
 	         "\"readerFeatures\":[\"noSuchFeature\"],\"writerFeatures\":[\"noSuchFeature\"]}}\n",
@@ -479,7 +479,7 @@ static void many_txns_and_domains(void **state)
 {
 	(void)state;
 	dl_store *s;
-	assert_int_equal(dl_store_open(&s, "mem://log-txns"), 0);
+	assert_int_equal(dl_store_open(&s, "mem://log-txns", NULL), 0);
 	dl_buf b = DL_BUF_INIT;
 	const int n = 20000;
 	assert_int_equal(dl_buf_printf(&b, "%s%s", P0, M0), 0);
@@ -519,7 +519,7 @@ static void tiny_blocks(void **state)
 {
 	(void)state;
 	dl_store *s;
-	assert_int_equal(dl_store_open(&s, "mem://log-tiny-blocks"), 0);
+	assert_int_equal(dl_store_open(&s, "mem://log-tiny-blocks", NULL), 0);
 	dl_buf b = DL_BUF_INIT;
 	assert_int_equal(dl_buf_printf(&b, "%s%s", P0, M0), 0);
 	for (int i = 0; i < 60; i++)

@@ -241,7 +241,7 @@ static void test_field_ids(void **state)
 	dl_file_info fi;
 	assert_int_equal(dl_snapshot_file_at(&fi, snap, 0), 0);
 	dl_store *st;
-	assert_int_equal(dl_store_open(&st, uri), 0);
+	assert_int_equal(dl_store_open(&st, uri, NULL), 0);
 	pq_reader *r;
 	assert_int_equal(pq_reader_open_store(&r, st, fi.path, -1), 0);
 	const dl_type *fs = pq_reader_schema(r);

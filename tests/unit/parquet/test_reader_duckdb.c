@@ -70,7 +70,7 @@ static int read_all(const char *path, int64_t batch_size, dl_buf *out, int64_t *
 	dl_store *store;
 	char uri[600];
 	snprintf(uri, sizeof uri, "file://%s", g_dir);
-	int rc = dl_store_open(&store, uri);
+	int rc = dl_store_open(&store, uri, NULL);
 	if (rc < 0) return rc;
 	pq_reader *r;
 	rc = pq_reader_open_store(&r, store, path + strlen(g_dir) + 1, -1);

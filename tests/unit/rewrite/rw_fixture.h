@@ -57,7 +57,7 @@ static inline void rwf_cleanup(void)
 static inline int rwf_create_named(const char *uri, bool dv, bool cdf, bool names)
 {
 	dl_store *store;
-	DL_TRY(dl_store_open(&store, uri));
+	DL_TRY(dl_store_open(&store, uri, NULL));
 	dl_transaction *t = NULL;
 	dl_txn_options to = DL_TXN_OPTIONS_INIT;
 	to.operation = "CREATE TABLE";

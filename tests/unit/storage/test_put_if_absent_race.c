@@ -35,7 +35,7 @@ static void child(const char *root, const char *name, int writer, int go_fd)
 {
 	uint8_t *data = content_of(writer);
 	dl_store *s;
-	if (!data || dl_store_open(&s, root) < 0) _exit(EXIT_OTHER);
+	if (!data || dl_store_open(&s, root, NULL) < 0) _exit(EXIT_OTHER);
 	char c;
 	if (read(go_fd, &c, 1) != 1) _exit(EXIT_OTHER); /* wait for the start signal */
 	int rc = dl_store_put_if_absent(s, name, data, SIZE);
@@ -78,7 +78,7 @@ static void race_round(const char *root, const char *name)
 	assert_int_equal(losers, WRITERS - 1);
 
 	dl_store *s;
-	assert_int_equal(dl_store_open(&s, root), 0);
+	assert_int_equal(dl_store_open(&s, root, NULL), 0);
 	uint8_t *got;
 	size_t len;
 	assert_int_equal(dl_store_get(&got, &len, s, name), 0);
@@ -110,7 +110,7 @@ static void file_store_race(void **state)
 		race_round(root, name);
 	}
 	dl_store *s;
-	assert_int_equal(dl_store_open(&s, root), 0);
+	assert_int_equal(dl_store_open(&s, root, NULL), 0);
 	dl_object_list l;
 	assert_int_equal(dl_store_list_from(&l, s, "_delta_log", NULL), 0);
 	assert_int_equal(l.count, ROUNDS);
@@ -133,7 +133,7 @@ static void *race_thread(void *arg)
 	racer *r = arg;
 	uint8_t *data = content_of(r->writer);
 	dl_store *s;
-	r->rc = dl_store_open(&s, r->root);
+	r->rc = dl_store_open(&s, r->root, NULL);
 	pthread_barrier_wait(r->start);
 	if (r->rc == 0) {
 		r->rc = dl_store_put_if_absent(s, "_delta_log/00000000000000000000.json", data, SIZE);
@@ -163,7 +163,7 @@ static void thread_race(const char *root)
 	pthread_barrier_destroy(&start);
 	assert_int_equal(winners, 1);
 	dl_store *s;
-	assert_int_equal(dl_store_open(&s, root), 0);
+	assert_int_equal(dl_store_open(&s, root, NULL), 0);
 	uint8_t *got;
 	size_t len;
 	assert_int_equal(dl_store_get(&got, &len, s, "_delta_log/00000000000000000000.json"), 0);

@@ -257,13 +257,13 @@ static void file_backend(void **state)
 	char uri[300];
 	snprintf(uri, sizeof uri, "file://%s/table/", g_tmp);
 	dl_store *s;
-	assert_int_equal(dl_store_open(&s, uri), 0);
+	assert_int_equal(dl_store_open(&s, uri, NULL), 0);
 	snprintf(uri, sizeof uri, "file://%s/table", g_tmp);
 	assert_string_equal(dl_store_root(s), uri);
 	exercise(s);
 	dl_store_free(s);
 	snprintf(uri, sizeof uri, "%s/writer", g_tmp);
-	assert_int_equal(dl_store_open(&s, uri), 0);
+	assert_int_equal(dl_store_open(&s, uri, NULL), 0);
 	exercise_writer(s);
 	exercise_reader(s);
 	dl_store_free(s);
@@ -271,11 +271,11 @@ static void file_backend(void **state)
 	/* The same objects through a plain path and file:/ form. */
 	char path[300];
 	snprintf(path, sizeof path, "%s/table", g_tmp);
-	assert_int_equal(dl_store_open(&s, path), 0);
+	assert_int_equal(dl_store_open(&s, path, NULL), 0);
 	assert_content(s, "_delta_log/00000000000000000001.json", "one");
 	dl_store_free(s);
 	snprintf(uri, sizeof uri, "file:%s/table", g_tmp);
-	assert_int_equal(dl_store_open(&s, uri), 0);
+	assert_int_equal(dl_store_open(&s, uri, NULL), 0);
 	assert_content(s, "_delta_log/00000000000000000001.json", "one");
 
 	/* A get_range on a directory is a missing object, not a crash. */
@@ -326,7 +326,7 @@ static void file_uri_is_percent_decoded(void **state)
 	char uri[300], path[300];
 	snprintf(uri, sizeof uri, "file://%s/my%%20table", g_tmp);
 	dl_store *s;
-	assert_int_equal(dl_store_open(&s, uri), 0);
+	assert_int_equal(dl_store_open(&s, uri, NULL), 0);
 	put_str(s, "x", "y");
 	dl_store_free(s);
 	snprintf(path, sizeof path, "%s/my table/x", g_tmp);
@@ -338,15 +338,15 @@ static void mem_backend(void **state)
 {
 	(void)state;
 	dl_store *s;
-	assert_int_equal(dl_store_open(&s, "mem://store_test/table"), 0);
+	assert_int_equal(dl_store_open(&s, "mem://store_test/table", NULL), 0);
 	assert_string_equal(dl_store_root(s), "mem://store_test/table");
 	exercise(s);
 
 	/* Process-global: a second open sees the objects, also from the parent. */
 	dl_store *s2, *parent;
-	assert_int_equal(dl_store_open(&s2, "mem://store_test/table/"), 0);
+	assert_int_equal(dl_store_open(&s2, "mem://store_test/table/", NULL), 0);
 	assert_content(s2, "_delta_log/00000000000000000001.json", "one");
-	assert_int_equal(dl_store_open(&parent, "mem://store_test"), 0);
+	assert_int_equal(dl_store_open(&parent, "mem://store_test", NULL), 0);
 	assert_content(parent, "table/_delta_log/00000000000000000001.json", "one");
 	dl_object_list l;
 	assert_int_equal(dl_store_list_from(&l, parent, "", NULL), 0);
@@ -356,7 +356,7 @@ static void mem_backend(void **state)
 
 	/* A sibling name with a common prefix is not mixed in. */
 	dl_store *other;
-	assert_int_equal(dl_store_open(&other, "mem://store_test/table-2"), 0);
+	assert_int_equal(dl_store_open(&other, "mem://store_test/table-2", NULL), 0);
 	put_str(other, "_delta_log/x", "x");
 	assert_int_equal(dl_store_list_recursive(&l, s, ""), 0);
 	assert_int_equal(l.count, 9);
@@ -370,7 +370,7 @@ static void mem_backend(void **state)
 	dl_store_free(s);
 	dl_store_free(s2);
 	assert_true(dl_store_mem_drop("store_test") == 1);
-	assert_int_equal(dl_store_open(&s, "mem://store_test/writer"), 0);
+	assert_int_equal(dl_store_open(&s, "mem://store_test/writer", NULL), 0);
 	exercise_writer(s);
 	exercise_reader(s);
 	dl_store_free(s);
@@ -412,7 +412,7 @@ static void uris_and_paths(void **state)
 	assert_int_equal(dl_store_uri_parse(&u, ""), DL_EINVALID);
 	assert_int_equal(dl_store_uri_parse(&u, "file:///bad%zz"), DL_EINVALID);
 	dl_store *s;
-	assert_int_equal(dl_store_open(&s, "gs://b/t"), DL_EINVALID);
+	assert_int_equal(dl_store_open(&s, "gs://b/t", NULL), DL_EINVALID);
 	assert_null(s);
 
 	char *j;

@@ -22,7 +22,7 @@ static inline int fixture_open(fixture *f)
 {
 	snprintf(f->dir, sizeof f->dir, "/tmp/dl_table_test_XXXXXX");
 	if (!mkdtemp(f->dir)) return -1;
-	return dl_store_open(&f->store, f->dir);
+	return dl_store_open(&f->store, f->dir, NULL);
 }
 
 static inline void fixture_close(fixture *f)

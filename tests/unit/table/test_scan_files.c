@@ -115,7 +115,7 @@ static void check_golden(const char *table, bool column_mapping)
 	assert_int_equal(dl_scan_open(&scan, snap, NULL), 0);
 	assert_true(dl_scan_file_count(scan) > 0);
 	dl_store *rs;
-	assert_int_equal(dl_store_open(&rs, "/"), 0);
+	assert_int_equal(dl_store_open(&rs, "/", NULL), 0);
 
 	/* the partition column: logical name, and the key the log uses */
 	const char *part_key = NULL;

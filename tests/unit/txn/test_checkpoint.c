@@ -33,7 +33,7 @@ static dl_store *new_store(void)
 	char uri[64];
 	snprintf(uri, sizeof uri, "mem://ckpt-test-%d", ++counter);
 	dl_store *s = NULL;
-	assert_int_equal(dl_store_open(&s, uri), 0);
+	assert_int_equal(dl_store_open(&s, uri, NULL), 0);
 	return s;
 }
 

@@ -43,7 +43,7 @@ static char *make_table(const char *interval)
 	assert_non_null(dir);
 	dir = strdup(dir);
 	dl_store *s;
-	assert_int_equal(dl_store_open(&s, dir), 0);
+	assert_int_equal(dl_store_open(&s, dir, NULL), 0);
 	dl_transaction *t;
 	dl_txn_options o = DL_TXN_OPTIONS_INIT;
 	o.operation = "CREATE TABLE";
@@ -111,7 +111,7 @@ static void test_eight_writers(void **state)
 		assert_true(pids[w] >= 0);
 		if (pids[w] == 0) {
 			dl_store *s;
-			if (dl_store_open(&s, dir) < 0) _exit(2);
+			if (dl_store_open(&s, dir, NULL) < 0) _exit(2);
 			for (int i = 0; i < COMMITS; i++) {
 				char path[64];
 				snprintf(path, sizeof path, "w%d-%02d.parquet", w, i);
@@ -131,7 +131,7 @@ static void test_eight_writers(void **state)
 		assert_int_equal(WEXITSTATUS(st), 0);
 	}
 	dl_store *s;
-	assert_int_equal(dl_store_open(&s, dir), 0);
+	assert_int_equal(dl_store_open(&s, dir, NULL), 0);
 	check_contiguous(s, WRITERS * COMMITS);
 	dl_snapshot_options so = DL_SNAPSHOT_OPTIONS_INIT;
 	so.store = s;
@@ -170,7 +170,7 @@ static void test_racing_deletes(void **state)
 	enum { RACERS = 4 };
 	char *dir = make_table("100");
 	dl_store *s;
-	assert_int_equal(dl_store_open(&s, dir), 0);
+	assert_int_equal(dl_store_open(&s, dir, NULL), 0);
 	assert_int_equal(append_one(s, "victim.parquet"), 1);
 	dl_store_free(s);
 	/* pipefd releases the racers; readyfd tells the parent each one has read
@@ -190,7 +190,7 @@ static void test_racing_deletes(void **state)
 		dl_snapshot *snap;
 		dl_transaction *t;
 		dl_snapshot_options so = DL_SNAPSHOT_OPTIONS_INIT;
-		if (dl_store_open(&cs, dir) < 0) _exit(2);
+		if (dl_store_open(&cs, dir, NULL) < 0) _exit(2);
 		so.store = cs;
 		if (dl_snapshot_open(&snap, NULL, &so) < 0 || dl_txn_begin(&t, cs, snap, NULL) < 0) _exit(2);
 		dl_txn_read_file(t, "victim.parquet");
@@ -225,7 +225,7 @@ static void test_racing_deletes(void **state)
 	}
 	assert_int_equal(won, 1);
 	assert_int_equal(lost, RACERS - 1);
-	assert_int_equal(dl_store_open(&s, dir), 0);
+	assert_int_equal(dl_store_open(&s, dir, NULL), 0);
 	check_contiguous(s, 2);
 	dl_store_free(s);
 	rm_rf(dir);
@@ -254,7 +254,7 @@ static void test_sigkill(void **state)
 			if (pids[w] != 0) continue;
 			close(pipefd[0]);
 			dl_store *s;
-			if (dl_store_open(&s, dir) < 0) _exit(2);
+			if (dl_store_open(&s, dir, NULL) < 0) _exit(2);
 			for (int i = 0;; i++) {
 				char path[48], line[96];
 				snprintf(path, sizeof path, "r%02d-w%d-%04d.parquet", round, w, i);
@@ -290,7 +290,7 @@ static void test_sigkill(void **state)
 	}
 	assert_true(nreported > 0);
 	dl_store *s;
-	assert_int_equal(dl_store_open(&s, dir), 0);
+	assert_int_equal(dl_store_open(&s, dir, NULL), 0);
 	dl_snapshot_options so = DL_SNAPSHOT_OPTIONS_INIT;
 	so.store = s;
 	dl_snapshot *snap;

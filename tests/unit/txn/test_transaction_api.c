@@ -22,7 +22,7 @@ static int setup(void **state)
 	strcpy(dir, "/tmp/dl-txn-api-XXXXXX");
 	if (!mkdtemp(dir)) return -1;
 	dl_store *s;
-	if (dl_store_open(&s, dir) < 0) return -1;
+	if (dl_store_open(&s, dir, NULL) < 0) return -1;
 	dl_transaction *t;
 	if (dl_txn_begin(&t, s, NULL, NULL) < 0) return -1;
 	dl_protocol p = {1, 2, NULL, 0, NULL, 0};
