@@ -415,6 +415,55 @@ static void test_options_and_warehouse(void **state)
 	unsetenv("DELTALAKE_WAREHOUSE");
 }
 
+/* DROP deletes only the Delta table the entry recorded: a different table
+ * put at the directory behind the catalog's back is left alone. */
+static void test_drop_checks_table_id(void **state)
+{
+	(void)state;
+	const char *w = "mem://cat_dropid";
+	dl_catalog *c = open_cat(w);
+	assert_int_equal(cf_create(c, "t", NULL, false, NULL), 0);
+	dl_store *s;
+	assert_int_equal(dl_store_open(&s, "mem://cat_dropid/t"), 0);
+	dl_object_list l = {NULL, 0};
+	assert_int_equal(dl_store_list_recursive(&l, s, ""), 0);
+	for (size_t i = 0; i < l.count; i++) assert_int_equal(dl_store_delete(s, l.items[i].path), 0);
+	dl_object_list_free(&l);
+	dl_store_free(s);
+	dl_create_options co = DL_CREATE_OPTIONS_INIT;
+	co.schema_ddl = "other INT";
+	int64_t v;
+	assert_int_equal(dl_create_table(&v, "mem://cat_dropid/t", &co), 0);
+	long n = cf_count_objects(w, "t");
+	assert_true(n > 0);
+	assert_int_equal(dl_catalog_drop_table(c, "t", false), 0);
+	assert_int_equal(cf_count_objects(w, "t"), n);
+	dl_catalog_free(c);
+}
+
+/* A relative LOCATION is recorded as an absolute path. */
+static void test_relative_location(void **state)
+{
+	(void)state;
+	char *dir = cf_tmpdir();
+	assert_non_null(dir);
+	char cwd[4096];
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	assert_int_equal(chdir(dir), 0);
+	dl_catalog *c = open_cat("mem://cat_relative");
+	assert_int_equal(cf_create(c, "r", "./rel/tbl", false, NULL), 0);
+	char want[600];
+	snprintf(want, sizeof want, "%s/rel/tbl", dir);
+	assert_int_equal(chdir(cwd), 0);
+	expect_uri(c, "r", want);
+	dl_snapshot *snap;
+	assert_int_equal(dl_snapshot_open(&snap, want, NULL), 0);
+	dl_snapshot_free(snap);
+	dl_catalog_free(c);
+	cf_rmdir(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -427,6 +476,8 @@ int main(void)
 		cmocka_unit_test(test_interrupted_create),
 		cmocka_unit_test(test_corrupt_log),
 		cmocka_unit_test(test_options_and_warehouse),
+		cmocka_unit_test(test_drop_checks_table_id),
+		cmocka_unit_test(test_relative_location),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
