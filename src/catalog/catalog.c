@@ -127,7 +127,7 @@ static int decide_drop_schema(dl_cat_change *out, const dl_cat_state *st, void *
 	if (strcmp(sc->schema, "default") == 0)
 		return dl_error_set_class(DL_EINVALID, "UNSUPPORTED_FEATURE.DROP_DATABASE",
 		                          "The feature is not supported: Drop the default database "
-		                          "`default`.");
+		                          "`spark_catalog`.`default`.");
 	if (!dl_cat_has_schema(st, sc->schema)) {
 		if (sc->if_exists) return 1;
 		return dl_cat_schema_not_found(sc->schema);

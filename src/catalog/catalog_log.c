@@ -17,8 +17,15 @@
  *   change that does not apply on replay (a table created twice, a drop
  *   of an unknown entry) is a corrupt log, reported with its file.
  *
- * Objects whose names are not versions (in-flight temp files starting
- * with '.') are skipped. */
+ * Checkpoints bound what a new handle reads: whoever commits a version
+ * that is a multiple of CHECKPOINT_INTERVAL then writes
+ * <version>.checkpoint.json, the whole state after it (put-if-absent: the
+ * state at a version is the same for every writer, so the first copy is
+ * as good as any; a failure to write one is not an error). A handle with
+ * no state starts from the newest checkpoint and applies the versions
+ * after it; versions are never deleted, so the log stays readable without
+ * checkpoints. Other objects (in-flight temp files starting with '.') are
+ * skipped. */
 #include "catalog/catalog_log.h"
 
 #include <ctype.h>
@@ -36,6 +43,7 @@
  * another change was committed, so this bounds only pathological
  * starvation. */
 #define MAX_ATTEMPTS 10000
+#define CHECKPOINT_INTERVAL 100
 
 static const char *const op_names[] = {
 	[DL_CAT_CREATE_SCHEMA] = "createSchema",
@@ -267,15 +275,149 @@ static int64_t version_of(const char *path)
 	return strcmp(name + 20, ".json") == 0 ? v : -1;
 }
 
+/* The version of a checkpoint object name, or -1. */
+static int64_t checkpoint_of(const char *path)
+{
+	const char *name = strrchr(path, '/');
+	name = name ? name + 1 : path;
+	int64_t v = 0;
+	for (int i = 0; i < 20; i++) {
+		if (!isdigit((unsigned char)name[i])) return -1;
+		v = v * 10 + (name[i] - '0');
+	}
+	return strcmp(name + 20, ".checkpoint.json") == 0 ? v : -1;
+}
+
+static void checkpoint_path(char out[80], int64_t v)
+{
+	snprintf(out, 80, DL_CAT_LOG_DIR "/%020lld.checkpoint.json", (long long)v);
+}
+
+/* The state as a checkpoint: {"version":N,"schemas":[...],"tables":[...]}. */
+static int serialize_state(dl_buf *out, const dl_cat_state *st)
+{
+	dl_json_writer w;
+	dl_jw_init(&w, out);
+	dl_jw_object_begin(&w);
+	dl_jw_key(&w, "version");
+	dl_jw_int(&w, st->version);
+	dl_jw_key(&w, "schemas");
+	dl_jw_array_begin(&w);
+	for (size_t i = 0; i < st->nschemas; i++) dl_jw_string(&w, st->schemas[i]);
+	dl_jw_array_end(&w);
+	dl_jw_key(&w, "tables");
+	dl_jw_array_begin(&w);
+	for (size_t i = 0; i < st->ntables; i++) {
+		const dl_cat_table *t = &st->tables[i];
+		dl_jw_object_begin(&w);
+		dl_jw_key(&w, "schema");
+		dl_jw_string(&w, t->schema);
+		dl_jw_key(&w, "table");
+		dl_jw_string(&w, t->name);
+		dl_jw_key(&w, "entryId");
+		dl_jw_string(&w, t->entry_id);
+		dl_jw_key(&w, "type");
+		dl_jw_string(&w, t->external ? "EXTERNAL" : "MANAGED");
+		dl_jw_key(&w, "location");
+		dl_jw_string(&w, t->location);
+		if (t->table_id) {
+			dl_jw_key(&w, "tableId");
+			dl_jw_string(&w, t->table_id);
+		}
+		dl_jw_object_end(&w);
+	}
+	dl_jw_array_end(&w);
+	dl_jw_object_end(&w);
+	DL_TRY(dl_jw_finish(&w));
+	return dl_buf_putc(out, '\n');
+}
+
+/* st (empty) becomes the state of the checkpoint at `path`. */
+static int load_checkpoint(dl_cat_state *st, dl_store *s, const char *path, int64_t version)
+{
+	uint8_t *data;
+	size_t len;
+	DL_TRY(dl_store_get(&data, &len, s, path));
+	dl_arena arena = DL_ARENA_INIT;
+	dl_json *v;
+	int rc = dl_json_parse(&arena, (const char *)data, len, path, &v);
+	dl_free(data);
+	const dl_json *schemas = rc == 0 ? dl_json_get(v, "schemas") : NULL;
+	const dl_json *tables = rc == 0 ? dl_json_get(v, "tables") : NULL;
+	int64_t cv = -1;
+	if (rc == 0 && (!schemas || schemas->kind != DL_JSON_ARRAY || !tables ||
+	                tables->kind != DL_JSON_ARRAY || !dl_json_get(v, "version") ||
+	                dl_json_int64(dl_json_get(v, "version"), &cv) < 0 || cv != version))
+		rc = dl_error_set(DL_ECORRUPT, "catalog checkpoint %s: not a checkpoint of version %lld",
+		                  path, (long long)version);
+	for (size_t i = 0; rc == 0 && i < schemas->u.arr.n; i++) {
+		const dl_json *e = &schemas->u.arr.items[i];
+		dl_cat_change c = {.op = DL_CAT_CREATE_SCHEMA,
+		                   .schema = e->kind == DL_JSON_STRING ? e->u.str.ptr : NULL};
+		rc = c.schema ? apply(st, &c, path)
+		              : dl_error_set(DL_ECORRUPT, "catalog checkpoint %s: a schema is not a string",
+		                             path);
+	}
+	for (size_t i = 0; rc == 0 && i < tables->u.arr.n; i++) {
+		const dl_json *e = &tables->u.arr.items[i];
+		const char *type = dl_json_get_str(e, "type");
+		dl_cat_change c = {.op = DL_CAT_CREATE_TABLE,
+		                   .schema = dl_json_get_str(e, "schema"),
+		                   .table = dl_json_get_str(e, "table"),
+		                   .entry_id = dl_json_get_str(e, "entryId"),
+		                   .location = dl_json_get_str(e, "location"),
+		                   .external = type && strcmp(type, "EXTERNAL") == 0};
+		if (!c.schema || !c.table) {
+			rc = dl_error_set(DL_ECORRUPT, "catalog checkpoint %s: a table without a name", path);
+			break;
+		}
+		rc = apply(st, &c, path);
+		c.op = DL_CAT_ACTIVATE_TABLE;
+		c.table_id = dl_json_get_str(e, "tableId");
+		if (rc == 0 && c.table_id) rc = apply(st, &c, path);
+	}
+	dl_arena_free(&arena);
+	if (rc == 0) st->version = version;
+	else dl_cat_state_free(st);
+	return rc;
+}
+
+/* After committing version st->version: its checkpoint when due (best
+ * effort: a reader without it reads more versions, nothing else). */
+static void maybe_checkpoint(const dl_cat_state *st, dl_store *s)
+{
+	if (st->version <= 0 || st->version % CHECKPOINT_INTERVAL != 0) return;
+	dl_buf b = DL_BUF_INIT;
+	char path[80];
+	checkpoint_path(path, st->version);
+	if (serialize_state(&b, st) < 0 || dl_store_put_if_absent(s, path, b.data, b.len) < 0)
+		dl_error_clear();
+	dl_buf_free(&b);
+}
+
 int dl_cat_refresh(dl_cat_state *st, dl_store *s)
 {
 	char start[64];
 	version_path(start, st->version + 1);
 	dl_object_list l = {NULL, 0};
-	DL_TRY(dl_store_list_from(&l, s, DL_CAT_LOG_DIR, start + sizeof DL_CAT_LOG_DIR));
+	/* A new handle lists the whole log to find the newest checkpoint. */
+	DL_TRY(dl_store_list_from(&l, s, DL_CAT_LOG_DIR,
+	                          st->version < 0 ? NULL : start + sizeof DL_CAT_LOG_DIR));
+	int rc = 0;
+	if (st->version < 0) {
+		int64_t best = -1;
+		size_t at = 0;
+		for (size_t i = 0; i < l.count; i++) {
+			int64_t v = checkpoint_of(l.items[i].path);
+			if (v > best) {
+				best = v;
+				at = i;
+			}
+		}
+		if (best >= 0) rc = load_checkpoint(st, s, l.items[at].path, best);
+	}
 	dl_arena arena;
 	memset(&arena, 0, sizeof arena);
-	int rc = 0;
 	for (size_t i = 0; i < l.count && rc == 0; i++) {
 		int64_t v = version_of(l.items[i].path);
 		if (v < 0 || v <= st->version) continue;
@@ -324,7 +466,10 @@ int dl_cat_commit(dl_cat_state *st, dl_store *s, dl_cat_change_fn fn, void *payl
 			continue; /* lost the race: decide again on the newer state */
 		}
 		if (rc == 0) rc = apply(st, &c, path);
-		if (rc == 0) st->version++;
+		if (rc == 0) {
+			st->version++;
+			maybe_checkpoint(st, s);
+		}
 		dl_buf_free(&entry);
 		return rc;
 	}

@@ -464,6 +464,47 @@ static void test_relative_location(void **state)
 	free(dir);
 }
 
+/* Every 100th version writes a checkpoint; a new handle starts from it. */
+static void test_checkpoint(void **state)
+{
+	(void)state;
+	const char *w = "mem://cat_checkpoint";
+	dl_catalog *c = open_cat(w);
+	char name[32];
+	for (int i = 0; i < 100; i++) { /* versions 0..99 */
+		snprintf(name, sizeof name, "s%03d", i);
+		assert_int_equal(dl_catalog_create_schema(c, name, false), 0);
+	}
+	assert_int_equal(cf_count_objects(w, "_catalog/_log"), 100);
+	assert_int_equal(cf_create(c, "s007.t", NULL, false, NULL), 0); /* 100, 101 */
+	assert_int_equal(dl_catalog_drop_schema(c, "s003", false, false), 0); /* 102 */
+	assert_int_equal(cf_count_objects(w, "_catalog/_log"), 104);
+	dl_store *s;
+	assert_int_equal(dl_store_open(&s, w), 0);
+	uint8_t *data;
+	size_t len;
+	assert_int_equal(dl_store_get(&data, &len, s, "_catalog/_log/00000000000000000100.checkpoint.json"), 0);
+	assert_non_null(strstr((char *)data, "\"version\":100"));
+	dl_free(data);
+	/* Versions before the checkpoint are no longer read by a new handle. */
+	assert_int_equal(dl_store_put(s, "_catalog/_log/00000000000000000005.json", "junk", 4), 0);
+	dl_catalog *c2 = open_cat(w);
+	dl_catalog_name_list l;
+	assert_int_equal(dl_catalog_list_schemas(&l, c2), 0);
+	assert_int_equal(l.count, 100); /* 99 left and default */
+	dl_catalog_name_list_free(&l);
+	/* The table reserved at 100 was activated at 101, after the checkpoint. */
+	expect_uri(c2, "s007.t", "mem://cat_checkpoint/s007.db/t");
+	dl_catalog_free(c2);
+	/* A damaged checkpoint is reported. */
+	assert_int_equal(dl_store_put(s, "_catalog/_log/00000000000000000100.checkpoint.json", "{}", 2), 0);
+	dl_catalog *c3;
+	assert_int_equal(dl_catalog_open(&c3, w, NULL), DL_ECORRUPT);
+	assert_non_null(strstr(dl_error_last()->message, "checkpoint"));
+	dl_store_free(s);
+	dl_catalog_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -478,6 +519,7 @@ int main(void)
 		cmocka_unit_test(test_options_and_warehouse),
 		cmocka_unit_test(test_drop_checks_table_id),
 		cmocka_unit_test(test_relative_location),
+		cmocka_unit_test(test_checkpoint),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
