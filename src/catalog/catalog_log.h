@@ -34,7 +34,8 @@ typedef enum dl_cat_op {
 	DL_CAT_DROP_TABLE,
 } dl_cat_op;
 
-/* One change: the content of one log version. Strings borrowed. */
+/* One change: the content of one log version. Strings borrowed, and not
+ * from the state it is applied to (applying a drop frees the entry's). */
 typedef struct dl_cat_change {
 	dl_cat_op op;
 	const char *schema;
