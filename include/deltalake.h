@@ -18,6 +18,7 @@
 #include "deltalake/schema.h"
 #include "deltalake/timestamp.h"
 #include "deltalake/maintenance.h"
+#include "deltalake/catalog.h"
 
 #ifdef __cplusplus
 extern "C" {
