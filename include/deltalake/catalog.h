@@ -64,8 +64,13 @@ typedef struct dl_catalog_options {
 	 * catalog's log and managed tables' data go through it, and its root
 	 * is the warehouse URI. NULL: a store is opened on warehouse_uri. */
 	dl_store *store;
+	/* Options of the stores the catalog opens: the warehouse's (without
+	 * `store`) and each table's (managed and external), so credentials and
+	 * endpoints reach every table. Borrowed: it must outlive the catalog.
+	 * NULL: the defaults. */
+	const dl_store_options *store_options;
 } dl_catalog_options;
-#define DL_CATALOG_OPTIONS_INIT {DL_CATALOG_OPTIONS_VERSION, NULL}
+#define DL_CATALOG_OPTIONS_INIT {DL_CATALOG_OPTIONS_VERSION, NULL, NULL}
 
 /* Opens the catalog of the warehouse at `warehouse_uri` (a path, file://
  * or mem:// URI; may be NULL when opts->store is given). Nothing is

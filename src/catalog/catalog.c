@@ -27,9 +27,10 @@ int dl_catalog_open(dl_catalog **out, const char *warehouse_uri, const dl_catalo
 	dl_cat_state_init(&c->state);
 	memcpy(c->current, "default", sizeof "default");
 	int rc = 0;
+	c->store_options = o.store_options;
 	if (o.store) c->store = o.store;
 	else {
-		rc = dl_store_open(&c->store, warehouse_uri);
+		rc = dl_store_open(&c->store, warehouse_uri, o.store_options);
 		c->own_store = true;
 	}
 	if (rc == 0) {

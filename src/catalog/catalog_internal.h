@@ -12,6 +12,7 @@
 struct dl_catalog {
 	dl_store *store;    /* the warehouse */
 	bool own_store;
+	const dl_store_options *store_options; /* for every store opened (borrowed) */
 	char *root;         /* the warehouse URI, no trailing '/' */
 	char current[DL_CAT_NAME_MAX + 1];
 	dl_cat_state state; /* cached; refreshed by every operation */
@@ -44,6 +45,8 @@ int dl_cat_absolute_location(char **out, const char *p);
 /* Deletes the files of a dropped managed table: only when its directory
  * still holds the Delta table the entry recorded (same table id). */
 int dl_cat_delete_managed_data(dl_catalog *c, const dl_cat_table *t);
+/* Opens the store of a table of the catalog, with the catalog's store options. */
+int dl_cat_open_store(dl_store **out, const dl_catalog *c, const char *uri);
 
 /* Spark's errors. */
 int dl_cat_schema_not_found(const char *schema);

@@ -29,6 +29,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <stddef.h>
 
 #include "deltalake/snapshot.h"
 #include "ops/create.h"
@@ -157,13 +158,18 @@ static int delete_all(dl_store *s)
 	return rc;
 }
 
+int dl_cat_open_store(dl_store **out, const dl_catalog *c, const char *uri)
+{
+	return dl_store_open(out, uri, c->store_options);
+}
+
 int dl_cat_delete_managed_data(dl_catalog *c, const dl_cat_table *t)
 {
 	char *uri;
 	DL_TRY(dl_cat_join(&uri, c->root, t->location));
 	dl_store *s = NULL;
 	dl_snapshot *snap = NULL;
-	int rc = dl_store_open(&s, uri);
+	int rc = dl_cat_open_store(&s, c, uri);
 	if (rc == 0) rc = dl_ops_open_latest(&snap, s);
 	/* Only the Delta table this entry registered is ours to delete. */
 	const char *id = snap ? dl_snapshot_table_id(snap) : NULL;
@@ -177,14 +183,14 @@ int dl_cat_delete_managed_data(dl_catalog *c, const dl_cat_table *t)
 
 /* Step 2 of CREATE: the Delta table at `uri`, created or found; its id into
  * *table_id (dl_free), *created when this call made it. */
-static int make_table(int64_t *version, char **table_id, bool *created, const char *uri,
-                      const table_change *tc, const dl_create_options *create)
+static int make_table(int64_t *version, char **table_id, bool *created, const dl_catalog *c,
+                      const char *uri, const table_change *tc, const dl_create_options *create)
 {
 	*version = -1;
 	*table_id = NULL;
 	*created = false;
 	dl_store *s;
-	DL_TRY(dl_store_open(&s, uri));
+	DL_TRY(dl_cat_open_store(&s, c, uri));
 	dl_object_list l = {NULL, 0};
 	dl_snapshot *snap = NULL;
 	int rc = dl_store_list_recursive(&l, s, "");
@@ -219,7 +225,14 @@ static int make_table(int64_t *version, char **table_id, bool *created, const ch
 		                        "'%s'.",
 		                        rel, uri);
 	} else {
-		rc = dl_create_table(version, uri, create);
+		/* through the store opened above, so the catalog's store options apply */
+		dl_create_options co = DL_CREATE_OPTIONS_INIT;
+		/* a caller's version-1 struct ends before `store` */
+		memcpy(&co, create, create->version >= 2 ? sizeof co : offsetof(dl_create_options, store));
+		co.version = DL_CREATE_OPTIONS_VERSION;
+		co.store = s;
+		co.store_options = NULL;
+		rc = dl_create_table(version, uri, &co);
 		if (rc == 0) {
 			*created = true;
 			dl_snapshot_free(snap);
@@ -240,10 +253,10 @@ static int make_table(int64_t *version, char **table_id, bool *created, const ch
 }
 
 /* Deletes the table step 2 created at uri (it was empty before). */
-static void delete_created(const char *uri)
+static void delete_created(const dl_catalog *c, const char *uri)
 {
 	dl_store *s;
-	if (dl_store_open(&s, uri) == 0) {
+	if (dl_cat_open_store(&s, c, uri) == 0) {
 		(void)delete_all(s);
 		dl_store_free(s);
 	}
@@ -289,11 +302,11 @@ int dl_catalog_create_table(int64_t *version, dl_catalog *c, const char *name,
 	int64_t v = -1;
 	rc = tc.external ? ((uri = dl_strdup(location)) ? 0 : DL_ENOMEM)
 	                 : dl_cat_join(&uri, c->root, location);
-	if (rc == 0) rc = make_table(&v, &table_id, &created, uri, &tc, o.create);
+	if (rc == 0) rc = make_table(&v, &table_id, &created, c, uri, &tc, o.create);
 	if (rc == 0) {
 		tc.table_id = table_id;
 		rc = dl_cat_commit(&c->state, c->store, decide_activate, &tc);
-		if (rc < 0 && tc.entry_gone && created) delete_created(uri);
+		if (rc < 0 && tc.entry_gone && created) delete_created(c, uri);
 	} else {
 		saved_error e;
 		save_error(&e, rc);

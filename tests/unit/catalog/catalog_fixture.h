@@ -44,7 +44,7 @@ static inline int cf_error_is(int rc, int code, const char *klass)
 static inline long cf_count_objects(const char *uri, const char *dir)
 {
 	dl_store *s;
-	if (dl_store_open(&s, uri) < 0) return -1;
+	if (dl_store_open(&s, uri, NULL) < 0) return -1;
 	dl_object_list l = {NULL, 0};
 	long n = dl_store_list_recursive(&l, s, dir) < 0 ? -1 : (long)l.count;
 	dl_object_list_free(&l);

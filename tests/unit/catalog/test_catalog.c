@@ -237,7 +237,7 @@ static void test_external_tables(void **state)
 
 	/* A location with files that are not a Delta table. */
 	dl_store *s;
-	assert_int_equal(dl_store_open(&s, junk), 0);
+	assert_int_equal(dl_store_open(&s, junk, NULL), 0);
 	assert_int_equal(dl_store_put(s, "data.csv", "a\n", 2), 0);
 	dl_store_free(s);
 	o.location = junk;
@@ -292,7 +292,7 @@ static void test_managed_location_taken(void **state)
 	const char *w = "mem://cat_taken";
 	dl_catalog *c = open_cat(w);
 	dl_store *s;
-	assert_int_equal(dl_store_open(&s, w), 0);
+	assert_int_equal(dl_store_open(&s, w, NULL), 0);
 	assert_int_equal(dl_store_put(s, "t/part-0.parquet", "x", 1), 0);
 	assert_true(cf_error_is(cf_create(c, "t", NULL, false, NULL), DL_EEXISTS,
 	                        "LOCATION_ALREADY_EXISTS"));
@@ -322,7 +322,7 @@ static void test_interrupted_create(void **state)
 	(void)state;
 	const char *w = "mem://cat_interrupted";
 	dl_store *s;
-	assert_int_equal(dl_store_open(&s, w), 0);
+	assert_int_equal(dl_store_open(&s, w, NULL), 0);
 	const char *entry = "{\"op\":\"createTable\",\"schema\":\"default\",\"table\":\"t\","
 	                    "\"entryId\":\"e1\",\"type\":\"MANAGED\",\"location\":\"t\"}\n";
 	assert_int_equal(dl_store_put(s, "_catalog/_log/00000000000000000000.json", entry,
@@ -349,7 +349,7 @@ static void test_corrupt_log(void **state)
 	(void)state;
 	const char *w = "mem://cat_corrupt";
 	dl_store *s;
-	assert_int_equal(dl_store_open(&s, w), 0);
+	assert_int_equal(dl_store_open(&s, w, NULL), 0);
 	dl_catalog *c;
 	/* A gap in the versions. */
 	assert_int_equal(dl_store_put(s, "_catalog/_log/00000000000000000001.json", "{}", 2), 0);
@@ -382,7 +382,7 @@ static void test_options_and_warehouse(void **state)
 	assert_int_equal(dl_catalog_open(&c, NULL, NULL), DL_EINVALID);
 	/* A caller's store: the catalog goes through it. */
 	dl_store *s;
-	assert_int_equal(dl_store_open(&s, "mem://cat_opts"), 0);
+	assert_int_equal(dl_store_open(&s, "mem://cat_opts", NULL), 0);
 	o.version = DL_CATALOG_OPTIONS_VERSION;
 	o.store = s;
 	assert_int_equal(dl_catalog_open(&c, NULL, &o), 0);
@@ -391,6 +391,22 @@ static void test_options_and_warehouse(void **state)
 	dl_catalog_free(c);
 	assert_true(cf_count_objects("mem://cat_opts", "_catalog/_log") == 2);
 	dl_store_free(s);
+	/* Store options reach the stores the catalog opens: a fault:// warehouse
+	 * whose first put-if-absent fails cannot reserve a name. */
+	const char *keys[] = {"fault.fail_kind", "fault.fail_nth", "fault.error"};
+	const char *vals[] = {"put_if_absent", "1", "eio"};
+	dl_store_options so = DL_STORE_OPTIONS_INIT;
+	so.keys = keys;
+	so.values = vals;
+	so.noptions = 3;
+	dl_catalog_options fo = DL_CATALOG_OPTIONS_INIT;
+	fo.store_options = &so;
+	assert_int_equal(dl_catalog_open(&c, "fault://mem://cat_storeopts", &fo), 0);
+	assert_int_equal(cf_create(c, "t", NULL, false, NULL), DL_EIO);
+	dl_catalog_free(c);
+	assert_int_equal(dl_catalog_open(&c, "fault://mem://cat_storeopts", NULL), 0);
+	assert_int_equal(cf_create(c, "t", NULL, false, NULL), 0);
+	dl_catalog_free(c);
 
 	char cwd[4096];
 	assert_non_null(getcwd(cwd, sizeof cwd));
@@ -424,7 +440,7 @@ static void test_drop_checks_table_id(void **state)
 	dl_catalog *c = open_cat(w);
 	assert_int_equal(cf_create(c, "t", NULL, false, NULL), 0);
 	dl_store *s;
-	assert_int_equal(dl_store_open(&s, "mem://cat_dropid/t"), 0);
+	assert_int_equal(dl_store_open(&s, "mem://cat_dropid/t", NULL), 0);
 	dl_object_list l = {NULL, 0};
 	assert_int_equal(dl_store_list_recursive(&l, s, ""), 0);
 	for (size_t i = 0; i < l.count; i++) assert_int_equal(dl_store_delete(s, l.items[i].path), 0);
@@ -480,7 +496,7 @@ static void test_checkpoint(void **state)
 	assert_int_equal(dl_catalog_drop_schema(c, "s003", false, false), 0); /* 102 */
 	assert_int_equal(cf_count_objects(w, "_catalog/_log"), 104);
 	dl_store *s;
-	assert_int_equal(dl_store_open(&s, w), 0);
+	assert_int_equal(dl_store_open(&s, w, NULL), 0);
 	uint8_t *data;
 	size_t len;
 	assert_int_equal(dl_store_get(&data, &len, s, "_catalog/_log/00000000000000000100.checkpoint.json"), 0);

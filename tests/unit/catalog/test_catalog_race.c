@@ -106,7 +106,7 @@ static void test_same_name(void **state)
 	char tdir[600];
 	snprintf(tdir, sizeof tdir, "%s/s.db/same", dir);
 	dl_store *s;
-	assert_int_equal(dl_store_open(&s, tdir), 0);
+	assert_int_equal(dl_store_open(&s, tdir, NULL), 0);
 	dl_object_list l = {NULL, 0};
 	assert_int_equal(dl_store_list_recursive(&l, s, ""), 0);
 	assert_true(l.count > 0);
