@@ -6,6 +6,7 @@
 #include "expr/datetime.h"
 #include "expr/lexer.h"
 #include "expr/parse_util.h"
+#include "expr/type_parse.h"
 #include "util/error.h"
 #include "util/mem.h"
 #include <ctype.h>
@@ -242,144 +243,21 @@ static int interval_literal(parser *p, ex_node **out)
 
 /* ---- types ------------------------------------------------------------- */
 
-static int parse_type(parser *p, dl_type **out);
-
-static int parse_int_arg(parser *p, int *v)
-{
-	if (p->tok.kind != TK_NUMBER) return syntax_error(p, "an integer");
-	char buf[16];
-	size_t n = p->tok.len < 15 ? p->tok.len : 15;
-	memcpy(buf, p->tok.p, n);
-	buf[n] = 0;
-	char *end;
-	long x = strtol(buf, &end, 10);
-	if (*end || x < 0 || x > 100000) return syntax_error(p, "a small integer");
-	*v = (int)x;
-	return advance(p);
-}
-
-static int parse_struct_type(parser *p, dl_type **out)
-{
-	DL_TRY(expect_op(p, "<", "'<' after STRUCT"));
-	dl_field fields[256];
-	int n = 0, rc = 0;
-	while (!is_op(p, ">")) {
-		if (n == 256) {
-			rc = dl_error_set(DL_EUNSUPPORTED, "STRUCT type with more than 256 fields in an expression");
-			break;
-		}
-		if (n && (rc = expect_op(p, ",", "',' or '>'")) < 0) break;
-		if (p->tok.kind != TK_IDENT && p->tok.kind != TK_QIDENT) {
-			rc = syntax_error(p, "a field name");
-			break;
-		}
-		char *name = p->tok.kind == TK_QIDENT ? ex_unquote_ident(&p->e->arena, p->tok.p, p->tok.len)
-		                                      : dl_arena_strndup(&p->e->arena, p->tok.p, p->tok.len);
-		if (!name || (rc = advance(p)) < 0) {
-			rc = rc ? rc : DL_ENOMEM;
-			break;
-		}
-		if (is_op(p, ":") && (rc = advance(p)) < 0) break;
-		dl_type *ft;
-		if ((rc = parse_type(p, &ft)) < 0) break;
-		if (is_kw(p, "NOT")) {
-			if ((rc = advance(p)) < 0 || (rc = expect_kw(p, "NULL", "NULL after NOT")) < 0) {
-				dl_type_unref(ft);
-				break;
-			}
-		}
-		fields[n].name = name;
-		fields[n].type = ft;
-		fields[n].nullable = true;
-		fields[n].metadata = NULL;
-		n++;
-	}
-	if (rc == 0) rc = advance(p);
-	if (rc == 0) {
-		*out = dl_type_struct(fields, n);
-		if (!*out) rc = DL_ENOMEM;
-	}
-	for (int i = 0; i < n; i++) dl_type_unref(fields[i].type);
-	return rc;
-}
-
+/* The shared type grammar (type_parse.c) reads from the current token's
+ * start; the lexer resumes after the type. */
 static int parse_type(parser *p, dl_type **out)
 {
-	if (p->tok.kind != TK_IDENT) return syntax_error(p, "a data type");
-	static const struct {
-		const char *name;
-		dl_type_id id;
-	} simple[] = {
-	    {"BOOLEAN", DL_TYPE_BOOLEAN}, {"TINYINT", DL_TYPE_BYTE},    {"BYTE", DL_TYPE_BYTE},
-	    {"SMALLINT", DL_TYPE_SHORT},  {"SHORT", DL_TYPE_SHORT},     {"INT", DL_TYPE_INTEGER},
-	    {"INTEGER", DL_TYPE_INTEGER}, {"BIGINT", DL_TYPE_LONG},     {"LONG", DL_TYPE_LONG},
-	    {"FLOAT", DL_TYPE_FLOAT},     {"REAL", DL_TYPE_FLOAT},      {"DOUBLE", DL_TYPE_DOUBLE},
-	    {"STRING", DL_TYPE_STRING},   {"BINARY", DL_TYPE_BINARY},   {"DATE", DL_TYPE_DATE},
-	    {"TIMESTAMP", DL_TYPE_TIMESTAMP}, {"TIMESTAMP_LTZ", DL_TYPE_TIMESTAMP},
-	    {"TIMESTAMP_NTZ", DL_TYPE_TIMESTAMP_NTZ}, {"VOID", DL_TYPE_NULL}, {"VARIANT", DL_TYPE_VARIANT},
-	};
-	for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++) {
-		if (!is_kw(p, simple[i].name)) continue;
-		DL_TRY(advance(p));
-		if (simple[i].id == DL_TYPE_DOUBLE && is_kw(p, "PRECISION")) DL_TRY(advance(p));
-		*out = simple[i].id == DL_TYPE_VARIANT ? dl_type_variant() : dl_type_new(simple[i].id);
-		return *out ? 0 : DL_ENOMEM;
+	size_t pos = (size_t)p->tok.pos;
+	int rc = ex_parse_type_at(out, p->lx.src, p->lx.len, &pos);
+	if (rc < 0) return rc;
+	p->has_peek = false;
+	p->lx.i = pos;
+	rc = advance(p);
+	if (rc < 0) {
+		dl_type_unref(*out);
+		*out = NULL;
 	}
-	if (is_kw(p, "VARCHAR") || is_kw(p, "CHAR")) {
-		int len;
-		DL_TRY(advance(p));
-		DL_TRY(expect_op(p, "(", "'(' and a length"));
-		DL_TRY(parse_int_arg(p, &len));
-		DL_TRY(expect_op(p, ")", "')'"));
-		*out = dl_type_new(DL_TYPE_STRING);
-		return *out ? 0 : DL_ENOMEM;
-	}
-	if (is_kw(p, "DECIMAL") || is_kw(p, "DEC") || is_kw(p, "NUMERIC")) {
-		int prec = 10, scale = 0;
-		DL_TRY(advance(p));
-		if (is_op(p, "(")) {
-			DL_TRY(advance(p));
-			DL_TRY(parse_int_arg(p, &prec));
-			if (is_op(p, ",")) {
-				DL_TRY(advance(p));
-				DL_TRY(parse_int_arg(p, &scale));
-			}
-			DL_TRY(expect_op(p, ")", "')'"));
-		}
-		if (prec < 1 || prec > 38 || scale > prec)
-			return dl_error_set(DL_EINVALID, "DECIMAL(%d,%d) is invalid: precision must be 1..38 and scale <= precision",
-			                    prec, scale);
-		*out = dl_type_decimal(prec, scale);
-		return *out ? 0 : DL_ENOMEM;
-	}
-	if (is_kw(p, "ARRAY")) {
-		dl_type *el;
-		DL_TRY(advance(p));
-		DL_TRY(expect_op(p, "<", "'<' after ARRAY"));
-		DL_TRY(parse_type(p, &el));
-		int rc = expect_op(p, ">", "'>'");
-		if (rc == 0 && !(*out = dl_type_array(el, true))) rc = DL_ENOMEM;
-		dl_type_unref(el);
-		return rc;
-	}
-	if (is_kw(p, "MAP")) {
-		dl_type *k, *v = NULL;
-		DL_TRY(advance(p));
-		DL_TRY(expect_op(p, "<", "'<' after MAP"));
-		DL_TRY(parse_type(p, &k));
-		int rc = expect_op(p, ",", "','");
-		if (rc == 0) rc = parse_type(p, &v);
-		if (rc == 0) rc = expect_op(p, ">", "'>'");
-		if (rc == 0 && !(*out = dl_type_map(k, v, true))) rc = DL_ENOMEM;
-		dl_type_unref(k);
-		if (v) dl_type_unref(v);
-		return rc;
-	}
-	if (is_kw(p, "STRUCT")) {
-		DL_TRY(advance(p));
-		return parse_struct_type(p, out);
-	}
-	return syntax_error(p, "a data type");
+	return rc;
 }
 
 /* ---- primaries --------------------------------------------------------- */
