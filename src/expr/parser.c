@@ -447,7 +447,7 @@ static int parse_window(parser *p, ex_node *call)
  * query's first; the SQL layer parses it and hands back where it ended. */
 static int parse_subquery(parser *p, ex_node **out, int kind, int pos, ex_node *lhs, bool neg)
 {
-	if (!p->hooks) return syntax_error(p, "an expression (subqueries need a SQL statement)");
+	if (!p->hooks) return syntax_error(p, "an expression (subqueries are not supported outside a SQL statement)");
 	ex_node *n = node(p, EX_SUBQUERY, pos);
 	if (!n || ex_node_set_args(p->e, n, lhs ? 1 : 0) < 0) return DL_ENOMEM;
 	n->op = kind;
