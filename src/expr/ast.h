@@ -74,11 +74,15 @@ typedef struct ex_window {
  * is parsed (and printed) by the SQL layer through these. */
 typedef struct ex_sql_hooks {
 	/* Parses a query whose first token starts at *pos; sets *pos to the
-	 * offset of the token after it. */
-	int (*parse_query)(void *payload, size_t *pos, void **query);
+	 * offset of the token after it. depth is the nesting so far, so one
+	 * limit bounds expressions and queries nested in each other. */
+	int (*parse_query)(void *payload, size_t *pos, int depth, void **query);
 	int (*print_query)(dl_buf *out, const void *query);
 	void *payload;
+	int depth; /* nesting at the start of ex_parse_expr_at */
 } ex_sql_hooks;
+
+#define EX_MAX_DEPTH 200
 
 struct ex_node {
 	ex_kind kind;

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
-#define MAX_DEPTH 200
+#define MAX_DEPTH EX_MAX_DEPTH
 
 typedef struct parser {
 	dl_expr *e;
@@ -454,7 +454,7 @@ static int parse_subquery(parser *p, ex_node **out, int kind, int pos, ex_node *
 	n->negated = neg;
 	if (lhs) n->args[0] = lhs;
 	size_t at = (size_t)p->tok.pos;
-	DL_TRY(p->hooks->parse_query(p->hooks->payload, &at, &n->query));
+	DL_TRY(p->hooks->parse_query(p->hooks->payload, &at, p->depth, &n->query));
 	n->print_query = p->hooks->print_query;
 	p->has_peek = false;
 	p->lx.i = at;
@@ -1020,7 +1020,7 @@ int dl_expr_parse(dl_expr **out, const char *sql)
 int ex_parse_expr_at(dl_expr *e, const char *src, size_t len, size_t *pos, const ex_sql_hooks *hooks,
                      ex_node **out)
 {
-	parser p = {.e = e, .lx = {src, len, *pos}, .hooks = hooks};
+	parser p = {.e = e, .lx = {src, len, *pos}, .hooks = hooks, .depth = hooks ? hooks->depth : 0};
 	int rc = advance(&p);
 	if (rc == 0) rc = parse_expr(&p, out);
 	*pos = rc < 0 && p.tok.pos < (int)*pos ? p.lx.i : (size_t)p.tok.pos;

@@ -27,7 +27,10 @@ static bool needs_quotes(const char *s)
 	                                 "try_cast", "interval", "date", "timestamp", "timestamp_ntz", "timestamp_ltz",
 	                                 "div", "escape", "distinct", "from", "select", "where", "as", "unknown",
 	                                 "current_date", "current_timestamp", "current_timezone", "localtimestamp",
-	                                 NULL};
+	                                 /* words the SQL layer reads as clause keywords after an expression */
+	                                 "over", "exists", "order", "group", "having", "limit", "offset", "union",
+	                                 "intersect", "except", "minus", "join", "on", "using", "asc", "desc", "nulls",
+	                                 "preceding", "following", "rows", "range", "partition", NULL};
 	if (!*s || !(isalpha((unsigned char)*s) || *s == '_')) return true;
 	for (const char *c = s; *c; c++)
 		if (!isalnum((unsigned char)*c) && *c != '_') return true;
