@@ -3,6 +3,7 @@
  * whatever the precedence; identifiers are always back-quoted, which is
  * never wrong and keeps names that are keywords names. */
 #include "sql/print.h"
+#include "json/json.h"
 #include "util/error.h"
 #include <string.h>
 
@@ -51,6 +52,49 @@ int sqlp_string(dl_buf *out, const char *s)
 	v.v.str.ptr = s;
 	v.v.str.len = strlen(s);
 	return ex_print_scalar(out, &v);
+}
+
+/* Types as the type grammar reads them, keeping what dl_type_sql leaves
+ * out: NOT NULL and COMMENT of struct fields, at any depth. */
+int sqlp_type(dl_buf *out, const dl_type *t)
+{
+	if (t->id == DL_TYPE_ARRAY) {
+		DL_TRY(dl_buf_puts(out, "ARRAY<"));
+		DL_TRY(sqlp_type(out, t->children[0].type));
+		return dl_buf_putc(out, '>');
+	}
+	if (t->id == DL_TYPE_MAP) {
+		DL_TRY(dl_buf_puts(out, "MAP<"));
+		DL_TRY(sqlp_type(out, t->children[0].type));
+		DL_TRY(dl_buf_puts(out, ", "));
+		DL_TRY(sqlp_type(out, t->children[1].type));
+		return dl_buf_putc(out, '>');
+	}
+	if (t->id == DL_TYPE_STRUCT) {
+		DL_TRY(dl_buf_puts(out, "STRUCT<"));
+		for (int i = 0; i < t->nchildren; i++) {
+			const dl_field *f = &t->children[i];
+			if (i) DL_TRY(dl_buf_puts(out, ", "));
+			DL_TRY(sqlp_ident(out, f->name));
+			DL_TRY(dl_buf_puts(out, ": "));
+			DL_TRY(sqlp_type(out, f->type));
+			if (!f->nullable) DL_TRY(dl_buf_puts(out, " NOT NULL"));
+			if (f->metadata && strcmp(f->metadata, "{}") != 0) {
+				dl_arena a = DL_ARENA_INIT;
+				dl_json *j;
+				int rc = dl_json_parse(&a, f->metadata, strlen(f->metadata), "field metadata", &j);
+				const char *c = rc == 0 ? dl_json_get_str(j, "comment") : NULL;
+				if (c) rc = dl_buf_puts(out, " COMMENT ");
+				if (c && rc == 0) rc = sqlp_string(out, c);
+				dl_arena_free(&a);
+				DL_TRY(rc);
+			}
+		}
+		return dl_buf_putc(out, '>');
+	}
+	char text[256];
+	dl_type_sql(t, text, sizeof text);
+	return dl_buf_puts(out, text);
 }
 
 int sqlp_exprs(dl_buf *out, ex_node **e, int n)
@@ -194,8 +238,9 @@ int dl_sql_print_query(dl_buf *out, const sql_query *q)
 			if (q->ctes[i].ncols) DL_TRY(sqlp_idents(out, q->ctes[i].cols, q->ctes[i].ncols));
 			DL_TRY(dl_buf_puts(out, " AS ("));
 			DL_TRY(dl_sql_print_query(out, q->ctes[i].query));
-			DL_TRY(dl_buf_puts(out, ") "));
+			DL_TRY(dl_buf_putc(out, ')'));
 		}
+		DL_TRY(dl_buf_putc(out, ' '));
 	}
 	switch (q->kind) {
 	case Q_SELECT: DL_TRY(print_select(out, q->select)); break;

@@ -19,11 +19,10 @@ static int props(dl_buf *out, const sql_prop *p, int n, bool keys_only)
 
 static int column_def(dl_buf *out, const sql_column_def *c)
 {
-	char t[1024];
 	DL_TRY(sqlp_name(out, &c->name));
 	if (c->type) {
-		dl_type_sql(c->type, t, sizeof t);
-		DL_TRY(dl_buf_printf(out, " %s", t));
+		DL_TRY(dl_buf_putc(out, ' '));
+		DL_TRY(sqlp_type(out, c->type));
 	}
 	if (c->not_null) DL_TRY(dl_buf_puts(out, " NOT NULL"));
 	if (c->generated) {
@@ -173,13 +172,12 @@ static int merge(dl_buf *out, const sql_stmt *st)
 static int alter_column(dl_buf *out, const sql_stmt *st)
 {
 	const sql_column_def *c = &st->cols[0];
-	char t[1024];
 	DL_TRY(dl_buf_puts(out, " ALTER COLUMN "));
 	DL_TRY(sqlp_name(out, &st->column));
 	switch (st->alter_col) {
 	case ALTCOL_TYPE:
-		dl_type_sql(c->type, t, sizeof t);
-		return dl_buf_printf(out, " TYPE %s", t);
+		DL_TRY(dl_buf_puts(out, " TYPE "));
+		return sqlp_type(out, c->type);
 	case ALTCOL_COMMENT:
 		DL_TRY(dl_buf_puts(out, " COMMENT "));
 		return sqlp_string(out, c->comment);
