@@ -246,9 +246,14 @@ struct sql_stmt {
 	const char *location;    /* LOCATION; ALTER SET LOCATION */
 	sql_prop *props;         /* TBLPROPERTIES; ALTER SET/UNSET; SHOW TBLPROPERTIES key */
 	int nprops;
+	sql_prop *options;       /* CREATE TABLE ... OPTIONS (k v, ...) */
+	int noptions;
 	const char *comment;
 	bool shallow;            /* CLONE */
-	sql_table_ref *source;   /* CLONE source (with time travel); MERGE source */
+	bool replace_only;       /* REPLACE TABLE (the table must exist) */
+	bool like;               /* CREATE TABLE t LIKE source */
+	bool schema_evolution;   /* MERGE / INSERT WITH SCHEMA EVOLUTION */
+	sql_table_ref *source;   /* CLONE / LIKE source; MERGE source; VACUUM USING INVENTORY */
 	/* INSERT */
 	bool overwrite;
 	sql_name *insert_cols;

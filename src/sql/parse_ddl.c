@@ -105,7 +105,7 @@ static int once(sql_parser *p, bool *seen)
 /* USING fmt, PARTITIONED BY, CLUSTER BY, LOCATION, TBLPROPERTIES, COMMENT. */
 static int table_clauses(sql_parser *p, sql_stmt *st, bool clone)
 {
-	bool s_using = false, s_part = false, s_cluster = false, s_loc = false, s_props = false, s_comment = false;
+	bool s_using = false, s_part = false, s_cluster = false, s_loc = false, s_props = false, s_comment = false, s_opts = false;
 	for (;;) {
 		if (!clone && sp_is(p, "USING")) {
 			DL_TRY(once(p, &s_using));
@@ -129,6 +129,10 @@ static int table_clauses(sql_parser *p, sql_stmt *st, bool clone)
 			DL_TRY(once(p, &s_loc));
 			DL_TRY(sp_advance(p));
 			DL_TRY(sp_string(p, &st->location));
+		} else if (!clone && sp_is(p, "OPTIONS")) {
+			DL_TRY(once(p, &s_opts));
+			DL_TRY(sp_advance(p));
+			DL_TRY(sp_props(p, &st->options, &st->noptions, false));
 		} else if (sp_is(p, "TBLPROPERTIES")) {
 			DL_TRY(once(p, &s_props));
 			DL_TRY(sp_advance(p));
@@ -167,6 +171,11 @@ static int create_schema(sql_parser *p, sql_stmt *st)
 
 int sp_create(sql_parser *p, sql_stmt *st)
 {
+	if (sp_accept(p, "REPLACE") == 1) {
+		st->replace_only = true;
+		st->or_replace = true;
+		goto table;
+	}
 	DL_TRY(sp_expect(p, "CREATE"));
 	if (sp_is(p, "OR")) {
 		DL_TRY(sp_advance(p));
@@ -175,9 +184,10 @@ int sp_create(sql_parser *p, sql_stmt *st)
 	}
 	if (!st->or_replace && (sp_is(p, "SCHEMA") || sp_is(p, "DATABASE"))) return create_schema(p, st);
 	DL_TRY(sp_accept(p, "EXTERNAL"));
+table:
 	DL_TRY(sp_expect(p, "TABLE"));
 	st->kind = ST_CREATE_TABLE;
-	if (sp_is(p, "IF")) {
+	if (!st->replace_only && sp_is(p, "IF")) {
 		DL_TRY(sp_advance(p));
 		DL_TRY(sp_expect(p, "NOT"));
 		DL_TRY(sp_expect(p, "EXISTS"));
@@ -194,6 +204,11 @@ int sp_create(sql_parser *p, sql_stmt *st)
 		DL_TRY(sp_expect(p, "CLONE"));
 		DL_TRY(sp_table_name(p, &st->source));
 		return table_clauses(p, st, true);
+	}
+	if (!st->or_replace && sp_accept(p, "LIKE") == 1) {
+		st->like = true;
+		DL_TRY(sp_table_name(p, &st->source));
+		return table_clauses(p, st, false);
 	}
 	if (sp_is_op(p, "(")) DL_TRY(column_list(p, st));
 	DL_TRY(table_clauses(p, st, false));

@@ -14,6 +14,12 @@ int sp_insert(sql_parser *p, sql_stmt *st)
 {
 	st->kind = ST_INSERT;
 	DL_TRY(sp_expect(p, "INSERT"));
+	if (sp_is(p, "WITH")) {
+		DL_TRY(sp_advance(p));
+		DL_TRY(sp_expect(p, "SCHEMA"));
+		DL_TRY(sp_expect(p, "EVOLUTION"));
+		st->schema_evolution = true;
+	}
 	if (sp_accept(p, "OVERWRITE") == 1) {
 		st->overwrite = true;
 		DL_TRY(sp_accept(p, "TABLE"));
@@ -135,7 +141,7 @@ int sp_merge(sql_parser *p, sql_stmt *st)
 		DL_TRY(sp_advance(p));
 		DL_TRY(sp_expect(p, "SCHEMA"));
 		DL_TRY(sp_expect(p, "EVOLUTION"));
-		st->extended = true;
+		st->schema_evolution = true;
 	}
 	DL_TRY(sp_expect(p, "INTO"));
 	DL_TRY(sp_table_name(p, &st->table));

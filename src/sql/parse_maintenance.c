@@ -9,7 +9,7 @@ static int optimize(sql_parser *p, sql_stmt *st)
 {
 	st->kind = ST_OPTIMIZE;
 	DL_TRY(sp_advance(p));
-	DL_TRY(sp_table_name(p, &st->table));
+	DL_TRY(sp_delta_target(p, &st->table));
 	if (sp_accept(p, "WHERE") == 1) DL_TRY(sp_expr(p, &st->where));
 	if (sp_accept(p, "FULL") == 1) st->full = true;
 	if (sp_accept(p, "ZORDER") == 1) {
@@ -26,7 +26,7 @@ static int reorg(sql_parser *p, sql_stmt *st)
 	st->kind = ST_REORG;
 	DL_TRY(sp_advance(p));
 	DL_TRY(sp_expect(p, "TABLE"));
-	DL_TRY(sp_table_name(p, &st->table));
+	DL_TRY(sp_delta_target(p, &st->table));
 	if (sp_accept(p, "WHERE") == 1) DL_TRY(sp_expr(p, &st->where));
 	DL_TRY(sp_expect(p, "APPLY"));
 	DL_TRY(sp_expect_op(p, "("));
@@ -53,8 +53,24 @@ static int vacuum(sql_parser *p, sql_stmt *st)
 {
 	st->kind = ST_VACUUM;
 	DL_TRY(sp_advance(p));
-	DL_TRY(sp_table_name(p, &st->table));
+	DL_TRY(sp_delta_target(p, &st->table));
 	bool retain = false, dry = false, mode = false;
+	if (sp_accept(p, "USING") == 1) {
+		/* USING INVENTORY t | (query): the files to consider (Delta 3.1) */
+		DL_TRY(sp_expect(p, "INVENTORY"));
+		if (sp_is_op(p, "(")) {
+			sql_table_ref *t = sp_alloc(p, sizeof *t);
+			if (!t) return DL_ENOMEM;
+			t->kind = TREF_QUERY;
+			t->pos = p->tok.pos;
+			DL_TRY(sp_advance(p));
+			DL_TRY(sp_query(p, &t->query));
+			DL_TRY(sp_expect_op(p, ")"));
+			st->source = t;
+		} else {
+			DL_TRY(sp_table_name(p, &st->source));
+		}
+	}
 	for (;;) {
 		if (!retain && sp_accept(p, "RETAIN") == 1) {
 			retain = true;
@@ -82,7 +98,7 @@ static int restore(sql_parser *p, sql_stmt *st)
 	st->kind = ST_RESTORE;
 	DL_TRY(sp_advance(p));
 	DL_TRY(sp_accept(p, "TABLE"));
-	DL_TRY(sp_table_name(p, &st->table));
+	DL_TRY(sp_delta_target(p, &st->table));
 	if (st->table->tt.kind != TT_NONE) return sp_syntax_error(p);
 	DL_TRY(sp_accept(p, "TO"));
 	DL_TRY(sp_time_travel(p, &st->tt));
@@ -97,7 +113,7 @@ static int convert(sql_parser *p, sql_stmt *st)
 	DL_TRY(sp_advance(p));
 	DL_TRY(sp_expect(p, "TO"));
 	DL_TRY(sp_expect(p, "DELTA"));
-	DL_TRY(sp_table_name(p, &st->table));
+	DL_TRY(sp_delta_target(p, &st->table));
 	if (sp_is(p, "NO")) {
 		DL_TRY(sp_advance(p));
 		DL_TRY(sp_expect(p, "STATISTICS"));
@@ -127,7 +143,7 @@ static int generate(sql_parser *p, sql_stmt *st)
 	st->mode = mode;
 	DL_TRY(sp_expect(p, "FOR"));
 	DL_TRY(sp_expect(p, "TABLE"));
-	return sp_table_name(p, &st->table);
+	return sp_delta_target(p, &st->table);
 }
 
 static int fsck(sql_parser *p, sql_stmt *st)
@@ -136,7 +152,7 @@ static int fsck(sql_parser *p, sql_stmt *st)
 	DL_TRY(sp_advance(p));
 	DL_TRY(sp_expect(p, "REPAIR"));
 	DL_TRY(sp_expect(p, "TABLE"));
-	DL_TRY(sp_table_name(p, &st->table));
+	DL_TRY(sp_delta_target(p, &st->table));
 	if (sp_is(p, "DRY")) {
 		DL_TRY(sp_advance(p));
 		DL_TRY(sp_expect(p, "RUN"));

@@ -13,14 +13,14 @@ static int describe(sql_parser *p, sql_stmt *st)
 	if (more && sp_is(p, "HISTORY")) {
 		DL_TRY(sp_advance(p));
 		st->kind = ST_DESCRIBE_HISTORY;
-		DL_TRY(sp_table_name(p, &st->table));
+		DL_TRY(sp_delta_target(p, &st->table));
 		if (sp_accept(p, "LIMIT") == 1) DL_TRY(sp_expr(p, &st->limit));
 		return 0;
 	}
 	if (more && sp_is(p, "DETAIL")) {
 		DL_TRY(sp_advance(p));
 		st->kind = ST_DESCRIBE_DETAIL;
-		return sp_table_name(p, &st->table);
+		return sp_delta_target(p, &st->table);
 	}
 	st->kind = ST_DESCRIBE_TABLE;
 	if (sp_is(p, "TABLE") && !sp_peek_op(p, 1, ".") && !sp_peek_end(p, 1)) DL_TRY(sp_advance(p));
@@ -154,7 +154,7 @@ int sp_stmt(sql_parser *p, sql_stmt *st)
 		st->kind = ST_QUERY;
 		return sp_query(p, &st->query);
 	}
-	if (sp_is(p, "CREATE")) return sp_create(p, st);
+	if (sp_is(p, "CREATE") || (sp_is(p, "REPLACE") && sp_peek_is(p, 1, "TABLE"))) return sp_create(p, st);
 	if (sp_is(p, "DROP")) return sp_drop(p, st);
 	if (sp_is(p, "INSERT")) return sp_insert(p, st);
 	if (sp_is(p, "DELETE")) return sp_delete(p, st);

@@ -414,10 +414,24 @@ bad:
 
 static bool is_file_format(const char *s)
 {
-	static const char *const f[] = {"delta", "parquet", "csv", "json", "text", "orc", "avro", NULL};
+	static const char *const f[] = {"delta", "parquet", "csv", "json", "text", "orc", "avro", "iceberg", NULL};
 	for (int i = 0; f[i]; i++)
 		if (strcasecmp(s, f[i]) == 0) return true;
 	return false;
+}
+
+int sp_delta_target(sql_parser *p, sql_table_ref **out)
+{
+	if (p->tok.kind != TK_STRING) return sp_table_name(p, out);
+	/* Delta's commands take a quoted path for delta.`path` */
+	sql_table_ref *t = sp_alloc(p, sizeof *t);
+	if (!t) return DL_ENOMEM;
+	t->pos = p->tok.pos;
+	t->kind = TREF_PATH;
+	t->format = "delta";
+	DL_TRY(sp_string(p, &t->path));
+	*out = t;
+	return 0;
 }
 
 int sp_table_name(sql_parser *p, sql_table_ref **out)

@@ -52,6 +52,7 @@ int sp_expr(sql_parser *p, ex_node **out);
 int sp_type(sql_parser *p, dl_type **out);
 int sp_props(sql_parser *p, sql_prop **out, int *n, bool keys_only);
 int sp_table_name(sql_parser *p, sql_table_ref **out); /* name or format.`path`, time travel */
+int sp_delta_target(sql_parser *p, sql_table_ref **out); /* also 'path' */
 int sp_time_travel(sql_parser *p, sql_time_travel *tt);
 int sp_table_ref(sql_parser *p, sql_table_ref **out);  /* FROM item with joins */
 int sp_alias(sql_parser *p, sql_table_ref *t, bool cols);

@@ -93,11 +93,15 @@ static int target(dl_buf *out, const sql_table_ref *t, bool with_alias)
 
 static int create(dl_buf *out, const sql_stmt *st)
 {
-	DL_TRY(dl_buf_puts(out, st->or_replace ? "CREATE OR REPLACE TABLE " : "CREATE TABLE "));
+	DL_TRY(dl_buf_puts(out, st->replace_only ? "REPLACE TABLE " : st->or_replace ? "CREATE OR REPLACE TABLE " : "CREATE TABLE "));
 	if (st->if_not_exists) DL_TRY(dl_buf_puts(out, "IF NOT EXISTS "));
 	DL_TRY(target(out, st->table, false));
 	if (st->kind == ST_CLONE) {
 		DL_TRY(dl_buf_puts(out, st->shallow ? " SHALLOW CLONE " : " CLONE "));
+		DL_TRY(target(out, st->source, false));
+	}
+	if (st->like) {
+		DL_TRY(dl_buf_puts(out, " LIKE "));
 		DL_TRY(target(out, st->source, false));
 	}
 	if (st->has_columns) {
@@ -105,6 +109,10 @@ static int create(dl_buf *out, const sql_stmt *st)
 		DL_TRY(column_defs(out, st->cols, st->ncols));
 	}
 	if (st->using) DL_TRY(dl_buf_printf(out, " USING %s", st->using));
+	if (st->noptions) {
+		DL_TRY(dl_buf_puts(out, " OPTIONS "));
+		DL_TRY(props(out, st->options, st->noptions, false));
+	}
 	if (st->npart) {
 		DL_TRY(dl_buf_puts(out, " PARTITIONED BY "));
 		DL_TRY(sqlp_names(out, st->part_cols, st->npart));
@@ -135,7 +143,7 @@ static int create(dl_buf *out, const sql_stmt *st)
 
 static int merge(dl_buf *out, const sql_stmt *st)
 {
-	DL_TRY(dl_buf_puts(out, st->extended ? "MERGE WITH SCHEMA EVOLUTION INTO " : "MERGE INTO "));
+	DL_TRY(dl_buf_puts(out, st->schema_evolution ? "MERGE WITH SCHEMA EVOLUTION INTO " : "MERGE INTO "));
 	DL_TRY(target(out, st->table, true));
 	DL_TRY(dl_buf_puts(out, " USING "));
 	DL_TRY(sqlp_table_ref(out, st->source));
@@ -274,6 +282,10 @@ static int maintenance(dl_buf *out, const sql_stmt *st)
 	case ST_VACUUM:
 		DL_TRY(dl_buf_puts(out, "VACUUM "));
 		DL_TRY(target(out, st->table, false));
+		if (st->source) {
+			DL_TRY(dl_buf_puts(out, " USING INVENTORY "));
+			DL_TRY(target(out, st->source, false));
+		}
 		if (st->lite) DL_TRY(dl_buf_puts(out, " LITE"));
 		if (st->full) DL_TRY(dl_buf_puts(out, " FULL"));
 		DL_TRY(kw_expr(out, " RETAIN ", st->retain_hours));
@@ -311,7 +323,8 @@ int dl_sql_print(dl_buf *out, const sql_stmt *st)
 	case ST_CREATE_TABLE:
 	case ST_CLONE: return create(out, st);
 	case ST_INSERT:
-		DL_TRY(dl_buf_puts(out, st->overwrite ? "INSERT OVERWRITE TABLE " : "INSERT INTO "));
+		DL_TRY(dl_buf_puts(out, st->schema_evolution ? "INSERT WITH SCHEMA EVOLUTION " : "INSERT "));
+		DL_TRY(dl_buf_puts(out, st->overwrite ? "OVERWRITE TABLE " : "INTO "));
 		DL_TRY(target(out, st->table, false));
 		if (st->ninsert_cols) {
 			DL_TRY(dl_buf_putc(out, ' '));
