@@ -22,7 +22,10 @@ int sp_advance(sql_parser *p)
 		/* the lexer names the problem; place it like any syntax error */
 		char msg[256];
 		snprintf(msg, sizeof msg, "%s", dl_error_last()->message);
-		return sp_error_at(p, p->lx.i < p->len ? p->lx.i : p->len, "PARSE_SYNTAX_ERROR", msg);
+		size_t pos = p->lx.i;
+		const char *at = strstr(msg, "at position ");
+		if (at) pos = strtoul(at + 12, NULL, 10);
+		return sp_error_at(p, pos < p->len ? pos : p->len, "PARSE_SYNTAX_ERROR", msg);
 	}
 	return 0;
 }
@@ -255,8 +258,14 @@ static int expr_error(sql_parser *p, size_t pos)
 	const char *m = dl_error_last()->message;
 	if (dl_error_last()->code == DL_ENOMEM) return DL_ENOMEM;
 	if (strncmp(m, "[", 1) == 0) return dl_error_last()->code; /* already placed (a subquery) */
-	if (strncmp(m, "syntax error at position", 24) == 0 && !strstr(m, "invalid") && !strstr(m, "cannot parse"))
-		return syntax_error_at(p, pos);
+	/* the expression layer's messages carry the exact offset */
+	const char *at = strstr(m, "at position ");
+	if (at) {
+		unsigned long off = strtoul(at + 12, NULL, 10);
+		if (off <= p->len) pos = off;
+	}
+	bool plain = strncmp(m, "syntax error at position", 24) == 0 && strstr(m, ": expected ");
+	if (plain) return syntax_error_at(p, pos);
 	char msg[256];
 	snprintf(msg, sizeof msg, "%s", m);
 	return sp_error_at(p, pos, "PARSE_SYNTAX_ERROR", msg);
