@@ -122,6 +122,11 @@ static int comment_metadata(tparser *p, char **out)
 
 static int parse_struct(tparser *p, dl_type **out)
 {
+	if (is_op(p, "<>")) { /* STRUCT<> lexes as the not-equal operator */
+		*out = dl_type_struct(NULL, 0);
+		if (!*out) return DL_ENOMEM;
+		return adv(p);
+	}
 	DL_TRY(expect(p, "<", "'<' after STRUCT"));
 	dl_field *fs = NULL;
 	int n = 0, cap = 0, rc = 0;
