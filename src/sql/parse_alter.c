@@ -75,7 +75,7 @@ static int drop(sql_parser *p, sql_stmt *st)
 
 /* ALTER|CHANGE [COLUMN] name <change>; CHANGE also takes Hive's
  * "old new type [COMMENT c] [FIRST|AFTER x]". */
-static int alter_column(sql_parser *p, sql_stmt *st, bool change)
+static int alter_column(sql_parser *p, sql_stmt *st)
 {
 	DL_TRY(sp_accept(p, "COLUMN"));
 	DL_TRY(sp_name(p, &st->column));
@@ -124,7 +124,6 @@ static int alter_column(sql_parser *p, sql_stmt *st, bool change)
 		DL_TRY(sp_column_def(p, c, true));
 		return 0;
 	}
-	(void)change;
 	return sp_syntax_error(p);
 }
 
@@ -148,8 +147,10 @@ int sp_alter(sql_parser *p, sql_stmt *st)
 		DL_TRY(sp_expect(p, "TO"));
 		return sp_name(p, &st->new_name);
 	}
-	if (sp_accept(p, "ALTER") == 1) return alter_column(p, st, false);
-	if (sp_accept(p, "CHANGE") == 1) return alter_column(p, st, true);
+	if (sp_is(p, "ALTER") || sp_is(p, "CHANGE")) {
+		DL_TRY(sp_advance(p));
+		return alter_column(p, st);
+	}
 	if (sp_accept(p, "REPLACE") == 1) {
 		DL_TRY(sp_expect(p, "COLUMNS"));
 		st->alter = ALTER_REPLACE_COLUMNS;

@@ -109,7 +109,6 @@ static int merge_clause(sql_parser *p, sql_merge_clause *c)
 		c->action = MERGE_UPDATE;
 		return assignments(p, &c->sets, &c->nsets);
 	}
-	(void)pos;
 	DL_TRY(sp_expect(p, "INSERT"));
 	if (sp_accept_op(p, "*") == 1) {
 		c->action = MERGE_INSERT_STAR;

@@ -345,9 +345,15 @@ int sp_props(sql_parser *p, sql_prop **out, int *n, bool keys_only)
 			if (p->tok.kind == TK_STRING) {
 				DL_TRY(sp_string(p, &pr.value));
 			} else if (p->tok.kind == TK_NUMBER || p->tok.kind == TK_IDENT) {
-				bool neg = false;
 				if (!(pr.value = dl_arena_strndup(SP_ARENA(p), p->tok.p, p->tok.len))) return DL_ENOMEM;
-				(void)neg;
+				DL_TRY(sp_advance(p));
+			} else if (sp_is_op(p, "-")) {
+				/* a negative number: the sign and the digits */
+				size_t start = (size_t)p->tok.pos;
+				DL_TRY(sp_advance(p));
+				if (p->tok.kind != TK_NUMBER) return sp_syntax_error(p);
+				size_t end = (size_t)p->tok.pos + p->tok.len;
+				if (!(pr.value = dl_arena_strndup(SP_ARENA(p), p->src + start, end - start))) return DL_ENOMEM;
 				DL_TRY(sp_advance(p));
 			} else {
 				return sp_syntax_error(p);

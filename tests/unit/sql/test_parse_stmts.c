@@ -233,7 +233,11 @@ static void test_misc(void **state)
 		dl_sql_script_free(s);
 		assert_canon(cases[i].sql, cases[i].canon);
 	}
-	dl_sql_script *s = parse1("EXPLAIN DELETE FROM t WHERE a = 1");
+	dl_sql_script *s = parse1("ALTER TABLE t SET TBLPROPERTIES (delta.logRetentionDuration = 'interval 1 day', k = -1)");
+	assert_string_equal(STMT(s)->props[0].value, "interval 1 day");
+	assert_string_equal(STMT(s)->props[1].value, "-1");
+	dl_sql_script_free(s);
+	s = parse1("EXPLAIN DELETE FROM t WHERE a = 1");
 	assert_int_equal(STMT(s)->inner->kind, ST_DELETE);
 	dl_sql_script_free(s);
 	s = parse1("SET spark.databricks.delta.retentionDurationCheck.enabled = false");
