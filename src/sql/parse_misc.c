@@ -150,7 +150,33 @@ int sp_misc(sql_parser *p, sql_stmt *st)
 
 int sp_stmt(sql_parser *p, sql_stmt *st)
 {
-	if (sp_is(p, "SELECT") || sp_is(p, "WITH") || sp_is(p, "VALUES") || sp_is(p, "TABLE") || sp_is_op(p, "(")) {
+	if (sp_is(p, "WITH")) {
+		/* WITH ... INSERT: the common table expressions belong to the
+		 * inserted query (Spark reads INSERT INTO t WITH ... SELECT too) */
+		sql_cte *ctes = NULL;
+		int n = 0;
+		DL_TRY(sp_ctes(p, &ctes, &n));
+		if (sp_is(p, "INSERT")) {
+			DL_TRY(sp_insert(p, st));
+		} else {
+			st->kind = ST_QUERY;
+			DL_TRY(sp_query(p, &st->query));
+		}
+		sql_query *q = st->query;
+		if (q->nctes) {
+			/* both lists: the outer ones first, inner ones see them */
+			sql_cte *all = sp_alloc(p, (size_t)(n + q->nctes) * sizeof *all);
+			if (!all) return DL_ENOMEM;
+			memcpy(all, ctes, (size_t)n * sizeof *all);
+			memcpy(all + n, q->ctes, (size_t)q->nctes * sizeof *all);
+			ctes = all;
+			n += q->nctes;
+		}
+		q->ctes = ctes;
+		q->nctes = n;
+		return 0;
+	}
+	if (sp_is(p, "SELECT") || sp_is(p, "VALUES") || sp_is(p, "TABLE") || sp_is_op(p, "(")) {
 		st->kind = ST_QUERY;
 		return sp_query(p, &st->query);
 	}

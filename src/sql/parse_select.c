@@ -200,7 +200,7 @@ int sp_order_by(sql_parser *p, ex_sort_item **out, int *n)
 	return 0;
 }
 
-static int parse_ctes(sql_parser *p, sql_cte **out, int *n)
+int sp_ctes(sql_parser *p, sql_cte **out, int *n)
 {
 	int cap = 0;
 	DL_TRY(sp_expect(p, "WITH"));
@@ -226,7 +226,7 @@ int sp_query(sql_parser *p, sql_query **out)
 	DL_TRY(sp_enter(p));
 	sql_cte *ctes = NULL;
 	int nctes = 0;
-	if (sp_is(p, "WITH")) DL_TRY(parse_ctes(p, &ctes, &nctes));
+	if (sp_is(p, "WITH")) DL_TRY(sp_ctes(p, &ctes, &nctes));
 	sql_query *q;
 	DL_TRY(intersect_term(p, &q));
 	for (;;) {

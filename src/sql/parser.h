@@ -61,6 +61,7 @@ int sp_end(sql_parser *p);
 
 /* Statements (the current token is the first keyword). */
 int sp_query(sql_parser *p, sql_query **out);
+int sp_ctes(sql_parser *p, sql_cte **out, int *n);
 int sp_order_by(sql_parser *p, ex_sort_item **out, int *n);
 int sp_signed_integer(sql_parser *p, int64_t *out);
 int sp_stmt(sql_parser *p, sql_stmt *st);

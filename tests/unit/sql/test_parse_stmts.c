@@ -71,6 +71,12 @@ static void test_dml(void **state)
 	assert_non_null(st->where);
 	assert_int_equal(st->query->kind, Q_SELECT);
 	dl_sql_script_free(s);
+	s = parse1("WITH a AS (SELECT 1) INSERT INTO t SELECT * FROM a");
+	assert_int_equal(STMT(s)->kind, ST_INSERT);
+	assert_int_equal(STMT(s)->query->nctes, 1);
+	dl_sql_script_free(s);
+	assert_canon("WITH a AS (SELECT 1) INSERT INTO t SELECT * FROM a",
+	             "INSERT INTO `t` WITH `a` AS (SELECT 1) SELECT * FROM `a`");
 	s = parse1("INSERT INTO t VALUES (1, 2), (3, 4)");
 	assert_int_equal(STMT(s)->query->kind, Q_VALUES);
 	dl_sql_script_free(s);
