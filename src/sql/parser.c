@@ -427,6 +427,21 @@ bad:
 	                   "a time travel suffix is @v<version> or @yyyyMMddHHmmssSSS");
 }
 
+/* A path's own @v<n> / @<17 digits> ending; any other '@' is part of it. */
+static int path_suffix(sql_parser *p, char *path, int pos, sql_time_travel *tt)
+{
+	char *at = strrchr(path, '@');
+	if (!at) return 0;
+	const char *s = at + 1;
+	size_t n = strlen(s), i = (*s == 'v' || *s == 'V') ? 1 : 0;
+	if (n <= i || (i == 0 && n != 17) || n > 19) return 0;
+	for (size_t k = i; k < n; k++)
+		if (!isdigit((unsigned char)s[k])) return 0;
+	DL_TRY(at_suffix(p, s, n, pos, tt));
+	*at = 0;
+	return 0;
+}
+
 static bool is_file_format(const char *s)
 {
 	static const char *const f[] = {"delta", "parquet", "csv", "json", "text", "orc", "avro", "iceberg", NULL};
@@ -444,7 +459,10 @@ int sp_delta_target(sql_parser *p, sql_table_ref **out)
 	t->pos = p->tok.pos;
 	t->kind = TREF_PATH;
 	t->format = "delta";
-	DL_TRY(sp_string(p, &t->path));
+	const char *path;
+	DL_TRY(sp_string(p, &path));
+	DL_TRY(path_suffix(p, (char *)path, t->pos, &t->tt));
+	t->path = path;
 	*out = t;
 	return 0;
 }
@@ -471,12 +489,7 @@ int sp_table_name(sql_parser *p, sql_table_ref **out)
 			char *path;
 			int ppos = p->tok.pos;
 			DL_TRY(sp_ident(p, &path));
-			char *at = strrchr(path, '@');
-			if (at && at[1] && !strchr(at, '/')) {
-				int rc = at_suffix(p, at + 1, strlen(at + 1), ppos, &t->tt);
-				if (rc < 0) return rc;
-				*at = 0;
-			}
+			DL_TRY(path_suffix(p, path, ppos, &t->tt));
 			t->path = path;
 			goto suffix;
 		}

@@ -152,6 +152,9 @@ static void test_table_references(void **state)
 	    {"SELECT * FROM t@20240102030405678", TREF_NAME, TT_TIMESTAMP,
 	     "SELECT * FROM `t` TIMESTAMP AS OF '2024-01-02 03:04:05.678'"},
 	    {"SELECT * FROM delta.`/d/t@v3`", TREF_PATH, TT_VERSION, "SELECT * FROM delta.`/d/t` VERSION AS OF 3"},
+	    /* an '@' that is not a time travel suffix is part of the path */
+	    {"SELECT * FROM delta.`s3://u@h/t`", TREF_PATH, TT_NONE, "SELECT * FROM delta.`s3://u@h/t`"},
+	    {"SELECT * FROM delta.`/t@x`", TREF_PATH, TT_NONE, "SELECT * FROM delta.`/t@x`"},
 	    {"SELECT * FROM table_changes('t', 0, 5)", TREF_FUNCTION, TT_NONE, "SELECT * FROM table_changes('t', 0, 5)"},
 	    {"SELECT * FROM table_changes('/p', '2024-01-01')", TREF_FUNCTION, TT_NONE,
 	     "SELECT * FROM table_changes('/p', '2024-01-01')"},

@@ -157,6 +157,7 @@ static void test_maintenance(void **state)
 	assert_canon("GENERATE symlink_format_manifest FOR TABLE t", "GENERATE symlink_format_manifest FOR TABLE `t`");
 	assert_canon("FSCK REPAIR TABLE t DRY RUN", "FSCK REPAIR TABLE `t` DRY RUN");
 	assert_canon("DESCRIBE HISTORY '/p' LIMIT 1", "DESCRIBE HISTORY delta.`/p` LIMIT 1");
+	assert_canon("VACUUM '/p@x`y'", "VACUUM delta.`/p@x``y`");
 	assert_null(canon("RESTORE TABLE t"));
 	assert_null(canon("VACUUM t DRY RUN DRY RUN"));
 }
