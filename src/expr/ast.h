@@ -19,7 +19,10 @@ typedef enum ex_kind {
 	EX_IS,       /* args[0] IS [NOT] NULL/TRUE/FALSE */
 	EX_INDEX,    /* args[0][args[1]] */
 	EX_FIELD,    /* args[0].name (on a computed struct) */
+	EX_SUBQUERY, /* op ex_subquery_kind over query (SQL layer); IN: args[0] */
 } ex_kind;
+
+typedef enum ex_subquery_kind { SQ_SCALAR, SQ_EXISTS, SQ_IN } ex_subquery_kind;
 
 typedef enum ex_op {
 	OP_NEG, OP_POS, OP_NOT, OP_BITNOT,                 /* unary */
@@ -33,8 +36,54 @@ typedef enum ex_like_kind { LIKE_LIKE, LIKE_ILIKE, LIKE_RLIKE } ex_like_kind;
 typedef enum ex_is_kind { IS_NULL, IS_TRUE, IS_FALSE } ex_is_kind;
 
 struct ex_func;
-
 typedef struct ex_node ex_node;
+
+/* One ORDER BY item (window specs here; the SQL layer's ORDER BY too). */
+typedef enum ex_nulls { NULLS_DEFAULT, NULLS_FIRST, NULLS_LAST } ex_nulls;
+typedef struct ex_sort_item {
+	ex_node *expr;
+	bool desc;
+	ex_nulls nulls;
+} ex_sort_item;
+
+typedef enum ex_frame_kind { FRAME_NONE, FRAME_ROWS, FRAME_RANGE } ex_frame_kind;
+typedef enum ex_bound_kind {
+	BOUND_UNBOUNDED_PRECEDING,
+	BOUND_PRECEDING, /* offset PRECEDING */
+	BOUND_CURRENT_ROW,
+	BOUND_FOLLOWING, /* offset FOLLOWING */
+	BOUND_UNBOUNDED_FOLLOWING,
+} ex_bound_kind;
+typedef struct ex_frame_bound {
+	ex_bound_kind kind;
+	ex_node *offset;
+} ex_frame_bound;
+
+/* fn(...) OVER (PARTITION BY ... ORDER BY ... [ROWS|RANGE frame]). A
+ * frame given as a single bound has hi = CURRENT ROW, as in Spark. */
+typedef struct ex_window {
+	ex_node **partition;
+	int npartition;
+	ex_sort_item *order;
+	int norder;
+	ex_frame_kind frame;
+	ex_frame_bound lo, hi;
+} ex_window;
+
+/* How expressions reach the SQL grammar: a subquery inside an expression
+ * is parsed (and printed) by the SQL layer through these. */
+typedef struct ex_sql_hooks {
+	/* Parses a query whose first token starts at *pos; sets *pos to the
+	 * offset of the token after it. depth is the nesting so far, so one
+	 * limit bounds expressions and queries nested in each other. */
+	int (*parse_query)(void *payload, size_t *pos, int depth, void **query);
+	int (*print_query)(dl_buf *out, const void *query);
+	void *payload;
+	int depth; /* nesting at the start of ex_parse_expr_at */
+} ex_sql_hooks;
+
+#define EX_MAX_DEPTH 200
+
 struct ex_node {
 	ex_kind kind;
 	int op;        /* ex_op, ex_like_kind or ex_is_kind */
@@ -53,6 +102,10 @@ struct ex_node {
 	int32_t days;
 	int64_t micros;
 	int escape;          /* EX_LIKE escape char, -1 for none */
+	bool distinct;       /* EX_CALL: f(DISTINCT ...) */
+	ex_window *over;     /* EX_CALL: window function */
+	void *query;         /* EX_SUBQUERY: the SQL layer's query */
+	int (*print_query)(dl_buf *out, const void *query); /* EX_SUBQUERY */
 	/* Bound state. */
 	dl_type *type;       /* result type (a reference) */
 	int *colidx;         /* EX_COL: field index per path step */
@@ -86,8 +139,17 @@ int ex_keep_aux(dl_expr *e, void *aux, void (*free_fn)(void *));
 dl_expr *ex_expr_new(void);
 ex_node *ex_copy_tree(dl_expr *dst, const ex_node *n);
 
+/* Parses an expression from src[*pos..len) into e's arena, stopping
+ * before the first token that cannot continue it; *pos is then that
+ * token's offset (on error: the offending token's). hooks may be NULL
+ * (subqueries are then a syntax error). */
+int ex_parse_expr_at(dl_expr *e, const char *src, size_t len, size_t *pos, const ex_sql_hooks *hooks,
+                     ex_node **out);
+
 /* Printing a node (printer.c). */
 int ex_print(dl_buf *out, const ex_node *n);
+/* ORDER BY items: "a DESC NULLS LAST, b". */
+int ex_print_sort_items(dl_buf *out, const ex_sort_item *items, int n);
 /* Printing a scalar as a SQL literal. */
 int ex_print_scalar(dl_buf *out, const dl_scalar *s);
 

@@ -817,7 +817,15 @@ static int bind_node(ex_bind *b, const ex_node *src, ex_node **out)
 		return n->type ? 0 : DL_ENOMEM;
 	case EX_COL: return bind_column(b, src, n);
 	case EX_OP: DL_TRY(bind_op(b, n)); break;
-	case EX_CALL: DL_TRY(bind_call(b, n)); break;
+	case EX_CALL:
+		if (src->over || src->distinct)
+			return dl_error_set(DL_EUNSUPPORTED, "%s at position %d is an aggregate or window function, "
+			                    "which a row expression cannot evaluate", src->name, src->pos);
+		DL_TRY(bind_call(b, n));
+		break;
+	case EX_SUBQUERY:
+		return dl_error_set(DL_EUNSUPPORTED, "a subquery at position %d cannot be evaluated in a row expression",
+		                    src->pos);
 	case EX_CAST:
 		DL_TRY(ex_cast_check(n->args[0]->type, n->to));
 		n->type = n->to;

@@ -115,6 +115,30 @@ ex_node *ex_copy_tree(dl_expr *dst, const ex_node *n)
 			if (!(c->path[i] = dl_arena_strdup(&dst->arena, n->path[i]))) return NULL;
 	}
 	if (n->name && !(c->name = dl_arena_strdup(&dst->arena, n->name))) return NULL;
+	if (n->kind == EX_SUBQUERY) {
+		/* the query belongs to the SQL layer's tree, which cannot be
+		 * copied from here */
+		dl_error_set(DL_EUNSUPPORTED, "a subquery at position %d cannot be copied out of its statement", n->pos);
+		return NULL;
+	}
+	if (n->over) {
+		const ex_window *w = n->over;
+		ex_window *cw = dl_arena_calloc(&dst->arena, 1, sizeof *cw);
+		if (!cw) return NULL;
+		*cw = *w;
+		cw->partition = dl_arena_calloc(&dst->arena, (size_t)w->npartition + 1, sizeof *cw->partition);
+		cw->order = dl_arena_calloc(&dst->arena, (size_t)w->norder + 1, sizeof *cw->order);
+		if (!cw->partition || !cw->order) return NULL;
+		for (int i = 0; i < w->npartition; i++)
+			if (!(cw->partition[i] = ex_copy_tree(dst, w->partition[i]))) return NULL;
+		for (int i = 0; i < w->norder; i++) {
+			cw->order[i] = w->order[i];
+			if (!(cw->order[i].expr = ex_copy_tree(dst, w->order[i].expr))) return NULL;
+		}
+		if (w->lo.offset && !(cw->lo.offset = ex_copy_tree(dst, w->lo.offset))) return NULL;
+		if (w->hi.offset && !(cw->hi.offset = ex_copy_tree(dst, w->hi.offset))) return NULL;
+		c->over = cw;
+	}
 	if (ex_node_set_args(dst, c, n->nargs) < 0) return NULL;
 	for (int i = 0; i < n->nargs; i++)
 		if (!(c->args[i] = ex_copy_tree(dst, n->args[i]))) return NULL;

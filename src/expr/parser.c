@@ -6,6 +6,7 @@
 #include "expr/datetime.h"
 #include "expr/lexer.h"
 #include "expr/parse_util.h"
+#include "expr/type_parse.h"
 #include "util/error.h"
 #include "util/mem.h"
 #include <ctype.h>
@@ -16,7 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
-#define MAX_DEPTH 200
+#define MAX_DEPTH EX_MAX_DEPTH
 
 typedef struct parser {
 	dl_expr *e;
@@ -25,6 +26,7 @@ typedef struct parser {
 	ex_token peek; /* next, when has_peek */
 	bool has_peek;
 	int depth;
+	const ex_sql_hooks *hooks; /* subqueries, when called from the SQL layer */
 } parser;
 
 static int advance(parser *p)
@@ -82,6 +84,7 @@ static int expect_kw(parser *p, const char *kw, const char *what)
 static int parse_expr(parser *p, ex_node **out);
 static int parse_value(parser *p, ex_node **out);
 static int parse_unary(parser *p, ex_node **out);
+static int parse_window(parser *p, ex_node *call);
 
 static ex_node *node(parser *p, ex_kind k, int pos)
 {
@@ -242,144 +245,21 @@ static int interval_literal(parser *p, ex_node **out)
 
 /* ---- types ------------------------------------------------------------- */
 
-static int parse_type(parser *p, dl_type **out);
-
-static int parse_int_arg(parser *p, int *v)
-{
-	if (p->tok.kind != TK_NUMBER) return syntax_error(p, "an integer");
-	char buf[16];
-	size_t n = p->tok.len < 15 ? p->tok.len : 15;
-	memcpy(buf, p->tok.p, n);
-	buf[n] = 0;
-	char *end;
-	long x = strtol(buf, &end, 10);
-	if (*end || x < 0 || x > 100000) return syntax_error(p, "a small integer");
-	*v = (int)x;
-	return advance(p);
-}
-
-static int parse_struct_type(parser *p, dl_type **out)
-{
-	DL_TRY(expect_op(p, "<", "'<' after STRUCT"));
-	dl_field fields[256];
-	int n = 0, rc = 0;
-	while (!is_op(p, ">")) {
-		if (n == 256) {
-			rc = dl_error_set(DL_EUNSUPPORTED, "STRUCT type with more than 256 fields in an expression");
-			break;
-		}
-		if (n && (rc = expect_op(p, ",", "',' or '>'")) < 0) break;
-		if (p->tok.kind != TK_IDENT && p->tok.kind != TK_QIDENT) {
-			rc = syntax_error(p, "a field name");
-			break;
-		}
-		char *name = p->tok.kind == TK_QIDENT ? ex_unquote_ident(&p->e->arena, p->tok.p, p->tok.len)
-		                                      : dl_arena_strndup(&p->e->arena, p->tok.p, p->tok.len);
-		if (!name || (rc = advance(p)) < 0) {
-			rc = rc ? rc : DL_ENOMEM;
-			break;
-		}
-		if (is_op(p, ":") && (rc = advance(p)) < 0) break;
-		dl_type *ft;
-		if ((rc = parse_type(p, &ft)) < 0) break;
-		if (is_kw(p, "NOT")) {
-			if ((rc = advance(p)) < 0 || (rc = expect_kw(p, "NULL", "NULL after NOT")) < 0) {
-				dl_type_unref(ft);
-				break;
-			}
-		}
-		fields[n].name = name;
-		fields[n].type = ft;
-		fields[n].nullable = true;
-		fields[n].metadata = NULL;
-		n++;
-	}
-	if (rc == 0) rc = advance(p);
-	if (rc == 0) {
-		*out = dl_type_struct(fields, n);
-		if (!*out) rc = DL_ENOMEM;
-	}
-	for (int i = 0; i < n; i++) dl_type_unref(fields[i].type);
-	return rc;
-}
-
+/* The shared type grammar (type_parse.c) reads from the current token's
+ * start; the lexer resumes after the type. */
 static int parse_type(parser *p, dl_type **out)
 {
-	if (p->tok.kind != TK_IDENT) return syntax_error(p, "a data type");
-	static const struct {
-		const char *name;
-		dl_type_id id;
-	} simple[] = {
-	    {"BOOLEAN", DL_TYPE_BOOLEAN}, {"TINYINT", DL_TYPE_BYTE},    {"BYTE", DL_TYPE_BYTE},
-	    {"SMALLINT", DL_TYPE_SHORT},  {"SHORT", DL_TYPE_SHORT},     {"INT", DL_TYPE_INTEGER},
-	    {"INTEGER", DL_TYPE_INTEGER}, {"BIGINT", DL_TYPE_LONG},     {"LONG", DL_TYPE_LONG},
-	    {"FLOAT", DL_TYPE_FLOAT},     {"REAL", DL_TYPE_FLOAT},      {"DOUBLE", DL_TYPE_DOUBLE},
-	    {"STRING", DL_TYPE_STRING},   {"BINARY", DL_TYPE_BINARY},   {"DATE", DL_TYPE_DATE},
-	    {"TIMESTAMP", DL_TYPE_TIMESTAMP}, {"TIMESTAMP_LTZ", DL_TYPE_TIMESTAMP},
-	    {"TIMESTAMP_NTZ", DL_TYPE_TIMESTAMP_NTZ}, {"VOID", DL_TYPE_NULL}, {"VARIANT", DL_TYPE_VARIANT},
-	};
-	for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++) {
-		if (!is_kw(p, simple[i].name)) continue;
-		DL_TRY(advance(p));
-		if (simple[i].id == DL_TYPE_DOUBLE && is_kw(p, "PRECISION")) DL_TRY(advance(p));
-		*out = simple[i].id == DL_TYPE_VARIANT ? dl_type_variant() : dl_type_new(simple[i].id);
-		return *out ? 0 : DL_ENOMEM;
+	size_t pos = (size_t)p->tok.pos;
+	int rc = ex_parse_type_at(out, p->lx.src, p->lx.len, &pos);
+	if (rc < 0) return rc;
+	p->has_peek = false;
+	p->lx.i = pos;
+	rc = advance(p);
+	if (rc < 0) {
+		dl_type_unref(*out);
+		*out = NULL;
 	}
-	if (is_kw(p, "VARCHAR") || is_kw(p, "CHAR")) {
-		int len;
-		DL_TRY(advance(p));
-		DL_TRY(expect_op(p, "(", "'(' and a length"));
-		DL_TRY(parse_int_arg(p, &len));
-		DL_TRY(expect_op(p, ")", "')'"));
-		*out = dl_type_new(DL_TYPE_STRING);
-		return *out ? 0 : DL_ENOMEM;
-	}
-	if (is_kw(p, "DECIMAL") || is_kw(p, "DEC") || is_kw(p, "NUMERIC")) {
-		int prec = 10, scale = 0;
-		DL_TRY(advance(p));
-		if (is_op(p, "(")) {
-			DL_TRY(advance(p));
-			DL_TRY(parse_int_arg(p, &prec));
-			if (is_op(p, ",")) {
-				DL_TRY(advance(p));
-				DL_TRY(parse_int_arg(p, &scale));
-			}
-			DL_TRY(expect_op(p, ")", "')'"));
-		}
-		if (prec < 1 || prec > 38 || scale > prec)
-			return dl_error_set(DL_EINVALID, "DECIMAL(%d,%d) is invalid: precision must be 1..38 and scale <= precision",
-			                    prec, scale);
-		*out = dl_type_decimal(prec, scale);
-		return *out ? 0 : DL_ENOMEM;
-	}
-	if (is_kw(p, "ARRAY")) {
-		dl_type *el;
-		DL_TRY(advance(p));
-		DL_TRY(expect_op(p, "<", "'<' after ARRAY"));
-		DL_TRY(parse_type(p, &el));
-		int rc = expect_op(p, ">", "'>'");
-		if (rc == 0 && !(*out = dl_type_array(el, true))) rc = DL_ENOMEM;
-		dl_type_unref(el);
-		return rc;
-	}
-	if (is_kw(p, "MAP")) {
-		dl_type *k, *v = NULL;
-		DL_TRY(advance(p));
-		DL_TRY(expect_op(p, "<", "'<' after MAP"));
-		DL_TRY(parse_type(p, &k));
-		int rc = expect_op(p, ",", "','");
-		if (rc == 0) rc = parse_type(p, &v);
-		if (rc == 0) rc = expect_op(p, ">", "'>'");
-		if (rc == 0 && !(*out = dl_type_map(k, v, true))) rc = DL_ENOMEM;
-		dl_type_unref(k);
-		if (v) dl_type_unref(v);
-		return rc;
-	}
-	if (is_kw(p, "STRUCT")) {
-		DL_TRY(advance(p));
-		return parse_struct_type(p, out);
-	}
-	return syntax_error(p, "a data type");
+	return rc;
 }
 
 /* ---- primaries --------------------------------------------------------- */
@@ -393,7 +273,10 @@ static int parse_args(parser *p, ex_node *n, bool allow_star)
 		n->flag = true;
 		DL_TRY(advance(p));
 	} else if (is_kw(p, "DISTINCT")) {
-		return syntax_error(p, "function arguments (aggregates are not supported in expressions)");
+		/* aggregate arguments: count(DISTINCT x); the binder decides
+		 * whether an aggregate is allowed where it stands */
+		n->distinct = true;
+		DL_TRY(advance(p));
 	}
 	while (!n->flag && !is_op(p, ")")) {
 		if (na == 256) return dl_error_set(DL_EUNSUPPORTED, "more than 256 arguments in a function call");
@@ -456,6 +339,136 @@ static int parse_case(parser *p, ex_node **out)
 	return 0;
 }
 
+/* ---- window specs and subqueries ---------------------------------------- */
+
+static int parse_expr_list(parser *p, ex_node ***out, int *n, bool (*stop)(parser *))
+{
+	ex_node *items[256];
+	int k = 0;
+	for (;;) {
+		if (k == 256) return dl_error_set(DL_EUNSUPPORTED, "more than 256 items in a list");
+		DL_TRY(parse_expr(p, &items[k++]));
+		if (!is_op(p, ",") || (stop && stop(p))) break;
+		DL_TRY(advance(p));
+	}
+	*out = dl_arena_alloc(&p->e->arena, (size_t)k * sizeof **out);
+	if (!*out) return DL_ENOMEM;
+	memcpy(*out, items, (size_t)k * sizeof *items);
+	*n = k;
+	return 0;
+}
+
+static int parse_sort_list(parser *p, ex_sort_item **out, int *n)
+{
+	ex_sort_item items[256];
+	int k = 0;
+	for (;;) {
+		if (k == 256) return dl_error_set(DL_EUNSUPPORTED, "more than 256 ORDER BY items");
+		ex_sort_item *it = &items[k++];
+		memset(it, 0, sizeof *it);
+		DL_TRY(parse_expr(p, &it->expr));
+		if (is_kw(p, "ASC") || is_kw(p, "DESC")) {
+			it->desc = is_kw(p, "DESC");
+			DL_TRY(advance(p));
+		}
+		if (is_kw(p, "NULLS")) {
+			DL_TRY(advance(p));
+			if (is_kw(p, "FIRST")) it->nulls = NULLS_FIRST;
+			else if (is_kw(p, "LAST")) it->nulls = NULLS_LAST;
+			else return syntax_error(p, "FIRST or LAST after NULLS");
+			DL_TRY(advance(p));
+		}
+		if (!is_op(p, ",")) break;
+		DL_TRY(advance(p));
+	}
+	*out = dl_arena_alloc(&p->e->arena, (size_t)k * sizeof **out);
+	if (!*out) return DL_ENOMEM;
+	memcpy(*out, items, (size_t)k * sizeof *items);
+	*n = k;
+	return 0;
+}
+
+static int parse_bound(parser *p, ex_frame_bound *b)
+{
+	if (is_kw(p, "UNBOUNDED")) {
+		DL_TRY(advance(p));
+		if (is_kw(p, "PRECEDING")) b->kind = BOUND_UNBOUNDED_PRECEDING;
+		else if (is_kw(p, "FOLLOWING")) b->kind = BOUND_UNBOUNDED_FOLLOWING;
+		else return syntax_error(p, "PRECEDING or FOLLOWING");
+		return advance(p);
+	}
+	if (is_kw(p, "CURRENT")) {
+		DL_TRY(advance(p));
+		b->kind = BOUND_CURRENT_ROW;
+		return expect_kw(p, "ROW", "ROW after CURRENT");
+	}
+	DL_TRY(parse_value(p, &b->offset));
+	if (is_kw(p, "PRECEDING")) b->kind = BOUND_PRECEDING;
+	else if (is_kw(p, "FOLLOWING")) b->kind = BOUND_FOLLOWING;
+	else return syntax_error(p, "PRECEDING or FOLLOWING");
+	return advance(p);
+}
+
+static int parse_window(parser *p, ex_node *call)
+{
+	ex_window *w = dl_arena_calloc(&p->e->arena, 1, sizeof *w);
+	if (!w) return DL_ENOMEM;
+	DL_TRY(advance(p));
+	DL_TRY(expect_op(p, "(", "'(' after OVER (named windows are not supported)"));
+	if (is_kw(p, "PARTITION") || is_kw(p, "DISTRIBUTE")) {
+		DL_TRY(advance(p));
+		DL_TRY(expect_kw(p, "BY", "BY"));
+		DL_TRY(parse_expr_list(p, &w->partition, &w->npartition, NULL));
+	}
+	if (is_kw(p, "ORDER") || is_kw(p, "SORT")) {
+		DL_TRY(advance(p));
+		DL_TRY(expect_kw(p, "BY", "BY"));
+		DL_TRY(parse_sort_list(p, &w->order, &w->norder));
+	}
+	if (is_kw(p, "ROWS") || is_kw(p, "RANGE")) {
+		w->frame = is_kw(p, "ROWS") ? FRAME_ROWS : FRAME_RANGE;
+		DL_TRY(advance(p));
+		w->hi.kind = BOUND_CURRENT_ROW;
+		if (is_kw(p, "BETWEEN")) {
+			DL_TRY(advance(p));
+			DL_TRY(parse_bound(p, &w->lo));
+			DL_TRY(expect_kw(p, "AND", "AND in the frame"));
+			DL_TRY(parse_bound(p, &w->hi));
+		} else {
+			DL_TRY(parse_bound(p, &w->lo));
+		}
+	}
+	DL_TRY(expect_op(p, ")", "PARTITION BY, ORDER BY, ROWS, RANGE or ')'"));
+	call->over = w;
+	return 0;
+}
+
+/* ( query ), EXISTS ( query ), x IN ( query ): the current token is the
+ * query's first; the SQL layer parses it and hands back where it ended. */
+static int parse_subquery(parser *p, ex_node **out, int kind, int pos, ex_node *lhs, bool neg)
+{
+	if (!p->hooks) return syntax_error(p, "an expression (subqueries are not supported outside a SQL statement)");
+	ex_node *n = node(p, EX_SUBQUERY, pos);
+	if (!n || ex_node_set_args(p->e, n, lhs ? 1 : 0) < 0) return DL_ENOMEM;
+	n->op = kind;
+	n->negated = neg;
+	if (lhs) n->args[0] = lhs;
+	size_t at = (size_t)p->tok.pos;
+	DL_TRY(p->hooks->parse_query(p->hooks->payload, &at, p->depth, &n->query));
+	n->print_query = p->hooks->print_query;
+	p->has_peek = false;
+	p->lx.i = at;
+	DL_TRY(advance(p));
+	DL_TRY(expect_op(p, ")", "')' after the subquery"));
+	*out = n;
+	return 0;
+}
+
+static bool starts_query(parser *p)
+{
+	return is_kw(p, "SELECT") || is_kw(p, "WITH");
+}
+
 static char *ident_text(parser *p)
 {
 	if (p->tok.kind == TK_QIDENT) return ex_unquote_ident(&p->e->arena, p->tok.p, p->tok.len);
@@ -477,6 +490,7 @@ static int parse_name(parser *p, ex_node **out)
 		for (char *c = first; *c; c++) *c = (char)tolower((unsigned char)*c);
 		n->name = first;
 		DL_TRY(parse_args(p, n, true));
+		if (is_kw(p, "OVER")) DL_TRY(parse_window(p, n));
 		*out = n;
 		return 0;
 	}
@@ -650,7 +664,9 @@ static int parse_primary(parser *p, ex_node **out)
 	}
 	if (t->kind == TK_QIDENT) return parse_name(p, out);
 	if (is_op(p, "(")) {
+		int pos = p->tok.pos;
 		DL_TRY(advance(p));
+		if (p->hooks && starts_query(p)) return parse_subquery(p, out, SQ_SCALAR, pos, NULL, false);
 		DL_TRY(parse_expr(p, out));
 		return expect_op(p, ")", "')'");
 	}
@@ -676,6 +692,12 @@ static int parse_primary(parser *p, ex_node **out)
 	                             (nx->kind == TK_OP && strcmp(nx->op, "-") == 0)))
 		return interval_literal(p, out);
 	bool call = nx->kind == TK_OP && strcmp(nx->op, "(") == 0;
+	if (call && p->hooks && is_kw(p, "EXISTS")) {
+		int pos = p->tok.pos;
+		DL_TRY(advance(p));
+		DL_TRY(advance(p));
+		return parse_subquery(p, out, SQ_EXISTS, pos, NULL, false);
+	}
 	if (call) {
 		int rc = parse_special_call(p, out);
 		if (rc != 0) return rc < 0 ? rc : 0;
@@ -823,7 +845,10 @@ static int parse_in_list(parser *p, ex_node *lhs, ex_node **out, bool neg, int p
 	if (!args) return DL_ENOMEM;
 	args[0] = lhs;
 	int rc = 0;
-	if (is_kw(p, "SELECT")) rc = syntax_error(p, "a list of values (subqueries are not supported)");
+	if (starts_query(p)) {
+		dl_free(args);
+		return parse_subquery(p, out, SQ_IN, pos, lhs, neg);
+	}
 	while (rc == 0) {
 		if (na == cap) {
 			ex_node **g = cap > (1u << 20) ? NULL : dl_reallocarray(args, cap * 2, sizeof *args);
@@ -990,6 +1015,16 @@ int dl_expr_parse(dl_expr **out, const char *sql)
 	}
 	*out = e;
 	return 0;
+}
+
+int ex_parse_expr_at(dl_expr *e, const char *src, size_t len, size_t *pos, const ex_sql_hooks *hooks,
+                     ex_node **out)
+{
+	parser p = {.e = e, .lx = {src, len, *pos}, .hooks = hooks, .depth = hooks ? hooks->depth : 0};
+	int rc = advance(&p);
+	if (rc == 0) rc = parse_expr(&p, out);
+	*pos = rc < 0 && p.tok.pos < (int)*pos ? p.lx.i : (size_t)p.tok.pos;
+	return rc;
 }
 
 int ex_parse_type_text(dl_type **out, const char *text)

@@ -27,7 +27,10 @@ static bool needs_quotes(const char *s)
 	                                 "try_cast", "interval", "date", "timestamp", "timestamp_ntz", "timestamp_ltz",
 	                                 "div", "escape", "distinct", "from", "select", "where", "as", "unknown",
 	                                 "current_date", "current_timestamp", "current_timezone", "localtimestamp",
-	                                 NULL};
+	                                 /* words the SQL layer reads as clause keywords after an expression */
+	                                 "over", "exists", "order", "group", "having", "limit", "offset", "union",
+	                                 "intersect", "except", "minus", "join", "on", "using", "asc", "desc", "nulls",
+	                                 "preceding", "following", "rows", "range", "partition", NULL};
 	if (!*s || !(isalpha((unsigned char)*s) || *s == '_')) return true;
 	for (const char *c = s; *c; c++)
 		if (!isalnum((unsigned char)*c) && *c != '_') return true;
@@ -160,6 +163,7 @@ static bool is_compound(const ex_node *n)
 	case EX_BETWEEN:
 	case EX_LIKE:
 	case EX_IS: return true;
+	case EX_SUBQUERY: return n->op == SQ_IN;
 	case EX_LIT:
 		/* -5 as an operand of '-' would lex as '- -5' fine, but a negative
 		 * literal on the left of a postfix needs grouping */
@@ -239,6 +243,68 @@ static int print_case(dl_buf *out, const ex_node *n)
 	return dl_buf_puts(out, " END");
 }
 
+static int print_bound(dl_buf *out, const ex_frame_bound *b)
+{
+	switch (b->kind) {
+	case BOUND_UNBOUNDED_PRECEDING: return dl_buf_puts(out, "UNBOUNDED PRECEDING");
+	case BOUND_UNBOUNDED_FOLLOWING: return dl_buf_puts(out, "UNBOUNDED FOLLOWING");
+	case BOUND_CURRENT_ROW: return dl_buf_puts(out, "CURRENT ROW");
+	case BOUND_PRECEDING:
+	case BOUND_FOLLOWING:
+		DL_TRY(print_operand(out, b->offset));
+		return dl_buf_puts(out, b->kind == BOUND_PRECEDING ? " PRECEDING" : " FOLLOWING");
+	}
+	return 0;
+}
+
+int ex_print_sort_items(dl_buf *out, const ex_sort_item *items, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (i) DL_TRY(dl_buf_puts(out, ", "));
+		DL_TRY(ex_print(out, items[i].expr));
+		if (items[i].desc) DL_TRY(dl_buf_puts(out, " DESC"));
+		if (items[i].nulls != NULLS_DEFAULT)
+			DL_TRY(dl_buf_puts(out, items[i].nulls == NULLS_FIRST ? " NULLS FIRST" : " NULLS LAST"));
+	}
+	return 0;
+}
+
+static int print_window(dl_buf *out, const ex_window *w)
+{
+	DL_TRY(dl_buf_puts(out, " OVER ("));
+	const char *sep = "";
+	if (w->npartition) {
+		DL_TRY(dl_buf_puts(out, "PARTITION BY "));
+		DL_TRY(print_list(out, w->partition, 0, w->npartition));
+		sep = " ";
+	}
+	if (w->norder) {
+		DL_TRY(dl_buf_printf(out, "%sORDER BY ", sep));
+		DL_TRY(ex_print_sort_items(out, w->order, w->norder));
+		sep = " ";
+	}
+	if (w->frame != FRAME_NONE) {
+		DL_TRY(dl_buf_printf(out, "%s%s BETWEEN ", sep, w->frame == FRAME_ROWS ? "ROWS" : "RANGE"));
+		DL_TRY(print_bound(out, &w->lo));
+		DL_TRY(dl_buf_puts(out, " AND "));
+		DL_TRY(print_bound(out, &w->hi));
+	}
+	return dl_buf_putc(out, ')');
+}
+
+static int print_subquery(dl_buf *out, const ex_node *n)
+{
+	if (n->op == SQ_IN) {
+		DL_TRY(print_operand(out, n->args[0]));
+		DL_TRY(dl_buf_puts(out, n->negated ? " NOT IN (" : " IN ("));
+	} else {
+		DL_TRY(dl_buf_puts(out, n->op == SQ_EXISTS ? "EXISTS (" : "("));
+	}
+	if (!n->print_query) return dl_error_set(DL_ERROR, "a subquery without its printer");
+	DL_TRY(n->print_query(out, n->query));
+	return dl_buf_putc(out, ')');
+}
+
 int ex_print(dl_buf *out, const ex_node *n)
 {
 	char tsql[512];
@@ -285,8 +351,11 @@ int ex_print(dl_buf *out, const ex_node *n)
 		DL_TRY(dl_buf_puts(out, n->name));
 		DL_TRY(dl_buf_putc(out, '('));
 		if (n->flag) DL_TRY(dl_buf_putc(out, '*'));
+		if (n->distinct) DL_TRY(dl_buf_puts(out, "DISTINCT "));
 		DL_TRY(print_list(out, n->args, 0, n->nargs));
-		return dl_buf_putc(out, ')');
+		DL_TRY(dl_buf_putc(out, ')'));
+		return n->over ? print_window(out, n->over) : 0;
+	case EX_SUBQUERY: return print_subquery(out, n);
 	case EX_CAST:
 		dl_type_sql(n->to, tsql, sizeof tsql);
 		DL_TRY(dl_buf_puts(out, n->flag ? "TRY_CAST(" : "CAST("));

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "columnar/geo_type.h"
+#include "expr/type_parse.h"
 #include "json/json.h"
 #include "json/utf8.h"
 #include "log/schema.h"
@@ -190,197 +190,15 @@ static int expr_text(ddl *d, bool paren_end, dl_buf *out)
 	return dl_buf_append(out, s, (size_t)(e - s));
 }
 
-static int parse_type(ddl *d, dl_type **out, int depth);
-
-/* The fields of STRUCT<name: type [NOT NULL] [COMMENT '...'], ...>. */
-static int parse_struct_fields(ddl *d, dl_type **out, int depth)
-{
-	dl_field *fs = NULL;
-	int n = 0, cap = 0, rc = 0;
-	dl_buf name = DL_BUF_INIT, comment = DL_BUF_INIT, meta = DL_BUF_INIT;
-	if (accept_ch(d, '>')) goto build;
-	do {
-		if (n == cap) {
-			cap = cap ? cap * 2 : 4;
-			dl_field *nf = dl_reallocarray(fs, (size_t)cap, sizeof *fs);
-			if (!nf) { rc = DL_ENOMEM; goto out; }
-			fs = nf;
-		}
-		dl_field *f = &fs[n];
-		memset(f, 0, sizeof *f);
-		if ((rc = ident(d, &name)) < 0) goto out;
-		accept_ch(d, ':');
-		if ((rc = parse_type(d, &f->type, depth + 1)) < 0) goto out;
-		n++;
-		f->nullable = true;
-		dl_buf_clear(&meta);
-		if ((rc = dl_buf_puts(&meta, "{}")) < 0) goto out;
-		for (;;) {
-			if (accept_kw(d, "NOT")) {
-				if ((rc = expect_kw(d, "NULL")) < 0) goto out;
-				f->nullable = false;
-			} else if (accept_kw(d, "COMMENT")) {
-				if ((rc = string_lit(d, &comment)) < 0) goto out;
-				dl_json_writer w;
-				dl_buf_clear(&meta);
-				dl_jw_init(&w, &meta);
-				dl_jw_object_begin(&w);
-				dl_jw_key(&w, "comment");
-				dl_jw_string_n(&w, comment.data ? comment.data : "", comment.len);
-				dl_jw_object_end(&w);
-				if ((rc = dl_jw_finish(&w)) < 0) goto out;
-			} else {
-				break;
-			}
-		}
-		f->name = dl_strdup(name.data);
-		f->metadata = dl_strdup(meta.data);
-		if (!f->name || !f->metadata) { rc = DL_ENOMEM; goto out; }
-	} while (accept_ch(d, ','));
-	if ((rc = expect_ch(d, '>')) < 0) goto out;
-build:
-	*out = dl_type_struct(fs, n);
-	if (!*out) rc = DL_ENOMEM;
-out:
-	for (int i = 0; i < n; i++) {
-		dl_free(fs[i].name);
-		dl_free(fs[i].metadata);
-		dl_type_unref(fs[i].type);
-	}
-	dl_free(fs);
-	dl_buf_free(&name);
-	dl_buf_free(&comment);
-	dl_buf_free(&meta);
-	return rc;
-}
-
-static const struct {
-	const char *name;
-	dl_type_id id;
-} sql_names[] = {
-	{"TINYINT", DL_TYPE_BYTE}, {"BYTE", DL_TYPE_BYTE}, {"SMALLINT", DL_TYPE_SHORT},
-	{"SHORT", DL_TYPE_SHORT}, {"INT", DL_TYPE_INTEGER}, {"INTEGER", DL_TYPE_INTEGER},
-	{"BIGINT", DL_TYPE_LONG}, {"LONG", DL_TYPE_LONG}, {"FLOAT", DL_TYPE_FLOAT},
-	{"REAL", DL_TYPE_FLOAT}, {"DOUBLE", DL_TYPE_DOUBLE}, {"STRING", DL_TYPE_STRING},
-	{"VARCHAR", DL_TYPE_STRING}, {"CHAR", DL_TYPE_STRING}, {"BINARY", DL_TYPE_BINARY},
-	{"BOOLEAN", DL_TYPE_BOOLEAN}, {"BOOL", DL_TYPE_BOOLEAN}, {"DATE", DL_TYPE_DATE},
-	{"TIMESTAMP", DL_TYPE_TIMESTAMP}, {"TIMESTAMP_LTZ", DL_TYPE_TIMESTAMP},
-	{"TIMESTAMP_NTZ", DL_TYPE_TIMESTAMP_NTZ}, {"VOID", DL_TYPE_NULL}, {"NULL", DL_TYPE_NULL},
-	{"VARIANT", DL_TYPE_VARIANT},
-};
-
-static int parse_decimal(ddl *d, dl_type **out)
-{
-	int64_t p = 10, s = 0;
-	if (accept_ch(d, '(')) {
-		DL_TRY(number(d, &p));
-		if (accept_ch(d, ',')) DL_TRY(number(d, &s));
-		DL_TRY(expect_ch(d, ')'));
-	}
-	if (p < 1 || p > 38 || s < 0 || s > p)
-		return dl_error_set(DL_EINVALID,
-		                    "schema: DECIMAL(%lld,%lld) is out of range: precision must be "
-		                    "1..38 and scale 0..precision",
-		                    (long long)p, (long long)s);
-	*out = dl_type_decimal((int)p, (int)s);
-	return *out ? 0 : DL_ENOMEM;
-}
-
-/* GEOMETRY / GEOGRAPHY with Delta's parameters ("GEOMETRY(EPSG:3857)",
- * "GEOGRAPHY(OGC:CRS84, karney)"); omitted ones take the defaults, and the
- * schema gets them spelled out as Spark writes them. */
-static int parse_geo(ddl *d, dl_type **out, dl_geo_kind kind)
-{
-	const char *kw = kind == DL_GEO_GEOMETRY ? "geometry" : "geography";
-	if (!accept_ch(d, '(')) return dl_type_geo_from_parts(out, kind, NULL, -1);
-	const char *s = d->p, *e = strchr(s, ')');
-	if (!e || e - s > 1000) return fail(d, "a CRS and ')'");
-	dl_buf text = DL_BUF_INIT;
-	dl_geo_info g;
-	int rc = dl_buf_printf(&text, "%s(%.*s)", kw, (int)(e - s), s);
-	if (rc == 0) rc = dl_geo_parse(&g, text.data);
-	char *crs = rc == 0 ? dl_strndup(g.crs, g.crs_len) : NULL;
-	if (rc == 0 && !crs) rc = DL_ENOMEM;
-	if (rc == 0) rc = dl_type_geo_from_parts(out, kind, crs, g.has_algorithm ? (int)g.algorithm : -1);
-	if (rc < 0 && rc != DL_ENOMEM) dl_error_prefix("schema");
-	dl_free(crs);
-	dl_buf_free(&text);
-	d->p = e + 1;
-	return rc;
-}
-
+/* Column types go through the one type grammar shared with CAST and the
+ * SQL layer (expr/type_parse.c); it reads from the current offset. */
 static int parse_type(ddl *d, dl_type **out, int depth)
 {
-	if (depth > DDL_MAX_DEPTH) return fail(d, "less deeply nested types");
-	skip_ws(d);
-	const char *s = d->p;
-	while (is_word_char(*d->p)) d->p++;
-	size_t n = (size_t)(d->p - s);
-	if (!n) {
-		d->p = s;
-		return fail(d, "a data type");
-	}
-	char word[32];
-	if (n >= sizeof word) {
-		d->p = s;
-		return fail(d, "a data type");
-	}
-	memcpy(word, s, n);
-	word[n] = 0;
-	if (strcasecmp(word, "DECIMAL") == 0 || strcasecmp(word, "DEC") == 0 ||
-	    strcasecmp(word, "NUMERIC") == 0)
-		return parse_decimal(d, out);
-	if (strcasecmp(word, "GEOMETRY") == 0) return parse_geo(d, out, DL_GEO_GEOMETRY);
-	if (strcasecmp(word, "GEOGRAPHY") == 0) return parse_geo(d, out, DL_GEO_GEOGRAPHY);
-	if (strcasecmp(word, "STRUCT") == 0) {
-		DL_TRY(expect_ch(d, '<'));
-		return parse_struct_fields(d, out, depth);
-	}
-	if (strcasecmp(word, "ARRAY") == 0) {
-		dl_type *e;
-		DL_TRY(expect_ch(d, '<'));
-		DL_TRY(parse_type(d, &e, depth + 1));
-		int rc = expect_ch(d, '>');
-		*out = rc < 0 ? NULL : dl_type_array(e, true);
-		dl_type_unref(e);
-		return rc < 0 ? rc : *out ? 0 : DL_ENOMEM;
-	}
-	if (strcasecmp(word, "MAP") == 0) {
-		dl_type *k = NULL, *v = NULL;
-		int rc = expect_ch(d, '<');
-		if (rc == 0) rc = parse_type(d, &k, depth + 1);
-		if (rc == 0) rc = expect_ch(d, ',');
-		if (rc == 0) rc = parse_type(d, &v, depth + 1);
-		if (rc == 0) rc = expect_ch(d, '>');
-		if (rc == 0) {
-			*out = dl_type_map(k, v, true);
-			if (!*out) rc = DL_ENOMEM;
-		}
-		dl_type_unref(k);
-		dl_type_unref(v);
-		return rc;
-	}
-	for (size_t i = 0; i < sizeof sql_names / sizeof sql_names[0]; i++) {
-		if (strcasecmp(word, sql_names[i].name) != 0) continue;
-		if (sql_names[i].id == DL_TYPE_STRING && accept_ch(d, '(')) {
-			int64_t len; /* VARCHAR(n): Delta stores it as string */
-			DL_TRY(number(d, &len));
-			DL_TRY(expect_ch(d, ')'));
-		}
-		*out = sql_names[i].id == DL_TYPE_VARIANT ? dl_type_variant() : dl_type_new(sql_names[i].id);
-		return *out ? 0 : DL_ENOMEM;
-	}
-	/* Delta's JSON names ("long", "integer", "timestamp_ntz"). */
-	dl_type_id id;
-	int p, sc;
-	for (char *c = word; *c; c++) *c = (char)tolower((unsigned char)*c);
-	if (dl_schema_primitive_from_name(word, &id, &p, &sc) == 0 && id != DL_TYPE_DECIMAL) {
-		*out = id == DL_TYPE_VARIANT ? dl_type_variant() : dl_type_new(id);
-		return *out ? 0 : DL_ENOMEM;
-	}
-	d->p = s;
-	return fail(d, "a data type (INT, BIGINT, STRING, DECIMAL(p,s), STRUCT<...>, ARRAY<...>, "
-	               "MAP<...>...)");
+	(void)depth;
+	size_t pos = (size_t)(d->p - d->text);
+	if (ex_parse_type_at(out, d->text, strlen(d->text), &pos) < 0) return dl_error_prefix("schema");
+	d->p = d->text + pos;
+	return 0;
 }
 
 /* The options of one top-level column, gathered before its metadata is

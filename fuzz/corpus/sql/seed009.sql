@@ -1,0 +1,1 @@
+SELECT * FROM table_name TIMESTAMP AS OF timestamp_expression;

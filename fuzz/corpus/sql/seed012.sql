@@ -1,0 +1,1 @@
+INSERT INTO default.people10m SELECT * FROM morePeople;

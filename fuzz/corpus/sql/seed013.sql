@@ -1,0 +1,1 @@
+INSERT OVERWRITE TABLE default.people10m SELECT * FROM morePeople;

@@ -1,0 +1,1 @@
+SET spark.databricks.delta.replaceWhere.constraintCheck.enabled=false;

@@ -1,0 +1,1 @@
+SET spark.databricks.delta.replaceWhere.dataColumns.enabled=false;

@@ -1,0 +1,1 @@
+SET spark.databricks.delta.write.txnVersion.autoReset.enabled = true;

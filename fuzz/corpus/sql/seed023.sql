@@ -1,0 +1,1 @@
+INSERT OVERWRITE default.people10m SELECT * FROM morePeople;

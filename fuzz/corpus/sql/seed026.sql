@@ -1,0 +1,1 @@
+ALTER TABLE boxes RENAME COLUMN colB.field1 TO field001;

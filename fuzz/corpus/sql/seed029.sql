@@ -1,0 +1,1 @@
+INSERT WITH SCHEMA EVOLUTION INTO target_table SELECT * FROM source_table;

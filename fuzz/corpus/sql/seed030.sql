@@ -1,0 +1,1 @@
+SET spark.databricks.delta.schema.autoMerge.enabled=true;

@@ -1,0 +1,1 @@
+SHOW TBLPROPERTIES default.people10m;

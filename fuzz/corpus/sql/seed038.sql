@@ -1,0 +1,1 @@
+set spark.databricks.delta.properties.defaults.enableChangeDataFeed = true;

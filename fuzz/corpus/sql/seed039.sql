@@ -1,0 +1,1 @@
+SELECT * FROM table_changes('tableName', 0, 10);

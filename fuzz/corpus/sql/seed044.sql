@@ -1,0 +1,1 @@
+set spark.databricks.delta.changeDataFeed.timestampOutOfRange.enabled = true;

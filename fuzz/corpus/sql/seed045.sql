@@ -1,0 +1,1 @@
+CREATE TABLE table1(col0 int, col1 string) USING DELTA CLUSTER BY (col0);

@@ -1,0 +1,1 @@
+ALTER TABLE table_name DROP COLUMN col_name;

@@ -1,0 +1,1 @@
+ALTER TABLE default.people10m CHANGE COLUMN middleName DROP NOT NULL;

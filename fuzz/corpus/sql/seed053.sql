@@ -1,0 +1,1 @@
+ALTER TABLE default.people10m DROP CONSTRAINT dateWithinRange;

@@ -1,0 +1,1 @@
+DESCRIBE DETAIL default.people10m;

@@ -1,0 +1,1 @@
+REORG TABLE events APPLY (PURGE);

@@ -1,0 +1,1 @@
+REORG TABLE events WHERE date >= '2022-01-01' APPLY (PURGE);

@@ -1,0 +1,1 @@
+REORG TABLE events WHERE date >= current_timestamp() - INTERVAL '1' DAY APPLY (PURGE);

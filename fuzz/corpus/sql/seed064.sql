@@ -1,0 +1,1 @@
+ALTER TABLE grade SET TBLPROPERTIES ('delta.enableRowTracking' = 'true');

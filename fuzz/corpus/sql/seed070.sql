@@ -1,0 +1,1 @@
+SELECT * FROM mytable TIMESTAMP AS OF timestamp_expression;

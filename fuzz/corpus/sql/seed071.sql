@@ -1,0 +1,1 @@
+CREATE TABLE mytable USING deltaSharing LOCATION '#..';

@@ -1,0 +1,1 @@
+SELECT * FROM table_changes('mytable', 0, 10);

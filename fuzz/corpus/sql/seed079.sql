@@ -1,0 +1,1 @@
+DELETE FROM people10m WHERE birthDate < '1955-01-01';

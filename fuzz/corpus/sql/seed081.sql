@@ -1,0 +1,1 @@
+UPDATE people10m SET gender = 'Female' WHERE gender = 'F';

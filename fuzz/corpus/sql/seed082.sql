@@ -1,0 +1,1 @@
+UPDATE people10m SET gender = 'Male' WHERE gender = 'M';

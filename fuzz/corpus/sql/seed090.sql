@@ -1,0 +1,1 @@
+VACUUM '/data/events';

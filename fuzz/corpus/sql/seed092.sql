@@ -1,0 +1,1 @@
+VACUUM delta.`/data/events/` RETAIN 100 HOURS;

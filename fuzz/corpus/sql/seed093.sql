@@ -1,0 +1,1 @@
+VACUUM eventsTable DRY RUN;

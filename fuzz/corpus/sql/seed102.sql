@@ -1,0 +1,1 @@
+GENERATE symlink_format_manifest FOR TABLE delta.``;

@@ -1,0 +1,1 @@
+CONVERT TO DELTA parquet.`` PARTITIONED BY (part int, part2 int);

@@ -1,0 +1,1 @@
+CREATE TABLE delta.`/data/target/` SHALLOW CLONE delta.`/data/source/`;

@@ -1,0 +1,1 @@
+CREATE OR REPLACE TABLE db.target_table SHALLOW CLONE db.source_table;

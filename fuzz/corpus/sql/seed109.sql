@@ -1,0 +1,1 @@
+CREATE TABLE IF NOT EXISTS delta.`/data/target/` SHALLOW CLONE db.source_table;

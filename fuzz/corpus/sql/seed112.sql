@@ -1,0 +1,1 @@
+CREATE TABLE delta.`/model/dataset` SHALLOW CLONE entire_dataset VERSION AS OF 15;

@@ -1,0 +1,1 @@
+CREATE OR REPLACE TABLE my_test SHALLOW CLONE my_prod_table;

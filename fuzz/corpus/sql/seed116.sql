@@ -1,0 +1,1 @@
+CREATE OR REPLACE TABLE SHALLOW CLONE parquet.`/path/to/data`;

@@ -1,0 +1,1 @@
+CREATE OR REPLACE TABLE SHALLOW CLONE iceberg.`/path/to/data`;

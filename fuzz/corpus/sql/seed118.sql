@@ -1,0 +1,1 @@
+OPTIMIZE '/path/to/delta/table';

@@ -1,0 +1,1 @@
+OPTIMIZE delta.`/path/to/delta/table`;

@@ -1,0 +1,1 @@
+OPTIMIZE events ZORDER BY (eventType);

@@ -1,0 +1,1 @@
+CREATE TABLE events USING DELTA LOCATION '/data-pipeline/';

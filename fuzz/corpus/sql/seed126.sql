@@ -1,0 +1,1 @@
+CREATE TABLE events USING PARQUET OPTIONS (path '/data-pipeline/');

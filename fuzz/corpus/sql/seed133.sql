@@ -1,0 +1,1 @@
+DELETE FROM delta.`/tmp/delta-table` WHERE id % 2 == 0;

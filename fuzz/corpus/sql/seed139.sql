@@ -1,0 +1,1 @@
+SELECT * FROM table_name VERSION AS OF 3;

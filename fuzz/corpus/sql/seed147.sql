@@ -1,0 +1,1 @@
+ALTER TABLE t CLUSTER BY ();

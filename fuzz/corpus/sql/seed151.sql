@@ -1,0 +1,1 @@
+ALTER TABLE t SET TBLPROPERTIES ( 'delta.feature.allowColumnDefaults' = 'enabled' );

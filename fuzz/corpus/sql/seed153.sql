@@ -1,0 +1,1 @@
+SELECT * FROM mytable VERSION AS OF 12;

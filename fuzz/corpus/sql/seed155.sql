@@ -1,0 +1,1 @@
+CREATE TABLE t USING DELTA TBLPROPERTIES('delta.enableTypeWidening' = 'true');

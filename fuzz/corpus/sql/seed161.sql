@@ -1,0 +1,1 @@
+CONVERT TO DELTA iceberg.`/data/iceberg_table`;

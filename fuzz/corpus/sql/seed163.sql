@@ -1,0 +1,1 @@
+RESTORE TABLE db.target_table TO VERSION AS OF 5;

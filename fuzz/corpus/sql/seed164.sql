@@ -1,0 +1,1 @@
+RESTORE TABLE delta.`/data/target/` TO TIMESTAMP AS OF '2019-01-01';

@@ -1,0 +1,1 @@
+UPDATE my_test SET invalid = true WHERE user_id IS NULL;

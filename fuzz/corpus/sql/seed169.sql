@@ -1,0 +1,1 @@
+ALTER TABLE delta.`/data/t` SET TBLPROPERTIES(delta.compatibility.symlinkFormatManifest.enabled=true);

@@ -1,0 +1,1 @@
+SELECT * FROM t WHERE id IN (SELECT id FROM u) AND EXISTS (SELECT 1 FROM v WHERE v.a = t.a) AND x = (SELECT max(x) FROM w);

@@ -1,0 +1,1 @@
+SELECT * FROM table_changes('tbl', 0, 10);

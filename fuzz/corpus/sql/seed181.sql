@@ -1,0 +1,1 @@
+SELECT * FROM delta.`/p/t@v7`;

@@ -1,0 +1,1 @@
+DELETE FROM t AS x WHERE x.a = 1;

@@ -1,0 +1,1 @@
+OPTIMIZE t WHERE d > '2024' ZORDER BY (a, b);

@@ -1,0 +1,1 @@
+VACUUM delta.`/x` LITE;

@@ -1,0 +1,2 @@
+-- comment; with semicolon
+SELECT 'a;b', `c;d` /* ; */ FROM t;
