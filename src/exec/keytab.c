@@ -91,11 +91,36 @@ static uint64_t hash_value(const dl_array *a, int64_t i)
 	}
 }
 
+/* Mixes column k's hashes into h, with the type switch outside the loop:
+ * the common fixed-width types get a tight loop of their own. */
+static void hash_column(uint64_t *h, const dl_array *a, int64_t n)
+{
+	bool nulls = a->validity != NULL || a->type->id == DL_TYPE_NULL;
+	if (!nulls) {
+		switch (a->type->id) {
+		case DL_TYPE_INTEGER:
+		case DL_TYPE_DATE: {
+			const int32_t *v = a->values;
+			for (int64_t i = 0; i < n; i++) h[i] = mix(h[i], dl_hash_u64((uint64_t)v[i]));
+			return;
+		}
+		case DL_TYPE_LONG:
+		case DL_TYPE_TIMESTAMP:
+		case DL_TYPE_TIMESTAMP_NTZ: {
+			const int64_t *v = a->values;
+			for (int64_t i = 0; i < n; i++) h[i] = mix(h[i], dl_hash_u64((uint64_t)v[i]));
+			return;
+		}
+		default: break;
+		}
+	}
+	for (int64_t i = 0; i < n; i++) h[i] = mix(h[i], hash_value(a, i));
+}
+
 void dl_keys_hash(uint64_t *h, dl_array *const *keys, int nkeys, int64_t n)
 {
 	for (int64_t i = 0; i < n; i++) h[i] = 0x2545f4914f6cdd1dull;
-	for (int k = 0; k < nkeys; k++)
-		for (int64_t i = 0; i < n; i++) h[i] = mix(h[i], hash_value(keys[k], i));
+	for (int k = 0; k < nkeys; k++) hash_column(h, keys[k], n);
 }
 
 int dl_keytab_new(dl_keytab **out, dl_type *const *types, int nkeys, dl_exec_memory *mem, const char *what)
@@ -148,11 +173,27 @@ static int charge(dl_keytab *t, int64_t bytes)
 	return 0;
 }
 
+/* dl_array_row_equals with the common fixed-width cases first. */
+static inline bool key_eq(const dl_array *a, int64_t i, const dl_array *b, int64_t j)
+{
+	if (!a->validity && !b->validity) {
+		switch (a->type->id) {
+		case DL_TYPE_INTEGER:
+		case DL_TYPE_DATE: return ((const int32_t *)a->values)[i] == ((const int32_t *)b->values)[j];
+		case DL_TYPE_LONG:
+		case DL_TYPE_TIMESTAMP:
+		case DL_TYPE_TIMESTAMP_NTZ: return ((const int64_t *)a->values)[i] == ((const int64_t *)b->values)[j];
+		default: break;
+		}
+	}
+	return dl_array_row_equals(a, i, b, j);
+}
+
 static bool row_eq(const dl_keytab *t, const kentry *e, dl_array *const *keys, int64_t i)
 {
 	const kchunk *c = &t->chunks[e->chunk];
 	for (int k = 0; k < t->nkeys; k++)
-		if (!dl_array_row_equals(c->cols[k], e->row, keys[k], i)) return false;
+		if (!key_eq(c->cols[k], e->row, keys[k], i)) return false;
 	return true;
 }
 

@@ -27,6 +27,10 @@ typedef struct sort_op {
 	dl_batch *sorted;   /* the result, sliced into output batches */
 	int64_t pos, end;
 	bool done;
+	/* top-N: the keys of the last row kept so far (once offset+limit rows
+	 * are kept): a later row must sort strictly before it to matter */
+	dl_array **thr;
+	int64_t thr_row;
 } sort_op;
 
 typedef struct cmp_ctx {
@@ -34,21 +38,29 @@ typedef struct cmp_ctx {
 	const sort_op *s;
 } cmp_ctx;
 
+/* Row i of keys ka against row j of keys kb, by the sort keys only. */
+static int cmp_keys(const sort_op *s, dl_array *const *ka, int64_t i, dl_array *const *kb, int64_t j)
+{
+	for (int k = 0; k < s->nkeys; k++) {
+		ex_val a, b;
+		ex_val_load(&a, ka[k], i);
+		ex_val_load(&b, kb[k], j);
+		if (a.null || b.null) {
+			if (a.null && b.null) continue;
+			return (a.null == s->nulls_first[k]) ? -1 : 1;
+		}
+		int r = ex_val_cmp(&a, &b, ka[k]->type);
+		if (r) return s->desc[k] ? -r : r;
+	}
+	return 0;
+}
+
 static int cmp_rows(const void *pa, const void *pb, void *arg)
 {
 	const cmp_ctx *c = arg;
 	uint32_t i = *(const uint32_t *)pa, j = *(const uint32_t *)pb;
-	for (int k = 0; k < c->s->nkeys; k++) {
-		ex_val a, b;
-		ex_val_load(&a, c->k[k], i);
-		ex_val_load(&b, c->k[k], j);
-		if (a.null || b.null) {
-			if (a.null && b.null) continue;
-			return (a.null == c->s->nulls_first[k]) ? -1 : 1;
-		}
-		int r = ex_val_cmp(&a, &b, c->k[k]->type);
-		if (r) return c->s->desc[k] ? -r : r;
-	}
+	int r = cmp_keys(c->s, c->k, i, c->k, j);
+	if (r) return r;
 	return i < j ? -1 : i > j;
 }
 
@@ -102,6 +114,37 @@ static int sort_buffer(sort_op *s, int64_t keep, dl_batch **out)
 	return rc < 0 ? dl_error_prefix("sort") : 0;
 }
 
+static void drop_threshold(sort_op *s)
+{
+	for (int k = 0; s->thr && k < s->nkeys; k++) dl_array_free(s->thr[k]);
+	dl_free(s->thr);
+	s->thr = NULL;
+}
+
+/* The rows of b that sort strictly before the threshold (ties lose: they
+ * come later in the input); *b is replaced, or freed and NULL when none. */
+static int cut_by_threshold(sort_op *s, dl_batch **b)
+{
+	dl_array **k = dl_calloc((size_t)s->nkeys, sizeof *k);
+	uint32_t *sel = dl_malloc((size_t)(*b)->num_rows * sizeof *sel);
+	int rc = k && sel ? dl_exec_eval_all(k, s->exprs, s->nkeys, *b, &s->ctx) : dl_error_set(DL_ENOMEM, "out of memory");
+	int64_t n = 0;
+	for (int64_t i = 0; rc == 0 && i < (*b)->num_rows; i++)
+		if (cmp_keys(s, k, i, s->thr, s->thr_row) < 0) sel[n++] = (uint32_t)i;
+	if (rc == 0 && n < (*b)->num_rows) {
+		dl_batch *t = n ? dl_batch_take(*b, sel, n) : NULL;
+		if (n && !t) rc = dl_exec_failed();
+		else {
+			dl_batch_free(*b);
+			*b = t;
+		}
+	}
+	for (int j = 0; k && j < s->nkeys; j++) dl_array_free(k[j]);
+	dl_free(k);
+	dl_free(sel);
+	return rc < 0 ? dl_error_prefix("sort") : 0;
+}
+
 static int buffer(sort_op *s, dl_batch *b)
 {
 	int64_t bytes = dl_exec_batch_bytes(b);
@@ -143,11 +186,32 @@ static int s_next(dl_batch_stream *st, dl_batch **out)
 			dl_batch_free(b);
 			continue;
 		}
+		if (keep == 0) {
+			dl_batch_free(b);
+			continue;
+		}
+		if (s->thr) {
+			DL_TRY(cut_by_threshold(s, &b));
+			if (!b) continue;
+		}
 		DL_TRY(buffer(s, b));
 		if (keep >= 0 && s->buf_rows > 2 * keep + 1024) {
 			/* top-N: cut back to the rows that can still be output */
 			dl_batch *top;
 			DL_TRY(sort_buffer(s, keep, &top));
+			drop_threshold(s);
+			if (top->num_rows == keep) {
+				s->thr = dl_calloc((size_t)s->nkeys, sizeof *s->thr);
+				int rc = s->thr ? dl_exec_eval_all(s->thr, s->exprs, s->nkeys, top, &s->ctx)
+				                : dl_error_set(DL_ENOMEM, "out of memory");
+				if (rc < 0) {
+					dl_free(s->thr);
+					s->thr = NULL;
+					dl_batch_free(top);
+					return rc;
+				}
+				s->thr_row = keep - 1;
+			}
 			DL_TRY(buffer(s, top));
 		}
 	}
@@ -172,6 +236,7 @@ static void s_free(sort_op *s)
 	drop_buffer(s);
 	dl_free(s->buf);
 	dl_batch_free(s->sorted);
+	drop_threshold(s);
 	for (int k = 0; k < s->nkeys; k++) dl_expr_free(s->exprs[k]);
 	dl_free(s->exprs);
 	dl_free(s->desc);
