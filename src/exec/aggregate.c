@@ -140,6 +140,46 @@ static int update_distinct(agg_state *g, const uint32_t *ids, dl_array *x, int64
 	return rc;
 }
 
+/* Tight loops for count, sum and avg over INT, BIGINT and DOUBLE columns;
+ * false when the general loop must run instead. */
+#define FAST_LOOP(T, BODY)                                                     \
+	do {                                                                       \
+		const T *v = x->values;                                                \
+		for (int64_t i = 0; i < n; i++) {                                      \
+			if (x->validity && !dl_bit_get(x->validity, i)) continue;          \
+			aslot *sl = &g->slots[ids[i]];                                     \
+			BODY;                                                              \
+		}                                                                      \
+	} while (0)
+static bool update_fast(agg_state *g, const uint32_t *ids, const dl_array *x, int64_t n, bool *overflowed_out)
+{
+	dl_type_id t = x->type->id;
+	bool overflowed = false;
+	if (g->kind == DL_AGG_COUNT && x->type->id != DL_TYPE_NULL) {
+		for (int64_t i = 0; i < n; i++)
+			if (!x->validity || dl_bit_get(x->validity, i)) g->slots[ids[i]].cnt++;
+		return true;
+	}
+	if (g->kind != DL_AGG_SUM && g->kind != DL_AGG_AVG) return false;
+	bool as_double = g->kind == DL_AGG_AVG;
+	if (t == DL_TYPE_DOUBLE) {
+		FAST_LOOP(double, (sl->cnt++, sl->s.d += v[i], sl->set = true));
+	} else if (t == DL_TYPE_INTEGER && as_double) {
+		FAST_LOOP(int32_t, (sl->cnt++, sl->s.d += (double)v[i], sl->set = true));
+	} else if (t == DL_TYPE_LONG && as_double) {
+		FAST_LOOP(int64_t, (sl->cnt++, sl->s.d += (double)v[i], sl->set = true));
+	} else if (t == DL_TYPE_INTEGER) {
+		FAST_LOOP(int32_t, (sl->cnt++, overflowed |= __builtin_add_overflow(sl->s.i, (int64_t)v[i], &sl->s.i),
+		                    sl->set = true));
+	} else if (t == DL_TYPE_LONG) {
+		FAST_LOOP(int64_t, (sl->cnt++, overflowed |= __builtin_add_overflow(sl->s.i, v[i], &sl->s.i), sl->set = true));
+	} else {
+		return false;
+	}
+	*overflowed_out = overflowed;
+	return true;
+}
+
 static int update(agg_state *g, const uint32_t *ids, dl_array *x, int64_t n)
 {
 	if (g->kind == DL_AGG_COUNT_STAR) {
@@ -148,6 +188,8 @@ static int update(agg_state *g, const uint32_t *ids, dl_array *x, int64_t n)
 	}
 	if (g->kind == DL_AGG_COUNT_DISTINCT) return update_distinct(g, ids, x, n);
 	const dl_type *t = x->type;
+	bool ovf = false;
+	if (update_fast(g, ids, x, n, &ovf)) return ovf ? overflow("BIGINT") : 0;
 	ex_val v;
 	for (int64_t i = 0; i < n; i++) {
 		aslot *sl = &g->slots[ids[i]];
