@@ -42,6 +42,28 @@ typedef struct cmp_ctx {
 static int cmp_keys(const sort_op *s, dl_array *const *ka, int64_t i, dl_array *const *kb, int64_t j)
 {
 	for (int k = 0; k < s->nkeys; k++) {
+		const dl_array *x = ka[k], *y = kb[k];
+		/* the common integer keys without NULLs, without ex_val */
+		if (!x->validity && !y->validity) {
+			int64_t p, q;
+			switch (x->type->id) {
+			case DL_TYPE_INTEGER:
+			case DL_TYPE_DATE:
+				p = ((const int32_t *)x->values)[i];
+				q = ((const int32_t *)y->values)[j];
+				break;
+			case DL_TYPE_LONG:
+			case DL_TYPE_TIMESTAMP:
+			case DL_TYPE_TIMESTAMP_NTZ:
+				p = ((const int64_t *)x->values)[i];
+				q = ((const int64_t *)y->values)[j];
+				break;
+			default: goto general;
+			}
+			if (p != q) return (p < q) != s->desc[k] ? -1 : 1;
+			continue;
+		}
+	general:;
 		ex_val a, b;
 		ex_val_load(&a, ka[k], i);
 		ex_val_load(&b, kb[k], j);
