@@ -7,8 +7,8 @@
  *   top_n           ORDER BY x DESC, id LIMIT 100
  *   count_distinct  count(DISTINCT h)
  *   sort            ORDER BY h, id (all rows)
- * Prints each time, the ratio to DuckDB (ours / DuckDB; < 1 is faster) and
- * the geometric mean. Results are checked against DuckDB's.
+ * Prints each time, the ratio DuckDB time / our time (above 1: we are
+ * faster, as docs/BENCHMARKS.md reads ratios) and the geometric mean. Results are checked against DuckDB's.
  *
  * usage: bench_exec [rows] [--no-duckdb] [--runs N] */
 #include <math.h>
@@ -122,8 +122,13 @@ static double q_join(void)
 {
 	dl_expr *lk[] = {E("h")}, *rk[] = {E("k")};
 	dl_exec_join j = {DL_JOIN_INNER, 1, lk, rk, NULL, NULL};
-	dl_batch_stream *s;
-	if (dl_exec_hash_join(&s, src(T, NTB, TS), src(D, NDB, DS), &j, NULL) < 0) abort();
+	/* the columns the query needs, as a planner prunes them */
+	dl_expr *pl[] = {E("h")}, *pr[] = {E("k")};
+	const char *nl[] = {"h"}, *nr[] = {"k"};
+	dl_batch_stream *l, *r, *s;
+	if (dl_exec_project(&l, src(T, NTB, TS), pl, nl, 1, NULL) < 0 || dl_exec_project(&r, src(D, NDB, DS), pr, nr, 1, NULL) < 0)
+		abort();
+	if (dl_exec_hash_join(&s, l, r, &j, NULL) < 0) abort();
 	return drain_count(s);
 }
 
@@ -229,8 +234,8 @@ int main(int argc, char **argv)
 		if (have) {
 			/* group_high/join/sort count rows on our side: DuckDB's query counts the same */
 			bool ok = fabs(res[k] - dres[k]) <= 1e-9 * fmax(1, fabs(dres[k]));
-			printf("  duckdb %9.1f ms  ratio %.2f%s", dms[k], ms[k] / dms[k], ok ? "" : "  RESULT MISMATCH");
-			lg += log(ms[k] / dms[k]);
+			printf("  duckdb %9.1f ms  ratio %.2f%s", dms[k], dms[k] / ms[k], ok ? "" : "  RESULT MISMATCH");
+			lg += log(dms[k] / ms[k]);
 		}
 		printf("\n");
 	}
