@@ -8,9 +8,13 @@
  * FLOAT/DOUBLE a DOUBLE, of decimal(p,s) decimal(min(p+10,38), s); avg is
  * DOUBLE except for decimal(p,s), which gives decimal(min(p+4,38),
  * min(s+4,38)) rounded HALF_UP; count is BIGINT and never NULL; min, max,
- * first and last keep the input type. Aggregates other than count ignore
+ * first and last keep the input type; variance and standard deviation
+ * (Welford's running mean and M2, as Spark's CentralMomentAgg) are DOUBLE,
+ * NULL for the sample forms below two values (Spark 3+, not NaN).
+ * Aggregates other than count ignore
  * NULL inputs (first/last only with ignoreNulls), and are NULL over a group
  * without values. */
+#include <math.h>
 #include <string.h>
 #include "exec/keytab.h"
 #include "exec/op.h"
@@ -24,6 +28,7 @@ typedef struct aslot {
 		dl_i128 dec;
 	} s;
 	ex_val v;   /* min/max/first/last; strings owned (malloc'd) */
+	double m2;  /* variance: sum of squared deviations (s.d is the mean) */
 	bool set;
 } aslot;
 
@@ -219,6 +224,18 @@ static int update(agg_state *g, const uint32_t *ids, dl_array *x, int64_t n)
 			if (!sl->set) DL_TRY(keep(sl, &v, t));
 			break;
 		case DL_AGG_LAST: DL_TRY(keep(sl, &v, t)); break;
+		case DL_AGG_VAR_SAMP:
+		case DL_AGG_VAR_POP:
+		case DL_AGG_STDDEV_SAMP:
+		case DL_AGG_STDDEV_POP: {
+			double xv = t->id == DL_TYPE_DECIMAL ? ex_dec_to_double(v.v.dec, t->scale)
+			            : dl_type_is_integral(t) ? (double)v.v.i : v.v.d;
+			sl->cnt++;
+			double delta = xv - sl->s.d;
+			sl->s.d += delta / (double)sl->cnt;
+			sl->m2 += delta * (xv - sl->s.d);
+			break;
+		}
 		default: break;
 		}
 	}
@@ -284,6 +301,15 @@ static int finish_value(dl_builder *bl, const agg_state *g, const aslot *sl)
 		if (neg) q = -q;
 		if (!ex_dec_fits(q, g->out->precision)) return overflow("DECIMAL");
 		return dl_builder_append_decimal(bl, q);
+	}
+	case DL_AGG_VAR_SAMP:
+	case DL_AGG_VAR_POP:
+	case DL_AGG_STDDEV_SAMP:
+	case DL_AGG_STDDEV_POP: {
+		bool samp = g->kind == DL_AGG_VAR_SAMP || g->kind == DL_AGG_STDDEV_SAMP;
+		if (sl->cnt < (samp ? 2 : 1)) return dl_builder_append_null(bl);
+		double var = sl->m2 / (double)(samp ? sl->cnt - 1 : sl->cnt);
+		return dl_builder_append_double(bl, g->kind >= DL_AGG_STDDEV_SAMP ? sqrt(var) : var);
 	}
 	default:
 		if (!sl->set) return dl_builder_append_null(bl);
@@ -364,7 +390,8 @@ static void a_release(dl_batch_stream *s)
 	dl_free(s);
 }
 
-static const char *const agg_names[] = {"count(*)", "count", "count(DISTINCT)", "sum", "avg", "min", "max", "first", "last"};
+static const char *const agg_names[] = {"count(*)", "count", "count(DISTINCT)", "sum", "avg", "min", "max", "first",
+                                        "last", "var_samp", "var_pop", "stddev_samp", "stddev_pop"};
 
 /* Spark's result type of an aggregate over `in`, or an error. */
 static int result_type(agg_state *g, int k)
@@ -389,6 +416,18 @@ static int result_type(agg_state *g, int k)
 			return dl_error_set(DL_EINVALID, "hash aggregate: %s of aggregate %d needs a numeric argument, not %s", nm,
 			                    k + 1, t);
 		}
+		break;
+	case DL_AGG_VAR_SAMP:
+	case DL_AGG_VAR_POP:
+	case DL_AGG_STDDEV_SAMP:
+	case DL_AGG_STDDEV_POP:
+		if (!dl_type_is_numeric(in)) {
+			char t[64];
+			dl_type_sql(in, t, sizeof t);
+			return dl_error_set(DL_EINVALID, "hash aggregate: %s of aggregate %d needs a numeric argument, not %s", nm,
+			                    k + 1, t);
+		}
+		g->out = dl_type_new(DL_TYPE_DOUBLE);
 		break;
 	default:
 		if (!dl_type_is_primitive(in)) {
@@ -449,7 +488,7 @@ int dl_exec_aggregate(dl_batch_stream **out, dl_batch_stream *in, dl_expr *const
 	}
 	for (int k = 0; k < naggs && rc == 0; k++) {
 		agg_state *g = &a->aggs[k];
-		if ((int)g->kind < 0 || g->kind > DL_AGG_LAST) {
+		if ((int)g->kind < 0 || g->kind > DL_AGG_STDDEV_POP) {
 			rc = dl_error_set(DL_EINVALID, "hash aggregate: unknown aggregate kind %d", (int)g->kind);
 			break;
 		}

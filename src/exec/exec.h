@@ -93,6 +93,10 @@ typedef enum dl_agg_kind {
 	DL_AGG_MAX,
 	DL_AGG_FIRST,          /* first(x [, ignoreNulls]) in input order */
 	DL_AGG_LAST,
+	DL_AGG_VAR_SAMP,       /* numeric -> double; NULL below 2 values */
+	DL_AGG_VAR_POP,        /* numeric -> double; NULL without values */
+	DL_AGG_STDDEV_SAMP,
+	DL_AGG_STDDEV_POP,
 } dl_agg_kind;
 
 typedef struct dl_exec_agg {

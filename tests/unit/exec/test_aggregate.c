@@ -117,6 +117,32 @@ static void many_groups(void **st)
 	tu_free_lines(lines, n);
 }
 
+static void variance(void **st)
+{
+	(void)st;
+	dl_expr *keys[] = {tu_expr("g")};
+	dl_exec_agg aggs[] = {A(DL_AGG_VAR_SAMP, "i", "vs"), A(DL_AGG_VAR_POP, "i", "vp"), A(DL_AGG_STDDEV_SAMP, "d", "ss"),
+	                      A(DL_AGG_STDDEV_POP, "x", "sp")};
+	dl_batch_stream *s;
+	assert_int_equal(dl_exec_aggregate(&s, tu_stream(SPEC, rows, 7, 3), keys, NULL, 1, aggs, 4, NULL), 0);
+	assert_int_equal(dl_batch_stream_schema(s)->children[1].type->id, DL_TYPE_DOUBLE);
+	/* a: i = 1, 5 -> var_samp 8, var_pop 4; d = 1.10, 3.33, 1.10 -> stddev_samp
+	 * sqrt(((1.1-1.8433)^2*2 + (3.33-1.8433)^2)/2); x = 0.5, 2, -0.5 -> stddev_pop
+	 * b: one i value twice (2, 2) -> 0; one d value -> NULL sample stddev */
+	char **l;
+	int n = tu_collect(s, &l);
+	assert_int_equal(n, 3);
+	double vs, vp, ss, sp;
+	assert_int_equal(sscanf(l[0], "a|%lf|%lf|%lf|%lf", &vs, &vp, &ss, &sp), 4);
+	assert_true(fabs(vs - 8) < 1e-12 && fabs(vp - 4) < 1e-12);
+	double m = (1.1 + 3.33 + 1.1) / 3;
+	assert_true(fabs(ss - sqrt((2 * (1.1 - m) * (1.1 - m) + (3.33 - m) * (3.33 - m)) / 2)) < 1e-9);
+	assert_true(fabs(sp - sqrt(((0.5 - 2.0 / 3) * (0.5 - 2.0 / 3) + (2 - 2.0 / 3) * (2 - 2.0 / 3) +
+	                             (-0.5 - 2.0 / 3) * (-0.5 - 2.0 / 3)) / 3)) < 1e-9);
+	assert_string_equal(l[1], "b|0|0|NULL|NULL");
+	tu_free_lines(l, n);
+}
+
 static void overflow_and_errors(void **st)
 {
 	(void)st;
@@ -174,6 +200,7 @@ int main(void)
 		cmocka_unit_test(expression_keys_and_first_last),
 		cmocka_unit_test(global_aggregate),
 		cmocka_unit_test(many_groups),
+		cmocka_unit_test(variance),
 		cmocka_unit_test(overflow_and_errors),
 		cmocka_unit_test(memory_limit),
 	};

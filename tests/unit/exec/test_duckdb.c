@@ -130,12 +130,13 @@ static dl_batch_stream *agg(dl_batch_stream *in, const char *const *keys, int nk
 	dl_expr *k[8];
 	dl_exec_agg a[16];
 	for (int i = 0; i < nk; i++) k[i] = tu_expr(keys[i]);
-	static const char *const kinds[] = {"count(*)", "count", "cd", "sum", "avg", "min", "max", "first", "last"};
+	static const char *const kinds[] = {"count(*)", "count", "cd", "sum", "avg", "min", "max", "first", "last",
+	                                    "var_samp", "var_pop", "stddev_samp", "stddev_pop"};
 	for (int i = 0; i < na; i++) {
 		const char *colon = strchr(aggs[i], ':');
 		size_t kl = colon ? (size_t)(colon - aggs[i]) : strlen(aggs[i]);
 		int kind = -1;
-		for (int j = 0; j < 9; j++)
+		for (int j = 0; j < 13; j++)
 			if (strlen(kinds[j]) == kl && !strncmp(kinds[j], aggs[i], kl)) kind = j;
 		assert_true(kind >= 0);
 		a[i] = (dl_exec_agg){(dl_agg_kind)kind, colon ? tu_expr(colon + 1) : NULL, "a", false};
@@ -204,6 +205,15 @@ static dl_batch_stream *q_group_expr(void)
 static dl_batch_stream *q_group_ts(void)
 {
 	return agg(t_(), LIST("ts", "dec"), LIST("count(*)"));
+}
+static dl_batch_stream *q_variance(void)
+{
+	return agg(t_(), LIST("g"), LIST("var_samp:x", "var_pop:x", "stddev_samp:dec", "stddev_pop:id", "var_samp:g"));
+}
+static dl_batch_stream *q_variance_small(void)
+{
+	/* mostly one-row groups: the sample forms are NULL there */
+	return agg(t_(), LIST("s", "dt"), LIST("var_samp:x", "stddev_pop:x", "count:x"));
 }
 static dl_batch_stream *q_global(void)
 {
@@ -313,6 +323,9 @@ static const qcase cases[] = {
 	{"SELECT g % 4, year(dt), dec IS NULL, count(*), min(x), max(x), count(DISTINCT g) FROM t GROUP BY 1, 2, 3", false,
 	 q_group_expr},
 	{"SELECT ts, dec, count(*) FROM t GROUP BY ts, dec", false, q_group_ts},
+	{"SELECT g, var_samp(x), var_pop(x), stddev_samp(dec), stddev_pop(id), var_samp(g) FROM t GROUP BY g", false,
+	 q_variance},
+	{"SELECT s, dt, var_samp(x), stddev_pop(x), count(x) FROM t GROUP BY s, dt", false, q_variance_small},
 	{"SELECT count(*), sum(g), avg(dec), count(DISTINCT g), min(s), max(dt) FROM t WHERE x > 50", false, q_global},
 	{"SELECT count(*), sum(g), avg(dec), count(DISTINCT g), min(s) FROM t WHERE x > 1000", false, q_global_empty},
 	{"SELECT " JCOLS " FROM t JOIN u ON t.g = u.k", false, q_inner},
