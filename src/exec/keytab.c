@@ -1,6 +1,8 @@
 /* The key table (keytab.h): open addressing with linear probing over
- * slots holding id + 1 (0 = empty); each id keeps its hash (probing
- * compares hashes before values) and where its key row lives: a chunk of
+ * slots holding id + 1 (0 = empty) in the low 32 bits and the top 32 bits
+ * of the key's hash in the high ones, so a probe past another key costs no
+ * visit to that key's entry (the entries and the key values are cache
+ * misses on big tables); each id keeps its full hash and where its key row lives: a chunk of
  * key arrays copied from the batch that first inserted it, and the row in
  * that chunk. While a batch is being inserted its new keys point into the
  * caller's arrays (a pending chunk); at the end those rows are copied out
@@ -29,7 +31,7 @@ typedef struct kchunk {
 struct dl_keytab {
 	int nkeys;
 	dl_type **types;
-	uint32_t *slots;
+	uint64_t *slots;  /* hash >> 32 << 32 | (id + 1); 0 = empty */
 	uint64_t mask;    /* nslots - 1 */
 	kentry *ent;
 	int64_t n, cap;
@@ -201,29 +203,37 @@ static uint32_t lookup(const dl_keytab *t, uint64_t h, dl_array *const *keys, in
 {
 	uint64_t s = h & t->mask;
 	for (;;) {
-		uint32_t v = t->slots[s];
+		uint64_t v = t->slots[s];
 		if (!v) break;
-		const kentry *e = &t->ent[v - 1];
-		if (e->hash == h && row_eq(t, e, keys, i)) return v - 1;
+		if ((v >> 32) == (h >> 32)) {
+			uint32_t id = (uint32_t)v - 1;
+			const kentry *e = &t->ent[id];
+			if (e->hash == h && row_eq(t, e, keys, i)) return id;
+		}
 		s = (s + 1) & t->mask;
 	}
 	if (slot_out) *slot_out = s;
 	return DL_KEYTAB_NONE;
 }
 
+static inline uint64_t slot_value(uint64_t hash, uint32_t id)
+{
+	return (hash >> 32 << 32) | ((uint64_t)id + 1);
+}
+
 static int rehash(dl_keytab *t)
 {
 	uint64_t nslots = (t->mask + 1) * 2;
-	DL_TRY(charge(t, (int64_t)(nslots * sizeof(uint32_t))));
-	uint32_t *ns = dl_calloc(nslots, sizeof *ns);
+	DL_TRY(charge(t, (int64_t)(nslots * sizeof(uint64_t))));
+	uint64_t *ns = dl_calloc(nslots, sizeof *ns);
 	if (!ns) return dl_error_set(DL_ENOMEM, "out of memory growing a hash table of %lld keys", (long long)t->n);
 	for (int64_t id = 0; id < t->n; id++) {
 		uint64_t s = t->ent[id].hash & (nslots - 1);
 		while (ns[s]) s = (s + 1) & (nslots - 1);
-		ns[s] = (uint32_t)id + 1;
+		ns[s] = slot_value(t->ent[id].hash, (uint32_t)id);
 	}
-	dl_exec_mem_release(t->mem, (int64_t)((t->mask + 1) * sizeof(uint32_t)));
-	t->charged -= (int64_t)((t->mask + 1) * sizeof(uint32_t));
+	dl_exec_mem_release(t->mem, (int64_t)((t->mask + 1) * sizeof(uint64_t)));
+	t->charged -= (int64_t)((t->mask + 1) * sizeof(uint64_t));
 	dl_free(t->slots);
 	t->slots = ns;
 	t->mask = nslots - 1;
@@ -245,7 +255,11 @@ static int hashes(dl_keytab *t, dl_array *const *keys, int64_t n)
 int dl_keytab_find(const dl_keytab *t, dl_array *const *keys, int64_t n, uint32_t *ids)
 {
 	DL_TRY(hashes((dl_keytab *)t, keys, n));
-	for (int64_t i = 0; i < n; i++) ids[i] = lookup(t, t->hbuf[i], keys, i, NULL);
+	for (int64_t i = 0; i < n; i++) {
+		/* the slots of big tables are cache misses: ask for them early */
+		if (i + 16 < n) __builtin_prefetch(&t->slots[t->hbuf[i + 16] & t->mask]);
+		ids[i] = lookup(t, t->hbuf[i], keys, i, NULL);
+	}
 	return 0;
 }
 
@@ -274,6 +288,7 @@ int dl_keytab_insert(dl_keytab *t, dl_array *const *keys, int64_t n, uint32_t *i
 	int rc = 0;
 	for (int64_t i = 0; i < n; i++) {
 		uint64_t slot;
+		if (i + 16 < n) __builtin_prefetch(&t->slots[t->hbuf[i + 16] & t->mask]);
 		uint32_t id = lookup(t, t->hbuf[i], keys, i, &slot);
 		if (id == DL_KEYTAB_NONE) {
 			if (t->n >= UINT32_MAX - 1) {
@@ -293,7 +308,7 @@ int dl_keytab_insert(dl_keytab *t, dl_array *const *keys, int64_t n, uint32_t *i
 			}
 			id = (uint32_t)t->n++;
 			t->ent[id] = (kentry){t->hbuf[i], chunk_no, (uint32_t)i};
-			t->slots[slot] = id + 1;
+			t->slots[slot] = slot_value(t->hbuf[i], id);
 			if ((uint64_t)t->n * 2 > t->mask + 1 && (rc = rehash(t)) < 0) break;
 		}
 		ids[i] = id;
@@ -328,7 +343,7 @@ int dl_keytab_insert(dl_keytab *t, dl_array *const *keys, int64_t n, uint32_t *i
 			for (int64_t id = 0; id < t->n; id++) {
 				uint64_t s = t->ent[id].hash & t->mask;
 				while (t->slots[s]) s = (s + 1) & t->mask;
-				t->slots[s] = (uint32_t)id + 1;
+				t->slots[s] = slot_value(t->ent[id].hash, (uint32_t)id);
 			}
 		}
 		dl_free(pc->cols);
