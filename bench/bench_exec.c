@@ -56,10 +56,32 @@ static dl_batch *fill(dl_type *schema, int64_t start, int64_t n, bool dim)
 	return b;
 }
 
+static void borrowed(void *owner)
+{
+	(void)owner;
+}
+
+/* A view of the batch: its buffers borrowed, as a table in memory is read
+ * (DuckDB's side reads its table without copying either). Flat columns
+ * only. */
+static dl_batch *view(const dl_batch *b)
+{
+	dl_batch *v = dl_batch_new(b->schema, b->num_rows);
+	for (int c = 0; c < b->ncols; c++) {
+		dl_array *a = dl_calloc(1, sizeof *a);
+		*a = *b->cols[c];
+		a->type = dl_type_ref(b->cols[c]->type);
+		a->owner_release = borrowed;
+		a->owner = NULL;
+		v->cols[c] = a;
+	}
+	return v;
+}
+
 static dl_batch_stream *src(dl_batch **b, int n, dl_type *schema)
 {
 	dl_batch **c = malloc(sizeof *c * (size_t)n);
-	for (int i = 0; i < n; i++) c[i] = dl_batch_slice(b[i], 0, b[i]->num_rows);
+	for (int i = 0; i < n; i++) c[i] = view(b[i]);
 	dl_batch_stream *s;
 	if (dl_batch_stream_from_batches(&s, schema, c, n) < 0) abort();
 	free(c);
