@@ -67,6 +67,10 @@ typedef struct dl_exec_ctx {
  * partition values and statistics, the residual filter runs in the scan. */
 int dl_exec_scan(dl_batch_stream **out, const char *uri, const dl_snapshot_options *snap_opts,
                  const dl_scan_options *scan_opts);
+/* The same over a snapshot the caller already holds (borrowed: it must
+ * outlive the stream), e.g. the read snapshot of a transaction, so a DML
+ * command reads exactly the version it will commit against. */
+int dl_exec_scan_snapshot(dl_batch_stream **out, dl_snapshot *snap, const dl_scan_options *scan_opts);
 
 /* ---- row-at-a-time shape --------------------------------------------- */
 

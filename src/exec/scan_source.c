@@ -7,7 +7,7 @@
 #include "table/scan.h"
 
 typedef struct scan_src {
-	dl_snapshot *snap;
+	dl_snapshot *snap;      /* owned; NULL when borrowed */
 	dl_scan *scan;
 	dl_batch_stream *in;
 } scan_src;
@@ -46,6 +46,18 @@ int dl_exec_scan(dl_batch_stream **out, const char *uri, const dl_snapshot_optio
 	if (!x) return dl_error_set(DL_ENOMEM, "out of memory");
 	int rc = dl_snapshot_open(&x->snap, uri, snap_opts);
 	if (rc == 0) rc = dl_scan_open(&x->scan, x->snap, scan_opts);
+	if (rc == 0) rc = dl_scan_batches(&x->in, x->scan);
+	if (rc == 0 && !(*out = dl_exec_stream_new(x, src_schema, src_next, src_release))) rc = dl_exec_failed();
+	if (rc < 0) src_free(x);
+	return rc;
+}
+
+int dl_exec_scan_snapshot(dl_batch_stream **out, dl_snapshot *snap, const dl_scan_options *scan_opts)
+{
+	*out = NULL;
+	scan_src *x = dl_calloc(1, sizeof *x);
+	if (!x) return dl_error_set(DL_ENOMEM, "out of memory");
+	int rc = dl_scan_open(&x->scan, snap, scan_opts);
 	if (rc == 0) rc = dl_scan_batches(&x->in, x->scan);
 	if (rc == 0 && !(*out = dl_exec_stream_new(x, src_schema, src_next, src_release))) rc = dl_exec_failed();
 	if (rc < 0) src_free(x);

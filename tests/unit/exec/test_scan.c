@@ -69,6 +69,16 @@ static void pushdown_and_time_travel(void **st)
 	dl_batch_stream *g;
 	if (dl_exec_aggregate(&g, s, keys, NULL, 1, aggs, 2, NULL) < 0) fail_msg("%s", dl_error_last()->message);
 	tu_expect(g, false, "0|10|90", "1|10|100");
+	/* over a snapshot the caller holds */
+	dl_snapshot *snap;
+	sn.as_of_version = 0;
+	assert_int_equal(dl_snapshot_open(&snap, f.dir, &sn), 0);
+	assert_int_equal(dl_exec_scan_snapshot(&s, snap, &so), 0);
+	tu_expect(s, false, "n8", "n9");
+	so.filter = "no_such_column = 1";
+	assert_int_equal(dl_exec_scan_snapshot(&s, snap, &so), DL_EINVALID);
+	assert_null(s);
+	dl_snapshot_free(snap);
 	sn.as_of_version = 7;
 	assert_int_equal(dl_exec_scan(&s, f.dir, &sn, NULL), DL_ENOTFOUND);
 	assert_null(s);
