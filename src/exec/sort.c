@@ -6,6 +6,11 @@
  * O(offset+limit) and ties still resolve by input order, because the kept
  * rows precede every later row in the buffer.
  *
+ * Big buffers sort in parallel on the shared pool: runs of PAR_RUN rows are
+ * sorted by separate tasks, then merged pairwise, each pass's merges in
+ * parallel too. The comparator is a total order (the row index breaks
+ * ties), so the result is the same for any number of threads.
+ *
  * Order: ex_val_cmp's (Spark's: NaN above all numbers, -0.0 = 0.0, strings
  * by bytes). NULLs: Spark's default is NULLS FIRST for ASC and NULLS LAST
  * for DESC. */
@@ -13,6 +18,7 @@
 #include <string.h>
 #include "exec/op.h"
 #include "expr/eval.h"
+#include "util/pool.h"
 
 typedef struct sort_op {
 	dl_batch_stream *in;
@@ -86,6 +92,66 @@ static int cmp_rows(const void *pa, const void *pb, void *arg)
 	return i < j ? -1 : i > j;
 }
 
+#define PAR_RUN 65536
+
+typedef struct psort {
+	uint32_t *idx, *tmp;
+	int64_t n, width;
+	cmp_ctx *c;
+} psort;
+
+static int sort_runs(void *ctx, size_t b, size_t e)
+{
+	psort *p = ctx;
+	for (size_t k = b; k < e; k++) {
+		int64_t lo = (int64_t)k * PAR_RUN, hi = lo + PAR_RUN < p->n ? lo + PAR_RUN : p->n;
+		qsort_r(p->idx + lo, (size_t)(hi - lo), sizeof *p->idx, cmp_rows, p->c);
+	}
+	return 0;
+}
+
+/* Merges pairs of sorted runs of p->width rows from idx into tmp; ties
+ * cannot happen (indexes differ), so the merge is stable by construction. */
+static int merge_pairs(void *ctx, size_t b, size_t e)
+{
+	psort *p = ctx;
+	for (size_t k = b; k < e; k++) {
+		int64_t lo = (int64_t)k * 2 * p->width;
+		int64_t mid = lo + p->width < p->n ? lo + p->width : p->n;
+		int64_t hi = lo + 2 * p->width < p->n ? lo + 2 * p->width : p->n;
+		int64_t i = lo, j = mid, o = lo;
+		while (i < mid && j < hi) p->tmp[o++] = cmp_rows(&p->idx[i], &p->idx[j], p->c) <= 0 ? p->idx[i++] : p->idx[j++];
+		while (i < mid) p->tmp[o++] = p->idx[i++];
+		while (j < hi) p->tmp[o++] = p->idx[j++];
+	}
+	return 0;
+}
+
+/* Sorts idx[0..n) by cmp_rows, in parallel when it pays. */
+static int sort_index(uint32_t *idx, int64_t n, cmp_ctx *c)
+{
+	dl_pool *pool = NULL;
+	if (n <= 2 * PAR_RUN || dl_pool_shared(&pool) < 0 || dl_pool_size(pool) < 2) {
+		qsort_r(idx, (size_t)n, sizeof *idx, cmp_rows, c);
+		return 0;
+	}
+	psort p = {idx, dl_malloc((size_t)n * sizeof *idx), n, PAR_RUN, c};
+	if (!p.tmp) return dl_error_set(DL_ENOMEM, "out of memory sorting %lld rows", (long long)n);
+	size_t runs = (size_t)((n + PAR_RUN - 1) / PAR_RUN);
+	int rc = dl_parallel_for(pool, runs, 1, sort_runs, &p);
+	for (; rc == 0 && p.width < n; p.width *= 2) {
+		size_t pairs = (size_t)((n + 2 * p.width - 1) / (2 * p.width));
+		rc = dl_parallel_for(pool, pairs, 1, merge_pairs, &p);
+		uint32_t *t = p.idx;
+		p.idx = p.tmp;
+		p.tmp = t;
+	}
+	/* the sorted order ends in p.idx: copy it home if that is the scratch */
+	if (rc == 0 && p.idx != idx) memcpy(idx, p.idx, (size_t)n * sizeof *idx);
+	dl_free(p.idx == idx ? p.tmp : p.idx);
+	return rc;
+}
+
 static const dl_type *s_schema(dl_batch_stream *st)
 {
 	sort_op *s = st->private_data;
@@ -123,10 +189,9 @@ static int sort_buffer(sort_op *s, int64_t keep, dl_batch **out)
 	if (rc == 0) {
 		for (int64_t i = 0; i < n; i++) idx[i] = (uint32_t)i;
 		cmp_ctx c = {keys, s};
-		qsort_r(idx, (size_t)n, sizeof *idx, cmp_rows, &c);
-		if (keep >= 0 && keep < n) n = keep;
-		*out = dl_batch_take(all, idx, n);
-		if (!*out) rc = dl_exec_failed();
+		rc = sort_index(idx, n, &c);
+		if (rc == 0 && keep >= 0 && keep < n) n = keep;
+		if (rc == 0 && !(*out = dl_batch_take(all, idx, n))) rc = dl_exec_failed();
 	}
 	for (int k = 0; keys && k < s->nkeys; k++) dl_array_free(keys[k]);
 	dl_free(keys);

@@ -86,11 +86,47 @@ static void top_n_matches_full_sort(void **st)
 	tu_free_lines(full, N);
 }
 
+/* More rows than one run of the parallel sort: the result must be the
+ * stable order, the same as top-N's (which sorts small buffers serially). */
+static void parallel_sort_is_stable(void **st)
+{
+	(void)st;
+	enum { N = 300000 };
+	static char buf[N][24];
+	static const char *r[N];
+	unsigned seed = 11;
+	for (int i = 0; i < N; i++) {
+		seed = seed * 1103515245u + 12345u;
+		int v = (int)((seed >> 8) % 1000);
+		snprintf(buf[i], sizeof buf[i], "%d|%d|%c", i, v, 'a' + (int)((seed >> 4) % 3));
+		r[i] = buf[i];
+	}
+	char **full, **top;
+	dl_batch_stream *s;
+	dl_exec_sort_key k1[] = {K("s", false, DL_NULLS_DEFAULT), K("v", true, DL_NULLS_DEFAULT)};
+	assert_int_equal(dl_exec_sort(&s, tu_stream("id int, v int, s string", r, N, 50000), k1, 2, -1, 0, NULL), 0);
+	assert_int_equal(tu_collect(s, &full), N);
+	for (int i = 1; i < N; i++) {
+		int ia, va, ib, vb;
+		char ca, cb;
+		assert_int_equal(sscanf(full[i - 1], "%d|%d|%c", &ia, &va, &ca), 3);
+		assert_int_equal(sscanf(full[i], "%d|%d|%c", &ib, &vb, &cb), 3);
+		assert_true(ca < cb || (ca == cb && (va > vb || (va == vb && ia < ib))));
+	}
+	dl_exec_sort_key k2[] = {K("s", false, DL_NULLS_DEFAULT), K("v", true, DL_NULLS_DEFAULT)};
+	assert_int_equal(dl_exec_sort(&s, tu_stream("id int, v int, s string", r, N, 50000), k2, 2, 1000, 0, NULL), 0);
+	assert_int_equal(tu_collect(s, &top), 1000);
+	for (int i = 0; i < 1000; i++) assert_string_equal(top[i], full[i]);
+	tu_free_lines(top, 1000);
+	tu_free_lines(full, N);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(keys_and_nulls),
 		cmocka_unit_test(top_n_matches_full_sort),
+		cmocka_unit_test(parallel_sort_is_stable),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
