@@ -194,6 +194,8 @@ static double q_sort(void)
 
 int main(int argc, char **argv)
 {
+	/* one thread on both sides (the sort would use the shared pool) */
+	setenv("DL_THREADS", "1", 0);
 	int64_t rows = 2000000;
 	int runs = 3;
 	bool duck = true;
@@ -249,7 +251,7 @@ int main(int argc, char **argv)
 		have = p && pclose(p) == 0 && k == NQ;
 		if (!have) fprintf(stderr, "bench_exec: DuckDB side failed; ratios omitted\n");
 	}
-	printf("bench_exec: %lld rows, 1 thread\n", (long long)rows);
+	printf("bench_exec: %lld rows, DL_THREADS=%s, DuckDB 1 thread\n", (long long)rows, getenv("DL_THREADS"));
 	double lg = 0;
 	for (int k = 0; k < NQ; k++) {
 		printf("  %-15s %9.1f ms", q[k].name, ms[k]);
