@@ -122,7 +122,8 @@ static int put_hex(dl_buf *out, const uint8_t *p, size_t n)
 
 static int put_bytes(dl_buf *out, const dl_array *a, int64_t row, style st)
 {
-	const uint8_t *p = a->data + a->offsets[row];
+	/* an array holding only empty strings may have no data buffer */
+	const uint8_t *p = a->data ? a->data + a->offsets[row] : (const uint8_t *)"";
 	size_t n = (size_t)(a->offsets[row + 1] - a->offsets[row]);
 	if (a->type->id == DL_TYPE_STRING) {
 		if (st == STYLE_JSON) return dl_buf_put_json_string(out, (const char *)p, n);

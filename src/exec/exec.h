@@ -1,0 +1,191 @@
+/* The query engine's operators: vectorized and pull-based, over the
+ * library's one batch iteration style. An operator IS a dl_batch_stream
+ * (columnar/batch_stream.h): schema() is fixed once it is built, next()
+ * returns the next batch or NULL at the end, release() frees it and what it
+ * owns. "open" is the constructor below; "close" is dl_batch_stream_free.
+ * So a scan (dl_scan_batches), an imported ArrowArrayStream
+ * (dl_batch_stream_import), batches in memory (dl_batch_stream_from_batches)
+ * and every operator plug into each other, and a plan exports as an
+ * ArrowArrayStream with dl_batch_stream_export.
+ *
+ * Ownership: a constructor takes ownership of its input streams and of the
+ * dl_expr pointers it is given (it binds them to its input's schema), also
+ * when it fails; *out is NULL then. Expressions may arrive bound or unbound.
+ *
+ * Memory: operators that hold rows beyond one batch (hash aggregate, hash
+ * join's build side, sort, distinct and set operations) charge what they
+ * keep to a dl_exec_memory budget shared by the whole plan and release it
+ * when they are freed. Over the limit an operator fails with DL_ENOMEM
+ * naming itself; spilling to temporary files is the next step and will hook
+ * in exactly there (see docs/EXEC.md).
+ *
+ * Semantics are Spark SQL's (docs/EXEC.md): NULL is not true in filters,
+ * NULL keys form one group, NULL never matches under = in joins but does
+ * under <=>, INTERSECT and EXCEPT are distinct unless ALL. */
+#ifndef DL_EXEC_EXEC_H
+#define DL_EXEC_EXEC_H
+#include <stdatomic.h>
+#include "columnar/batch_stream.h"
+#include "deltalake/scan.h"
+#include "deltalake/snapshot.h"
+#include "expr/expr.h"
+
+/* ---- memory accounting ----------------------------------------------- */
+
+typedef struct dl_exec_memory {
+	int64_t limit;          /* bytes; 0 = no limit */
+	_Atomic int64_t used;   /* charged now */
+	_Atomic int64_t peak;   /* the most ever charged at once */
+} dl_exec_memory;
+#define DL_EXEC_MEMORY_INIT(limit) {(limit), 0, 0}
+
+/* Charges `bytes` for `what` (an operator's name, for the message). m may
+ * be NULL (no accounting). DL_ENOMEM when the limit would be exceeded;
+ * nothing is charged then. */
+int dl_exec_mem_charge(dl_exec_memory *m, int64_t bytes, const char *what);
+void dl_exec_mem_release(dl_exec_memory *m, int64_t bytes);
+/* Bytes held by an array's / a batch's buffers (an estimate that counts
+ * buffers, not allocator overhead). */
+int64_t dl_exec_array_bytes(const dl_array *a);
+int64_t dl_exec_batch_bytes(const dl_batch *b);
+
+/* What every operator is built with (copied; pointers borrowed, they must
+ * outlive the plan). */
+typedef struct dl_exec_ctx {
+	dl_eval_ctx eval;      /* session time zone, current_timestamp */
+	dl_exec_memory *mem;   /* NULL = unaccounted */
+	int64_t batch_rows;    /* rows per output batch of operators that build
+	                        * their output; 0 = 65536 */
+} dl_exec_ctx;
+#define DL_EXEC_CTX_INIT {DL_EVAL_CTX_INIT, NULL, 0}
+
+/* ---- sources --------------------------------------------------------- */
+
+/* A Delta table at `uri`: time travel through snap_opts (version or
+ * timestamp; NULL = latest), projection and filter pushed into the scan
+ * through scan_opts (NULL = every column, no filter): files are pruned by
+ * partition values and statistics, the residual filter runs in the scan. */
+int dl_exec_scan(dl_batch_stream **out, const char *uri, const dl_snapshot_options *snap_opts,
+                 const dl_scan_options *scan_opts);
+/* The same over a snapshot the caller already holds (borrowed: it must
+ * outlive the stream), e.g. the read snapshot of a transaction, so a DML
+ * command reads exactly the version it will commit against. */
+int dl_exec_scan_snapshot(dl_batch_stream **out, dl_snapshot *snap, const dl_scan_options *scan_opts);
+
+/* ---- row-at-a-time shape --------------------------------------------- */
+
+/* Rows where `pred` (BOOLEAN) is TRUE: FALSE and NULL drop the row. */
+int dl_exec_filter(dl_batch_stream **out, dl_batch_stream *in, dl_expr *pred, const dl_exec_ctx *ctx);
+/* One output column per expression, named names[i] (NULL: the
+ * expression's SQL text). */
+int dl_exec_project(dl_batch_stream **out, dl_batch_stream *in, dl_expr *const *exprs, const char *const *names,
+                    int n, const dl_exec_ctx *ctx);
+/* Skips `offset` rows, then passes at most `limit` (< 0: all). */
+int dl_exec_limit(dl_batch_stream **out, dl_batch_stream *in, int64_t limit, int64_t offset);
+
+/* ---- hash aggregate -------------------------------------------------- */
+
+typedef enum dl_agg_kind {
+	DL_AGG_COUNT_STAR = 0, /* count(*): rows */
+	DL_AGG_COUNT,          /* count(x): non-null x */
+	DL_AGG_COUNT_DISTINCT, /* count(DISTINCT x) */
+	DL_AGG_SUM,            /* integral -> bigint, float/double -> double,
+	                        * decimal(p,s) -> decimal(min(p+10,38), s) */
+	DL_AGG_AVG,            /* numeric -> double, decimal(p,s) ->
+	                        * decimal(min(p+4,38), min(s+4,38)) */
+	DL_AGG_MIN,
+	DL_AGG_MAX,
+	DL_AGG_FIRST,          /* first(x [, ignoreNulls]) in input order */
+	DL_AGG_LAST,
+	DL_AGG_VAR_SAMP,       /* numeric -> double; NULL below 2 values */
+	DL_AGG_VAR_POP,        /* numeric -> double; NULL without values */
+	DL_AGG_STDDEV_SAMP,
+	DL_AGG_STDDEV_POP,
+} dl_agg_kind;
+
+typedef struct dl_exec_agg {
+	dl_agg_kind kind;
+	dl_expr *arg;          /* NULL for count(*); owned by the operator */
+	const char *name;      /* output column name */
+	bool ignore_nulls;     /* first/last only */
+} dl_exec_agg;
+
+/* GROUP BY keys[0..nkeys) (expressions; named key_names[i]) computing
+ * aggs[0..naggs). Output columns: the keys, then the aggregates; one row
+ * per group in order of first appearance. Without keys: exactly one row,
+ * also for empty input (count 0, other aggregates NULL). HAVING is a
+ * dl_exec_filter over this output. */
+int dl_exec_aggregate(dl_batch_stream **out, dl_batch_stream *in, dl_expr *const *keys,
+                      const char *const *key_names, int nkeys, const dl_exec_agg *aggs, int naggs,
+                      const dl_exec_ctx *ctx);
+
+/* ---- sort, top-N ----------------------------------------------------- */
+
+typedef enum dl_nulls_order {
+	DL_NULLS_DEFAULT = 0, /* Spark: FIRST for ascending, LAST for descending */
+	DL_NULLS_FIRST,
+	DL_NULLS_LAST,
+} dl_nulls_order;
+
+typedef struct dl_exec_sort_key {
+	dl_expr *expr;        /* owned by the operator */
+	bool descending;
+	dl_nulls_order nulls;
+} dl_exec_sort_key;
+
+/* ORDER BY keys, stable (ties keep input order; NaN sorts above every
+ * number, as in Spark), then OFFSET `offset`, LIMIT `limit` (< 0: all).
+ * With a limit only offset+limit rows are kept while reading (top-N). */
+int dl_exec_sort(dl_batch_stream **out, dl_batch_stream *in, const dl_exec_sort_key *keys, int nkeys,
+                 int64_t limit, int64_t offset, const dl_exec_ctx *ctx);
+
+/* ---- hash join ------------------------------------------------------- */
+
+typedef enum dl_join_kind {
+	DL_JOIN_INNER = 0,
+	DL_JOIN_LEFT,       /* left outer */
+	DL_JOIN_RIGHT,      /* right outer */
+	DL_JOIN_FULL,       /* full outer */
+	DL_JOIN_SEMI,       /* left semi: left rows with a match, once */
+	DL_JOIN_ANTI,       /* left anti: left rows without a match */
+	DL_JOIN_CROSS,      /* every pair (nkeys must be 0); residual allowed */
+} dl_join_kind;
+
+typedef struct dl_exec_join {
+	dl_join_kind kind;
+	int nkeys;
+	dl_expr **left_keys;   /* bound to the left input; owned */
+	dl_expr **right_keys;  /* bound to the right input; owned */
+	const bool *null_safe; /* per key: <=> instead of = (NULL = all =) */
+	dl_expr *residual;     /* over the joined row (left columns then right
+	                        * columns); NULL = none; owned */
+} dl_exec_join;
+
+/* Joins left with right; the right side is the build side (held in
+ * memory), the left side streams. Output: the left columns then the right
+ * columns (nullable on an outer side); semi and anti output the left
+ * columns only. Key pairs must have the same type (the planner casts). The
+ * residual names columns of the joined schema, so column names should be
+ * distinct across the two sides. */
+int dl_exec_hash_join(dl_batch_stream **out, dl_batch_stream *left, dl_batch_stream *right,
+                      const dl_exec_join *spec, const dl_exec_ctx *ctx);
+
+/* ---- distinct and set operations ------------------------------------- */
+
+/* Rows with duplicates removed (first occurrence kept, NULLs equal). */
+int dl_exec_distinct(dl_batch_stream **out, dl_batch_stream *in, const dl_exec_ctx *ctx);
+
+typedef enum dl_setop_kind {
+	DL_SETOP_UNION = 0,
+	DL_SETOP_INTERSECT,
+	DL_SETOP_EXCEPT,
+} dl_setop_kind;
+
+/* a UNION / INTERSECT / EXCEPT b, by position: column counts and types
+ * must agree (DL_ESCHEMA otherwise); the output has a's names, nullable
+ * where either side is. Without `all` the result is distinct (Spark);
+ * INTERSECT ALL keeps min(m, n) copies of a row, EXCEPT ALL max(m - n, 0). */
+int dl_exec_setop(dl_batch_stream **out, dl_batch_stream *a, dl_batch_stream *b, dl_setop_kind kind, bool all,
+                  const dl_exec_ctx *ctx);
+
+#endif

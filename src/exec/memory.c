@@ -1,0 +1,51 @@
+/* The memory budget operators charge (exec.h). Charging is a compare and
+ * swap on one counter so parallel operators can share a budget; the check
+ * happens before the bytes count, so a refused charge leaves the budget as
+ * it was. */
+#include "exec/exec.h"
+#include "util/error.h"
+
+int dl_exec_mem_charge(dl_exec_memory *m, int64_t bytes, const char *what)
+{
+	if (!m || bytes <= 0) return 0;
+	int64_t cur = atomic_load(&m->used);
+	for (;;) {
+		int64_t next = cur + bytes;
+		if (m->limit > 0 && next > m->limit)
+			return dl_error_set(DL_ENOMEM,
+			                    "%s: memory limit of %lld bytes exceeded (%lld in use, %lld more needed); "
+			                    "spilling to disk is not implemented yet",
+			                    what, (long long)m->limit, (long long)cur, (long long)bytes);
+		if (atomic_compare_exchange_weak(&m->used, &cur, next)) break;
+	}
+	int64_t peak = atomic_load(&m->peak), now = cur + bytes;
+	while (now > peak && !atomic_compare_exchange_weak(&m->peak, &peak, now)) {
+	}
+	return 0;
+}
+
+void dl_exec_mem_release(dl_exec_memory *m, int64_t bytes)
+{
+	if (m && bytes > 0) atomic_fetch_sub(&m->used, bytes);
+}
+
+int64_t dl_exec_array_bytes(const dl_array *a)
+{
+	if (!a) return 0;
+	int64_t n = a->length, b = (int64_t)sizeof *a;
+	if (a->validity) b += (n + 7) / 8;
+	int w = dl_type_fixed_width(a->type);
+	if (w > 0) b += n * w;
+	else if (a->type->id == DL_TYPE_BOOLEAN) b += (n + 7) / 8;
+	if (a->offsets) b += (n + 1) * 4;
+	b += a->data_len;
+	for (int i = 0; i < a->nchildren; i++) b += dl_exec_array_bytes(a->children[i]);
+	return b;
+}
+
+int64_t dl_exec_batch_bytes(const dl_batch *b)
+{
+	int64_t n = (int64_t)sizeof *b;
+	for (int i = 0; b && i < b->ncols; i++) n += dl_exec_array_bytes(b->cols[i]);
+	return n;
+}
