@@ -141,7 +141,7 @@ static inline void tu_cell(dl_buf *out, const dl_array *a, int64_t r)
 static inline int tu_collect(dl_batch_stream *s, char ***lines_out)
 {
 	char **lines = NULL;
-	int n = 0, rc = 0;
+	int n = 0, cap = 0, rc = 0;
 	for (;;) {
 		dl_batch *b;
 		if ((rc = dl_batch_stream_next(s, &b)) < 0 || !b) break;
@@ -152,7 +152,11 @@ static inline int tu_collect(dl_batch_stream *s, char ***lines_out)
 				if (c) dl_buf_putc(&line, '|');
 				tu_cell(&line, b->cols[c], r);
 			}
-			lines = realloc(lines, (size_t)(n + 1) * sizeof *lines);
+			if (n == cap) { /* doubling: one realloc per line is quadratic under ASan */
+				cap = cap ? 2 * cap : 1024;
+				lines = realloc(lines, (size_t)cap * sizeof *lines);
+				if (!lines) abort();
+			}
 			lines[n++] = line.data ? line.data : strdup("");
 		}
 		dl_batch_free(b);
