@@ -217,6 +217,28 @@ static inline char *fx_tmpdir(void)
 	return d ? dl_strdup(d) : NULL;
 }
 
+/* Group setup and teardown for tests that work in one temporary directory,
+ * g_dir (set by fx_setup_tmpdir, removed with its contents by
+ * fx_teardown_tmpdir). */
+static char *g_dir __attribute__((unused));
+
+static inline int fx_setup_tmpdir(void **state)
+{
+	(void)state;
+	g_dir = fx_tmpdir();
+	return g_dir ? 0 : -1;
+}
+
+static inline int fx_teardown_tmpdir(void **state)
+{
+	(void)state;
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+	if (system(cmd) != 0) return -1;
+	dl_free(g_dir);
+	return 0;
+}
+
 static inline char *fx_table(const char *base, const char *name)
 {
 	size_t n = strlen(base) + strlen(name) + 2;

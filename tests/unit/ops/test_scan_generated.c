@@ -11,7 +11,6 @@
 #include "ops_fixture.h"
 #include "util/error.h"
 
-static char *g_dir;
 
 static char *make_table(const char *name, const char *ddl, const char *part)
 {
@@ -119,28 +118,11 @@ static void year_partition(void **state)
 	dl_free(uri);
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	g_dir = fx_tmpdir();
-	return g_dir ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	char cmd[512];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-	if (system(cmd) != 0) return -1;
-	dl_free(g_dir);
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(cast_to_date),
 		cmocka_unit_test(year_partition),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, fx_setup_tmpdir, fx_teardown_tmpdir);
 }

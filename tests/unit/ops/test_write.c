@@ -10,7 +10,6 @@
 #include "deltalake/write.h"
 #include "ops_fixture.h"
 
-static char *g_dir;
 
 static char *table(const char *name)
 {
@@ -491,23 +490,6 @@ static void test_append_only(void **state)
 	dl_free(uri);
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	g_dir = fx_tmpdir();
-	return g_dir ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	char cmd[512];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-	if (system(cmd) != 0) return -1;
-	dl_free(g_dir);
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -528,5 +510,5 @@ int main(void)
 		cmocka_unit_test(test_column_mapping),
 		cmocka_unit_test(test_append_only),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, fx_setup_tmpdir, fx_teardown_tmpdir);
 }

@@ -11,7 +11,6 @@
 #include "ops_fixture.h"
 
 static uint64_t g_rng;
-static char *g_dir;
 
 static uint32_t rnd(uint32_t n)
 {
@@ -220,27 +219,10 @@ static void test_random_round_trips(void **state)
 	}
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	g_dir = fx_tmpdir();
-	return g_dir ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	char cmd[512];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-	if (system(cmd) != 0) return -1;
-	dl_free(g_dir);
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_random_round_trips),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, fx_setup_tmpdir, fx_teardown_tmpdir);
 }

@@ -13,7 +13,6 @@
 #include "ops_fixture.h"
 #include "parquet/reader.h"
 
-static char *g_dir;
 
 static void create(const char *uri, const char *ddl, const char *const *props, int nprops)
 {
@@ -440,23 +439,6 @@ static void test_nested_array_evolution(void **state)
 	dl_free(uri);
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	g_dir = fx_tmpdir();
-	return g_dir ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	char cmd[512];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-	if (system(cmd) != 0) return -1;
-	dl_free(g_dir);
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -474,5 +456,5 @@ int main(void)
 		cmocka_unit_test(test_partition_paths),
 		cmocka_unit_test(test_nested_array_evolution),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, fx_setup_tmpdir, fx_teardown_tmpdir);
 }
