@@ -308,6 +308,16 @@ int dl_txn_check_winner(dl_transaction *t, int64_t version)
 	uint8_t *data = NULL;
 	size_t len = 0;
 	int rc = dl_store_get(&data, &len, t->store, path);
+	/* The commit that refused ours is gone: a Delta commit is deleted only
+	 * with its table (log cleanup removes versions far behind the latest),
+	 * so the table was deleted under this transaction. A conflict, not a
+	 * corrupt table: the caller decides whether to start again. */
+	if (rc == DL_ENOTFOUND)
+		return dl_error_set_class(DL_ECONFLICT, "ConcurrentWriteException",
+		        "A concurrent transaction wrote version %lld and the table was deleted "
+		        "before that commit (%s) could be read: the table is being deleted or "
+		        "replaced. Check the table and retry the operation.",
+		        (long long)version, path);
 	if (rc < 0) return dl_error_prefix("reading the winning commit %s", path);
 	dl_arena arena = DL_ARENA_INIT;
 	winner w = {.t = t, .version = version, .arena = &arena, .what = path};
