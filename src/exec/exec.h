@@ -56,8 +56,13 @@ typedef struct dl_exec_ctx {
 	dl_exec_memory *mem;   /* NULL = unaccounted */
 	int64_t batch_rows;    /* rows per output batch of operators that build
 	                        * their output; 0 = 65536 */
+	const char *temp_dir;  /* where operators spill; NULL = $TMPDIR or /tmp */
+	/* Set (from any thread or a signal handler) to make every operator of
+	 * the plan fail with DL_ECANCELLED at its next batch; NULL = never. */
+	const _Atomic bool *interrupt;
+	int threads;           /* operators' parallelism; 0 = the pool's size */
 } dl_exec_ctx;
-#define DL_EXEC_CTX_INIT {DL_EVAL_CTX_INIT, NULL, 0}
+#define DL_EXEC_CTX_INIT {DL_EVAL_CTX_INIT, NULL, 0, NULL, NULL, 0}
 
 /* ---- sources --------------------------------------------------------- */
 
@@ -101,13 +106,29 @@ typedef enum dl_agg_kind {
 	DL_AGG_VAR_POP,        /* numeric -> double; NULL without values */
 	DL_AGG_STDDEV_SAMP,
 	DL_AGG_STDDEV_POP,
+	DL_AGG_COLLECT_LIST,   /* ARRAY<input> of non-null values, input order */
+	DL_AGG_COLLECT_SET,    /* ARRAY<input> of distinct non-null values */
+	DL_AGG_APPROX_COUNT_DISTINCT, /* BIGINT: HyperLogLog++ as Spark (rsd) */
+	DL_AGG_PERCENTILE_APPROX,     /* input type (or ARRAY of it): Spark's
+	                               * percentile_approx(x, pct [, accuracy]) */
+	DL_AGG_COUNT_IF,       /* count_if(pred): BIGINT */
+	DL_AGG_BOOL_AND,       /* bool_and / every */
+	DL_AGG_BOOL_OR,        /* bool_or / any / some */
+	DL_AGG_ANY_VALUE,      /* any_value(x [, ignoreNulls]) */
 } dl_agg_kind;
 
 typedef struct dl_exec_agg {
 	dl_agg_kind kind;
 	dl_expr *arg;          /* NULL for count(*); owned by the operator */
 	const char *name;      /* output column name */
-	bool ignore_nulls;     /* first/last only */
+	bool ignore_nulls;     /* first/last/any_value only */
+	bool distinct;         /* agg(DISTINCT x): each distinct non-null value
+	                        * of a group counts once (count, sum, avg,
+	                        * collect_list...) */
+	dl_expr *param;        /* percentile_approx: the percentage (DOUBLE or
+	                        * ARRAY<DOUBLE>), a constant; owned; else NULL */
+	int64_t accuracy;      /* percentile_approx; 0 = 10000 */
+	double rsd;            /* approx_count_distinct; 0 = 0.05 */
 } dl_exec_agg;
 
 /* GROUP BY keys[0..nkeys) (expressions; named key_names[i]) computing
@@ -169,6 +190,61 @@ typedef struct dl_exec_join {
  * distinct across the two sides. */
 int dl_exec_hash_join(dl_batch_stream **out, dl_batch_stream *left, dl_batch_stream *right,
                       const dl_exec_join *spec, const dl_exec_ctx *ctx);
+
+/* ---- window functions ------------------------------------------------ */
+
+typedef enum dl_win_kind {
+	DL_WIN_ROW_NUMBER = 0,
+	DL_WIN_RANK,
+	DL_WIN_DENSE_RANK,
+	DL_WIN_PERCENT_RANK,
+	DL_WIN_CUME_DIST,
+	DL_WIN_NTILE,          /* ntile(offset) */
+	DL_WIN_LAG,            /* lag(arg, offset, default) */
+	DL_WIN_LEAD,
+	DL_WIN_FIRST_VALUE,    /* over the frame */
+	DL_WIN_LAST_VALUE,
+	DL_WIN_NTH_VALUE,      /* nth_value(arg, offset) */
+	DL_WIN_AGG,            /* `agg` over the frame */
+} dl_win_kind;
+
+typedef enum dl_frame_bound {
+	DL_FRAME_UNBOUNDED_PRECEDING = 0,
+	DL_FRAME_PRECEDING,    /* offset PRECEDING */
+	DL_FRAME_CURRENT_ROW,
+	DL_FRAME_FOLLOWING,    /* offset FOLLOWING */
+	DL_FRAME_UNBOUNDED_FOLLOWING,
+} dl_frame_bound;
+
+/* A frame. kind DEFAULT is Spark's: with ORDER BY, RANGE BETWEEN UNBOUNDED
+ * PRECEDING AND CURRENT ROW; without, the whole partition. ROWS offsets
+ * count rows; RANGE offsets are added to the (single) ORDER BY key's
+ * value (numbers, or intervals over dates and timestamps). */
+typedef enum dl_frame_kind { DL_FRAME_DEFAULT = 0, DL_FRAME_ROWS, DL_FRAME_RANGE } dl_frame_kind;
+typedef struct dl_exec_frame {
+	dl_frame_kind kind;
+	dl_frame_bound lo, hi;
+	dl_expr *lo_offset, *hi_offset; /* constants for PRECEDING/FOLLOWING; owned */
+} dl_exec_frame;
+
+typedef struct dl_exec_window_fn {
+	dl_win_kind kind;
+	dl_exec_agg agg;       /* DL_WIN_AGG: the aggregate (its arg owned) */
+	dl_expr *arg;          /* lag/lead/first/last/nth_value argument; owned */
+	int64_t offset;        /* lag/lead (default 1), ntile buckets, nth_value n */
+	dl_expr *default_value; /* lag/lead default; owned; NULL = NULL */
+	bool ignore_nulls;     /* first_value/last_value/nth_value/lag/lead */
+	dl_exec_frame frame;
+	const char *name;      /* output column name */
+} dl_exec_window_fn;
+
+/* Window functions sharing one PARTITION BY / ORDER BY: the input's columns
+ * then one column per function. Rows come out grouped by partition, in
+ * ORDER BY order within one (ties keep input order). Different window
+ * specifications are different operators, chained. */
+int dl_exec_window(dl_batch_stream **out, dl_batch_stream *in, dl_expr *const *partition, int npartition,
+                   const dl_exec_sort_key *order, int norder, const dl_exec_window_fn *fns, int nfns,
+                   const dl_exec_ctx *ctx);
 
 /* ---- distinct and set operations ------------------------------------- */
 
