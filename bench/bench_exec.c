@@ -117,7 +117,7 @@ static double drain_count(dl_batch_stream *s)
 static double q_group_low(void)
 {
 	dl_expr *k[] = {E("g")};
-	dl_exec_agg a[] = {{DL_AGG_COUNT_STAR, NULL, "n", false}, {DL_AGG_SUM, E("x"), "s", false}};
+	dl_exec_agg a[] = {{.kind = DL_AGG_COUNT_STAR, .arg = NULL, .name = "n"}, {.kind = DL_AGG_SUM, .arg = E("x"), .name = "s"}};
 	dl_batch_stream *s;
 	if (dl_exec_aggregate(&s, src(T, NTB, TS), k, NULL, 1, a, 2, NULL) < 0) abort();
 	/* sum(n) = rows: count the groups' counts */
@@ -134,7 +134,7 @@ static double q_group_low(void)
 static double q_group_high(void)
 {
 	dl_expr *k[] = {E("h")};
-	dl_exec_agg a[] = {{DL_AGG_COUNT_STAR, NULL, "n", false}, {DL_AGG_SUM, E("id"), "s", false}};
+	dl_exec_agg a[] = {{.kind = DL_AGG_COUNT_STAR, .arg = NULL, .name = "n"}, {.kind = DL_AGG_SUM, .arg = E("id"), .name = "s"}};
 	dl_batch_stream *s;
 	if (dl_exec_aggregate(&s, src(T, NTB, TS), k, NULL, 1, a, 2, NULL) < 0) abort();
 	return drain_count(s);
@@ -171,7 +171,7 @@ static double q_topn(void)
 
 static double q_count_distinct(void)
 {
-	dl_exec_agg a[] = {{DL_AGG_COUNT_DISTINCT, E("h"), "n", false}};
+	dl_exec_agg a[] = {{.kind = DL_AGG_COUNT_DISTINCT, .arg = E("h"), .name = "n"}};
 	dl_batch_stream *s;
 	if (dl_exec_aggregate(&s, src(T, NTB, TS), NULL, NULL, 0, a, 1, NULL) < 0) abort();
 	dl_batch *b;

@@ -15,7 +15,7 @@ static const char *const rows[] = {
 
 static dl_exec_agg A(dl_agg_kind k, const char *arg, const char *name)
 {
-	dl_exec_agg a = {k, arg ? tu_expr(arg) : NULL, name, false};
+	dl_exec_agg a = {.kind = k, .arg = arg ? tu_expr(arg) : NULL, .name = name};
 	return a;
 }
 
@@ -156,7 +156,7 @@ static void overflow_and_errors(void **st)
 	dl_exec_agg a2[] = {A(DL_AGG_SUM, "g", "s")};
 	assert_int_equal(dl_exec_aggregate(&s, tu_stream(SPEC, rows, 7, 2), NULL, NULL, 0, a2, 1, NULL), DL_EINVALID);
 	assert_non_null(strstr(dl_error_last()->message, "numeric"));
-	dl_exec_agg a3[] = {{DL_AGG_COUNT, NULL, "c", false}};
+	dl_exec_agg a3[] = {{.kind = DL_AGG_COUNT, .arg = NULL, .name = "c"}};
 	assert_int_equal(dl_exec_aggregate(&s, tu_stream(SPEC, rows, 7, 2), NULL, NULL, 0, a3, 1, NULL), DL_EINVALID);
 }
 

@@ -139,7 +139,7 @@ static dl_batch_stream *agg(dl_batch_stream *in, const char *const *keys, int nk
 		for (int j = 0; j < 13; j++)
 			if (strlen(kinds[j]) == kl && !strncmp(kinds[j], aggs[i], kl)) kind = j;
 		assert_true(kind >= 0);
-		a[i] = (dl_exec_agg){(dl_agg_kind)kind, colon ? tu_expr(colon + 1) : NULL, "a", false};
+		a[i] = (dl_exec_agg){.kind = (dl_agg_kind)kind, .arg = colon ? tu_expr(colon + 1) : NULL, .name = "a"};
 	}
 	dl_batch_stream *s;
 	check(dl_exec_aggregate(&s, in, k, NULL, nk, a, na, NULL));

@@ -33,7 +33,7 @@ static void every_operator(void **st)
 	assert_int_equal(dl_exec_limit(&s, gappy(), 2, 1), 0);
 	tu_expect(s, true, "NULL|b", "1|c");
 	dl_expr *k[] = {tu_expr("k")};
-	dl_exec_agg a[] = {{DL_AGG_COUNT_STAR, NULL, "n", false}, {DL_AGG_MAX, tu_expr("s"), "m", false}};
+	dl_exec_agg a[] = {{.kind = DL_AGG_COUNT_STAR, .arg = NULL, .name = "n"}, {.kind = DL_AGG_MAX, .arg = tu_expr("s"), .name = "m"}};
 	assert_int_equal(dl_exec_aggregate(&s, gappy(), k, NULL, 1, a, 2, NULL), 0);
 	tu_expect(s, true, "1|2|c", "NULL|1|b");
 	dl_exec_sort_key sk[] = {{tu_expr("s"), true, DL_NULLS_DEFAULT}};

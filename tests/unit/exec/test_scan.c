@@ -64,7 +64,7 @@ static void pushdown_and_time_travel(void **st)
 	tu_expect(s, false, "n8", "n9");
 	/* an aggregate over the scan */
 	assert_int_equal(dl_exec_scan(&s, f.dir, NULL, NULL), 0);
-	dl_exec_agg aggs[] = {{DL_AGG_COUNT_STAR, NULL, "n", false}, {DL_AGG_SUM, tu_expr("id"), "s", false}};
+	dl_exec_agg aggs[] = {{.kind = DL_AGG_COUNT_STAR, .arg = NULL, .name = "n"}, {.kind = DL_AGG_SUM, .arg = tu_expr("id"), .name = "s"}};
 	dl_expr *keys[] = {tu_expr("id % 2")};
 	dl_batch_stream *g;
 	if (dl_exec_aggregate(&g, s, keys, NULL, 1, aggs, 2, NULL) < 0) fail_msg("%s", dl_error_last()->message);
