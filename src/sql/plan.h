@@ -24,6 +24,9 @@ struct sql_relation {
 	const dl_type *schema;
 	/* "delta.`/data/t` VERSION AS OF 3", for EXPLAIN and messages. */
 	const char *display;
+	/* Rows it holds, from the log's statistics (-1: unknown): the planner
+	 * builds joins' hash tables on the smaller side. */
+	int64_t est_rows;
 	/* The rows: only the columns cols[0..ncols) in that order (ncols < 0:
 	 * every column); `filter` (owned, may be NULL) is a conjunction of
 	 * predicates over the schema that the relation may use to skip files
