@@ -26,8 +26,8 @@ typedef struct win_rows {
  * expressions over the input (the ORDER BY key plus or minus the offset)
  * and the key cast to the bound's type for comparing. */
 typedef struct win_range {
-	dl_expr *key;        /* the ORDER BY key (as the bounds' type) */
 	dl_expr *lo, *hi;    /* NULL unless that side is an offset */
+	dl_expr *key_lo, *key_hi; /* the ORDER BY key cast to lo's / hi's type */
 	bool desc;
 	int64_t lo_rows, hi_rows; /* ROWS offsets, signed: -n for n PRECEDING */
 } win_range;

@@ -86,26 +86,27 @@ int dl_win_frame_prepare(win_range *r, dl_exec_frame *f, const dl_exec_sort_key 
 		else r->lo = e;
 		if (rc == 0) rc = dl_exec_bind(e, schema, ctx, what);
 	}
-	const dl_type *bt = rc == 0 ? dl_expr_type(r->lo ? r->lo : r->hi) : NULL;
-	if (rc == 0 && r->lo && r->hi && !dl_type_equals(dl_expr_type(r->lo), dl_expr_type(r->hi)))
-		rc = dl_error_set(DL_EINVALID, "%s: the RANGE frame's offsets have different types", what);
-	/* the key itself, not only the bound: "string - 1" binds (as double) */
+	/* the key itself must be orderable by value: "string - 1" binds too */
 	const dl_type *kt = rc == 0 ? dl_expr_type(order[0].expr) : NULL;
-	if (rc == 0 && ((!dl_type_is_numeric(bt) && bt->id != DL_TYPE_DATE && bt->id != DL_TYPE_TIMESTAMP &&
-	                 bt->id != DL_TYPE_TIMESTAMP_NTZ) ||
-	                (!dl_type_is_numeric(kt) && kt->id != DL_TYPE_DATE && kt->id != DL_TYPE_TIMESTAMP &&
-	                 kt->id != DL_TYPE_TIMESTAMP_NTZ)))
+	if (rc == 0 && !dl_type_is_numeric(kt) && kt->id != DL_TYPE_DATE && kt->id != DL_TYPE_TIMESTAMP &&
+	    kt->id != DL_TYPE_TIMESTAMP_NTZ)
 		rc = dl_error_set_class(DL_EINVALID, "DATATYPE_MISMATCH.RANGE_FRAME_INVALID_TYPE",
 		                        "%s: a RANGE frame with offsets needs a numeric, date or timestamp ORDER BY key", what);
-	if (rc == 0) {
-		/* compare the key in the bounds' type (int key + decimal offset...) */
+	for (int side = 0; side < 2 && rc == 0; side++) {
+		dl_expr *bound = side ? r->hi : r->lo;
+		if (!bound) continue;
+		/* compare the key in the bound's type (int key + decimal offset,
+		 * date + hours...) */
 		char tn[128];
-		dl_type_sql(bt, tn, sizeof tn);
+		dl_type_sql(dl_expr_type(bound), tn, sizeof tn);
 		dl_buf t = DL_BUF_INIT;
 		dl_buf_printf(&t, "CAST((%s) AS %s)", key.data, tn);
-		rc = t.data ? dl_expr_parse(&r->key, t.data) : dl_error_set(DL_ENOMEM, "out of memory");
+		dl_expr *e = NULL;
+		rc = t.data ? dl_expr_parse(&e, t.data) : dl_error_set(DL_ENOMEM, "out of memory");
 		dl_buf_free(&t);
-		if (rc == 0) rc = dl_exec_bind(r->key, schema, ctx, what);
+		if (side) r->key_hi = e;
+		else r->key_lo = e;
+		if (rc == 0) rc = dl_exec_bind(e, schema, ctx, what);
 	}
 	dl_buf_free(&key);
 	dl_buf_free(&off);
@@ -114,7 +115,8 @@ int dl_win_frame_prepare(win_range *r, dl_exec_frame *f, const dl_exec_sort_key 
 
 void dl_win_range_free(win_range *r)
 {
-	dl_expr_free(r->key);
+	dl_expr_free(r->key_lo);
+	dl_expr_free(r->key_hi);
 	dl_expr_free(r->lo);
 	dl_expr_free(r->hi);
 	memset(r, 0, sizeof *r);
@@ -152,11 +154,14 @@ static int64_t search(const dl_array *key, int64_t a, int64_t b, const ex_val *v
 
 static int range_bounds(int64_t *lo, int64_t *hi, const dl_exec_frame *f, const win_range *r, const win_rows *w)
 {
-	dl_array *key = NULL, *lov = NULL, *hiv = NULL;
+	dl_array *keys[2] = {NULL, NULL}, *lov = NULL, *hiv = NULL;
 	const dl_eval_ctx *ec = w->ctx ? &w->ctx->eval : NULL;
-	int rc = dl_expr_eval(&key, r->key, w->sorted, ec);
+	int rc = 0;
+	if (r->lo) rc = dl_expr_eval(&keys[0], r->key_lo, w->sorted, ec);
+	if (rc == 0 && r->hi) rc = dl_expr_eval(&keys[1], r->key_hi, w->sorted, ec);
 	if (rc == 0 && r->lo) rc = dl_expr_eval(&lov, r->lo, w->sorted, ec);
 	if (rc == 0 && r->hi) rc = dl_expr_eval(&hiv, r->hi, w->sorted, ec);
+	const dl_array *key = keys[0] ? keys[0] : keys[1]; /* NULLs are NULLs in either */
 	for (int64_t p = 0; rc == 0 && p < w->nparts; p++) {
 		int64_t ps = w->part[p], pe = w->part[p + 1];
 		/* the rows with a key: NULLs are one peer group at either end */
@@ -177,7 +182,7 @@ static int range_bounds(int64_t *lo, int64_t *hi, const dl_exec_frame *f, const 
 					ex_val v;
 					ex_val_load(&v, bv, i);
 					/* lo: the first row not before v; hi: the first row past v */
-					j = search(key, a, b, &v, r->desc, side == 0);
+					j = search(keys[side], a, b, &v, r->desc, side == 0);
 				}
 				if (side) hi[i] = j;
 				else lo[i] = j;
@@ -185,7 +190,8 @@ static int range_bounds(int64_t *lo, int64_t *hi, const dl_exec_frame *f, const 
 			if (hi[i] < lo[i]) hi[i] = lo[i];
 		}
 	}
-	dl_array_free(key);
+	dl_array_free(keys[0]);
+	dl_array_free(keys[1]);
 	dl_array_free(lov);
 	dl_array_free(hiv);
 	return rc;
