@@ -122,3 +122,21 @@ SELECT count(*) FROM t WHERE s LIKE 'a%';
 SELECT DISTINCT substring(s, 1, 1) FROM t;
 SELECT * FROM (VALUES (1, 'a'), (2, 'b'), (3, NULL)) AS v(a, b) WHERE a > 1;
 SELECT 1 + 1, 'x', NULL IS NULL;
+
+-- window functions
+SELECT id, g, row_number() OVER (PARTITION BY g ORDER BY id) FROM t;
+SELECT id, rank() OVER (PARTITION BY g ORDER BY s NULLS FIRST), dense_rank() OVER (PARTITION BY g ORDER BY s NULLS FIRST) FROM t;
+SELECT id, sum(x) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN 2 PRECEDING AND 1 FOLLOWING) FROM t;
+SELECT id, lag(x, 2) OVER (PARTITION BY g ORDER BY id), lead(s) OVER (ORDER BY id) FROM t;
+SELECT id, count(*) OVER (PARTITION BY s), avg(x) OVER (PARTITION BY g) FROM t;
+SELECT id, sum(dec) OVER (ORDER BY dt NULLS FIRST, id) FROM t;
+SELECT g, sum(x), rank() OVER (ORDER BY sum(x) DESC NULLS LAST) FROM t GROUP BY g;
+SELECT id, ntile(4) OVER (ORDER BY id), percent_rank() OVER (ORDER BY g NULLS FIRST), cume_dist() OVER (ORDER BY g NULLS FIRST) FROM t WHERE id < 100;
+SELECT id, first_value(x) OVER (PARTITION BY g ORDER BY id), last_value(x) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) FROM t;
+SELECT id, count(*) OVER (ORDER BY x NULLS FIRST RANGE BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM t;
+SELECT id, g, rn FROM (SELECT id, g, row_number() OVER (PARTITION BY g ORDER BY x DESC NULLS LAST, id) AS rn FROM t) z WHERE rn <= 3;
+SELECT id, max(w) OVER (PARTITION BY k ORDER BY w, name NULLS FIRST) FROM (SELECT 1 AS id, k, w, name FROM u) v;
+
+-- more aggregate kinds
+SELECT g, count_if(x > 0), bool_and(x > -50), bool_or(s = 'a') FROM t GROUP BY g;
+SELECT k, sum(DISTINCT w), avg(DISTINCT w), count(DISTINCT name) FROM u GROUP BY k;
