@@ -30,6 +30,25 @@ static void queries(void **state)
 	/* time travel in queries: each INSERT was one commit */
 	expect_rows(db, "SELECT count(*) FROM t VERSION AS OF 1", "1\n");
 	expect_rows(db, "SELECT count(*) FROM t@v2", "2\n");
+	/* TIMESTAMP AS OF a commit's timestamp (as DESCRIBE HISTORY shows it,
+	 * in the session zone): that version */
+	char *h = run(db, "DESCRIBE HISTORY t");
+	assert_non_null(h);
+	char *line = strstr(h, "\n1|");
+	assert_non_null(line);
+	char ts[64];
+	size_t n = strcspn(line + 3, "|");
+	memcpy(ts, line + 3, n);
+	ts[n] = 0;
+	free(h);
+	dl_sql_stmt *q;
+	assert_int_equal(dl_sql_prepare(&q, NULL, db, "SELECT count(*) FROM t TIMESTAMP AS OF ?"), 0);
+	assert_int_equal(dl_sql_bind_text(q, 1, ts, SIZE_MAX), 0);
+	assert_int_equal(dl_sql_stmt_execute(&st, q), 0);
+	assert_int_equal(read_all(&text, &st, false), 0);
+	assert_string_equal(text, "1\n");
+	free(text);
+	dl_sql_stmt_free(q);
 }
 
 static void inserts(void **state)
