@@ -219,6 +219,8 @@ int pl_from(prel *out, planner *P, const sql_table_ref *ref, const scope *outer)
 void pl_set_unpushable(pn *n);
 /* left JOIN right ON on (rewritten; may be NULL) of an exec kind. */
 int pl_join(pn **out, planner *P, dl_join_kind kind, pn *left, pn *right, ex_node *on);
+/* WHERE equalities across an inner/cross join become its keys. */
+int pl_where_keys(planner *P, pn *from, ex_node *const *conj, int n);
 
 /* plan_select.c / plan_aggregate.c */
 int pl_select(pq *out, planner *P, const sql_query *q, const scope *outer);

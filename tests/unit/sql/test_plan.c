@@ -58,6 +58,25 @@ static void fails(const char *sql, const char *klass, const char *text)
 		fail_msg("%s\n  want %s / %s\n  got %s", sql, klass, text ? text : "", e->message);
 }
 
+/* EXPLAIN text of a query (the caller frees). */
+static char *explain(const char *sql)
+{
+	dl_sql_script *s;
+	assert_int_equal(dl_sql_parse(&s, sql), 0);
+	dl_buf b = DL_BUF_INIT;
+	int rc = sql_explain_query(&b, &E.env, dl_sql_script_stmt(s, 0)->query, NULL);
+	if (rc < 0) fail_msg("explain %s: %s", sql, dl_error_last()->message);
+	dl_sql_script_free(s);
+	return b.data;
+}
+
+static void explain_has(const char *sql, const char *want)
+{
+	char *e = explain(sql);
+	if (!strstr(e, want)) fail_msg("EXPLAIN %s\n%s\nlacks: %s", sql, e, want);
+	free(e);
+}
+
 static void test_select_where(void **state)
 {
 	(void)state;
@@ -133,6 +152,10 @@ static void test_joins(void **state)
 	ROWS("SELECT id FROM t LEFT ANTI JOIN u ON t.g <=> u.k", "<none>");
 	ROWS("SELECT count(*) FROM t CROSS JOIN u", "25");
 	ROWS("SELECT count(*) FROM t, u WHERE t.id = u.k", "3");
+	/* a comma join's WHERE equalities become hash keys */
+	explain_has("SELECT count(*) FROM t, u, d WHERE t.id = u.k AND d.id = t.g", "HashJoin Inner keys=[id = k]");
+	explain_has("SELECT count(*) FROM t, u, d WHERE t.id = u.k AND d.id = t.g", "HashJoin Inner keys=[CAST(g AS BIGINT) = id]");
+	ROWS("SELECT count(*) FROM t, u, d WHERE t.id = u.k AND d.id = t.g", "3");
 	ROWS("SELECT t.id, u.name FROM t JOIN u ON t.id < u.k AND u.k < 3", "1|two", "1|deux");
 	ROWS("SELECT a.id, b.id FROM t a JOIN t b ON a.id = b.g", "1|1", "1|2", "2|3", "2|5");
 	/* keys of different types meet at the common type */
