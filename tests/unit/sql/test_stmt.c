@@ -113,7 +113,7 @@ static void ctas(void **state)
 	free(h);
 	expect_rows(db, "SHOW TBLPROPERTIES c ('delta.appendOnly')", "delta.appendOnly|true\n");
 	char *d = run(db, "DESCRIBE DETAIL c");
-	assert_non_null(strstr(d, "|[\"odd\"]|"));
+	assert_non_null(strstr(d, "|[odd]|"));
 	free(d);
 	expect_error(db, "CREATE TABLE c AS SELECT 1 AS x", DL_EEXISTS, "TABLE_OR_VIEW_ALREADY_EXISTS");
 	expect_ok(db, "CREATE TABLE IF NOT EXISTS c AS SELECT 1 AS x");
