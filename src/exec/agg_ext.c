@@ -213,6 +213,32 @@ void dl_agg_ext_free(dl_agg_ext *x)
 	dl_free(x);
 }
 
+int dl_agg_ext_reset(dl_agg_ext *x)
+{
+	if (x->gk) agg_gk_free(x);
+	dl_free(x->cnt);
+	dl_free(x->aux);
+	dl_free(x->ref);
+	dl_free(x->tail);
+	dl_free(x->elem_ref);
+	dl_free(x->elem_next);
+	dl_free(x->reg);
+	x->cnt = x->aux = NULL;
+	x->ref = x->tail = x->elem_ref = x->elem_next = NULL;
+	x->reg = NULL;
+	x->nelem = x->elem_cap = x->cap = 0;
+	agg_store_free(&x->store, x->mem);
+	dl_exec_mem_release(x->mem, x->charged);
+	x->charged = 0;
+	if (x->seen) {
+		dl_keytab_free(x->seen);
+		x->seen = NULL;
+		dl_type *pt[2] = {x->long_t, (dl_type *)x->in};
+		return dl_keytab_new(&x->seen, pt, 2, x->mem, "collect_set");
+	}
+	return 0;
+}
+
 static int grow_array(void **p, int64_t old_cap, int64_t cap, size_t size, int fill)
 {
 	void *q = dl_reallocarray(*p, (size_t)cap, size);
