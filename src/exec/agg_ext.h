@@ -14,8 +14,9 @@
 #include "exec/keytab.h"
 #include "exec/op.h"
 
-/* Whether the kind is one of this file's. */
-bool dl_agg_ext_kind(dl_agg_kind k);
+/* Whether the kind is one of this file's; also min, max, first and last
+ * over nested types (structs, arrays, maps), whose values it keeps. */
+bool dl_agg_ext_kind(dl_agg_kind k, const dl_type *in);
 /* The SQL name of any aggregate kind (error messages, default names). */
 const char *dl_agg_kind_name(dl_agg_kind k);
 
