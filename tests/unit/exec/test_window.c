@@ -104,7 +104,7 @@ static void offsets_and_rows_frames(void **st)
 		framed(AGG(DL_AGG_MAX, "v", "mx"), DL_FRAME_ROWS, DL_FRAME_PRECEDING, "1", DL_FRAME_PRECEDING, "1"),
 	};
 	fns[1].offset = 2;
-	fns[1].default_value = tu_expr("-1");
+	fns[1].default_value = tu_expr("CAST(-1 AS BIGINT)"); /* a BIGINT default for an INT column: cast */
 	fns[2].ignore_nulls = fns[3].ignore_nulls = fns[5].ignore_nulls = fns[6].ignore_nulls = true;
 	fns[6].offset = 2;
 	dl_batch_stream *s;
