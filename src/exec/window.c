@@ -66,6 +66,28 @@ typedef struct sort_ctx {
 static int cmp_order(const win_op *w, dl_array *const *k, int64_t i, int64_t j)
 {
 	for (int c = 0; c < w->norder; c++) {
+		const dl_array *x = k[c];
+		/* the common integer keys without NULLs, without ex_val */
+		if (!x->validity) {
+			int64_t p, q;
+			switch (x->type->id) {
+			case DL_TYPE_INTEGER:
+			case DL_TYPE_DATE:
+				p = ((const int32_t *)x->values)[i];
+				q = ((const int32_t *)x->values)[j];
+				break;
+			case DL_TYPE_LONG:
+			case DL_TYPE_TIMESTAMP:
+			case DL_TYPE_TIMESTAMP_NTZ:
+				p = ((const int64_t *)x->values)[i];
+				q = ((const int64_t *)x->values)[j];
+				break;
+			default: goto general;
+			}
+			if (p != q) return (p < q) != w->desc[c] ? -1 : 1;
+			continue;
+		}
+	general:;
 		ex_val a, b;
 		ex_val_load(&a, k[c], i);
 		ex_val_load(&b, k[c], j);
