@@ -535,7 +535,7 @@ int dl_exec_aggregate(dl_batch_stream **out, dl_batch_stream *in, dl_expr *const
 			g->in = dl_expr_type(g->arg);
 		}
 		bool ext_nullable = true;
-		if (dl_agg_ext_kind(g->kind)) {
+		if (dl_agg_ext_kind(g->kind, g->in)) {
 			const dl_type *ot;
 			dl_exec_agg spec = aggs[k];
 			spec.param = g->param;
