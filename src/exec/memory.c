@@ -13,8 +13,7 @@ int dl_exec_mem_charge(dl_exec_memory *m, int64_t bytes, const char *what)
 		int64_t next = cur + bytes;
 		if (m->limit > 0 && next > m->limit)
 			return dl_error_set(DL_ENOMEM,
-			                    "%s: memory limit of %lld bytes exceeded (%lld in use, %lld more needed); "
-			                    "spilling to disk is not implemented yet",
+			                    "%s: memory limit of %lld bytes exceeded (%lld in use, %lld more needed)",
 			                    what, (long long)m->limit, (long long)cur, (long long)bytes);
 		if (atomic_compare_exchange_weak(&m->used, &cur, next)) break;
 	}
