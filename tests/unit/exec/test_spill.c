@@ -259,6 +259,114 @@ static void aggregate_early_free_and_interrupt(void **st)
 	free_rows(rows, N);
 }
 
+/* ---- hash join -------------------------------------------------------- */
+
+/* left "lk int, ls string, lv long", right "rk int, rs string, rv long":
+ * keys with duplicates on both sides and NULLs in both key columns */
+static char **join_rows(int n, int keys, int salt)
+{
+	char **r = malloc(sizeof *r * (size_t)n);
+	for (int i = 0; i < n; i++) {
+		char buf[96], k[16], sv[16];
+		int g = (int)(((unsigned)(i + salt) * 2654435761u) % (unsigned)keys);
+		if ((i + salt) % 41 == 3) snprintf(k, sizeof k, "NULL");
+		else snprintf(k, sizeof k, "%d", g);
+		if ((i + salt) % 53 == 7) snprintf(sv, sizeof sv, "NULL");
+		else snprintf(sv, sizeof sv, "t%d", g % 7);
+		snprintf(buf, sizeof buf, "%s|%s|%d", k, sv, i);
+		r[i] = strdup(buf);
+	}
+	return r;
+}
+
+static dl_batch_stream *join2(char **l, int nl, char **r, int nr, dl_join_kind kind, const bool *ns,
+                              const char *residual, const dl_exec_ctx *ctx)
+{
+	dl_expr **lk = malloc(2 * sizeof *lk), **rk = malloc(2 * sizeof *rk);
+	lk[0] = tu_expr("lk");
+	lk[1] = tu_expr("ls");
+	rk[0] = tu_expr("rk");
+	rk[1] = tu_expr("rs");
+	dl_exec_join spec = {kind, 2, lk, rk, ns, residual ? tu_expr(residual) : NULL};
+	dl_batch_stream *s;
+	int rc = dl_exec_hash_join(&s, tu_stream("lk int, ls string, lv long", (const char *const *)l, nl, 1000),
+	                           tu_stream("rk int, rs string, rv long", (const char *const *)r, nr, 1000), &spec, ctx);
+	free(lk);
+	free(rk);
+	if (rc < 0) fail_msg("join: %s", dl_error_last()->message);
+	return s;
+}
+
+static void join_spills_every_kind(void **st)
+{
+	(void)st;
+	enum { NL = 6000, NR = 8000 };
+	char **l = join_rows(NL, 3000, 0), **r = join_rows(NR, 4000, 11);
+	static const bool nsv[][2] = {{false, false}, {true, false}, {true, true}};
+	const dl_join_kind kinds[] = {DL_JOIN_INNER, DL_JOIN_LEFT, DL_JOIN_RIGHT, DL_JOIN_FULL, DL_JOIN_SEMI, DL_JOIN_ANTI};
+	for (int ni = 0; ni < 3; ni++)
+		for (size_t ki = 0; ki < sizeof kinds / sizeof kinds[0]; ki++)
+			for (int res = 0; res < 2; res++) {
+				const char *resid = res ? "lv % 3 <> rv % 4" : NULL;
+				char **want, **got;
+				int nw = collect_sorted(join2(l, NL, r, NR, kinds[ki], nsv[ni], resid, NULL), &want, false, true);
+				dl_exec_memory mem = DL_EXEC_MEMORY_INIT(64 * 1024);
+				dl_exec_ctx ctx = spill_ctx(&mem);
+				ctx.batch_rows = 1000;
+				int ng = collect_sorted(join2(l, NL, r, NR, kinds[ki], nsv[ni], resid, &ctx), &got, false, true);
+				if (nw != ng) fail_msg("kind %d null-safe %d residual %d: %d rows, want %d", (int)kinds[ki], ni, res, ng, nw);
+				assert_same(want, nw, got, ng);
+				assert_true(nw > 0);
+				assert_int_equal(atomic_load(&mem.used), 0);
+				assert_true(atomic_load(&mem.peak) <= mem.limit);
+				tu_free_lines(want, nw);
+				tu_free_lines(got, ng);
+			}
+	/* spill files exist while the partitions are joined */
+	dl_exec_memory mem = DL_EXEC_MEMORY_INIT(64 * 1024);
+	dl_exec_ctx ctx = spill_ctx(&mem);
+	char **got;
+	int ng = collect_sorted(join2(l, NL, r, NR, DL_JOIN_FULL, nsv[0], NULL, &ctx), &got, true, true);
+	tu_free_lines(got, ng);
+	/* an early free after the first batch leaves nothing */
+	dl_batch_stream *s = join2(l, NL, r, NR, DL_JOIN_INNER, nsv[0], NULL, &ctx);
+	dl_batch *b;
+	assert_int_equal(dl_batch_stream_next(s, &b), 0);
+	dl_batch_free(b);
+	dl_batch_stream_free(s);
+	assert_int_equal(open_spill_files(), 0);
+	assert_int_equal(atomic_load(&mem.used), 0);
+	free_rows(l, NL);
+	free_rows(r, NR);
+}
+
+/* One key's rows alone exceed the limit: partitioning cannot split them;
+ * the join gives up with DL_ENOMEM and leaves nothing behind. */
+static void join_skewed_key_fails_cleanly(void **st)
+{
+	(void)st;
+	enum { N = 5000 };
+	char **r = malloc(sizeof *r * N), **l = malloc(sizeof *l * N);
+	for (int i = 0; i < N; i++) {
+		char buf[64];
+		snprintf(buf, sizeof buf, "1|same|%d", i);
+		r[i] = strdup(buf);
+		l[i] = strdup(buf);
+	}
+	dl_exec_memory mem = DL_EXEC_MEMORY_INIT(16 * 1024);
+	dl_exec_ctx ctx = spill_ctx(&mem);
+	static const bool ns[2] = {false, false};
+	char **got;
+	dl_batch_stream *s = join2(l, 10, r, N, DL_JOIN_INNER, ns, NULL, &ctx);
+	assert_int_equal(tu_collect(s, &got), DL_ENOMEM);
+	assert_non_null(strstr(dl_error_last()->message, "memory limit"));
+	assert_int_equal(open_spill_files(), 0);
+	assert_int_equal(dir_entries(), 0);
+	assert_int_equal(atomic_load(&mem.used), 0);
+	free_rows(l, N);
+	free_rows(r, N);
+}
+
 /* ---- spill files ----------------------------------------------------- */
 
 static void spill_file_round_trip(void **st)
@@ -295,6 +403,8 @@ int main(void)
 		cmocka_unit_test(aggregate_count_distinct_spills),
 		cmocka_unit_test(aggregate_recursive_partitions),
 		cmocka_unit_test(aggregate_early_free_and_interrupt),
+		cmocka_unit_test(join_spills_every_kind),
+		cmocka_unit_test(join_skewed_key_fails_cleanly),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
