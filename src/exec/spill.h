@@ -36,6 +36,11 @@ int64_t dl_spill_bytes(const dl_spill_file *f);
  * checks ctx->interrupt. */
 int dl_spill_stream(dl_batch_stream **out, dl_spill_file *f, const dl_exec_ctx *ctx);
 
+/* Charges without the limit check: for the one batch a spilling operator
+ * must hold to make progress (so the peak may pass the limit by about one
+ * batch). Released with dl_exec_mem_release. */
+void dl_exec_mem_force(dl_exec_memory *m, int64_t bytes);
+
 /* DL_ECANCELLED when the context's interrupt flag is set. */
 int dl_exec_check_interrupt(const dl_exec_ctx *ctx, const char *what);
 

@@ -367,6 +367,81 @@ static void join_skewed_key_fails_cleanly(void **st)
 	free_rows(r, N);
 }
 
+/* ---- sort ------------------------------------------------------------ */
+
+static dl_batch_stream *sort2(char **rows, int n, bool desc, dl_nulls_order nulls, int64_t limit, int64_t offset,
+                              const dl_exec_ctx *ctx)
+{
+	/* few distinct keys: ties everywhere, so stability shows in v */
+	dl_exec_sort_key keys[] = {{tu_expr("k % 50"), desc, nulls}, {tu_expr("s"), !desc, DL_NULLS_DEFAULT}};
+	dl_batch_stream *st;
+	int rc = dl_exec_sort(&st, tu_stream(SPEC, (const char *const *)rows, n, 1000), keys, 2, limit, offset, ctx);
+	if (rc < 0) fail_msg("sort: %s", dl_error_last()->message);
+	return st;
+}
+
+static void sort_spills_stable_nulls(void **st)
+{
+	(void)st;
+	enum { N = 30000 };
+	char **rows = make_rows(N, 5000);
+	const dl_nulls_order no[] = {DL_NULLS_DEFAULT, DL_NULLS_FIRST, DL_NULLS_LAST};
+	for (int d = 0; d < 2; d++)
+		for (int o = 0; o < 3; o++) {
+			char **want, **got;
+			int nw = collect_sorted(sort2(rows, N, d, no[o], -1, 0, NULL), &want, false, false);
+			dl_exec_memory mem = DL_EXEC_MEMORY_INIT(128 * 1024);
+			dl_exec_ctx ctx = spill_ctx(&mem);
+			ctx.batch_rows = 4096; /* several output batches: the runs are open between them */
+			int ng = collect_sorted(sort2(rows, N, d, no[o], -1, 0, &ctx), &got, true, false);
+			assert_same(want, nw, got, ng);
+			assert_int_equal(atomic_load(&mem.used), 0);
+			/* the limit plus about one batch */
+			assert_true(atomic_load(&mem.peak) <= mem.limit + 64 * 1024);
+			tu_free_lines(want, nw);
+			tu_free_lines(got, ng);
+		}
+	/* OFFSET without LIMIT through the merge; many runs (multi-pass) */
+	char **want, **got;
+	int nw = collect_sorted(sort2(rows, N, false, DL_NULLS_LAST, -1, 777, NULL), &want, false, false);
+	dl_exec_memory mem = DL_EXEC_MEMORY_INIT(32 * 1024);
+	dl_exec_ctx ctx = spill_ctx(&mem);
+	ctx.batch_rows = 500;
+	int ng = collect_sorted(sort2(rows, N, false, DL_NULLS_LAST, -1, 777, &ctx), &got, true, false);
+	assert_int_equal(nw, N - 777);
+	assert_same(want, nw, got, ng);
+	tu_free_lines(want, nw);
+	tu_free_lines(got, ng);
+	/* top-N needs no disk, even under a tiny limit */
+	nw = collect_sorted(sort2(rows, N, true, DL_NULLS_FIRST, 10, 5, NULL), &want, false, false);
+	dl_exec_memory mem2 = DL_EXEC_MEMORY_INIT(1 << 20);
+	ctx.mem = &mem2;
+	ng = collect_sorted(sort2(rows, N, true, DL_NULLS_FIRST, 10, 5, &ctx), &got, false, false);
+	assert_int_equal(nw, 10);
+	assert_same(want, nw, got, ng);
+	tu_free_lines(want, nw);
+	tu_free_lines(got, ng);
+	/* freed in the middle of the merge, and interrupted */
+	dl_exec_memory mem3 = DL_EXEC_MEMORY_INIT(64 * 1024);
+	ctx.mem = &mem3;
+	dl_batch_stream *s = sort2(rows, N, false, DL_NULLS_DEFAULT, -1, 0, &ctx);
+	dl_batch *b;
+	assert_int_equal(dl_batch_stream_next(s, &b), 0);
+	dl_batch_free(b);
+	assert_true(open_spill_files() > 0);
+	dl_batch_stream_free(s);
+	assert_int_equal(open_spill_files(), 0);
+	assert_int_equal(atomic_load(&mem3.used), 0);
+	_Atomic bool stop = true;
+	ctx.interrupt = &stop;
+	s = sort2(rows, N, false, DL_NULLS_DEFAULT, -1, 0, &ctx);
+	assert_int_equal(dl_batch_stream_next(s, &b), DL_ECANCELLED);
+	dl_batch_stream_free(s);
+	assert_int_equal(open_spill_files(), 0);
+	assert_int_equal(atomic_load(&mem3.used), 0);
+	free_rows(rows, N);
+}
+
 /* ---- spill files ----------------------------------------------------- */
 
 static void spill_file_round_trip(void **st)
@@ -405,6 +480,7 @@ int main(void)
 		cmocka_unit_test(aggregate_early_free_and_interrupt),
 		cmocka_unit_test(join_spills_every_kind),
 		cmocka_unit_test(join_skewed_key_fails_cleanly),
+		cmocka_unit_test(sort_spills_stable_nulls),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
