@@ -29,6 +29,9 @@ const char *const sql_keywords[] = {
 static const char *const table_context[] = {"FROM", "JOIN", "INTO", "TABLE", "UPDATE", "DESCRIBE", "DESC",
                                             "EXTENDED", "HISTORY", "DETAIL", "OPTIMIZE", "VACUUM", "USING",
                                             "MERGE", "REORG", "COLUMNS", "TBLPROPERTIES", NULL};
+/* Keywords that may come where a table does: DESCRIBE HISTORY t... */
+static const char *const after_describe[] = {"DETAIL", "EXTENDED", "HISTORY", "TABLE", NULL};
+
 /* Words after which a schema name comes. */
 static const char *const schema_context[] = {"USE", "SCHEMA", "DATABASE", "NAMESPACE", NULL};
 
@@ -255,8 +258,15 @@ int sql_complete(sql_names *out, size_t *word_start, const char *before, const c
 		sql_names_free(&sc);
 	} else if (in_list(table_context, prev, pl)) {
 		rc = offer_tables(out, cat, word, wlen);
+		if (in_list((const char *const[]){"DESCRIBE", "DESC", NULL}, prev, pl))
+			for (size_t i = 0; rc == 0 && after_describe[i]; i++) rc = offer_keyword(out, after_describe[i], word, wlen);
 	} else {
-		rc = offer_columns(out, cat, text.data, word, wlen);
+		/* tables named after the cursor count too: SELECT na|me FROM t */
+		dl_cli_buf all = DL_CLI_BUF_INIT;
+		rc = dl_cli_buf_puts(&all, text.data);
+		if (rc == 0) rc = dl_cli_buf_puts(&all, line + cursor);
+		if (rc == 0) rc = offer_columns(out, cat, all.data, word, wlen);
+		dl_cli_buf_free(&all);
 		if (rc == 0 && !memchr(word, '.', wlen))
 			for (size_t i = 0; rc == 0 && sql_keywords[i]; i++) rc = offer_keyword(out, sql_keywords[i], word, wlen);
 		if (rc == 0) rc = offer_tables(out, cat, word, wlen);
