@@ -24,7 +24,7 @@ typedef struct sql_args {
 
 static const dl_cli_opt sql_opts[] = {
 	DL_CLI_ARG_REST(sql_args, statements, "STATEMENTS", "';'-separated statements to run (each argument a script)"),
-	DL_CLI_LIST(sql_args, commands, 'c', "command", "SQL", "run SQL (repeatable; after -f, before STATEMENTS)"),
+	DL_CLI_LIST(sql_args, commands, 'c', "command", "SQL", "run SQL (after -f, before STATEMENTS)"),
 	DL_CLI_STRING(sql_args, file, 'f', "file", "FILE", NULL, "run the script FILE ('-': standard input)"),
 	DL_CLI_STRING(sql_args, warehouse, 0, "warehouse", "DIR", NULL,
 	              "the catalog's warehouse (default: $DELTALAKE_WAREHOUSE, else ./warehouse)"),

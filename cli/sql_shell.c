@@ -51,7 +51,9 @@ static unsigned char cancel_line(EditLine *el, int ch)
 	el_cursor(el, (int)(li->lastchar - li->cursor));
 	el_insertstr(el, "^C"); /* shown like a terminal's ^C; the line is dropped */
 	sh->cancelled = true;
-	return CC_NEWLINE;
+	/* Enter ends the line the usual way (libedit moves to a new line). */
+	el_push(el, "\n");
+	return CC_REFRESH;
 }
 
 /* Lists candidates under the line, in columns. */
@@ -114,7 +116,8 @@ static unsigned char complete_word(EditLine *el, int ch)
 static void on_sigint(int sig)
 {
 	(void)sig;
-	sql_interrupt_running(); /* nothing running: nothing to do */
+	/* The terminal echoed ^C: end that line before the statement's error. */
+	if (sql_interrupt_running()) (void)!write(STDERR_FILENO, "\n", 1);
 }
 
 static char *history_path(void)

@@ -46,7 +46,17 @@ wait_count() {
 $(screen | tail -n 25)"
 	return 1
 }
-type_line() { tm send-keys -t "$session" -l -- "$1"; tm send-keys -t "$session" Enter; }
+# send_text TEXT: types TEXT (tmux reads an argument's final ';' as its
+# command separator: that one goes escaped).
+send_text() {
+	if [[ $1 == *';' ]]; then
+		tm send-keys -t "$session" -l -- "${1%;}"
+		tm send-keys -t "$session" -l -- '\;'
+	else
+		tm send-keys -t "$session" -l -- "$1"
+	fi
+}
+type_line() { send_text "$1"; tm send-keys -t "$session" Enter; }
 prompts() { count "deltalake> "; }
 start() {
 	tm -f /dev/null new-session -d -s "$session" -x 160 -y 50 \
@@ -93,21 +103,20 @@ type_line ".nonsense"
 wait_for "Error: unknown command .nonsense"
 
 # Tab completes the table name (one candidate: the name and a space).
-tm send-keys -t "$session" -l -- "SELECT count(*) AS tabbed FROM shell_te"
+send_text "SELECT count(*) AS tabbed FROM shell_te"
 tm send-keys -t "$session" Tab
 wait_for "FROM shell_test "
-tm send-keys -t "$session" -l -- ";"
-tm send-keys -t "$session" Enter
+type_line ";"
 wait_for "tabbed"
 # ... and keywords in the case typed.
-tm send-keys -t "$session" -l -- "sel"
+send_text "sel"
 tm send-keys -t "$session" Tab
 wait_for "deltalake> select "
 tm send-keys -t "$session" C-c
 
 # Ctrl-C at the prompt drops the line, also a half-typed statement.
 before=$(prompts)
-tm send-keys -t "$session" -l -- "SELECT 'never run' AS dropped"
+send_text "SELECT 'never run' AS dropped"
 tm send-keys -t "$session" C-c
 wait_count "deltalake> " $((before + 1))
 type_line "SELECT 'after ctrl-c' AS"
