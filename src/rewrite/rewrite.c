@@ -260,7 +260,8 @@ int dl_rewrite_touch_where(dl_rewrite *rw, const char *predicate)
 	dl_scan *plan;
 	DL_TRY(dl_scan_open(&plan, rw->snap, &so));
 	int rc = 0;
-	if (!plan->prune_data_cols) {
+	/* an update reads the rows even of whole files: it rewrites them */
+	if (!plan->prune_data_cols && !rw->o.update) {
 		rc = touch_partitions(rw, plan, predicate);
 	} else {
 		rc = open_reader(rw);
