@@ -470,12 +470,13 @@ int dl_update(dl_update_metrics *metrics, const char *uri, const dl_update_assig
 		memset(metrics, 0, sizeof *metrics);
 		metrics->version = -1;
 	}
-	dl_dml_end(&c, rc);
+	/* the enforcer and the values borrow the snapshot's schema: first */
 	for (int i = 0; i < u.ncols && u.values; i++) dl_expr_free(u.values[i]);
 	dl_free(u.values);
 	dl_free(u.fill);
 	dl_free(u.check);
 	dl_enforcer_free(u.enf);
+	dl_dml_end(&c, rc);
 	pthread_mutex_destroy(&u.lock);
 	return rc;
 }
