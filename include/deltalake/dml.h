@@ -53,9 +53,9 @@
  * Thread safety: no state is kept between calls; concurrent calls are
  * concurrent writers like any others. The progress callback runs on the
  * calling thread, with operation "delete" / "update" and the phases
- * "scanning" (files, after the candidates are known), "rewriting" (files)
- * and "committing" (files added); non-zero from it cancels (DL_ECANCELLED,
- * nothing committed). */
+ * "scanning" (once the files to touch are chosen: done = total = 1) and
+ * "committing" (files added, before the commit); non-zero from it cancels
+ * (DL_ECANCELLED, nothing committed, the files written deleted). */
 #ifndef DELTALAKE_DML_H
 #define DELTALAKE_DML_H
 #include "deltalake/common.h"
