@@ -164,15 +164,15 @@ int dl_mg_resolve(mg_exec *x, dl_expr **out, const char *sql, bool allow_t, bool
 	rw_ctx c = {x, e, allow_t, allow_s, what, sql};
 	bool agg = false, subq = false;
 	rc = walk(&c, e->root, &agg, &subq);
-	if (rc == 0 && !dl_expr_is_deterministic(e))
-		rc = dl_error_set_class(DL_EINVALID, "DELTA_NON_DETERMINISTIC_FUNCTION_NOT_SUPPORTED",
-		                        "[DELTA_NON_DETERMINISTIC_FUNCTION_NOT_SUPPORTED] Non-deterministic "
-		                        "functions are not supported in the %s (condition = %s).",
-		                        what, sql);
 	if (rc == 0 && agg)
 		rc = dl_error_set_class(DL_EINVALID, "DELTA_AGGREGATION_NOT_SUPPORTED",
 		                        "[DELTA_AGGREGATION_NOT_SUPPORTED] Aggregate functions are not "
 		                        "supported in the %s (condition = %s).",
+		                        what, sql);
+	if (rc == 0 && !dl_expr_is_deterministic(e))
+		rc = dl_error_set_class(DL_EINVALID, "DELTA_NON_DETERMINISTIC_FUNCTION_NOT_SUPPORTED",
+		                        "[DELTA_NON_DETERMINISTIC_FUNCTION_NOT_SUPPORTED] Non-deterministic "
+		                        "functions are not supported in the %s (condition = %s).",
 		                        what, sql);
 	if (rc == 0 && subq)
 		rc = dl_error_set_class(DL_EUNSUPPORTED, "DELTA_UNSUPPORTED_SUBQUERY",
