@@ -315,6 +315,7 @@ static int run(mg_exec *x, dl_merge_metrics *out)
 	DL_TRY(dl_mg_resolve_clauses(x));
 	DL_TRY(insert_schemas(x));
 	DL_TRY(dl_mg_read_source(x));
+	DL_TRY(dl_mg_key_range(x));
 	DL_TRY(dl_mg_plan_files(x));
 	DL_TRY(dl_mg_join(x));
 	DL_TRY(dl_mg_write(x));
@@ -356,6 +357,8 @@ static void free_exec(mg_exec *x)
 	dl_free(x->tkeys);
 	dl_free(x->skeys);
 	dl_free(x->null_safe);
+	dl_free(x->key_tcol);
+	dl_free(x->key_ssql);
 	dl_expr_free(x->residual);
 	for (int i = 0; i < x->nsb; i++) dl_batch_free(x->sbatches[i]);
 	dl_free(x->sbatches);

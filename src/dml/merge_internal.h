@@ -97,6 +97,8 @@ typedef struct mg_exec {
 	bool *null_safe;
 	dl_expr *residual;        /* bound to the canonical schema, NULL = none */
 	char *prune;              /* target-only terms of ON over plain names, or NULL */
+	int *key_tcol;            /* per key: the target column it is, or -1 */
+	char **key_ssql;          /* per key: the source side's canonical SQL */
 	/* target files */
 	const dl_add **files;
 	size_t nfiles;
@@ -136,6 +138,9 @@ int dl_mg_resolve_bound(mg_exec *x, dl_expr **out, const char *sql, bool allow_t
                         const char *what, const dl_type *to);
 /* The ON condition into x->tkeys/skeys/null_safe, x->residual, x->prune. */
 int dl_mg_split_on(mg_exec *x);
+/* After the source is read: each plain `t.col = <source expr>` key adds
+ * `col BETWEEN min AND max` of the source's values to x->prune. */
+int dl_mg_key_range(mg_exec *x);
 /* Clause conditions and assignments (x->wschema known). */
 int dl_mg_resolve_clauses(mg_exec *x);
 /* The canonical schema of x (after tschema and sschema are known). */

@@ -323,6 +323,22 @@ static int add_key(mg_exec *x, ex_node *tk, ex_node *sk, bool ns, bool *taken)
 	}
 	if (rc == 0) {
 		int k = x->nkeys;
+		int *kc = dl_reallocarray(x->key_tcol, (size_t)k + 1, sizeof *kc);
+		if (kc) x->key_tcol = kc;
+		char **ks = dl_reallocarray(x->key_ssql, (size_t)k + 1, sizeof *ks);
+		if (ks) x->key_ssql = ks;
+		if (!kc || !ks) {
+			rc = DL_ENOMEM;
+			goto done;
+		}
+		bool plain = tk->kind == EX_COL && tk->npath == 1 && dl_type_equals(dl_expr_type(te), dl_expr_type(se));
+		kc[k] = plain ? atoi(tk->path[0] + 3) : -1;
+		dl_buf b = DL_BUF_INIT;
+		rc = ex_print(&b, sk);
+		ks[k] = rc == 0 ? dl_arena_strdup(&x->arena, b.data) : NULL;
+		dl_buf_free(&b);
+		if (rc == 0 && !ks[k]) rc = DL_ENOMEM;
+		if (rc < 0) goto done;
 		dl_expr **nt = dl_reallocarray(x->tkeys, (size_t)k + 1, sizeof *nt);
 		if (nt) x->tkeys = nt;
 		dl_expr **nsk = dl_reallocarray(x->skeys, (size_t)k + 1, sizeof *nsk);
@@ -493,4 +509,97 @@ int dl_mg_resolve_clauses(mg_exec *x)
 		}
 	}
 	return 0;
+}
+
+/* ---- the source's key range (pruning target files by their stats) ---- */
+
+static bool range_type(const dl_type *t)
+{
+	return dl_type_is_integral(t) || t->id == DL_TYPE_DATE || t->id == DL_TYPE_STRING;
+}
+
+static int cmp_cell(const dl_array *a, int64_t i, int64_t j)
+{
+	if (a->type->id == DL_TYPE_STRING) {
+		const char *d = (const char *)a->data;
+		int32_t li = a->offsets[i + 1] - a->offsets[i], lj = a->offsets[j + 1] - a->offsets[j];
+		int c = memcmp(d + a->offsets[i], d + a->offsets[j], (size_t)(li < lj ? li : lj));
+		return c ? c : (li > lj) - (li < lj);
+	}
+	int w = dl_type_fixed_width(a->type);
+	int64_t x = 0, y = 0;
+	switch (w) {
+	case 1: x = ((const int8_t *)a->values)[i], y = ((const int8_t *)a->values)[j]; break;
+	case 2: x = ((const int16_t *)a->values)[i], y = ((const int16_t *)a->values)[j]; break;
+	case 4: x = ((const int32_t *)a->values)[i], y = ((const int32_t *)a->values)[j]; break;
+	default: x = ((const int64_t *)a->values)[i], y = ((const int64_t *)a->values)[j];
+	}
+	return (x > y) - (x < y);
+}
+
+static int print_cell(dl_buf *out, const dl_array *a, int64_t i)
+{
+	dl_scalar s;
+	memset(&s, 0, sizeof s);
+	s.type = a->type->id;
+	if (a->type->id == DL_TYPE_STRING) {
+		s.v.str.ptr = (const char *)a->data + a->offsets[i];
+		s.v.str.len = (size_t)(a->offsets[i + 1] - a->offsets[i]);
+	} else {
+		int w = dl_type_fixed_width(a->type);
+		s.v.i64 = w == 1 ? ((const int8_t *)a->values)[i]
+		          : w == 2 ? ((const int16_t *)a->values)[i]
+		          : w == 4 ? ((const int32_t *)a->values)[i]
+		                   : ((const int64_t *)a->values)[i];
+	}
+	return ex_print_scalar(out, &s);
+}
+
+int dl_mg_key_range(mg_exec *x)
+{
+	if (x->has_by_source) return 0; /* every target row takes part */
+	dl_buf terms = DL_BUF_INIT;
+	int rc = 0;
+	for (int k = 0; k < x->nkeys && rc == 0; k++) {
+		if (x->key_tcol[k] < 0 || x->null_safe[k]) continue;
+		const dl_field *f = &x->tschema->children[x->key_tcol[k]];
+		if (!range_type(f->type)) continue;
+		dl_expr *e;
+		dl_type *ss = NULL;
+		rc = dl_expr_parse(&e, x->key_ssql[k]);
+		if (rc == 0) rc = stream_schema(x, false, &ss); /* x->sall's columns */
+		if (rc == 0) rc = dl_expr_bind(e, ss);
+		dl_type_unref(ss);
+		dl_array *v = NULL;
+		if (rc == 0) rc = dl_expr_eval(&v, e, x->sall, NULL);
+		dl_expr_free(e);
+		if (rc < 0) break;
+		int64_t lo = -1, hi = -1;
+		for (int64_t i = 0; i < x->nsrc; i++) {
+			if (!dl_array_is_valid(v, i)) continue;
+			if (lo < 0 || cmp_cell(v, i, lo) < 0) lo = i;
+			if (hi < 0 || cmp_cell(v, i, hi) > 0) hi = i;
+		}
+		if (rc == 0) rc = dl_buf_printf(&terms, "%s", terms.len ? " AND " : "");
+		if (rc == 0 && lo < 0) {
+			rc = dl_buf_printf(&terms, "FALSE"); /* no source key can match */
+		} else if (rc == 0) {
+			rc = dl_buf_printf(&terms, "`%s` >= ", f->name);
+			if (rc == 0) rc = print_cell(&terms, v, lo);
+			if (rc == 0) rc = dl_buf_printf(&terms, " AND `%s` <= ", f->name);
+			if (rc == 0) rc = print_cell(&terms, v, hi);
+		}
+		dl_array_free(v);
+	}
+	if (rc == 0 && terms.len) {
+		size_t n = (x->prune ? strlen(x->prune) + 5 : 0) + terms.len + 1;
+		char *p = dl_arena_alloc(&x->arena, n);
+		if (!p) rc = DL_ENOMEM;
+		else {
+			snprintf(p, n, "%s%s%s", x->prune ? x->prune : "", x->prune ? " AND " : "", terms.data);
+			x->prune = p;
+		}
+	}
+	dl_buf_free(&terms);
+	return rc;
 }

@@ -130,7 +130,7 @@ printf 'id,v,extra\n2,20,x\n3,30,y\n' >"$tmp/e.csv"
 expect_error "new source column without evolution" DELTA_MERGE_UNRESOLVED_EXPRESSION "$t7" --source "$tmp/e.csv" \
 	--alias t,s --on "t.id = s.id" --when "MATCHED THEN UPDATE SET extra = s.extra"
 "$DL_CLI" merge "$t7" --source "$tmp/e.csv" --alias t,s --on "t.id = s.id" --schema-evolution \
-	--when "MATCHED THEN UPDATE SET *" --when "NOT MATCHED THEN INSERT *" -q >/dev/null ||
+	--when "MATCHED THEN UPDATE SET *" --when "NOT MATCHED THEN INSERT *" -q >/dev/null 2>"$tmp/err" ||
 	fail "schema evolution merge: $(cat "$tmp/err")"
 same "schema evolution rows" "$(rows "$t7")" "1,1, 2,20,x 3,30,y "
 "$DL_CLI" schema "$t7" 2>/dev/null | grep -q extra || fail "schema evolution: no column extra"
