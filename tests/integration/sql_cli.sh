@@ -194,5 +194,30 @@ oracle arrow "$tmp/last.arrows" >"$tmp/arrow"
 same "$tmp/arrow" 'second Int32
 {"second":2}'
 
+# ---- --memory-limit: SET memory_limit's units, the connection's setting ----
+sql 0 --format csv --memory-limit 256MB "SET memory_limit"
+same "$tmp/out" 'key,value
+memory_limit,268435456'
+sql 0 --format csv --memory-limit 1.5GiB "SET memory_limit"
+contains "$tmp/out" "memory_limit,1610612736"
+
+# ---- Ctrl-C (SIGINT) cancels the running statement: exit 1, its class ----
+values=$(seq 1 300 | sed 's/.*/(&)/' | paste -sd, -)
+sql 0 "CREATE TABLE long_b (x INT) USING DELTA; INSERT INTO long_b VALUES $values;
+	CREATE TABLE long_a (x INT) USING DELTA; INSERT INTO long_a SELECT a.x FROM long_b a CROSS JOIN long_b b;
+	INSERT INTO long_a SELECT * FROM long_a; INSERT INTO long_a SELECT * FROM long_a; INSERT INTO long_a SELECT * FROM long_a"
+"$DL_CLI" sql --warehouse "$wh" "SELECT count(*) AS never FROM long_a CROSS JOIN long_b; CREATE TABLE after_cancel (x INT)" \
+	>"$tmp/out" 2>"$tmp/err" &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+got=$?
+[ $got -eq 1 ] || fail "SIGINT during a query: exit $got, expected 1 (stderr: $(cat "$tmp/err"))"
+contains "$tmp/err" "[OPERATION_CANCELED]"
+lacks "$tmp/out" "never"
+sql 0 --format csv "SHOW TABLES"
+lacks "$tmp/out" "after_cancel"
+
 [ $fails -eq 0 ] && echo "ok: deltalake sql batch mode"
 exit $((fails > 0))
