@@ -16,6 +16,7 @@
  * without values. */
 #include <math.h>
 #include <string.h>
+#include "exec/agg_ext.h"
 #include "exec/keytab.h"
 #include "exec/op.h"
 #include "expr/eval.h"
@@ -41,6 +42,9 @@ typedef struct agg_state {
 	aslot *slots;
 	dl_keytab *distinct; /* count(DISTINCT): (group id, value) pairs */
 	dl_type *long_t;
+	dl_agg_ext *ext;     /* the kinds of agg_ext.h */
+	dl_agg_distinct *dfilter; /* agg(DISTINCT x) of the other kinds */
+	dl_expr *param;      /* percentile_approx's, until agg_ext takes it */
 } agg_state;
 
 typedef struct agg_op {
@@ -242,6 +246,23 @@ static int update(agg_state *g, const uint32_t *ids, dl_array *x, int64_t n)
 	return 0;
 }
 
+/* Through agg(DISTINCT x)'s filter first, then agg_ext.h's kinds or update. */
+static int update_any(agg_op *a, agg_state *g, dl_array *x, int64_t n)
+{
+	const uint32_t *ids = a->ids;
+	uint32_t *fids = NULL;
+	dl_array *fx = NULL;
+	if (g->dfilter) {
+		DL_TRY(dl_agg_distinct_filter(g->dfilter, a->ids, x, n, &fids, &fx, &n));
+		ids = fids;
+		x = fx;
+	}
+	int rc = g->ext ? dl_agg_ext_update(g->ext, ids, a->ngroups, x, n) : update(g, ids, x, n);
+	dl_free(fids);
+	dl_array_free(fx);
+	return rc;
+}
+
 static int consume(agg_op *a, dl_batch *b)
 {
 	int64_t n = b->num_rows;
@@ -268,7 +289,7 @@ static int consume(agg_op *a, dl_batch *b)
 		agg_state *g = &a->aggs[k];
 		dl_array *x = NULL;
 		if (g->arg) rc = dl_expr_eval(&x, g->arg, b, &a->ctx.eval);
-		if (rc == 0) rc = update(g, a->ids, x, n);
+		if (rc == 0) rc = g->ext || g->dfilter ? update_any(a, g, x, n) : update(g, a->ids, x, n);
 		dl_array_free(x);
 	}
 	return rc < 0 ? dl_error_prefix("hash aggregate") : 0;
@@ -341,6 +362,10 @@ static int a_next(dl_batch_stream *s, dl_batch **out)
 	for (int k = 0; k < a->nkeys && rc == 0; k++) rc = dl_keytab_keys(&cols[k], a->groups, k, a->emitted, n);
 	for (int k = 0; k < a->naggs && rc == 0; k++) {
 		agg_state *g = &a->aggs[k];
+		if (g->ext) {
+			rc = dl_agg_ext_finish(g->ext, &cols[a->nkeys + k], a->emitted, n);
+			continue;
+		}
 		dl_builder *bl;
 		rc = dl_builder_new(&bl, g->out);
 		if (rc == 0) rc = dl_builder_reserve(bl, n, 0);
@@ -374,6 +399,9 @@ static void a_free(agg_op *a)
 		dl_type_unref(g->out);
 		dl_type_unref(g->long_t);
 		dl_keytab_free(g->distinct);
+		dl_agg_ext_free(g->ext);
+		dl_agg_distinct_free(g->dfilter);
+		dl_expr_free(g->param);
 	}
 	dl_exec_mem_release(a->ctx.mem, a->charged);
 	dl_free(a->aggs);
@@ -459,7 +487,10 @@ int dl_exec_aggregate(dl_batch_stream **out, dl_batch_stream *in, dl_expr *const
 		dl_free(a);
 		dl_batch_stream_free(in);
 		for (int k = 0; k < nkeys; k++) dl_expr_free(keys[k]);
-		for (int k = 0; k < naggs; k++) dl_expr_free(aggs[k].arg);
+		for (int k = 0; k < naggs; k++) {
+			dl_expr_free(aggs[k].arg);
+			dl_expr_free(aggs[k].param);
+		}
 		return dl_error_set(DL_ENOMEM, "out of memory");
 	}
 	a->in = in;
@@ -471,6 +502,7 @@ int dl_exec_aggregate(dl_batch_stream **out, dl_batch_stream *in, dl_expr *const
 		a->aggs[k].kind = aggs[k].kind;
 		a->aggs[k].arg = aggs[k].arg;
 		a->aggs[k].ignore_nulls = aggs[k].ignore_nulls;
+		a->aggs[k].param = aggs[k].param;
 	}
 	const dl_type *sch = dl_batch_stream_schema(in);
 	int rc = 0, ncols = nkeys + naggs;
@@ -488,12 +520,12 @@ int dl_exec_aggregate(dl_batch_stream **out, dl_batch_stream *in, dl_expr *const
 	}
 	for (int k = 0; k < naggs && rc == 0; k++) {
 		agg_state *g = &a->aggs[k];
-		if ((int)g->kind < 0 || g->kind > DL_AGG_STDDEV_POP) {
+		if ((int)g->kind < 0 || g->kind > DL_AGG_ANY_VALUE) {
 			rc = dl_error_set(DL_EINVALID, "hash aggregate: unknown aggregate kind %d", (int)g->kind);
 			break;
 		}
 		if ((g->kind == DL_AGG_COUNT_STAR) != (g->arg == NULL)) {
-			rc = dl_error_set(DL_EINVALID, "hash aggregate: %s %s an argument", agg_names[g->kind],
+			rc = dl_error_set(DL_EINVALID, "hash aggregate: %s %s an argument", dl_agg_kind_name(g->kind),
 			                  g->arg ? "takes no" : "needs");
 			break;
 		}
@@ -502,7 +534,21 @@ int dl_exec_aggregate(dl_batch_stream **out, dl_batch_stream *in, dl_expr *const
 			if (rc < 0) break;
 			g->in = dl_expr_type(g->arg);
 		}
-		rc = result_type(g, k);
+		bool ext_nullable = true;
+		if (dl_agg_ext_kind(g->kind)) {
+			const dl_type *ot;
+			dl_exec_agg spec = aggs[k];
+			spec.param = g->param;
+			g->param = NULL; /* taken, also on failure */
+			rc = dl_agg_ext_new(&g->ext, &spec, g->in, sch, ctx, k, &ot, &ext_nullable);
+			if (rc == 0) g->out = dl_type_ref((dl_type *)ot);
+		} else {
+			rc = result_type(g, k);
+		}
+		/* count(DISTINCT x) is its own kind; every other agg(DISTINCT x)
+		 * sees each (group, value) once */
+		if (rc == 0 && aggs[k].distinct && g->arg && g->kind != DL_AGG_COUNT_DISTINCT)
+			rc = dl_agg_distinct_new(&g->dfilter, g->in, a->ctx.mem);
 		if (rc == 0 && g->kind == DL_AGG_COUNT_DISTINCT) {
 			g->long_t = dl_type_new(DL_TYPE_LONG);
 			dl_type *pt[2] = {g->long_t, (dl_type *)g->in};
@@ -511,8 +557,8 @@ int dl_exec_aggregate(dl_batch_stream **out, dl_batch_stream *in, dl_expr *const
 		}
 		if (rc == 0) {
 			types[nkeys + k] = g->out;
-			names[nkeys + k] = aggs[k].name ? aggs[k].name : agg_names[g->kind];
-			nullable[nkeys + k] = g->kind > DL_AGG_COUNT_DISTINCT;
+			names[nkeys + k] = aggs[k].name ? aggs[k].name : dl_agg_kind_name(g->kind);
+			nullable[nkeys + k] = g->ext ? ext_nullable : g->kind > DL_AGG_COUNT_DISTINCT;
 		}
 	}
 	if (rc == 0 && !(a->schema = dl_exec_struct(names, types, nullable, ncols))) rc = dl_exec_failed();

@@ -396,17 +396,25 @@ static int export_result(struct ArrowArrayStream *out, dl_sql_stmt *st, dl_batch
 	return dl_batch_stream_export(out, s);
 }
 
-DL_EXTERN(int) dl_sql_stmt_execute(struct ArrowArrayStream *out, dl_sql_stmt *s)
+/* reset: a new statement from the caller (the interrupt flag cleared); a
+ * script's later statements keep it, so an interrupt stops the script. */
+static int execute(struct ArrowArrayStream *out, dl_sql_stmt *s, bool reset)
 {
-	if (!out) return dl_error_set(DL_EINVALID, "dl_sql_stmt_execute: out is NULL");
-	memset(out, 0, sizeof *out);
-	if (!s) return dl_error_set(DL_EINVALID, "dl_sql_stmt_execute: statement is NULL");
-	sql_session_begin(s->c);
+	if (reset) sql_session_begin(s->c);
+	else s->c->mem.limit = s->c->memory_limit;
 	substitute(s);
 	dl_batch_stream *res = NULL;
 	int rc = sql_stmt_run(&res, s->c, s->st);
 	if (rc < 0) return classify(rc);
 	return classify(export_result(out, s, res));
+}
+
+DL_EXTERN(int) dl_sql_stmt_execute(struct ArrowArrayStream *out, dl_sql_stmt *s)
+{
+	if (!out) return dl_error_set(DL_EINVALID, "dl_sql_stmt_execute: out is NULL");
+	memset(out, 0, sizeof *out);
+	if (!s) return dl_error_set(DL_EINVALID, "dl_sql_stmt_execute: statement is NULL");
+	return execute(out, s, true);
 }
 
 DL_EXTERN(const char *) dl_sql_stmt_kind(const dl_sql_stmt *s)
@@ -446,13 +454,16 @@ DL_EXTERN(int) dl_sql_execute(struct ArrowArrayStream *out, dl_sql_conn *c, cons
 	memset(&last, 0, sizeof last);
 	const char *p = sql;
 	int rc = 0;
+	bool first = true;
 	for (;;) {
 		dl_sql_stmt *st = NULL;
 		const char *tail = NULL;
 		if ((rc = dl_sql_prepare(&st, &tail, c, p)) < 0) break;
 		if (!st) break;
 		if (last.release) last.release(&last);
-		rc = dl_sql_stmt_execute(&last, st);
+		memset(&last, 0, sizeof last);
+		rc = execute(&last, st, first);
+		first = false;
 		dl_sql_stmt_free(st);
 		if (rc < 0) break;
 		p = tail;

@@ -77,7 +77,7 @@ bool pl_has_window(const ex_node *n)
 }
 
 /* A constant argument (ignoreNulls, accuracy, rsd) as a scalar. */
-static int const_arg(dl_scalar *out, planner *P, const ex_node *n, const char *fn)
+int pl_const_arg(dl_scalar *out, planner *P, const ex_node *n, const char *fn)
 {
 	dl_expr *e = ex_expr_new();
 	if (!e) return DL_ENOMEM;
@@ -99,18 +99,14 @@ static int arity(const ex_node *n, int lo, int hi)
 	                          n->name, lo, hi > lo ? " to " : "", hi > lo ? (hi == 2 ? "2" : "3") : "", n->nargs);
 }
 
-/* The pn_agg of call n (arguments rewritten in the input scope). */
-static int agg_of(pn_agg *a, rw_ctx *c, const ex_node *n)
+/* The pn_agg of call n, arguments rewritten with argc. */
+int pl_agg_of(pn_agg *a, rw_ctx *argc, const ex_node *n)
 {
 	const agg_name *an = lookup(n->name);
 	memset(a, 0, sizeof *a);
 	a->kind = an->kind;
 	a->distinct = n->distinct;
-	rw_ctx in = *c;
-	in.agg = NULL;
-	in.win = NULL;
-	in.no_agg = true;
-	in.clause = "the argument of an aggregate function";
+	rw_ctx in = *argc, *c = argc;
 	if (a->kind == DL_AGG_COUNT && n->flag) {
 		a->kind = DL_AGG_COUNT_STAR;
 		return 0;
@@ -139,13 +135,13 @@ static int agg_of(pn_agg *a, rw_ctx *c, const ex_node *n)
 		case DL_AGG_FIRST:
 		case DL_AGG_LAST:
 		case DL_AGG_ANY_VALUE:
-			DL_TRY(const_arg(&v, c->P, n->args[1], n->name));
+			DL_TRY(pl_const_arg(&v, c->P, n->args[1], n->name));
 			if (v.type != DL_TYPE_BOOLEAN || v.is_null)
 				return dl_error_set(DL_EINVALID, "the second argument of %s must be a BOOLEAN constant", n->name);
 			a->ignore_nulls = v.v.b;
 			break;
 		case DL_AGG_APPROX_COUNT_DISTINCT:
-			DL_TRY(const_arg(&v, c->P, n->args[1], n->name));
+			DL_TRY(pl_const_arg(&v, c->P, n->args[1], n->name));
 			if (v.is_null || (v.type != DL_TYPE_DOUBLE && v.type != DL_TYPE_DECIMAL && v.type != DL_TYPE_FLOAT))
 				return dl_error_set(DL_EINVALID, "the relative standard deviation of %s must be a number", n->name);
 			a->rsd = v.type == DL_TYPE_DECIMAL ? (double)v.v.dec / 10.0 : v.v.f64;
@@ -158,7 +154,7 @@ static int agg_of(pn_agg *a, rw_ctx *c, const ex_node *n)
 		case DL_AGG_PERCENTILE_APPROX:
 			DL_TRY(pl_rewrite(&a->param, &in, n->args[1]));
 			if (n->nargs > 2) {
-				DL_TRY(const_arg(&v, c->P, n->args[2], n->name));
+				DL_TRY(pl_const_arg(&v, c->P, n->args[2], n->name));
 				if (v.is_null || !(v.type >= DL_TYPE_BYTE && v.type <= DL_TYPE_LONG))
 					return dl_error_set(DL_EINVALID, "the accuracy of %s must be an integer constant", n->name);
 				a->accuracy = v.v.i64;
@@ -174,7 +170,12 @@ int pl_agg_call(ex_node **out, rw_ctx *c, const ex_node *n)
 {
 	agg_ctx *A = c->agg;
 	pn_agg a;
-	DL_TRY(agg_of(&a, c, n));
+	rw_ctx in = *c;
+	in.agg = NULL;
+	in.win = NULL;
+	in.no_agg = true;
+	in.clause = "the argument of an aggregate function";
+	DL_TRY(pl_agg_of(&a, &in, n));
 	dl_buf t = DL_BUF_INIT;
 	int rc = dl_buf_printf(&t, "%d/%d/%d/%d/%g/", (int)a.kind, a.distinct, a.ignore_nulls, (int)a.accuracy, a.rsd);
 	if (rc == 0 && a.arg) rc = pl_print(&t, a.arg);

@@ -214,6 +214,35 @@ int pl_join(pn **out, planner *P, dl_join_kind kind, pn *left, pn *right, ex_nod
 	return join_node(out, P, kind, left, right, &k);
 }
 
+/* FROM a, b WHERE a.x = b.y: equalities of WHERE between the two sides of
+ * an inner or cross join (reached through inner and cross joins only)
+ * become its hash keys; the filter above still checks them. */
+static int keys_into(planner *P, pn *j, ex_node *c)
+{
+	if (j->kind != PN_JOIN || (j->join != DL_JOIN_INNER && j->join != DL_JOIN_CROSS)) return 0;
+	for (int k = 0; k < 2; k++)
+		if (pl_refs_only(c, j->in[k]->schema)) return keys_into(P, j->in[k], c);
+	if (c->kind != EX_OP || (c->op != OP_EQ && c->op != OP_NSEQ) || !has_cols(c->args[0]) || !has_cols(c->args[1]))
+		return 0;
+	int l = pl_refs_only(c->args[0], j->in[0]->schema) && pl_refs_only(c->args[1], j->in[1]->schema) ? 0
+	        : pl_refs_only(c->args[1], j->in[0]->schema) && pl_refs_only(c->args[0], j->in[1]->schema) ? 1 : -1;
+	if (l < 0) return 0;
+	keys k = {j->lk, j->rk, j->null_safe, j->njk, j->njk, j->njk, j->njk, NULL, 0, 0};
+	DL_TRY(add_key(P, &k, c->args[l], c->args[1 - l], c->op == OP_NSEQ, j->in[0], j->in[1]));
+	j->lk = k.l;
+	j->rk = k.r;
+	j->null_safe = k.ns;
+	j->njk = k.n;
+	j->join = DL_JOIN_INNER;
+	return pn_finish(P, j);
+}
+
+int pl_where_keys(planner *P, pn *from, ex_node *const *conj, int n)
+{
+	for (int i = 0; i < n; i++) DL_TRY(keys_into(P, from, conj[i]));
+	return 0;
+}
+
 static int find_unqual(const sc_col **out, const scope *sc, const char *name)
 {
 	*out = NULL;

@@ -219,6 +219,8 @@ int pl_from(prel *out, planner *P, const sql_table_ref *ref, const scope *outer)
 void pl_set_unpushable(pn *n);
 /* left JOIN right ON on (rewritten; may be NULL) of an exec kind. */
 int pl_join(pn **out, planner *P, dl_join_kind kind, pn *left, pn *right, ex_node *on);
+/* WHERE equalities across an inner/cross join become its keys. */
+int pl_where_keys(planner *P, pn *from, ex_node *const *conj, int n);
 
 /* plan_select.c / plan_aggregate.c */
 int pl_select(pq *out, planner *P, const sql_query *q, const scope *outer);
@@ -235,12 +237,18 @@ struct agg_ctx {
 	bool grouped; /* GROUP BY present (else MISSING_GROUP_BY wording) */
 };
 int pl_agg_call(ex_node **out, rw_ctx *c, const ex_node *n);
+int pl_agg_of(pn_agg *a, rw_ctx *argc, const ex_node *n);
+int pl_const_arg(dl_scalar *out, planner *P, const ex_node *n, const char *fn);
 
 /* plan_window.c */
 struct win_ctx {
 	pn_win_fn *fns;
-	ex_window **specs;  /* rewritten spec per fn */
-	const char **text;
+	ex_node ***part;    /* rewritten PARTITION BY per fn */
+	int *npart;
+	pn_sort_key **order; /* rewritten ORDER BY per fn */
+	int *norder;
+	const char **spec;  /* partition and order as text: one operator each */
+	const char **text;  /* the whole call, to share equal ones */
 	int n, cap;
 };
 int pl_window_call(ex_node **out, rw_ctx *c, const ex_node *n);

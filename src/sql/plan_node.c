@@ -296,6 +296,61 @@ static int open_sort_keys(dl_exec_sort_key *k, const pn_sort_key *p, int n)
 	return 0;
 }
 
+static void free_win_fns(dl_exec_window_fn *fns, int n)
+{
+	for (int i = 0; i < n; i++) {
+		free_agg(&fns[i].agg);
+		dl_expr_free(fns[i].arg);
+		dl_expr_free(fns[i].default_value);
+		dl_expr_free(fns[i].frame.lo_offset);
+		dl_expr_free(fns[i].frame.hi_offset);
+	}
+}
+
+static int mk_win_fn(dl_exec_window_fn *f, const pn_win_fn *w)
+{
+	f->kind = w->kind;
+	f->offset = w->offset;
+	f->ignore_nulls = w->ignore_nulls;
+	f->name = w->name;
+	f->frame.kind = w->frame;
+	f->frame.lo = w->lo;
+	f->frame.hi = w->hi;
+	if (w->kind == DL_WIN_AGG) DL_TRY(mk_agg(&f->agg, &w->agg));
+	if ((w->arg && !(f->arg = mk_expr(w->arg))) || (w->default_value && !(f->default_value = mk_expr(w->default_value))) ||
+	    (w->lo_offset && !(f->frame.lo_offset = mk_expr(w->lo_offset))) ||
+	    (w->hi_offset && !(f->frame.hi_offset = mk_expr(w->hi_offset)))) {
+		free_win_fns(f, 1);
+		return dl_exec_failed();
+	}
+	return 0;
+}
+
+static int open_window(dl_batch_stream **out, pn *n, dl_batch_stream *in, const dl_exec_ctx *ctx)
+{
+	dl_expr **part = dl_calloc((size_t)n->n + 1, sizeof *part);
+	dl_exec_sort_key *keys = dl_calloc((size_t)n->nkeys + 1, sizeof *keys);
+	dl_exec_window_fn *fns = dl_calloc((size_t)n->nwfns + 1, sizeof *fns);
+	int rc = part && keys && fns ? 0 : dl_error_set(DL_ENOMEM, "out of memory");
+	int nparts = 0, nkeys = 0, made = 0;
+	if (rc == 0 && (rc = exprs_of(part, n->exprs, n->n)) == 0) nparts = n->n;
+	if (rc == 0 && (rc = open_sort_keys(keys, n->keys, n->nkeys)) == 0) nkeys = n->nkeys;
+	for (; rc == 0 && made < n->nwfns; made++)
+		if ((rc = mk_win_fn(&fns[made], &n->wfns[made])) < 0) break;
+	if (rc < 0) {
+		free_exprs(part, nparts);
+		for (int i = 0; i < nkeys; i++) dl_expr_free(keys[i].expr);
+		free_win_fns(fns, made);
+		dl_batch_stream_free(in);
+	} else {
+		rc = dl_exec_window(out, in, part, n->n, keys, n->nkeys, fns, n->nwfns, ctx);
+	}
+	dl_free(part);
+	dl_free(keys);
+	dl_free(fns);
+	return rc;
+}
+
 /* Builds n's operator over its inputs (taken). */
 static int open_op(dl_batch_stream **out, planner *P, pn *n, dl_batch_stream *a, dl_batch_stream *b)
 {
@@ -352,7 +407,7 @@ static int open_op(dl_batch_stream **out, planner *P, pn *n, dl_batch_stream *a,
 		dl_free(rk);
 		return rc;
 	}
-	case PN_WINDOW:
+	case PN_WINDOW: return open_window(out, n, a, ctx);
 	case PN_SCAN:
 	case PN_ONEROW: break;
 	}

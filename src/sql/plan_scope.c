@@ -244,6 +244,32 @@ static int missing_agg(rw_ctx *c, const ex_node *n)
 	return rc;
 }
 
+/* An aggregate or window function where Spark allows none. */
+static int misplaced(rw_ctx *c, const ex_node *n, bool window)
+{
+	dl_buf t = DL_BUF_INIT;
+	pl_auto_name(&t, n);
+	const char *x = t.data ? t.data : n->name;
+	const char *clause = c->clause ? c->clause : "this clause";
+	int rc;
+	if (!strcmp(clause, "WHERE"))
+		rc = dl_error_set_class(DL_EINVALID, "INVALID_WHERE_CONDITION",
+		                        "[INVALID_WHERE_CONDITION] The WHERE condition contains invalid expressions: %s. "
+		                        "Rewrite the query to avoid window functions, aggregate functions, and generator "
+		                        "functions in the WHERE clause.",
+		                        x);
+	else if (!strcmp(clause, "GROUP BY") && !window)
+		rc = dl_error_set_class(DL_EINVALID, "GROUP_BY_AGGREGATE",
+		                        "[GROUP_BY_AGGREGATE] Aggregate functions are not allowed in GROUP BY, but found %s.", x);
+	else
+		rc = dl_error_set_class(DL_EINVALID, "UNSUPPORTED_EXPR_FOR_OPERATOR",
+		                        "[UNSUPPORTED_EXPR_FOR_OPERATOR] A query operator contains one or more unsupported "
+		                        "expressions: %s %s is not allowed in %s (position %d).",
+		                        window ? "the window function" : "the aggregate function", x, clause, n->pos);
+	dl_buf_free(&t);
+	return rc;
+}
+
 int pl_rewrite(ex_node **out, rw_ctx *c, const ex_node *n)
 {
 	if (c->P->depth > EX_MAX_DEPTH) return dl_error_set(DL_EINVALID, "expression nested too deeply");
@@ -267,17 +293,11 @@ int pl_rewrite(ex_node **out, rw_ctx *c, const ex_node *n)
 	case EX_SUBQUERY: return pl_subquery_expr(out, c, n);
 	case EX_CALL:
 		if (n->over) {
-			if (!c->win)
-				return dl_error_set_class(DL_EINVALID, "UNSUPPORTED_EXPR_FOR_WINDOW",
-				                          "window function %s at position %d is not allowed in %s", n->name, n->pos,
-				                          c->clause ? c->clause : "this clause");
+			if (!c->win) return misplaced(c, n, true);
 			return pl_window_call(out, c, n);
 		}
 		if (pl_is_agg_call(n)) {
-			if (c->no_agg || !c->agg)
-				return dl_error_set_class(DL_EINVALID, c->no_agg ? "INVALID_WHERE_CONDITION" : "UNSUPPORTED_EXPR",
-				                          "aggregate function %s at position %d is not allowed in %s", n->name,
-				                          n->pos, c->clause ? c->clause : "this clause");
+			if (c->no_agg || !c->agg) return misplaced(c, n, false);
 			return pl_agg_call(out, c, n);
 		}
 		break;

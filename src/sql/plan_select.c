@@ -157,6 +157,7 @@ static int plan_where(prel *r, planner *P, const ex_node *where, corr_sink *sink
 		DL_TRY(pl_conjuncts(P, x, &kept, &nk, &capk));
 	}
 	if (!nk) return 0;
+	DL_TRY(pl_where_keys(P, r->node, kept, nk));
 	pn *f = pn_new(P, PN_FILTER, r->node, NULL);
 	if (!f) return DL_ENOMEM;
 	f->n = 1;

@@ -131,8 +131,15 @@ int sql_open_snapshot(dl_snapshot **out, dl_sql_conn *c, const sql_target *t, co
 		int r2 = dl_snapshot_open(&latest, t->uri, &so);
 		dl_snapshot_free(latest);
 		if (r2 == 0) {
-			rc = dl_error_set_class(DL_ENOTFOUND, "DELTA_VERSION_NOT_FOUND", "[DELTA_VERSION_NOT_FOUND] %s: %s",
-			                        t->display, msg ? msg : "no such version");
+			/* Spark's classes: a version is VersionNotFoundException's
+			 * case; timestamps have their own */
+			const char *klass = "DELTA_VERSION_NOT_FOUND";
+			if (o->as_of_timestamp_ms != DL_NO_TIMESTAMP && msg && strstr(msg, "is after"))
+				klass = "DELTA_TIMESTAMP_GREATER_THAN_COMMIT";
+			else if (o->as_of_timestamp_ms != DL_NO_TIMESTAMP)
+				klass = "DELTA_TIMESTAMP_EARLIER_THAN_COMMIT_RETENTION";
+			rc = dl_error_set_class(DL_ENOTFOUND, klass, "[%s] %s: %s", klass, t->display,
+			                        msg ? msg : "no such version");
 			dl_free(msg);
 			return rc;
 		}

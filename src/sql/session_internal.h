@@ -64,6 +64,14 @@ typedef struct sql_rows {
 } sql_rows;
 /* Columns named names[i] of type ids types[i] (primitive types only). */
 int sql_rows_init(sql_rows *r, const char *const *names, const dl_type_id *types, int n);
+/* Columns of any types (references taken). */
+int sql_rows_init_typed(sql_rows *r, const char *const *names, dl_type *const *types, int n);
+/* MAP<STRING, STRING> and ARRAY<STRING> (new references). */
+dl_type *sql_type_string_map(void);
+dl_type *sql_type_string_array(void);
+/* A map cell from a JSON object's text / an array cell from a JSON
+ * array's text (NULL text: a NULL cell); non-string values as JSON. */
+int sql_rows_json(sql_rows *r, int i, const char *text);
 void sql_rows_free(sql_rows *r);
 /* Appends the next cell of column i; a NULL string is a NULL cell. */
 int sql_rows_str(sql_rows *r, int i, const char *s);

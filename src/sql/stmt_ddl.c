@@ -146,9 +146,116 @@ static int create_def_init(create_def *d, const sql_stmt *st, const dl_type *que
 	return 0;
 }
 
-/* CREATE TABLE ... AS SELECT / REPLACE ... AS SELECT: the rows go into the
- * new version (stmt_insert.c). */
-int sql_ctas_write(dl_sql_conn *c, const char *uri, const sql_stmt *st, int64_t created_version);
+/* CREATE [OR REPLACE] TABLE ... AS SELECT: the table and its rows in one
+ * commit. A new table is created by the write (dl_write, or the catalog
+ * with the rows); an existing one (OR REPLACE) is overwritten with the
+ * query's schema (overwrite_schema), its history kept. The query is
+ * planned only when rows are to be written (IF NOT EXISTS on an existing
+ * table runs nothing). */
+static int ctas_rows(struct ArrowArrayStream *out, dl_sql_conn *c, const sql_stmt *st)
+{
+	sql_env env;
+	sql_session_env(&env, c);
+	dl_batch_stream *q = NULL;
+	DL_TRY(sql_plan_query(&q, &env, st->query));
+	return dl_batch_stream_export(out, q);
+}
+
+static int run_ctas(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st)
+{
+	if (st->comment)
+		return dl_error_set(DL_EUNSUPPORTED, "CREATE TABLE ... COMMENT ... AS SELECT is not supported yet "
+		                                     "(the write that creates the table sets no description)");
+	create_def d;
+	DL_TRY(create_def_init(&d, st, NULL));
+	dl_write_options wo = DL_WRITE_OPTIONS_INIT;
+	wo.partition_by = d.o.partition_columns;
+	wo.npartition_by = d.o.npartition_columns;
+	wo.property_keys = d.o.property_keys;
+	wo.property_values = d.o.property_values;
+	wo.nproperties = d.o.nproperties;
+	wo.store_options = c->store_options;
+	char *name = NULL;
+	char *uri = NULL;
+	bool exists = false;
+	int rc = 0;
+	if (st->table->kind == TREF_PATH) {
+		if (strcmp(st->table->format, "delta") != 0)
+			rc = dl_error_set_class(DL_EUNSUPPORTED, "UNSUPPORTED_DATASOURCE",
+			                        "[UNSUPPORTED_DATASOURCE] CREATE TABLE %s.`...`: only delta.`path` tables are "
+			                        "created",
+			                        st->table->format);
+		if (rc == 0 && !(uri = dl_strdup(st->table->path))) rc = DL_ENOMEM;
+		dl_snapshot *snap = NULL;
+		dl_snapshot_options so = DL_SNAPSHOT_OPTIONS_INIT;
+		so.metadata_only = true;
+		so.store_options = c->store_options;
+		if (rc == 0) {
+			int sr = dl_snapshot_open(&snap, uri, &so);
+			if (sr == 0) exists = true;
+			else if (sr != DL_ENOTFOUND) rc = sr;
+			dl_snapshot_free(snap);
+		}
+		if (rc == 0 && exists && !st->or_replace && !st->replace_only && !st->if_not_exists)
+			rc = dl_error_set_class(DL_EEXISTS, "DELTA_TABLE_ALREADY_EXISTS",
+			                        "[DELTA_TABLE_ALREADY_EXISTS] Table delta.`%s` already exists.", uri);
+	} else {
+		rc = sql_ref_name(&name, st->table);
+		dl_catalog_table_info info;
+		int lr = rc == 0 ? dl_catalog_lookup_table(&info, c->cat, name) : rc;
+		if (lr == 0) {
+			exists = true;
+			if (!(uri = dl_strdup(info.uri))) rc = DL_ENOMEM;
+			dl_catalog_table_info_free(&info);
+			if (rc == 0 && !st->or_replace && !st->replace_only && !st->if_not_exists)
+				rc = dl_error_set_class(DL_EEXISTS, "TABLE_OR_VIEW_ALREADY_EXISTS",
+				                        "[TABLE_OR_VIEW_ALREADY_EXISTS] Cannot create table or view %s because it "
+				                        "already exists.",
+				                        name);
+		} else if (lr != DL_ENOTFOUND) {
+			rc = lr;
+		}
+	}
+	if (rc == 0 && !exists && st->replace_only)
+		rc = dl_error_set_class(DL_ENOTFOUND, "DELTA_CANNOT_REPLACE_MISSING_TABLE",
+		                        "[DELTA_CANNOT_REPLACE_MISSING_TABLE] Table %s cannot be replaced as it does not "
+		                        "exist. Use CREATE OR REPLACE TABLE to create the table.",
+		                        name ? name : uri);
+	if (rc == 0 && exists && (st->or_replace || st->replace_only) && (d.o.nproperties || st->location))
+		rc = dl_error_set(DL_EUNSUPPORTED, "CREATE OR REPLACE TABLE ... %s ... AS SELECT on an existing table is "
+		                                   "not supported yet",
+		                  st->location ? "LOCATION" : "TBLPROPERTIES");
+	struct ArrowArrayStream rows;
+	memset(&rows, 0, sizeof rows);
+	int64_t version = -1;
+	if (rc == 0 && exists && st->if_not_exists && !st->or_replace) {
+		/* nothing to do */
+	} else if (rc == 0 && exists) {
+		wo.mode = DL_WRITE_OVERWRITE;
+		wo.overwrite_schema = true;
+		if ((rc = ctas_rows(&rows, c, st)) == 0) rc = dl_write(&version, uri, &rows, &wo);
+	} else if (rc == 0 && st->table->kind == TREF_PATH) {
+		wo.mode = DL_WRITE_ERROR_IF_EXISTS;
+		if ((rc = ctas_rows(&rows, c, st)) == 0) rc = dl_write(&version, uri, &rows, &wo);
+	} else if (rc == 0) {
+		dl_catalog_table_options to = DL_CATALOG_TABLE_OPTIONS_INIT;
+		to.location = st->location;
+		to.if_not_exists = st->if_not_exists;
+		wo.mode = DL_WRITE_ERROR_IF_EXISTS;
+		wo.store_options = NULL;
+		to.write = &wo;
+		if ((rc = ctas_rows(&rows, c, st)) == 0) {
+			to.data = &rows;
+			rc = dl_catalog_create_table(&version, c->cat, name, &to);
+		}
+	}
+	if (rows.release) rows.release(&rows);
+	dl_free(name);
+	dl_free(uri);
+	create_def_free(&d);
+	DL_TRY(rc);
+	return sql_empty_result(out);
+}
 
 int sql_run_create_table(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st)
 {
@@ -164,16 +271,10 @@ int sql_run_create_table(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *
 		return dl_error_set_class(DL_EINVALID, "_LEGACY_ERROR_TEMP_0035",
 		                          "[_LEGACY_ERROR_TEMP_0035] Operation not allowed: Schema may not be specified in a "
 		                          "Create Table As Select (CTAS) statement.");
-	dl_type *qschema = NULL;
-	if (st->query) {
-		sql_env env;
-		sql_session_env(&env, c);
-		DL_TRY(sql_query_schema(&qschema, &env, st->query));
-	}
+	if (st->query) return run_ctas(out, c, st);
 	create_def d;
-	int rc = create_def_init(&d, st, qschema);
-	if (qschema) dl_type_unref(qschema);
-	bool have_schema = st->ncols || st->query;
+	int rc = create_def_init(&d, st, NULL);
+	bool have_schema = st->ncols;
 	int64_t version = -1;
 	char *uri = NULL;
 	if (rc == 0 && st->table->kind == TREF_PATH) {
@@ -254,8 +355,6 @@ int sql_run_create_table(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *
 		dl_free(name);
 	}
 	create_def_free(&d);
-	/* AS SELECT: the rows, unless IF NOT EXISTS found the table */
-	if (rc == 0 && st->query && version >= 0) rc = sql_ctas_write(c, uri, st, version);
 	dl_free(uri);
 	DL_TRY(rc);
 	return sql_empty_result(out);

@@ -1,10 +1,10 @@
 /* DESCRIBE [EXTENDED] t, DESCRIBE HISTORY t [LIMIT n], DESCRIBE DETAIL t:
  * Spark's result columns over the snapshot, history and detail APIs
  * (deltalake/history.h). Types are shown as Spark's simpleString (bigint,
- * decimal(10,2), struct<a:int>). JSON-valued history and detail fields
- * (operationParameters, operationMetrics, job, notebook, properties,
- * partition and clustering columns, table features) are STRING columns
- * holding JSON text, where Spark has maps, structs and arrays. */
+ * decimal(10,2), struct<a:int>). History's operationParameters and
+ * operationMetrics and detail's properties are MAP<STRING, STRING>, its
+ * partition/clustering columns and table features ARRAY<STRING>, as in
+ * Spark; job and notebook (structs in Spark) are STRING holding JSON. */
 #include "sql/resolve_internal.h"
 #include "deltalake/history.h"
 #include "expr/ast.h"
@@ -188,7 +188,12 @@ int sql_run_describe_history(dl_batch_stream **out, dl_sql_conn *c, const sql_st
 	                                   DL_TYPE_STRING, DL_TYPE_STRING,    DL_TYPE_STRING};
 	sql_rows r;
 	memset(&r, 0, sizeof r);
-	if (rc == 0) rc = sql_rows_init(&r, names, types, 15);
+	dl_type *ct[15] = {0};
+	for (int i = 0; i < 15 && rc == 0; i++)
+		if (!(ct[i] = i == 5 || i == 12 ? sql_type_string_map() : dl_type_new(types[i]))) rc = DL_ENOMEM;
+	if (rc == 0) rc = sql_rows_init_typed(&r, names, ct, 15);
+	for (int i = 0; i < 15; i++)
+		if (ct[i]) dl_type_unref(ct[i]);
 	size_t n = rc == 0 ? dl_history_count(h) : 0;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		const dl_history_entry *e = dl_history_at(h, i);
@@ -197,7 +202,7 @@ int sql_run_describe_history(dl_batch_stream **out, dl_sql_conn *c, const sql_st
 		if (rc == 0) rc = sql_rows_str(&r, 2, e->user_id);
 		if (rc == 0) rc = sql_rows_str(&r, 3, e->user_name);
 		if (rc == 0) rc = sql_rows_str(&r, 4, e->operation);
-		if (rc == 0) rc = sql_rows_str(&r, 5, e->operation_parameters);
+		if (rc == 0) rc = sql_rows_json(&r, 5, e->operation_parameters);
 		if (rc == 0) rc = sql_rows_str(&r, 6, e->job);
 		if (rc == 0) rc = sql_rows_str(&r, 7, e->notebook);
 		if (rc == 0) rc = sql_rows_str(&r, 8, e->cluster_id);
@@ -205,7 +210,7 @@ int sql_run_describe_history(dl_batch_stream **out, dl_sql_conn *c, const sql_st
 		if (rc == 0) rc = sql_rows_str(&r, 10, e->isolation_level);
 		if (rc == 0)
 			rc = e->is_blind_append < 0 ? sql_rows_null(&r, 11) : sql_rows_bool(&r, 11, e->is_blind_append == 1);
-		if (rc == 0) rc = sql_rows_str(&r, 12, e->operation_metrics);
+		if (rc == 0) rc = sql_rows_json(&r, 12, e->operation_metrics);
 		if (rc == 0) rc = sql_rows_str(&r, 13, e->user_metadata);
 		if (rc == 0) rc = sql_rows_str(&r, 14, e->engine_info);
 	}
@@ -235,7 +240,15 @@ int sql_run_describe_detail(dl_batch_stream **out, dl_sql_conn *c, const sql_stm
 	                                   DL_TYPE_INTEGER, DL_TYPE_INTEGER,  DL_TYPE_STRING};
 	sql_rows r;
 	memset(&r, 0, sizeof r);
-	if (rc == 0) rc = sql_rows_init(&r, names, types, 15);
+	dl_type *ct[15] = {0};
+	for (int i = 0; i < 15 && rc == 0; i++)
+		if (!(ct[i] = i == 11                      ? sql_type_string_map()
+		             : i == 7 || i == 8 || i == 14 ? sql_type_string_array()
+		                                            : dl_type_new(types[i])))
+			rc = DL_ENOMEM;
+	if (rc == 0) rc = sql_rows_init_typed(&r, names, ct, 15);
+	for (int i = 0; i < 15; i++)
+		if (ct[i]) dl_type_unref(ct[i]);
 	/* Spark's name is the catalog's qualified name; a path table has none */
 	if (rc == 0) rc = sql_rows_str(&r, 0, d->format);
 	if (rc == 0) rc = sql_rows_str(&r, 1, d->id);
@@ -244,14 +257,14 @@ int sql_run_describe_detail(dl_batch_stream **out, dl_sql_conn *c, const sql_stm
 	if (rc == 0) rc = sql_rows_str(&r, 4, d->location);
 	if (rc == 0) rc = d->created_at_ms < 0 ? sql_rows_null(&r, 5) : sql_rows_int(&r, 5, d->created_at_ms * 1000);
 	if (rc == 0) rc = sql_rows_int(&r, 6, d->last_modified_ms * 1000);
-	if (rc == 0) rc = sql_rows_str(&r, 7, d->partition_columns);
-	if (rc == 0) rc = sql_rows_str(&r, 8, d->clustering_columns);
+	if (rc == 0) rc = sql_rows_json(&r, 7, d->partition_columns);
+	if (rc == 0) rc = sql_rows_json(&r, 8, d->clustering_columns);
 	if (rc == 0) rc = sql_rows_int(&r, 9, d->num_files);
 	if (rc == 0) rc = sql_rows_int(&r, 10, d->size_in_bytes);
-	if (rc == 0) rc = sql_rows_str(&r, 11, d->properties);
+	if (rc == 0) rc = sql_rows_json(&r, 11, d->properties);
 	if (rc == 0) rc = sql_rows_int(&r, 12, d->min_reader_version);
 	if (rc == 0) rc = sql_rows_int(&r, 13, d->min_writer_version);
-	if (rc == 0) rc = sql_rows_str(&r, 14, d->table_features);
+	if (rc == 0) rc = sql_rows_json(&r, 14, d->table_features);
 	if (rc == 0) rc = sql_rows_finish(out, &r);
 	sql_rows_free(&r);
 	dl_detail_free(dd);

@@ -250,19 +250,3 @@ int sql_run_insert(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st)
 	DL_TRY(rc);
 	return count_result(out, rows);
 }
-
-/* CREATE TABLE ... AS SELECT: the query's rows appended to the version
- * just created (matched by name: the table's columns are the query's). */
-int sql_ctas_write(dl_sql_conn *c, const char *uri, const sql_stmt *st, int64_t created_version);
-int sql_ctas_write(dl_sql_conn *c, const char *uri, const sql_stmt *st, int64_t created_version)
-{
-	(void)created_version;
-	sql_env env;
-	sql_session_env(&env, c);
-	dl_batch_stream *q = NULL;
-	DL_TRY(sql_plan_query(&q, &env, st->query));
-	int64_t version, rows = 0;
-	dl_write_options wo = DL_WRITE_OPTIONS_INIT;
-	wo.mode = DL_WRITE_APPEND;
-	return sql_write_rows(&version, &rows, c, uri, q, &wo);
-}

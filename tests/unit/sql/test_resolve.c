@@ -135,6 +135,12 @@ static void delta_tables(void **state)
 	free(text);
 	snprintf(from, sizeof from, "delta.`%s` TIMESTAMP AS OF '2000-01-01'", uri);
 	assert_int_equal(resolve_error(f, from), DL_ENOTFOUND);
+	assert_string_equal(dl_error_last()->klass, "DELTA_TIMESTAMP_EARLIER_THAN_COMMIT_RETENTION");
+	snprintf(from, sizeof from, "delta.`%s@20990101000000000`", uri);
+	assert_int_equal(resolve_error(f, from), DL_ENOTFOUND);
+	assert_string_equal(dl_error_last()->klass, "DELTA_TIMESTAMP_GREATER_THAN_COMMIT");
+	snprintf(from, sizeof from, "delta.`%s` TIMESTAMP AS OF current_timestamp() - INTERVAL 1 DAY", uri);
+	assert_int_equal(resolve_error(f, from), DL_ENOTFOUND);
 	/* catalog names in the current schema */
 	char sql[256];
 	snprintf(sql, sizeof sql, "CREATE TABLE t LOCATION '%s'", uri);
