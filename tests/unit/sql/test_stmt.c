@@ -85,11 +85,16 @@ static void inserts(void **state)
 	/* OVERWRITE: all rows */
 	expect_rows(db, "INSERT OVERWRITE t (id, name, p) SELECT 7, 'seven', 'k'", "1|1\n");
 	expect_rows(db, "SELECT id, len FROM t", "7|5\n");
+	/* NULL values take the column's type; a table read into itself */
+	expect_rows(db, "INSERT INTO t VALUES (8, NULL, NULL, NULL)", "1|1\n");
+	expect_rows(db, "INSERT INTO t (id, name, p) SELECT id + 100, name, p FROM t", "2|2\n");
+	expect_rows(db, "SELECT id, name, len, p FROM t ORDER BY id",
+	            "7|seven|5|k\n8|NULL|NULL|NULL\n107|seven|5|k\n108|NULL|NULL|NULL\n");
 	/* into delta.`path` */
 	char sql[256];
 	snprintf(sql, sizeof sql, "CREATE TABLE delta.`%s/p` (a INT)", f->dir);
 	expect_ok(db, sql);
-	snprintf(sql, sizeof sql, "INSERT INTO delta.`%s/p` SELECT id FROM t", f->dir);
+	snprintf(sql, sizeof sql, "INSERT INTO delta.`%s/p` SELECT id FROM t WHERE id < 100 AND name IS NOT NULL", f->dir);
 	expect_rows(db, sql, "1|1\n");
 	snprintf(sql, sizeof sql, "SELECT a FROM delta.`%s/p`", f->dir);
 	expect_rows(db, sql, "7\n");
