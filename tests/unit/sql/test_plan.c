@@ -295,6 +295,33 @@ static void test_build_side(void **state)
 	E.t[0].est = E.t[1].est = -1;
 }
 
+static void test_more_shapes(void **state)
+{
+	(void)state;
+	ORDERED("SELECT count(*) FROM t GROUP BY g ORDER BY g NULLS LAST", "2", "2", "1");
+	ROWS("SELECT count(*) FROM t HAVING count(*) > 10", "<none>");
+	ROWS("SELECT count(*) FROM t HAVING count(*) > 1", "5");
+	ROWS("SELECT (SELECT k FROM u WHERE k = 100)", "NULL");
+	ROWS("SELECT id FROM t WHERE g NOT IN (SELECT k FROM u WHERE u.name = t.s OR u.k IS NULL)", "<none>");
+	ROWS("SELECT id FROM t WHERE g NOT IN (SELECT k FROM u WHERE u.name = t.s OR u.k = 9)", "1", "2", "3", "5");
+	ROWS("SELECT k FROM u INTERSECT ALL SELECT k FROM u WHERE k = 2", "2", "2");
+	ROWS("SELECT g + 1 AS h, count(*) FROM t GROUP BY h", "2|2", "3|2", "NULL|1");
+	ROWS("SELECT max(id) FILTER_ALIAS FROM t", "5");
+	/* the output schema without running the subquery or opening a table */
+	dl_sql_script *s;
+	assert_int_equal(dl_sql_parse(&s, "SELECT (SELECT max(k) FROM u) AS m, sum(amt) FROM d"), 0);
+	int opens = E.t[1].opens;
+	dl_type *ty;
+	assert_int_equal(sql_query_schema(&ty, &E.env, dl_sql_script_stmt(s, 0)->query), 0);
+	assert_int_equal(E.t[1].opens, opens);
+	assert_string_equal(ty->children[0].name, "m");
+	assert_int_equal(ty->children[0].type->id, DL_TYPE_INTEGER);
+	assert_int_equal(ty->children[1].type->id, DL_TYPE_DECIMAL);
+	assert_int_equal(ty->children[1].type->precision, 20);
+	dl_type_unref(ty);
+	dl_sql_script_free(s);
+}
+
 static void test_windows(void **state)
 {
 	(void)state;
@@ -336,7 +363,7 @@ int main(void)
 		cmocka_unit_test(test_cte_subquery_from), cmocka_unit_test(test_subqueries),
 		cmocka_unit_test(test_pushdown),       cmocka_unit_test(test_explain_schema),
 		cmocka_unit_test(test_build_side),     cmocka_unit_test(test_windows),
-		cmocka_unit_test(test_new_aggregates),
+		cmocka_unit_test(test_new_aggregates), cmocka_unit_test(test_more_shapes),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
