@@ -192,6 +192,14 @@ static dl_expr *mk_expr(const ex_node *n)
 	return e;
 }
 
+bool pl_deterministic(const ex_node *n)
+{
+	dl_expr *e = mk_expr(n);
+	bool det = e && dl_expr_is_deterministic(e);
+	dl_expr_free(e);
+	return det;
+}
+
 int pl_type_of(dl_type **out, planner *P, const ex_node *n, const dl_type *schema)
 {
 	*out = NULL;

@@ -167,6 +167,7 @@ static int plan_where(prel *r, planner *P, const ex_node *where, corr_sink *sink
 	r->node = f;
 	/* conjuncts over one pushable relation go to it too (it may prune) */
 	for (int i = 0; i < nk; i++) {
+		if (!pl_deterministic(kept[i])) continue; /* rand() must be drawn once */
 		pn *stackn[128];
 		int s2 = 0;
 		stackn[s2++] = f->in[0];

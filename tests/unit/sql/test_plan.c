@@ -100,6 +100,13 @@ static void test_names(void **state)
 	names("SELECT id AS a, upper(s) u FROM t", "a,u");
 	names("SELECT * FROM t", "id,g,s,x");
 	names("SELECT * FROM t JOIN u ON t.id = u.k", "id,g,s,x,k,name");
+	names("SELECT sum(x) OVER (PARTITION BY g ORDER BY id DESC) FROM t",
+	      "sum(x) OVER (PARTITION BY g ORDER BY id DESC NULLS LAST RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)");
+	names("SELECT row_number() OVER (ORDER BY id), lag(id) OVER (ORDER BY id) FROM t",
+	      "row_number() OVER (ORDER BY id ASC NULLS FIRST ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW),"
+	      "lag(id, 1, NULL) OVER (ORDER BY id ASC NULLS FIRST ROWS BETWEEN -1 FOLLOWING AND -1 FOLLOWING)");
+	names("SELECT count(*) OVER (ROWS BETWEEN 2 PRECEDING AND CURRENT ROW), -id, id <> 1, 'lit', NULL FROM t",
+	      "count(1) OVER (ROWS BETWEEN 2 PRECEDING AND CURRENT ROW),(- id),(NOT (id = 1)),lit,NULL");
 }
 
 static void test_group_by(void **state)
