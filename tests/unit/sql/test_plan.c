@@ -163,6 +163,8 @@ static void test_joins(void **state)
 	explain_has("SELECT count(*) FROM t, u, d WHERE t.id = u.k AND d.id = t.g", "HashJoin Inner keys=[id = k]");
 	explain_has("SELECT count(*) FROM t, u, d WHERE t.id = u.k AND d.id = t.g", "HashJoin Inner keys=[CAST(g AS BIGINT) = id]");
 	ROWS("SELECT count(*) FROM t, u, d WHERE t.id = u.k AND d.id = t.g", "3");
+	explain_has("SELECT count(*) FROM t, u WHERE EXISTS (SELECT 1 FROM d WHERE d.id = t.g) AND t.id = u.k",
+	            "HashJoin Inner keys=[id = k]");
 	ROWS("SELECT t.id, u.name FROM t JOIN u ON t.id < u.k AND u.k < 3", "1|two", "1|deux");
 	ROWS("SELECT a.id, b.id FROM t a JOIN t b ON a.id = b.g", "1|1", "1|2", "2|3", "2|5");
 	/* keys of different types meet at the common type */
