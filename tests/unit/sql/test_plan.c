@@ -183,6 +183,23 @@ static void test_using_natural(void **state)
 	ROWS("SELECT id, g FROM t RIGHT JOIN (SELECT 9 AS id) z USING (id)", "9|NULL");
 }
 
+static void test_nested_and_qualified(void **state)
+{
+	(void)state;
+	const char *v = "WITH v AS (SELECT id, named_struct('a', id, 'b', named_struct('c', id * 10)) AS st FROM t) ";
+	char sql[512];
+	snprintf(sql, sizeof sql, "%sSELECT st.a, st.b.c, v.st.b.c FROM v WHERE st.b.c > 30", v);
+	ROWS(sql, "4|40|40", "5|50|50");
+	snprintf(sql, sizeof sql, "%sSELECT st.b FROM v WHERE id = 1", v);
+	ROWS(sql, "{c: 10}");
+	snprintf(sql, sizeof sql, "%sSELECT st.nope FROM v", v);
+	fails(sql, "UNRESOLVED_COLUMN", NULL);
+	/* schema.table.column and table.column both name a catalog table's column */
+	ROWS("SELECT db.t.id, t.id, id FROM db.t WHERE db.t.id = 2", "2|2|2");
+	fails("SELECT a FROM (SELECT 1 AS a, 2 AS a) x", "AMBIGUOUS_REFERENCE", NULL);
+	ROWS("SELECT * FROM (SELECT 1 AS a, 2 AS a) x", "1|2");
+}
+
 static void test_resolution_errors(void **state)
 {
 	(void)state;
@@ -368,7 +385,7 @@ int main(void)
 		cmocka_unit_test(test_select_where),   cmocka_unit_test(test_names),
 		cmocka_unit_test(test_group_by),       cmocka_unit_test(test_order_limit),
 		cmocka_unit_test(test_joins),          cmocka_unit_test(test_using_natural),
-		cmocka_unit_test(test_resolution_errors), cmocka_unit_test(test_set_ops_values),
+		cmocka_unit_test(test_resolution_errors), cmocka_unit_test(test_nested_and_qualified), cmocka_unit_test(test_set_ops_values),
 		cmocka_unit_test(test_cte_subquery_from), cmocka_unit_test(test_subqueries),
 		cmocka_unit_test(test_pushdown),       cmocka_unit_test(test_explain_schema),
 		cmocka_unit_test(test_build_side),     cmocka_unit_test(test_windows),
