@@ -98,6 +98,7 @@ static void test_names(void **state)
 	names("SELECT id, t.s, id + 1, count(*), sum(x), CAST(id AS STRING), s IS NULL FROM t GROUP BY id, s",
 	      "id,s,(id + 1),count(1),sum(x),CAST(id AS STRING),(s IS NULL)");
 	names("SELECT id AS a, upper(s) u FROM t", "a,u");
+	names("SELECT ID, T.S, Id AS Id FROM t", "id,s,Id");
 	names("SELECT * FROM t", "id,g,s,x");
 	names("SELECT * FROM t JOIN u ON t.id = u.k", "id,g,s,x,k,name");
 	names("SELECT sum(x) OVER (PARTITION BY g ORDER BY id DESC) FROM t",
