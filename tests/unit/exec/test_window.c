@@ -302,6 +302,11 @@ static void errors(void **st)
 	dl_exec_window_fn f6[] = {framed(AGG(DL_AGG_SUM, "v", "s"), DL_FRAME_ROWS, DL_FRAME_UNBOUNDED_PRECEDING, NULL,
 	                                 DL_FRAME_UNBOUNDED_PRECEDING, NULL)};
 	assert_int_equal(dl_exec_window(&s, tu_stream(SPEC, rows, 7, 3), NULL, 0, NULL, 0, f6, 1, NULL), DL_EINVALID);
+	/* ROWS BETWEEN 1 FOLLOWING AND CURRENT ROW: start after end */
+	dl_exec_window_fn f8[] = {framed(AGG(DL_AGG_SUM, "v", "s"), DL_FRAME_ROWS, DL_FRAME_FOLLOWING, "1",
+	                                 DL_FRAME_CURRENT_ROW, NULL)};
+	assert_int_equal(dl_exec_window(&s, tu_stream(SPEC, rows, 7, 3), NULL, 0, NULL, 0, f8, 1, NULL), DL_EINVALID);
+	assert_non_null(strstr(dl_error_last()->message, "lower bound"));
 	/* integral sum overflow is ANSI's error */
 	static const char *const big[] = {"1|9223372036854775807", "2|1"};
 	dl_exec_window_fn f7[] = {AGG(DL_AGG_SUM, "v", "s")};
