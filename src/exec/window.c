@@ -453,6 +453,7 @@ static int compute(win_op *w)
 	dl_keytab *kt = NULL;
 	dl_batch *sorted = NULL;
 	bool fast = false;
+	int64_t copy = 0;
 	uint64_t *skey = NULL;
 	uint8_t *snull = NULL;
 	int rc = pk && ok && (pid || !w->npart) && idx && part && plo && phi && cols
@@ -480,6 +481,8 @@ static int compute(win_op *w)
 			sort_ctx c = {pid, ok, w};
 			qsort_r(idx, (size_t)n, sizeof *idx, cmp_sort, &c);
 		}
+		/* the sorted copy exists next to the input until the input is freed */
+		if (rc == 0 && (rc = dl_exec_mem_charge(w->ctx.mem, w->charged, "window")) == 0) copy = w->charged;
 		if (rc == 0 && !(sorted = dl_batch_take(all, idx, n))) rc = dl_exec_failed();
 	}
 	/* partitions and peer groups over the sorted rows */
@@ -497,6 +500,7 @@ static int compute(win_op *w)
 	for (int k = 0; ok && k < w->norder; k++) dl_array_free(ok[k]);
 	dl_keytab_free(kt);
 	dl_batch_free(all);
+	dl_exec_mem_release(w->ctx.mem, copy);
 	win_rows rows = {sorted, n, part, nparts, plo, phi, &w->ctx};
 	int nin = sorted ? sorted->ncols : 0;
 	for (int f = 0; rc == 0 && f < w->nfns; f++) {
