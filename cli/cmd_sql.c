@@ -35,8 +35,8 @@ static const dl_cli_opt sql_opts[] = {
 	DL_CLI_END,
 };
 
-/* "256MB", "1.5GiB", "1000000": bytes. KB/MB/GB/TB are powers of 1000 and
- * KiB/MiB/GiB/TiB powers of 1024, as DuckDB's memory_limit reads them. */
+/* "256MB", "1.5GiB", "1000000": bytes, with SET memory_limit's units (B,
+ * K/KB/KiB, M/MB/MiB, G/GB/GiB, T/TB/TiB: powers of 1024, any case). */
 static int parse_size(int64_t *out, const char *s)
 {
 	const char *p = s;
@@ -45,21 +45,18 @@ static int parse_size(int64_t *out, const char *s)
 	double v = strtod(p, &end);
 	if (end == p || errno || v < 0 || !isdigit((unsigned char)*p)) return -1;
 	while (*end == ' ') end++;
-	static const struct {
-		const char *unit;
-		double mult;
-	} units[] = {{"", 1},      {"b", 1},        {"k", 1e3},          {"kb", 1e3},         {"kib", 1024.0},
-	             {"m", 1e6},   {"mb", 1e6},     {"mib", 1048576.0},  {"g", 1e9},          {"gb", 1e9},
-	             {"gib", 1073741824.0},         {"t", 1e12},         {"tb", 1e12},        {"tib", 1099511627776.0}};
-	for (size_t i = 0; i < sizeof units / sizeof *units; i++) {
-		if (!strcasecmp(end, units[i].unit)) {
-			double b = v * units[i].mult;
-			if (b >= 9.2e18 || b < 1) return -1;
-			*out = (int64_t)b;
-			return 0;
-		}
+	static const char *const units[] = {"b", "k", "m", "g", "t"};
+	double mult = 1;
+	bool ok = !*end;
+	for (size_t i = 0; !ok && i < sizeof units / sizeof *units; i++, mult *= 1024) {
+		char kb[4] = {units[i][0], 'b', 0}, kib[4] = {units[i][0], 'i', 'b', 0};
+		ok = !strcasecmp(end, units[i]) || (i && (!strcasecmp(end, kb) || !strcasecmp(end, kib)));
+		if (ok) break;
 	}
-	return -1;
+	double b = v * mult;
+	if (!ok || b >= 9.2e18 || b < 1) return -1;
+	*out = (int64_t)b;
+	return 0;
 }
 
 static void on_sigint(int sig)

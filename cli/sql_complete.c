@@ -138,7 +138,7 @@ static int identifiers(sql_names *out, const char *text)
 	return 0;
 }
 
-static int names_cmp(const void *a, const void *b)
+static int candidate_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
@@ -273,7 +273,7 @@ int sql_complete(sql_names *out, size_t *word_start, const char *before, const c
 	}
 done:
 	dl_cli_buf_free(&text);
-	if (rc == 0 && out->n > 1) qsort(out->v, out->n, sizeof *out->v, names_cmp);
+	if (rc == 0 && out->n > 1) qsort(out->v, out->n, sizeof *out->v, candidate_cmp);
 	return rc;
 }
 

@@ -45,7 +45,7 @@ static int split_words(sql_names *w, const char *line)
 	}
 }
 
-static int names_cmp(const void *a, const void *b)
+static int name_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
@@ -53,7 +53,7 @@ static int names_cmp(const void *a, const void *b)
 /* Names in columns across the terminal's width, as sqlite3's .tables. */
 static void print_columns(FILE *fp, sql_names *names)
 {
-	qsort(names->v, names->n, sizeof *names->v, names_cmp);
+	qsort(names->v, names->n, sizeof *names->v, name_cmp);
 	size_t width = 0, term = 80;
 	for (size_t i = 0; i < names->n; i++) {
 		size_t l = strlen(names->v[i]);
@@ -132,7 +132,7 @@ static int dot_schema(sql_session *s, const char *table)
 	if (table) return schema_of(s, table);
 	sql_names names = {0};
 	int rc = sql_query_column(&names, s->conn, "SHOW TABLES", "tableName");
-	if (rc == 0) qsort(names.v, names.n, sizeof *names.v, names_cmp);
+	if (rc == 0) qsort(names.v, names.n, sizeof *names.v, name_cmp);
 	for (size_t i = 0; rc == 0 && i < names.n; i++) {
 		char quoted[600];
 		snprintf(quoted, sizeof quoted, "`%s`", names.v[i]);

@@ -167,14 +167,15 @@ mkdir -p "$tmp/cwd"
 sql 0 --format parquet -o "$tmp/people.parquet" \
 	"SELECT 1 AS ignored; SELECT id, name, score, CAST(id AS INT) AS i32, DATE '2024-02-29' AS d FROM people ORDER BY id"
 oracle parquet "$tmp/people.parquet" >"$tmp/duck" || fail "DuckDB cannot read the Parquet file"
+# (DuckDB's JSON rows spell BIGINT as strings)
 same "$tmp/duck" 'id BIGINT
 name VARCHAR
 score DOUBLE
 i32 INTEGER
 d DATE
-{"id":1,"name":"ann","score":1.5,"i32":1,"d":"2024-02-29"}
-{"id":2,"name":"bob","score":null,"i32":2,"d":"2024-02-29"}
-{"id":3,"name":"c,d","score":2.25,"i32":3,"d":"2024-02-29"}'
+{"id":"1","name":"ann","score":1.5,"i32":1,"d":"2024-02-29"}
+{"id":"2","name":"bob","score":null,"i32":2,"d":"2024-02-29"}
+{"id":"3","name":"c,d","score":2.25,"i32":3,"d":"2024-02-29"}'
 sql 0 --format arrow -o "$tmp/people.arrows" "SELECT id, name FROM people WHERE id < 3 ORDER BY id"
 oracle arrow "$tmp/people.arrows" >"$tmp/arrow" || fail "Arrow cannot read the IPC stream"
 same "$tmp/arrow" 'id Int64
@@ -192,6 +193,31 @@ sql 0 --format arrow -o "$tmp/last.arrows" -c "SELECT 1 AS first" "SELECT 2 AS s
 oracle arrow "$tmp/last.arrows" >"$tmp/arrow"
 same "$tmp/arrow" 'second Int32
 {"second":2}'
+
+# ---- --memory-limit: SET memory_limit's units, the connection's setting ----
+sql 0 --format csv --memory-limit 256MB "SET memory_limit"
+same "$tmp/out" 'key,value
+memory_limit,268435456'
+sql 0 --format csv --memory-limit 1.5GiB "SET memory_limit"
+contains "$tmp/out" "memory_limit,1610612736"
+
+# ---- Ctrl-C (SIGINT) cancels the running statement: exit 1, its class ----
+values=$(seq 1 300 | sed 's/.*/(&)/' | paste -sd, -)
+sql 0 "CREATE TABLE long_b (x INT) USING DELTA; INSERT INTO long_b VALUES $values;
+	CREATE TABLE long_a (x INT) USING DELTA; INSERT INTO long_a SELECT a.x FROM long_b a CROSS JOIN long_b b;
+	INSERT INTO long_a SELECT * FROM long_a; INSERT INTO long_a SELECT * FROM long_a; INSERT INTO long_a SELECT * FROM long_a"
+"$DL_CLI" sql --warehouse "$wh" "SELECT count(*) AS never FROM long_a CROSS JOIN long_b; CREATE TABLE after_cancel (x INT)" \
+	>"$tmp/out" 2>"$tmp/err" &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+got=$?
+[ $got -eq 1 ] || fail "SIGINT during a query: exit $got, expected 1 (stderr: $(cat "$tmp/err"))"
+contains "$tmp/err" "[OPERATION_CANCELED]"
+lacks "$tmp/out" "never"
+sql 0 --format csv "SHOW TABLES"
+lacks "$tmp/out" "after_cancel"
 
 [ $fails -eq 0 ] && echo "ok: deltalake sql batch mode"
 exit $((fails > 0))

@@ -198,6 +198,20 @@ static void range_over_dates_and_decimals(void **st)
 	 * 2.50] -> 4.60; 2.50: [2.00, 2.90] -> 4.60 */
 	tu_expect(s, true, "2024-01-01|1|1.00|1.00", "2024-01-02|2|1.50|2.50", "2024-01-05|3|2.10|4.60",
 	          "2024-01-06|4|2.50|4.60");
+	/* timestamps with an hour interval; the frame's end a day later */
+	static const char *const ts[] = {"2024-01-01 10:00:00|1", "2024-01-01 11:30:00|2", "2024-01-01 12:00:00|3",
+	                                 "2024-01-02 09:00:00|4"};
+	dl_exec_sort_key ord3[] = {K("t", false)};
+	dl_exec_window_fn fns3[] = {
+		framed(AGG(DL_AGG_SUM, "v", "h"), DL_FRAME_RANGE, DL_FRAME_PRECEDING, "INTERVAL 1 HOUR", DL_FRAME_CURRENT_ROW,
+		       NULL),
+		framed(AGG(DL_AGG_COUNT_STAR, NULL, "d"), DL_FRAME_RANGE, DL_FRAME_CURRENT_ROW, NULL, DL_FRAME_FOLLOWING,
+		       "INTERVAL 1 DAY"),
+	};
+	assert_int_equal(dl_exec_window(&s, tu_stream("t timestamp_ntz, v int", ts, 4, 3), NULL, 0, ord3, 1, fns3, 2, NULL),
+	                 0);
+	tu_expect(s, true, "2024-01-01 10:00:00|1|1|4", "2024-01-01 11:30:00|2|2|3", "2024-01-01 12:00:00|3|5|2",
+	          "2024-01-02 09:00:00|4|4|1");
 }
 
 static void empty_and_single_rows(void **st)
@@ -302,6 +316,11 @@ static void errors(void **st)
 	dl_exec_window_fn f6[] = {framed(AGG(DL_AGG_SUM, "v", "s"), DL_FRAME_ROWS, DL_FRAME_UNBOUNDED_PRECEDING, NULL,
 	                                 DL_FRAME_UNBOUNDED_PRECEDING, NULL)};
 	assert_int_equal(dl_exec_window(&s, tu_stream(SPEC, rows, 7, 3), NULL, 0, NULL, 0, f6, 1, NULL), DL_EINVALID);
+	/* ROWS BETWEEN 1 FOLLOWING AND CURRENT ROW: start after end */
+	dl_exec_window_fn f8[] = {framed(AGG(DL_AGG_SUM, "v", "s"), DL_FRAME_ROWS, DL_FRAME_FOLLOWING, "1",
+	                                 DL_FRAME_CURRENT_ROW, NULL)};
+	assert_int_equal(dl_exec_window(&s, tu_stream(SPEC, rows, 7, 3), NULL, 0, NULL, 0, f8, 1, NULL), DL_EINVALID);
+	assert_non_null(strstr(dl_error_last()->message, "lower bound"));
 	/* integral sum overflow is ANSI's error */
 	static const char *const big[] = {"1|9223372036854775807", "2|1"};
 	dl_exec_window_fn f7[] = {AGG(DL_AGG_SUM, "v", "s")};

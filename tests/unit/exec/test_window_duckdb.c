@@ -108,7 +108,8 @@ static dl_batch_stream *win(const char *part, const char *const *order, int no, 
 		char e[64];
 		snprintf(e, sizeof e, "%s", order[i]);
 		char *sp = strchr(e, ' ');
-		k[i] = (dl_exec_sort_key){.descending = sp != NULL};
+		k[i] = (dl_exec_sort_key){.descending = strstr(e, " DESC") != NULL,
+		                          .nulls = strstr(e, "NULLS FIRST") ? DL_NULLS_FIRST : DL_NULLS_DEFAULT};
 		if (sp) *sp = 0;
 		k[i].expr = tu_expr(e);
 	}
@@ -170,6 +171,13 @@ static dl_batch_stream *q_range_date(void)
 	                  NULL),
 	               FR(A(DL_AGG_COUNT, "x"), DL_FRAME_RANGE, DL_FRAME_PRECEDING, "INTERVAL 1 DAY", DL_FRAME_FOLLOWING,
 	                  "INTERVAL 1 DAY")));
+}
+static dl_batch_stream *q_desc_ints(void)
+{
+	return win("g", ORD("dt DESC NULLS FIRST"),
+	           FNS(F(DL_WIN_RANK, NULL, 0), F(DL_WIN_DENSE_RANK, NULL, 0), A(DL_AGG_COUNT_STAR, NULL),
+	               FR(A(DL_AGG_SUM, "id"), DL_FRAME_RANGE, DL_FRAME_PRECEDING, "INTERVAL 5 DAY", DL_FRAME_FOLLOWING,
+	                  "INTERVAL 2 DAY")));
 }
 static dl_batch_stream *q_whole(void)
 {
@@ -244,6 +252,10 @@ static const qcase cases[] = {
 	{"SELECT *, sum(dec) OVER " W_DT "INTERVAL 3 DAY PRECEDING AND CURRENT ROW), count(x) OVER " W_DT
 	 "INTERVAL 1 DAY PRECEDING AND INTERVAL 1 DAY FOLLOWING) FROM t",
 	 q_range_date},
+	{"SELECT *, rank() OVER (PARTITION BY g ORDER BY dt DESC NULLS FIRST), dense_rank() OVER (PARTITION BY g ORDER BY "
+	 "dt DESC NULLS FIRST), count(*) OVER (PARTITION BY g ORDER BY dt DESC NULLS FIRST), sum(id) OVER (PARTITION BY g "
+	 "ORDER BY dt DESC NULLS FIRST RANGE BETWEEN INTERVAL 5 DAY PRECEDING AND INTERVAL 2 DAY FOLLOWING) FROM t",
+	 q_desc_ints},
 	{"SELECT *, sum(x) OVER (PARTITION BY s), avg(dec) OVER (PARTITION BY s), count(*) OVER (PARTITION BY s), "
 	 "min(dt) OVER (PARTITION BY s), var_samp(x) OVER (PARTITION BY s), count_if(b) OVER (PARTITION BY s), "
 	 "bool_and(b) OVER (PARTITION BY s), bool_or(b) OVER (PARTITION BY s) FROM t",
