@@ -58,8 +58,14 @@ static const char *schema_part(const sql_name *n)
 	return n->nparts ? n->parts[n->nparts - 1] : "";
 }
 
+/* COMMENT and DBPROPERTIES of a schema are accepted and not kept (the
+ * catalog records names only); a LOCATION would move its tables' data,
+ * which the catalog's layout does not do: refused. */
 int sql_run_create_schema(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st)
 {
+	if (st->location)
+		return dl_error_set(DL_EUNSUPPORTED, "CREATE SCHEMA ... LOCATION is not supported yet: managed tables of "
+		                                     "schema s live under <warehouse>/s.db/");
 	DL_TRY(dl_catalog_create_schema(c->cat, schema_part(&st->schema), st->if_not_exists));
 	return sql_empty_result(out);
 }

@@ -27,6 +27,11 @@ static void catalog_statements(void **state)
 	expect_rows(db, "SHOW TABLES LIKE 'ord*|zzz'", "sales|orders|false\n");
 	expect_rows(db, "SHOW TABLES LIKE 'x*'", "");
 	expect_rows(db, "SHOW COLUMNS IN orders", "id\namount\nday\n");
+	expect_rows(db, "SHOW COLUMNS IN other IN default", "x\n");
+	expect_error(db, "SHOW COLUMNS IN other", DL_ENOTFOUND, "TABLE_OR_VIEW_NOT_FOUND");
+	expect_ok(db, "CREATE SCHEMA IF NOT EXISTS sales COMMENT 'c' WITH DBPROPERTIES ('a' = 'b')");
+	assert_int_equal(dl_sql_execute(&(struct ArrowArrayStream){0}, db, "CREATE SCHEMA s9 LOCATION '/x'"),
+	                 DL_EUNSUPPORTED);
 	expect_rows(db, "DESCRIBE orders",
 	            "id|bigint|NULL\namount|double|in EUR\nday|date|NULL\n# Partition Information||\n"
 	            "# col_name|data_type|comment\nday|date|NULL\n");
