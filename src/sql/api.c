@@ -364,7 +364,11 @@ static int rs_next(dl_batch_stream *s, dl_batch **out)
 	result_stream *r = s->private_data;
 	*out = NULL;
 	if (atomic_load(&r->c->interrupt)) return sql_cancelled();
-	return classify(dl_batch_stream_next(r->in, out));
+	int rc = dl_batch_stream_next(r->in, out);
+	/* an operator that saw the flag first says so in its words: one
+	 * message and class for an interrupt, wherever it was noticed */
+	if (rc == DL_ECANCELLED && atomic_load(&r->c->interrupt)) return sql_cancelled();
+	return classify(rc);
 }
 
 static void rs_release(dl_batch_stream *s)
@@ -405,6 +409,7 @@ static int execute(struct ArrowArrayStream *out, dl_sql_stmt *s, bool reset)
 	substitute(s);
 	dl_batch_stream *res = NULL;
 	int rc = sql_stmt_run(&res, s->c, s->st);
+	if (rc == DL_ECANCELLED && atomic_load(&s->c->interrupt)) return sql_cancelled();
 	if (rc < 0) return classify(rc);
 	return classify(export_result(out, s, res));
 }

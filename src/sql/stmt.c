@@ -58,6 +58,9 @@ int sql_stmt_run(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st)
 	if (rc < 0) {
 		dl_batch_stream_free(*out);
 		*out = NULL;
+		/* interrupted: however the failure surfaced (an operator's words, a
+		 * write's import of its cancelled input), it is the interrupt */
+		if (atomic_load(&c->interrupt)) return sql_cancelled();
 	}
 	return rc;
 }
