@@ -14,8 +14,12 @@
  *     VERSION AS OF) is handed over as a table, read by the merge itself;
  *     anything else (a subquery, VALUES, parquet/csv/json files, TIMESTAMP
  *     AS OF) is planned as SELECT * FROM source and streamed;
- *   - subqueries inside DELETE/UPDATE conditions are not translated: they
- *     fail with DL_EUNSUPPORTED rather than being run with another meaning;
+ *   - uncorrelated subqueries inside DELETE/UPDATE conditions and values
+ *     run first and are replaced by their values (a scalar by its value,
+ *     EXISTS by TRUE/FALSE, x [NOT] IN (subquery) by an IN list, whose
+ *     NULLs keep NOT IN's three-valued answer), as the planner does for
+ *     queries; correlated ones fail with DL_EUNSUPPORTED rather than run
+ *     with another meaning;
  *   - the session's interrupt flag cancels through the operations' progress
  *     callbacks, and MERGE's join gets the session's memory limit.
  *
@@ -31,6 +35,7 @@
 #include "deltalake/dml.h"
 #include "deltalake/merge.h"
 #include "expr/ast.h"
+#include "rewrite/file_writer.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/mem.h"
@@ -84,19 +89,167 @@ static void strip_qualifier(ex_node *n, const char *qual)
 	}
 }
 
-/* Spark SQL text of n (NUL-terminated in *out: dl_free), with the target's
- * qualifier dropped when `qual` is given. */
-static int expr_text(char **out, const ex_node *n, const char *qual, const char *what)
+/* ---- uncorrelated subqueries, replaced by their values ---- */
+
+/* NULL of type t: CAST(NULL AS t). */
+static ex_node *null_of(dl_expr *e, const dl_type *t)
+{
+	ex_node *l = ex_node_new(e, EX_LIT, 0), *c = ex_node_new(e, EX_CAST, 0);
+	if (!l || !c || ex_node_set_args(e, c, 1) < 0) return NULL;
+	l->lit.type = DL_TYPE_NULL;
+	l->lit.is_null = true;
+	c->args[0] = l;
+	c->to = ex_keep_type(e, dl_type_ref((dl_type *)t));
+	return c->to ? c : NULL;
+}
+
+static int literal(ex_node **out, dl_expr *e, const dl_array *a, int64_t r)
+{
+	if (!dl_array_is_valid(a, r)) return (*out = null_of(e, a->type)) ? 0 : DL_ENOMEM;
+	dl_scalar v;
+	if (dl_array_scalar(&v, a, r) < 0) {
+		char tn[128];
+		dl_type_sql(a->type, tn, sizeof tn);
+		return dl_error_set(DL_EUNSUPPORTED, "a subquery returning %s values cannot be used here yet", tn);
+	}
+	if (v.type == DL_TYPE_STRING || v.type == DL_TYPE_BINARY) {
+		char *p = dl_arena_strndup(&e->arena, v.v.str.ptr, v.v.str.len);
+		if (!p) return DL_ENOMEM;
+		v.v.str.ptr = p;
+	}
+	ex_node *l = ex_node_new(e, EX_LIT, 0);
+	if (!l) return DL_ENOMEM;
+	l->lit = v;
+	/* typed as the column: a literal 1 of a BIGINT column stays BIGINT */
+	ex_node *c = ex_node_new(e, EX_CAST, 0);
+	if (!c || ex_node_set_args(e, c, 1) < 0) return DL_ENOMEM;
+	c->args[0] = l;
+	c->to = ex_keep_type(e, dl_type_ref(a->type));
+	if (!c->to) return DL_ENOMEM;
+	*out = c;
+	return 0;
+}
+
+/* Runs q; its rows in one batch. */
+static int run_subquery(dl_batch **out, const sql_env *env, const void *q, const char *what)
 {
 	*out = NULL;
-	if (has_subquery(n))
-		return dl_error_set(DL_EUNSUPPORTED, "%s with a subquery in its condition or values is not supported "
-		                                     "yet: run the subquery first and use its values",
+	dl_batch_stream *s;
+	int rc = sql_plan_query(&s, env, q);
+	if (rc < 0)
+		return rc == DL_EINVALID || rc == DL_ENOTFOUND
+		               ? dl_error_prefix("%s: the subquery (a correlated subquery, which references the target's "
+		                                 "columns, is not supported yet)",
+		                                 what)
+		               : rc;
+	dl_batch **bs = NULL;
+	int n = 0, cap = 0;
+	for (;;) {
+		dl_batch *b;
+		if ((rc = dl_batch_stream_next(s, &b)) < 0 || !b) break;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 8;
+			dl_batch **g = dl_reallocarray(bs, (size_t)cap, sizeof *g);
+			if (!g) {
+				dl_batch_free(b);
+				rc = dl_error_set(DL_ENOMEM, "out of memory");
+				break;
+			}
+			bs = g;
+		}
+		bs[n++] = b;
+	}
+	if (rc == 0) {
+		*out = n == 0 ? dl_batch_new((dl_type *)dl_batch_stream_schema(s), 0)
+		              : n == 1 ? bs[0] : dl_batch_concat(bs, n);
+		if (!*out) rc = dl_error_set(DL_ENOMEM, "out of memory");
+		if (n == 1 && *out) n = 0;
+	}
+	for (int i = 0; i < n; i++) dl_batch_free(bs[i]);
+	dl_free(bs);
+	dl_batch_stream_free(s);
+	return rc;
+}
+
+/* Copies n into e with its uncorrelated subqueries replaced by their values.
+ * (ex_copy_tree cannot copy a subquery out of its statement: a node above
+ * one is copied field by field with new children, the rest by
+ * ex_copy_tree.) */
+static int copy_inline(ex_node **n, dl_expr *e, const ex_node *src, const sql_env *env, const char *what)
+{
+	*n = NULL;
+	if (!src) return 0;
+	if (!has_subquery(src)) return (*n = ex_copy_tree(e, src)) ? 0 : DL_ENOMEM;
+	ex_node *x = ex_node_new(e, src->kind, src->pos);
+	if (!x) return DL_ENOMEM;
+	*x = *src;
+	x->args = NULL;
+	if (ex_node_set_args(e, x, src->nargs) < 0) return DL_ENOMEM;
+	for (int i = 0; i < src->nargs; i++) DL_TRY(copy_inline(&x->args[i], e, src->args[i], env, what));
+	*n = x;
+	if (x->kind != EX_SUBQUERY) return 0;
+	dl_batch *b;
+	DL_TRY(run_subquery(&b, env, x->query, what));
+	int rc = 0;
+	if (x->op == SQ_EXISTS) {
+		ex_node *l = ex_node_new(e, EX_LIT, x->pos);
+		if (!l) rc = DL_ENOMEM;
+		else {
+			l->lit.type = DL_TYPE_BOOLEAN;
+			l->lit.v.b = (b->num_rows > 0) != x->negated;
+			*n = l;
+		}
+	} else if (b->ncols != 1) {
+		rc = dl_error_set_class(DL_EINVALID, "INVALID_SUBQUERY_EXPRESSION",
+		                        "[INVALID_SUBQUERY_EXPRESSION.SCALAR_SUBQUERY_RETURN_MORE_THAN_ONE_OUTPUT_COLUMN] "
+		                        "Invalid subquery: the subquery must return only one column, but got %d.",
+		                        b->ncols);
+	} else if (x->op == SQ_SCALAR) {
+		if (b->num_rows > 1)
+			rc = dl_error_set_class(DL_EINVALID, "SCALAR_SUBQUERY_TOO_MANY_ROWS",
+			                        "[SCALAR_SUBQUERY_TOO_MANY_ROWS] More than one row returned by a subquery "
+			                        "used as an expression.");
+		else if (b->num_rows == 0)
+			rc = (*n = null_of(e, b->cols[0]->type)) ? 0 : DL_ENOMEM;
+		else
+			rc = literal(n, e, b->cols[0], 0);
+	} else if (b->num_rows == 0) { /* x IN (no rows) is FALSE, even for a NULL x */
+		ex_node *l = ex_node_new(e, EX_LIT, x->pos);
+		if (!l) rc = DL_ENOMEM;
+		else {
+			l->lit.type = DL_TYPE_BOOLEAN;
+			l->lit.v.b = x->negated;
+			*n = l;
+		}
+	} else {
+		ex_node *in = ex_node_new(e, EX_IN, x->pos);
+		if (!in || ex_node_set_args(e, in, (int)b->num_rows + 1) < 0) rc = DL_ENOMEM;
+		else {
+			in->negated = x->negated;
+			in->args[0] = x->args[0];
+			for (int64_t r = 0; r < b->num_rows && rc == 0; r++) rc = literal(&in->args[r + 1], e, b->cols[0], r);
+			*n = in;
+		}
+	}
+	dl_batch_free(b);
+	return rc;
+}
+
+/* Spark SQL text of n (NUL-terminated in *out: dl_free), with the target's
+ * qualifier dropped when `qual` is given and uncorrelated subqueries
+ * replaced by their values (env NULL: subqueries are refused). */
+static int expr_text_env(char **out, const ex_node *n, const char *qual, const char *what, const sql_env *env)
+{
+	*out = NULL;
+	if (has_subquery(n) && !env)
+		return dl_error_set(DL_EUNSUPPORTED, "%s with a subquery here is not supported yet: run the subquery "
+		                                     "first and use its values",
 		                    what);
 	dl_expr *e = ex_expr_new();
 	if (!e) return dl_error_set(DL_ENOMEM, "out of memory");
-	ex_node *copy = ex_copy_tree(e, n);
-	int rc = copy ? 0 : dl_error_set(DL_ENOMEM, "out of memory");
+	ex_node *copy = NULL;
+	int rc = env ? copy_inline(&copy, e, n, env, what) : (copy = ex_copy_tree(e, n)) ? 0 : DL_ENOMEM;
+	if (rc == DL_ENOMEM && dl_error_last()->code != DL_ENOMEM) rc = dl_error_set(DL_ENOMEM, "out of memory");
 	if (rc == 0) strip_qualifier(copy, qual);
 	dl_buf b = DL_BUF_INIT;
 	if (rc == 0) rc = ex_print(&b, copy);
@@ -106,6 +259,11 @@ static int expr_text(char **out, const ex_node *n, const char *qual, const char 
 	dl_buf_free(&b);
 	dl_expr_free(e);
 	return rc;
+}
+
+static int expr_text(char **out, const ex_node *n, const char *qual, const char *what)
+{
+	return expr_text_env(out, n, qual, what, NULL);
 }
 
 /* A column name of SET / INSERT (cols): its parts joined by '.', each in
@@ -164,8 +322,10 @@ static int counts_result(dl_batch_stream **out, const char *const *names, const 
 int sql_run_delete(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st)
 {
 	DL_TRY(no_time_travel(st->table, "DELETE"));
+	sql_env env;
+	sql_session_env(&env, c);
 	char *pred = NULL;
-	if (st->where) DL_TRY(expr_text(&pred, st->where, target_qualifier(st->table), "DELETE"));
+	if (st->where) DL_TRY(expr_text_env(&pred, st->where, target_qualifier(st->table), "DELETE", &env));
 	sql_target t;
 	int rc = sql_target_resolve(&t, c, st->table);
 	if (rc < 0) {
@@ -192,16 +352,18 @@ int sql_run_update(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st)
 {
 	DL_TRY(no_time_travel(st->table, "UPDATE"));
 	const char *qual = target_qualifier(st->table);
+	sql_env env;
+	sql_session_env(&env, c);
 	int n = st->nsets;
 	dl_update_assignment *as = dl_calloc((size_t)(n ? n : 1), sizeof *as);
 	char **texts = dl_calloc((size_t)(2 * n + 1), sizeof *texts);
 	int rc = as && texts ? 0 : dl_error_set(DL_ENOMEM, "out of memory");
 	for (int i = 0; i < n && rc == 0; i++) {
 		rc = column_text(&texts[2 * i], &st->sets[i].column, qual);
-		if (rc == 0) rc = expr_text(&texts[2 * i + 1], st->sets[i].value, qual, "UPDATE");
+		if (rc == 0) rc = expr_text_env(&texts[2 * i + 1], st->sets[i].value, qual, "UPDATE", &env);
 		if (rc == 0) as[i] = (dl_update_assignment){texts[2 * i], texts[2 * i + 1]};
 	}
-	if (rc == 0 && st->where) rc = expr_text(&texts[2 * n], st->where, qual, "UPDATE");
+	if (rc == 0 && st->where) rc = expr_text_env(&texts[2 * n], st->where, qual, "UPDATE", &env);
 	sql_target t;
 	bool have_t = false;
 	if (rc == 0) have_t = (rc = sql_target_resolve(&t, c, st->table)) == 0;

@@ -33,7 +33,18 @@ static void delete_statements(void **state)
 	assert_non_null(strstr(h, "|DELETE|"));
 	free(h);
 	/* subqueries in the condition are refused, the table unchanged */
-	expect_failure(db, "DELETE FROM t WHERE id IN (SELECT 3)", DL_EUNSUPPORTED, "subquery");
+	/* uncorrelated subqueries run first: IN, NOT IN with a NULL (deletes
+	 * nothing: three-valued), EXISTS, scalar */
+	expect_ok(db, "CREATE TABLE k (id INT)");
+	expect_rows(db, "INSERT INTO k VALUES (4), (NULL)", "2|2\n");
+	expect_rows(db, "DELETE FROM t WHERE id NOT IN (SELECT id FROM k)", "0\n");
+	expect_rows(db, "DELETE FROM t WHERE EXISTS (SELECT 1 FROM k WHERE id > 100)", "0\n");
+	expect_rows(db, "DELETE FROM t WHERE id = (SELECT max(id) FROM k) AND id IN (SELECT id FROM k)", "1\n");
+	expect_rows(db, "INSERT INTO t VALUES (4, 'd', 'y')", "1|1\n");
+	/* a correlated one is refused, naming why; nothing changes */
+	expect_failure(db, "DELETE FROM t WHERE EXISTS (SELECT 1 FROM k WHERE k.id = t.id)", DL_EINVALID,
+	               "correlated");
+	expect_error(db, "DELETE FROM t WHERE id = (SELECT id FROM k)", DL_EINVALID, "SCALAR_SUBQUERY_TOO_MANY_ROWS");
 	expect_failure(db, "DELETE FROM t WHERE nope = 1", DL_EINVALID, "nope");
 	expect_error(db, "DELETE FROM t VERSION AS OF 1 WHERE id = 3", DL_EUNSUPPORTED,
 	             "DELTA_UNSUPPORTED_TIME_TRAVEL_VIEWS");
@@ -67,8 +78,8 @@ static void update_statements(void **state)
 	expect_rows(db, "UPDATE t SET n = 0", "3\n");
 	expect_rows(db, "SELECT sum(n) FROM t", "0\n");
 	expect_error(db, "UPDATE t SET nope = 1", DL_EINVALID, "DELTA_MISSING_SET_COLUMN");
-	expect_failure(db, "UPDATE t SET n = 1 WHERE id IN (SELECT 1)", DL_EUNSUPPORTED, "subquery");
-	expect_rows(db, "SELECT sum(n) FROM t", "0\n");
+	expect_rows(db, "UPDATE t SET n = (SELECT count(*) FROM t) WHERE id IN (SELECT 1 UNION ALL SELECT 3)", "2\n");
+	expect_rows(db, "SELECT sum(n) FROM t", "6\n");
 }
 
 static void merge_statements(void **state)
