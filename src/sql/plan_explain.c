@@ -14,10 +14,21 @@ static ex_node *readable(planner *P, const ex_node *e)
 	ex_node *c = pl_copy(P, e);
 	if (!c) return NULL;
 	if (e->kind == EX_COL) {
-		c->path = dl_arena_calloc(&P->ex->arena, (size_t)e->npath, sizeof *c->path);
+		/* "t.a" prints as the qualified name it is */
+		const char *d = pl_display(P, e->path[0]);
+		const char *dot = strchr(d, '.');
+		int extra = dot && dot != d && dot[1] ? 1 : 0;
+		c->npath = e->npath + extra;
+		c->path = dl_arena_calloc(&P->ex->arena, (size_t)c->npath, sizeof *c->path);
 		if (!c->path) return NULL;
-		memcpy(c->path, e->path, sizeof *c->path * (size_t)e->npath);
-		c->path[0] = (char *)pl_display(P, e->path[0]);
+		memcpy(c->path + extra, e->path, sizeof *c->path * (size_t)e->npath);
+		if (extra) {
+			c->path[0] = dl_arena_strndup(&P->ex->arena, d, (size_t)(dot - d));
+			c->path[1] = (char *)dot + 1;
+			if (!c->path[0]) return NULL;
+		} else {
+			c->path[0] = (char *)d;
+		}
 	}
 	for (int i = 0; i < e->nargs; i++)
 		if (!(c->args[i] = readable(P, e->args[i]))) return NULL;

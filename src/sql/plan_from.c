@@ -11,6 +11,8 @@
  * there (an inner join swaps freely, LEFT becomes RIGHT and back). */
 #include "sql/plan_internal.h"
 #include <strings.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void pl_set_unpushable(pn *n)
@@ -92,8 +94,18 @@ static int plan_relation(prel *out, planner *P, const sql_table_ref *ref)
 		                          "[ASSIGNMENT_ARITY_MISMATCH] the column aliases of %s name %d columns but it has %d",
 		                          rel->display ? rel->display : "the relation", ref->nalias_cols, n->n);
 	out->node = n;
-	for (int i = 0; i < n->n; i++)
-		DL_TRY(sc_add(P, &out->sc, qual, nqual, ref->nalias_cols ? ref->alias_cols[i] : n->rel_cols[i], n->names[i]));
+	for (int i = 0; i < n->n; i++) {
+		const char *name = ref->nalias_cols ? ref->alias_cols[i] : n->rel_cols[i];
+		DL_TRY(sc_add(P, &out->sc, qual, nqual, name, n->names[i]));
+		/* EXPLAIN shows t.a */
+		if (nqual) {
+			size_t len = strlen(qual[nqual - 1]) + strlen(name) + 2;
+			char *d = pl_alloc(P, len);
+			if (!d) return DL_ENOMEM;
+			snprintf(d, len, "%s.%s", qual[nqual - 1], name);
+			P->display[atoi(n->names[i] + 1)] = d;
+		}
+	}
 	return 0;
 }
 

@@ -161,11 +161,11 @@ static void test_joins(void **state)
 	ROWS("SELECT count(*) FROM t CROSS JOIN u", "25");
 	ROWS("SELECT count(*) FROM t, u WHERE t.id = u.k", "3");
 	/* a comma join's WHERE equalities become hash keys */
-	explain_has("SELECT count(*) FROM t, u, d WHERE t.id = u.k AND d.id = t.g", "HashJoin Inner keys=[id = k]");
-	explain_has("SELECT count(*) FROM t, u, d WHERE t.id = u.k AND d.id = t.g", "HashJoin Inner keys=[CAST(g AS BIGINT) = id]");
+	explain_has("SELECT count(*) FROM t, u, d WHERE t.id = u.k AND d.id = t.g", "HashJoin Inner keys=[t.id = u.k]");
+	explain_has("SELECT count(*) FROM t, u, d WHERE t.id = u.k AND d.id = t.g", "HashJoin Inner keys=[CAST(t.g AS BIGINT) = d.id]");
 	ROWS("SELECT count(*) FROM t, u, d WHERE t.id = u.k AND d.id = t.g", "3");
 	explain_has("SELECT count(*) FROM t, u WHERE EXISTS (SELECT 1 FROM d WHERE d.id = t.g) AND t.id = u.k",
-	            "HashJoin Inner keys=[id = k]");
+	            "HashJoin Inner keys=[t.id = u.k]");
 	ROWS("SELECT t.id, u.name FROM t JOIN u ON t.id < u.k AND u.k < 3", "1|two", "1|deux");
 	ROWS("SELECT a.id, b.id FROM t a JOIN t b ON a.id = b.g", "1|1", "1|2", "2|3", "2|5");
 	/* keys of different types meet at the common type */
@@ -292,8 +292,8 @@ static void test_explain_schema(void **state)
 	assert_int_equal(sql_explain_query(&b, &E.env, dl_sql_script_stmt(s, 0)->query, NULL), 0);
 	assert_int_equal(E.t[0].opens, opens); /* nothing opened */
 	assert_non_null(strstr(b.data, "TopN [g ASC] limit=3"));
-	assert_non_null(strstr(b.data, "Aggregate keys=[g] functions=[count(*)]"));
-	assert_non_null(strstr(b.data, "\n          HashJoin Inner keys=[g = k]"));
+	assert_non_null(strstr(b.data, "Aggregate keys=[t.g] functions=[count(*)]"));
+	assert_non_null(strstr(b.data, "\n          HashJoin Inner keys=[t.g = u.k]"));
 	assert_non_null(strstr(b.data, "Scan mem.t [id, g] filter: id > 1 (memory table of 3 batches)"));
 	dl_buf_free(&b);
 	dl_type *ty;
@@ -315,7 +315,7 @@ static void test_build_side(void **state)
 	assert_int_equal(dl_sql_parse(&s, "SELECT id, name FROM t LEFT JOIN u ON t.id = u.k"), 0);
 	dl_buf b = DL_BUF_INIT;
 	assert_int_equal(sql_explain_query(&b, &E.env, dl_sql_script_stmt(s, 0)->query, NULL), 0);
-	assert_non_null(strstr(b.data, "HashJoin RightOuter keys=[k = id]"));
+	assert_non_null(strstr(b.data, "HashJoin RightOuter keys=[u.k = t.id]"));
 	dl_buf_free(&b);
 	dl_sql_script_free(s);
 	ROWS("SELECT id, name FROM t LEFT JOIN u ON t.id = u.k", "1|one", "2|two", "2|deux", "3|NULL", "4|NULL", "5|NULL");
