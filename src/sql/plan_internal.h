@@ -203,6 +203,10 @@ struct rw_ctx {
 	const char *clause;
 	/* correlated references to outer scopes are collected here */
 	bool correlated;
+	/* Spark's lateral column aliases: earlier select items by alias */
+	const char *const *lateral_names;
+	ex_node *const *lateral_posts;
+	int nlateral;
 	/* a correlated scalar subquery may join into this plan */
 	pn **input;
 	scope *input_scope;

@@ -349,6 +349,16 @@ static void test_more_shapes(void **state)
 	dl_sql_script_free(s);
 }
 
+static void test_lateral_alias(void **state)
+{
+	(void)state;
+	ROWS("SELECT id * 2 AS a, a + 1 AS b, b * 10 FROM t WHERE id < 3", "2|3|30", "4|5|50");
+	/* an input column wins over an alias of the same name */
+	ROWS("SELECT id + 100 AS g, g FROM t WHERE id = 1", "101|1");
+	ROWS("SELECT g, count(*) AS c, c * 2 FROM t GROUP BY g HAVING c > 1", "1|2|4", "2|2|4");
+	ORDERED("SELECT id, x * 2 AS dbl FROM t WHERE x IS NOT NULL ORDER BY dbl DESC", "4|8", "3|6", "1|3", "5|-2");
+}
+
 static void test_windows(void **state)
 {
 	(void)state;
@@ -391,6 +401,7 @@ int main(void)
 		cmocka_unit_test(test_pushdown),       cmocka_unit_test(test_explain_schema),
 		cmocka_unit_test(test_build_side),     cmocka_unit_test(test_windows),
 		cmocka_unit_test(test_new_aggregates), cmocka_unit_test(test_more_shapes),
+		cmocka_unit_test(test_lateral_alias),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
