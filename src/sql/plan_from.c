@@ -356,6 +356,7 @@ static int plan_join(prel *out, planner *P, const sql_table_ref *ref, const scop
 		ex_node *on;
 		DL_TRY(pl_rewrite(&on, &c, ref->on));
 		DL_TRY(split_on(P, &k, on, l.node, r.node));
+		for (int i = 0; i < k.nres; i++) DL_TRY(pl_push_on(P, l.node, r.node, kind, k.res[i]));
 	}
 	if (kind == DL_JOIN_RIGHT || kind == DL_JOIN_FULL) pl_set_unpushable(l.node);
 	if (kind == DL_JOIN_LEFT || kind == DL_JOIN_FULL) pl_set_unpushable(r.node);

@@ -264,6 +264,12 @@ int pl_subquery_expr(ex_node **out, rw_ctx *c, const ex_node *n);
 /* WHERE conjuncts that are [NOT] EXISTS / [NOT] IN (subquery): joins. */
 int pl_where_subquery(ex_node **out, planner *P, prel *r, const ex_node *conj);
 
+/* plan_pushdown.c: conjuncts into relations' filters (also applied above) */
+int pl_push_filter(planner *P, pn *node, ex_node *conj);
+/* An ON conjunct over one side of a join (before its own sides are marked),
+ * into that side when the join does not preserve it. */
+int pl_push_on(planner *P, pn *join_left, pn *join_right, dl_join_kind kind, ex_node *conj);
+
 /* plan_names.c: Spark's names for unnamed select items */
 int pl_auto_name(dl_buf *out, const ex_node *n);
 

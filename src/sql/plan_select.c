@@ -200,25 +200,8 @@ static int plan_where(prel *r, planner *P, const ex_node *where, corr_sink *sink
 	if (!f->exprs || !(f->exprs[0] = pl_and_all(P, kept, nk))) return DL_ENOMEM;
 	DL_TRY(pn_finish(P, f));
 	r->node = f;
-	/* conjuncts over one pushable relation go to it too (it may prune) */
-	for (int i = 0; i < nk; i++) {
-		if (!pl_deterministic(kept[i])) continue; /* rand() must be drawn once */
-		pn *stackn[128];
-		int s2 = 0;
-		stackn[s2++] = f->in[0];
-		while (s2) {
-			pn *x = stackn[--s2];
-			if (x->kind == PN_SCAN) {
-				if (x->pushable && pl_refs_only(kept[i], x->schema) && pl_has_window(kept[i]) == false)
-					DL_TRY(pl_push(P, &x->pushed, &x->npushed, &x->cappushed, sizeof kept[i], &kept[i]));
-				continue;
-			}
-			/* only through row-preserving shapes: joins, filters, renames */
-			if (x->kind != PN_JOIN && x->kind != PN_FILTER && x->kind != PN_PROJECT) continue;
-			for (int k = 0; k < 2 && s2 < 126; k++)
-				if (x->in[k]) stackn[s2++] = x->in[k];
-		}
-	}
+	/* conjuncts over one relation go to it too (it may prune) */
+	for (int i = 0; i < nk; i++) DL_TRY(pl_push_filter(P, f->in[0], kept[i]));
 	return 0;
 }
 

@@ -278,6 +278,27 @@ static void test_pushdown(void **state)
 	assert_string_equal(t->opened_filter, "");
 	ROWS("SELECT u.k, t.id FROM u JOIN t ON t.id = u.k WHERE t.s = 'a'", "1|1");
 	assert_string_equal(t->opened_filter, "s = 'a'");
+	/* through renaming projections (derived tables, CTEs), not computed ones or LIMIT */
+	ROWS("SELECT * FROM (SELECT id, s AS z FROM t) x WHERE x.id > 3 AND z = 'e'", "5|e");
+	assert_string_equal(t->opened_filter, "(id > 3) AND (s = 'e')");
+	ROWS("WITH c AS (SELECT id + 1 AS n FROM t) SELECT n FROM c WHERE n > 5", "6");
+	assert_string_equal(t->opened_filter, "");
+	ROWS("SELECT id FROM (SELECT id FROM t ORDER BY id LIMIT 2) x WHERE id > 1", "2");
+	assert_string_equal(t->opened_filter, "");
+	/* ON conjuncts over the side a join does not preserve */
+	pt_table *u = &E.t[1];
+	ROWS("SELECT t.id, u.name FROM t LEFT JOIN u ON t.g = u.k AND u.name = 'two'", "1|NULL", "2|NULL", "3|two",
+	     "4|NULL", "5|two");
+	assert_string_equal(u->opened_filter, "name = 'two'");
+	assert_string_equal(t->opened_filter, "");
+	ROWS("SELECT t.id, u.name FROM t LEFT JOIN u ON t.g = u.k AND t.id > 4", "1|NULL", "2|NULL", "3|NULL", "4|NULL",
+	     "5|two", "5|deux");
+	assert_string_equal(t->opened_filter, "");
+	ROWS("SELECT t.id FROM t LEFT ANTI JOIN u ON t.g = u.k AND t.id > 2", "1", "2", "4");
+	assert_string_equal(t->opened_filter, "");
+	ROWS("SELECT t.id, u.name FROM t JOIN u ON t.g = u.k AND t.id > 4 AND u.name > 'e'", "5|two");
+	assert_string_equal(t->opened_filter, "id > 4");
+	assert_string_equal(u->opened_filter, "name > 'e'");
 }
 
 static void test_explain_schema(void **state)
