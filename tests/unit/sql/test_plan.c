@@ -194,7 +194,7 @@ static void test_nested_and_qualified(void **state)
 	snprintf(sql, sizeof sql, "%sSELECT st.b FROM v WHERE id = 1", v);
 	ROWS(sql, "{c: 10}");
 	snprintf(sql, sizeof sql, "%sSELECT st.nope FROM v", v);
-	fails(sql, "UNRESOLVED_COLUMN", NULL);
+	fails(sql, "UNRESOLVED_COLUMN", "st.nope");
 	/* schema.table.column and table.column both name a catalog table's column */
 	ROWS("SELECT db.t.id, t.id, id FROM db.t WHERE db.t.id = 2", "2|2|2");
 	fails("SELECT a FROM (SELECT 1 AS a, 2 AS a) x", "AMBIGUOUS_REFERENCE", NULL);
@@ -211,6 +211,8 @@ static void test_resolution_errors(void **state)
 	fails("SELECT k FROM u a JOIN u b ON a.k = b.k", "[AMBIGUOUS_REFERENCE] Reference `k` is ambiguous", NULL);
 	fails("SELECT * FROM nosuch", "TABLE_OR_VIEW_NOT_FOUND", NULL);
 	fails("SELECT q.* FROM t", "CANNOT_RESOLVE_STAR_EXPAND", NULL);
+	fails("SELECT nosuch(id) FROM t", "UNRESOLVED_ROUTINE", NULL);
+	fails("SELECT s + date_add(s, 1) FROM t", "", "s");
 }
 
 static void test_set_ops_values(void **state)
