@@ -148,7 +148,16 @@ typedef struct planner {
 	int depth;
 	int outer_refs;       /* references resolved in an enclosing scope so far */
 	corr_sink *sink;      /* for the next SELECT planned (a subquery's) */
+	/* EXPLAIN: subqueries that did not run, and the stand-ins (tagged
+	 * through ex_node.aux, which copies keep) printed in their place */
+	struct pl_subplan *subplans;
+	int nsub, capsub;
 } planner;
+
+typedef struct pl_subplan {
+	pn *node;
+	const char *what; /* "scalar-subquery#1" */
+} pl_subplan;
 
 /* plan.c */
 int pl_query(pq *out, planner *P, const sql_query *q, const scope *outer);
@@ -274,6 +283,8 @@ int pl_push_on(planner *P, pn *join_left, pn *join_right, dl_join_kind kind, ex_
 int pl_auto_name(dl_buf *out, const ex_node *n);
 
 /* plan_explain.c */
+/* Tags stand-in e of a subquery that did not run (EXPLAIN, schema). */
+int pl_subplan_tag(planner *P, ex_node *e, pn *node, const char *kind);
 int pn_explain(dl_buf *out, planner *P, const pn *n, int depth);
 
 #endif

@@ -620,7 +620,7 @@ static int scan_args_of(scan_args *s, planner *P, const pn *n, const used_set *u
 	return 0;
 }
 
-int pl_scan_explain(dl_buf *out, planner *P, pn *n, const used_set *u);
+int pl_explain_expr(dl_buf *out, planner *P, const ex_node *e); /* plan_explain.c */
 
 static int open_scan(dl_batch_stream **out, planner *P, pn *n, const used_set *u)
 {
@@ -688,7 +688,7 @@ int pl_scan_explain_args(dl_buf *out, planner *P, pn *n, const pn *root)
 	DL_TRY(dl_buf_puts(out, "]"));
 	if (s.filter) {
 		DL_TRY(dl_buf_puts(out, " filter: "));
-		DL_TRY(ex_print(out, s.filter));
+		DL_TRY(pl_explain_expr(out, P, s.filter));
 	}
 	if (n->rel->explain) {
 		dl_expr *f = NULL;

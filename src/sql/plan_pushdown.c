@@ -67,15 +67,25 @@ static int push(planner *P, pn *x, ex_node *conj)
 	}
 }
 
+/* Without running subqueries (EXPLAIN) their stand-ins are typed NULLs: a
+ * relation would prune with those, so such conjuncts stay in the plan. */
+static bool has_standin(const ex_node *n)
+{
+	if (n->aux) return true;
+	for (int i = 0; i < n->nargs; i++)
+		if (has_standin(n->args[i])) return true;
+	return false;
+}
+
 int pl_push_filter(planner *P, pn *node, ex_node *conj)
 {
-	if (!pl_deterministic(conj)) return 0;
+	if (!pl_deterministic(conj) || (!P->execute && has_standin(conj))) return 0;
 	return push(P, node, conj);
 }
 
 int pl_push_on(planner *P, pn *join_left, pn *join_right, dl_join_kind kind, ex_node *conj)
 {
-	if (!pl_deterministic(conj)) return 0;
+	if (!pl_deterministic(conj) || (!P->execute && has_standin(conj))) return 0;
 	bool left = kind == DL_JOIN_INNER || kind == DL_JOIN_CROSS || kind == DL_JOIN_RIGHT || kind == DL_JOIN_SEMI;
 	bool right = kind == DL_JOIN_INNER || kind == DL_JOIN_CROSS || kind == DL_JOIN_LEFT || kind == DL_JOIN_SEMI ||
 	             kind == DL_JOIN_ANTI;

@@ -127,7 +127,7 @@ static int scalar_value(ex_node **out, planner *P, pq *q)
 	const dl_type *t = pn_col_type(q->node, q->inames[0]);
 	if (!P->execute) {
 		*out = null_of(P, t);
-		return *out ? 0 : DL_ENOMEM;
+		return *out ? pl_subplan_tag(P, *out, q->node, "scalar_subquery") : DL_ENOMEM;
 	}
 	dl_batch *b;
 	DL_TRY(run(&b, P, q));
@@ -154,6 +154,7 @@ static int exists_value(ex_node **out, planner *P, pq *q, bool negated)
 		dl_batch_free(b);
 	}
 	*out = pl_lit_bool(P, any != negated);
+	if (*out && !P->execute) return pl_subplan_tag(P, *out, q->node, negated ? "not_exists_subquery" : "exists_subquery");
 	return *out ? 0 : DL_ENOMEM;
 }
 
@@ -177,6 +178,7 @@ static int in_value(ex_node **out, planner *P, ex_node *x, pq *q, bool negated)
 			for (int64_t r = 0; r < rows && rc == 0; r++) {
 				if (b) rc = literal(&in->args[r + 1], P, b->cols[0], r);
 				else if (!(in->args[1] = null_of(P, pn_col_type(q->node, q->inames[0])))) rc = DL_ENOMEM;
+				else rc = pl_subplan_tag(P, in->args[1], q->node, "list_subquery");
 			}
 			*out = in;
 		}

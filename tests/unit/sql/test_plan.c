@@ -263,6 +263,13 @@ static void test_subqueries(void **state)
 	ROWS("SELECT id FROM t WHERE id > (SELECT min(k) FROM u WHERE u.k = t.g)", "2", "3", "5");
 	ROWS("SELECT id FROM t WHERE g IN (SELECT k FROM u) AND id > 2", "3", "5");
 	fails("SELECT id FROM t WHERE id = (SELECT k FROM u)", "SCALAR_SUBQUERY_TOO_MANY_ROWS", NULL);
+	/* EXPLAIN runs no subquery: it shows them after the plan */
+	char *e = explain("SELECT id FROM t WHERE id = (SELECT max(k) FROM u) AND g IN (SELECT k FROM u WHERE k > 1)");
+	if (!strstr(e, "Filter t.id = scalar_subquery_1") || !strstr(e, "\nscalar_subquery_1:\n") ||
+	    strstr(e, "filter: id = scalar_subquery_1") || !strstr(e, "HashJoin LeftSemi keys=[t.g = k]") ||
+	    !strstr(e, "  Scan mem.u [k] filter: k > 1"))
+		fail_msg("%s", e);
+	free(e);
 	fails("SELECT (SELECT k, name FROM u LIMIT 1)", "INVALID_SUBQUERY_EXPRESSION", NULL);
 }
 
