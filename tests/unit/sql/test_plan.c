@@ -123,6 +123,8 @@ static void test_group_by(void **state)
 	ROWS("SELECT g FROM t GROUP BY g HAVING count(*) > 1", "1", "2");
 	ROWS("SELECT g % 2, count(*) FROM t GROUP BY g % 2", "1|2", "0|2", "NULL|1");
 	ROWS("SELECT count(DISTINCT g), count(g) FROM t", "2|4");
+	/* tuples with a NULL in them do not count */
+	ROWS("SELECT count(DISTINCT g, s), count(DISTINCT g, id % 2) FROM t", "3|3");
 
 	ROWS("SELECT sum(amt), avg(amt), max(day) FROM d", "8.25|4.125000|2024-03-04");
 	fails("SELECT g, s FROM t GROUP BY g", "MISSING_AGGREGATION", "\"s\"");
