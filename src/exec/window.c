@@ -66,6 +66,28 @@ typedef struct sort_ctx {
 static int cmp_order(const win_op *w, dl_array *const *k, int64_t i, int64_t j)
 {
 	for (int c = 0; c < w->norder; c++) {
+		const dl_array *x = k[c];
+		/* the common integer keys without NULLs, without ex_val */
+		if (!x->validity) {
+			int64_t p, q;
+			switch (x->type->id) {
+			case DL_TYPE_INTEGER:
+			case DL_TYPE_DATE:
+				p = ((const int32_t *)x->values)[i];
+				q = ((const int32_t *)x->values)[j];
+				break;
+			case DL_TYPE_LONG:
+			case DL_TYPE_TIMESTAMP:
+			case DL_TYPE_TIMESTAMP_NTZ:
+				p = ((const int64_t *)x->values)[i];
+				q = ((const int64_t *)x->values)[j];
+				break;
+			default: goto general;
+			}
+			if (p != q) return (p < q) != w->desc[c] ? -1 : 1;
+			continue;
+		}
+	general:;
 		ex_val a, b;
 		ex_val_load(&a, k[c], i);
 		ex_val_load(&b, k[c], j);
@@ -87,6 +109,133 @@ static int cmp_sort(const void *pa, const void *pb, void *arg)
 	int r = cmp_order(c->w, c->k, i, j);
 	if (r) return r;
 	return i < j ? -1 : i > j;
+}
+
+/* The common case, no ORDER BY or one integer-like key, sorts without a
+ * comparator: rows are bucketed by partition id (a counting sort, stable),
+ * NULL keys go to their end of the partition in input order, and the
+ * other rows' order-preserving 64-bit keys are radix-sorted (LSD, stable,
+ * skipping bytes that are the same in every row), so ties keep input
+ * order. skey/snull receive the sorted keys for finding peers. */
+typedef struct kv {
+	uint64_t key;
+	uint32_t idx;
+} kv;
+
+static bool packable(const win_op *w, dl_array *const *k)
+{
+	if (w->norder == 0) return true;
+	if (w->norder > 1) return false;
+	switch (k[0]->type->id) {
+	case DL_TYPE_BYTE:
+	case DL_TYPE_SHORT:
+	case DL_TYPE_INTEGER:
+	case DL_TYPE_DATE:
+	case DL_TYPE_LONG:
+	case DL_TYPE_TIMESTAMP:
+	case DL_TYPE_TIMESTAMP_NTZ: return true;
+	default: return false;
+	}
+}
+
+static void radix(kv *a, kv *tmp, int64_t n)
+{
+	if (n < 64) { /* insertion sort: stable, cheap for small partitions */
+		for (int64_t i = 1; i < n; i++) {
+			kv x = a[i];
+			int64_t j = i;
+			for (; j > 0 && a[j - 1].key > x.key; j--) a[j] = a[j - 1];
+			a[j] = x;
+		}
+		return;
+	}
+	static _Thread_local int64_t cnt[8][256];
+	memset(cnt, 0, sizeof cnt);
+	for (int64_t i = 0; i < n; i++)
+		for (int b = 0; b < 8; b++) cnt[b][(a[i].key >> (8 * b)) & 255]++;
+	kv *src = a, *dst = tmp;
+	for (int b = 0; b < 8; b++) {
+		if (cnt[b][(src[0].key >> (8 * b)) & 255] == n) continue; /* one value in this byte */
+		int64_t pos[256], sum = 0;
+		for (int v = 0; v < 256; v++) {
+			pos[v] = sum;
+			sum += cnt[b][v];
+		}
+		for (int64_t i = 0; i < n; i++) dst[pos[(src[i].key >> (8 * b)) & 255]++] = src[i];
+		kv *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a) memcpy(a, src, (size_t)n * sizeof *a);
+}
+
+static int sort_packed(const win_op *w, const uint32_t *pid, dl_array *const *k, uint32_t *idx, int64_t n,
+                       uint64_t *skey, uint8_t *snull)
+{
+	int64_t np = 1;
+	for (int64_t i = 0; pid && i < n; i++)
+		if ((int64_t)pid[i] + 1 > np) np = (int64_t)pid[i] + 1;
+	/* per partition: nulls and non-nulls counted, then laid out */
+	int64_t *nn = dl_calloc((size_t)np + 1, sizeof *nn), *nul = dl_calloc((size_t)np + 1, sizeof *nul);
+	kv *a = dl_malloc((size_t)(n ? n : 1) * sizeof *a), *tmp = dl_malloc((size_t)(n ? n : 1) * sizeof *tmp);
+	if (!nn || !nul || !a || !tmp) {
+		dl_free(nn);
+		dl_free(nul);
+		dl_free(a);
+		dl_free(tmp);
+		return dl_error_set(DL_ENOMEM, "out of memory sorting %lld rows", (long long)n);
+	}
+	const dl_array *key = w->norder ? k[0] : NULL;
+	bool nulls_first = w->norder && w->nulls_first[0], desc = w->norder && w->desc[0];
+	for (int64_t i = 0; i < n; i++) {
+		uint32_t p = pid ? pid[i] : 0;
+		if (key && !dl_array_is_valid(key, i)) nul[p]++;
+		else nn[p]++;
+	}
+	/* starts: [nulls first][non-nulls][nulls last] per partition */
+	int64_t *ns = dl_malloc((size_t)np * 2 * sizeof *ns);
+	if (!ns) {
+		dl_free(nn);
+		dl_free(nul);
+		dl_free(a);
+		dl_free(tmp);
+		return dl_error_set(DL_ENOMEM, "out of memory");
+	}
+	int64_t *vs = ns + np, at = 0;
+	for (int64_t p = 0; p < np; p++) {
+		int64_t start = at;
+		vs[p] = nulls_first ? start + nul[p] : start;
+		ns[p] = nulls_first ? start : start + nn[p];
+		at += nn[p] + nul[p];
+		nn[p] = vs[p]; /* reused as the partition's non-null start */
+	}
+	for (int64_t i = 0; i < n; i++) {
+		uint32_t p = pid ? pid[i] : 0;
+		if (key && !dl_array_is_valid(key, i)) {
+			a[ns[p]++] = (kv){0, (uint32_t)i};
+			continue;
+		}
+		uint64_t u = 0;
+		if (key) {
+			ex_val v;
+			ex_val_load(&v, key, i);
+			u = (uint64_t)v.v.i ^ (UINT64_C(1) << 63);
+			if (desc) u = ~u;
+		}
+		a[vs[p]++] = (kv){u, (uint32_t)i};
+	}
+	for (int64_t p = 0; p < np; p++) radix(a + nn[p], tmp, vs[p] - nn[p]);
+	for (int64_t i = 0; i < n; i++) {
+		idx[i] = a[i].idx;
+		snull[i] = key && !dl_array_is_valid(key, a[i].idx);
+		skey[i] = a[i].key;
+	}
+	dl_free(ns);
+	dl_free(nn);
+	dl_free(nul);
+	dl_free(a);
+	dl_free(tmp);
+	return 0;
 }
 
 /* ---- ranking and offset functions -------------------------------------- */
@@ -303,11 +452,15 @@ static int compute(win_op *w)
 	dl_array **cols = dl_calloc((size_t)w->schema->nchildren, sizeof *cols);
 	dl_keytab *kt = NULL;
 	dl_batch *sorted = NULL;
+	bool fast = false;
+	int64_t copy = 0;
+	uint64_t *skey = NULL;
+	uint8_t *snull = NULL;
 	int rc = pk && ok && (pid || !w->npart) && idx && part && plo && phi && cols
 	             ? 0
 	             : dl_error_set(DL_ENOMEM, "out of memory");
 	/* the sort's scratch: ids, index, bounds; the sorted copy replaces all */
-	int64_t scratch = n * (int64_t)(sizeof *pid + sizeof *idx + 3 * sizeof(int64_t));
+	int64_t scratch = n * (int64_t)(sizeof *pid + sizeof *idx + 6 * sizeof(int64_t));
 	if (rc == 0 && (rc = dl_exec_mem_charge(w->ctx.mem, scratch, "window")) < 0) scratch = 0;
 	if (rc == 0 && w->npart) {
 		dl_type **pt = dl_calloc((size_t)w->npart, sizeof *pt);
@@ -319,17 +472,26 @@ static int compute(win_op *w)
 	}
 	if (rc == 0) rc = dl_exec_eval_all(ok, w->order, w->norder, all, &w->ctx);
 	if (rc == 0) {
-		for (int64_t i = 0; i < n; i++) idx[i] = (uint32_t)i;
-		sort_ctx c = {pid, ok, w};
-		qsort_r(idx, (size_t)n, sizeof *idx, cmp_sort, &c);
-		if (!(sorted = dl_batch_take(all, idx, n))) rc = dl_exec_failed();
+		if ((fast = packable(w, ok))) {
+			skey = dl_malloc((size_t)(n ? n : 1) * sizeof *skey);
+			snull = dl_malloc((size_t)(n ? n : 1));
+			rc = skey && snull ? sort_packed(w, pid, ok, idx, n, skey, snull) : dl_error_set(DL_ENOMEM, "out of memory");
+		} else {
+			for (int64_t i = 0; i < n; i++) idx[i] = (uint32_t)i;
+			sort_ctx c = {pid, ok, w};
+			qsort_r(idx, (size_t)n, sizeof *idx, cmp_sort, &c);
+		}
+		/* the sorted copy exists next to the input until the input is freed */
+		if (rc == 0 && (rc = dl_exec_mem_charge(w->ctx.mem, w->charged, "window")) == 0) copy = w->charged;
+		if (rc == 0 && !(sorted = dl_batch_take(all, idx, n))) rc = dl_exec_failed();
 	}
 	/* partitions and peer groups over the sorted rows */
 	int64_t nparts = 0;
 	for (int64_t i = 0; rc == 0 && i < n; i++) {
 		bool new_part = i == 0 || (pid && pid[idx[i]] != pid[idx[i - 1]]);
 		if (new_part) part[nparts++] = i;
-		bool peer = !new_part && cmp_order(w, ok, idx[i], idx[i - 1]) == 0;
+		bool peer = !new_part && (fast ? snull[i] == snull[i - 1] && (snull[i] || skey[i] == skey[i - 1])
+		                               : cmp_order(w, ok, idx[i], idx[i - 1]) == 0);
 		plo[i] = peer ? plo[i - 1] : i;
 	}
 	part[nparts] = n;
@@ -338,6 +500,7 @@ static int compute(win_op *w)
 	for (int k = 0; ok && k < w->norder; k++) dl_array_free(ok[k]);
 	dl_keytab_free(kt);
 	dl_batch_free(all);
+	dl_exec_mem_release(w->ctx.mem, copy);
 	win_rows rows = {sorted, n, part, nparts, plo, phi, &w->ctx};
 	int nin = sorted ? sorted->ncols : 0;
 	for (int f = 0; rc == 0 && f < w->nfns; f++) {
@@ -368,6 +531,8 @@ static int compute(win_op *w)
 	dl_free(plo);
 	dl_free(phi);
 	dl_free(cols);
+	dl_free(skey);
+	dl_free(snull);
 	return rc;
 }
 
@@ -444,6 +609,29 @@ static void w_release(dl_batch_stream *s)
 static const char *const fn_names[] = {"row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile",
                                        "lag", "lead", "first_value", "last_value", "nth_value", "aggregate"};
 
+/* lag/lead's default in the argument's type, as Spark casts it (lag(x,
+ * 1, 0) over a DOUBLE x): the default's text re-parsed under a CAST. */
+static int cast_default(win_fn *f, const dl_type *sch, const dl_exec_ctx *ctx, const char *nm)
+{
+	char tn[256];
+	dl_type_sql(dl_expr_type(f->arg), tn, sizeof tn);
+	dl_buf t = DL_BUF_INIT;
+	dl_buf_puts(&t, "CAST((");
+	int rc = dl_expr_sql(f->dflt, &t);
+	dl_buf_printf(&t, ") AS %s)", tn);
+	dl_expr *e = NULL;
+	if (rc == 0) rc = t.data ? dl_expr_parse(&e, t.data) : dl_error_set(DL_ENOMEM, "out of memory");
+	dl_buf_free(&t);
+	if (rc == 0) rc = dl_exec_bind(e, sch, ctx, "window");
+	if (rc < 0) {
+		dl_expr_free(e);
+		return dl_error_prefix("window: %s's default", nm);
+	}
+	dl_expr_free(f->dflt);
+	f->dflt = e;
+	return 0;
+}
+
 /* Binds a function's expressions and decides its type. */
 static int prepare_fn(win_op *w, win_fn *f, const dl_exec_window_fn *spec, const dl_exec_sort_key *order,
                       const dl_type *sch, bool *nullable)
@@ -487,7 +675,7 @@ static int prepare_fn(win_op *w, win_fn *f, const dl_exec_window_fn *spec, const
 				DL_TRY(dl_exec_bind(f->dflt, sch, &w->ctx, "window"));
 				const dl_type *dt = dl_expr_type(f->dflt);
 				if (dt->id != DL_TYPE_NULL && !dl_type_equals(dt, dl_expr_type(f->arg)))
-					return dl_error_set(DL_EINVALID, "window: %s's default must have the argument's type", nm);
+					DL_TRY(cast_default(f, sch, &w->ctx, nm));
 			}
 		} else {
 			DL_TRY(dl_win_frame_prepare(&f->range, &f->frame, order, w->norder, sch, &w->ctx, nm));

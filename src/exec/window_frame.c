@@ -63,6 +63,13 @@ int dl_win_frame_prepare(win_range *r, dl_exec_frame *f, const dl_exec_sort_key 
 		if (hi_off) DL_TRY(rows_offset(&r->hi_rows, f->hi_offset, schema, ctx, what));
 		if (f->lo == DL_FRAME_PRECEDING) r->lo_rows = -r->lo_rows;
 		if (f->hi == DL_FRAME_PRECEDING) r->hi_rows = -r->hi_rows;
+		/* Spark rejects a frame whose start is after its end */
+		bool lo_fixed = lo_off || f->lo == DL_FRAME_CURRENT_ROW, hi_fixed = hi_off || f->hi == DL_FRAME_CURRENT_ROW;
+		if (lo_fixed && hi_fixed && r->lo_rows > r->hi_rows)
+			return dl_error_set_class(DL_EINVALID, "DATATYPE_MISMATCH.SPECIFIED_WINDOW_FRAME_WRONG_COMPARISON",
+			                          "%s: the lower bound of a window frame must be less than or equal to the upper "
+			                          "bound",
+			                          what);
 		return 0;
 	}
 	if (!lo_off && !hi_off) return 0;

@@ -103,6 +103,7 @@ int pl_auto_name(dl_buf *out, const ex_node *n)
 	char tsql[256];
 	switch (n->kind) {
 	case EX_LIT: return lit(out, n);
+	case EX_PARAM: return dl_buf_putc(out, '?'); /* substituted before planning; for completeness */
 	case EX_COL: return dl_buf_puts(out, n->path[n->npath - 1]);
 	case EX_FIELD: return dl_buf_puts(out, n->path[0]);
 	case EX_INTERVAL: return ex_print(out, n);

@@ -4,9 +4,9 @@
  * ranking with ties, lag/lead (with defaults and IGNORE NULLS),
  * first/last/nth_value, aggregates over ROWS frames, RANGE frames over
  * decimals, doubles (descending) and dates (intervals), whole partitions;
- * count_if, bool_and/bool_or, collect_set (as sorted lists),
- * collect_list (sorted) and approx_count_distinct on small groups (exact
- * there). DuckDB's ORDER BY puts NULLs last by default, so the SQL spells
+ * count_if, bool_and/bool_or, collect_set and collect_list (as sorted
+ * lists), sum/avg/count(DISTINCT), approx_count_distinct over at most 7
+ * distinct values (exact there: against count(DISTINCT)). DuckDB's ORDER BY puts NULLs last by default, so the SQL spells
  * Spark's NULLS FIRST out. Results compare as sorted row sets; numbers
  * within 1e-6 relative. Skipped when node or the oracle is missing. */
 #include <setjmp.h>
@@ -108,7 +108,8 @@ static dl_batch_stream *win(const char *part, const char *const *order, int no, 
 		char e[64];
 		snprintf(e, sizeof e, "%s", order[i]);
 		char *sp = strchr(e, ' ');
-		k[i] = (dl_exec_sort_key){.descending = sp != NULL};
+		k[i] = (dl_exec_sort_key){.descending = strstr(e, " DESC") != NULL,
+		                          .nulls = strstr(e, "NULLS FIRST") ? DL_NULLS_FIRST : DL_NULLS_DEFAULT};
 		if (sp) *sp = 0;
 		k[i].expr = tu_expr(e);
 	}
@@ -171,12 +172,49 @@ static dl_batch_stream *q_range_date(void)
 	               FR(A(DL_AGG_COUNT, "x"), DL_FRAME_RANGE, DL_FRAME_PRECEDING, "INTERVAL 1 DAY", DL_FRAME_FOLLOWING,
 	                  "INTERVAL 1 DAY")));
 }
+static dl_batch_stream *q_desc_ints(void)
+{
+	return win("g", ORD("dt DESC NULLS FIRST"),
+	           FNS(F(DL_WIN_RANK, NULL, 0), F(DL_WIN_DENSE_RANK, NULL, 0), A(DL_AGG_COUNT_STAR, NULL),
+	               FR(A(DL_AGG_SUM, "id"), DL_FRAME_RANGE, DL_FRAME_PRECEDING, "INTERVAL 5 DAY", DL_FRAME_FOLLOWING,
+	                  "INTERVAL 2 DAY")));
+}
 static dl_batch_stream *q_whole(void)
 {
 	return win("s", NULL, 0,
 	           FNS(A(DL_AGG_SUM, "x"), A(DL_AGG_AVG, "dec"), A(DL_AGG_COUNT_STAR, NULL), A(DL_AGG_MIN, "dt"),
 	               A(DL_AGG_VAR_SAMP, "x"), A(DL_AGG_COUNT_IF, "b"), A(DL_AGG_BOOL_AND, "b"),
 	               A(DL_AGG_BOOL_OR, "b")));
+}
+
+/* GROUP BY s with the newer aggregates; lists sorted for comparing */
+static dl_batch_stream *q_agg(void)
+{
+	dl_expr *keys[] = {tu_expr("s")};
+	const char *kn[] = {"s"};
+	dl_exec_agg a[] = {
+		{.kind = DL_AGG_COUNT_IF, .arg = tu_expr("b"), .name = "a1"},
+		{.kind = DL_AGG_BOOL_AND, .arg = tu_expr("b"), .name = "a2"},
+		{.kind = DL_AGG_BOOL_OR, .arg = tu_expr("b"), .name = "a3"},
+		{.kind = DL_AGG_COLLECT_SET, .arg = tu_expr("g"), .name = "a4"},
+		{.kind = DL_AGG_COLLECT_LIST, .arg = tu_expr("g"), .name = "a5"},
+		{.kind = DL_AGG_APPROX_COUNT_DISTINCT, .arg = tu_expr("g"), .name = "a6"},
+		{.kind = DL_AGG_SUM, .arg = tu_expr("g"), .name = "a7", .distinct = true},
+		{.kind = DL_AGG_AVG, .arg = tu_expr("x"), .name = "a8", .distinct = true},
+		{.kind = DL_AGG_COUNT, .arg = tu_expr("dt"), .name = "a9", .distinct = true},
+		{.kind = DL_AGG_COLLECT_SET, .arg = tu_expr("dt"), .name = "a10"},
+		{.kind = DL_AGG_APPROX_COUNT_DISTINCT, .arg = tu_expr("b"), .name = "a11"},
+		{.kind = DL_AGG_COUNT_IF, .arg = tu_expr("x > 0"), .name = "a12"},
+	};
+	dl_batch_stream *s;
+	check(dl_exec_aggregate(&s, t_(), keys, kn, 1, a, 12, NULL));
+	static const char *const pe[] = {"s",  "a1", "a2", "a3", "sort_array(a4)", "sort_array(a5)", "a6",
+	                                 "a7", "a8", "a9", "size(a10)", "a11", "a12"};
+	dl_expr *ex[13];
+	for (int i = 0; i < 13; i++) ex[i] = tu_expr(pe[i]);
+	dl_batch_stream *p;
+	check(dl_exec_project(&p, s, ex, NULL, 13, NULL));
+	return p;
 }
 
 typedef struct qcase {
@@ -214,10 +252,18 @@ static const qcase cases[] = {
 	{"SELECT *, sum(dec) OVER " W_DT "INTERVAL 3 DAY PRECEDING AND CURRENT ROW), count(x) OVER " W_DT
 	 "INTERVAL 1 DAY PRECEDING AND INTERVAL 1 DAY FOLLOWING) FROM t",
 	 q_range_date},
+	{"SELECT *, rank() OVER (PARTITION BY g ORDER BY dt DESC NULLS FIRST), dense_rank() OVER (PARTITION BY g ORDER BY "
+	 "dt DESC NULLS FIRST), count(*) OVER (PARTITION BY g ORDER BY dt DESC NULLS FIRST), sum(id) OVER (PARTITION BY g "
+	 "ORDER BY dt DESC NULLS FIRST RANGE BETWEEN INTERVAL 5 DAY PRECEDING AND INTERVAL 2 DAY FOLLOWING) FROM t",
+	 q_desc_ints},
 	{"SELECT *, sum(x) OVER (PARTITION BY s), avg(dec) OVER (PARTITION BY s), count(*) OVER (PARTITION BY s), "
 	 "min(dt) OVER (PARTITION BY s), var_samp(x) OVER (PARTITION BY s), count_if(b) OVER (PARTITION BY s), "
 	 "bool_and(b) OVER (PARTITION BY s), bool_or(b) OVER (PARTITION BY s) FROM t",
 	 q_whole},
+	{"SELECT s, count_if(b), bool_and(b), bool_or(b), coalesce(list_sort(list(DISTINCT g) FILTER (WHERE g IS NOT NULL)), []), "
+	 "coalesce(list_sort(list(g) FILTER (WHERE g IS NOT NULL)), []), count(DISTINCT g), sum(DISTINCT g), avg(DISTINCT x), "
+	 "count(DISTINCT dt), count(DISTINCT dt), count(DISTINCT b), count_if(x > 0) FROM t GROUP BY s",
+	 q_agg},
 };
 #define NCASES (int)(sizeof cases / sizeof cases[0])
 
