@@ -457,7 +457,9 @@ int pl_select(pq *out, planner *P, const sql_query *q, const scope *outer)
 			oc.clause = "ORDER BY";
 			DL_TRY(plan_order(&keys, &nkeys, &hidden, &hnames, &nh, P, q, items, n, &oc, s->distinct));
 		}
-		if (sink && n && items[0].post->kind == EX_COL)
+		/* without GROUP BY an aggregate has a value over no rows (a count's
+		 * is 0, not the NULL a left join gives); grouped, no rows is NULL */
+		if (sink && n && s->ngroup == 0 && items[0].post->kind == EX_COL)
 			for (int i = 0; i < A.naggs; i++)
 				if (!strcmp(A.aggs[i].name, items[0].post->path[0]))
 					sink->count_default = A.aggs[i].kind == DL_AGG_COUNT || A.aggs[i].kind == DL_AGG_COUNT_STAR ||

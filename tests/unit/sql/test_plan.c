@@ -381,6 +381,24 @@ static void test_more_shapes(void **state)
 	dl_sql_script_free(s);
 }
 
+static void test_more_errors(void **state)
+{
+	(void)state;
+	fails("SELECT * FROM t JOIN u USING (nosuch)", "UNRESOLVED_USING_COLUMN_FOR_JOIN", NULL);
+	fails("SELECT (SELECT id FROM t WHERE t.id = u.k) FROM u", "MUST_AGGREGATE_CORRELATED_SCALAR_SUBQUERY", NULL);
+	fails("SELECT id FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.k > t.id) OR id = 1",
+	      "UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY", NULL);
+	fails("SELECT (SELECT max(k) FROM u WHERE u.k = t.id GROUP BY u.name) FROM t", "NON_CORRELATED_COLUMNS_IN_GROUP_BY",
+	      NULL);
+	ROWS("SELECT id, (SELECT count(*) FROM u WHERE u.k = t.id GROUP BY u.k) FROM t WHERE id < 4", "1|1", "2|2", "3|NULL");
+	fails("SELECT sum(id) OVER (PARTITION BY nosuch) FROM t", "UNRESOLVED_COLUMN", "`nosuch`");
+	fails("WITH a AS (SELECT 1), A AS (SELECT 2) SELECT * FROM a", "DUPLICATED_CTE_NAMES", NULL);
+	fails("VALUES (1), (1, 2)", "INVALID_INLINE_TABLE", NULL);
+	fails("SELECT * FROM (SELECT 1 AS a) x (a, b)", "ASSIGNMENT_ARITY_MISMATCH", NULL);
+	fails("SELECT id FROM t ORDER BY 9", "ORDER_BY_POS_OUT_OF_RANGE", NULL);
+	fails("SELECT count(*) FROM t GROUP BY 1", "GROUP_BY_POS_AGGREGATE", NULL);
+}
+
 static void test_lateral_alias(void **state)
 {
 	(void)state;
@@ -433,7 +451,7 @@ int main(void)
 		cmocka_unit_test(test_pushdown),       cmocka_unit_test(test_explain_schema),
 		cmocka_unit_test(test_build_side),     cmocka_unit_test(test_windows),
 		cmocka_unit_test(test_new_aggregates), cmocka_unit_test(test_more_shapes),
-		cmocka_unit_test(test_lateral_alias),
+		cmocka_unit_test(test_lateral_alias),  cmocka_unit_test(test_more_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
