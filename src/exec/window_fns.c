@@ -107,7 +107,9 @@ static int offset_fn(dl_array **out, const win_fn *f, const win_rows *w)
 		}
 		before[pe] = m;
 		for (int64_t i = ps; i < pe; i++) {
-			int64_t k = f->offset, j = -1;
+			/* offsets past the partition act alike; clamping keeps the
+			 * arithmetic below from overflowing */
+			int64_t k = f->offset < -(n + 1) ? -(n + 1) : f->offset > n + 1 ? n + 1 : f->offset, j = -1;
 			switch (f->kind) {
 			case DL_WIN_LAG:
 			case DL_WIN_LEAD: {
