@@ -330,6 +330,11 @@ static int compute(win_op *w)
 	win_rows rows = {sorted, n, part, nparts, plo, phi, &w->ctx};
 	int nin = sorted ? sorted->ncols : 0;
 	for (int f = 0; rc == 0 && f < w->nfns; f++) {
+		/* the input is all read: an interrupt is seen between functions */
+		if (w->ctx.interrupt && atomic_load(w->ctx.interrupt)) {
+			rc = dl_error_set(DL_ECANCELLED, "window: cancelled");
+			break;
+		}
 		rc = dl_win_fn_eval(&cols[nin + f], &w->fns[f], &rows);
 		if (rc == 0) {
 			int64_t bytes = dl_exec_array_bytes(cols[nin + f]);

@@ -380,6 +380,19 @@ static void memory_limit(void **st)
 	free(r);
 }
 
+static void interrupt(void **st)
+{
+	(void)st;
+	_Atomic bool stop = true;
+	dl_exec_ctx ctx = DL_EXEC_CTX_INIT;
+	ctx.interrupt = &stop;
+	dl_exec_window_fn fns[] = {F(DL_WIN_ROW_NUMBER, NULL, "rn")};
+	dl_batch_stream *s;
+	assert_int_equal(dl_exec_window(&s, tu_stream(SPEC, rows, 7, 3), NULL, 0, NULL, 0, fns, 1, &ctx), 0);
+	char **l;
+	assert_int_equal(tu_collect(s, &l), DL_ECANCELLED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -392,6 +405,7 @@ int main(void)
 		cmocka_unit_test(many_rows_sliding),
 		cmocka_unit_test(errors),
 		cmocka_unit_test(memory_limit),
+		cmocka_unit_test(interrupt),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
