@@ -219,7 +219,10 @@ int pl_join(pn **out, planner *P, dl_join_kind kind, pn *left, pn *right, ex_nod
  * become its hash keys; the filter above still checks them. */
 static int keys_into(planner *P, pn *j, ex_node *c)
 {
-	if (j->kind != PN_JOIN || (j->join != DL_JOIN_INNER && j->join != DL_JOIN_CROSS)) return 0;
+	if (j->kind != PN_JOIN) return 0;
+	/* a semi/anti join (a WHERE subquery) passes its left rows unchanged */
+	if (j->join == DL_JOIN_SEMI || j->join == DL_JOIN_ANTI) return keys_into(P, j->in[0], c);
+	if (j->join != DL_JOIN_INNER && j->join != DL_JOIN_CROSS) return 0;
 	for (int k = 0; k < 2; k++)
 		if (pl_refs_only(c, j->in[k]->schema)) return keys_into(P, j->in[k], c);
 	if (c->kind != EX_OP || (c->op != OP_EQ && c->op != OP_NSEQ) || !has_cols(c->args[0]) || !has_cols(c->args[1]))

@@ -182,6 +182,7 @@ int pl_print(dl_buf *out, const ex_node *n);
 /* Calls fn for each internal column name the tree references. */
 int pl_walk_cols(const ex_node *n, int (*fn)(const char *iname, void *payload), void *payload);
 bool pl_refs_only(const ex_node *n, const dl_type *schema);
+bool pl_deterministic(const ex_node *n);
 /* Conjuncts of an AND tree appended to a list. */
 int pl_conjuncts(planner *P, ex_node *n, ex_node ***list, int *len, int *cap);
 int pl_push(planner *P, void *list_ptr, int *len, int *cap, size_t elem, const void *item);

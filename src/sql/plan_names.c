@@ -38,11 +38,72 @@ static int lit(dl_buf *out, const ex_node *n)
 	return rc;
 }
 
+static int bound_name(dl_buf *out, const ex_frame_bound *b)
+{
+	switch (b->kind) {
+	case BOUND_UNBOUNDED_PRECEDING: return dl_buf_puts(out, "UNBOUNDED PRECEDING");
+	case BOUND_CURRENT_ROW: return dl_buf_puts(out, "CURRENT ROW");
+	case BOUND_UNBOUNDED_FOLLOWING: return dl_buf_puts(out, "UNBOUNDED FOLLOWING");
+	case BOUND_PRECEDING:
+	case BOUND_FOLLOWING: break;
+	}
+	DL_TRY(pl_auto_name(out, b->offset));
+	return dl_buf_puts(out, b->kind == BOUND_PRECEDING ? " PRECEDING" : " FOLLOWING");
+}
+
+/* Spark's WindowSpecDefinition.sql: PARTITION BY, ORDER BY with explicit
+ * directions, and the frame the function runs over (the ranking functions
+ * and lag/lead have their own). */
+static int window_name(dl_buf *out, const ex_node *n)
+{
+	const ex_window *w = n->over;
+	DL_TRY(dl_buf_puts(out, " OVER ("));
+	const char *sep = "";
+	if (w->npartition) {
+		DL_TRY(dl_buf_puts(out, "PARTITION BY "));
+		DL_TRY(list(out, w->partition, 0, w->npartition));
+		sep = " ";
+	}
+	if (w->norder) {
+		DL_TRY(dl_buf_printf(out, "%sORDER BY ", sep));
+		for (int i = 0; i < w->norder; i++) {
+			if (i) DL_TRY(dl_buf_puts(out, ", "));
+			DL_TRY(pl_auto_name(out, w->order[i].expr));
+			bool first = w->order[i].nulls == NULLS_DEFAULT ? !w->order[i].desc : w->order[i].nulls == NULLS_FIRST;
+			DL_TRY(dl_buf_printf(out, " %s NULLS %s", w->order[i].desc ? "DESC" : "ASC", first ? "FIRST" : "LAST"));
+		}
+		sep = " ";
+	}
+	DL_TRY(dl_buf_puts(out, sep));
+	static const char *const ranking[] = {"row_number", "rank", "dense_rank", "percent_rank", "ntile"};
+	for (size_t i = 0; i < sizeof ranking / sizeof ranking[0]; i++)
+		if (!strcmp(n->name, ranking[i])) return dl_buf_puts(out, "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)");
+	if (!strcmp(n->name, "lag") || !strcmp(n->name, "lead")) {
+		dl_buf k = DL_BUF_INIT;
+		int rc = n->nargs > 1 ? pl_auto_name(&k, n->args[1]) : dl_buf_puts(&k, "1");
+		bool lag = n->name[2] == 'g';
+		if (rc == 0)
+			rc = dl_buf_printf(out, "ROWS BETWEEN %s%s FOLLOWING AND %s%s FOLLOWING)", lag ? "-" : "", k.data,
+			                   lag ? "-" : "", k.data);
+		dl_buf_free(&k);
+		return rc;
+	}
+	if (w->frame == FRAME_NONE)
+		return dl_buf_puts(out, w->norder ? "RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"
+		                                  : "ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)");
+	DL_TRY(dl_buf_puts(out, w->frame == FRAME_ROWS ? "ROWS BETWEEN " : "RANGE BETWEEN "));
+	DL_TRY(bound_name(out, &w->lo));
+	DL_TRY(dl_buf_puts(out, " AND "));
+	DL_TRY(bound_name(out, &w->hi));
+	return dl_buf_putc(out, ')');
+}
+
 int pl_auto_name(dl_buf *out, const ex_node *n)
 {
 	char tsql[256];
 	switch (n->kind) {
 	case EX_LIT: return lit(out, n);
+	case EX_PARAM: return dl_buf_putc(out, '?'); /* substituted before planning; for completeness */
 	case EX_COL: return dl_buf_puts(out, n->path[n->npath - 1]);
 	case EX_FIELD: return dl_buf_puts(out, n->path[0]);
 	case EX_INTERVAL: return ex_print(out, n);
@@ -75,19 +136,12 @@ int pl_auto_name(dl_buf *out, const ex_node *n)
 			DL_TRY(dl_buf_printf(out, "%s(", n->name));
 			if (n->distinct) DL_TRY(dl_buf_puts(out, "DISTINCT "));
 			DL_TRY(list(out, n->args, 0, n->nargs));
+			/* lag/lead spell their defaults: lag(x, 1, NULL) */
+			if (n->over && (!strcmp(n->name, "lag") || !strcmp(n->name, "lead")) && n->nargs < 3)
+				DL_TRY(dl_buf_puts(out, n->nargs == 1 ? ", 1, NULL" : ", NULL"));
 		}
 		DL_TRY(dl_buf_putc(out, ')'));
-		if (n->over) {
-			/* Spark spells the whole window spec; the function is what
-			 * people recognise, and the spec as written follows */
-			dl_buf w = DL_BUF_INIT;
-			int rc = ex_print(&w, n);
-			const char *o = w.data ? strstr(w.data, " OVER ") : NULL;
-			if (rc == 0 && o) rc = dl_buf_puts(out, o);
-			dl_buf_free(&w);
-			return rc;
-		}
-		return 0;
+		return n->over ? window_name(out, n) : 0;
 	case EX_CAST:
 		dl_type_sql(n->to, tsql, sizeof tsql);
 		DL_TRY(dl_buf_puts(out, n->flag ? "TRY_CAST(" : "CAST("));

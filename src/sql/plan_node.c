@@ -192,6 +192,14 @@ static dl_expr *mk_expr(const ex_node *n)
 	return e;
 }
 
+bool pl_deterministic(const ex_node *n)
+{
+	dl_expr *e = mk_expr(n);
+	bool det = e && dl_expr_is_deterministic(e);
+	dl_expr_free(e);
+	return det;
+}
+
 int pl_type_of(dl_type **out, planner *P, const ex_node *n, const dl_type *schema)
 {
 	*out = NULL;
@@ -416,7 +424,8 @@ static int open_op(dl_batch_stream **out, planner *P, pn *n, dl_batch_stream *a,
 
 static int empty_stream(dl_batch_stream **out, const dl_type *schema)
 {
-	return dl_batch_stream_from_batches(out, (dl_type *)schema, NULL, 0);
+	dl_batch *none[1] = {NULL}; /* not NULL: it is memcpy'd from, for 0 bytes */
+	return dl_batch_stream_from_batches(out, (dl_type *)schema, none, 0);
 }
 
 int pn_finish(planner *P, pn *n)

@@ -14,7 +14,22 @@ typedef struct item {
 	const char *name;    /* output name */
 	ex_node *post;       /* rewritten over the projection's input */
 	const char *out;     /* output internal name */
+	bool aliased;
 } item;
+
+/* A bare column keeps the spelling of its table (Spark returns the
+ * resolved attribute), a nested field the spelling of the query. */
+static void column_spelling(item *it, const scope *sc)
+{
+	if (it->aliased || !it->expr || it->expr->kind != EX_COL || !it->post || it->post->kind != EX_COL ||
+	    it->post->npath != 1)
+		return;
+	for (int i = 0; i < sc->n; i++)
+		if (!strcmp(sc->cols[i].iname, it->post->path[0])) {
+			it->name = sc->cols[i].name;
+			return;
+		}
+}
 
 static bool star_matches(const sc_col *c, const sql_select_item *it)
 {
@@ -33,7 +48,7 @@ static int expand_items(item **out, int *n, planner *P, const sql_select *s, con
 	for (int i = 0; i < s->nitems; i++) {
 		const sql_select_item *it = &s->items[i];
 		if (!it->star) {
-			item x = {it->expr, NULL, it->alias, NULL, NULL};
+			item x = {it->expr, NULL, it->alias, NULL, NULL, it->alias != NULL};
 			if (!x.name) {
 				dl_buf b = DL_BUF_INIT;
 				int rc = pl_auto_name(&b, it->expr);
@@ -48,7 +63,7 @@ static int expand_items(item **out, int *n, planner *P, const sql_select *s, con
 		for (int k = 0; k < sc->n; k++) {
 			const sc_col *c = &sc->cols[k];
 			if (!star_matches(c, it)) continue;
-			item x = {NULL, c->iname, c->name, NULL, NULL};
+			item x = {NULL, c->iname, c->name, NULL, NULL, false};
 			DL_TRY(pl_push(P, out, n, &cap, sizeof x, &x));
 		}
 		if (*n == before && it->qual.nparts) {
@@ -167,6 +182,7 @@ static int plan_where(prel *r, planner *P, const ex_node *where, corr_sink *sink
 	r->node = f;
 	/* conjuncts over one pushable relation go to it too (it may prune) */
 	for (int i = 0; i < nk; i++) {
+		if (!pl_deterministic(kept[i])) continue; /* rand() must be drawn once */
 		pn *stackn[128];
 		int s2 = 0;
 		stackn[s2++] = f->in[0];
@@ -469,6 +485,7 @@ int pl_select(pq *out, planner *P, const sql_query *q, const scope *outer)
 	for (int i = 0; i < n; i++) {
 		if (items[i].expr) DL_TRY(pl_rewrite(&items[i].post, &c, items[i].expr));
 		else if (!(items[i].post = pl_col(P, items[i].iname))) return DL_ENOMEM;
+		column_spelling(&items[i], &r.sc);
 		if (!(items[i].out = pl_new_name(P, items[i].name))) return DL_ENOMEM;
 	}
 	pn_sort_key *keys = NULL;

@@ -98,8 +98,16 @@ static void test_names(void **state)
 	names("SELECT id, t.s, id + 1, count(*), sum(x), CAST(id AS STRING), s IS NULL FROM t GROUP BY id, s",
 	      "id,s,(id + 1),count(1),sum(x),CAST(id AS STRING),(s IS NULL)");
 	names("SELECT id AS a, upper(s) u FROM t", "a,u");
+	names("SELECT ID, T.S, Id AS Id FROM t", "id,s,Id");
 	names("SELECT * FROM t", "id,g,s,x");
 	names("SELECT * FROM t JOIN u ON t.id = u.k", "id,g,s,x,k,name");
+	names("SELECT sum(x) OVER (PARTITION BY g ORDER BY id DESC) FROM t",
+	      "sum(x) OVER (PARTITION BY g ORDER BY id DESC NULLS LAST RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)");
+	names("SELECT row_number() OVER (ORDER BY id), lag(id) OVER (ORDER BY id) FROM t",
+	      "row_number() OVER (ORDER BY id ASC NULLS FIRST ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW),"
+	      "lag(id, 1, NULL) OVER (ORDER BY id ASC NULLS FIRST ROWS BETWEEN -1 FOLLOWING AND -1 FOLLOWING)");
+	names("SELECT count(*) OVER (ROWS BETWEEN 2 PRECEDING AND CURRENT ROW), -id, id <> 1, 'lit', NULL FROM t",
+	      "count(1) OVER (ROWS BETWEEN 2 PRECEDING AND CURRENT ROW),(- id),(NOT (id = 1)),lit,NULL");
 }
 
 static void test_group_by(void **state)
@@ -156,6 +164,8 @@ static void test_joins(void **state)
 	explain_has("SELECT count(*) FROM t, u, d WHERE t.id = u.k AND d.id = t.g", "HashJoin Inner keys=[id = k]");
 	explain_has("SELECT count(*) FROM t, u, d WHERE t.id = u.k AND d.id = t.g", "HashJoin Inner keys=[CAST(g AS BIGINT) = id]");
 	ROWS("SELECT count(*) FROM t, u, d WHERE t.id = u.k AND d.id = t.g", "3");
+	explain_has("SELECT count(*) FROM t, u WHERE EXISTS (SELECT 1 FROM d WHERE d.id = t.g) AND t.id = u.k",
+	            "HashJoin Inner keys=[id = k]");
 	ROWS("SELECT t.id, u.name FROM t JOIN u ON t.id < u.k AND u.k < 3", "1|two", "1|deux");
 	ROWS("SELECT a.id, b.id FROM t a JOIN t b ON a.id = b.g", "1|1", "1|2", "2|3", "2|5");
 	/* keys of different types meet at the common type */
@@ -172,6 +182,23 @@ static void test_using_natural(void **state)
 	     "3|NULL", "4|10.50", "5|NULL", "6|-2.25");
 	ROWS("SELECT id, s FROM t NATURAL JOIN d", "1|a", "2|b", "3|NULL");
 	ROWS("SELECT id, g FROM t RIGHT JOIN (SELECT 9 AS id) z USING (id)", "9|NULL");
+}
+
+static void test_nested_and_qualified(void **state)
+{
+	(void)state;
+	const char *v = "WITH v AS (SELECT id, named_struct('a', id, 'b', named_struct('c', id * 10)) AS st FROM t) ";
+	char sql[512];
+	snprintf(sql, sizeof sql, "%sSELECT st.a, st.b.c, v.st.b.c FROM v WHERE st.b.c > 30", v);
+	ROWS(sql, "4|40|40", "5|50|50");
+	snprintf(sql, sizeof sql, "%sSELECT st.b FROM v WHERE id = 1", v);
+	ROWS(sql, "{c: 10}");
+	snprintf(sql, sizeof sql, "%sSELECT st.nope FROM v", v);
+	fails(sql, "UNRESOLVED_COLUMN", NULL);
+	/* schema.table.column and table.column both name a catalog table's column */
+	ROWS("SELECT db.t.id, t.id, id FROM db.t WHERE db.t.id = 2", "2|2|2");
+	fails("SELECT a FROM (SELECT 1 AS a, 2 AS a) x", "AMBIGUOUS_REFERENCE", NULL);
+	ROWS("SELECT * FROM (SELECT 1 AS a, 2 AS a) x", "1|2");
 }
 
 static void test_resolution_errors(void **state)
@@ -295,6 +322,33 @@ static void test_build_side(void **state)
 	E.t[0].est = E.t[1].est = -1;
 }
 
+static void test_more_shapes(void **state)
+{
+	(void)state;
+	ORDERED("SELECT count(*) FROM t GROUP BY g ORDER BY g NULLS LAST", "2", "2", "1");
+	ROWS("SELECT count(*) FROM t HAVING count(*) > 10", "<none>");
+	ROWS("SELECT count(*) FROM t HAVING count(*) > 1", "5");
+	ROWS("SELECT (SELECT k FROM u WHERE k = 100)", "NULL");
+	ROWS("SELECT id FROM t WHERE g NOT IN (SELECT k FROM u WHERE u.name = t.s OR u.k IS NULL)", "<none>");
+	ROWS("SELECT id FROM t WHERE g NOT IN (SELECT k FROM u WHERE u.name = t.s OR u.k = 9)", "1", "2", "3", "5");
+	ROWS("SELECT k FROM u INTERSECT ALL SELECT k FROM u WHERE k = 2", "2", "2");
+	ROWS("SELECT g + 1 AS h, count(*) FROM t GROUP BY h", "2|2", "3|2", "NULL|1");
+	ROWS("SELECT max(id) FILTER_ALIAS FROM t", "5");
+	/* the output schema without running the subquery or opening a table */
+	dl_sql_script *s;
+	assert_int_equal(dl_sql_parse(&s, "SELECT (SELECT max(k) FROM u) AS m, sum(amt) FROM d"), 0);
+	int opens = E.t[1].opens;
+	dl_type *ty;
+	assert_int_equal(sql_query_schema(&ty, &E.env, dl_sql_script_stmt(s, 0)->query), 0);
+	assert_int_equal(E.t[1].opens, opens);
+	assert_string_equal(ty->children[0].name, "m");
+	assert_int_equal(ty->children[0].type->id, DL_TYPE_INTEGER);
+	assert_int_equal(ty->children[1].type->id, DL_TYPE_DECIMAL);
+	assert_int_equal(ty->children[1].type->precision, 20);
+	dl_type_unref(ty);
+	dl_sql_script_free(s);
+}
+
 static void test_windows(void **state)
 {
 	(void)state;
@@ -332,11 +386,11 @@ int main(void)
 		cmocka_unit_test(test_select_where),   cmocka_unit_test(test_names),
 		cmocka_unit_test(test_group_by),       cmocka_unit_test(test_order_limit),
 		cmocka_unit_test(test_joins),          cmocka_unit_test(test_using_natural),
-		cmocka_unit_test(test_resolution_errors), cmocka_unit_test(test_set_ops_values),
+		cmocka_unit_test(test_resolution_errors), cmocka_unit_test(test_nested_and_qualified), cmocka_unit_test(test_set_ops_values),
 		cmocka_unit_test(test_cte_subquery_from), cmocka_unit_test(test_subqueries),
 		cmocka_unit_test(test_pushdown),       cmocka_unit_test(test_explain_schema),
 		cmocka_unit_test(test_build_side),     cmocka_unit_test(test_windows),
-		cmocka_unit_test(test_new_aggregates),
+		cmocka_unit_test(test_new_aggregates), cmocka_unit_test(test_more_shapes),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
