@@ -106,7 +106,7 @@ static int keep(aslot *sl, const ex_val *v, const dl_type *t)
 static int grow_slots(agg_op *a, int64_t n)
 {
 	if (n <= a->slot_cap) return 0;
-	int64_t nc = a->slot_cap ? a->slot_cap : 16;
+	int64_t nc = a->slot_cap ? a->slot_cap : 4;
 	while (nc < n) nc *= 2;
 	int64_t bytes = (nc - a->slot_cap) * (int64_t)sizeof(aslot) * a->naggs;
 	DL_TRY(dl_exec_mem_charge(a->ctx.mem, bytes, "hash aggregate"));
@@ -637,7 +637,7 @@ static int64_t agg_growth(const agg_op *a, dl_array *const *kc, int64_t n)
 	for (int k = 0; k < a->nkeys; k++) est += dl_exec_array_bytes(kc[k]);
 	int64_t need = a->ngroups + n;
 	if (need > a->slot_cap) {
-		int64_t nc = a->slot_cap ? a->slot_cap : 16;
+		int64_t nc = a->slot_cap ? a->slot_cap : 4;
 		while (nc < need) nc *= 2;
 		est += (nc - a->slot_cap) * (int64_t)sizeof(aslot) * a->naggs;
 	}
