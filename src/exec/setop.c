@@ -14,6 +14,7 @@
 #include <string.h>
 #include "exec/keytab.h"
 #include "exec/op.h"
+#include "exec/spill.h"
 
 typedef struct set_op {
 	dl_batch_stream *a, *b;
@@ -30,7 +31,17 @@ typedef struct set_op {
 	uint32_t *ids, *rids;
 	int64_t ids_cap;
 	dl_selection sel;
+	/* DISTINCT spilling (the section "Spilling" below) */
+	int level;
+	bool spilling;
+	dl_spill_parts parts;
+	int next_part;
+	dl_batch_stream *child;
 } set_op;
+
+static int distinct_spill(set_op *o, dl_batch *b, bool *handled);
+static int distinct_parts_next(set_op *o, dl_batch **out);
+static int distinct_open(dl_batch_stream **out, dl_batch_stream *in, const dl_exec_ctx *ctx, int level);
 
 static const dl_type *st_schema(dl_batch_stream *s)
 {
@@ -125,14 +136,28 @@ static int st_next(dl_batch_stream *s, dl_batch **out)
 			if (!b) o->a_done = true;
 		}
 		if (!b && o->mode == 1 && o->b) DL_TRY(dl_batch_stream_next(o->b, &b));
-		if (!b) return 0;
+		if (!b) return o->parts.n ? distinct_parts_next(o, out) : 0;
+		int rc = dl_exec_check_interrupt(&o->ctx, "set operation");
+		if (rc < 0) {
+			dl_batch_free(b);
+			return rc;
+		}
 		if (o->mode == 1) {
-			int rc = dl_batch_set_schema(b, o->schema);
+			rc = dl_batch_set_schema(b, o->schema);
 			if (rc < 0) dl_batch_free(b);
 			else *out = b;
 			return rc;
 		}
-		int rc = select_rows(o, b);
+		bool handled = false;
+		if (o->mode == 0 && (rc = distinct_spill(o, b, &handled)) < 0) {
+			dl_batch_free(b);
+			return dl_error_prefix("distinct");
+		}
+		if (handled) {
+			dl_batch_free(b);
+			continue;
+		}
+		rc = select_rows(o, b);
 		if (rc == 0 && o->sel.count > 0) {
 			*out = o->sel.count == b->num_rows ? b : dl_exec_take(b, o->sel.idx, o->sel.count, o->schema);
 			if (*out == b) b = NULL;
@@ -151,6 +176,8 @@ static void st_free(set_op *o)
 {
 	dl_batch_stream_free(o->a);
 	dl_batch_stream_free(o->b);
+	dl_batch_stream_free(o->child);
+	dl_spill_parts_free(&o->parts);
 	dl_type_unref(o->schema);
 	dl_keytab_free(o->seen);
 	dl_keytab_free(o->right);
@@ -188,6 +215,11 @@ static int make(dl_batch_stream **out, set_op *o)
 
 int dl_exec_distinct(dl_batch_stream **out, dl_batch_stream *in, const dl_exec_ctx *ctx)
 {
+	return distinct_open(out, in, ctx, 0);
+}
+
+static int distinct_open(dl_batch_stream **out, dl_batch_stream *in, const dl_exec_ctx *ctx, int level)
+{
 	*out = NULL;
 	set_op *o = dl_calloc(1, sizeof *o);
 	if (!o) {
@@ -196,6 +228,7 @@ int dl_exec_distinct(dl_batch_stream **out, dl_batch_stream *in, const dl_exec_c
 	}
 	o->a = in;
 	if (ctx) o->ctx = *ctx;
+	o->level = level;
 	o->schema = dl_type_ref((dl_type *)dl_batch_stream_schema(in));
 	dl_type **ty = col_types(o->schema);
 	int rc = ty ? dl_keytab_new(&o->seen, ty, o->schema->nchildren, o->ctx.mem, "distinct") : dl_exec_failed();
@@ -262,4 +295,73 @@ int dl_exec_setop(dl_batch_stream **out, dl_batch_stream *a, dl_batch_stream *b,
 		return dl_exec_distinct(out, u, ctx);
 	}
 	return make(out, o);
+}
+
+/* ---- Spilling (DISTINCT, and so UNION) ----------------------------------
+ *
+ * As the hash aggregate's: when the rows seen would pass the memory limit,
+ * later rows already seen are dropped as before and the others go to one
+ * of DL_SPILL_PARTS files by row hash; after the input, the table is freed
+ * and each partition gets a DISTINCT of its own, one level deeper. A row
+ * value is either in the table (output once, when first seen) or never
+ * was, and then all its copies are in one partition. INTERSECT and EXCEPT
+ * do not spill: over the limit they fail with DL_ENOMEM. */
+
+static int distinct_spill(set_op *o, dl_batch *b, bool *handled)
+{
+	*handled = false;
+	dl_exec_memory *m = o->ctx.mem;
+	if (!m || m->limit <= 0 || o->level >= DL_SPILL_MAX_LEVEL) return 0;
+	int64_t n = b->num_rows;
+	if (!o->spilling) {
+		int64_t need = dl_keytab_grow_bytes(o->seen, n) + dl_exec_batch_bytes(b);
+		if (dl_keytab_size(o->seen) == 0 || atomic_load(&m->used) + need <= m->limit) return 0;
+		DL_TRY(dl_spill_parts_open(&o->parts, &o->ctx, o->schema, o->level, "distinct"));
+		o->spilling = true;
+	}
+	*handled = true;
+	DL_TRY(grow_ids(o, n));
+	DL_TRY(dl_keytab_find(o->seen, b->cols, n, o->ids));
+	DL_TRY(dl_selection_reserve(&o->sel, n));
+	o->sel.count = 0;
+	for (int64_t i = 0; i < n; i++)
+		if (o->ids[i] == DL_KEYTAB_NONE) o->sel.idx[o->sel.count++] = (uint32_t)i;
+	if (o->sel.count == 0) return 0;
+	dl_batch *t = o->sel.count == n ? NULL : dl_batch_take(b, o->sel.idx, o->sel.count);
+	if (o->sel.count != n && !t) return dl_exec_failed();
+	const dl_batch *w = t ? t : b;
+	int rc = dl_spill_parts_write(&o->parts, w, w->cols, w->ncols);
+	dl_batch_free(t);
+	return rc;
+}
+
+static int distinct_parts_next(set_op *o, dl_batch **out)
+{
+	*out = NULL;
+	if (o->seen) {
+		dl_keytab_free(o->seen);
+		o->seen = NULL;
+	}
+	for (;;) {
+		if (o->child) {
+			DL_TRY(dl_batch_stream_next(o->child, out));
+			if (*out) {
+				int rc = dl_batch_set_schema(*out, o->schema);
+				if (rc < 0) {
+					dl_batch_free(*out);
+					*out = NULL;
+				}
+				return rc;
+			}
+			dl_batch_stream_free(o->child);
+			o->child = NULL;
+		}
+		if (o->next_part >= o->parts.n) return 0;
+		dl_spill_file *f;
+		DL_TRY(dl_spill_parts_take(&f, &o->parts, o->next_part++));
+		if (!f) continue;
+		dl_batch_stream *src;
+		DL_TRY(dl_spill_stream(&src, f, &o->ctx));
+		DL_TRY(distinct_open(&o->child, src, &o->ctx, o->level + 1));
+	}
 }

@@ -310,7 +310,7 @@ static dl_batch_stream *q_except_all(void)
 static dl_batch_stream *q_distinct(void)
 {
 	dl_batch_stream *s;
-	check(dl_exec_distinct(&s, PROJ(t_(), "g", "dt IS NULL", "substring(s, 1, 1)"), NULL));
+	check(dl_exec_distinct(&s, PROJ(t_(), "g", "dt IS NULL", "substring(s, 1, 1)"), CTX));
 	return s;
 }
 static dl_batch_stream *q_filter(void)

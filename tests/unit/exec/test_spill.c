@@ -442,6 +442,49 @@ static void sort_spills_stable_nulls(void **st)
 	free_rows(rows, N);
 }
 
+/* ---- distinct, union ------------------------------------------------ */
+
+static void distinct_and_union_spill(void **st)
+{
+	(void)st;
+	enum { N = 30000 };
+	char **rows = make_rows(N, 8000);
+	for (int t = 0; t < 2; t++) {
+		char **want, **got;
+		int nw = 0, ng = 0;
+		for (int pass = 0; pass < 2; pass++) {
+			dl_exec_memory mem = DL_EXEC_MEMORY_INIT(64 * 1024);
+			dl_exec_ctx ctx = spill_ctx(&mem);
+			ctx.batch_rows = 1000;
+			const dl_exec_ctx *c = pass ? &ctx : NULL;
+			dl_expr *ex[] = {tu_expr("k"), tu_expr("s")};
+			const char *nm[] = {"k", "s"};
+			dl_batch_stream *p, *s;
+			assert_int_equal(dl_exec_project(&p, tu_stream(SPEC, (const char *const *)rows, N, 1000), ex, nm, 2, NULL), 0);
+			if (t == 0) {
+				assert_int_equal(dl_exec_distinct(&s, p, c), 0);
+			} else {
+				dl_expr *ex2[] = {tu_expr("k + 1"), tu_expr("s")};
+				dl_batch_stream *p2;
+				assert_int_equal(
+				    dl_exec_project(&p2, tu_stream(SPEC, (const char *const *)rows, N, 1000), ex2, nm, 2, NULL), 0);
+				assert_int_equal(dl_exec_setop(&s, p, p2, DL_SETOP_UNION, false, c), 0);
+			}
+			if (pass) ng = collect_sorted(s, &got, true, true);
+			else nw = collect_sorted(s, &want, false, true);
+			if (pass) {
+				assert_int_equal(atomic_load(&mem.used), 0);
+				assert_true(atomic_load(&mem.peak) <= mem.limit);
+			}
+		}
+		assert_same(want, nw, got, ng);
+		for (int i = 1; i < ng; i++) assert_true(strcmp(got[i - 1], got[i]) != 0); /* distinct */
+		tu_free_lines(want, nw);
+		tu_free_lines(got, ng);
+	}
+	free_rows(rows, N);
+}
+
 /* ---- spill files ----------------------------------------------------- */
 
 static void spill_file_round_trip(void **st)
@@ -481,6 +524,7 @@ int main(void)
 		cmocka_unit_test(join_spills_every_kind),
 		cmocka_unit_test(join_skewed_key_fails_cleanly),
 		cmocka_unit_test(sort_spills_stable_nulls),
+		cmocka_unit_test(distinct_and_union_spill),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
