@@ -504,16 +504,18 @@ static int push_uncharged(sort_op *s, dl_batch *b)
 	return 0;
 }
 
+/* Sorting the buffer copies it (concatenated, then permuted): a run is
+ * cut when the buffer and that copy would no longer fit together. */
 static int buffer_or_spill(sort_op *s, dl_batch *b)
 {
 	int64_t bytes = dl_exec_batch_bytes(b);
-	if (fits(s, bytes)) return buffer(s, b);
+	if (fits(s, 2 * bytes + s->charged)) return buffer(s, b);
 	int rc = spill_run(s);
 	if (rc < 0) {
 		dl_batch_free(b);
 		return rc;
 	}
-	if (fits(s, bytes)) return buffer(s, b);
+	if (fits(s, 2 * bytes)) return buffer(s, b);
 	/* one batch alone is over the limit: it is a run of its own */
 	DL_TRY(push_uncharged(s, b));
 	return spill_run(s);
