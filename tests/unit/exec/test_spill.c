@@ -485,6 +485,48 @@ static void distinct_and_union_spill(void **st)
 	free_rows(rows, N);
 }
 
+static dl_batch_stream *proj2(char **rows, int n, const char *e1, const char *e2)
+{
+	dl_expr *ex[] = {tu_expr(e1), tu_expr(e2)};
+	const char *nm[] = {"a", "b"};
+	dl_batch_stream *p;
+	assert_int_equal(dl_exec_project(&p, tu_stream(SPEC, (const char *const *)rows, n, 1000), ex, nm, 2, NULL), 0);
+	return p;
+}
+
+/* INTERSECT / EXCEPT [ALL] partition both sides (copies counted exactly) */
+static void intersect_except_spill(void **st)
+{
+	(void)st;
+	enum { N = 20000 };
+	char **rows = make_rows(N, 6000);
+	const dl_setop_kind kinds[] = {DL_SETOP_INTERSECT, DL_SETOP_EXCEPT};
+	for (int ki = 0; ki < 2; ki++)
+		for (int all = 0; all < 2; all++) {
+			char **want = NULL, **got = NULL;
+			int nw = 0, ng = 0;
+			for (int pass = 0; pass < 2; pass++) {
+				dl_exec_memory mem = DL_EXEC_MEMORY_INIT(64 * 1024);
+				dl_exec_ctx ctx = spill_ctx(&mem);
+				ctx.batch_rows = 1000;
+				dl_batch_stream *s;
+				/* a: (k % 3000, v % 5) with many copies; b: half of the values */
+				assert_int_equal(dl_exec_setop(&s, proj2(rows, N, "k % 3000", "v % 5"),
+				                               proj2(rows, N / 2, "k % 3000", "v % 5"), kinds[ki], all,
+				                               pass ? &ctx : NULL),
+				                 0);
+				if (pass) ng = collect_sorted(s, &got, true, true);
+				else nw = collect_sorted(s, &want, false, true);
+				if (pass) assert_int_equal(atomic_load(&mem.used), 0);
+			}
+			assert_true(nw > 0);
+			assert_same(want, nw, got, ng);
+			tu_free_lines(want, nw);
+			tu_free_lines(got, ng);
+		}
+	free_rows(rows, N);
+}
+
 /* ---- spill files ----------------------------------------------------- */
 
 static void spill_file_round_trip(void **st)
@@ -525,6 +567,7 @@ int main(void)
 		cmocka_unit_test(join_skewed_key_fails_cleanly),
 		cmocka_unit_test(sort_spills_stable_nulls),
 		cmocka_unit_test(distinct_and_union_spill),
+		cmocka_unit_test(intersect_except_spill),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
