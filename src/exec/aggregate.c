@@ -16,6 +16,7 @@
  * without values. */
 #include <math.h>
 #include <string.h>
+#include "exec/agg_ext.h"
 #include "exec/keytab.h"
 #include "exec/op.h"
 #include "exec/spill.h"
@@ -42,6 +43,9 @@ typedef struct agg_state {
 	aslot *slots;
 	dl_keytab *distinct; /* count(DISTINCT): (group id, value) pairs */
 	dl_type *long_t;
+	dl_agg_ext *ext;     /* the kinds of agg_ext.h */
+	dl_agg_distinct *dfilter; /* agg(DISTINCT x) of the other kinds */
+	dl_expr *param;      /* percentile_approx's, until agg_ext takes it */
 } agg_state;
 
 typedef struct agg_op {
@@ -68,6 +72,8 @@ typedef struct agg_op {
 	char **param_sql;
 	int next_part;
 	dl_batch_stream *child;
+	int64_t mem_base;     /* the budget's use before the first group */
+	bool based;
 } agg_op;
 
 static int agg_spill_consume(agg_op *a, dl_batch *b, dl_array *const *kc);
@@ -257,6 +263,23 @@ static int update(agg_state *g, const uint32_t *ids, dl_array *x, int64_t n)
 	return 0;
 }
 
+/* Through agg(DISTINCT x)'s filter first, then agg_ext.h's kinds or update. */
+static int update_any(agg_op *a, agg_state *g, dl_array *x, int64_t n)
+{
+	const uint32_t *ids = a->ids;
+	uint32_t *fids = NULL;
+	dl_array *fx = NULL;
+	if (g->dfilter) {
+		DL_TRY(dl_agg_distinct_filter(g->dfilter, a->ids, x, n, &fids, &fx, &n));
+		ids = fids;
+		x = fx;
+	}
+	int rc = g->ext ? dl_agg_ext_update(g->ext, ids, a->ngroups, x, n) : update(g, ids, x, n);
+	dl_free(fids);
+	dl_array_free(fx);
+	return rc;
+}
+
 /* Aggregates batch b whose GROUP BY keys are kc (NULL without keys). */
 static int consume_mem(agg_op *a, dl_batch *b, dl_array *const *kc)
 {
@@ -279,7 +302,7 @@ static int consume_mem(agg_op *a, dl_batch *b, dl_array *const *kc)
 		agg_state *g = &a->aggs[k];
 		dl_array *x = NULL;
 		if (g->arg) rc = dl_expr_eval(&x, g->arg, b, &a->ctx.eval);
-		if (rc == 0) rc = update(g, a->ids, x, n);
+		if (rc == 0) rc = g->ext || g->dfilter ? update_any(a, g, x, n) : update(g, a->ids, x, n);
 		dl_array_free(x);
 	}
 	return rc;
@@ -370,6 +393,10 @@ static int a_next(dl_batch_stream *s, dl_batch **out)
 	for (int k = 0; k < a->nkeys && rc == 0; k++) rc = dl_keytab_keys(&cols[k], a->groups, k, a->emitted, n);
 	for (int k = 0; k < a->naggs && rc == 0; k++) {
 		agg_state *g = &a->aggs[k];
+		if (g->ext) {
+			rc = dl_agg_ext_finish(g->ext, &cols[a->nkeys + k], a->emitted, n);
+			continue;
+		}
 		dl_builder *bl;
 		rc = dl_builder_new(&bl, g->out);
 		if (rc == 0) rc = dl_builder_reserve(bl, n, 0);
@@ -402,6 +429,11 @@ static void free_groups(agg_op *a)
 		g->slots = NULL;
 		dl_keytab_free(g->distinct);
 		g->distinct = NULL;
+		/* agg_ext's states and DISTINCT filters: emitted with the groups */
+		dl_agg_ext_free(g->ext);
+		g->ext = NULL;
+		dl_agg_distinct_free(g->dfilter);
+		g->dfilter = NULL;
 	}
 	a->slot_cap = 0;
 	dl_keytab_free(a->groups);
@@ -422,6 +454,9 @@ static void a_free(agg_op *a)
 		dl_expr_free(g->arg);
 		dl_type_unref(g->out);
 		dl_type_unref(g->long_t);
+		dl_agg_ext_free(g->ext);
+		dl_agg_distinct_free(g->dfilter);
+		dl_expr_free(g->param);
 		if (a->param_sql) dl_free(a->param_sql[k]);
 	}
 	dl_free(a->param_sql);
@@ -509,7 +544,10 @@ static int aggregate_open(dl_batch_stream **out, dl_batch_stream *in, dl_expr *c
 		dl_free(a);
 		dl_batch_stream_free(in);
 		for (int k = 0; k < nkeys; k++) dl_expr_free(keys[k]);
-		for (int k = 0; k < naggs; k++) dl_expr_free(aggs[k].arg);
+		for (int k = 0; k < naggs; k++) {
+			dl_expr_free(aggs[k].arg);
+			dl_expr_free(aggs[k].param);
+		}
 		return dl_error_set(DL_ENOMEM, "out of memory");
 	}
 	a->in = in;
@@ -522,13 +560,16 @@ static int aggregate_open(dl_batch_stream **out, dl_batch_stream *in, dl_expr *c
 		a->aggs[k].kind = aggs[k].kind;
 		a->aggs[k].arg = aggs[k].arg;
 		a->aggs[k].ignore_nulls = aggs[k].ignore_nulls;
+		a->aggs[k].param = aggs[k].param;
 	}
 	const dl_type *sch = dl_batch_stream_schema(in);
 	int rc = 0, ncols = nkeys + naggs;
+	/* before agg_ext takes the percentile parameters below */
+	if (nkeys > 0) rc = keep_spec(a, aggs);
 	const char **names = dl_calloc((size_t)(ncols ? ncols : 1), sizeof *names);
 	dl_type **types = dl_calloc((size_t)(ncols ? ncols : 1), sizeof *types);
 	bool *nullable = dl_calloc((size_t)(ncols ? ncols : 1), sizeof *nullable);
-	if (!names || !types || !nullable) rc = dl_error_set(DL_ENOMEM, "out of memory");
+	if (rc == 0 && (!names || !types || !nullable)) rc = dl_error_set(DL_ENOMEM, "out of memory");
 	for (int k = 0; k < nkeys && rc == 0; k++) {
 		rc = dl_exec_bind(a->keys[k], sch, ctx, "hash aggregate: GROUP BY");
 		if (rc == 0) {
@@ -539,12 +580,12 @@ static int aggregate_open(dl_batch_stream **out, dl_batch_stream *in, dl_expr *c
 	}
 	for (int k = 0; k < naggs && rc == 0; k++) {
 		agg_state *g = &a->aggs[k];
-		if ((int)g->kind < 0 || g->kind > DL_AGG_STDDEV_POP) {
+		if ((int)g->kind < 0 || g->kind > DL_AGG_ANY_VALUE) {
 			rc = dl_error_set(DL_EINVALID, "hash aggregate: unknown aggregate kind %d", (int)g->kind);
 			break;
 		}
 		if ((g->kind == DL_AGG_COUNT_STAR) != (g->arg == NULL)) {
-			rc = dl_error_set(DL_EINVALID, "hash aggregate: %s %s an argument", agg_names[g->kind],
+			rc = dl_error_set(DL_EINVALID, "hash aggregate: %s %s an argument", dl_agg_kind_name(g->kind),
 			                  g->arg ? "takes no" : "needs");
 			break;
 		}
@@ -553,7 +594,21 @@ static int aggregate_open(dl_batch_stream **out, dl_batch_stream *in, dl_expr *c
 			if (rc < 0) break;
 			g->in = dl_expr_type(g->arg);
 		}
-		rc = result_type(g, k);
+		bool ext_nullable = true;
+		if (dl_agg_ext_kind(g->kind, g->in)) {
+			const dl_type *ot;
+			dl_exec_agg spec = aggs[k];
+			spec.param = g->param;
+			g->param = NULL; /* taken, also on failure */
+			rc = dl_agg_ext_new(&g->ext, &spec, g->in, sch, ctx, k, &ot, &ext_nullable);
+			if (rc == 0) g->out = dl_type_ref((dl_type *)ot);
+		} else {
+			rc = result_type(g, k);
+		}
+		/* count(DISTINCT x) is its own kind; every other agg(DISTINCT x)
+		 * sees each (group, value) once */
+		if (rc == 0 && aggs[k].distinct && g->arg && g->kind != DL_AGG_COUNT_DISTINCT)
+			rc = dl_agg_distinct_new(&g->dfilter, g->in, a->ctx.mem);
 		if (rc == 0 && g->kind == DL_AGG_COUNT_DISTINCT) {
 			g->long_t = dl_type_new(DL_TYPE_LONG);
 			dl_type *pt[2] = {g->long_t, (dl_type *)g->in};
@@ -562,13 +617,12 @@ static int aggregate_open(dl_batch_stream **out, dl_batch_stream *in, dl_expr *c
 		}
 		if (rc == 0) {
 			types[nkeys + k] = g->out;
-			names[nkeys + k] = aggs[k].name ? aggs[k].name : agg_names[g->kind];
-			nullable[nkeys + k] = g->kind > DL_AGG_COUNT_DISTINCT;
+			names[nkeys + k] = aggs[k].name ? aggs[k].name : dl_agg_kind_name(g->kind);
+			nullable[nkeys + k] = g->ext ? ext_nullable : g->kind > DL_AGG_COUNT_DISTINCT;
 		}
 	}
 	if (rc == 0 && !(a->schema = dl_exec_struct(names, types, nullable, ncols))) rc = dl_exec_failed();
 	if (rc == 0 && nkeys > 0) rc = dl_keytab_new(&a->groups, types, nkeys, a->ctx.mem, "hash aggregate");
-	if (rc == 0 && nkeys > 0) rc = keep_spec(a, aggs);
 	if (rc == 0 && nkeys == 0) {
 		a->ngroups = 1; /* a global aggregate has its one row even over no input */
 		rc = grow_slots(a, 1);
@@ -641,21 +695,38 @@ static int64_t agg_growth(const agg_op *a, dl_array *const *kc, int64_t n)
 		while (nc < need) nc *= 2;
 		est += (nc - a->slot_cap) * (int64_t)sizeof(aslot) * a->naggs;
 	}
+	/* agg_ext's per-group state grows by doubling too; what it holds per
+	 * group so far is the best guess of what a new group costs */
+	for (int k = 0; k < a->naggs; k++) {
+		const dl_agg_ext *x = a->aggs[k].ext;
+		if (!x || x->cap <= 0 || need <= x->cap) continue;
+		int64_t per = x->charged / x->cap + 1, nc = x->cap;
+		while (nc < need) nc *= 2;
+		est += (nc - x->cap) * per;
+	}
 	/* count(DISTINCT): every row may add a (group, value) pair */
 	for (int k = 0; k < a->naggs; k++)
 		if (a->aggs[k].distinct) est += dl_keytab_grow_bytes(a->aggs[k].distinct, n) + n * 24;
+	/* and whatever the states charge that the above does not see
+	 * (percentile_approx's summaries...): twice what a group has cost so
+	 * far, on average, per row */
+	if (a->based && a->ngroups > 0) {
+		int64_t per = (atomic_load(&a->ctx.mem->used) - a->mem_base) / a->ngroups;
+		if (2 * n * per > est) est = 2 * n * per;
+	}
 	return est;
 }
 
 /* Part of the limit stays free for what grows with the groups already in
- * memory once spilling has begun (count(DISTINCT) pairs: half; else an
- * eighth, for strings of min/max and other operators). */
+ * memory once spilling has begun (count(DISTINCT) pairs, agg(DISTINCT x)
+ * filters, agg_ext's lists and summaries: half; else an eighth, for
+ * strings of min/max and other operators). */
 static bool fits(const agg_op *a, int64_t bytes)
 {
 	const dl_exec_memory *m = a->ctx.mem;
 	int64_t reserve = m->limit / 8;
 	for (int k = 0; k < a->naggs; k++)
-		if (a->aggs[k].distinct) reserve = m->limit / 2;
+		if (a->aggs[k].distinct || a->aggs[k].dfilter || a->aggs[k].ext) reserve = m->limit / 2;
 	return atomic_load(&m->used) + bytes <= m->limit - reserve;
 }
 
@@ -755,6 +826,10 @@ static int spill_rows(agg_op *a, dl_batch *b, dl_array *const *kc)
 static int agg_spill_consume(agg_op *a, dl_batch *b, dl_array *const *kc)
 {
 	int64_t n = b->num_rows;
+	if (!a->based) {
+		a->mem_base = atomic_load(&a->ctx.mem->used);
+		a->based = true;
+	}
 	if (a->spilling) return spill_rows(a, b, kc);
 	if (fits(a, agg_growth(a, kc, n))) return consume_mem(a, b, kc);
 	if (n > 1024 || (a->ngroups == 0 && n > 1)) {

@@ -201,6 +201,47 @@ static void aggregate_count_distinct_spills(void **st)
 	free_rows(rows, N);
 }
 
+/* The kinds of agg_ext.h (lists, sets, sketches, DISTINCT filters) spill
+ * alike: raw rows, no state serialized. */
+static void aggregate_ext_kinds_spill(void **st)
+{
+	(void)st;
+	enum { N = 40000, G = 12000 };
+	char **rows = make_rows(N, G);
+	char **want = NULL, **got = NULL;
+	int nw = 0, ng = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		dl_exec_memory mem = DL_EXEC_MEMORY_INIT(4 << 20);
+		dl_exec_ctx ctx = spill_ctx(&mem);
+		dl_expr *keys[] = {tu_expr("k")};
+		dl_exec_agg aggs[] = {
+		    {.kind = DL_AGG_COLLECT_LIST, .arg = tu_expr("v"), .name = "cl"},
+		    {.kind = DL_AGG_COLLECT_SET, .arg = tu_expr("s"), .name = "cs"},
+		    {.kind = DL_AGG_APPROX_COUNT_DISTINCT, .arg = tu_expr("v"), .name = "acd"},
+		    {.kind = DL_AGG_PERCENTILE_APPROX, .arg = tu_expr("v"), .param = tu_expr("0.5"), .name = "p50"},
+		    {.kind = DL_AGG_COUNT_IF, .arg = tu_expr("v > 0"), .name = "ci"},
+		    {.kind = DL_AGG_BOOL_AND, .arg = tu_expr("v > 0"), .name = "ba"},
+		    {.kind = DL_AGG_BOOL_OR, .arg = tu_expr("v > 100"), .name = "bo"},
+		    {.kind = DL_AGG_SUM, .arg = tu_expr("v % 7"), .distinct = true, .name = "sd"},
+		    {.kind = DL_AGG_FIRST, .arg = tu_expr("s"), .ignore_nulls = true, .name = "f"},
+		};
+		dl_batch_stream *s;
+		int rc = dl_exec_aggregate(&s, tu_stream(SPEC, (const char *const *)rows, N, 4096), keys, NULL, 1, aggs,
+		                           (int)(sizeof aggs / sizeof aggs[0]), pass ? &ctx : NULL);
+		if (rc < 0) fail_msg("aggregate: %s", dl_error_last()->message);
+		if (pass) ng = collect_sorted(s, &got, true, true);
+		else nw = collect_sorted(s, &want, false, true);
+		if (pass) {
+			assert_int_equal(atomic_load(&mem.used), 0);
+			assert_true(atomic_load(&mem.peak) <= mem.limit);
+		}
+	}
+	assert_same(want, nw, got, ng);
+	tu_free_lines(want, nw);
+	tu_free_lines(got, ng);
+	free_rows(rows, N);
+}
+
 /* A limit so small the partitions split again (several levels). */
 static void aggregate_recursive_partitions(void **st)
 {
@@ -561,6 +602,7 @@ int main(void)
 		cmocka_unit_test(spill_file_round_trip),
 		cmocka_unit_test(aggregate_spills_all_kinds),
 		cmocka_unit_test(aggregate_count_distinct_spills),
+		cmocka_unit_test(aggregate_ext_kinds_spill),
 		cmocka_unit_test(aggregate_recursive_partitions),
 		cmocka_unit_test(aggregate_early_free_and_interrupt),
 		cmocka_unit_test(join_spills_every_kind),
