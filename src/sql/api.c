@@ -34,8 +34,7 @@ struct dl_sql_stmt {
 	char *text;           /* the statement as written, trimmed */
 	int nparams;
 	int *param_pos;       /* distinct source offsets of the `?`s, ascending */
-	dl_scalar *values;    /* per parameter; strings point into strs[i] */
-	char **strs;
+	dl_scalar *values;    /* per parameter; strings live in the script's arena */
 };
 
 /* Errors whose message starts with "[CLASS]" (the parser's, the planner's)
@@ -200,8 +199,7 @@ static int collect_params(dl_sql_stmt *s)
 	s->param_pos = pos;
 	s->nparams = m;
 	s->values = dl_calloc((size_t)(m ? m : 1), sizeof *s->values);
-	s->strs = dl_calloc((size_t)(m ? m : 1), sizeof *s->strs);
-	if (!s->values || !s->strs) return DL_ENOMEM;
+	if (!s->values) return DL_ENOMEM;
 	for (int i = 0; i < m; i++) s->values[i] = (dl_scalar){.type = DL_TYPE_NULL, .is_null = true};
 	return 0;
 }
@@ -280,8 +278,6 @@ static int param_slot(dl_sql_stmt *s, int i)
 	if (!s) return dl_error_set(DL_EINVALID, "dl_sql_bind: statement is NULL");
 	if (i < 1 || i > s->nparams)
 		return dl_error_set(DL_EINVALID, "parameter %d does not exist: the statement has %d", i, s->nparams);
-	dl_free(s->strs[i - 1]);
-	s->strs[i - 1] = NULL;
 	return i - 1;
 }
 
@@ -323,9 +319,13 @@ DL_EXTERN(int) dl_sql_bind_text(dl_sql_stmt *s, int i, const char *v, size_t len
 	if (k < 0) return k;
 	if (!v) return dl_sql_bind_null(s, i);
 	if (len == SIZE_MAX) len = strlen(v);
-	if (!(s->strs[k] = dl_strndup(v, len))) return dl_error_set(DL_ENOMEM, "out of memory binding parameter %d", i);
+	/* in the script's arena: a result stream may still read the literal
+	 * after a rebind or dl_sql_stmt_free (it holds the script) */
+	dl_expr *e = dl_sql_script_expr(s->ref->script);
+	char *copy = dl_arena_strndup(&e->arena, v, len);
+	if (!copy) return dl_error_set(DL_ENOMEM, "out of memory binding parameter %d", i);
 	s->values[k] = (dl_scalar){.type = DL_TYPE_STRING};
-	s->values[k].v.str.ptr = s->strs[k];
+	s->values[k].v.str.ptr = copy;
 	s->values[k].v.str.len = len;
 	return 0;
 }
@@ -436,9 +436,6 @@ DL_EXTERN(void) dl_sql_stmt_free(dl_sql_stmt *s)
 {
 	if (!s) return;
 	script_unref(s->ref);
-	if (s->strs)
-		for (int i = 0; i < s->nparams; i++) dl_free(s->strs[i]);
-	dl_free(s->strs);
 	dl_free(s->values);
 	dl_free(s->param_pos);
 	dl_free(s->text);

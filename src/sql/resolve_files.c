@@ -340,6 +340,26 @@ static int first_schema(file_rel *fr)
 	return rc;
 }
 
+/* Parquet footers know their rows (the planner builds joins on the smaller
+ * side); only for a moderate number of files, each footer being a read. */
+static int64_t parquet_rows(const file_rel *fr)
+{
+	if (fr->nfiles > 256) return -1;
+	int64_t total = 0;
+	for (size_t i = 0; i < fr->nfiles; i++) {
+		dl_parquet_file *f = NULL;
+		if (dl_parquet_open(&f, fr->files[i]) < 0) {
+			dl_error_clear();
+			return -1;
+		}
+		dl_parquet_file_info info;
+		dl_parquet_file_info_get(&info, f);
+		total += info.num_rows;
+		dl_parquet_free(f);
+	}
+	return total;
+}
+
 int sql_file_relation(sql_relation **out, dl_sql_conn *c, const sql_table_ref *ref, const dl_exec_ctx *ctx)
 {
 	(void)c;
@@ -369,7 +389,7 @@ int sql_file_relation(sql_relation **out, dl_sql_conn *c, const sql_table_ref *r
 	fr->display = (char *)b.data;
 	fr->r.schema = fr->schema;
 	fr->r.display = fr->display;
-	fr->r.est_rows = -1;
+	fr->r.est_rows = fmt == FF_PARQUET ? parquet_rows(fr) : -1;
 	fr->r.open = file_open;
 	fr->r.explain = file_explain;
 	fr->r.release = file_release;

@@ -108,6 +108,19 @@ static sql_setting *find_setting(dl_sql_conn *c, const char *key)
 	return NULL;
 }
 
+const char *sql_setting_get(const dl_sql_conn *c, const char *key)
+{
+	for (int i = 0; i < c->nsettings; i++)
+		if (strcmp(c->settings[i].key, key) == 0) return c->settings[i].value;
+	return NULL;
+}
+
+bool sql_setting_true(const dl_sql_conn *c, const char *key)
+{
+	const char *v = sql_setting_get(c, key);
+	return v && strcasecmp(v, "true") == 0;
+}
+
 /* The value as SET shows it: memory in bytes, the zone's id, others as set. */
 static int value_of(char **out, dl_sql_conn *c, const char *key)
 {

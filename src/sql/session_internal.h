@@ -39,6 +39,13 @@ void sql_session_begin(dl_sql_conn *c);
 /* SET / RESET. */
 int sql_run_set(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st);
 int sql_run_reset(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st);
+/* A key given to SET (not memory_limit or the time zone), NULL when not
+ * set; _true: its value is "true" (any case). Keys the session reads:
+ * spark.sql.sources.partitionOverwriteMode (dynamic: INSERT OVERWRITE
+ * replaces only the partitions written), spark.databricks.delta.schema.
+ * autoMerge.enabled (INSERT adds new columns). */
+const char *sql_setting_get(const dl_sql_conn *c, const char *key);
+bool sql_setting_true(const dl_sql_conn *c, const char *key);
 /* A zone id Spark's ZoneId.of accepts (util/tz.h). */
 bool sql_zone_valid(const char *name);
 /* "256MB", "1g", "1048576" -> bytes; DL_EINVALID naming the value. */

@@ -6,6 +6,7 @@
 #include "sql/session_internal.h"
 #include "expr/ast.h"
 #include "log/schema.h"
+#include "log/snapshot.h"
 #include "sql/print.h"
 #include "util/buf.h"
 #include "util/error.h"
@@ -57,8 +58,14 @@ static const char *schema_part(const sql_name *n)
 	return n->nparts ? n->parts[n->nparts - 1] : "";
 }
 
+/* COMMENT and DBPROPERTIES of a schema are accepted and not kept (the
+ * catalog records names only); a LOCATION would move its tables' data,
+ * which the catalog's layout does not do: refused. */
 int sql_run_create_schema(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st)
 {
+	if (st->location)
+		return dl_error_set(DL_EUNSUPPORTED, "CREATE SCHEMA ... LOCATION is not supported yet: managed tables of "
+		                                     "schema s live under <warehouse>/s.db/");
 	DL_TRY(dl_catalog_create_schema(c->cat, schema_part(&st->schema), st->if_not_exists));
 	return sql_empty_result(out);
 }
@@ -106,15 +113,40 @@ static void create_def_free(create_def *d)
 	dl_free(d->values);
 }
 
-static int create_def_init(create_def *d, const sql_stmt *st, const dl_type *query_schema)
+/* like: CREATE TABLE t LIKE src (its schema, partitioning, properties
+ * and description; the statement's TBLPROPERTIES and COMMENT win).
+ * Strings are borrowed from the snapshot, which must outlive d. */
+static int create_def_init(create_def *d, const sql_stmt *st, const dl_snapshot *like)
 {
 	memset(d, 0, sizeof *d);
 	d->o = (dl_create_options)DL_CREATE_OPTIONS_INIT;
-	if (query_schema) {
-		DL_TRY(dl_schema_to_json(&d->ddl, query_schema));
-		DL_TRY(dl_buf_putc(&d->ddl, 0));
-		d->o.schema_json = (const char *)d->ddl.data;
-	} else if (st->ncols) {
+	if (like) {
+		d->o.schema_json = dl_snapshot_schema_json(like);
+		size_t np = dl_snapshot_partition_column_count(like), nk = dl_snapshot_property_count(like);
+		d->parts = dl_calloc(np + 1, sizeof *d->parts);
+		d->keys = dl_calloc(nk + (size_t)st->nprops + 1, sizeof *d->keys);
+		d->values = dl_calloc(nk + (size_t)st->nprops + 1, sizeof *d->values);
+		if (!d->parts || !d->keys || !d->values) return DL_ENOMEM;
+		for (size_t i = 0; i < np; i++) d->parts[i] = dl_snapshot_partition_column(like, i);
+		d->o.partition_columns = d->parts;
+		d->o.npartition_columns = (int)np;
+		int n = 0;
+		for (size_t i = 0; i < nk; i++) {
+			const char *k, *v;
+			dl_snapshot_property_at(&k, &v, like, i);
+			bool given = false;
+			for (int j = 0; j < st->nprops && !given; j++) given = strcmp(st->props[j].key, k) == 0;
+			if (!given) d->keys[n] = k, d->values[n++] = v;
+		}
+		for (int j = 0; j < st->nprops; j++)
+			d->keys[n] = st->props[j].key, d->values[n++] = st->props[j].value ? st->props[j].value : "";
+		d->o.property_keys = d->keys;
+		d->o.property_values = d->values;
+		d->o.nproperties = n;
+		d->o.description = st->comment ? st->comment : dl_snapshot_table_description(like);
+		return 0;
+	}
+	if (st->ncols) {
 		DL_TRY(sql_column_defs_ddl(&d->ddl, st->cols, st->ncols));
 		d->o.schema_ddl = (const char *)d->ddl.data;
 	}
@@ -266,15 +298,23 @@ int sql_run_create_table(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *
 		                          st->using);
 	if (st->ncluster || st->cluster_none)
 		return dl_error_set(DL_EUNSUPPORTED, "CREATE TABLE ... CLUSTER BY (liquid clustering) is not supported yet");
-	if (st->like) return dl_error_set(DL_EUNSUPPORTED, "CREATE TABLE ... LIKE is not supported yet");
 	if (st->query && st->ncols)
 		return dl_error_set_class(DL_EINVALID, "_LEGACY_ERROR_TEMP_0035",
 		                          "[_LEGACY_ERROR_TEMP_0035] Operation not allowed: Schema may not be specified in a "
 		                          "Create Table As Select (CTAS) statement.");
 	if (st->query) return run_ctas(out, c, st);
+	dl_snapshot *like = NULL;
+	sql_target lt;
+	memset(&lt, 0, sizeof lt);
+	if (st->like) {
+		if (st->npart || st->ncols)
+			return dl_error_set_class(DL_EINVALID, "PARSE_SYNTAX_ERROR",
+			                          "CREATE TABLE ... LIKE takes its columns and partitioning from the source");
+		DL_TRY(sql_target_snapshot(&like, &lt, c, st->source, true));
+	}
 	create_def d;
-	int rc = create_def_init(&d, st, NULL);
-	bool have_schema = st->ncols;
+	int rc = create_def_init(&d, st, like);
+	bool have_schema = st->ncols || like;
 	int64_t version = -1;
 	char *uri = NULL;
 	if (rc == 0 && st->table->kind == TREF_PATH) {
@@ -356,6 +396,8 @@ int sql_run_create_table(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *
 	}
 	create_def_free(&d);
 	dl_free(uri);
+	dl_snapshot_free(like);
+	sql_target_free(&lt);
 	DL_TRY(rc);
 	return sql_empty_result(out);
 }

@@ -160,7 +160,10 @@ static int match_columns(dl_batch_stream **out, dl_batch_stream *q, const dl_typ
 	const dl_type *qt = dl_batch_stream_schema(q);
 	int n = qt->nchildren;
 	int avail = st ? (st->ninsert_cols ? st->ninsert_cols : table->nchildren) : table->nchildren;
-	if (n > avail) {
+	/* WITH SCHEMA EVOLUTION: columns past the table's are new columns,
+	 * named as the query names them */
+	bool evolve = st && st->schema_evolution && !st->ninsert_cols;
+	if (n > avail && !evolve) {
 		dl_batch_stream_free(q);
 		return dl_error_set_class(DL_ESCHEMA, "INSERT_COLUMN_ARITY_MISMATCH.TOO_MANY_DATA_COLUMNS",
 		                          "[INSERT_COLUMN_ARITY_MISMATCH.TOO_MANY_DATA_COLUMNS] Cannot write to %s, the "
@@ -190,7 +193,7 @@ static int match_columns(dl_batch_stream **out, dl_batch_stream *q, const dl_typ
 					                        "column list.",
 					                        names[i]);
 		} else {
-			names[i] = table->children[i].name;
+			names[i] = i < table->nchildren ? table->children[i].name : qt->children[i].name;
 		}
 	}
 	if (rc < 0) {
@@ -235,6 +238,10 @@ int sql_run_insert(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st)
 	dl_buf where = DL_BUF_INIT;
 	dl_write_options wo = DL_WRITE_OPTIONS_INIT;
 	wo.mode = st->overwrite ? DL_WRITE_OVERWRITE : DL_WRITE_APPEND;
+	wo.merge_schema = st->schema_evolution || sql_setting_true(c, "spark.databricks.delta.schema.autoMerge.enabled");
+	/* Spark's dynamic partition overwrite: only the partitions written */
+	const char *pom = sql_setting_get(c, "spark.sql.sources.partitionOverwriteMode");
+	if (st->overwrite && !st->where && pom && strcasecmp(pom, "dynamic") == 0) wo.dynamic_partition_overwrite = true;
 	if (rc == 0 && st->where) {
 		rc = ex_print(&where, st->where);
 		if (rc == 0) rc = dl_buf_putc(&where, 0);

@@ -81,7 +81,20 @@ int sql_run_show_columns(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *
 {
 	sql_target t;
 	dl_snapshot *snap = NULL;
-	DL_TRY(sql_target_snapshot(&snap, &t, c, st->table, true));
+	/* SHOW COLUMNS IN t IN s: t of schema s */
+	sql_table_ref q = *st->table;
+	char *parts[2];
+	if (st->schema.nparts && q.kind == TREF_NAME) {
+		if (q.name.nparts != 1)
+			return dl_error_set_class(DL_EINVALID, "SHOW_COLUMNS_WITH_CONFLICT_NAMESPACE",
+			                          "[SHOW_COLUMNS_WITH_CONFLICT_NAMESPACE] SHOW COLUMNS with a qualified table "
+			                          "and IN schema");
+		parts[0] = st->schema.parts[st->schema.nparts - 1];
+		parts[1] = q.name.parts[0];
+		q.name.parts = parts;
+		q.name.nparts = 2;
+	}
+	DL_TRY(sql_target_snapshot(&snap, &t, c, &q, true));
 	static const char *const names[] = {"col_name"};
 	static const dl_type_id types[] = {DL_TYPE_STRING};
 	sql_rows r;

@@ -27,6 +27,11 @@ static void catalog_statements(void **state)
 	expect_rows(db, "SHOW TABLES LIKE 'ord*|zzz'", "sales|orders|false\n");
 	expect_rows(db, "SHOW TABLES LIKE 'x*'", "");
 	expect_rows(db, "SHOW COLUMNS IN orders", "id\namount\nday\n");
+	expect_rows(db, "SHOW COLUMNS IN other IN default", "x\n");
+	expect_error(db, "SHOW COLUMNS IN other", DL_ENOTFOUND, "TABLE_OR_VIEW_NOT_FOUND");
+	expect_ok(db, "CREATE SCHEMA IF NOT EXISTS sales COMMENT 'c' WITH DBPROPERTIES ('a' = 'b')");
+	assert_int_equal(dl_sql_execute(&(struct ArrowArrayStream){0}, db, "CREATE SCHEMA s9 LOCATION '/x'"),
+	                 DL_EUNSUPPORTED);
 	expect_rows(db, "DESCRIBE orders",
 	            "id|bigint|NULL\namount|double|in EUR\nday|date|NULL\n# Partition Information||\n"
 	            "# col_name|data_type|comment\nday|date|NULL\n");
@@ -53,6 +58,18 @@ static void catalog_statements(void **state)
 	assert_non_null(strstr(detail, "|spark_catalog.sales.orders|all orders|"));
 	assert_non_null(strstr(detail, "|[day]|"));
 	free(detail);
+	/* LIKE: the source's columns, partitioning, properties, description */
+	expect_ok(db, "CREATE TABLE copy LIKE orders TBLPROPERTIES ('my.k' = 'v')");
+	expect_rows(db, "SHOW COLUMNS IN copy", "id\namount\nday\n");
+	expect_rows(db, "SHOW TBLPROPERTIES copy", "delta.appendOnly|true\nmy.k|v\ndelta.minReaderVersion|1\n"
+	                                          "delta.minWriterVersion|2\n");
+	char *cd = run(db, "DESCRIBE DETAIL copy");
+	assert_non_null(strstr(cd, "|spark_catalog.sales.copy|all orders|"));
+	assert_non_null(strstr(cd, "|[day]|"));
+	free(cd);
+	expect_rows(db, "SELECT count(*) FROM copy", "0\n");
+	expect_error(db, "CREATE TABLE copy2 LIKE nope", DL_ENOTFOUND, "TABLE_OR_VIEW_NOT_FOUND");
+	expect_ok(db, "DROP TABLE copy");
 	expect_error(db, "DROP SCHEMA sales", DL_EINVALID, "SCHEMA_NOT_EMPTY");
 	expect_ok(db, "DROP TABLE orders");
 	expect_error(db, "DROP TABLE orders", DL_ENOTFOUND, "TABLE_OR_VIEW_NOT_FOUND");
