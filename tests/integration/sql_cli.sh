@@ -113,6 +113,15 @@ sql 0 --format csv "SELECT sum(points) AS total FROM scores"
 same "$tmp/out" 'total
 30'
 
+# .read runs another script; .schema without a table shows every table
+printf '.read %s\n.schema\n' "$tmp/script2.sql" >"$tmp/script1.sql"
+printf 'SELECT count(*) AS read_count FROM scores;\n' >"$tmp/script2.sql"
+sql 0 --format csv -f "$tmp/script1.sql"
+contains "$tmp/out" "read_count
+2"
+contains "$tmp/out" "CREATE TABLE spark_catalog.default.people ("
+contains "$tmp/out" "CREATE TABLE spark_catalog.default.scores ("
+
 # ---- standard input ----
 printf 'SELECT name FROM people\n  WHERE id = 2;\nSELECT 7 AS seven\n' >"$tmp/stdin.sql"
 STDIN=$tmp/stdin.sql sql 0 --format csv

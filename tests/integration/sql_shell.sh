@@ -118,6 +118,19 @@ tm send-keys -t "$session" Tab
 wait_for "FROM shell_test "
 type_line ";"
 wait_for "tabbed"
+# ... a column of the table the statement names ...
+send_text "SELECT id FROM shell_test WHERE na"
+tm send-keys -t "$session" Tab
+wait_for "WHERE name "
+type_line "= 'two';"
+wait_for "deltalake> SELECT id FROM shell_test WHERE name = 'two';"
+# ... several candidates: their common prefix, then the list under the line.
+send_text "SELECT * FROM lo"
+tm send-keys -t "$session" Tab
+wait_for "FROM long_"
+tm send-keys -t "$session" Tab
+wait_for "long_a  long_b"
+tm send-keys -t "$session" C-c
 # ... and keywords in the case typed.
 send_text "sel"
 tm send-keys -t "$session" Tab
