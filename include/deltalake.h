@@ -19,6 +19,8 @@
 #include "deltalake/timestamp.h"
 #include "deltalake/maintenance.h"
 #include "deltalake/catalog.h"
+#include "deltalake/dml.h"
+#include "deltalake/merge.h"
 
 #ifdef __cplusplus
 extern "C" {

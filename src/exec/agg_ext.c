@@ -27,8 +27,9 @@ const char *dl_agg_kind_name(dl_agg_kind k)
 	return (int)k >= 0 && (size_t)k < sizeof kind_names / sizeof kind_names[0] ? kind_names[k] : "aggregate";
 }
 
-bool dl_agg_ext_kind(dl_agg_kind k)
+bool dl_agg_ext_kind(dl_agg_kind k, const dl_type *in)
 {
+	if (k >= DL_AGG_MIN && k <= DL_AGG_LAST) return in && !dl_type_is_primitive(in);
 	return k >= DL_AGG_COLLECT_LIST && k <= DL_AGG_ANY_VALUE;
 }
 
@@ -152,6 +153,13 @@ int dl_agg_ext_new(dl_agg_ext **out, const dl_exec_agg *spec, const dl_type *in,
 		if (in->id != DL_TYPE_BOOLEAN) rc = type_error(nm, in, "a BOOLEAN", index);
 		x->out = dl_type_new(DL_TYPE_BOOLEAN);
 		break;
+	case DL_AGG_MIN:
+	case DL_AGG_MAX:
+		if (in->id == DL_TYPE_MAP || in->id == DL_TYPE_VARIANT)
+			rc = type_error(nm, in, "an orderable type (not a map or variant)", index);
+		/* fall through */
+	case DL_AGG_FIRST:
+	case DL_AGG_LAST:
 	case DL_AGG_ANY_VALUE: x->out = dl_type_ref((dl_type *)in); break;
 	case DL_AGG_COLLECT_LIST:
 	case DL_AGG_COLLECT_SET:
@@ -213,6 +221,32 @@ void dl_agg_ext_free(dl_agg_ext *x)
 	dl_free(x);
 }
 
+int dl_agg_ext_reset(dl_agg_ext *x)
+{
+	if (x->gk) agg_gk_free(x);
+	dl_free(x->cnt);
+	dl_free(x->aux);
+	dl_free(x->ref);
+	dl_free(x->tail);
+	dl_free(x->elem_ref);
+	dl_free(x->elem_next);
+	dl_free(x->reg);
+	x->cnt = x->aux = NULL;
+	x->ref = x->tail = x->elem_ref = x->elem_next = NULL;
+	x->reg = NULL;
+	x->nelem = x->elem_cap = x->cap = 0;
+	agg_store_free(&x->store, x->mem);
+	dl_exec_mem_release(x->mem, x->charged);
+	x->charged = 0;
+	if (x->seen) {
+		dl_keytab_free(x->seen);
+		x->seen = NULL;
+		dl_type *pt[2] = {x->long_t, (dl_type *)x->in};
+		return dl_keytab_new(&x->seen, pt, 2, x->mem, "collect_set");
+	}
+	return 0;
+}
+
 static int grow_array(void **p, int64_t old_cap, int64_t cap, size_t size, int fill)
 {
 	void *q = dl_reallocarray(*p, (size_t)cap, size);
@@ -233,6 +267,10 @@ static int grow(dl_agg_ext *x, int64_t ngroups)
 	case DL_AGG_COUNT_IF: per = 8; break;
 	case DL_AGG_BOOL_AND:
 	case DL_AGG_BOOL_OR: per = 16; break;
+	case DL_AGG_MIN:
+	case DL_AGG_MAX:
+	case DL_AGG_FIRST:
+	case DL_AGG_LAST:
 	case DL_AGG_ANY_VALUE: per = 8; break;
 	case DL_AGG_COLLECT_LIST:
 	case DL_AGG_COLLECT_SET: per = 24; break;
@@ -250,6 +288,10 @@ static int grow(dl_agg_ext *x, int64_t ngroups)
 		rc = grow_array((void **)&x->cnt, x->cap, cap, sizeof *x->cnt, 0);
 		if (rc == 0) rc = grow_array((void **)&x->aux, x->cap, cap, sizeof *x->aux, 0);
 		break;
+	case DL_AGG_MIN:
+	case DL_AGG_MAX:
+	case DL_AGG_FIRST:
+	case DL_AGG_LAST:
 	case DL_AGG_ANY_VALUE: rc = grow_array((void **)&x->ref, x->cap, cap, sizeof *x->ref, 0xff); break;
 	case DL_AGG_COLLECT_LIST:
 	case DL_AGG_COLLECT_SET:
@@ -266,24 +308,58 @@ static int grow(dl_agg_ext *x, int64_t ngroups)
 	return rc;
 }
 
-/* any_value: each group's first row (first non-null with ignoreNulls) is
- * copied into the store once. */
+#define REF_NONE UINT64_MAX
+#define BATCH_ROW (UINT64_C(1) << 63) /* ref marks a row of the batch being added */
+
+static int cmp_ref(const dl_agg_ext *x, const dl_array *arg, int64_t i, uint64_t ref)
+{
+	ex_val a, b;
+	ex_val_load(&a, arg, i);
+	if (ref & BATCH_ROW) ex_val_load(&b, arg, (int64_t)(ref & ~BATCH_ROW));
+	else ex_val_load(&b, x->store.chunks[ref >> 32], (int64_t)(ref & 0xffffffffu));
+	return ex_val_cmp(&a, &b, x->in);
+}
+
+/* any_value, and first/last/min/max of nested values: each group's chosen
+ * row of the batch (first: the first row, or the first non-null with
+ * ignoreNulls, once; last: the batch's last such row; min/max: the
+ * batch's best non-null row if it beats the kept one) is copied into the
+ * store, one chunk per batch. A replaced value stays in its chunk until the
+ * operator ends: at most one value per group and batch. */
 static int update_any(dl_agg_ext *x, const uint32_t *ids, const dl_array *arg, int64_t n)
 {
+	bool first = x->kind == DL_AGG_FIRST || x->kind == DL_AGG_ANY_VALUE;
+	bool minmax = x->kind == DL_AGG_MIN || x->kind == DL_AGG_MAX;
+	for (int64_t i = 0; i < n; i++) {
+		uint64_t *r = &x->ref[ids[i]];
+		bool valid = dl_array_is_valid(arg, i);
+		if ((x->ignore_nulls || minmax) && !valid) continue;
+		if (first && *r != REF_NONE) continue;
+		if (minmax && *r != REF_NONE) {
+			int c = cmp_ref(x, arg, i, *r);
+			if (x->kind == DL_AGG_MIN ? c >= 0 : c <= 0) continue;
+		}
+		*r = BATCH_ROW | (uint64_t)i;
+	}
+	/* the rows chosen in this batch, in row order, become one chunk */
 	dl_selection sel = {0};
 	int rc = dl_selection_reserve(&sel, n);
+	uint32_t *pos = rc == 0 ? dl_malloc((size_t)(n ? n : 1) * sizeof *pos) : NULL;
+	if (rc == 0 && !pos) rc = dl_error_set(DL_ENOMEM, "out of memory");
 	for (int64_t i = 0; rc == 0 && i < n; i++) {
-		uint32_t g = ids[i];
-		if (x->ref[g] != UINT64_MAX || (x->ignore_nulls && !dl_array_is_valid(arg, i))) continue;
-		x->ref[g] = (uint64_t)sel.count; /* provisional: the row within this chunk */
-		sel.idx[sel.count++] = (uint32_t)i;
+		uint64_t r = x->ref[ids[i]];
+		if (r == (BATCH_ROW | (uint64_t)i)) {
+			pos[i] = (uint32_t)sel.count;
+			sel.idx[sel.count++] = (uint32_t)i;
+		}
 	}
 	uint32_t chunk = 0;
 	if (rc == 0 && sel.count > 0) rc = agg_store_add(&x->store, arg, sel.idx, sel.count, x->mem, &chunk);
 	for (int64_t j = 0; j < sel.count; j++) {
-		uint32_t g = ids[sel.idx[j]];
-		x->ref[g] = rc == 0 ? (uint64_t)chunk << 32 | (uint64_t)j : UINT64_MAX;
+		uint32_t i = sel.idx[j];
+		x->ref[ids[i]] = rc == 0 ? (uint64_t)chunk << 32 | (uint64_t)pos[i] : REF_NONE;
 	}
+	dl_free(pos);
 	dl_selection_free(&sel);
 	return rc;
 }
@@ -306,6 +382,10 @@ int dl_agg_ext_update(dl_agg_ext *x, const uint32_t *ids, int64_t ngroups, const
 			}
 		return 0;
 	}
+	case DL_AGG_MIN:
+	case DL_AGG_MAX:
+	case DL_AGG_FIRST:
+	case DL_AGG_LAST:
 	case DL_AGG_ANY_VALUE: return update_any(x, ids, arg, n);
 	case DL_AGG_COLLECT_LIST:
 	case DL_AGG_COLLECT_SET: return agg_collect_update(x, ids, arg, n);
@@ -338,6 +418,10 @@ int dl_agg_ext_finish(dl_agg_ext *x, dl_array **out, int64_t start, int64_t n)
 				if (!has || x->cnt[i] == 0) rc = dl_builder_append_null(b);
 				else rc = dl_builder_append_bool(b, x->kind == DL_AGG_BOOL_AND ? x->aux[i] == 0 : x->aux[i] > 0);
 				break;
+			case DL_AGG_MIN:
+			case DL_AGG_MAX:
+			case DL_AGG_FIRST:
+			case DL_AGG_LAST:
 			case DL_AGG_ANY_VALUE:
 				if (!has || x->ref[i] == UINT64_MAX) rc = dl_builder_append_null(b);
 				else rc = dl_builder_append_range(b, x->store.chunks[x->ref[i] >> 32], (int64_t)(x->ref[i] & 0xffffffffu), 1);

@@ -14,8 +14,9 @@
 #include "exec/keytab.h"
 #include "exec/op.h"
 
-/* Whether the kind is one of this file's. */
-bool dl_agg_ext_kind(dl_agg_kind k);
+/* Whether the kind is one of this file's; also min, max, first and last
+ * over nested types (structs, arrays, maps), whose values it keeps. */
+bool dl_agg_ext_kind(dl_agg_kind k, const dl_type *in);
 /* The SQL name of any aggregate kind (error messages, default names). */
 const char *dl_agg_kind_name(dl_agg_kind k);
 
@@ -70,6 +71,9 @@ typedef struct dl_agg_ext {
 int dl_agg_ext_new(dl_agg_ext **out, const dl_exec_agg *spec, const dl_type *in, const dl_type *schema,
                    const dl_exec_ctx *ctx, int index, const dl_type **out_type, bool *nullable);
 void dl_agg_ext_free(dl_agg_ext *x);
+/* Drops every group's state (the window operator reuses one ext per
+ * frame); the configuration stays. */
+int dl_agg_ext_reset(dl_agg_ext *x);
 /* Adds rows [0, n) of arg, row i to group ids[i] (< ngroups). */
 int dl_agg_ext_update(dl_agg_ext *x, const uint32_t *ids, int64_t ngroups, const dl_array *arg, int64_t n);
 /* The results of groups [start, start+n) as one array. */

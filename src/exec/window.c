@@ -66,6 +66,28 @@ typedef struct sort_ctx {
 static int cmp_order(const win_op *w, dl_array *const *k, int64_t i, int64_t j)
 {
 	for (int c = 0; c < w->norder; c++) {
+		const dl_array *x = k[c];
+		/* the common integer keys without NULLs, without ex_val */
+		if (!x->validity) {
+			int64_t p, q;
+			switch (x->type->id) {
+			case DL_TYPE_INTEGER:
+			case DL_TYPE_DATE:
+				p = ((const int32_t *)x->values)[i];
+				q = ((const int32_t *)x->values)[j];
+				break;
+			case DL_TYPE_LONG:
+			case DL_TYPE_TIMESTAMP:
+			case DL_TYPE_TIMESTAMP_NTZ:
+				p = ((const int64_t *)x->values)[i];
+				q = ((const int64_t *)x->values)[j];
+				break;
+			default: goto general;
+			}
+			if (p != q) return (p < q) != w->desc[c] ? -1 : 1;
+			continue;
+		}
+	general:;
 		ex_val a, b;
 		ex_val_load(&a, k[c], i);
 		ex_val_load(&b, k[c], j);
@@ -444,6 +466,29 @@ static void w_release(dl_batch_stream *s)
 static const char *const fn_names[] = {"row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile",
                                        "lag", "lead", "first_value", "last_value", "nth_value", "aggregate"};
 
+/* lag/lead's default in the argument's type, as Spark casts it (lag(x,
+ * 1, 0) over a DOUBLE x): the default's text re-parsed under a CAST. */
+static int cast_default(win_fn *f, const dl_type *sch, const dl_exec_ctx *ctx, const char *nm)
+{
+	char tn[256];
+	dl_type_sql(dl_expr_type(f->arg), tn, sizeof tn);
+	dl_buf t = DL_BUF_INIT;
+	dl_buf_puts(&t, "CAST((");
+	int rc = dl_expr_sql(f->dflt, &t);
+	dl_buf_printf(&t, ") AS %s)", tn);
+	dl_expr *e = NULL;
+	if (rc == 0) rc = t.data ? dl_expr_parse(&e, t.data) : dl_error_set(DL_ENOMEM, "out of memory");
+	dl_buf_free(&t);
+	if (rc == 0) rc = dl_exec_bind(e, sch, ctx, "window");
+	if (rc < 0) {
+		dl_expr_free(e);
+		return dl_error_prefix("window: %s's default", nm);
+	}
+	dl_expr_free(f->dflt);
+	f->dflt = e;
+	return 0;
+}
+
 /* Binds a function's expressions and decides its type. */
 static int prepare_fn(win_op *w, win_fn *f, const dl_exec_window_fn *spec, const dl_exec_sort_key *order,
                       const dl_type *sch, bool *nullable)
@@ -487,7 +532,7 @@ static int prepare_fn(win_op *w, win_fn *f, const dl_exec_window_fn *spec, const
 				DL_TRY(dl_exec_bind(f->dflt, sch, &w->ctx, "window"));
 				const dl_type *dt = dl_expr_type(f->dflt);
 				if (dt->id != DL_TYPE_NULL && !dl_type_equals(dt, dl_expr_type(f->arg)))
-					return dl_error_set(DL_EINVALID, "window: %s's default must have the argument's type", nm);
+					DL_TRY(cast_default(f, sch, &w->ctx, nm));
 			}
 		} else {
 			DL_TRY(dl_win_frame_prepare(&f->range, &f->frame, order, w->norder, sch, &w->ctx, nm));

@@ -14,9 +14,15 @@
  *   queries a segment tree over the partition's rows: O(log n) merges per
  *   row. Double sums then add in tree order, which can differ from Spark's
  *   recomputation in the last bits.
- * Rows whose frame equals the previous row's (peers) reuse its value. */
+ * Rows whose frame equals the previous row's (peers) reuse its value.
+ *
+ * collect_list, collect_set, approx_count_distinct and percentile_approx
+ * keep agg_ext.h's state (the hash aggregate's), which cannot drop a row:
+ * growing frames feed each row once; other frames rebuild the state per
+ * distinct frame, O(frame) each. DISTINCT is rejected, as in Spark. */
 #include <math.h>
 #include <string.h>
+#include "exec/agg_ext.h"
 #include "exec/window.h"
 #include "expr/eval.h"
 
@@ -39,6 +45,7 @@ struct win_agg {
 	const dl_type *in;
 	dl_type *out;
 	dl_exec_memory *mem;
+	dl_agg_ext *ext;     /* collect_*, approx_count_distinct, percentile_approx */
 	/* per evaluation */
 	const dl_array *x;
 };
@@ -113,9 +120,10 @@ int dl_win_agg_new(win_agg **out, const dl_exec_agg *spec, const dl_type *schema
 	*out = NULL;
 	*out_type = NULL;
 	win_agg *g = dl_calloc(1, sizeof *g);
-	dl_expr_free(spec->param);
+	dl_expr *param = spec->param;
 	if (!g) {
 		dl_expr_free(spec->arg);
+		dl_expr_free(param);
 		return dl_error_set(DL_ENOMEM, "out of memory");
 	}
 	g->kind = spec->kind;
@@ -132,7 +140,19 @@ int dl_win_agg_new(win_agg **out, const dl_exec_agg *spec, const dl_type *schema
 		rc = dl_exec_bind(g->arg, schema, ctx, "window");
 		if (rc == 0) g->in = dl_expr_type(g->arg);
 	}
-	if (rc == 0) rc = result_type(g, nullable);
+	bool ext = g->kind == DL_AGG_COLLECT_LIST || g->kind == DL_AGG_COLLECT_SET ||
+	           g->kind == DL_AGG_APPROX_COUNT_DISTINCT || g->kind == DL_AGG_PERCENTILE_APPROX;
+	if (rc == 0 && ext) {
+		const dl_type *ot;
+		dl_exec_agg sp = *spec;
+		sp.param = param;
+		param = NULL; /* taken */
+		rc = dl_agg_ext_new(&g->ext, &sp, g->in, schema, ctx, 0, &ot, nullable);
+		if (rc == 0 && !(g->out = dl_type_ref((dl_type *)ot))) rc = dl_error_set(DL_ENOMEM, "out of memory");
+	} else if (rc == 0) {
+		rc = result_type(g, nullable);
+	}
+	dl_expr_free(param);
 	if (rc < 0) {
 		dl_win_agg_free(g);
 		return rc;
@@ -147,6 +167,7 @@ void dl_win_agg_free(win_agg *g)
 	if (!g) return;
 	dl_expr_free(g->arg);
 	dl_type_unref(g->out);
+	dl_agg_ext_free(g->ext);
 	dl_free(g);
 }
 
@@ -389,6 +410,43 @@ static int eval_tree(const win_agg *g, dl_builder *bl, int64_t ps, int64_t pe, c
 	return rc;
 }
 
+/* The kinds kept in agg_ext.h's state (lists, sketches): growing frames
+ * feed each row once and read the state after every row; other frames
+ * rebuild it per distinct frame, O(frame) each (these kinds cannot drop a
+ * row from their state). */
+static int eval_ext(win_agg *g, dl_builder *bl, int64_t ps, int64_t pe, const int64_t *lo, const int64_t *hi)
+{
+	bool grow = growing(lo, hi, ps, pe);
+	uint32_t *zero = dl_calloc((size_t)(pe - ps), sizeof *zero);
+	if (!zero) return dl_error_set(DL_ENOMEM, "out of memory");
+	dl_array *last = NULL;
+	int64_t fed = ps;
+	int rc = 0;
+	for (int64_t i = ps; i < pe && rc == 0; i++) {
+		if (i > ps && lo[i] == lo[i - 1] && hi[i] == hi[i - 1]) {
+			rc = dl_builder_append_range(bl, last, 0, 1);
+			continue;
+		}
+		if (!grow || i == ps) {
+			rc = dl_agg_ext_reset(g->ext);
+			fed = lo[i];
+		}
+		if (rc == 0 && hi[i] > fed) {
+			dl_array *part = dl_array_slice(g->x, fed, hi[i] - fed);
+			rc = part ? dl_agg_ext_update(g->ext, zero, 1, part, hi[i] - fed) : dl_exec_failed();
+			dl_array_free(part);
+			fed = hi[i];
+		}
+		dl_array_free(last);
+		last = NULL;
+		if (rc == 0) rc = dl_agg_ext_finish(g->ext, &last, 0, 1);
+		if (rc == 0) rc = dl_builder_append_range(bl, last, 0, 1);
+	}
+	dl_array_free(last);
+	dl_free(zero);
+	return rc;
+}
+
 int dl_win_agg_eval(dl_array **out, win_agg *g, const win_rows *w, const int64_t *lo, const int64_t *hi)
 {
 	*out = NULL;
@@ -400,7 +458,8 @@ int dl_win_agg_eval(dl_array **out, win_agg *g, const win_rows *w, const int64_t
 	if (rc == 0) rc = dl_builder_reserve(bl, w->n, 0);
 	for (int64_t p = 0; rc == 0 && p < w->nparts; p++) {
 		int64_t ps = w->part[p], pe = w->part[p + 1];
-		rc = growing(lo, hi, ps, pe) ? eval_growing(g, bl, ps, pe, hi) : eval_tree(g, bl, ps, pe, lo, hi);
+		if (g->ext) rc = eval_ext(g, bl, ps, pe, lo, hi);
+		else rc = growing(lo, hi, ps, pe) ? eval_growing(g, bl, ps, pe, hi) : eval_tree(g, bl, ps, pe, lo, hi);
 	}
 	if (rc == 0) rc = dl_builder_finish(out, bl);
 	dl_builder_free(bl);

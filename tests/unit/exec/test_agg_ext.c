@@ -201,6 +201,29 @@ static void percentile(void **st)
 	assert_true(dl_exec_aggregate(&s, tu_stream("v int", r, 4, 3), NULL, NULL, 0, bad2, 1, NULL) < 0);
 }
 
+static void nested_min_max_first_last(void **st)
+{
+	(void)st;
+	dl_expr *keys[] = {tu_expr("g")};
+	const char *kn[] = {"g"};
+	dl_exec_agg aggs[] = {A(DL_AGG_MIN, "array(coalesce(i, 0), 7)", "mn"),
+	                      A(DL_AGG_MAX, "array(coalesce(i, 0), 7)", "mx"),
+	                      A(DL_AGG_FIRST, "array(coalesce(i, 0), 7)", "f"),
+	                      A(DL_AGG_LAST, "named_struct('i', i, 'g', g)", "l"),
+	                      A(DL_AGG_MIN, "CASE WHEN i > 1 THEN array(i) END", "mnn"),
+	                      A(DL_AGG_LAST, "CASE WHEN i > 1 THEN array(i) END", "ln"),
+	                      A(DL_AGG_LAST, "CASE WHEN i > 1 THEN array(i) END", "lnn")};
+	aggs[6].ignore_nulls = true;
+	dl_batch_stream *s;
+	/* one row per batch: values replaced across batches stay right */
+	assert_int_equal(dl_exec_aggregate(&s, tu_stream(SPEC, rows, 8, 1), keys, kn, 1, aggs, 7, NULL), 0);
+	assert_int_equal(dl_batch_stream_schema(s)->children[4].type->id, DL_TYPE_STRUCT);
+	tu_expect(s, true, "a|[0, 7]|[5, 7]|[1, 7]|{i: 1, g: a}|[5]|NULL|[5]", "b|[2, 7]|[2, 7]|[2, 7]|{i: 2, g: b}|[2]|[2]|[2]",
+	          "NULL|[0, 7]|[3, 7]|[3, 7]|{i: NULL, g: NULL}|[3]|NULL|[3]");
+	dl_exec_agg bad[] = {A(DL_AGG_MAX, "map(g, i)", "m")};
+	assert_int_equal(dl_exec_aggregate(&s, tu_stream(SPEC, rows, 8, 3), NULL, NULL, 0, bad, 1, NULL), DL_EINVALID);
+}
+
 static void type_errors(void **st)
 {
 	(void)st;
@@ -226,6 +249,7 @@ int main(void)
 		cmocka_unit_test(global_over_empty_input),
 		cmocka_unit_test(xxhash_and_hll),
 		cmocka_unit_test(percentile),
+		cmocka_unit_test(nested_min_max_first_last),
 		cmocka_unit_test(type_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

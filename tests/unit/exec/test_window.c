@@ -104,7 +104,7 @@ static void offsets_and_rows_frames(void **st)
 		framed(AGG(DL_AGG_MAX, "v", "mx"), DL_FRAME_ROWS, DL_FRAME_PRECEDING, "1", DL_FRAME_PRECEDING, "1"),
 	};
 	fns[1].offset = 2;
-	fns[1].default_value = tu_expr("-1");
+	fns[1].default_value = tu_expr("CAST(-1 AS BIGINT)"); /* a BIGINT default for an INT column: cast */
 	fns[2].ignore_nulls = fns[3].ignore_nulls = fns[5].ignore_nulls = fns[6].ignore_nulls = true;
 	fns[6].offset = 2;
 	dl_batch_stream *s;
@@ -115,6 +115,30 @@ static void offsets_and_rows_frames(void **st)
 	          "4|NULL|30|60|30|50|30|50|30|30|110|NULL|3|30",
 	          "5|50|NULL|-1|30|60|NULL|60|30|80|60|NULL|4|NULL",
 	          "6|60|50|-1|50|NULL|50|60|30|110|NULL|NULL|4|50");
+}
+
+static void lists_and_sketches_over_frames(void **st)
+{
+	(void)st;
+	dl_exec_sort_key ord[] = {K("k", false)};
+	dl_exec_window_fn fns[] = {
+		framed(AGG(DL_AGG_COLLECT_LIST, "v", "cl"), DL_FRAME_ROWS, DL_FRAME_PRECEDING, "1", DL_FRAME_FOLLOWING, "1"),
+		AGG(DL_AGG_COLLECT_SET, "v % 20", "cs"),
+		AGG(DL_AGG_APPROX_COUNT_DISTINCT, "v", "acd"),
+		framed(AGG(DL_AGG_PERCENTILE_APPROX, "v", "med"), DL_FRAME_ROWS, DL_FRAME_UNBOUNDED_PRECEDING, NULL,
+		       DL_FRAME_UNBOUNDED_FOLLOWING, NULL),
+		AGG(DL_AGG_COUNT_IF, "v > 20", "ci"),
+		framed(AGG(DL_AGG_BOOL_OR, "v > 40", "bo"), DL_FRAME_ROWS, DL_FRAME_CURRENT_ROW, NULL, DL_FRAME_FOLLOWING, "1"),
+	};
+	fns[3].agg.param = tu_expr("0.5");
+	dl_batch_stream *s;
+	assert_int_equal(dl_exec_window(&s, tu_stream("k int, v int", seq, 6, 4), NULL, 0, ord, 1, fns, 6, NULL), 0);
+	const dl_type *t = dl_batch_stream_schema(s);
+	assert_int_equal(t->children[2].type->id, DL_TYPE_ARRAY);
+	assert_int_equal(t->children[4].type->id, DL_TYPE_LONG);
+	assert_int_equal(t->children[5].type->id, DL_TYPE_INTEGER);
+	tu_expect(s, true, "1|10|[10]|[10]|1|30|0|false", "2|NULL|[10, 30]|[10]|1|30|0|false", "3|30|[30]|[10]|2|30|1|false",
+	          "4|NULL|[30, 50]|[10]|2|30|1|true", "5|50|[50, 60]|[10]|3|30|2|true", "6|60|[50, 60]|[10, 0]|4|30|3|true");
 }
 
 static const char *const ties[] = {"1|2", "NULL|1", "4|5", "1|3", "2|4", "NULL|7", "5|6"};
@@ -331,6 +355,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(ranking_and_default_frame),
 		cmocka_unit_test(offsets_and_rows_frames),
+		cmocka_unit_test(lists_and_sketches_over_frames),
 		cmocka_unit_test(range_frames_with_ties_and_nulls),
 		cmocka_unit_test(range_over_dates_and_decimals),
 		cmocka_unit_test(empty_and_single_rows),

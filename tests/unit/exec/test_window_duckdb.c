@@ -4,9 +4,9 @@
  * ranking with ties, lag/lead (with defaults and IGNORE NULLS),
  * first/last/nth_value, aggregates over ROWS frames, RANGE frames over
  * decimals, doubles (descending) and dates (intervals), whole partitions;
- * count_if, bool_and/bool_or, collect_set (as sorted lists),
- * collect_list (sorted) and approx_count_distinct on small groups (exact
- * there). DuckDB's ORDER BY puts NULLs last by default, so the SQL spells
+ * count_if, bool_and/bool_or, collect_set and collect_list (as sorted
+ * lists), sum/avg/count(DISTINCT), approx_count_distinct over at most 7
+ * distinct values (exact there: against count(DISTINCT)). DuckDB's ORDER BY puts NULLs last by default, so the SQL spells
  * Spark's NULLS FIRST out. Results compare as sorted row sets; numbers
  * within 1e-6 relative. Skipped when node or the oracle is missing. */
 #include <setjmp.h>
@@ -179,6 +179,36 @@ static dl_batch_stream *q_whole(void)
 	               A(DL_AGG_BOOL_OR, "b")));
 }
 
+/* GROUP BY s with the newer aggregates; lists sorted for comparing */
+static dl_batch_stream *q_agg(void)
+{
+	dl_expr *keys[] = {tu_expr("s")};
+	const char *kn[] = {"s"};
+	dl_exec_agg a[] = {
+		{.kind = DL_AGG_COUNT_IF, .arg = tu_expr("b"), .name = "a1"},
+		{.kind = DL_AGG_BOOL_AND, .arg = tu_expr("b"), .name = "a2"},
+		{.kind = DL_AGG_BOOL_OR, .arg = tu_expr("b"), .name = "a3"},
+		{.kind = DL_AGG_COLLECT_SET, .arg = tu_expr("g"), .name = "a4"},
+		{.kind = DL_AGG_COLLECT_LIST, .arg = tu_expr("g"), .name = "a5"},
+		{.kind = DL_AGG_APPROX_COUNT_DISTINCT, .arg = tu_expr("g"), .name = "a6"},
+		{.kind = DL_AGG_SUM, .arg = tu_expr("g"), .name = "a7", .distinct = true},
+		{.kind = DL_AGG_AVG, .arg = tu_expr("x"), .name = "a8", .distinct = true},
+		{.kind = DL_AGG_COUNT, .arg = tu_expr("dt"), .name = "a9", .distinct = true},
+		{.kind = DL_AGG_COLLECT_SET, .arg = tu_expr("dt"), .name = "a10"},
+		{.kind = DL_AGG_APPROX_COUNT_DISTINCT, .arg = tu_expr("b"), .name = "a11"},
+		{.kind = DL_AGG_COUNT_IF, .arg = tu_expr("x > 0"), .name = "a12"},
+	};
+	dl_batch_stream *s;
+	check(dl_exec_aggregate(&s, t_(), keys, kn, 1, a, 12, NULL));
+	static const char *const pe[] = {"s",  "a1", "a2", "a3", "sort_array(a4)", "sort_array(a5)", "a6",
+	                                 "a7", "a8", "a9", "size(a10)", "a11", "a12"};
+	dl_expr *ex[13];
+	for (int i = 0; i < 13; i++) ex[i] = tu_expr(pe[i]);
+	dl_batch_stream *p;
+	check(dl_exec_project(&p, s, ex, NULL, 13, NULL));
+	return p;
+}
+
 typedef struct qcase {
 	const char *sql;
 	dl_batch_stream *(*plan)(void);
@@ -218,6 +248,10 @@ static const qcase cases[] = {
 	 "min(dt) OVER (PARTITION BY s), var_samp(x) OVER (PARTITION BY s), count_if(b) OVER (PARTITION BY s), "
 	 "bool_and(b) OVER (PARTITION BY s), bool_or(b) OVER (PARTITION BY s) FROM t",
 	 q_whole},
+	{"SELECT s, count_if(b), bool_and(b), bool_or(b), coalesce(list_sort(list(DISTINCT g) FILTER (WHERE g IS NOT NULL)), []), "
+	 "coalesce(list_sort(list(g) FILTER (WHERE g IS NOT NULL)), []), count(DISTINCT g), sum(DISTINCT g), avg(DISTINCT x), "
+	 "count(DISTINCT dt), count(DISTINCT dt), count(DISTINCT b), count_if(x > 0) FROM t GROUP BY s",
+	 q_agg},
 };
 #define NCASES (int)(sizeof cases / sizeof cases[0])
 
