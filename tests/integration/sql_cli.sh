@@ -163,6 +163,17 @@ same "$tmp/out" 'n
 sql 1 ".frobnicate"
 contains "$tmp/err" "unknown command .frobnicate"
 
+# ---- dot commands as arguments; -o FILE for text formats ----
+sql 0 ".help"
+contains "$tmp/out" ".schema [TABLE]"
+contains "$tmp/out" ".timer on|off"
+sql 0 --format csv -o "$tmp/res.csv" "SELECT 1 AS a" "SELECT 2 AS b"
+same "$tmp/out" ""
+same "$tmp/res.csv" 'a
+1
+b
+2'
+
 # ---- the warehouse: --warehouse, then $DELTALAKE_WAREHOUSE, then ./warehouse ----
 DELTALAKE_WAREHOUSE=$wh expect 0 sql --format csv "SELECT count(*) AS n FROM people"
 same "$tmp/out" 'n
