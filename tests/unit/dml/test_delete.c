@@ -184,6 +184,19 @@ static void test_change_data(void **state)
 	dl_free(uri);
 }
 
+/* Copy-on-write keeps the row ids and commit versions of the copied rows. */
+static void test_row_tracking(void **state)
+{
+	(void)state;
+	const char *props[] = {"delta.enableRowTracking", "true"};
+	char *uri = make("tracked", NULL, props, 1);
+	dl_delete_metrics m;
+	assert_int_equal(dl_delete(&m, uri, "id = 2", NULL), 0);
+	assert_int_equal(m.numCopiedRows, 3);
+	dx_rows(uri, "id," DL_SCAN_ROW_ID "," DL_SCAN_ROW_COMMIT_VERSION, "1,0,1;3,2,1;4,3,1");
+	dl_free(uri);
+}
+
 static void test_progress_cancel(void **state);
 
 /* A store failing at each of the command's calls in turn: either the
@@ -273,6 +286,7 @@ int main(void)
 		cmocka_unit_test(test_metadata_only),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_change_data),
+		cmocka_unit_test(test_row_tracking),
 		cmocka_unit_test(test_progress_cancel),
 		cmocka_unit_test(test_failing_store),
 	};
