@@ -20,6 +20,7 @@
 #include "deltalake/maintenance.h"
 #include "deltalake/catalog.h"
 #include "deltalake/dml.h"
+#include "deltalake/merge.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -67,6 +67,9 @@ typedef struct dl_rewrite_matched {
 	const dl_batch *rows;          /* the snapshot schema's columns (then _metadata.row_id
 	                                  and row_commit_version when the table tracks rows) */
 	const uint64_t *positions;     /* each row's index in the file */
+	uint8_t *drop;                 /* per row, zeroed: the callback sets drop[i] to
+	                                  delete row i instead of replacing it (MERGE's
+	                                  DELETE clauses); its row in *out is ignored */
 } dl_rewrite_matched;
 
 /* Returns in *out (owned by the engine afterwards) the new values of the

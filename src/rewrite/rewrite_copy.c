@@ -110,24 +110,75 @@ static int write_updated(dl_rewrite *rw, rw_file *f, const dl_batch *b, const ui
 	dl_batch *matched = dl_batch_take(b, idx, n);
 	if (!matched) return dl_error_last()->code;
 	dl_array **extra = NULL;
-	dl_rewrite_matched m = {f->add, matched, pos};
+	uint8_t *drop = dl_calloc((size_t)n + 1, 1);
+	if (!drop) {
+		dl_batch_free(matched);
+		return DL_ENOMEM;
+	}
+	dl_rewrite_matched m = {f->add, matched, pos, drop};
 	dl_batch *upd = NULL;
 	int rc = rw->o.update(&upd, &m, rw->o.update_payload);
 	if (rc == 0 && (!upd || upd->num_rows != n || upd->ncols < rw->schema->nchildren))
 		rc = dl_error_set(DL_EINVALID, "the update callback must return %lld rows of the table "
 		                  "schema", (long long)n);
+	/* rows the callback dropped are deleted: out of upd (and of the
+	 * preimage), written as `delete` change rows */
+	uint32_t *owned_idx = NULL;
+	int64_t nkeep = 0;
+	for (int64_t i = 0; i < n; i++) nkeep += !drop[i];
+	if (rc == 0 && nkeep < n) {
+		uint32_t *keep = dl_calloc((size_t)n + 1, sizeof *keep);
+		uint32_t *gone = dl_calloc((size_t)n + 1, sizeof *gone);
+		int64_t nk = 0, ng = 0;
+		if (!keep || !gone) rc = DL_ENOMEM;
+		for (int64_t i = 0; rc == 0 && i < n; i++) {
+			if (drop[i]) gone[ng++] = idx[i];
+			else keep[nk++] = (uint32_t)i;
+		}
+		dl_batch *del = NULL;
+		if (rc == 0 && f->cdc) rc = conform_rows(rw, b, gone, ng, &del);
+		if (rc == 0 && f->cdc) rc = dl_change_writer_write(f->cdc, del, "delete");
+		free_rows(rw, del);
+		dl_batch *ku = NULL, *km = NULL;
+		if (rc == 0) {
+			ku = dl_batch_take(upd, keep, nk);
+			km = dl_batch_take(matched, keep, nk);
+			if (!ku || !km) rc = dl_error_last()->code;
+		}
+		if (rc == 0) {
+			dl_batch_free(upd);
+			dl_batch_free(matched);
+			upd = ku;
+			matched = km;
+			ku = km = NULL;
+			/* the preimage below takes the kept rows of b */
+			for (int64_t i = 0; i < nk; i++) gone[i] = idx[keep[i]];
+		}
+		dl_batch_free(ku);
+		dl_batch_free(km);
+		dl_free(keep);
+		if (rc == 0) {
+			idx = owned_idx = gone;
+			n = nk;
+			gone = NULL;
+		}
+		dl_free(gone);
+	}
+	dl_free(drop);
 	dl_batch *pre = NULL;
-	if (rc == 0 && f->cdc) rc = conform_rows(rw, b, idx, n, &pre);
-	if (rc == 0 && f->cdc) rc = dl_change_writer_write(f->cdc, pre, "update_preimage");
-	if (rc == 0 && f->cdc) rc = dl_change_writer_write(f->cdc, upd, "update_postimage");
+	if (rc == 0 && f->cdc && n) rc = conform_rows(rw, b, idx, n, &pre);
+	if (rc == 0 && f->cdc && n) rc = dl_change_writer_write(f->cdc, pre, "update_preimage");
+	if (rc == 0 && f->cdc && n) rc = dl_change_writer_write(f->cdc, upd, "update_postimage");
 	free_rows(rw, pre);
 	int ns = rw->schema->nchildren;
-	if (rc == 0 && rw->nhidden) {
+	if (rc == 0 && n == 0) {
+		/* every matched row of the batch was dropped */
+	} else if (rc == 0 && rw->nhidden) {
 		/* an updated row keeps its id; its commit version is the new file's */
 		extra = dl_calloc((size_t)(ns + rw->nhidden), sizeof *extra);
 		if (!extra) rc = DL_ENOMEM;
 	}
-	if (rc == 0 && extra) {
+	if (rc == 0 && n && extra) {
 		memcpy(extra, upd->cols, (size_t)ns * sizeof *extra);
 		extra[ns] = dl_array_slice(matched->cols[rw->nsnap], 0, n);
 		extra[ns + 1] = dl_array_new_null(rw->hidden[1].type, n);
@@ -139,11 +190,12 @@ static int write_updated(dl_rewrite *rw, rw_file *f, const dl_batch *b, const ui
 		dl_array_free(extra[ns]);
 		dl_array_free(extra[ns + 1]);
 		dl_free(extra);
-	} else if (rc == 0) {
+	} else if (rc == 0 && n) {
 		rc = dl_files_writer_write(f->out, upd);
 	}
 	dl_batch_free(upd);
 	dl_batch_free(matched);
+	dl_free(owned_idx);
 	return rc;
 }
 

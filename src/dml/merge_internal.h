@@ -1,0 +1,166 @@
+/* MERGE's shared state (include/deltalake/merge.h): the builder, the
+ * execution context, and the steps each file implements:
+ *   merge_api.c      builder, clause rules, the execution driver and commit;
+ *   merge_resolve.c  names in conditions and values -> the join's columns,
+ *                    the ON condition split into equi-keys and a residual;
+ *   merge_join.c     source read once, target files pruned and streamed with
+ *                    row positions, the hash join, clause evaluation per row;
+ *   merge_write.c    the rewrite engine's callback (updated/deleted rows),
+ *                    inserts, schema evolution;
+ *   merge_metrics.c  commitInfo parameters and metrics as Spark writes them.
+ *
+ * The join works on one "canonical" row: the target's columns __t0.., then
+ * __file (index into the candidate files) and __pos (row position in it),
+ * then the source's columns __s0.., then __srow (its index in the source).
+ * Every expression is rewritten onto those names and bound once. */
+#ifndef DL_DML_MERGE_INTERNAL_H
+#define DL_DML_MERGE_INTERNAL_H
+#include <pthread.h>
+#include "columnar/batch_stream.h"
+#include "deltalake/merge.h"
+#include "exec/exec.h"
+#include "expr/expr.h"
+#include "log/actions.h"
+#include "log/properties.h"
+#include "ops/enforce.h"
+#include "rewrite/rewrite.h"
+#include "txn/txn.h"
+#include "util/arena.h"
+
+typedef enum mg_kind { MG_MATCHED = 0, MG_NOT_MATCHED, MG_BY_SOURCE } mg_kind;
+typedef enum mg_action { MG_UPDATE = 0, MG_UPDATE_ALL, MG_DELETE, MG_INSERT, MG_INSERT_ALL } mg_action;
+
+typedef struct mg_clause {
+	mg_kind kind;
+	mg_action action;
+	char *cond;           /* SQL text or NULL */
+	char **cols, **vals;  /* explicit assignments / insert lists */
+	int n;
+	/* resolved at execute */
+	dl_expr *cond_e;      /* bound to the canonical schema; NULL = always */
+	dl_expr **set;        /* per written column: its new value (bound), NULL = unchanged
+	                         (update) / not provided (insert) */
+	int64_t rows;         /* rows this clause acted on */
+} mg_clause;
+
+struct dl_merge {
+	dl_merge_options o;
+	char *uri;
+	dl_batch_stream *src;  /* dl_merge_source_stream / internal */
+	char *src_uri;
+	int64_t src_version;
+	char *talias, *salias;
+	char *on;
+	mg_clause *cl;
+	int ncl, cap;
+	bool evolve;
+	bool executed;
+};
+
+/* A target row acted on (or matched): where it is and what happens to it. */
+typedef struct mg_rec {
+	uint64_t pos;
+	int32_t clause;   /* index in cl, -1: matched but no clause acted (copied) */
+	int64_t srow;     /* source row (ns: the all-NULL row) */
+} mg_rec;
+
+typedef struct mg_file_recs {
+	mg_rec *r;
+	size_t n, cap;
+} mg_file_recs;
+
+typedef struct mg_exec {
+	dl_merge *m;
+	dl_store *store;
+	bool owns_store;
+	dl_snapshot *snap;
+	dl_transaction *txn;
+	dl_table_properties props;
+	dl_arena arena;
+	const dl_type *tschema;  /* the snapshot's */
+	int nt;
+	dl_type *sschema;        /* the source's (reference) */
+	int ns;
+	dl_type *wschema;        /* written: tschema + evolved columns (reference) */
+	int nw;
+	dl_str_map config;       /* committed configuration */
+	bool schema_changed;
+	dl_type *canon;          /* the canonical joined schema (reference) */
+	/* source, materialized once: ns columns + __srow, one all-NULL row at ns */
+	dl_batch **sbatches;
+	int nsb;
+	dl_batch *sall;          /* rows 0..nsrc-1 then the NULL row */
+	int64_t nsrc;
+	/* ON */
+	int nkeys;
+	dl_expr **tkeys, **skeys; /* bound to the target / source stream schemas */
+	bool *null_safe;
+	dl_expr *residual;        /* bound to the canonical schema, NULL = none */
+	char *prune;              /* target-only terms of ON over plain names, or NULL */
+	int *key_tcol;            /* per key: the target column it is, or -1 */
+	char **key_ssql;          /* per key: the source side's canonical SQL */
+	/* target files */
+	const dl_add **files;
+	size_t nfiles;
+	mg_file_recs *recs;
+	int64_t target_rows_est;
+	/* clause shape */
+	bool matched_only, single_uncond_delete;
+	bool has_matched, has_not_matched, has_by_source;
+	/* inserts: per clause, batches of its insert schema */
+	dl_batch ***ins;
+	int *nins, *capins;
+	dl_type **ins_schema;
+	/* write side */
+	dl_rewrite *rw;
+	dl_enforcer *enf;
+	pthread_mutex_t enf_lock;
+	bool lock_init;
+	bool *gen_recompute;      /* per written column: generated, recomputed on update */
+	dl_exec_memory mem;
+	int64_t row_hwm;
+	/* metrics */
+	dl_merge_metrics mt;
+	int64_t t0, scan_ns, rewrite_ns;
+	struct dl_files_writer **insert_files;
+	int ninsert_files;
+	struct dl_change_writer *cdc;
+} mg_exec;
+
+/* merge_resolve.c */
+/* Parses `sql` and rewrites its column references onto the canonical
+ * names; allow_t / allow_s say which side it may name; `what` names the
+ * clause for messages. *out is unbound. */
+int dl_mg_resolve(mg_exec *x, dl_expr **out, const char *sql, bool allow_t, bool allow_s, const char *what);
+/* dl_mg_resolve then bind to the canonical schema; with `to` non-NULL the
+ * value is cast to it (store assignment). */
+int dl_mg_resolve_bound(mg_exec *x, dl_expr **out, const char *sql, bool allow_t, bool allow_s,
+                        const char *what, const dl_type *to);
+/* The ON condition into x->tkeys/skeys/null_safe, x->residual, x->prune. */
+int dl_mg_split_on(mg_exec *x);
+/* After the source is read: each plain `t.col = <source expr>` key adds
+ * `col BETWEEN min AND max` of the source's values to x->prune. */
+int dl_mg_key_range(mg_exec *x);
+/* Clause conditions and assignments (x->wschema known). */
+int dl_mg_resolve_clauses(mg_exec *x);
+/* The canonical schema of x (after tschema and sschema are known). */
+int dl_mg_build_canon(mg_exec *x);
+
+/* merge_join.c */
+int dl_mg_read_source(mg_exec *x);
+int dl_mg_plan_files(mg_exec *x);
+int dl_mg_join(mg_exec *x);
+
+/* merge_write.c */
+int dl_mg_evolve_schema(mg_exec *x);
+int dl_mg_write(mg_exec *x);
+void dl_mg_discard(mg_exec *x);
+
+/* merge_metrics.c */
+int dl_mg_commit_info(mg_exec *x);
+
+/* Column name helpers */
+void dl_mg_tname(char *buf, size_t cap, int i);
+void dl_mg_sname(char *buf, size_t cap, int j);
+
+#endif

@@ -1,0 +1,523 @@
+/* MERGE's read side (Spark's ClassicMergeExecutor.findTouchedFiles and
+ * writeAllChanges, done in one pass): the source read once into memory, the
+ * target's candidate files (pruned by the ON condition's target-only terms
+ * when no NOT MATCHED BY SOURCE clause needs every row) streamed with each
+ * row's file and position, a hash join built on the smaller side whose kind
+ * the clauses decide (inner; target outer for NOT MATCHED BY SOURCE; source
+ * outer for NOT MATCHED), and per joined row the first clause whose
+ * condition holds. What a clause does to a target row is recorded by file
+ * and position for the rewrite engine; inserted rows are computed here. */
+#include "dml/merge_internal.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "log/deletion_vector.h"
+#include "log/replay.h"
+#include "log/snapshot.h"
+#include "table/scan.h"
+#include "util/error.h"
+#include "util/mem.h"
+#include "util/time.h"
+
+/* ---- source ---- */
+
+static int long_column(dl_array **out, int64_t n, int64_t start, int64_t step)
+{
+	dl_type *lt = dl_type_new(DL_TYPE_LONG);
+	if (!lt) return DL_ENOMEM;
+	dl_array *a = dl_array_new(lt, n);
+	dl_type_unref(lt);
+	if (!a) return dl_error_last()->code;
+	int64_t *v = a->values;
+	for (int64_t i = 0; i < n; i++) v[i] = start + i * step;
+	*out = a;
+	return 0;
+}
+
+static int side_schema(mg_exec *x, bool target, dl_type **out)
+{
+	int from = target ? 0 : x->nt + 2, n = target ? x->nt + 2 : x->ns + 1;
+	*out = dl_type_struct(x->canon->children + from, n);
+	return *out ? 0 : dl_error_last()->code;
+}
+
+/* A batch of `schema` whose first n columns are moved out of `b`. */
+static int adopt(dl_batch **out, dl_type *schema, dl_batch *b, int n, int64_t rows)
+{
+	dl_batch *o = dl_batch_new(schema, rows);
+	if (!o) return dl_error_last()->code;
+	for (int i = 0; i < n; i++) {
+		o->cols[i] = b->cols[i];
+		b->cols[i] = NULL;
+	}
+	*out = o;
+	return 0;
+}
+
+int dl_mg_read_source(mg_exec *x)
+{
+	dl_type *ss = NULL;
+	DL_TRY(side_schema(x, false, &ss));
+	dl_batch_stream *s = x->m->src;
+	int rc = 0, cap = 0;
+	int64_t row = 0;
+	for (;;) {
+		dl_batch *b;
+		rc = dl_batch_stream_next(s, &b);
+		if (rc < 0 || !b) break;
+		dl_batch *o = NULL;
+		if (b->num_rows) rc = adopt(&o, ss, b, x->ns, b->num_rows);
+		if (rc == 0 && o) rc = long_column(&o->cols[x->ns], b->num_rows, row, 1);
+		row += b->num_rows;
+		dl_batch_free(b);
+		if (rc == 0 && o && x->nsb == cap) {
+			cap = cap ? cap * 2 : 16;
+			dl_batch **nb = dl_reallocarray(x->sbatches, (size_t)cap, sizeof *nb);
+			if (!nb) rc = DL_ENOMEM;
+			else x->sbatches = nb;
+		}
+		if (rc < 0) {
+			dl_batch_free(o);
+			break;
+		}
+		if (o) x->sbatches[x->nsb++] = o;
+	}
+	x->nsrc = row;
+	/* all rows then one all-NULL row (the source of NOT MATCHED BY SOURCE rows) */
+	dl_batch *nul = rc == 0 ? dl_batch_new(ss, 1) : NULL;
+	if (rc == 0 && !nul) rc = dl_error_last()->code;
+	for (int j = 0; rc == 0 && j <= x->ns; j++)
+		if (!(nul->cols[j] = dl_array_new_null(ss->children[j].type, 1))) rc = dl_error_last()->code;
+	if (rc == 0) {
+		dl_batch **all = dl_calloc((size_t)x->nsb + 1, sizeof *all);
+		if (!all) rc = DL_ENOMEM;
+		for (int i = 0; rc == 0 && i < x->nsb; i++) all[i] = x->sbatches[i];
+		if (rc == 0) {
+			all[x->nsb] = nul;
+			x->sall = dl_batch_concat(all, x->nsb + 1);
+			if (!x->sall) rc = dl_error_last()->code;
+		}
+		dl_free(all);
+	}
+	dl_batch_free(nul);
+	dl_type_unref(ss);
+	x->mt.num_source_rows = x->nsrc;
+	return rc;
+}
+
+/* ---- target files ---- */
+
+static int64_t stats_records(const dl_add *a)
+{
+	const char *p = a->stats ? strstr(a->stats, "\"numRecords\":") : NULL;
+	if (!p) return a->size / 8;
+	int64_t n = strtoll(p + 13, NULL, 10);
+	if (a->dv) n -= a->dv->cardinality;
+	return n;
+}
+
+int dl_mg_plan_files(mg_exec *x)
+{
+	dl_scan_options so = DL_SCAN_OPTIONS_INIT;
+	so.filter = x->prune;
+	so.threads = 1;
+	dl_scan *plan;
+	DL_TRY(dl_scan_open(&plan, x->snap, &so));
+	const dl_log_state *st = dl_snapshot_state(x->snap);
+	size_t n = dl_scan_file_count(plan);
+	int rc = 0;
+	x->files = dl_calloc(n + 1, sizeof *x->files);
+	x->recs = dl_calloc(n + 1, sizeof *x->recs);
+	if (!x->files || !x->recs) rc = DL_ENOMEM;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const dl_add *a = dl_log_state_add(st, dl_scan_file_snapshot_index(plan, i));
+		x->files[x->nfiles++] = a;
+		x->target_rows_est += stats_records(a);
+		/* conflict detection: a concurrent removal of a file read conflicts */
+		rc = dl_txn_read_file(x->txn, a->path);
+	}
+	dl_scan_free(plan);
+	if (rc == 0) {
+		if (x->prune) rc = dl_txn_read_predicate(x->txn, x->prune);
+		else dl_txn_read_whole_table(x->txn);
+	}
+	return rc;
+}
+
+/* The target side of the join: the candidate files in order, each row with
+ * __file and __pos (its position in the file, the old DV's rows skipped). */
+typedef struct tstream {
+	mg_exec *x;
+	dl_type *schema;
+	dl_scan *reader;
+	size_t file;
+	dl_batch **q;
+	int nq, qi, capq;
+	int64_t pos;
+	uint64_t *old;
+	size_t nold, old_i;
+	int err;
+} tstream;
+
+static int collect(void *payload, dl_batch *b)
+{
+	tstream *t = payload;
+	if (t->nq == t->capq) {
+		int cap = t->capq ? t->capq * 2 : 8;
+		dl_batch **nq = dl_reallocarray(t->q, (size_t)cap, sizeof *nq);
+		if (!nq) {
+			dl_batch_free(b);
+			return DL_ENOMEM;
+		}
+		t->q = nq;
+		t->capq = cap;
+	}
+	t->q[t->nq++] = b;
+	return 0;
+}
+
+static int load_file(tstream *t)
+{
+	mg_exec *x = t->x;
+	const dl_add *a = x->files[t->file];
+	dl_free(t->old);
+	t->old = NULL;
+	t->nold = t->old_i = 0;
+	t->pos = 0;
+	if (a->dv) {
+		dl_dv_rows rows;
+		DL_TRY(dl_dv_load_from(&rows, t->reader->dvs, a->dv));
+		int rc = dl_dv_rows_to_array(&rows, &t->old, &t->nold);
+		dl_dv_rows_free(&rows);
+		if (rc < 0) return dl_error_prefix("deletion vector of %s", a->path);
+	}
+	t->nq = t->qi = 0;
+	return dl_scan_read_add(t->reader, a, NULL, 0, false, collect, t);
+}
+
+static int tstream_next(dl_batch_stream *s, dl_batch **out)
+{
+	tstream *t = s->private_data;
+	*out = NULL;
+	mg_exec *x = t->x;
+	while (t->qi >= t->nq) {
+		for (int i = t->qi; i < t->nq; i++) dl_batch_free(t->q[i]);
+		t->nq = t->qi = 0;
+		if (t->file >= x->nfiles) return 0;
+		int64_t t0 = dl_monotonic_ns();
+		int rc = load_file(t);
+		x->scan_ns += dl_monotonic_ns() - t0;
+		t->file++;
+		DL_TRY(rc);
+	}
+	dl_batch *b = t->q[t->qi];
+	t->q[t->qi++] = NULL;
+	int64_t n = b->num_rows;
+	dl_batch *o = NULL;
+	int rc = adopt(&o, t->schema, b, x->nt, n);
+	if (rc == 0) rc = long_column(&o->cols[x->nt], n, (int64_t)t->file - 1, 0);
+	if (rc == 0) rc = long_column(&o->cols[x->nt + 1], n, 0, 0);
+	if (rc == 0) {
+		int64_t *p = o->cols[x->nt + 1]->values;
+		for (int64_t j = 0; j < n; j++) {
+			while (t->old_i < t->nold && t->old[t->old_i] == (uint64_t)t->pos) {
+				t->pos++;
+				t->old_i++;
+			}
+			p[j] = t->pos++;
+		}
+	}
+	dl_batch_free(b);
+	if (rc < 0) {
+		dl_batch_free(o);
+		return rc;
+	}
+	*out = o;
+	return 0;
+}
+
+static const dl_type *tstream_schema(dl_batch_stream *s) { return ((tstream *)s->private_data)->schema; }
+
+static void tstream_release(dl_batch_stream *s)
+{
+	tstream *t = s->private_data;
+	for (int i = t->qi; i < t->nq; i++) dl_batch_free(t->q[i]);
+	dl_free(t->q);
+	dl_free(t->old);
+	dl_scan_free(t->reader);
+	dl_type_unref(t->schema);
+	dl_free(t);
+	dl_free(s);
+}
+
+static int target_stream(mg_exec *x, dl_batch_stream **out)
+{
+	dl_batch_stream *s = dl_calloc(1, sizeof *s);
+	tstream *t = dl_calloc(1, sizeof *t);
+	const char **cols = dl_calloc((size_t)x->nt + 1, sizeof *cols);
+	int rc = s && t && cols ? 0 : DL_ENOMEM;
+	if (rc == 0) {
+		t->x = x;
+		s->private_data = t;
+		s->schema = tstream_schema;
+		s->next = tstream_next;
+		s->release = tstream_release;
+		rc = side_schema(x, true, &t->schema);
+	}
+	for (int i = 0; rc == 0 && i < x->nt; i++) cols[i] = x->tschema->children[i].name;
+	if (rc == 0) {
+		dl_scan_options so = DL_SCAN_OPTIONS_INIT;
+		so.columns = cols;
+		so.ncolumns = x->nt;
+		so.threads = 1;
+		rc = dl_scan_open(&t->reader, x->snap, &so);
+	}
+	dl_free(cols);
+	if (rc < 0) {
+		if (s && t) tstream_release(s);
+		else {
+			dl_free(s);
+			dl_free(t);
+		}
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+/* ---- clause evaluation over joined rows ---- */
+
+static int push_rec(mg_exec *x, int64_t file, uint64_t pos, int32_t clause, int64_t srow)
+{
+	mg_file_recs *r = &x->recs[file];
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 64;
+		mg_rec *nr = dl_reallocarray(r->r, cap, sizeof *nr);
+		if (!nr) return DL_ENOMEM;
+		r->r = nr;
+		r->cap = cap;
+	}
+	r->r[r->n++] = (mg_rec){pos, clause, srow};
+	return 0;
+}
+
+/* Assigns to rows[0..n) of V (those with assign[] == -1) the first clause of
+ * `kind` whose condition holds, evaluating each condition only on the rows
+ * still unassigned (Spark evaluates the clauses as CASE WHEN, in order). */
+static int assign_clauses(mg_exec *x, const dl_batch *V, mg_kind kind, const uint32_t *rows, int64_t n,
+                          int32_t *assign)
+{
+	uint32_t *left = dl_calloc((size_t)n + 1, sizeof *left);
+	if (!left) return DL_ENOMEM;
+	int64_t nl = n;
+	memcpy(left, rows, (size_t)n * sizeof *left);
+	int rc = 0;
+	for (int k = 0; k < x->m->ncl && nl > 0 && rc == 0; k++) {
+		mg_clause *c = &x->m->cl[k];
+		if (c->kind != kind) continue;
+		if (!c->cond_e) {
+			for (int64_t i = 0; i < nl; i++) assign[left[i]] = k;
+			nl = 0;
+			break;
+		}
+		dl_batch *sub = dl_batch_take(V, left, nl);
+		if (!sub) {
+			rc = dl_error_last()->code;
+			break;
+		}
+		dl_array *v = NULL;
+		rc = dl_expr_eval(&v, c->cond_e, sub, NULL);
+		int64_t keep = 0;
+		for (int64_t i = 0; rc == 0 && i < nl; i++) {
+			bool t = dl_array_is_valid(v, i) && dl_bit_get(v->values, i);
+			if (t) assign[left[i]] = k;
+			else left[keep++] = left[i];
+		}
+		if (rc == 0) nl = keep;
+		dl_array_free(v);
+		dl_batch_free(sub);
+	}
+	dl_free(left);
+	return rc;
+}
+
+static int add_inserts(mg_exec *x, const dl_batch *V, int k, const uint32_t *rows, int64_t n)
+{
+	mg_clause *c = &x->m->cl[k];
+	dl_batch *sub = dl_batch_take(V, rows, n);
+	if (!sub) return dl_error_last()->code;
+	dl_type *is = x->ins_schema[k];
+	dl_batch *o = dl_batch_new(is, n);
+	int rc = o ? 0 : dl_error_last()->code;
+	int j = 0;
+	for (int w = 0; w < x->nw && rc == 0; w++) {
+		if (!c->set[w]) continue;
+		rc = dl_expr_eval(&o->cols[j++], c->set[w], sub, NULL);
+	}
+	dl_batch_free(sub);
+	if (rc == 0 && x->nins[k] == x->capins[k]) {
+		int cap = x->capins[k] ? x->capins[k] * 2 : 8;
+		dl_batch **nb = dl_reallocarray(x->ins[k], (size_t)cap, sizeof *nb);
+		if (!nb) rc = DL_ENOMEM;
+		else {
+			x->ins[k] = nb;
+			x->capins[k] = cap;
+		}
+	}
+	if (rc < 0) {
+		dl_batch_free(o);
+		return rc;
+	}
+	x->ins[k][x->nins[k]++] = o;
+	c->rows += n;
+	return 0;
+}
+
+static int process(mg_exec *x, const dl_batch *V)
+{
+	int64_t n = V->num_rows;
+	const dl_array *fcol = V->cols[x->nt], *pcol = V->cols[x->nt + 1], *scol = V->cols[x->nt + 2 + x->ns];
+	uint32_t *mrow = dl_calloc((size_t)n + 1, sizeof *mrow), *brow = dl_calloc((size_t)n + 1, sizeof *brow),
+	         *irow = dl_calloc((size_t)n + 1, sizeof *irow);
+	int32_t *assign = dl_malloc(((size_t)n + 1) * sizeof *assign);
+	int rc = mrow && brow && irow && assign ? 0 : DL_ENOMEM;
+	int64_t nm = 0, nb = 0, ni = 0;
+	for (int64_t i = 0; rc == 0 && i < n; i++) {
+		bool t = dl_array_is_valid(fcol, i), s = dl_array_is_valid(scol, i);
+		assign[i] = -1;
+		if (t && s) mrow[nm++] = (uint32_t)i;
+		else if (t) brow[nb++] = (uint32_t)i;
+		else if (s) irow[ni++] = (uint32_t)i;
+	}
+	if (rc == 0 && nm && x->has_matched) rc = assign_clauses(x, V, MG_MATCHED, mrow, nm, assign);
+	if (rc == 0 && nb && x->has_by_source) rc = assign_clauses(x, V, MG_BY_SOURCE, brow, nb, assign);
+	if (rc == 0 && ni && x->has_not_matched) rc = assign_clauses(x, V, MG_NOT_MATCHED, irow, ni, assign);
+	const int64_t *fv = fcol->values, *pv = pcol->values, *sv = scol->values;
+	/* matched pairs: Spark counts every pair for the multiple-match check,
+	 * only those some clause acts on when all clauses are MATCHED ones */
+	for (int64_t k = 0; rc == 0 && k < nm; k++) {
+		uint32_t i = mrow[k];
+		if (x->has_matched && (assign[i] >= 0 || !x->matched_only))
+			rc = push_rec(x, fv[i], (uint64_t)pv[i], assign[i], sv[i]);
+	}
+	for (int64_t k = 0; rc == 0 && k < nb; k++) {
+		uint32_t i = brow[k];
+		if (assign[i] >= 0) rc = push_rec(x, fv[i], (uint64_t)pv[i], assign[i], x->nsrc);
+	}
+	/* inserts, per clause */
+	for (int c = 0; rc == 0 && ni && c < x->m->ncl; c++) {
+		if (x->m->cl[c].kind != MG_NOT_MATCHED) continue;
+		int64_t nc = 0;
+		for (int64_t k = 0; k < ni; k++)
+			if (assign[irow[k]] == c) mrow[nc++] = irow[k];
+		if (nc) rc = add_inserts(x, V, c, mrow, nc);
+	}
+	dl_free(mrow);
+	dl_free(brow);
+	dl_free(irow);
+	dl_free(assign);
+	return rc;
+}
+
+static int cmp_rec(const void *a, const void *b)
+{
+	const mg_rec *x = a, *y = b;
+	if (x->pos != y->pos) return x->pos < y->pos ? -1 : 1;
+	return x->srow < y->srow ? -1 : x->srow > y->srow;
+}
+
+/* Sorts each file's records; a target row matched by several source rows
+ * fails unless the only matched clause is an unconditional DELETE. */
+static int check_matches(mg_exec *x)
+{
+	for (size_t f = 0; f < x->nfiles; f++) {
+		mg_file_recs *r = &x->recs[f];
+		if (r->n > 1) qsort(r->r, r->n, sizeof *r->r, cmp_rec);
+		size_t w = 0;
+		for (size_t i = 0; i < r->n; i++) {
+			if (w > 0 && r->r[w - 1].pos == r->r[i].pos) {
+				if (!x->single_uncond_delete)
+					return dl_error_set_class(
+						DL_EINVALID, "DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE",
+						"[DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE] Cannot perform "
+						"Merge as multiple source rows matched and attempted to modify the same "
+						"target row in the Delta table in possibly conflicting ways. By SQL "
+						"semantics of Merge, when multiple source rows match on the same target "
+						"row, the result may be ambiguous as it is unclear which source row "
+						"should be used to update or delete the matching target row. You can "
+						"preprocess the source table to eliminate the possibility of multiple "
+						"matches.");
+				continue;
+			}
+			r->r[w++] = r->r[i];
+		}
+		/* matched rows no clause acts on are copied: not touched */
+		size_t k = 0;
+		for (size_t i = 0; i < w; i++)
+			if (r->r[i].clause >= 0) r->r[k++] = r->r[i];
+		r->n = k;
+	}
+	return 0;
+}
+
+int dl_mg_join(mg_exec *x)
+{
+	dl_exec_ctx ctx = DL_EXEC_CTX_INIT;
+	ctx.mem = &x->mem;
+	ctx.temp_dir = x->m->o.temp_dir;
+	dl_batch_stream *ts = NULL, *ss = NULL, *j = NULL;
+	dl_type *sschema = NULL;
+	int rc = target_stream(x, &ts);
+	if (rc == 0) rc = side_schema(x, false, &sschema);
+	if (rc == 0) {
+		rc = dl_batch_stream_from_batches(&ss, sschema, x->sbatches, x->nsb);
+		dl_free(x->sbatches);
+		x->sbatches = NULL;
+		x->nsb = 0;
+	}
+	/* the hash table on the smaller side (the right input is the build side) */
+	bool swap = x->target_rows_est < x->nsrc;
+	bool outer_t = x->has_by_source, outer_s = x->has_not_matched;
+	dl_join_kind kind = outer_t && outer_s ? DL_JOIN_FULL
+	                    : outer_t          ? (swap ? DL_JOIN_RIGHT : DL_JOIN_LEFT)
+	                    : outer_s          ? (swap ? DL_JOIN_LEFT : DL_JOIN_RIGHT)
+	                                       : (x->nkeys ? DL_JOIN_INNER : DL_JOIN_CROSS);
+	if (kind == DL_JOIN_CROSS && x->residual) kind = DL_JOIN_INNER;
+	dl_exec_join spec = {kind, x->nkeys, swap ? x->skeys : x->tkeys, swap ? x->tkeys : x->skeys,
+	                     x->null_safe, x->residual};
+	if (rc == 0) {
+		rc = dl_exec_hash_join(&j, swap ? ss : ts, swap ? ts : ss, &spec, &ctx);
+		ts = ss = NULL;
+		for (int k = 0; k < x->nkeys; k++) x->tkeys[k] = x->skeys[k] = NULL;
+		x->residual = NULL;
+	}
+	dl_batch_stream_free(ts);
+	dl_batch_stream_free(ss);
+	/* the joined columns in canonical order */
+	int nc = x->nt + 2 + x->ns + 1, nts = x->nt + 2, nss = x->ns + 1;
+	int *perm = dl_calloc((size_t)nc, sizeof *perm);
+	if (rc == 0 && !perm) rc = DL_ENOMEM;
+	for (int i = 0; rc == 0 && i < nc; i++) perm[i] = !swap ? i : i < nts ? nss + i : i - nts;
+	dl_array **cols = rc == 0 ? dl_calloc((size_t)nc, sizeof *cols) : NULL;
+	if (rc == 0 && !cols) rc = DL_ENOMEM;
+	while (rc == 0) {
+		dl_batch *b;
+		rc = dl_batch_stream_next(j, &b);
+		if (rc < 0 || !b) break;
+		for (int i = 0; i < nc; i++) cols[i] = b->cols[perm[i]];
+		dl_batch V = {x->canon, b->num_rows, nc, cols};
+		rc = process(x, &V);
+		dl_batch_free(b);
+		if (rc == 0 && x->m->o.progress) {
+			dl_progress_info p = {"merge", "joining", "files", 0, (int64_t)x->nfiles, -1, -1};
+			if (x->m->o.progress(&p, x->m->o.progress_payload) != 0)
+				rc = dl_error_set(DL_ECANCELLED, "merge cancelled by the progress callback");
+		}
+	}
+	dl_free(cols);
+	dl_free(perm);
+	dl_batch_stream_free(j);
+	dl_type_unref(sschema);
+	if (rc == 0) rc = check_matches(x);
+	return rc;
+}

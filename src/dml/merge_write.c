@@ -1,0 +1,485 @@
+/* MERGE's write side: the target rows the clauses act on go to the rewrite
+ * engine by file and position (deletion vectors or copy-on-write; row ids
+ * kept, change data written), whose callback computes each updated row from
+ * its clause's assignments (unassigned columns keep their value, generated
+ * columns not assigned are recomputed, NOT NULL / CHECK enforced) and drops
+ * the deleted ones; inserted rows are appended through the write path
+ * (dl_ops_write_into: every rule of an append). Schema evolution adds the
+ * source's new top-level columns, as Spark's MERGE WITH SCHEMA EVOLUTION. */
+#include "dml/merge_internal.h"
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include "json/json.h"
+#include "log/protocol.h"
+#include "log/snapshot.h"
+#include "log/table_features.h"
+#include "ops/write.h"
+#include "rewrite/change_data.h"
+#include "rewrite/file_writer.h"
+#include "table/scan.h"
+#include "util/error.h"
+#include "util/mem.h"
+#include "util/time.h"
+
+/* ---- schema evolution ---- */
+
+static bool star_clauses(const dl_merge *m)
+{
+	for (int i = 0; i < m->ncl; i++)
+		if (m->cl[i].action == MG_UPDATE_ALL || m->cl[i].action == MG_INSERT_ALL) return true;
+	return false;
+}
+
+static bool assigned_by_name(const dl_merge *m, const char *name)
+{
+	size_t al = m->talias ? strlen(m->talias) : 0;
+	for (int i = 0; i < m->ncl; i++)
+		for (int k = 0; k < m->cl[i].n; k++) {
+			const char *c = m->cl[i].cols[k];
+			if (al && strncasecmp(c, m->talias, al) == 0 && c[al] == '.') c += al + 1;
+			if (strcasecmp(c, name) == 0) return true;
+		}
+	return false;
+}
+
+int dl_mg_evolve_schema(mg_exec *x)
+{
+	int extra = 0;
+	dl_field *f = dl_calloc((size_t)(x->nt + x->ns) + 1, sizeof *f);
+	if (!f) return DL_ENOMEM;
+	for (int i = 0; i < x->nt; i++) f[i] = x->tschema->children[i];
+	if (x->m->evolve) {
+		bool star = star_clauses(x->m);
+		for (int j = 0; j < x->ns; j++) {
+			const dl_field *s = &x->sschema->children[j];
+			if (dl_type_field_index(x->tschema, s->name) >= 0) continue;
+			bool dup = false;
+			for (int i = 0; i < x->nt; i++) dup |= strcasecmp(x->tschema->children[i].name, s->name) == 0;
+			if (dup || (!star && !assigned_by_name(x->m, s->name))) continue;
+			f[x->nt + extra] = *s;
+			f[x->nt + extra].nullable = true;
+			f[x->nt + extra].metadata = (char *)"{}";
+			extra++;
+		}
+	}
+	if (extra && x->props.column_mapping_mode != DL_CM_NONE) {
+		dl_free(f);
+		return dl_error_set(DL_EUNSUPPORTED, "MERGE schema evolution on a table with column "
+		                                      "mapping is not supported yet");
+	}
+	x->wschema = dl_type_struct(f, x->nt + extra);
+	dl_free(f);
+	if (!x->wschema) return dl_error_last()->code;
+	x->nw = x->nt + extra;
+	x->schema_changed = extra > 0;
+	return 0;
+}
+
+/* ---- updated and deleted rows (the rewrite engine's callback) ---- */
+
+static const mg_rec *find_rec(const mg_file_recs *r, uint64_t pos)
+{
+	size_t lo = 0, hi = r->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (r->r[mid].pos < pos) lo = mid + 1;
+		else hi = mid;
+	}
+	return lo < r->n && r->r[lo].pos == pos ? &r->r[lo] : NULL;
+}
+
+/* The canonical rows of the matched target rows: their columns (borrowed
+ * from m->rows) and their source rows. */
+static int canonical_rows(mg_exec *x, const dl_batch *rows, const int64_t *srow, int64_t n, dl_batch **out,
+                          bool *borrowed)
+{
+	int nc = x->nt + 2 + x->ns + 1;
+	dl_batch *V = dl_batch_new(x->canon, n);
+	if (!V) return dl_error_last()->code;
+	uint32_t *idx = dl_calloc((size_t)n + 1, sizeof *idx);
+	int rc = idx ? 0 : DL_ENOMEM;
+	for (int64_t i = 0; rc == 0 && i < n; i++) idx[i] = (uint32_t)srow[i];
+	for (int i = 0; rc == 0 && i < nc; i++) {
+		borrowed[i] = false;
+		if (i < x->nt) {
+			V->cols[i] = rows->cols[i];
+			borrowed[i] = true;
+		} else if (i < x->nt + 2 || i == nc - 1) {
+			V->cols[i] = dl_array_new_null(x->canon->children[i].type, n);
+		} else {
+			V->cols[i] = dl_array_take(x->sall->cols[i - x->nt - 2], idx, n);
+		}
+		if (!V->cols[i]) rc = dl_error_last()->code;
+	}
+	dl_free(idx);
+	if (rc < 0) {
+		for (int i = 0; i < nc; i++)
+			if (borrowed[i]) V->cols[i] = NULL;
+		dl_batch_free(V);
+		return rc;
+	}
+	*out = V;
+	return 0;
+}
+
+static void free_canonical(mg_exec *x, dl_batch *V, const bool *borrowed)
+{
+	if (!V) return;
+	for (int i = 0; i < x->nt + 3 + x->ns; i++)
+		if (borrowed[i]) V->cols[i] = NULL;
+	dl_batch_free(V);
+}
+
+/* One group's values of written column w. */
+static int group_column(mg_exec *x, const mg_clause *c, int w, const dl_batch *Vg, dl_array **out)
+{
+	if (c && c->set && c->set[w]) return dl_expr_eval(out, c->set[w], Vg, NULL);
+	if (w < x->nt) *out = dl_array_slice(Vg->cols[w], 0, Vg->num_rows);
+	else *out = dl_array_new_null(x->wschema->children[w].type, Vg->num_rows);
+	return *out ? 0 : dl_error_last()->code;
+}
+
+static int update_rows(dl_batch **out, const dl_rewrite_matched *mm, void *payload)
+{
+	mg_exec *x = payload;
+	*out = NULL;
+	size_t f = 0;
+	while (f < x->nfiles && x->files[f] != mm->file && strcmp(x->files[f]->path, mm->file->path) != 0) f++;
+	if (f == x->nfiles) return dl_error_set(DL_EINVALID, "merge: %s is not a file it touched", mm->file->path);
+	int64_t n = mm->rows->num_rows;
+	int ng = x->m->ncl + 1; /* one group per clause, the last for dropped rows */
+	int64_t *srow = dl_calloc((size_t)n + 1, sizeof *srow);
+	int32_t *grp = dl_calloc((size_t)n + 1, sizeof *grp);
+	int64_t *cnt = dl_calloc((size_t)ng + 1, sizeof *cnt);
+	uint32_t *order = dl_calloc((size_t)n + 1, sizeof *order), *inv = dl_calloc((size_t)n + 1, sizeof *inv);
+	int rc = srow && grp && cnt && order && inv ? 0 : DL_ENOMEM;
+	for (int64_t i = 0; rc == 0 && i < n; i++) {
+		const mg_rec *r = find_rec(&x->recs[f], mm->positions[i]);
+		if (!r) {
+			rc = dl_error_set(DL_EINVALID, "merge: row %llu of %s was not matched",
+			                  (unsigned long long)mm->positions[i], mm->file->path);
+			break;
+		}
+		srow[i] = r->srow;
+		bool del = x->m->cl[r->clause].action == MG_DELETE;
+		grp[i] = del ? ng - 1 : r->clause;
+		mm->drop[i] = del;
+		cnt[grp[i]]++;
+	}
+	/* rows ordered by group: order[] lists them, inv[] maps back */
+	int64_t *start = dl_calloc((size_t)ng + 1, sizeof *start);
+	if (rc == 0 && !start) rc = DL_ENOMEM;
+	for (int g = 1; rc == 0 && g < ng; g++) start[g] = start[g - 1] + cnt[g - 1];
+	for (int64_t i = 0; rc == 0 && i < n; i++) {
+		int64_t p = start[grp[i]]++;
+		order[p] = (uint32_t)i;
+		inv[i] = (uint32_t)p;
+	}
+	bool *borrowed = dl_calloc((size_t)(x->nt + x->ns + 3), sizeof *borrowed);
+	dl_batch *V = NULL, *o = NULL;
+	if (rc == 0 && !borrowed) rc = DL_ENOMEM;
+	if (rc == 0) rc = canonical_rows(x, mm->rows, srow, n, &V, borrowed);
+	if (rc == 0 && !(o = dl_batch_new(x->wschema, n))) rc = dl_error_last()->code;
+	dl_batch **Vg = rc == 0 ? dl_calloc((size_t)ng, sizeof *Vg) : NULL;
+	if (rc == 0 && !Vg) rc = DL_ENOMEM;
+	for (int g = 0, off = 0; rc == 0 && g < ng; off += (int)cnt[g], g++)
+		if (cnt[g] && !(Vg[g] = dl_batch_take(V, order + off, cnt[g]))) rc = dl_error_last()->code;
+	dl_array **parts = rc == 0 ? dl_calloc((size_t)ng, sizeof *parts) : NULL;
+	if (rc == 0 && !parts) rc = DL_ENOMEM;
+	for (int w = 0; rc == 0 && w < x->nw; w++) {
+		int np = 0;
+		for (int g = 0; rc == 0 && g < ng; g++) {
+			if (!cnt[g]) continue;
+			rc = group_column(x, g < ng - 1 ? &x->m->cl[g] : NULL, w, Vg[g], &parts[np]);
+			if (rc == 0) np++;
+		}
+		dl_array *all = NULL;
+		if (rc == 0) all = np == 1 ? parts[0] : dl_array_concat(parts, np);
+		if (rc == 0 && !all) rc = dl_error_last()->code;
+		if (rc == 0) o->cols[w] = dl_array_take(all, inv, n);
+		if (rc == 0 && !o->cols[w]) rc = dl_error_last()->code;
+		if (all && np != 1) dl_array_free(all);
+		for (int k = 0; k < np; k++) dl_array_free(parts[k]);
+	}
+	if (rc == 0) {
+		bool *provided = dl_calloc((size_t)x->nw + 1, sizeof *provided);
+		if (!provided) rc = DL_ENOMEM;
+		for (int w = 0; rc == 0 && w < x->nw; w++) provided[w] = !x->gen_recompute[w];
+		pthread_mutex_lock(&x->enf_lock);
+		if (rc == 0) rc = dl_enforcer_fill(x->enf, o, provided);
+		if (rc == 0) rc = dl_enforcer_check(x->enf, o, provided);
+		pthread_mutex_unlock(&x->enf_lock);
+		dl_free(provided);
+	}
+	for (int g = 0; Vg && g < ng; g++) dl_batch_free(Vg[g]);
+	dl_free(Vg);
+	dl_free(parts);
+	free_canonical(x, V, borrowed);
+	dl_free(borrowed);
+	dl_free(start);
+	dl_free(srow);
+	dl_free(grp);
+	dl_free(cnt);
+	dl_free(order);
+	dl_free(inv);
+	if (rc < 0) {
+		dl_batch_free(o);
+		return rc;
+	}
+	*out = o;
+	return 0;
+}
+
+/* ---- inserts ---- */
+
+static int row_id_high_water_mark(mg_exec *x, int64_t *hwm)
+{
+	*hwm = -1;
+	const char *conf = dl_snapshot_domain(x->snap, "delta.rowTracking");
+	if (!conf) return 0;
+	dl_json *v;
+	if (dl_json_parse(&x->arena, conf, strlen(conf), "delta.rowTracking domain", &v) < 0)
+		return dl_error_set(DL_ECORRUPT, "the delta.rowTracking domain is not JSON: %s", conf);
+	const dl_json *m = dl_json_get(v, "rowIdHighWaterMark");
+	if (m && dl_json_int64(m, hwm) < 0)
+		return dl_error_set(DL_ECORRUPT, "rowIdHighWaterMark is not an integer: %s", conf);
+	return 0;
+}
+
+/* The columns the inserts write: those some INSERT clause gives, and the
+ * evolved ones (so the write evolves the schema to exactly wschema). */
+static int union_schema(mg_exec *x, dl_type **out, bool *given)
+{
+	dl_field *f = dl_calloc((size_t)x->nw + 1, sizeof *f);
+	if (!f) return DL_ENOMEM;
+	int n = 0;
+	for (int w = 0; w < x->nw; w++) {
+		given[w] = w >= x->nt;
+		for (int k = 0; k < x->m->ncl; k++)
+			if (x->m->cl[k].kind == MG_NOT_MATCHED && x->m->cl[k].set && x->m->cl[k].set[w]) given[w] = true;
+		if (given[w]) f[n++] = x->wschema->children[w];
+	}
+	*out = dl_type_struct(f, n);
+	dl_free(f);
+	return *out ? 0 : dl_error_last()->code;
+}
+
+static int conform_insert(mg_exec *x, int k, dl_batch *b, const dl_type *us, const bool *given, dl_batch **out)
+{
+	dl_batch *o = dl_batch_new((dl_type *)us, b->num_rows);
+	if (!o) return dl_error_last()->code;
+	int j = 0, bj = 0, rc = 0;
+	for (int w = 0; w < x->nw && rc == 0; w++) {
+		bool has = x->m->cl[k].set && x->m->cl[k].set[w];
+		if (given[w]) {
+			if (has) {
+				o->cols[j] = b->cols[bj];
+				b->cols[bj] = NULL;
+			} else if (!(o->cols[j] = dl_array_new_null(x->wschema->children[w].type, b->num_rows))) {
+				rc = dl_error_last()->code;
+			}
+			j++;
+		}
+		if (has) bj++;
+	}
+	if (rc < 0) {
+		dl_batch_free(o);
+		return rc;
+	}
+	*out = o;
+	return 0;
+}
+
+typedef struct cdc_ctx {
+	mg_exec *x;
+	dl_change_writer *w;
+} cdc_ctx;
+
+static int cdc_insert(void *payload, dl_batch *b)
+{
+	cdc_ctx *c = payload;
+	int rc = dl_change_writer_write(c->w, b, "insert");
+	dl_batch_free(b);
+	return rc;
+}
+
+/* Change data of the inserted rows, when the commit carries change data
+ * (readers then take its cdc files instead of its adds). */
+static int insert_change_data(mg_exec *x, dl_batch **batches, int nb)
+{
+	DL_TRY(dl_change_writer_open(&x->cdc, x->store, x->wschema,
+	                             (const char *const *)dl_snapshot_state(x->snap)->metadata->partition_columns,
+	                             (int)dl_snapshot_state(x->snap)->metadata->npartition_columns, &x->props));
+	int rc = 0;
+	if (!x->schema_changed && x->ninsert_files) {
+		/* the rows as written (generated, default and identity values filled) */
+		const char **cols = dl_calloc((size_t)x->nt + 1, sizeof *cols);
+		if (!cols) return DL_ENOMEM;
+		for (int i = 0; i < x->nt; i++) cols[i] = x->tschema->children[i].name;
+		dl_scan_options so = DL_SCAN_OPTIONS_INIT;
+		so.columns = cols;
+		so.ncolumns = x->nt;
+		so.threads = 1;
+		dl_scan *reader;
+		rc = dl_scan_open(&reader, x->snap, &so);
+		dl_free(cols);
+		cdc_ctx c = {x, x->cdc};
+		for (size_t i = 0; rc == 0 && i < dl_files_writer_count(x->insert_files[0]); i++)
+			rc = dl_scan_read_add(reader, dl_files_writer_add(x->insert_files[0], i), NULL, 0, false,
+			                      cdc_insert, &c);
+		if (rc == 0 || reader) dl_scan_free(reader);
+	} else {
+		for (int i = 0; i < nb && rc == 0; i++) {
+			dl_batch *b = dl_batch_new(x->wschema, batches[i]->num_rows);
+			if (!b) return dl_error_last()->code;
+			const dl_type *us = batches[i]->schema;
+			for (int w = 0; w < x->nw && rc == 0; w++) {
+				int k = dl_type_field_index(us, x->wschema->children[w].name);
+				b->cols[w] = k >= 0 ? dl_array_slice(batches[i]->cols[k], 0, b->num_rows)
+				                    : dl_array_new_null(x->wschema->children[w].type, b->num_rows);
+				if (!b->cols[w]) rc = dl_error_last()->code;
+			}
+			if (rc == 0) rc = dl_change_writer_write(x->cdc, b, "insert");
+			dl_batch_free(b);
+		}
+	}
+	if (rc == 0) rc = dl_change_writer_finish(x->cdc);
+	if (rc == 0) rc = dl_change_writer_commit(x->cdc, x->txn);
+	return rc;
+}
+
+static int write_inserts(mg_exec *x, bool cdf)
+{
+	int total = 0;
+	for (int k = 0; k < x->m->ncl; k++) total += x->nins ? x->nins[k] : 0;
+	if (!total && !x->schema_changed) return 0;
+	bool *given = dl_calloc((size_t)x->nw + 1, sizeof *given);
+	dl_type *us = NULL;
+	dl_batch **all = dl_calloc((size_t)total + 1, sizeof *all);
+	int rc = given && all ? 0 : DL_ENOMEM;
+	if (rc == 0) rc = union_schema(x, &us, given);
+	int n = 0;
+	for (int k = 0; k < x->m->ncl && rc == 0; k++)
+		for (int i = 0; x->nins && i < x->nins[k] && rc == 0; i++) {
+			rc = conform_insert(x, k, x->ins[k][i], us, given, &all[n]);
+			if (rc == 0) n++;
+		}
+	/* the evolved schema must match what the write derives: keep the
+	 * batches for the change data before the stream takes them */
+	dl_batch **keep = NULL;
+	if (rc == 0 && cdf && x->schema_changed) {
+		keep = dl_calloc((size_t)n + 1, sizeof *keep);
+		if (!keep) rc = DL_ENOMEM;
+		for (int i = 0; rc == 0 && i < n; i++)
+			if (!(keep[i] = dl_batch_slice(all[i], 0, all[i]->num_rows))) rc = dl_error_last()->code;
+	}
+	dl_batch_stream *s = NULL;
+	if (rc == 0) {
+		rc = dl_batch_stream_from_batches(&s, us, all, n);
+		n = 0;
+	}
+	x->insert_files = dl_calloc(1, sizeof *x->insert_files);
+	if (rc == 0 && !x->insert_files) rc = DL_ENOMEM;
+	if (rc == 0) {
+		dl_write_options wo = DL_WRITE_OPTIONS_INIT;
+		wo.mode = DL_WRITE_APPEND;
+		wo.merge_schema = x->schema_changed;
+		bool joined = false;
+		rc = dl_ops_write_into(&x->insert_files[0], &x->row_hwm, &joined, x->txn, s, &wo);
+		if (rc == 0) x->ninsert_files = 1;
+	}
+	dl_batch_stream_free(s);
+	for (int i = 0; i < n; i++) dl_batch_free(all[i]);
+	dl_free(all);
+	if (rc == 0 && cdf) rc = insert_change_data(x, keep, keep ? total : 0);
+	for (int i = 0; keep && i < total; i++) dl_batch_free(keep[i]);
+	dl_free(keep);
+	dl_free(given);
+	dl_type_unref(us);
+	return rc;
+}
+
+/* ---- driver ---- */
+
+static bool is_generated(const dl_field *f)
+{
+	return f->metadata && strstr(f->metadata, "delta.generationExpression");
+}
+
+static int open_enforcer(mg_exec *x)
+{
+	DL_TRY(dl_enforcer_new(&x->enf, x->wschema, &x->config));
+	if (pthread_mutex_init(&x->enf_lock, NULL) != 0) return dl_error_set(DL_EIO, "mutex");
+	x->lock_init = true;
+	x->gen_recompute = dl_calloc((size_t)x->nw + 1, sizeof *x->gen_recompute);
+	if (!x->gen_recompute) return DL_ENOMEM;
+	for (int w = 0; w < x->nw; w++) {
+		if (!is_generated(&x->wschema->children[w])) continue;
+		bool assigned = false;
+		for (int k = 0; k < x->m->ncl; k++)
+			if (x->m->cl[k].kind != MG_NOT_MATCHED && x->m->cl[k].set && x->m->cl[k].set[w]) assigned = true;
+		x->gen_recompute[w] = !assigned;
+	}
+	return 0;
+}
+
+int dl_mg_write(mg_exec *x)
+{
+	bool touched = false;
+	for (size_t f = 0; f < x->nfiles; f++) {
+		for (size_t i = 0; i < x->recs[f].n; i++) {
+			mg_clause *c = &x->m->cl[x->recs[f].r[i].clause];
+			c->rows++;
+		}
+		touched |= x->recs[f].n > 0;
+	}
+	bool tracked = dl_protocol_has(dl_snapshot_state(x->snap)->protocol, DL_FEATURE_ROW_TRACKING);
+	if (tracked) DL_TRY(row_id_high_water_mark(x, &x->row_hwm));
+	else x->row_hwm = DL_NONE;
+	int64_t hwm0 = x->row_hwm;
+	int64_t t0 = dl_monotonic_ns();
+	bool cdf = false;
+	if (touched) {
+		DL_TRY(open_enforcer(x));
+		dl_rewrite_options ro = DL_REWRITE_OPTIONS_INIT;
+		ro.txn = x->txn;
+		ro.schema = x->wschema;
+		ro.configuration = &x->config;
+		ro.now_ms = dl_now_millis();
+		ro.update = update_rows;
+		ro.update_payload = x;
+		DL_TRY(dl_rewrite_new(&x->rw, &ro));
+		for (size_t f = 0; f < x->nfiles; f++) {
+			mg_file_recs *r = &x->recs[f];
+			if (!r->n) continue;
+			uint64_t *pos = dl_calloc(r->n, sizeof *pos);
+			if (!pos) return DL_ENOMEM;
+			for (size_t i = 0; i < r->n; i++) pos[i] = r->r[i].pos;
+			int rc = dl_rewrite_touch_rows(x->rw, x->files[f], pos, r->n);
+			dl_free(pos);
+			DL_TRY(rc);
+		}
+		DL_TRY(dl_rewrite_run(x->rw));
+		cdf = dl_rewrite_wrote_change_data(x->rw);
+		int64_t h = tracked ? x->row_hwm : -1;
+		DL_TRY(dl_rewrite_commit(x->rw, tracked ? &h : NULL));
+		if (tracked) x->row_hwm = h;
+	}
+	DL_TRY(write_inserts(x, cdf));
+	if (tracked && x->row_hwm != hwm0) {
+		char conf[64];
+		snprintf(conf, sizeof conf, "{\"rowIdHighWaterMark\":%lld}", (long long)x->row_hwm);
+		DL_TRY(dl_txn_set_domain(x->txn, "delta.rowTracking", conf, false));
+	}
+	x->rewrite_ns = dl_monotonic_ns() - t0;
+	return 0;
+}
+
+void dl_mg_discard(mg_exec *x)
+{
+	if (x->rw) dl_rewrite_discard(x->rw);
+	for (int i = 0; i < x->ninsert_files; i++)
+		if (x->insert_files[i]) dl_files_writer_discard(x->insert_files[i]);
+	if (x->cdc) dl_change_writer_discard(x->cdc);
+}

@@ -1,0 +1,263 @@
+/* The MERGE builder through the C API: sources as ArrowArrayStreams and as
+ * table references (time travel), the checks Spark makes before running
+ * (no WHEN clause, conditions on non-last clauses), the metrics struct,
+ * failures leaving the table as it was, a memory budget for the join, and
+ * the store and options conventions. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include "deltalake/merge.h"
+#include "deltalake/error.h"
+#include "dml/merge.h"
+#include "unit/ops/ops_fixture.h"
+
+static const char *DDL = "id BIGINT, v BIGINT";
+
+static char *mk_table(const char *name, const char *rows)
+{
+	char *t = fx_table(g_dir, name);
+	dl_write_options o = fx_opts(DL_WRITE_ERROR_IF_EXISTS);
+	int64_t v;
+	assert_int_equal(fx_write(&v, t, DDL, rows, &o), 0);
+	return t;
+}
+
+/* An ArrowArrayStream of rows "1,2;3,4" of schema ddl. */
+static void source_stream(struct ArrowArrayStream *out, const char *ddl, const char *rows)
+{
+	dl_batch *b = fx_batch(ddl, rows);
+	assert_non_null(b);
+	dl_batch_stream *s;
+	dl_type *t = dl_type_ref(b->schema);
+	assert_int_equal(dl_batch_stream_from_batches(&s, t, &b, 1), 0);
+	dl_type_unref(t);
+	assert_int_equal(dl_batch_stream_export(out, s), 0);
+}
+
+static dl_merge *upsert(const char *table, const char *src_rows)
+{
+	dl_merge *m;
+	dl_merge_options o = DL_MERGE_OPTIONS_INIT;
+	assert_int_equal(dl_merge_new(&m, table, &o), 0);
+	struct ArrowArrayStream st;
+	source_stream(&st, DDL, src_rows);
+	assert_int_equal(dl_merge_source_stream(m, &st), 0);
+	assert_null(st.release); /* moved */
+	assert_int_equal(dl_merge_alias(m, "t", "s"), 0);
+	assert_int_equal(dl_merge_on(m, "t.id = s.id"), 0);
+	return m;
+}
+
+static void test_upsert_metrics(void **state)
+{
+	(void)state;
+	char *t = mk_table("upsert", "1,10;2,20;3,30");
+	dl_merge *m = upsert(t, "2,200;4,400");
+	assert_int_equal(dl_merge_when_matched_update_all(m, NULL), 0);
+	assert_int_equal(dl_merge_when_not_matched_insert_all(m, NULL), 0);
+	dl_merge_metrics r;
+	assert_int_equal(dl_merge_execute(&r, m), 0);
+	assert_int_equal(r.version, 1);
+	assert_int_equal(r.num_source_rows, 2);
+	assert_int_equal(r.num_target_rows_updated, 1);
+	assert_int_equal(r.num_target_rows_matched_updated, 1);
+	assert_int_equal(r.num_target_rows_inserted, 1);
+	assert_int_equal(r.num_target_rows_copied, 2);
+	assert_int_equal(r.num_output_rows, 4);
+	assert_int_equal(r.num_target_files_removed, 1);
+	/* a merge executes once */
+	assert_int_equal(dl_merge_execute(&r, m), DL_EINVALID);
+	dl_merge_free(m);
+	char *rows = fx_read(t, -1, NULL);
+	assert_string_equal(rows, "1,10;2,200;3,30;4,400");
+	dl_free(rows);
+	dl_free(t);
+}
+
+static void test_table_source_time_travel(void **state)
+{
+	(void)state;
+	char *t = mk_table("tt_target", "1,1;2,2");
+	char *s = mk_table("tt_source", "1,100");
+	dl_write_options o = fx_opts(DL_WRITE_APPEND);
+	int64_t v;
+	assert_int_equal(fx_write(&v, s, DDL, "2,200", &o), 0);
+	dl_merge *m;
+	assert_int_equal(dl_merge_new(&m, t, NULL), 0);
+	assert_int_equal(dl_merge_source_table(m, s, 0), 0); /* version 0: only id 1 */
+	/* a second source is refused */
+	assert_int_equal(dl_merge_source_table(m, s, 1), DL_EINVALID);
+	assert_int_equal(dl_merge_alias(m, "t", "s"), 0);
+	assert_int_equal(dl_merge_on(m, "t.id = s.id"), 0);
+	const char *cols[] = {"v"}, *vals[] = {"s.v + t.v"};
+	assert_int_equal(dl_merge_when_matched_update(m, NULL, cols, vals, 1), 0);
+	dl_merge_metrics r;
+	assert_int_equal(dl_merge_execute(&r, m), 0);
+	dl_merge_free(m);
+	char *rows = fx_read(t, -1, NULL);
+	assert_string_equal(rows, "1,101;2,2");
+	dl_free(rows);
+	dl_free(t);
+	dl_free(s);
+}
+
+static void expect_class(dl_merge *m, const char *klass)
+{
+	dl_merge_metrics r;
+	assert_true(dl_merge_execute(&r, m) < 0);
+	assert_string_equal(dl_error_last()->klass, klass);
+}
+
+static void test_clause_rules(void **state)
+{
+	(void)state;
+	char *t = mk_table("rules", "1,1");
+	dl_merge *m = upsert(t, "1,2");
+	expect_class(m, "DELTA_MERGE_MISSING_WHEN");
+	dl_merge_free(m);
+	m = upsert(t, "1,2");
+	assert_int_equal(dl_merge_when_not_matched_by_source_delete(m, NULL), 0);
+	assert_int_equal(dl_merge_when_not_matched_by_source_delete(m, "t.v > 0"), 0);
+	expect_class(m, "NON_LAST_NOT_MATCHED_BY_SOURCE_CLAUSE_OMIT_CONDITION");
+	dl_merge_free(m);
+	/* an UPDATE needs assignments */
+	m = upsert(t, "1,2");
+	assert_int_equal(dl_merge_when_matched_update(m, NULL, NULL, NULL, 0), DL_EINVALID);
+	dl_merge_free(m);
+	char *rows = fx_read(t, -1, NULL);
+	assert_string_equal(rows, "1,1");
+	dl_free(rows);
+	dl_free(t);
+}
+
+/* A failure after files were written (a CHECK violation on an inserted
+ * row, after the updates were rewritten) leaves no new version and no
+ * new files. */
+static void test_failure_leaves_table(void **state)
+{
+	(void)state;
+	char *t = mk_table("fail", "1,1;2,2");
+	int before = fx_count_parquet(t);
+	dl_merge *m = upsert(t, "1,5;3,-1");
+	assert_int_equal(dl_merge_when_matched_update_all(m, NULL), 0);
+	const char *cols[] = {"id", "v"}, *vals[] = {"s.id", "CAST(1 / 0 AS BIGINT)"};
+	assert_int_equal(dl_merge_when_not_matched_insert(m, NULL, cols, vals, 2), 0);
+	dl_merge_metrics r;
+	assert_true(dl_merge_execute(&r, m) < 0);
+	dl_merge_free(m);
+	assert_int_equal(fx_count_parquet(t), before);
+	char *rows = fx_read(t, -1, NULL);
+	assert_string_equal(rows, "1,1;2,2");
+	dl_free(rows);
+	dl_free(t);
+}
+
+static void test_memory_limit(void **state)
+{
+	(void)state;
+	char *t = mk_table("mem", "1,1;2,2");
+	dl_merge *m;
+	dl_merge_options o = DL_MERGE_OPTIONS_INIT;
+	o.memory_limit = 64; /* far below the join's build side */
+	assert_int_equal(dl_merge_new(&m, t, &o), 0);
+	struct ArrowArrayStream st;
+	source_stream(&st, DDL, "1,9;5,5");
+	assert_int_equal(dl_merge_source_stream(m, &st), 0);
+	/* without a target alias: unqualified names are the target's when the
+	 * source lacks them, and the source's alias names the source */
+	assert_int_equal(dl_merge_on(m, "t.id = s.id"), 0);
+	assert_int_equal(dl_merge_alias(m, "t", "s"), 0);
+	assert_int_equal(dl_merge_when_matched_delete(m, NULL), 0);
+	dl_merge_metrics r;
+	int rc = dl_merge_execute(&r, m);
+	/* the join either spills within the budget or reports it; never a
+	 * silent overrun, and the table is unchanged on failure */
+	if (rc < 0) {
+		assert_int_equal(rc, DL_ENOMEM);
+		char *rows = fx_read(t, -1, NULL);
+		assert_string_equal(rows, "1,1;2,2");
+		dl_free(rows);
+	} else {
+		char *rows = fx_read(t, -1, NULL);
+		assert_string_equal(rows, "2,2");
+		dl_free(rows);
+	}
+	dl_merge_free(m);
+	dl_free(t);
+}
+
+static void test_options_and_arguments(void **state)
+{
+	(void)state;
+	dl_merge *m;
+	dl_merge_options o = DL_MERGE_OPTIONS_INIT;
+	o.version = 0;
+	assert_int_equal(dl_merge_new(&m, "/nowhere", &o), DL_EINVALID);
+	assert_null(m);
+	assert_int_equal(dl_merge_new(&m, NULL, NULL), DL_EINVALID);
+	assert_int_equal(dl_merge_new(&m, "/nowhere/at/all", NULL), 0);
+	assert_int_equal(dl_merge_on(m, ""), DL_EINVALID);
+	assert_int_equal(dl_merge_source_stream(m, NULL), DL_EINVALID);
+	assert_int_equal(dl_merge_source_table(m, "/nowhere/src", -1), 0);
+	assert_int_equal(dl_merge_on(m, "t.id = s.id"), 0);
+	assert_int_equal(dl_merge_when_matched_delete(m, NULL), 0);
+	dl_merge_metrics r;
+	assert_true(dl_merge_execute(&r, m) < 0); /* no table there */
+	dl_merge_free(m);
+	dl_merge_free(NULL);
+}
+
+/* The SQL layer's entry: a batch stream source. */
+static void test_batch_source(void **state)
+{
+	(void)state;
+	char *t = mk_table("batches", "1,1");
+	dl_merge *m;
+	assert_int_equal(dl_merge_new(&m, t, NULL), 0);
+	dl_batch *b = fx_batch(DDL, "1,7;2,8");
+	dl_batch_stream *s;
+	dl_type *ty = dl_type_ref(b->schema);
+	assert_int_equal(dl_batch_stream_from_batches(&s, ty, &b, 1), 0);
+	dl_type_unref(ty);
+	assert_int_equal(dl_merge_source_batches(m, s), 0);
+	assert_int_equal(dl_merge_alias(m, "tgt", "src"), 0);
+	assert_int_equal(dl_merge_on(m, "tgt.id = src.id"), 0);
+	assert_int_equal(dl_merge_when_matched_update_all(m, "src.v > 5"), 0);
+	assert_int_equal(dl_merge_when_not_matched_insert_all(m, NULL), 0);
+	dl_merge_metrics r;
+	assert_int_equal(dl_merge_execute(&r, m), 0);
+	dl_merge_free(m);
+	char *rows = fx_read(t, -1, NULL);
+	assert_string_equal(rows, "1,7;2,8");
+	dl_free(rows);
+	dl_free(t);
+}
+
+/* id in both sides unqualified is ambiguous (Spark's AMBIGUOUS_REFERENCE) */
+static void test_ambiguous(void **state)
+{
+	(void)state;
+	char *t = mk_table("ambiguous", "1,1");
+	dl_merge *m = upsert(t, "1,2");
+	assert_int_equal(dl_merge_on(m, "id = s.id"), 0);
+	assert_int_equal(dl_merge_when_matched_delete(m, NULL), 0);
+	expect_class(m, "AMBIGUOUS_REFERENCE");
+	dl_merge_free(m);
+	dl_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_upsert_metrics),
+		cmocka_unit_test(test_table_source_time_travel),
+		cmocka_unit_test(test_clause_rules),
+		cmocka_unit_test(test_failure_leaves_table),
+		cmocka_unit_test(test_memory_limit),
+		cmocka_unit_test(test_options_and_arguments),
+		cmocka_unit_test(test_batch_source),
+		cmocka_unit_test(test_ambiguous),
+	};
+	return cmocka_run_group_tests(tests, fx_setup_tmpdir, fx_teardown_tmpdir);
+}
