@@ -177,6 +177,28 @@ static void test_deletion_vectors(void **state)
 	dl_free(uri);
 }
 
+/* With DVs, a file where nothing matches is neither rewritten nor given a
+ * DV (found through the predicate's columns alone). */
+static void test_deletion_vectors_untouched_file(void **state)
+{
+	(void)state;
+	const char *props[] = {"delta.enableDeletionVectors", "true"};
+	char *uri = make("dv_two", NULL, props, 1);
+	dx_append(uri, DDL, "5,50,e,1;6,60,f,1");
+	dl_update_metrics m;
+	UPDATE_OK(&m, uri, "name", "'z'", "v % 50 = 0 AND v > 0");
+	assert_int_equal(m.numUpdatedRows, 1);
+	assert_int_equal(m.numDeletionVectorsAdded, 1);
+	dx_rows(uri, "id,name", "1,a;2,b;3,NULL;4,d;5,z;6,f");
+	/* one remove (the file of id 5 getting its DV), not two */
+	char *c = fx_commit(uri, 3);
+	int removes = 0;
+	for (const char *p = c; (p = strstr(p, "{\"remove\"")); p++) removes++;
+	assert_int_equal(removes, 1);
+	dl_free(c);
+	dl_free(uri);
+}
+
 static void test_nested_fields(void **state)
 {
 	(void)state;
@@ -331,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_partition_move),
 		cmocka_unit_test(test_deletion_vectors),
+		cmocka_unit_test(test_deletion_vectors_untouched_file),
 		cmocka_unit_test(test_nested_fields),
 		cmocka_unit_test(test_column_rules),
 		cmocka_unit_test(test_row_tracking_and_cdf),
