@@ -129,6 +129,33 @@ static void test_refusals(void **state)
 	dl_free(uri);
 }
 
+/* Idempotent UPDATE: the second run of the same app version does nothing. */
+static void test_idempotent(void **state)
+{
+	(void)state;
+	char *uri = make("idem", NULL, NULL, 0);
+	dl_update_options o = DL_UPDATE_OPTIONS_INIT;
+	o.txn_app_id = "etl";
+	o.txn_version = 3;
+	dl_update_assignment a = {"v", "v + 1"};
+	dl_update_metrics m;
+	assert_int_equal(dl_update(&m, uri, &a, 1, "id = 1", &o), 0);
+	assert_int_equal(m.version, 2);
+	dx_commit_has(uri, 2, "{\"txn\":{\"appId\":\"etl\",\"version\":3");
+	assert_int_equal(dl_update(&m, uri, &a, 1, "id = 1", &o), 0);
+	assert_int_equal(m.version, -1);
+	assert_int_equal(m.num_affected_rows, 0);
+	dx_rows(uri, "id,v", "1,11;2,20;3,30;4,40");
+	/* a version 1 struct (before txn ids) is still accepted */
+	dl_update_options v1 = DL_UPDATE_OPTIONS_INIT;
+	v1.version = 1;
+	assert_int_equal(dl_update(&m, uri, &a, 1, "id = 2", &v1), 0);
+	assert_int_equal(m.num_affected_rows, 1);
+	o.txn_version = -1;
+	assert_int_equal(dl_update(&m, uri, &a, 1, "id = 1", &o), DL_EINVALID);
+	dl_free(uri);
+}
+
 /* A changed partition value moves the row to its partition. */
 static void test_partition_move(void **state)
 {
@@ -351,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_copy_on_write),
 		cmocka_unit_test(test_casts),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_idempotent),
 		cmocka_unit_test(test_partition_move),
 		cmocka_unit_test(test_deletion_vectors),
 		cmocka_unit_test(test_deletion_vectors_untouched_file),
