@@ -12,6 +12,7 @@
 #include "deltalake/history.h"
 #include "deltalake/changes.h"
 #include "deltalake/write.h"
+#include "deltalake/merge.h"
 #include "deltalake/txn.h"
 #include "deltalake/parquet.h"
 #include "deltalake/input.h"
@@ -19,7 +20,6 @@
 #include "deltalake/timestamp.h"
 #include "deltalake/maintenance.h"
 #include "deltalake/catalog.h"
-#include "deltalake/merge.h"
 
 #ifdef __cplusplus
 extern "C" {
