@@ -183,7 +183,8 @@ for kv in '"numSourceRows":"3"' '"numTargetRowsInserted":"1"' '"numTargetRowsUpd
 	'"numTargetRowsMatchedUpdated":"1"' '"numTargetRowsNotMatchedBySourceUpdated":"1"' '"numTargetRowsDeleted":"1"' \
 	'"numTargetRowsMatchedDeleted":"1"' '"numTargetRowsNotMatchedBySourceDeleted":"0"' '"numTargetRowsCopied":"0"' \
 	'"numOutputRows":"3"' '"numTargetFilesRemoved":"1"' '"operation":"MERGE"' \
-	'"matchedPredicates":"[{\"predicate\":\"s.v = 10\",\"actionType\":\"delete\"},{\"actionType\":\"update\"}]"' \
+	'"predicate":"[\"(t.id = s.id)\"]"' \
+	'"matchedPredicates":"[{\"predicate\":\"(s.v = 10)\",\"actionType\":\"delete\"},{\"actionType\":\"update\"}]"' \
 	'"notMatchedPredicates":"[{\"actionType\":\"insert\"}]"' \
 	'"notMatchedBySourcePredicates":"[{\"actionType\":\"update\"}]"'; do
 	grep -qF "$kv" "$c" || fail "commitInfo lacks $kv: $(head -c 1500 "$c")"
