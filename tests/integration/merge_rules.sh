@@ -123,6 +123,18 @@ printf 'id,v\n1,7\n2,8\n' >"$tmp/g.csv"
 	-q >/dev/null || fail "generated merge: $(cat "$tmp/err")"
 same "generated columns" "$(rows "$t6")" "1,7,14 2,8,16 "
 
+# identity columns: kept on update, generated on insert; assigning one is refused
+t6b=$tmp/identity
+mk "$t6b" "k BIGINT GENERATED ALWAYS AS IDENTITY, id BIGINT, v BIGINT" 'id,v\n1,1\n2,2\n'
+printf 'id,v\n1,10\n5,50\n' >"$tmp/i.csv"
+"$DL_CLI" merge "$t6b" --source "$tmp/i.csv" --alias t,s --on "t.id = s.id" --when "MATCHED THEN UPDATE SET *" \
+	--when "NOT MATCHED THEN INSERT (id, v) VALUES (s.id, s.v)" -q >/dev/null 2>"$tmp/err" ||
+	fail "identity merge: $(cat "$tmp/err")"
+got=$(rows "$t6b")
+case $got in "1,1,10 2,2,2 "[3-9]",5,50 ") ;; *) fail "identity rows: $got" ;; esac
+expect_error "updating an identity column" DELTA_IDENTITY_COLUMNS_UPDATE_NOT_SUPPORTED "$t6b" --source "$tmp/i.csv" \
+	--alias t,s --on "t.id = s.id" --when "MATCHED THEN UPDATE SET k = 7"
+
 # schema evolution: UPDATE SET * / INSERT * add the source's new column
 t7=$tmp/evolve
 mk "$t7" "id BIGINT, v BIGINT" 'id,v\n1,1\n2,2\n'
