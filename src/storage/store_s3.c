@@ -131,8 +131,14 @@ int dl_s3_error(dl_s3_store *s, const dl_http_response *resp, const char *op, co
 		(void)dl_s3_xml_text(&ecode, resp->body.data, resp->body.len, 0, "Code", NULL);
 		(void)dl_s3_xml_text(&emsg, resp->body.data, resp->body.len, 0, "Message", NULL);
 	}
+	if (emsg && !*emsg) {
+		dl_free(emsg);
+		emsg = NULL;
+	}
 	long st = resp->status;
 	const char *c = ecode ? ecode : "";
+	/* a missing bucket is not a missing object: "no such table" would hide it */
+	if (strcmp(c, "NoSuchBucket") == 0) code = DL_EIO;
 	if (!code) {
 		if (st == 404) code = DL_ENOTFOUND;
 		else if (st == 412) code = DL_EEXISTS;
@@ -218,7 +224,9 @@ static int s3_get(uint8_t **data, size_t *len, void *impl, const char *path)
 	dl_http_response resp;
 	dl_s3_req r = {.method = "GET", .key = key, .idempotent = true};
 	int rc = dl_s3_request(&resp, s, &r, NULL);
-	if (rc == 0 && resp.status == 404) {
+	if (rc == 0 && resp.status == 404 && resp.body.data && strstr(resp.body.data, "<Code>NoSuchBucket<")) {
+		rc = dl_s3_error(s, &resp, "GET", key, 0);
+	} else if (rc == 0 && resp.status == 404) {
 		rc = dl_error_set(DL_ENOTFOUND, "s3://%s/%s: no such object", s->cfg.bucket, key);
 	} else if (rc == 0 && resp.status / 100 != 2) {
 		rc = dl_s3_error(s, &resp, "GET", key, 0);

@@ -71,6 +71,11 @@ int dl_s3_xml_text(char **out, const char *xml, size_t len, size_t from, const c
 	size_t s, e;
 	int rc = dl_s3_xml_element(&s, &e, xml, len, from, tag);
 	if (rc < 0) return rc;
+	if (e == s) {
+		*out = dl_strdup("");
+		if (next) *next = e;
+		return *out ? 0 : DL_ENOMEM;
+	}
 	dl_buf b = DL_BUF_INIT;
 	rc = dl_buf_reserve(&b, e - s);
 	for (size_t i = s; rc == 0 && i < e; i++) {
