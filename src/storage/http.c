@@ -426,7 +426,10 @@ int dl_http_encode(dl_buf *out, const char *s, size_t n, bool keep_slash)
 			DL_TRY(dl_buf_append(out, e, 3));
 		}
 	}
-	if (!out->data) DL_TRY(dl_buf_reserve(out, 0));
+	if (!out->data) {
+		DL_TRY(dl_buf_reserve(out, 0));
+		out->data[out->len] = 0;
+	}
 	return 0;
 }
 

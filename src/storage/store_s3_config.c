@@ -161,7 +161,12 @@ static int parse_uri(dl_s3_config *c, const char *uri)
 		dl_buf_free(&pre);
 		return rc;
 	}
-	c->prefix = dl_buf_detach(&pre, NULL);
+	if (pre.len == 0) {
+		dl_buf_free(&pre);
+		c->prefix = dl_strdup("");
+	} else {
+		c->prefix = dl_buf_detach(&pre, NULL);
+	}
 	return c->prefix ? 0 : DL_ENOMEM;
 }
 
