@@ -88,6 +88,15 @@ one_error "plain http without allow_http" "allow_http" \
 one_error "no credentials" "no AWS credentials found" \
 	env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY HOME="$tmp" "$D" cat "$t"
 
+# ---- --storage-option (delta-rs names too) instead of the environment ----
+n=$(env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY -u AWS_ENDPOINT_URL -u AWS_ALLOW_HTTP HOME="$tmp" \
+	"$D" cat "$t" --storage-option "AWS_ENDPOINT_URL=$DL_TEST_S3_ENDPOINT" \
+	--storage-option "aws_access_key_id=$DL_TEST_S3_ACCESS_KEY_ID" \
+	--storage-option="secret_access_key=$DL_TEST_S3_SECRET_ACCESS_KEY" --storage-option aws_allow_http=true \
+	--format csv | tail -n +2 | wc -l)
+[ "$n" = 7 ] || fail "with --storage-option credentials cat gives $n rows, expected 7"
+one_error "unknown storage option" 'unknown store option "s3.bogus"' "$D" cat "$t" --storage-option s3.bogus=1
+
 # ---- credentials from a ~/.aws profile ----
 mkdir -p "$tmp/home/.aws"
 printf '[dl]\naws_access_key_id = %s\naws_secret_access_key = %s\n' "$DL_TEST_S3_ACCESS_KEY_ID" \
