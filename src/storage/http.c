@@ -321,6 +321,12 @@ static CURLcode attempt(dl_http *h, CURL *c, const dl_http_request *req, dl_http
 	/* a stalled transfer (under 1 byte/s for 30 s) is a failure, not a hang */
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 30L);
+	/* libcurl silently resends a request once when a reused connection
+	 * closes before answering (it takes it for a stale keep-alive). For a
+	 * request that must not be sent twice (a commit) that resend is exactly
+	 * the blind retry the rule forbids: its 412 would hide our own landed
+	 * write. A fresh connection is never resent that way. */
+	if (!req->idempotent) curl_easy_setopt(c, CURLOPT_FRESH_CONNECT, 1L);
 	if (strcmp(req->method, "GET") == 0) {
 		curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
 	} else if (strcmp(req->method, "HEAD") == 0) {
