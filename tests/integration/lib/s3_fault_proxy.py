@@ -11,8 +11,9 @@ failures a network gives (tests/integration/s3_faults.sh):
   --delay-ms MS          every request waits this long first
 
 Requests are relayed unchanged (the Host header too, so signatures hold).
-Prints the port it listens on, then serves until killed; counts go to
-stderr at exit."""
+Prints the port it listens on, then serves until killed; counts (requests
+by kind, LIST being a GET with list-type, and body bytes each way) go to
+stderr at exit: docs/BENCHMARKS.md's request figures come from them."""
 import argparse, http.client, signal, socket, sys, threading, time
 
 p = argparse.ArgumentParser()
@@ -24,7 +25,8 @@ p.add_argument("--delay-ms", type=int, default=0)
 a = p.parse_args()
 uh, up = a.upstream.rsplit(":", 1)
 lock = threading.Lock()
-counts = {"commits": 0, "lost": 0, "reads": 0, "slowdown": 0, "reset": 0, "requests": 0}
+counts = {"commits": 0, "lost": 0, "reads": 0, "slowdown": 0, "reset": 0, "requests": 0,
+          "LIST": 0, "GET": 0, "HEAD": 0, "PUT": 0, "POST": 0, "DELETE": 0, "bytes_in": 0, "bytes_out": 0}
 
 
 def bump(k):
@@ -62,6 +64,11 @@ def serve(conn):
                 return
             method, path, headers, body = req
             bump("requests")
+            kind = "LIST" if method == "GET" and "list-type=" in path else method
+            if kind in counts:
+                bump(kind)
+            with lock:
+                counts["bytes_out"] += len(body)
             if a.delay_ms:
                 time.sleep(a.delay_ms / 1000)
             names = {k.lower() for k, _ in headers}
@@ -83,6 +90,8 @@ def serve(conn):
             resp = u.getresponse()
             data = resp.read()
             u.close()
+            with lock:
+                counts["bytes_in"] += len(data)
             if commit:
                 c = bump("commits")
                 if a.lose_commit_every and c % a.lose_commit_every == 0:
