@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Commits on S3 through a network that fails (lib/s3_fault_proxy.py in
 # front of the test server, see lib/s3_env.sh): every 3rd commit PUT lands
-# but its answer is lost, every 4th read is a 503 SlowDown, every 7th GET
-# is a dropped connection. 4 concurrent writers x 10 appends must all
+# but its answer is lost, a read is a 503 SlowDown with chance 1/4, a GET a
+# dropped connection with chance 1/7. 4 concurrent writers x 10 appends must all
 # succeed, with versions 0..40 contiguous and every row exactly once: a lost
 # answer is resolved by reading the commit back (never a blind resend, which
 # would commit the same rows twice), the reads are retried. Needs DL_CLI.
@@ -32,7 +32,8 @@ port=$(cat "$tmp/port")
 [ -n "$port" ] || { fail "the fault proxy did not start: $(cat "$tmp/proxy.err")"; exit 1; }
 export AWS_ENDPOINT_URL=http://127.0.0.1:$port
 # short backoffs keep the test quick; the rule is the same
-export DL_RETRY="--storage-option retry.backoff_ms=20 --storage-option retry.max_backoff_ms=200"
+# (10 attempts: a request failing all of them at these rates is ~1e-6)
+export DL_RETRY="--storage-option retry.backoff_ms=20 --storage-option retry.max_backoff_ms=200 --storage-option retry.max_attempts=10"
 
 # shellcheck disable=SC2086
 "$D" create "$t" --schema "id BIGINT NOT NULL" -q $DL_RETRY >/dev/null 2>"$tmp/err" || fail "create: $(cat "$tmp/err")"

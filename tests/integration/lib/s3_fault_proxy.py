@@ -6,15 +6,18 @@ failures a network gives (tests/integration/s3_faults.sh):
                          _delta_log/*.json is forwarded, then the client's
                          connection is closed without the answer: a commit
                          that landed but whose response was lost
-  --slowdown-every N     every Nth GET/HEAD is answered 503 SlowDown
-  --reset-every N        every Nth GET closes the connection unanswered
+  --slowdown-every N     a GET/HEAD is answered 503 SlowDown with chance 1/N
+  --reset-every N        a GET closes the connection unanswered with chance 1/N
+                         (random, not every Nth: a reader's parallel ranged
+                         GETs retrying in step would otherwise keep landing
+                         on the failing turn)
   --delay-ms MS          every request waits this long first
 
 Requests are relayed unchanged (the Host header too, so signatures hold).
 Prints the port it listens on, then serves until killed; counts (requests
 by kind, LIST being a GET with list-type, and body bytes each way) go to
 stderr at exit: docs/BENCHMARKS.md's request figures come from them."""
-import argparse, http.client, signal, socket, sys, threading, time
+import argparse, http.client, random, signal, socket, sys, threading, time
 
 p = argparse.ArgumentParser()
 p.add_argument("upstream")  # host:port
@@ -25,6 +28,12 @@ p.add_argument("--delay-ms", type=int, default=0)
 a = p.parse_args()
 uh, up = a.upstream.rsplit(":", 1)
 lock = threading.Lock()
+rng = random.Random(20261201)
+
+
+def chance(n):
+    with lock:
+        return n > 0 and rng.random() < 1.0 / n
 counts = {"commits": 0, "lost": 0, "reads": 0, "slowdown": 0, "reset": 0, "requests": 0,
           "LIST": 0, "GET": 0, "HEAD": 0, "PUT": 0, "POST": 0, "DELETE": 0, "bytes_in": 0, "bytes_out": 0}
 
@@ -75,11 +84,11 @@ def serve(conn):
             commit = method == "PUT" and "if-none-match" in names and "/_delta_log/" in path \
                 and path.split("?")[0].endswith(".json")
             if method in ("GET", "HEAD"):
-                r = bump("reads")
-                if a.reset_every and method == "GET" and r % a.reset_every == 0:
+                bump("reads")
+                if method == "GET" and chance(a.reset_every):
                     bump("reset")
                     return
-                if a.slowdown_every and r % a.slowdown_every == 0:
+                if chance(a.slowdown_every):
                     bump("slowdown")
                     msg = b"<?xml version=\"1.0\"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>"
                     conn.sendall(b"HTTP/1.1 503 Slow Down\r\nContent-Type: application/xml\r\nContent-Length: %d\r\n\r\n" % len(msg)
