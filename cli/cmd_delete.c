@@ -7,6 +7,8 @@ typedef struct delete_args {
 	const char *where;
 	const char *user_metadata;
 	bool copy_on_write;
+	const char *txn_app_id;
+	int64_t txn_version;
 } delete_args;
 
 static const dl_cli_opt delete_opts[] = {
@@ -17,6 +19,10 @@ static const dl_cli_opt delete_opts[] = {
 	              "commitInfo.userMetadata"),
 	DL_CLI_FLAG(delete_args, copy_on_write, 0, "copy-on-write",
 	            "rewrite files even when the table enables deletion vectors"),
+	DL_CLI_STRING(delete_args, txn_app_id, 0, "txn-app-id", "ID", NULL,
+	              "idempotent delete: application id"),
+	DL_CLI_INT(delete_args, txn_version, 0, "txn-version", "N", "-1",
+	           "idempotent delete: skipped when ID already committed version N or later"),
 	DL_CLI_END,
 };
 
@@ -26,6 +32,8 @@ static int delete_run(dl_cli *cli, const void *args)
 	dl_delete_options o = DL_DELETE_OPTIONS_INIT;
 	o.user_metadata = a->user_metadata;
 	o.copy_on_write = a->copy_on_write;
+	o.txn_app_id = a->txn_app_id;
+	o.txn_version = a->txn_version;
 	dl_delete_metrics m;
 	int rc = dl_delete(&m, a->table, a->where, &o);
 	if (rc != 0) return rc;

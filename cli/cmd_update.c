@@ -10,6 +10,8 @@ typedef struct update_args {
 	const char *where;
 	const char *user_metadata;
 	bool copy_on_write;
+	const char *txn_app_id;
+	int64_t txn_version;
 } update_args;
 
 static const dl_cli_opt update_opts[] = {
@@ -22,6 +24,10 @@ static const dl_cli_opt update_opts[] = {
 	              "commitInfo.userMetadata"),
 	DL_CLI_FLAG(update_args, copy_on_write, 0, "copy-on-write",
 	            "rewrite files even when the table enables deletion vectors"),
+	DL_CLI_STRING(update_args, txn_app_id, 0, "txn-app-id", "ID", NULL,
+	              "idempotent update: application id"),
+	DL_CLI_INT(update_args, txn_version, 0, "txn-version", "N", "-1",
+	           "idempotent update: skipped when ID already committed version N or later"),
 	DL_CLI_END,
 };
 
@@ -77,6 +83,8 @@ static int update_run(dl_cli *cli, const void *args)
 		dl_update_options o = DL_UPDATE_OPTIONS_INIT;
 		o.user_metadata = a->user_metadata;
 		o.copy_on_write = a->copy_on_write;
+		o.txn_app_id = a->txn_app_id;
+		o.txn_version = a->txn_version;
 		rc = dl_update(&m, a->table, as, (size_t)a->set.n, a->where, &o);
 	}
 	if (rc == 0) {

@@ -228,12 +228,6 @@ int sql_run_script(sql_session *s, const char *text, const char *origin, int fir
 	}
 }
 
-static bool blank_line(const char *l)
-{
-	while (*l == ' ' || *l == '\t' || *l == '\r' || *l == '\n') l++;
-	return !*l;
-}
-
 int sql_run_stream(sql_session *s, FILE *fp, const char *origin)
 {
 	dl_cli_buf stmt = DL_CLI_BUF_INIT;
@@ -257,7 +251,7 @@ int sql_run_stream(sql_session *s, FILE *fp, const char *origin)
 				}
 				continue;
 			}
-			if (blank_line(line)) continue;
+			if (!*sql_skip_blank(line)) continue; /* blanks and comments only */
 			start_line = lineno;
 		}
 		if (dl_cli_buf_append(&stmt, line, (size_t)n) < 0) {

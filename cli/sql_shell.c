@@ -187,12 +187,6 @@ static void shell_close(shell *sh)
 	sql_catalog_cache_free(sh->cache);
 }
 
-static bool blank(const char *l)
-{
-	while (*l == ' ' || *l == '\t' || *l == '\r' || *l == '\n') l++;
-	return !*l;
-}
-
 int sql_shell_run(sql_session *s)
 {
 	shell sh;
@@ -221,7 +215,7 @@ int sql_shell_run(sql_session *s)
 			continue;
 		}
 		if (!sh.stmt.len) {
-			if (blank(line)) continue;
+			if (!*sql_skip_blank(line)) continue; /* blanks and comments only, as sqlite3 */
 			const char *l = line;
 			while (*l == ' ' || *l == '\t') l++;
 			if (*l == '.') {

@@ -12,6 +12,7 @@
 #include "deltalake/history.h"
 #include "deltalake/changes.h"
 #include "deltalake/write.h"
+#include "deltalake/merge.h"
 #include "deltalake/txn.h"
 #include "deltalake/parquet.h"
 #include "deltalake/input.h"
@@ -20,7 +21,7 @@
 #include "deltalake/maintenance.h"
 #include "deltalake/catalog.h"
 #include "deltalake/dml.h"
-#include "deltalake/merge.h"
+#include "deltalake/sql.h"
 
 #ifdef __cplusplus
 extern "C" {

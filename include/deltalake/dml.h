@@ -70,7 +70,7 @@ extern "C" {
 
 /* ---- DELETE ---- */
 
-#define DL_DELETE_OPTIONS_VERSION 1
+#define DL_DELETE_OPTIONS_VERSION 2
 typedef struct dl_delete_options {
 	int version;                          /* DL_DELETE_OPTIONS_VERSION */
 	dl_store *store;                      /* the table's store (borrowed); uri ignored */
@@ -83,9 +83,15 @@ typedef struct dl_delete_options {
 	int threads;                          /* files in parallel; <= 0: the shared pool */
 	int64_t max_records_per_file;         /* of rewritten files; 0: no limit */
 	int64_t target_file_size;             /* bytes per rewritten file; 0: 128 MiB */
+	/* version 2: idempotent DML (Spark's txnAppId / txnVersion): nothing is
+	 * done (version -1, no rows affected) when this app id already committed
+	 * txn_version or later; otherwise the commit records it. txn_version < 0:
+	 * not used. */
+	const char *txn_app_id;
+	int64_t txn_version;
 } dl_delete_options;
 #define DL_DELETE_OPTIONS_INIT \
-	{DL_DELETE_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, false, 0, 0, 0}
+	{DL_DELETE_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, false, 0, 0, 0, NULL, -1}
 
 /* Spark's DELETE metrics (DeltaOperationMetrics.DELETE), named as in
  * commitInfo.operationMetrics. -1: not reported (Spark drops numDeletedRows,
@@ -123,7 +129,7 @@ typedef struct dl_update_assignment {
 	const char *expression;
 } dl_update_assignment;
 
-#define DL_UPDATE_OPTIONS_VERSION 1
+#define DL_UPDATE_OPTIONS_VERSION 2
 typedef struct dl_update_options {
 	int version;                          /* DL_UPDATE_OPTIONS_VERSION */
 	dl_store *store;
@@ -135,9 +141,12 @@ typedef struct dl_update_options {
 	int threads;
 	int64_t max_records_per_file;
 	int64_t target_file_size;
+	/* version 2: idempotent DML, as for dl_delete_options */
+	const char *txn_app_id;
+	int64_t txn_version;
 } dl_update_options;
 #define DL_UPDATE_OPTIONS_INIT \
-	{DL_UPDATE_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, false, 0, 0, 0}
+	{DL_UPDATE_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, false, 0, 0, 0, NULL, -1}
 
 /* Spark's UPDATE metrics (DeltaOperationMetrics.UPDATE). */
 typedef struct dl_update_metrics {

@@ -11,7 +11,8 @@
 #include "util/options.h"
 
 static const size_t delete_options_ends[] = {
-	sizeof(dl_delete_options), /* 1 */
+	DL_OPTIONS_END(dl_delete_options, target_file_size), /* 1 */
+	sizeof(dl_delete_options),                           /* 2: txn_app_id, txn_version */
 };
 DL_OPTIONS_ENDS_CHECK(delete_options_ends, DL_DELETE_OPTIONS_VERSION);
 
@@ -70,6 +71,9 @@ static int run(dl_delete_metrics *m, dl_dml_cmd *c, const char *uri, const char 
                const dl_delete_options *o)
 {
 	DL_TRY(dl_dml_begin(c, uri, o->store, o->store_options, o->user_metadata));
+	bool applied;
+	DL_TRY(dl_dml_already_applied(c, o->txn_app_id, o->txn_version, &applied));
+	if (applied) return 0;
 	if (predicate) DL_TRY(dl_dml_check_predicate(c, predicate, "the DELETE condition", NULL));
 	dl_rewrite_options ro = DL_REWRITE_OPTIONS_INIT;
 	ro.output = o->copy_on_write ? DL_REWRITE_COPY : DL_REWRITE_AUTO;
@@ -86,10 +90,11 @@ static int run(dl_delete_metrics *m, dl_dml_cmd *c, const char *uri, const char 
 	DL_TRY(dl_dml_commit_rewrite(c));
 	fill_metrics(m, c, scan_ms, rewrite_ms);
 	const dl_rewrite_metrics *r = dl_rewrite_get_metrics(c->rw);
-	/* Spark's commitIfNeeded: a DELETE that changes nothing commits nothing */
+	/* Spark's commitIfNeeded: a DELETE that changes nothing commits nothing
+	 * (but the app id of an idempotent one, a SetTransaction action) */
 	if (r->removed_files == 0 && r->dvs_added == 0 && r->dvs_updated == 0) {
 		m->num_affected_rows = 0;
-		return 0;
+		if (!o->txn_app_id) return 0;
 	}
 	DL_TRY(dl_dml_set_predicate_parameter(c, predicate));
 	DL_TRY(set_metrics(c, m));

@@ -60,6 +60,25 @@ int dl_dml_begin(dl_dml_cmd *c, const char *uri, dl_store *store,
 	return 0;
 }
 
+int dl_dml_already_applied(dl_dml_cmd *c, const char *app_id, int64_t version, bool *applied)
+{
+	*applied = false;
+	if ((app_id != NULL) != (version >= 0))
+		return dl_error_set(DL_EINVALID, "%s: idempotent DML needs both txn_app_id and "
+		                    "txn_version (>= 0)", c->operation);
+	if (!app_id) return 0;
+	int64_t v;
+	int rc = dl_txn_app_version(c->txn, app_id, &v);
+	if (rc == DL_ENOTFOUND) {
+		dl_error_clear();
+		rc = 0;
+	} else if (rc == 0) {
+		*applied = v >= version;
+	}
+	if (rc == 0 && !*applied) rc = dl_txn_set_app_txn(c->txn, app_id, version);
+	return rc;
+}
+
 int dl_dml_check_predicate(dl_dml_cmd *c, const char *sql, const char *what, dl_expr **out)
 {
 	if (out) *out = NULL;

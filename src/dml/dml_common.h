@@ -42,6 +42,11 @@ typedef struct dl_dml_cmd {
 int dl_dml_begin(dl_dml_cmd *c, const char *uri, dl_store *store,
                  const dl_store_options *store_options, const char *user_metadata);
 
+/* Idempotent DML (Spark's hasBeenExecuted): *applied when app_id already
+ * committed `version` or later; otherwise the commit will record it. No-op
+ * without an app id. Both or neither must be given (DL_EINVALID). */
+int dl_dml_already_applied(dl_dml_cmd *c, const char *app_id, int64_t version, bool *applied);
+
 /* Parses `sql` and binds it to the table's schema: unknown columns,
  * non-deterministic functions and non-boolean predicates are DL_EINVALID
  * naming `what` ("the DELETE condition"). *out may be NULL (check only). */

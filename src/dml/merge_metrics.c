@@ -9,6 +9,7 @@
  * updated + copied. */
 #include "dml/merge_internal.h"
 #include <string.h>
+#include "expr/ast.h"
 #include "json/json.h"
 #include "rewrite/change_data.h"
 #include "rewrite/file_writer.h"
@@ -25,7 +26,59 @@ static const char *action_type(const mg_clause *c)
 	}
 }
 
-/* A condition as SQL (our canonical printing of the parsed text). */
+static const char *binary_op(int op)
+{
+	switch (op) {
+	case OP_ADD: return "+";
+	case OP_SUB: return "-";
+	case OP_MUL: return "*";
+	case OP_DIV: return "/";
+	case OP_MOD: return "%";
+	case OP_IDIV: return "div";
+	case OP_CONCAT: return "||";
+	case OP_BITAND: return "&";
+	case OP_BITOR: return "|";
+	case OP_BITXOR: return "^";
+	case OP_EQ: return "=";
+	case OP_LT: return "<";
+	case OP_LE: return "<=";
+	case OP_GT: return ">";
+	case OP_GE: return ">=";
+	case OP_NSEQ: return "<=>";
+	case OP_AND: return "AND";
+	case OP_OR: return "OR";
+	default: return NULL;
+	}
+}
+
+/* Spark's Expression.sql for the operators a condition is built of: each
+ * binary operator parenthesized ("(t.id = s.id)", "((a = 1) AND (b > 2))"),
+ * NOT and != as "(NOT ...)"; other nodes in our canonical SQL. */
+static int spark_sql(dl_buf *out, const ex_node *n)
+{
+	if (n->kind == EX_OP && n->nargs == 2 && n->op == OP_NE) {
+		DL_TRY(dl_buf_printf(out, "(NOT ("));
+		DL_TRY(spark_sql(out, n->args[0]));
+		DL_TRY(dl_buf_printf(out, " = "));
+		DL_TRY(spark_sql(out, n->args[1]));
+		return dl_buf_printf(out, "))");
+	}
+	if (n->kind == EX_OP && n->nargs == 2 && binary_op(n->op)) {
+		DL_TRY(dl_buf_printf(out, "("));
+		DL_TRY(spark_sql(out, n->args[0]));
+		DL_TRY(dl_buf_printf(out, " %s ", binary_op(n->op)));
+		DL_TRY(spark_sql(out, n->args[1]));
+		return dl_buf_printf(out, ")");
+	}
+	if (n->kind == EX_OP && n->nargs == 1 && n->op == OP_NOT) {
+		DL_TRY(dl_buf_printf(out, "(NOT "));
+		DL_TRY(spark_sql(out, n->args[0]));
+		return dl_buf_printf(out, ")");
+	}
+	return ex_print(out, n);
+}
+
+/* A condition as Spark prints it. */
 static int cond_sql(dl_buf *out, const char *sql)
 {
 	dl_expr *e;
@@ -33,7 +86,7 @@ static int cond_sql(dl_buf *out, const char *sql)
 		dl_error_clear();
 		return dl_buf_printf(out, "%s", sql);
 	}
-	int rc = dl_expr_sql(e, out);
+	int rc = spark_sql(out, e->root);
 	dl_expr_free(e);
 	return rc;
 }

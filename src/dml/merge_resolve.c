@@ -433,8 +433,18 @@ static bool is_generated_or_identity(const dl_field *f)
 }
 
 /* allow_t and allow_s both false: sql names canonical columns already. */
+static bool is_identity(const dl_field *f)
+{
+	return f->metadata && strstr(f->metadata, "delta.identity.");
+}
+
 static int set_value(mg_exec *x, mg_clause *c, int w, const char *sql, bool allow_t, bool allow_s)
 {
+	if (c->kind != MG_NOT_MATCHED && is_identity(&x->wschema->children[w]))
+		return dl_error_set_class(DL_EINVALID, "DELTA_IDENTITY_COLUMNS_UPDATE_NOT_SUPPORTED",
+		                          "[DELTA_IDENTITY_COLUMNS_UPDATE_NOT_SUPPORTED] IDENTITY column %s "
+		                          "cannot be updated (MERGE %s)",
+		                          x->wschema->children[w].name, clause_what(c));
 	if (c->set[w])
 		return dl_error_set_class(DL_EINVALID, "DELTA_MULTIPLE_ASSIGNMENTS",
 		                          "[DELTA_DUPLICATE_COLUMNS_FOUND] column %s is assigned more than "
@@ -469,6 +479,7 @@ static int star(mg_exec *x, mg_clause *c, bool update)
 		const dl_field *f = &x->wschema->children[w];
 		int s = find_col(x->sschema, f->name);
 		bool in_target = w < x->nt;
+		if (update && is_identity(f)) continue; /* kept: identity values are never updated */
 		if (s < 0) {
 			if (!in_target || x->m->evolve || is_generated_or_identity(f)) continue;
 			return dl_error_set_class(DL_EINVALID, "DELTA_MERGE_UNRESOLVED_EXPRESSION",

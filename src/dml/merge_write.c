@@ -208,6 +208,11 @@ static int update_rows(dl_batch **out, const dl_rewrite_matched *mm, void *paylo
 		for (int w = 0; rc == 0 && w < x->nw; w++) provided[w] = !x->gen_recompute[w];
 		pthread_mutex_lock(&x->enf_lock);
 		if (rc == 0) rc = dl_enforcer_fill(x->enf, o, provided);
+		/* identity columns keep their values (never assigned: resolve
+		 * refuses it), which are not explicit values to check */
+		for (int w = 0; rc == 0 && w < x->nw; w++)
+			if (x->wschema->children[w].metadata && strstr(x->wschema->children[w].metadata, "delta.identity."))
+				provided[w] = false;
 		if (rc == 0) rc = dl_enforcer_check(x->enf, o, provided);
 		pthread_mutex_unlock(&x->enf_lock);
 		dl_free(provided);

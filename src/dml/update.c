@@ -32,7 +32,8 @@
 #include "util/options.h"
 
 static const size_t update_options_ends[] = {
-	sizeof(dl_update_options), /* 1 */
+	DL_OPTIONS_END(dl_update_options, target_file_size), /* 1 */
+	sizeof(dl_update_options),                           /* 2: txn_app_id, txn_version */
 };
 DL_OPTIONS_ENDS_CHECK(update_options_ends, DL_UPDATE_OPTIONS_VERSION);
 
@@ -414,6 +415,9 @@ static int run(dl_update_metrics *m, update_ctx *u, const char *uri,
 {
 	dl_dml_cmd *c = u->c;
 	DL_TRY(dl_dml_begin(c, uri, o->store, o->store_options, o->user_metadata));
+	bool applied;
+	DL_TRY(dl_dml_already_applied(c, o->txn_app_id, o->txn_version, &applied));
+	if (applied) return 0;
 	dl_expr *pred = NULL;
 	if (predicate) DL_TRY(dl_dml_check_predicate(c, predicate, "the UPDATE condition", &pred));
 	bool whole = !pred || dl_dml_partition_only(c, pred);
@@ -435,8 +439,9 @@ static int run(dl_update_metrics *m, update_ctx *u, const char *uri,
 	int64_t rewrite_ms = dl_dml_elapsed_ms(c) - scan_ms;
 	DL_TRY(dl_dml_commit_rewrite(c));
 	fill_metrics(m, c, whole || o->copy_on_write, scan_ms, rewrite_ms);
-	/* commitIfNeeded: nothing updated, nothing committed */
-	if (dl_rewrite_get_metrics(c->rw)->updated_rows == 0) return 0;
+	/* commitIfNeeded: nothing updated, nothing committed (but the app id of
+	 * an idempotent UPDATE, Spark's SetTransaction) */
+	if (dl_rewrite_get_metrics(c->rw)->updated_rows == 0 && !o->txn_app_id) return 0;
 	DL_TRY(dl_dml_set_predicate_parameter(c, predicate));
 	DL_TRY(set_metrics(c, m));
 	const dl_rewrite_metrics *r = dl_rewrite_get_metrics(c->rw);

@@ -72,6 +72,8 @@ typedef struct agg_op {
 	char **param_sql;
 	int next_part;
 	dl_batch_stream *child;
+	int64_t mem_base;     /* the budget's use before the first group */
+	bool based;
 } agg_op;
 
 static int agg_spill_consume(agg_op *a, dl_batch *b, dl_array *const *kc);
@@ -110,7 +112,7 @@ static int keep(aslot *sl, const ex_val *v, const dl_type *t)
 static int grow_slots(agg_op *a, int64_t n)
 {
 	if (n <= a->slot_cap) return 0;
-	int64_t nc = a->slot_cap ? a->slot_cap : 16;
+	int64_t nc = a->slot_cap ? a->slot_cap : 4;
 	while (nc < n) nc *= 2;
 	int64_t bytes = (nc - a->slot_cap) * (int64_t)sizeof(aslot) * a->naggs;
 	DL_TRY(dl_exec_mem_charge(a->ctx.mem, bytes, "hash aggregate"));
@@ -427,6 +429,11 @@ static void free_groups(agg_op *a)
 		g->slots = NULL;
 		dl_keytab_free(g->distinct);
 		g->distinct = NULL;
+		/* agg_ext's states and DISTINCT filters: emitted with the groups */
+		dl_agg_ext_free(g->ext);
+		g->ext = NULL;
+		dl_agg_distinct_free(g->dfilter);
+		g->dfilter = NULL;
 	}
 	a->slot_cap = 0;
 	dl_keytab_free(a->groups);
@@ -684,25 +691,42 @@ static int64_t agg_growth(const agg_op *a, dl_array *const *kc, int64_t n)
 	for (int k = 0; k < a->nkeys; k++) est += dl_exec_array_bytes(kc[k]);
 	int64_t need = a->ngroups + n;
 	if (need > a->slot_cap) {
-		int64_t nc = a->slot_cap ? a->slot_cap : 16;
+		int64_t nc = a->slot_cap ? a->slot_cap : 4;
 		while (nc < need) nc *= 2;
 		est += (nc - a->slot_cap) * (int64_t)sizeof(aslot) * a->naggs;
+	}
+	/* agg_ext's per-group state grows by doubling too; what it holds per
+	 * group so far is the best guess of what a new group costs */
+	for (int k = 0; k < a->naggs; k++) {
+		const dl_agg_ext *x = a->aggs[k].ext;
+		if (!x || x->cap <= 0 || need <= x->cap) continue;
+		int64_t per = x->charged / x->cap + 1, nc = x->cap;
+		while (nc < need) nc *= 2;
+		est += (nc - x->cap) * per;
 	}
 	/* count(DISTINCT): every row may add a (group, value) pair */
 	for (int k = 0; k < a->naggs; k++)
 		if (a->aggs[k].distinct) est += dl_keytab_grow_bytes(a->aggs[k].distinct, n) + n * 24;
+	/* and whatever the states charge that the above does not see
+	 * (percentile_approx's summaries...): twice what a group has cost so
+	 * far, on average, per row */
+	if (a->based && a->ngroups > 0) {
+		int64_t per = (atomic_load(&a->ctx.mem->used) - a->mem_base) / a->ngroups;
+		if (2 * n * per > est) est = 2 * n * per;
+	}
 	return est;
 }
 
 /* Part of the limit stays free for what grows with the groups already in
- * memory once spilling has begun (count(DISTINCT) pairs: half; else an
- * eighth, for strings of min/max and other operators). */
+ * memory once spilling has begun (count(DISTINCT) pairs, agg(DISTINCT x)
+ * filters, agg_ext's lists and summaries: half; else an eighth, for
+ * strings of min/max and other operators). */
 static bool fits(const agg_op *a, int64_t bytes)
 {
 	const dl_exec_memory *m = a->ctx.mem;
 	int64_t reserve = m->limit / 8;
 	for (int k = 0; k < a->naggs; k++)
-		if (a->aggs[k].distinct) reserve = m->limit / 2;
+		if (a->aggs[k].distinct || a->aggs[k].dfilter || a->aggs[k].ext) reserve = m->limit / 2;
 	return atomic_load(&m->used) + bytes <= m->limit - reserve;
 }
 
@@ -802,6 +826,10 @@ static int spill_rows(agg_op *a, dl_batch *b, dl_array *const *kc)
 static int agg_spill_consume(agg_op *a, dl_batch *b, dl_array *const *kc)
 {
 	int64_t n = b->num_rows;
+	if (!a->based) {
+		a->mem_base = atomic_load(&a->ctx.mem->used);
+		a->based = true;
+	}
 	if (a->spilling) return spill_rows(a, b, kc);
 	if (fits(a, agg_growth(a, kc, n))) return consume_mem(a, b, kc);
 	if (n > 1024 || (a->ngroups == 0 && n > 1)) {

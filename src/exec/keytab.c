@@ -172,7 +172,7 @@ int64_t dl_keytab_grow_bytes(const dl_keytab *t, int64_t more)
 {
 	int64_t n = t->n + more, b = 0;
 	if (n > t->cap) {
-		int64_t nc = t->cap ? t->cap : 1024;
+		int64_t nc = t->cap ? t->cap : 64;
 		while (nc < n) nc *= 2;
 		b += (nc - t->cap) * (int64_t)sizeof(kentry);
 	}
@@ -312,7 +312,7 @@ int dl_keytab_insert(dl_keytab *t, dl_array *const *keys, int64_t n, uint32_t *i
 				break;
 			}
 			if (t->n == t->cap) {
-				int64_t nc = t->cap ? t->cap * 2 : 1024;
+				int64_t nc = t->cap ? t->cap * 2 : 64;
 				if ((rc = charge(t, (nc - t->cap) * (int64_t)sizeof(kentry))) < 0) break;
 				kentry *e = dl_reallocarray(t->ent, (size_t)nc, sizeof *e);
 				if (!e) {

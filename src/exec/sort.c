@@ -49,6 +49,8 @@ typedef struct sort_op {
 } sort_op;
 
 static bool can_spill(const sort_op *s);
+static bool fits(const sort_op *s, int64_t bytes);
+static int push_uncharged(sort_op *s, dl_batch *b);
 static int buffer_or_spill(sort_op *s, dl_batch *b);
 static int spill_finish(sort_op *s);
 static int merge_next(sort_op *s, dl_batch **out);
@@ -295,8 +297,17 @@ static int s_next(dl_batch_stream *st, dl_batch **out)
 			if (!b) continue;
 		}
 		DL_TRY(dl_exec_check_interrupt(&s->ctx, "sort"));
-		DL_TRY(keep < 0 && can_spill(s) ? buffer_or_spill(s, b) : buffer(s, b));
-		if (keep >= 0 && s->buf_rows > 2 * keep + 1024) {
+		bool cut = false;
+		if (keep < 0 && can_spill(s)) {
+			DL_TRY(buffer_or_spill(s, b));
+		} else if (keep >= 0 && can_spill(s) && !fits(s, dl_exec_batch_bytes(b))) {
+			/* top-N under the limit: hold this batch anyway and cut back now */
+			DL_TRY(push_uncharged(s, b));
+			cut = true;
+		} else {
+			DL_TRY(buffer(s, b));
+		}
+		if (keep >= 0 && (cut || s->buf_rows > 2 * keep + 1024)) {
 			/* top-N: cut back to the rows that can still be output */
 			dl_batch *top;
 			DL_TRY(sort_buffer(s, keep, &top));
@@ -313,7 +324,7 @@ static int s_next(dl_batch_stream *st, dl_batch **out)
 				}
 				s->thr_row = keep - 1;
 			}
-			DL_TRY(buffer(s, top));
+			DL_TRY(can_spill(s) ? push_uncharged(s, top) : buffer(s, top));
 		}
 	}
 	if (s->nruns > 0 && !s->merging) DL_TRY(spill_finish(s));
@@ -493,16 +504,18 @@ static int push_uncharged(sort_op *s, dl_batch *b)
 	return 0;
 }
 
+/* Sorting the buffer copies it (concatenated, then permuted): a run is
+ * cut when the buffer and that copy would no longer fit together. */
 static int buffer_or_spill(sort_op *s, dl_batch *b)
 {
 	int64_t bytes = dl_exec_batch_bytes(b);
-	if (fits(s, bytes)) return buffer(s, b);
+	if (fits(s, 2 * bytes + s->charged)) return buffer(s, b);
 	int rc = spill_run(s);
 	if (rc < 0) {
 		dl_batch_free(b);
 		return rc;
 	}
-	if (fits(s, bytes)) return buffer(s, b);
+	if (fits(s, 2 * bytes)) return buffer(s, b);
 	/* one batch alone is over the limit: it is a run of its own */
 	DL_TRY(push_uncharged(s, b));
 	return spill_run(s);

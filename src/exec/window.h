@@ -1,6 +1,6 @@
-/* What the window operator's files share (window.c: the operator and the
- * ranking/offset functions; window_frame.c: frame bounds; window_agg.c:
- * aggregates over frames).
+/* What the window operator's files share (window.c: the operator, its
+ * sort; window_fns.c: ranking and offset functions; window_frame.c: frame
+ * bounds; window_agg.c: aggregates over frames).
  *
  * The operator buffers its input, sorts it by (partition, ORDER BY keys,
  * input position) and then works on the sorted rows: partition p is rows
@@ -42,6 +42,21 @@ int dl_win_frame_bounds(int64_t *lo, int64_t *hi, const dl_exec_frame *f, const 
 
 /* An aggregate over frames. */
 typedef struct win_agg win_agg;
+
+/* One function of the operator, prepared. */
+typedef struct win_fn {
+	dl_win_kind kind;
+	dl_expr *arg, *dflt;
+	int64_t offset;
+	bool ignore_nulls;
+	dl_exec_frame frame;
+	win_range range;
+	win_agg *agg;
+	dl_type *out;
+} win_fn;
+
+/* Function f's column over the sorted rows (window_fns.c). */
+int dl_win_fn_eval(dl_array **out, win_fn *f, const win_rows *w);
 /* Binds the aggregate's argument to `schema` and decides its result type
  * (*out_type, a reference the caller drops). Takes the arg and param. */
 int dl_win_agg_new(win_agg **out, const dl_exec_agg *spec, const dl_type *schema, const dl_exec_ctx *ctx,

@@ -148,11 +148,14 @@ int dl_rw_process_file(dl_rewrite *rw, rw_file *f)
 	if (f->kind == RW_WHOLE) return 0;
 	if (f->kind == RW_ROWS && f->ngiven == 0) return 0;
 	DL_TRY(load_old_dv(rw, f));
-	/* Copy-on-write must know that a row matches before copying any. */
+	/* Copy-on-write must know that a row matches before copying any; an
+	 * update with DVs probes through the predicate's columns too, so a file
+	 * without a match is never decoded whole. */
 	bool copies = f->copy;
+	bool probe = copies || (rw->o.update && rw->narrow && f->kind == RW_WHERE);
 	if (f->kind == RW_COPY) {
 		f->touched = true;
-	} else if (copies) {
+	} else if (probe) {
 		DL_TRY(read_pass(rw, f, true));
 		if (!f->touched) return 0;
 		f->touched = false;

@@ -7,6 +7,7 @@
  * (plan_scope.c). Equal calls share one aggregate. */
 #include "sql/plan_internal.h"
 #include "exec/op.h"
+#include <stdio.h>
 #include <string.h>
 
 typedef struct agg_name {
@@ -99,6 +100,43 @@ static int arity(const ex_node *n, int lo, int hi)
 	                          n->name, lo, hi > lo ? " to " : "", hi > lo ? (hi == 2 ? "2" : "3") : "", n->nargs);
 }
 
+/* count(DISTINCT a, b): Spark counts the distinct tuples with no NULL in
+ * them, so the argument is CASE WHEN a IS NULL OR b IS NULL THEN NULL
+ * ELSE named_struct('0', a, '1', b) END. */
+static int distinct_tuple(pn_agg *a, rw_ctx *in, const ex_node *n)
+{
+	planner *P = in->P;
+	ex_node *any_null = NULL, *st = pl_call(P, "named_struct", NULL, NULL);
+	if (!st || ex_node_set_args(P->ex, st, 2 * n->nargs) < 0) return DL_ENOMEM;
+	for (int i = 0; i < n->nargs; i++) {
+		ex_node *x;
+		DL_TRY(pl_rewrite(&x, in, n->args[i]));
+		ex_node *is = ex_node_new(P->ex, EX_IS, x->pos), *name = ex_node_new(P->ex, EX_LIT, x->pos);
+		char buf[16];
+		snprintf(buf, sizeof buf, "%d", i);
+		const char *nm = pl_strdup(P, buf);
+		if (!is || !name || !nm || ex_node_set_args(P->ex, is, 1) < 0) return DL_ENOMEM;
+		is->op = IS_NULL;
+		is->args[0] = x;
+		any_null = any_null ? pl_op(P, OP_OR, any_null, is) : is;
+		name->lit.type = DL_TYPE_STRING;
+		name->lit.v.str.ptr = nm;
+		name->lit.v.str.len = strlen(nm);
+		st->args[2 * i] = name;
+		st->args[2 * i + 1] = x;
+	}
+	ex_node *c = ex_node_new(P->ex, EX_CASE, n->pos), *null = ex_node_new(P->ex, EX_LIT, n->pos);
+	if (!c || !null || !any_null || ex_node_set_args(P->ex, c, 3) < 0) return DL_ENOMEM;
+	null->lit.type = DL_TYPE_NULL;
+	null->lit.is_null = true;
+	c->has_else = true;
+	c->args[0] = any_null;
+	c->args[1] = null;
+	c->args[2] = st;
+	a->arg = c;
+	return 0;
+}
+
 /* The pn_agg of call n, arguments rewritten with argc. */
 int pl_agg_of(pn_agg *a, rw_ctx *argc, const ex_node *n)
 {
@@ -112,11 +150,9 @@ int pl_agg_of(pn_agg *a, rw_ctx *argc, const ex_node *n)
 		return 0;
 	}
 	if (a->kind == DL_AGG_COUNT && n->distinct) {
-		if (n->nargs != 1)
-			return dl_error_set(DL_EUNSUPPORTED, "count(DISTINCT ...) over %d expressions at position %d is not supported",
-			                    n->nargs, n->pos);
 		a->kind = DL_AGG_COUNT_DISTINCT;
 		a->distinct = false;
+		if (n->nargs > 1) return distinct_tuple(a, &in, n);
 	}
 	int max = 1;
 	switch (a->kind) {

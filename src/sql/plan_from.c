@@ -11,6 +11,8 @@
  * there (an inner join swaps freely, LEFT becomes RIGHT and back). */
 #include "sql/plan_internal.h"
 #include <strings.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void pl_set_unpushable(pn *n)
@@ -92,8 +94,18 @@ static int plan_relation(prel *out, planner *P, const sql_table_ref *ref)
 		                          "[ASSIGNMENT_ARITY_MISMATCH] the column aliases of %s name %d columns but it has %d",
 		                          rel->display ? rel->display : "the relation", ref->nalias_cols, n->n);
 	out->node = n;
-	for (int i = 0; i < n->n; i++)
-		DL_TRY(sc_add(P, &out->sc, qual, nqual, ref->nalias_cols ? ref->alias_cols[i] : n->rel_cols[i], n->names[i]));
+	for (int i = 0; i < n->n; i++) {
+		const char *name = ref->nalias_cols ? ref->alias_cols[i] : n->rel_cols[i];
+		DL_TRY(sc_add(P, &out->sc, qual, nqual, name, n->names[i]));
+		/* EXPLAIN shows t.a */
+		if (nqual) {
+			size_t len = strlen(qual[nqual - 1]) + strlen(name) + 2;
+			char *d = pl_alloc(P, len);
+			if (!d) return DL_ENOMEM;
+			snprintf(d, len, "%s.%s", qual[nqual - 1], name);
+			P->display[atoi(n->names[i] + 1)] = d;
+		}
+	}
 	return 0;
 }
 
@@ -344,6 +356,7 @@ static int plan_join(prel *out, planner *P, const sql_table_ref *ref, const scop
 		ex_node *on;
 		DL_TRY(pl_rewrite(&on, &c, ref->on));
 		DL_TRY(split_on(P, &k, on, l.node, r.node));
+		for (int i = 0; i < k.nres; i++) DL_TRY(pl_push_on(P, l.node, r.node, kind, k.res[i]));
 	}
 	if (kind == DL_JOIN_RIGHT || kind == DL_JOIN_FULL) pl_set_unpushable(l.node);
 	if (kind == DL_JOIN_LEFT || kind == DL_JOIN_FULL) pl_set_unpushable(r.node);

@@ -148,7 +148,16 @@ typedef struct planner {
 	int depth;
 	int outer_refs;       /* references resolved in an enclosing scope so far */
 	corr_sink *sink;      /* for the next SELECT planned (a subquery's) */
+	/* EXPLAIN: subqueries that did not run, and the stand-ins (tagged
+	 * through ex_node.aux, which copies keep) printed in their place */
+	struct pl_subplan *subplans;
+	int nsub, capsub;
 } planner;
+
+typedef struct pl_subplan {
+	pn *node;
+	const char *what; /* "scalar-subquery#1" */
+} pl_subplan;
 
 /* plan.c */
 int pl_query(pq *out, planner *P, const sql_query *q, const scope *outer);
@@ -203,6 +212,10 @@ struct rw_ctx {
 	const char *clause;
 	/* correlated references to outer scopes are collected here */
 	bool correlated;
+	/* Spark's lateral column aliases: earlier select items by alias */
+	const char *const *lateral_names;
+	ex_node *const *lateral_posts;
+	int nlateral;
 	/* a correlated scalar subquery may join into this plan */
 	pn **input;
 	scope *input_scope;
@@ -260,10 +273,18 @@ int pl_subquery_expr(ex_node **out, rw_ctx *c, const ex_node *n);
 /* WHERE conjuncts that are [NOT] EXISTS / [NOT] IN (subquery): joins. */
 int pl_where_subquery(ex_node **out, planner *P, prel *r, const ex_node *conj);
 
+/* plan_pushdown.c: conjuncts into relations' filters (also applied above) */
+int pl_push_filter(planner *P, pn *node, ex_node *conj);
+/* An ON conjunct over one side of a join (before its own sides are marked),
+ * into that side when the join does not preserve it. */
+int pl_push_on(planner *P, pn *join_left, pn *join_right, dl_join_kind kind, ex_node *conj);
+
 /* plan_names.c: Spark's names for unnamed select items */
 int pl_auto_name(dl_buf *out, const ex_node *n);
 
 /* plan_explain.c */
+/* Tags stand-in e of a subquery that did not run (EXPLAIN, schema). */
+int pl_subplan_tag(planner *P, ex_node *e, pn *node, const char *kind);
 int pn_explain(dl_buf *out, planner *P, const pn *n, int depth);
 
 #endif

@@ -428,7 +428,43 @@ static int empty_stream(dl_batch_stream **out, const dl_type *schema)
 	return dl_batch_stream_from_batches(out, (dl_type *)schema, none, 0);
 }
 
+/* An error from binding over internal names, told with the names users
+ * wrote: "#7" becomes "t.a". */
+static int readable_error(planner *P, int rc)
+{
+	const dl_error *e = dl_error_last();
+	if (!e->message || !strchr(e->message, '#')) return rc;
+	dl_buf b = DL_BUF_INIT;
+	for (const char *p = e->message; *p; p++) {
+		if (*p == '#' && p[1] >= '0' && p[1] <= '9') {
+			char *end;
+			long id = strtol(p + 1, &end, 10);
+			if (id >= 0 && id < P->ndisplay) {
+				dl_buf_puts(&b, P->display[id]);
+				p = end - 1;
+				continue;
+			}
+		}
+		dl_buf_putc(&b, *p);
+	}
+	char klass[128];
+	snprintf(klass, sizeof klass, "%s", e->klass ? e->klass : "");
+	int code = e->code;
+	if (klass[0]) dl_error_set_class(code, klass, "%s", b.data ? b.data : "");
+	else dl_error_set(code, "%s", b.data ? b.data : "");
+	dl_buf_free(&b);
+	return rc;
+}
+
+static int finish(planner *P, pn *n);
+
 int pn_finish(planner *P, pn *n)
+{
+	int rc = finish(P, n);
+	return rc < 0 ? readable_error(P, rc) : rc;
+}
+
+static int finish(planner *P, pn *n)
 {
 	if (n->kind == PN_SCAN) {
 		const dl_type *rs = n->rel->schema;
@@ -584,7 +620,7 @@ static int scan_args_of(scan_args *s, planner *P, const pn *n, const used_set *u
 	return 0;
 }
 
-int pl_scan_explain(dl_buf *out, planner *P, pn *n, const used_set *u);
+int pl_explain_expr(dl_buf *out, planner *P, const ex_node *e); /* plan_explain.c */
 
 static int open_scan(dl_batch_stream **out, planner *P, pn *n, const used_set *u)
 {
@@ -652,7 +688,7 @@ int pl_scan_explain_args(dl_buf *out, planner *P, pn *n, const pn *root)
 	DL_TRY(dl_buf_puts(out, "]"));
 	if (s.filter) {
 		DL_TRY(dl_buf_puts(out, " filter: "));
-		DL_TRY(ex_print(out, s.filter));
+		DL_TRY(pl_explain_expr(out, P, s.filter));
 	}
 	if (n->rel->explain) {
 		dl_expr *f = NULL;

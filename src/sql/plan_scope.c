@@ -273,6 +273,17 @@ static int misplaced(rw_ctx *c, const ex_node *n, bool window)
 int pl_rewrite(ex_node **out, rw_ctx *c, const ex_node *n)
 {
 	if (c->P->depth > EX_MAX_DEPTH) return dl_error_set(DL_EINVALID, "expression nested too deeply");
+	if (n->kind == EX_COL && n->npath == 1 && c->nlateral) {
+		/* a name no input column answers may be an earlier item's alias */
+		const sc_col *col;
+		int k, rc = find_in(&col, &k, c->sc, (const char *const *)n->path, 1);
+		if (rc < 0) return rc;
+		for (int i = c->nlateral - 1; rc == 0 && i >= 0; i--)
+			if (c->lateral_names[i] && !strcasecmp(c->lateral_names[i], n->path[0])) {
+				*out = c->lateral_posts[i];
+				return 0;
+			}
+	}
 	if (c->agg && n->kind != EX_SUBQUERY && !(n->kind == EX_CALL && (n->over || pl_is_agg_call(n)))) {
 		DL_TRY(match_key(out, c, n));
 		if (*out) return 0;

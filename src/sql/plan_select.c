@@ -31,6 +31,26 @@ static void column_spelling(item *it, const scope *sc)
 		}
 }
 
+/* Lateral column aliases (Spark 3.4+): an item may use an earlier item's
+ * alias when no input column has that name. */
+static int lateral_init(rw_ctx *c, planner *P, const item *items, int n)
+{
+	const char **names = pl_alloc(P, sizeof *names * ((size_t)n + 1));
+	ex_node **posts = pl_alloc(P, sizeof *posts * ((size_t)n + 1));
+	if (!names || !posts) return DL_ENOMEM;
+	for (int i = 0; i < n; i++) names[i] = items[i].aliased ? items[i].name : NULL;
+	c->lateral_names = names;
+	c->lateral_posts = posts;
+	return 0;
+}
+
+static int lateral_rewrite(rw_ctx *c, item *items, int i)
+{
+	DL_TRY(pl_rewrite(&items[i].post, c, items[i].expr));
+	((ex_node **)c->lateral_posts)[i] = items[i].post;
+	return 0;
+}
+
 static bool star_matches(const sc_col *c, const sql_select_item *it)
 {
 	if (it->qual.nparts == 0) return !c->no_star;
@@ -180,25 +200,8 @@ static int plan_where(prel *r, planner *P, const ex_node *where, corr_sink *sink
 	if (!f->exprs || !(f->exprs[0] = pl_and_all(P, kept, nk))) return DL_ENOMEM;
 	DL_TRY(pn_finish(P, f));
 	r->node = f;
-	/* conjuncts over one pushable relation go to it too (it may prune) */
-	for (int i = 0; i < nk; i++) {
-		if (!pl_deterministic(kept[i])) continue; /* rand() must be drawn once */
-		pn *stackn[128];
-		int s2 = 0;
-		stackn[s2++] = f->in[0];
-		while (s2) {
-			pn *x = stackn[--s2];
-			if (x->kind == PN_SCAN) {
-				if (x->pushable && pl_refs_only(kept[i], x->schema) && pl_has_window(kept[i]) == false)
-					DL_TRY(pl_push(P, &x->pushed, &x->npushed, &x->cappushed, sizeof kept[i], &kept[i]));
-				continue;
-			}
-			/* only through row-preserving shapes: joins, filters, renames */
-			if (x->kind != PN_JOIN && x->kind != PN_FILTER && x->kind != PN_PROJECT) continue;
-			for (int k = 0; k < 2 && s2 < 126; k++)
-				if (x->in[k]) stackn[s2++] = x->in[k];
-		}
-	}
+	/* conjuncts over one relation go to it too (it may prune) */
+	for (int i = 0; i < nk; i++) DL_TRY(pl_push_filter(P, f->in[0], kept[i]));
 	return 0;
 }
 
@@ -418,9 +421,11 @@ int pl_select(pq *out, planner *P, const sql_query *q, const scope *outer)
 		if (nsink) DL_TRY(corr_keys(P, sink, &A, kx, r.node, &X));
 		c.agg = &A;
 		/* star columns after aggregation must be keys themselves */
+		DL_TRY(lateral_init(&c, P, items, n));
 		for (int i = 0; i < n; i++) {
+			c.nlateral = i;
 			if (items[i].expr) {
-				DL_TRY(pl_rewrite(&items[i].post, &c, items[i].expr));
+				DL_TRY(lateral_rewrite(&c, items, i));
 				continue;
 			}
 			for (int k = 0; k < A.nkeys && !items[i].post; k++)
@@ -432,6 +437,7 @@ int pl_select(pq *out, planner *P, const sql_query *q, const scope *outer)
 				DL_TRY(pl_rewrite(&items[i].post, &e, col));
 			}
 		}
+		c.nlateral = n; /* HAVING and ORDER BY may use the select aliases */
 		ex_node *having = NULL;
 		if (s->having) {
 			rw_ctx hc = c;
@@ -451,7 +457,9 @@ int pl_select(pq *out, planner *P, const sql_query *q, const scope *outer)
 			oc.clause = "ORDER BY";
 			DL_TRY(plan_order(&keys, &nkeys, &hidden, &hnames, &nh, P, q, items, n, &oc, s->distinct));
 		}
-		if (sink && n && items[0].post->kind == EX_COL)
+		/* without GROUP BY an aggregate has a value over no rows (a count's
+		 * is 0, not the NULL a left join gives); grouped, no rows is NULL */
+		if (sink && n && s->ngroup == 0 && items[0].post->kind == EX_COL)
 			for (int i = 0; i < A.naggs; i++)
 				if (!strcmp(A.aggs[i].name, items[0].post->path[0]))
 					sink->count_default = A.aggs[i].kind == DL_AGG_COUNT || A.aggs[i].kind == DL_AGG_COUNT_STAR ||
@@ -482,8 +490,10 @@ int pl_select(pq *out, planner *P, const sql_query *q, const scope *outer)
 			void *pp[3] = {&X, P, r.node};
 			DL_TRY(pl_walk_cols(sink->conj[i], add_extra, pp));
 		}
+	DL_TRY(lateral_init(&c, P, items, n));
 	for (int i = 0; i < n; i++) {
-		if (items[i].expr) DL_TRY(pl_rewrite(&items[i].post, &c, items[i].expr));
+		c.nlateral = i;
+		if (items[i].expr) DL_TRY(lateral_rewrite(&c, items, i));
 		else if (!(items[i].post = pl_col(P, items[i].iname))) return DL_ENOMEM;
 		column_spelling(&items[i], &r.sc);
 		if (!(items[i].out = pl_new_name(P, items[i].name))) return DL_ENOMEM;
@@ -492,6 +502,7 @@ int pl_select(pq *out, planner *P, const sql_query *q, const scope *outer)
 	int nkeys = 0, nh = 0;
 	ex_node **hidden = NULL;
 	const char **hnames = NULL;
+	c.nlateral = n;
 	if (q->norder) {
 		rw_ctx oc = c;
 		oc.clause = "ORDER BY";

@@ -127,7 +127,7 @@ static int scalar_value(ex_node **out, planner *P, pq *q)
 	const dl_type *t = pn_col_type(q->node, q->inames[0]);
 	if (!P->execute) {
 		*out = null_of(P, t);
-		return *out ? 0 : DL_ENOMEM;
+		return *out ? pl_subplan_tag(P, *out, q->node, "scalar_subquery") : DL_ENOMEM;
 	}
 	dl_batch *b;
 	DL_TRY(run(&b, P, q));
@@ -154,6 +154,7 @@ static int exists_value(ex_node **out, planner *P, pq *q, bool negated)
 		dl_batch_free(b);
 	}
 	*out = pl_lit_bool(P, any != negated);
+	if (*out && !P->execute) return pl_subplan_tag(P, *out, q->node, negated ? "not_exists_subquery" : "exists_subquery");
 	return *out ? 0 : DL_ENOMEM;
 }
 
@@ -177,6 +178,7 @@ static int in_value(ex_node **out, planner *P, ex_node *x, pq *q, bool negated)
 			for (int64_t r = 0; r < rows && rc == 0; r++) {
 				if (b) rc = literal(&in->args[r + 1], P, b->cols[0], r);
 				else if (!(in->args[1] = null_of(P, pn_col_type(q->node, q->inames[0])))) rc = DL_ENOMEM;
+				else rc = pl_subplan_tag(P, in->args[1], q->node, "list_subquery");
 			}
 			*out = in;
 		}
@@ -207,9 +209,22 @@ int pl_subquery_expr(ex_node **out, rw_ctx *c, const ex_node *n)
 		                          "a query without GROUP BY",
 		                          n->op == SQ_EXISTS ? "EXISTS" : n->op == SQ_IN ? "IN" : "scalar", n->pos);
 	DL_TRY(one_column(&q, "Scalar"));
-	bool aggregated = false;
-	for (const pn *k = q.node; k && !aggregated; k = k->in[0]) aggregated = k->kind == PN_AGG;
-	if (!aggregated)
+	const pn *agg = NULL;
+	for (const pn *k = q.node; k && !agg; k = k->in[0])
+		if (k->kind == PN_AGG) agg = k;
+	/* one row per correlated key: GROUP BY only the correlated columns */
+	int ncorr = 0;
+	for (int i = 0; i < sink.n; i++) {
+		bool seen = false;
+		for (int j = 0; j < i && !seen; j++) seen = !strcmp(sink.conj[j]->args[0]->path[0], sink.conj[i]->args[0]->path[0]);
+		ncorr += !seen;
+	}
+	if (agg && agg->n > ncorr)
+		return dl_error_set_class(DL_EINVALID, "UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY",
+		                          "[UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.NON_CORRELATED_COLUMNS_IN_GROUP_BY] "
+		                          "Unsupported subquery expression: A GROUP BY clause in a scalar correlated "
+		                          "subquery cannot contain non-correlated columns.");
+	if (!agg)
 		return dl_error_set_class(DL_EINVALID, "UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY",
 		                          "[UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.MUST_AGGREGATE_CORRELATED_SCALAR_SUBQUERY] "
 		                          "Unsupported subquery expression: Correlated scalar subqueries must be aggregated "

@@ -204,7 +204,7 @@ int sql_time_travel_options(dl_snapshot_options *o, const sql_time_travel *tt, c
 	}
 	dl_expr_free(h);
 	if (rc < 0 && !*dl_error_last()->klass)
-		return dl_error_prefix("time travel: ");
+		return dl_error_prefix("time travel");
 	return rc;
 }
 
@@ -427,9 +427,10 @@ int sql_resolve(sql_relation **out, void *payload, const sql_table_ref *ref, con
 		return sql_file_relation(out, c, ref, ctx);
 	case TREF_FUNCTION:
 		if (strcmp(ref->function, "table_changes") == 0) return sql_changes_relation(out, c, ref, ctx);
+		if (strcmp(ref->function, "range") == 0) return sql_range_relation(out, c, ref, ctx);
 		return dl_error_set_class(DL_ENOTFOUND, "UNRESOLVABLE_TABLE_VALUED_FUNCTION",
 		                          "[UNRESOLVABLE_TABLE_VALUED_FUNCTION] Could not resolve `%s` to a table-valued "
-		                          "function (table_changes is the one there is).",
+		                          "function (there are table_changes and range).",
 		                          ref->function);
 	default: return dl_error_set(DL_EINVALID, "internal: the resolver got a subquery or join");
 	}

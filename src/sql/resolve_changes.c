@@ -50,7 +50,7 @@ static int bound(int64_t *version, int64_t *ts_ms, const ex_node *n, const dl_ex
 	if (rc == 0 && integral) *version = v.v.i64;
 	else if (rc == 0) *ts_ms = v.v.i64 >= 0 ? v.v.i64 / 1000 : -((-v.v.i64 + 999) / 1000);
 	dl_expr_free(h);
-	if (rc < 0 && !*dl_error_last()->klass) return dl_error_prefix("table_changes %s: ", what);
+	if (rc < 0 && !*dl_error_last()->klass) return dl_error_prefix("table_changes %s", what);
 	return rc;
 }
 
@@ -114,7 +114,7 @@ int sql_changes_relation(sql_relation **out, dl_sql_conn *c, const sql_table_ref
 		dl_batch_stream_free(s);
 		if (cr) dl_free(cr->display);
 		dl_free(cr);
-		if (!*dl_error_last()->klass) return dl_error_prefix("table_changes: ");
+		if (!*dl_error_last()->klass) return dl_error_prefix("table_changes");
 		return rc;
 	}
 	cr->pending = s;

@@ -11,6 +11,8 @@ int sql_eval_const(dl_scalar *out, dl_expr **holder, const ex_node *n, const cha
 int sql_file_relation(sql_relation **out, dl_sql_conn *c, const sql_table_ref *ref, const dl_exec_ctx *ctx);
 /* table_changes('name-or-path', start [, end]). */
 int sql_changes_relation(sql_relation **out, dl_sql_conn *c, const sql_table_ref *ref, const dl_exec_ctx *ctx);
+/* range([start,] end [, step [, numPartitions]]): BIGINT column `id`. */
+int sql_range_relation(sql_relation **out, dl_sql_conn *c, const sql_table_ref *ref, const dl_exec_ctx *ctx);
 /* The columns cols[0..ncols) of `in` (owned), by name (ncols < 0: in
  * unchanged), with the interrupt check of ctx. */
 int sql_select_columns(dl_batch_stream **out, dl_batch_stream *in, const char *const *cols, int ncols,

@@ -129,6 +129,10 @@ int sql_run_describe_table(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt
 int sql_run_describe_history(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st);
 int sql_run_describe_detail(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st);
 int sql_run_insert(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st);
+/* stmt_dml.c: through deltalake/dml.h and deltalake/merge.h */
+int sql_run_delete(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st);
+int sql_run_update(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st);
+int sql_run_merge(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st);
 
 /* Spark's simpleString of a type (bigint, decimal(10,2), struct<a:int>). */
 int sql_type_simple(dl_buf *out, const dl_type *t);

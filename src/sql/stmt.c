@@ -20,9 +20,9 @@ static const stmt_fn dispatch[] = {
     [ST_CREATE_TABLE] = sql_run_create_table,
     [ST_CLONE] = not_yet,
     [ST_INSERT] = sql_run_insert,
-    [ST_DELETE] = not_yet,
-    [ST_UPDATE] = not_yet,
-    [ST_MERGE] = not_yet,
+    [ST_DELETE] = sql_run_delete,
+    [ST_UPDATE] = sql_run_update,
+    [ST_MERGE] = sql_run_merge,
     [ST_OPTIMIZE] = not_yet,
     [ST_REORG] = not_yet,
     [ST_VACUUM] = not_yet,
@@ -55,6 +55,7 @@ int sql_stmt_run(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st)
 		return not_yet(out, c, st);
 	if (atomic_load(&c->interrupt)) return sql_cancelled();
 	int rc = dispatch[st->kind](out, c, st);
+	if (rc == DL_ECANCELLED && atomic_load(&c->interrupt)) rc = sql_cancelled();
 	if (rc < 0) {
 		dl_batch_stream_free(*out);
 		*out = NULL;
@@ -89,6 +90,9 @@ static int intr_next(dl_batch_stream *s, dl_batch **out)
 	*out = NULL;
 	if (atomic_load(x->flag)) return sql_cancelled();
 	int rc = dl_batch_stream_next(x->in, out);
+	/* an operator that saw the flag itself (a spilling sort, a window)
+	 * reports it as Spark does too */
+	if (rc == DL_ECANCELLED && atomic_load(x->flag)) return sql_cancelled();
 	if (rc == 0 && *out && atomic_load(x->flag)) {
 		dl_batch_free(*out);
 		*out = NULL;

@@ -89,6 +89,13 @@ for cfg in "${configs[@]}"; do
 		post=$(grep -c ',update_postimage,' "$tmp/changes")
 		[ "$pre" = "$n" ] && [ "$post" = "$n" ] ||
 			fail "$name: version 3 has $pre preimages and $post postimages, expected $n each"
+		# the first DELETE (version 2): its rows as `delete` changes, from cdc files
+		# (copy-on-write) or derived from the deletion vectors
+		"$DL_CLI" changes "$t" --from 2 --to 2 --format csv >"$tmp/changes" 2>"$tmp/err" ||
+			fail "$name: changes: $(cat "$tmp/err")"
+		n=$(sed -n 1p "$tmp/duck.counts")
+		del=$(grep -c ',delete,' "$tmp/changes")
+		[ "$del" = "$n" ] || fail "$name: version 2 has $del delete changes, expected $n"
 	fi
 	v=$("$DL_CLI" history "$t" --format csv -n 1 | tail -n +2 | cut -d, -f1)
 	# 9 statements, one of which matches nothing: versions 2..9
@@ -120,6 +127,27 @@ after=$(cd "$t" && find . -type f | sort | xargs md5sum)
 "$DL_CLI" update --help >"$tmp/out" 2>&1 && grep -q -- "--set" "$tmp/out" || fail "update --help"
 "$DL_CLI" --format json delete "$t" --where "id = 1" >"$tmp/out" 2>&1
 grep -q '"num_affected_rows": *1' "$tmp/out" || fail "--format json: $(cat "$tmp/out")"
+
+# ---- kill -9 mid-command: the table reads as before or as after, never half ----
+t=$tmp/killed
+"$DL_CLI" create "$t" --schema "id BIGINT, g INT, v INT, name STRING" >/dev/null
+for i in 1 2 3 4; do "$DL_CLI" write "$t" -i "$tmp/src.parquet" -m append >/dev/null; done
+rows_before=$("$DL_CLI" cat "$t" --columns id --format csv | tail -n +2 | wc -l)
+for delay in 0.05 0.15 0.3; do
+	v0=$("$DL_CLI" history "$t" --format csv -n 1 | tail -n +2 | cut -d, -f1)
+	rows0=$("$DL_CLI" cat "$t" --columns id --format csv | tail -n +2 | wc -l)
+	"$DL_CLI" update "$t" --set "v = v + 1" --where "id % 2 = 0" >/dev/null 2>&1 &
+	pid=$!
+	sleep "$delay"
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	v1=$("$DL_CLI" history "$t" --format csv -n 1 | tail -n +2 | cut -d, -f1)
+	rows1=$("$DL_CLI" cat "$t" --columns id --format csv 2>"$tmp/err" | tail -n +2 | wc -l) ||
+		fail "killed after ${delay}s: the table does not read: $(cat "$tmp/err")"
+	[ "$rows1" = "$rows0" ] || fail "killed after ${delay}s: $rows1 rows, expected $rows0"
+	[ "$v1" = "$v0" ] || [ "$v1" = $((v0 + 1)) ] || fail "killed after ${delay}s: version $v0 -> $v1"
+done
+[ "$rows_before" = 8000 ] || fail "the killed table started with $rows_before rows"
 
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "dml_duckdb: ok"

@@ -123,6 +123,18 @@ printf 'id,v\n1,7\n2,8\n' >"$tmp/g.csv"
 	-q >/dev/null || fail "generated merge: $(cat "$tmp/err")"
 same "generated columns" "$(rows "$t6")" "1,7,14 2,8,16 "
 
+# identity columns: kept on update, generated on insert; assigning one is refused
+t6b=$tmp/identity
+mk "$t6b" "k BIGINT GENERATED ALWAYS AS IDENTITY, id BIGINT, v BIGINT" 'id,v\n1,1\n2,2\n'
+printf 'id,v\n1,10\n5,50\n' >"$tmp/i.csv"
+"$DL_CLI" merge "$t6b" --source "$tmp/i.csv" --alias t,s --on "t.id = s.id" --when "MATCHED THEN UPDATE SET *" \
+	--when "NOT MATCHED THEN INSERT (id, v) VALUES (s.id, s.v)" -q >/dev/null 2>"$tmp/err" ||
+	fail "identity merge: $(cat "$tmp/err")"
+got=$(rows "$t6b")
+case $got in "1,1,10 2,2,2 "[3-9]",5,50 ") ;; *) fail "identity rows: $got" ;; esac
+expect_error "updating an identity column" DELTA_IDENTITY_COLUMNS_UPDATE_NOT_SUPPORTED "$t6b" --source "$tmp/i.csv" \
+	--alias t,s --on "t.id = s.id" --when "MATCHED THEN UPDATE SET k = 7"
+
 # schema evolution: UPDATE SET * / INSERT * add the source's new column
 t7=$tmp/evolve
 mk "$t7" "id BIGINT, v BIGINT" 'id,v\n1,1\n2,2\n'
@@ -183,7 +195,8 @@ for kv in '"numSourceRows":"3"' '"numTargetRowsInserted":"1"' '"numTargetRowsUpd
 	'"numTargetRowsMatchedUpdated":"1"' '"numTargetRowsNotMatchedBySourceUpdated":"1"' '"numTargetRowsDeleted":"1"' \
 	'"numTargetRowsMatchedDeleted":"1"' '"numTargetRowsNotMatchedBySourceDeleted":"0"' '"numTargetRowsCopied":"0"' \
 	'"numOutputRows":"3"' '"numTargetFilesRemoved":"1"' '"operation":"MERGE"' \
-	'"matchedPredicates":"[{\"predicate\":\"s.v = 10\",\"actionType\":\"delete\"},{\"actionType\":\"update\"}]"' \
+	'"predicate":"[\"(t.id = s.id)\"]"' \
+	'"matchedPredicates":"[{\"predicate\":\"(s.v = 10)\",\"actionType\":\"delete\"},{\"actionType\":\"update\"}]"' \
 	'"notMatchedPredicates":"[{\"actionType\":\"insert\"}]"' \
 	'"notMatchedBySourcePredicates":"[{\"actionType\":\"update\"}]"'; do
 	grep -qF "$kv" "$c" || fail "commitInfo lacks $kv: $(head -c 1500 "$c")"
@@ -195,6 +208,54 @@ mk "$t11" "id BIGINT, v BIGINT" 'id,v\n1,1\n'
 	fail "insert-only merge"
 grep -q '"remove"' "$t11/_delta_log/00000000000000000002.json" && fail "insert-only merge removed files"
 same "insert-only rows" "$(rows "$t11")" "1,1 2,20 7,70 "
+
+# kill -9 mid-merge: the table is as it was (or, if the commit landed, the
+# whole merge is there); never a partial state
+t12=$tmp/killed
+awk 'BEGIN { print "id,v"; for (i = 0; i < 300000; i++) printf "%d,%d\n", i, i }' >"$tmp/big_t.csv"
+awk 'BEGIN { print "id,v"; for (i = 0; i < 200000; i++) printf "%d,%d\n", i * 2, -1 }' >"$tmp/big_s.csv"
+"$DL_CLI" create "$t12" --schema "id BIGINT, v BIGINT" -q >/dev/null
+"$DL_CLI" write "$t12" -i "$tmp/big_t.csv" -m append --max-records-per-file 30000 -q >/dev/null || fail "killed: write"
+"$DL_CLI" merge "$t12" --source "$tmp/big_s.csv" --alias t,s --on "t.id = s.id" -q \
+	--when "MATCHED THEN UPDATE SET *" --when "NOT MATCHED THEN INSERT *" >/dev/null 2>&1 &
+pid=$!
+sleep 0.3
+kill -9 "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+n=$("$DL_CLI" cat "$t12" --format csv | tail -n +2 | wc -l)
+neg=$("$DL_CLI" cat "$t12" --format csv | grep -c ',-1$')
+if [ -f "$t12/_delta_log/00000000000000000002.json" ]; then
+	same "killed after the commit: rows" "$n $neg" "400000 200000"
+else
+	same "killed before the commit: rows" "$n $neg" "300000 0"
+fi
+
+# two merges at once touching the same file: the loser of the commit race
+# fails with a conflict class (its file was removed under it) and leaves
+# nothing behind, or both ran one after the other; an append racing a merge
+# is a blind append and never makes it fail
+t13=$tmp/race
+mk "$t13" "id BIGINT, v BIGINT" 'id,v\n1,1\n2,2\n3,3\n'
+printf 'id,v\n1,10\n' >"$tmp/r1.csv"
+printf 'id,v\n2,20\n' >"$tmp/r2.csv"
+printf 'id,v\n9,9\n' >"$tmp/r3.csv"
+for k in 1 2; do
+	"$DL_CLI" merge "$t13" --source "$tmp/r$k.csv" --alias t,s --on "t.id = s.id" -q \
+		--when "MATCHED THEN UPDATE SET *" >/dev/null 2>"$tmp/race$k.err" &
+done
+"$DL_CLI" write "$t13" -i "$tmp/r3.csv" -m append -q >/dev/null 2>"$tmp/race3.err" || fail "race: the append failed: $(cat "$tmp/race3.err")"
+ok=0
+for k in 1 2; do
+	if wait -n; then ok=$((ok + 1)); fi
+done
+got=$(rows "$t13")
+case $ok in
+2) same "race: both merges" "$got" "1,10 2,20 3,3 9,9 " ;;
+1)
+	grep -q "Concurrent" "$tmp"/race[12].err || fail "race: the loser's error: $(cat "$tmp"/race[12].err)"
+	case $got in "1,10 2,2 3,3 9,9 " | "1,1 2,20 3,3 9,9 ") ;; *) fail "race: rows $got" ;; esac ;;
+*) fail "race: no merge succeeded: $(cat "$tmp"/race[12].err)" ;;
+esac
 
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }
 echo "merge_rules: ok"

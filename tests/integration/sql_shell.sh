@@ -11,7 +11,10 @@ if ! command -v tmux >/dev/null; then
 	echo "FAIL: tmux is not installed; scripts/install-deps.sh installs it" >&2
 	exit 1
 fi
+here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
+# Under ASan: libedit's own leak at exit (see sql_shell.lsan) is not ours.
+lsan="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$here/sql_shell.lsan:print_suppressions=0"
 sock=$tmp/tmux.sock
 session=dlsql
 runs=0
@@ -31,6 +34,17 @@ wait_for() {
 		sleep 0.1
 	done
 	fail "the shell never showed '$1'; the screen was:
+$(screen | tail -n 25)"
+	return 1
+}
+# wait_re REGEX: the same for an extended regular expression, any case.
+wait_re() {
+	local i
+	for i in $(seq 1 600); do
+		screen | grep -qEi -- "$1" && return 0
+		sleep 0.1
+	done
+	fail "the shell never showed /$1/; the screen was:
 $(screen | tail -n 25)"
 	return 1
 }
@@ -63,7 +77,7 @@ start() {
 	runs=$((runs + 1))
 	session=dlsql$runs
 	tm -f /dev/null new-session -d -s "$session" -x 160 -y 50 \
-		"env HOME='$tmp' DELTALAKE_HISTORY='$tmp/history' TERM=xterm '$DL_CLI' sql --warehouse '$tmp/wh'; echo SHELL-EXITED \$?; sleep 600"
+		"env LSAN_OPTIONS='$lsan' HOME='$tmp' DELTALAKE_HISTORY='$tmp/history' TERM=xterm '$DL_CLI' sql --warehouse '$tmp/wh'; echo SHELL-EXITED \$?; sleep 600"
 	tm set-option -t "$session" history-limit 10000 >/dev/null
 	wait_for "deltalake> "
 }
@@ -118,6 +132,19 @@ tm send-keys -t "$session" Tab
 wait_for "FROM shell_test "
 type_line ";"
 wait_for "tabbed"
+# ... a column of the table the statement names ...
+send_text "SELECT id FROM shell_test WHERE na"
+tm send-keys -t "$session" Tab
+wait_for "WHERE name "
+type_line "= 'two';"
+wait_for "deltalake> SELECT id FROM shell_test WHERE name = 'two';"
+# ... several candidates: their common prefix, then the list under the line.
+send_text "SELECT * FROM lo"
+tm send-keys -t "$session" Tab
+wait_for "FROM long_"
+tm send-keys -t "$session" Tab
+wait_for "long_a  long_b"
+tm send-keys -t "$session" C-c
 # ... and keywords in the case typed.
 send_text "sel"
 tm send-keys -t "$session" Tab
@@ -141,7 +168,7 @@ before=$(prompts)
 type_line "SELECT count(*) AS never FROM long_a CROSS JOIN long_b;"
 sleep 1
 tm send-keys -t "$session" C-c
-wait_for "Error: [OPERATION_CANCELED]"
+wait_re "^Error: .*(cancel|interrupt)"
 wait_count "deltalake> " $((before + 1))
 screen | grep -q "SHELL-EXITED" && fail "Ctrl-C during a query ended the shell"
 type_line "SELECT 'still here' AS alive;"

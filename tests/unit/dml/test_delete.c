@@ -69,6 +69,28 @@ static void test_null_predicate_and_no_match(void **state)
 	dl_free(uri);
 }
 
+/* Idempotent DELETE: recorded even when nothing matched; then skipped. */
+static void test_idempotent(void **state)
+{
+	(void)state;
+	char *uri = make("idem", NULL, NULL, 0);
+	dl_delete_options o = DL_DELETE_OPTIONS_INIT;
+	o.txn_app_id = "etl";
+	o.txn_version = 0;
+	dl_delete_metrics m;
+	assert_int_equal(dl_delete(&m, uri, "id = 99", &o), 0);
+	assert_int_equal(m.version, 2);
+	dx_commit_has(uri, 2, "{\"txn\":{\"appId\":\"etl\",\"version\":0");
+	assert_int_equal(dl_delete(&m, uri, "id = 1", &o), 0);
+	assert_int_equal(m.version, -1);
+	dx_rows(uri, "id", "1;2;3;4");
+	o.txn_version = 1;
+	assert_int_equal(dl_delete(&m, uri, "id = 1", &o), 0);
+	assert_int_equal(m.num_affected_rows, 1);
+	dx_rows(uri, "id", "2;3;4");
+	dl_free(uri);
+}
+
 static void test_deletion_vectors(void **state)
 {
 	(void)state;
@@ -184,6 +206,19 @@ static void test_change_data(void **state)
 	dl_free(uri);
 }
 
+/* Copy-on-write keeps the row ids and commit versions of the copied rows. */
+static void test_row_tracking(void **state)
+{
+	(void)state;
+	const char *props[] = {"delta.enableRowTracking", "true"};
+	char *uri = make("tracked", NULL, props, 1);
+	dl_delete_metrics m;
+	assert_int_equal(dl_delete(&m, uri, "id = 2", NULL), 0);
+	assert_int_equal(m.numCopiedRows, 3);
+	dx_rows(uri, "id," DL_SCAN_ROW_ID "," DL_SCAN_ROW_COMMIT_VERSION, "1,0,1;3,2,1;4,3,1");
+	dl_free(uri);
+}
+
 static void test_progress_cancel(void **state);
 
 /* A store failing at each of the command's calls in turn: either the
@@ -269,10 +304,12 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_copy_on_write),
 		cmocka_unit_test(test_null_predicate_and_no_match),
+		cmocka_unit_test(test_idempotent),
 		cmocka_unit_test(test_deletion_vectors),
 		cmocka_unit_test(test_metadata_only),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_change_data),
+		cmocka_unit_test(test_row_tracking),
 		cmocka_unit_test(test_progress_cancel),
 		cmocka_unit_test(test_failing_store),
 	};

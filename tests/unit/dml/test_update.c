@@ -129,6 +129,33 @@ static void test_refusals(void **state)
 	dl_free(uri);
 }
 
+/* Idempotent UPDATE: the second run of the same app version does nothing. */
+static void test_idempotent(void **state)
+{
+	(void)state;
+	char *uri = make("idem", NULL, NULL, 0);
+	dl_update_options o = DL_UPDATE_OPTIONS_INIT;
+	o.txn_app_id = "etl";
+	o.txn_version = 3;
+	dl_update_assignment a = {"v", "v + 1"};
+	dl_update_metrics m;
+	assert_int_equal(dl_update(&m, uri, &a, 1, "id = 1", &o), 0);
+	assert_int_equal(m.version, 2);
+	dx_commit_has(uri, 2, "{\"txn\":{\"appId\":\"etl\",\"version\":3");
+	assert_int_equal(dl_update(&m, uri, &a, 1, "id = 1", &o), 0);
+	assert_int_equal(m.version, -1);
+	assert_int_equal(m.num_affected_rows, 0);
+	dx_rows(uri, "id,v", "1,11;2,20;3,30;4,40");
+	/* a version 1 struct (before txn ids) is still accepted */
+	dl_update_options v1 = DL_UPDATE_OPTIONS_INIT;
+	v1.version = 1;
+	assert_int_equal(dl_update(&m, uri, &a, 1, "id = 2", &v1), 0);
+	assert_int_equal(m.num_affected_rows, 1);
+	o.txn_version = -1;
+	assert_int_equal(dl_update(&m, uri, &a, 1, "id = 1", &o), DL_EINVALID);
+	dl_free(uri);
+}
+
 /* A changed partition value moves the row to its partition. */
 static void test_partition_move(void **state)
 {
@@ -174,6 +201,28 @@ static void test_deletion_vectors(void **state)
 	assert_int_equal(m.numAddedFiles, 1);
 	assert_true(m.numRemovedBytes > 0);
 	dx_rows(uri, "id,v", "1,11;2,20;3,0;4,0");
+	dl_free(uri);
+}
+
+/* With DVs, a file where nothing matches is neither rewritten nor given a
+ * DV (found through the predicate's columns alone). */
+static void test_deletion_vectors_untouched_file(void **state)
+{
+	(void)state;
+	const char *props[] = {"delta.enableDeletionVectors", "true"};
+	char *uri = make("dv_two", NULL, props, 1);
+	dx_append(uri, DDL, "5,50,e,1;6,60,f,1");
+	dl_update_metrics m;
+	UPDATE_OK(&m, uri, "name", "'z'", "v % 50 = 0 AND v > 0");
+	assert_int_equal(m.numUpdatedRows, 1);
+	assert_int_equal(m.numDeletionVectorsAdded, 1);
+	dx_rows(uri, "id,name", "1,a;2,b;3,NULL;4,d;5,z;6,f");
+	/* one remove (the file of id 5 getting its DV), not two */
+	char *c = fx_commit(uri, 3);
+	int removes = 0;
+	for (const char *p = c; (p = strstr(p, "{\"remove\"")); p++) removes++;
+	assert_int_equal(removes, 1);
+	dl_free(c);
 	dl_free(uri);
 }
 
@@ -329,8 +378,10 @@ int main(void)
 		cmocka_unit_test(test_copy_on_write),
 		cmocka_unit_test(test_casts),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_idempotent),
 		cmocka_unit_test(test_partition_move),
 		cmocka_unit_test(test_deletion_vectors),
+		cmocka_unit_test(test_deletion_vectors_untouched_file),
 		cmocka_unit_test(test_nested_fields),
 		cmocka_unit_test(test_column_rules),
 		cmocka_unit_test(test_row_tracking_and_cdf),

@@ -201,6 +201,47 @@ static void aggregate_count_distinct_spills(void **st)
 	free_rows(rows, N);
 }
 
+/* The kinds of agg_ext.h (lists, sets, sketches, DISTINCT filters) spill
+ * alike: raw rows, no state serialized. */
+static void aggregate_ext_kinds_spill(void **st)
+{
+	(void)st;
+	enum { N = 40000, G = 12000 };
+	char **rows = make_rows(N, G);
+	char **want = NULL, **got = NULL;
+	int nw = 0, ng = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		dl_exec_memory mem = DL_EXEC_MEMORY_INIT(4 << 20);
+		dl_exec_ctx ctx = spill_ctx(&mem);
+		dl_expr *keys[] = {tu_expr("k")};
+		dl_exec_agg aggs[] = {
+		    {.kind = DL_AGG_COLLECT_LIST, .arg = tu_expr("v"), .name = "cl"},
+		    {.kind = DL_AGG_COLLECT_SET, .arg = tu_expr("s"), .name = "cs"},
+		    {.kind = DL_AGG_APPROX_COUNT_DISTINCT, .arg = tu_expr("v"), .name = "acd"},
+		    {.kind = DL_AGG_PERCENTILE_APPROX, .arg = tu_expr("v"), .param = tu_expr("0.5"), .name = "p50"},
+		    {.kind = DL_AGG_COUNT_IF, .arg = tu_expr("v > 0"), .name = "ci"},
+		    {.kind = DL_AGG_BOOL_AND, .arg = tu_expr("v > 0"), .name = "ba"},
+		    {.kind = DL_AGG_BOOL_OR, .arg = tu_expr("v > 100"), .name = "bo"},
+		    {.kind = DL_AGG_SUM, .arg = tu_expr("v % 7"), .distinct = true, .name = "sd"},
+		    {.kind = DL_AGG_FIRST, .arg = tu_expr("s"), .ignore_nulls = true, .name = "f"},
+		};
+		dl_batch_stream *s;
+		int rc = dl_exec_aggregate(&s, tu_stream(SPEC, (const char *const *)rows, N, 4096), keys, NULL, 1, aggs,
+		                           (int)(sizeof aggs / sizeof aggs[0]), pass ? &ctx : NULL);
+		if (rc < 0) fail_msg("aggregate: %s", dl_error_last()->message);
+		if (pass) ng = collect_sorted(s, &got, true, true);
+		else nw = collect_sorted(s, &want, false, true);
+		if (pass) {
+			assert_int_equal(atomic_load(&mem.used), 0);
+			assert_true(atomic_load(&mem.peak) <= mem.limit);
+		}
+	}
+	assert_same(want, nw, got, ng);
+	tu_free_lines(want, nw);
+	tu_free_lines(got, ng);
+	free_rows(rows, N);
+}
+
 /* A limit so small the partitions split again (several levels). */
 static void aggregate_recursive_partitions(void **st)
 {
@@ -442,6 +483,91 @@ static void sort_spills_stable_nulls(void **st)
 	free_rows(rows, N);
 }
 
+/* ---- distinct, union ------------------------------------------------ */
+
+static void distinct_and_union_spill(void **st)
+{
+	(void)st;
+	enum { N = 30000 };
+	char **rows = make_rows(N, 8000);
+	for (int t = 0; t < 2; t++) {
+		char **want, **got;
+		int nw = 0, ng = 0;
+		for (int pass = 0; pass < 2; pass++) {
+			dl_exec_memory mem = DL_EXEC_MEMORY_INIT(64 * 1024);
+			dl_exec_ctx ctx = spill_ctx(&mem);
+			ctx.batch_rows = 1000;
+			const dl_exec_ctx *c = pass ? &ctx : NULL;
+			dl_expr *ex[] = {tu_expr("k"), tu_expr("s")};
+			const char *nm[] = {"k", "s"};
+			dl_batch_stream *p, *s;
+			assert_int_equal(dl_exec_project(&p, tu_stream(SPEC, (const char *const *)rows, N, 1000), ex, nm, 2, NULL), 0);
+			if (t == 0) {
+				assert_int_equal(dl_exec_distinct(&s, p, c), 0);
+			} else {
+				dl_expr *ex2[] = {tu_expr("k + 1"), tu_expr("s")};
+				dl_batch_stream *p2;
+				assert_int_equal(
+				    dl_exec_project(&p2, tu_stream(SPEC, (const char *const *)rows, N, 1000), ex2, nm, 2, NULL), 0);
+				assert_int_equal(dl_exec_setop(&s, p, p2, DL_SETOP_UNION, false, c), 0);
+			}
+			if (pass) ng = collect_sorted(s, &got, true, true);
+			else nw = collect_sorted(s, &want, false, true);
+			if (pass) {
+				assert_int_equal(atomic_load(&mem.used), 0);
+				assert_true(atomic_load(&mem.peak) <= mem.limit);
+			}
+		}
+		assert_same(want, nw, got, ng);
+		for (int i = 1; i < ng; i++) assert_true(strcmp(got[i - 1], got[i]) != 0); /* distinct */
+		tu_free_lines(want, nw);
+		tu_free_lines(got, ng);
+	}
+	free_rows(rows, N);
+}
+
+static dl_batch_stream *proj2(char **rows, int n, const char *e1, const char *e2)
+{
+	dl_expr *ex[] = {tu_expr(e1), tu_expr(e2)};
+	const char *nm[] = {"a", "b"};
+	dl_batch_stream *p;
+	assert_int_equal(dl_exec_project(&p, tu_stream(SPEC, (const char *const *)rows, n, 1000), ex, nm, 2, NULL), 0);
+	return p;
+}
+
+/* INTERSECT / EXCEPT [ALL] partition both sides (copies counted exactly) */
+static void intersect_except_spill(void **st)
+{
+	(void)st;
+	enum { N = 20000 };
+	char **rows = make_rows(N, 6000);
+	const dl_setop_kind kinds[] = {DL_SETOP_INTERSECT, DL_SETOP_EXCEPT};
+	for (int ki = 0; ki < 2; ki++)
+		for (int all = 0; all < 2; all++) {
+			char **want = NULL, **got = NULL;
+			int nw = 0, ng = 0;
+			for (int pass = 0; pass < 2; pass++) {
+				dl_exec_memory mem = DL_EXEC_MEMORY_INIT(64 * 1024);
+				dl_exec_ctx ctx = spill_ctx(&mem);
+				ctx.batch_rows = 1000;
+				dl_batch_stream *s;
+				/* a: (k % 3000, v % 5) with many copies; b: half of the values */
+				assert_int_equal(dl_exec_setop(&s, proj2(rows, N, "k % 3000", "v % 5"),
+				                               proj2(rows, N / 2, "k % 3000", "v % 5"), kinds[ki], all,
+				                               pass ? &ctx : NULL),
+				                 0);
+				if (pass) ng = collect_sorted(s, &got, true, true);
+				else nw = collect_sorted(s, &want, false, true);
+				if (pass) assert_int_equal(atomic_load(&mem.used), 0);
+			}
+			assert_true(nw > 0);
+			assert_same(want, nw, got, ng);
+			tu_free_lines(want, nw);
+			tu_free_lines(got, ng);
+		}
+	free_rows(rows, N);
+}
+
 /* ---- spill files ----------------------------------------------------- */
 
 static void spill_file_round_trip(void **st)
@@ -476,11 +602,14 @@ int main(void)
 		cmocka_unit_test(spill_file_round_trip),
 		cmocka_unit_test(aggregate_spills_all_kinds),
 		cmocka_unit_test(aggregate_count_distinct_spills),
+		cmocka_unit_test(aggregate_ext_kinds_spill),
 		cmocka_unit_test(aggregate_recursive_partitions),
 		cmocka_unit_test(aggregate_early_free_and_interrupt),
 		cmocka_unit_test(join_spills_every_kind),
 		cmocka_unit_test(join_skewed_key_fails_cleanly),
 		cmocka_unit_test(sort_spills_stable_nulls),
+		cmocka_unit_test(distinct_and_union_spill),
+		cmocka_unit_test(intersect_except_spill),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

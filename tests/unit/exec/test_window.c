@@ -287,6 +287,8 @@ static void many_rows_sliding(void **st)
 	free(r);
 }
 
+static const char *const big9[] = {"1|5", "2|6"};
+
 static void errors(void **st)
 {
 	(void)st;
@@ -321,6 +323,15 @@ static void errors(void **st)
 	                                 DL_FRAME_CURRENT_ROW, NULL)};
 	assert_int_equal(dl_exec_window(&s, tu_stream(SPEC, rows, 7, 3), NULL, 0, NULL, 0, f8, 1, NULL), DL_EINVALID);
 	assert_non_null(strstr(dl_error_last()->message, "lower bound"));
+	/* offsets far past the partition: defaults and NULLs, no overflow */
+	dl_exec_window_fn f9[] = {F(DL_WIN_LAG, "v", "a"), F(DL_WIN_LEAD, "v", "b"), F(DL_WIN_NTH_VALUE, "v", "c")};
+	f9[0].offset = INT64_MIN;
+	f9[1].offset = INT64_MAX;
+	f9[2].offset = INT64_MAX;
+	f9[0].default_value = tu_expr("0");
+	dl_exec_sort_key ord9[] = {K("v", false)};
+	assert_int_equal(dl_exec_window(&s, tu_stream("k int, v int", big9, 2, 2), NULL, 0, ord9, 1, f9, 3, NULL), 0);
+	tu_expect(s, true, "1|5|0|NULL|NULL", "2|6|0|NULL|NULL");
 	/* integral sum overflow is ANSI's error */
 	static const char *const big[] = {"1|9223372036854775807", "2|1"};
 	dl_exec_window_fn f7[] = {AGG(DL_AGG_SUM, "v", "s")};
@@ -369,6 +380,19 @@ static void memory_limit(void **st)
 	free(r);
 }
 
+static void interrupt(void **st)
+{
+	(void)st;
+	_Atomic bool stop = true;
+	dl_exec_ctx ctx = DL_EXEC_CTX_INIT;
+	ctx.interrupt = &stop;
+	dl_exec_window_fn fns[] = {F(DL_WIN_ROW_NUMBER, NULL, "rn")};
+	dl_batch_stream *s;
+	assert_int_equal(dl_exec_window(&s, tu_stream(SPEC, rows, 7, 3), NULL, 0, NULL, 0, fns, 1, &ctx), 0);
+	char **l;
+	assert_int_equal(tu_collect(s, &l), DL_ECANCELLED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -381,6 +405,7 @@ int main(void)
 		cmocka_unit_test(many_rows_sliding),
 		cmocka_unit_test(errors),
 		cmocka_unit_test(memory_limit),
+		cmocka_unit_test(interrupt),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -123,6 +123,8 @@ static void test_group_by(void **state)
 	ROWS("SELECT g FROM t GROUP BY g HAVING count(*) > 1", "1", "2");
 	ROWS("SELECT g % 2, count(*) FROM t GROUP BY g % 2", "1|2", "0|2", "NULL|1");
 	ROWS("SELECT count(DISTINCT g), count(g) FROM t", "2|4");
+	/* tuples with a NULL in them do not count */
+	ROWS("SELECT count(DISTINCT g, s), count(DISTINCT g, id % 2) FROM t", "3|3");
 
 	ROWS("SELECT sum(amt), avg(amt), max(day) FROM d", "8.25|4.125000|2024-03-04");
 	fails("SELECT g, s FROM t GROUP BY g", "MISSING_AGGREGATION", "\"s\"");
@@ -161,11 +163,11 @@ static void test_joins(void **state)
 	ROWS("SELECT count(*) FROM t CROSS JOIN u", "25");
 	ROWS("SELECT count(*) FROM t, u WHERE t.id = u.k", "3");
 	/* a comma join's WHERE equalities become hash keys */
-	explain_has("SELECT count(*) FROM t, u, d WHERE t.id = u.k AND d.id = t.g", "HashJoin Inner keys=[id = k]");
-	explain_has("SELECT count(*) FROM t, u, d WHERE t.id = u.k AND d.id = t.g", "HashJoin Inner keys=[CAST(g AS BIGINT) = id]");
+	explain_has("SELECT count(*) FROM t, u, d WHERE t.id = u.k AND d.id = t.g", "HashJoin Inner keys=[t.id = u.k]");
+	explain_has("SELECT count(*) FROM t, u, d WHERE t.id = u.k AND d.id = t.g", "HashJoin Inner keys=[CAST(t.g AS BIGINT) = d.id]");
 	ROWS("SELECT count(*) FROM t, u, d WHERE t.id = u.k AND d.id = t.g", "3");
 	explain_has("SELECT count(*) FROM t, u WHERE EXISTS (SELECT 1 FROM d WHERE d.id = t.g) AND t.id = u.k",
-	            "HashJoin Inner keys=[id = k]");
+	            "HashJoin Inner keys=[t.id = u.k]");
 	ROWS("SELECT t.id, u.name FROM t JOIN u ON t.id < u.k AND u.k < 3", "1|two", "1|deux");
 	ROWS("SELECT a.id, b.id FROM t a JOIN t b ON a.id = b.g", "1|1", "1|2", "2|3", "2|5");
 	/* keys of different types meet at the common type */
@@ -194,7 +196,7 @@ static void test_nested_and_qualified(void **state)
 	snprintf(sql, sizeof sql, "%sSELECT st.b FROM v WHERE id = 1", v);
 	ROWS(sql, "{c: 10}");
 	snprintf(sql, sizeof sql, "%sSELECT st.nope FROM v", v);
-	fails(sql, "UNRESOLVED_COLUMN", NULL);
+	fails(sql, "UNRESOLVED_COLUMN", "st.nope");
 	/* schema.table.column and table.column both name a catalog table's column */
 	ROWS("SELECT db.t.id, t.id, id FROM db.t WHERE db.t.id = 2", "2|2|2");
 	fails("SELECT a FROM (SELECT 1 AS a, 2 AS a) x", "AMBIGUOUS_REFERENCE", NULL);
@@ -211,6 +213,8 @@ static void test_resolution_errors(void **state)
 	fails("SELECT k FROM u a JOIN u b ON a.k = b.k", "[AMBIGUOUS_REFERENCE] Reference `k` is ambiguous", NULL);
 	fails("SELECT * FROM nosuch", "TABLE_OR_VIEW_NOT_FOUND", NULL);
 	fails("SELECT q.* FROM t", "CANNOT_RESOLVE_STAR_EXPAND", NULL);
+	fails("SELECT nosuch(id) FROM t", "UNRESOLVED_ROUTINE", NULL);
+	fails("SELECT s + date_add(s, 1) FROM t", "", "s");
 }
 
 static void test_set_ops_values(void **state)
@@ -261,6 +265,13 @@ static void test_subqueries(void **state)
 	ROWS("SELECT id FROM t WHERE id > (SELECT min(k) FROM u WHERE u.k = t.g)", "2", "3", "5");
 	ROWS("SELECT id FROM t WHERE g IN (SELECT k FROM u) AND id > 2", "3", "5");
 	fails("SELECT id FROM t WHERE id = (SELECT k FROM u)", "SCALAR_SUBQUERY_TOO_MANY_ROWS", NULL);
+	/* EXPLAIN runs no subquery: it shows them after the plan */
+	char *e = explain("SELECT id FROM t WHERE id = (SELECT max(k) FROM u) AND g IN (SELECT k FROM u WHERE k > 1)");
+	if (!strstr(e, "Filter t.id = scalar_subquery_1") || !strstr(e, "\nscalar_subquery_1:\n") ||
+	    strstr(e, "filter: id = scalar_subquery_1") || !strstr(e, "HashJoin LeftSemi keys=[t.g = k]") ||
+	    !strstr(e, "  Scan mem.u [k] filter: k > 1"))
+		fail_msg("%s", e);
+	free(e);
 	fails("SELECT (SELECT k, name FROM u LIMIT 1)", "INVALID_SUBQUERY_EXPRESSION", NULL);
 }
 
@@ -278,6 +289,27 @@ static void test_pushdown(void **state)
 	assert_string_equal(t->opened_filter, "");
 	ROWS("SELECT u.k, t.id FROM u JOIN t ON t.id = u.k WHERE t.s = 'a'", "1|1");
 	assert_string_equal(t->opened_filter, "s = 'a'");
+	/* through renaming projections (derived tables, CTEs), not computed ones or LIMIT */
+	ROWS("SELECT * FROM (SELECT id, s AS z FROM t) x WHERE x.id > 3 AND z = 'e'", "5|e");
+	assert_string_equal(t->opened_filter, "(id > 3) AND (s = 'e')");
+	ROWS("WITH c AS (SELECT id + 1 AS n FROM t) SELECT n FROM c WHERE n > 5", "6");
+	assert_string_equal(t->opened_filter, "");
+	ROWS("SELECT id FROM (SELECT id FROM t ORDER BY id LIMIT 2) x WHERE id > 1", "2");
+	assert_string_equal(t->opened_filter, "");
+	/* ON conjuncts over the side a join does not preserve */
+	pt_table *u = &E.t[1];
+	ROWS("SELECT t.id, u.name FROM t LEFT JOIN u ON t.g = u.k AND u.name = 'two'", "1|NULL", "2|NULL", "3|two",
+	     "4|NULL", "5|two");
+	assert_string_equal(u->opened_filter, "name = 'two'");
+	assert_string_equal(t->opened_filter, "");
+	ROWS("SELECT t.id, u.name FROM t LEFT JOIN u ON t.g = u.k AND t.id > 4", "1|NULL", "2|NULL", "3|NULL", "4|NULL",
+	     "5|two", "5|deux");
+	assert_string_equal(t->opened_filter, "");
+	ROWS("SELECT t.id FROM t LEFT ANTI JOIN u ON t.g = u.k AND t.id > 2", "1", "2", "4");
+	assert_string_equal(t->opened_filter, "");
+	ROWS("SELECT t.id, u.name FROM t JOIN u ON t.g = u.k AND t.id > 4 AND u.name > 'e'", "5|two");
+	assert_string_equal(t->opened_filter, "id > 4");
+	assert_string_equal(u->opened_filter, "name > 'e'");
 }
 
 static void test_explain_schema(void **state)
@@ -292,8 +324,8 @@ static void test_explain_schema(void **state)
 	assert_int_equal(sql_explain_query(&b, &E.env, dl_sql_script_stmt(s, 0)->query, NULL), 0);
 	assert_int_equal(E.t[0].opens, opens); /* nothing opened */
 	assert_non_null(strstr(b.data, "TopN [g ASC] limit=3"));
-	assert_non_null(strstr(b.data, "Aggregate keys=[g] functions=[count(*)]"));
-	assert_non_null(strstr(b.data, "\n          HashJoin Inner keys=[g = k]"));
+	assert_non_null(strstr(b.data, "Aggregate keys=[t.g] functions=[count(*)]"));
+	assert_non_null(strstr(b.data, "\n          HashJoin Inner keys=[t.g = u.k]"));
 	assert_non_null(strstr(b.data, "Scan mem.t [id, g] filter: id > 1 (memory table of 3 batches)"));
 	dl_buf_free(&b);
 	dl_type *ty;
@@ -315,7 +347,7 @@ static void test_build_side(void **state)
 	assert_int_equal(dl_sql_parse(&s, "SELECT id, name FROM t LEFT JOIN u ON t.id = u.k"), 0);
 	dl_buf b = DL_BUF_INIT;
 	assert_int_equal(sql_explain_query(&b, &E.env, dl_sql_script_stmt(s, 0)->query, NULL), 0);
-	assert_non_null(strstr(b.data, "HashJoin RightOuter keys=[k = id]"));
+	assert_non_null(strstr(b.data, "HashJoin RightOuter keys=[u.k = t.id]"));
 	dl_buf_free(&b);
 	dl_sql_script_free(s);
 	ROWS("SELECT id, name FROM t LEFT JOIN u ON t.id = u.k", "1|one", "2|two", "2|deux", "3|NULL", "4|NULL", "5|NULL");
@@ -347,6 +379,34 @@ static void test_more_shapes(void **state)
 	assert_int_equal(ty->children[1].type->precision, 20);
 	dl_type_unref(ty);
 	dl_sql_script_free(s);
+}
+
+static void test_more_errors(void **state)
+{
+	(void)state;
+	fails("SELECT * FROM t JOIN u USING (nosuch)", "UNRESOLVED_USING_COLUMN_FOR_JOIN", NULL);
+	fails("SELECT (SELECT id FROM t WHERE t.id = u.k) FROM u", "MUST_AGGREGATE_CORRELATED_SCALAR_SUBQUERY", NULL);
+	fails("SELECT id FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.k > t.id) OR id = 1",
+	      "UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY", NULL);
+	fails("SELECT (SELECT max(k) FROM u WHERE u.k = t.id GROUP BY u.name) FROM t", "NON_CORRELATED_COLUMNS_IN_GROUP_BY",
+	      NULL);
+	ROWS("SELECT id, (SELECT count(*) FROM u WHERE u.k = t.id GROUP BY u.k) FROM t WHERE id < 4", "1|1", "2|2", "3|NULL");
+	fails("SELECT sum(id) OVER (PARTITION BY nosuch) FROM t", "UNRESOLVED_COLUMN", "`nosuch`");
+	fails("WITH a AS (SELECT 1), A AS (SELECT 2) SELECT * FROM a", "DUPLICATED_CTE_NAMES", NULL);
+	fails("VALUES (1), (1, 2)", "INVALID_INLINE_TABLE", NULL);
+	fails("SELECT * FROM (SELECT 1 AS a) x (a, b)", "ASSIGNMENT_ARITY_MISMATCH", NULL);
+	fails("SELECT id FROM t ORDER BY 9", "ORDER_BY_POS_OUT_OF_RANGE", NULL);
+	fails("SELECT count(*) FROM t GROUP BY 1", "GROUP_BY_POS_AGGREGATE", NULL);
+}
+
+static void test_lateral_alias(void **state)
+{
+	(void)state;
+	ROWS("SELECT id * 2 AS a, a + 1 AS b, b * 10 FROM t WHERE id < 3", "2|3|30", "4|5|50");
+	/* an input column wins over an alias of the same name */
+	ROWS("SELECT id + 100 AS g, g FROM t WHERE id = 1", "101|1");
+	ROWS("SELECT g, count(*) AS c, c * 2 FROM t GROUP BY g HAVING c > 1", "1|2|4", "2|2|4");
+	ORDERED("SELECT id, x * 2 AS dbl FROM t WHERE x IS NOT NULL ORDER BY dbl DESC", "4|8", "3|6", "1|3", "5|-2");
 }
 
 static void test_windows(void **state)
@@ -391,6 +451,7 @@ int main(void)
 		cmocka_unit_test(test_pushdown),       cmocka_unit_test(test_explain_schema),
 		cmocka_unit_test(test_build_side),     cmocka_unit_test(test_windows),
 		cmocka_unit_test(test_new_aggregates), cmocka_unit_test(test_more_shapes),
+		cmocka_unit_test(test_lateral_alias),  cmocka_unit_test(test_more_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -174,8 +174,6 @@ static void errors_and_unsupported(void **state)
 	assert_int_equal(dl_sql_execute(&st, f->db, "SHOW SCHEMAS;\nSELECT * FORM t"), DL_EINVALID);
 	assert_non_null(strstr(dl_error_last()->message, "line 2"));
 	static const char *const later[][2] = {
-	    {"DELETE FROM t WHERE id = 1", "DELETE"},     {"UPDATE t SET a = 1", "UPDATE"},
-	    {"MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN DELETE", "MERGE"},
 	    {"OPTIMIZE t", "OPTIMIZE"},                   {"VACUUM t", "VACUUM"},
 	    {"RESTORE TABLE t TO VERSION AS OF 1", "RESTORE"}, {"ALTER TABLE t ADD COLUMNS (x INT)", "ALTER TABLE"},
 	    {"FSCK REPAIR TABLE t", "FSCK REPAIR TABLE"},  {"CONVERT TO DELTA parquet.`/x`", "CONVERT TO DELTA"},

@@ -140,3 +140,21 @@ SELECT id, max(w) OVER (PARTITION BY k ORDER BY w, name NULLS FIRST) FROM (SELEC
 -- more aggregate kinds
 SELECT g, count_if(x > 0), bool_and(x > -50), bool_or(s = 'a') FROM t GROUP BY g;
 SELECT k, sum(DISTINCT w), avg(DISTINCT w), count(DISTINCT name) FROM u GROUP BY k;
+
+-- combinations
+WITH g AS (SELECT g, count(*) AS n, sum(x) AS sx FROM t GROUP BY g), r AS (SELECT g, n, rank() OVER (ORDER BY n DESC, g NULLS FIRST) AS rk FROM g) SELECT r.g, r.n, r.rk, u.name FROM r LEFT JOIN u ON r.g = u.k WHERE r.rk <= 5;
+SELECT a.k, a.name, b.name FROM u a FULL JOIN u b USING (k) WHERE a.w > 10 OR b.w < 5;
+SELECT k, coalesce(a.name, b.name) FROM (SELECT k, name FROM u WHERE w < 30) a FULL JOIN (SELECT k, name FROM u WHERE w >= 30) b USING (k);
+SELECT s, count(*) FROM t WHERE g IN (SELECT k FROM u WHERE name IN (SELECT s FROM t WHERE id < 100)) GROUP BY s;
+SELECT id FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.k = t.g AND EXISTS (SELECT 1 FROM u u2 WHERE u2.w = u.w AND u2.name IS NOT NULL));
+SELECT g, count(*) FROM t GROUP BY g HAVING count(*) > (SELECT count(*) / 20 FROM t);
+SELECT x.a, x.b FROM (SELECT g AS a, max(id) AS b FROM t GROUP BY g) AS x (a, b) WHERE x.b > 2900;
+SELECT id, x FROM t WHERE x = (SELECT max(x) FROM t) ORDER BY id;
+SELECT t.id, u.name, d.c FROM t JOIN u ON t.g = u.k JOIN (SELECT k, count(*) AS c FROM u GROUP BY k) d ON d.k = u.k WHERE t.id < 400;
+SELECT count(*) FROM t a JOIN t b ON a.id = b.id + 1 AND a.g = b.g;
+SELECT g, sum(CASE WHEN s = 'a' THEN 1 ELSE 0 END), sum(CASE WHEN x > 0 THEN x END) FROM t GROUP BY g;
+SELECT DISTINCT g, s FROM t WHERE id < 300;
+SELECT s, max(id) - min(id) FROM t GROUP BY s ORDER BY 2 DESC, 1 NULLS FIRST;
+SELECT id, g, sum(x) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - x FROM t WHERE id < 500;
+SELECT u.name, (SELECT count(*) FROM t WHERE t.g = u.k AND t.x > 0) FROM u;
+SELECT id FROM t WHERE g NOT IN (SELECT k FROM u WHERE k IS NOT NULL AND w > 20) AND s IS NOT NULL;
