@@ -11,6 +11,7 @@
 #include "deltalake.h"
 #include "sql_run.h"
 #include "sql_shell.h"
+#include "storage_options.h"
 #include "util.h"
 
 typedef struct sql_args {
@@ -119,6 +120,7 @@ static int sql_run(dl_cli *cli, const void *args)
 		                          a->format);
 	dl_sql_options o = DL_SQL_OPTIONS_INIT;
 	o.warehouse = a->warehouse;
+	o.store_options = dl_cli_store_options(cli); /* --storage-option: warehouse and tables on S3 */
 	if (a->memory_limit && parse_size(&o.memory_limit, a->memory_limit) < 0)
 		return dl_cli_usage_error(cli, "--memory-limit must be a size such as 512MB, 2GB or 1GiB, not '%s'",
 		                          a->memory_limit);
