@@ -14,6 +14,7 @@
 #include "help.h"
 #include "options.h"
 #include "registry.h"
+#include "storage_options.h"
 
 static void usage_hint(dl_cli *cli)
 {
@@ -260,6 +261,7 @@ static int dispatch(int argc, char **argv, FILE *out, FILE *err);
 int dl_cli_main(int argc, char **argv, FILE *out, FILE *err)
 {
 	int code = dispatch(argc, argv, out, err);
+	dl_cli_storage_options_free(NULL);
 	/* Help and listings count as output too: a full disk is an error. */
 	if (code == DL_CLI_EXIT_OK && (fflush(out) != 0 || ferror(out))) {
 		fprintf(err, "deltalake: error: writing the output failed: %s\n", strerror(errno));
@@ -275,6 +277,9 @@ static int dispatch(int argc, char **argv, FILE *out, FILE *err)
 	cli.prog = "deltalake";
 	cli.out = out;
 	cli.err = err;
+	int src = dl_cli_take_storage_options(&cli, &argc, argv);
+	if (src < 0) fprintf(err, "deltalake: error: %s\n", dl_cli_error_message());
+	if (src != 0) return src < 0 ? DL_CLI_EXIT_ERROR : DL_CLI_EXIT_USAGE;
 	int i = parse_leading(&cli, &g, argc, argv);
 	if (i < 0) return DL_CLI_EXIT_USAGE;
 	if (g.version) {

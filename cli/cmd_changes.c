@@ -45,6 +45,7 @@ static int changes_run(dl_cli *cli, const void *args)
 	const changes_args *a = args;
 	if (a->limit < -1) return dl_cli_usage_error(cli, "--limit must be >= 0");
 	dl_changes_options o = DL_CHANGES_OPTIONS_INIT;
+	o.store_options = dl_cli_store_options(cli);
 	int rc = a->from ? parse_bound(cli, a->from, "--from", &o.start_version, &o.start_timestamp_ms) : 0;
 	if (rc == 0 && a->to) rc = parse_bound(cli, a->to, "--to", &o.end_version, &o.end_timestamp_ms);
 	if (rc != 0) return rc;

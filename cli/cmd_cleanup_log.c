@@ -28,6 +28,7 @@ static int cleanup_run(dl_cli *cli, const void *args)
 	const cleanup_args *a = args;
 	dl_snapshot_options so = DL_SNAPSHOT_OPTIONS_INIT;
 	so.metadata_only = true;
+	so.store_options = dl_cli_store_options(cli);
 	dl_snapshot *snap;
 	int rc = dl_snapshot_open(&snap, a->table, &so);
 	if (rc < 0) return rc;

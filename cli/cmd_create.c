@@ -70,6 +70,7 @@ static int create_run(dl_cli *cli, const void *args)
 		return dl_cli_usage_error(cli, "give --if-not-exists or --replace, not both");
 	dl_create_options o = DL_CREATE_OPTIONS_INIT;
 	o.schema_ddl = a->schema;
+	o.store_options = dl_cli_store_options(cli);
 	o.partition_columns = a->partition_by.items;
 	o.npartition_columns = a->partition_by.n;
 	o.name = a->name;

@@ -83,6 +83,7 @@ static int table_schema(char **out, const char *uri)
 	*out = NULL;
 	dl_snapshot_options o = DL_SNAPSHOT_OPTIONS_INIT;
 	o.metadata_only = true;
+	o.store_options = dl_cli_store_options(NULL);
 	dl_snapshot *snap;
 	int rc = dl_snapshot_open(&snap, uri, &o);
 	if (rc == DL_ENOTFOUND) {
@@ -193,6 +194,7 @@ static int write_run(dl_cli *cli, const void *args)
 	dl_write_options o = DL_WRITE_OPTIONS_INIT;
 	char **copies = NULL;
 	int rc = fill_options(cli, a, &o, &copies);
+	o.store_options = dl_cli_store_options(cli);
 	struct ArrowArrayStream st = {0};
 	dl_parquet_file *pq = NULL;
 	if (rc == 0) rc = open_input(cli, a, &st, &pq);

@@ -12,6 +12,8 @@ const dl_cli_opt dl_cli_global_opts[] = {
 	              "output format: table (default), csv, jsonl, json or vertical"),
 	DL_CLI_STRING(dl_cli_globals, output, 'o', "output", "FILE", NULL,
 	              "write the results to FILE instead of standard output"),
+	DL_CLI_STRING(dl_cli_globals, storage_option, 0, "storage-option", "KEY=VALUE", NULL,
+	              "store option for s3:// and other stores, e.g. region=eu-west-1 (repeatable)"),
 	DL_CLI_FLAG(dl_cli_globals, quiet, 'q', "quiet", "no progress bars or notes on standard error"),
 	DL_CLI_FLAG(dl_cli_globals, help, 'h', "help", "show this help"),
 	DL_CLI_END,

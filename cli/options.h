@@ -12,6 +12,7 @@ typedef struct dl_cli_globals {
 	bool version;
 	const char *format;
 	const char *output;
+	const char *storage_option; /* shown in help; taken out of argv first (storage_options.h) */
 } dl_cli_globals;
 
 extern const dl_cli_opt dl_cli_global_opts[];

@@ -10,6 +10,7 @@
 #include "deltalake.h"
 #include "deltalake/timestamp.h"
 #include "util.h"
+#include "storage_options.h"
 
 /* a / b rounded toward negative infinity (epoch micros to millis). */
 static inline int64_t dl_cli_floor_div(int64_t a, int64_t b)
@@ -27,6 +28,7 @@ static inline int dl_cli_open_snapshot_ex(dl_cli *cli, dl_snapshot **out, const 
 {
 	dl_snapshot_options o = DL_SNAPSHOT_OPTIONS_INIT;
 	o.metadata_only = metadata_only;
+	o.store_options = dl_cli_store_options(cli);
 	if (version >= 0 && timestamp)
 		return dl_cli_usage_error(cli, "give --version or --timestamp, not both");
 	if (version < -1) return dl_cli_usage_error(cli, "--version must be >= 0");

@@ -21,6 +21,9 @@ dl_require_lib(brotlidec brotli/decode.h brotlidec libbrotli-dev)
 dl_require_lib(brotlienc brotli/encode.h brotlienc libbrotli-dev)
 dl_require_lib(roaring roaring/roaring.h roaring libroaring-dev)
 dl_require_lib(edit histedit.h edit libedit-dev)
+# Object stores (src/storage/http.c, store_s3*.c, store_azure*.c): HTTP and signing.
+dl_require_lib(curl curl/curl.h curl libcurl4-openssl-dev)
+dl_require_lib(crypto openssl/hmac.h crypto libssl-dev)
 
 add_library(DL::codecs INTERFACE IMPORTED)
 set_target_properties(DL::codecs PROPERTIES INTERFACE_LINK_LIBRARIES

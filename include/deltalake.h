@@ -20,6 +20,8 @@
 #include "deltalake/timestamp.h"
 #include "deltalake/maintenance.h"
 #include "deltalake/catalog.h"
+#include "deltalake/dml.h"
+#include "deltalake/sql.h"
 
 #ifdef __cplusplus
 extern "C" {

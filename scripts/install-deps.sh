@@ -7,7 +7,10 @@
 set -euo pipefail
 PKGS=(build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
       zlib1g-dev libzstd-dev libsnappy-dev liblz4-dev libbrotli-dev libroaring-dev
-      libedit-dev libcmocka-dev nodejs npm)
+      libedit-dev libcmocka-dev tmux nodejs npm
+      libcurl4-openssl-dev libssl-dev)
+# The object-store tests' servers (scripts/start-ceph.sh): Ceph's RADOS Gateway.
+PKGS+=(ceph-mon ceph-osd ceph-common radosgw)
 
 missing=()
 for p in "${PKGS[@]}"; do

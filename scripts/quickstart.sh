@@ -119,6 +119,49 @@ if has create && has write; then
 		deltalake protocol sales
 fi
 
+if has delete && has update && has merge && has create && has write; then
+	cd "$work"
+	section "Changing rows: DELETE, UPDATE, MERGE"
+	step "A table with deletion vectors: a delete marks rows instead of rewriting files" \
+		deltalake create orders --schema "id BIGINT, item STRING, qty INT" \
+		--property delta.enableDeletionVectors=true
+	printf 'id,item,qty\n1,apple,3\n2,pear,1\n3,plum,7\n4,fig,2\n' >orders.csv
+	step "Four orders" deltalake write orders --input orders.csv --mode append
+	step "DELETE the small orders (prints Spark's num_affected_rows)" deltalake delete orders --where "qty < 2"
+	step "UPDATE with an expression over the old values" deltalake update orders --set "qty = qty * 10" --where "item = 'plum'"
+	printf 'id,item,qty\n1,apple,5\n9,kiwi,4\n' >changes.csv
+	step "MERGE an upsert from a CSV file: matched rows updated, new ones inserted" \
+		deltalake merge orders --source changes.csv --alias t,s --on "t.id = s.id" \
+		--when "MATCHED THEN UPDATE SET qty = s.qty" --when "NOT MATCHED THEN INSERT *"
+	step "The rows now" deltalake cat orders
+	step "Each change is a commit with Spark's operation and metrics" deltalake history orders --format csv
+fi
+
+if has sql; then
+	cd "$work"
+	section "SQL"
+	step "A warehouse of named tables, as Spark lays it out; statements separated by ';'" \
+		deltalake sql --warehouse wh "CREATE SCHEMA shop;
+		CREATE TABLE shop.customers (id BIGINT NOT NULL, name STRING, country STRING) USING DELTA;
+		INSERT INTO shop.customers VALUES (1, 'Ada', 'UK'), (2, 'Linus', 'FI'), (3, 'Grace', 'US');
+		CREATE TABLE shop.sales (id BIGINT, customer BIGINT, amount DECIMAL(10,2), day DATE) USING DELTA PARTITIONED BY (day);
+		INSERT INTO shop.sales SELECT id, id % 3 + 1, CAST(id * 1.25 AS DECIMAL(10,2)), DATE'2024-01-01' + CAST(id % 4 AS INT) FROM range(1, 41)"
+	step "A join, an aggregate and a window function" \
+		deltalake sql --warehouse wh "SELECT c.name, count(*) AS orders, sum(s.amount) AS total,
+		  rank() OVER (ORDER BY sum(s.amount) DESC) AS rank
+		FROM shop.sales s JOIN shop.customers c ON s.customer = c.id GROUP BY c.name ORDER BY rank"
+	step "MERGE in SQL: upsert from a VALUES list, with Spark's result columns" \
+		deltalake sql --warehouse wh "MERGE INTO shop.customers t USING (VALUES (3, 'Grace Hopper', 'US'), (4, 'Edsger', 'NL')) AS u(id, name, country)
+		ON t.id = u.id WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"
+	step "Time travel: the table before the MERGE" \
+		deltalake sql --warehouse wh "SELECT * FROM shop.customers VERSION AS OF 1 ORDER BY id"
+	step "EXPLAIN: a filter on the partition column prunes files" \
+		deltalake sql --warehouse wh --format csv "EXPLAIN SELECT sum(amount) FROM shop.sales WHERE day = DATE'2024-01-02'"
+	step "DESCRIBE HISTORY, SHOW TABLES: the catalog's view" \
+		deltalake sql --warehouse wh --format csv "SHOW TABLES IN shop; DESCRIBE HISTORY shop.customers LIMIT 2"
+	expect_fail 1 "Errors carry Spark's error class" deltalake sql --warehouse wh "SELECT nme FROM shop.customers"
+fi
+
 cd "$work"
 section "Results to a file"
 step "-o writes the results to a file (only when the command succeeds)" \

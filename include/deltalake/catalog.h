@@ -135,7 +135,7 @@ typedef struct dl_catalog_table_list {
 } dl_catalog_table_list;
 DL_EXTERN(void) dl_catalog_table_list_free(dl_catalog_table_list *l);
 
-#define DL_CATALOG_TABLE_OPTIONS_VERSION 1
+#define DL_CATALOG_TABLE_OPTIONS_VERSION 2
 typedef struct dl_catalog_table_options {
 	int version;            /* DL_CATALOG_TABLE_OPTIONS_VERSION */
 	/* LOCATION of an external table (a path or URI; relative paths are
@@ -146,8 +146,16 @@ typedef struct dl_catalog_table_options {
 	 * table that already exists at `location` (external tables only). */
 	const dl_create_options *create;
 	bool if_not_exists;     /* an existing name is not an error (*version -1) */
+	/* since version 2: CREATE TABLE ... AS SELECT. The rows (consumed and
+	 * released, also on failure) create the table in one commit through
+	 * dl_write with `write` (its mode must be DL_WRITE_ERROR_IF_EXISTS;
+	 * partition_by and properties as for a new table; NULL: defaults) and
+	 * the schema of the data; `create` must be NULL then. A failure leaves
+	 * no table and gives the name back. */
+	struct ArrowArrayStream *data;
+	const dl_write_options *write;
 } dl_catalog_table_options;
-#define DL_CATALOG_TABLE_OPTIONS_INIT {DL_CATALOG_TABLE_OPTIONS_VERSION, NULL, NULL, false}
+#define DL_CATALOG_TABLE_OPTIONS_INIT {DL_CATALOG_TABLE_OPTIONS_VERSION, NULL, NULL, false, NULL, NULL}
 
 /* CREATE TABLE [IF NOT EXISTS] name ... [LOCATION loc]. The name is
  * reserved in the catalog first (exactly one of racing creates of one name

@@ -13,6 +13,8 @@
  *   "scan"      "reading"    "files"   files read to their end / files planned
  *   "checkpoint" "writing"   "actions" actions written / actions to write
  *   "log cleanup" "deleting" "files"   files deleted / files to delete
+ *   "delete", "update" "scanning" "files"  1 / 1 once the files to touch are chosen
+ *               "committing" "files"   data files added / the same
  *
  * (dl_transaction_write reports as "transaction write", phase "writing"
  * only: the commit is dl_transaction_commit's. A checkpoint reports when a
@@ -41,7 +43,8 @@ extern "C" {
 #endif
 
 typedef struct dl_progress_info {
-	const char *operation; /* "write", "transaction write", "scan", "checkpoint", "log cleanup" */
+	const char *operation; /* "write", "transaction write", "scan", "checkpoint", "log cleanup",
+	                          "delete", "update" */
 	const char *phase;     /* see above */
 	const char *unit;      /* what done and total count: "rows", "files", "actions" */
 	int64_t done;

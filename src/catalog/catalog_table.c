@@ -184,7 +184,8 @@ int dl_cat_delete_managed_data(dl_catalog *c, const dl_cat_table *t)
 /* Step 2 of CREATE: the Delta table at `uri`, created or found; its id into
  * *table_id (dl_free), *created when this call made it. */
 static int make_table(int64_t *version, char **table_id, bool *created, const dl_catalog *c,
-                      const char *uri, const table_change *tc, const dl_create_options *create)
+                      const char *uri, const table_change *tc, const dl_create_options *create,
+                      struct ArrowArrayStream *data, const dl_write_options *write)
 {
 	*version = -1;
 	*table_id = NULL;
@@ -204,7 +205,7 @@ static int make_table(int64_t *version, char **table_id, bool *created, const dl
 		                        "location '%s' already exists. Please pick a different table "
 		                        "name, or remove the existing location first.",
 		                        rel, uri);
-	} else if (snap && create) {
+	} else if (snap && (create || data)) {
 		rc = dl_error_set(DL_EUNSUPPORTED,
 		                  "CREATE TABLE %s with columns at LOCATION '%s', which already holds a "
 		                  "Delta table, is not supported yet; omit the columns to register the "
@@ -218,6 +219,26 @@ static int make_table(int64_t *version, char **table_id, bool *created, const dl
 		                        "Cannot create table ('%s'). The associated location ('%s') is "
 		                        "not empty and also not a Delta table.",
 		                        rel, uri);
+	} else if (data) {
+		/* CREATE TABLE AS SELECT: the rows and the table in one commit */
+		dl_write_options wo = DL_WRITE_OPTIONS_INIT;
+		if (write && write->version != DL_WRITE_OPTIONS_VERSION)
+			return dl_error_set(DL_EINVALID, "dl_catalog_table_options.write: version %d, this "
+			                                 "library takes %d", write->version, DL_WRITE_OPTIONS_VERSION);
+		if (write) wo = *write;
+		wo.version = DL_WRITE_OPTIONS_VERSION;
+		wo.mode = DL_WRITE_ERROR_IF_EXISTS;
+		wo.store = s;
+		wo.store_options = NULL;
+		rc = dl_write(version, uri, data, &wo);
+		if (rc == 0) {
+			*created = true;
+			dl_snapshot *ns = NULL;
+			rc = dl_ops_open_latest(&ns, s);
+			if (rc == 0 && !ns) rc = dl_error_set(DL_ENOTFOUND, "the table created at %s is gone", uri);
+			if (rc == 0 && !(*table_id = dl_strdup(dl_snapshot_table_id(ns)))) rc = DL_ENOMEM;
+			dl_snapshot_free(ns);
+		}
 	} else if (!create) {
 		rc = dl_error_set_class(DL_EINVALID, "DELTA_SCHEMA_NOT_PROVIDED",
 		                        "Table schema is not provided. Please provide the schema "
@@ -262,15 +283,29 @@ static void delete_created(const dl_catalog *c, const char *uri)
 	}
 }
 
+static int create_table(int64_t *version, dl_catalog *c, const char *name, const dl_catalog_table_options *op);
+
 int dl_catalog_create_table(int64_t *version, dl_catalog *c, const char *name,
                             const dl_catalog_table_options *opts)
 {
-	static const size_t ends[] = {sizeof(dl_catalog_table_options)};
+	static const size_t ends[] = {DL_OPTIONS_END(dl_catalog_table_options, if_not_exists),
+	                              sizeof(dl_catalog_table_options)};
 	DL_OPTIONS_ENDS_CHECK(ends, DL_CATALOG_TABLE_OPTIONS_VERSION);
 	*version = -1;
 	dl_catalog_table_options o = DL_CATALOG_TABLE_OPTIONS_INIT;
-	DL_TRY(dl_options_load(&o, opts, ends, DL_CATALOG_TABLE_OPTIONS_VERSION,
-	                       "dl_catalog_table_options", "DL_CATALOG_TABLE_OPTIONS_INIT"));
+	int rc = dl_options_load(&o, opts, ends, DL_CATALOG_TABLE_OPTIONS_VERSION, "dl_catalog_table_options",
+	                         "DL_CATALOG_TABLE_OPTIONS_INIT");
+	if (rc == 0 && o.data && o.create)
+		rc = dl_error_set(DL_EINVALID, "dl_catalog_create_table: give `create` or `data`, not both");
+	if (rc == 0) rc = create_table(version, c, name, &o);
+	/* the rows are consumed whatever happened */
+	if (o.data && o.data->release) o.data->release(o.data);
+	return rc;
+}
+
+static int create_table(int64_t *version, dl_catalog *c, const char *name, const dl_catalog_table_options *op)
+{
+	dl_catalog_table_options o = *op;
 	table_change tc;
 	memset(&tc, 0, sizeof tc);
 	DL_TRY(dl_cat_parse_name(&tc.n, name, c->current));
@@ -279,7 +314,7 @@ int dl_catalog_create_table(int64_t *version, dl_catalog *c, const char *name,
 		                                     "DL_CREATE_ERROR_IF_EXISTS (CREATE OR REPLACE "
 		                                     "through the catalog is not supported yet; use "
 		                                     "if_not_exists for IF NOT EXISTS)");
-	if (!o.location && !o.create)
+	if (!o.location && !o.create && !o.data)
 		return dl_error_set_class(DL_EINVALID, "DELTA_SCHEMA_NOT_PROVIDED",
 		                          "Table schema is not provided. Please provide the schema "
 		                          "(column definition) of the managed table `%s`.`%s`.",
@@ -302,7 +337,7 @@ int dl_catalog_create_table(int64_t *version, dl_catalog *c, const char *name,
 	int64_t v = -1;
 	rc = tc.external ? ((uri = dl_strdup(location)) ? 0 : DL_ENOMEM)
 	                 : dl_cat_join(&uri, c->root, location);
-	if (rc == 0) rc = make_table(&v, &table_id, &created, c, uri, &tc, o.create);
+	if (rc == 0) rc = make_table(&v, &table_id, &created, c, uri, &tc, o.create, o.data, o.write);
 	if (rc == 0) {
 		tc.table_id = table_id;
 		rc = dl_cat_commit(&c->state, c->store, decide_activate, &tc);

@@ -54,7 +54,7 @@ int dl_batch_stream_from_batches(dl_batch_stream **out, dl_type *schema, dl_batc
 		dl_free(s);
 		return rc ? rc : DL_ENOMEM;
 	}
-	memcpy(copy, batches, (size_t)n * sizeof(dl_batch *));
+	if (n > 0) memcpy(copy, batches, (size_t)n * sizeof(dl_batch *)); /* batches may be NULL when n is 0 */
 	m->schema = dl_type_ref(schema);
 	m->batches = copy;
 	m->n = n;

@@ -16,8 +16,10 @@
  * without values. */
 #include <math.h>
 #include <string.h>
+#include "exec/agg_ext.h"
 #include "exec/keytab.h"
 #include "exec/op.h"
+#include "exec/spill.h"
 #include "expr/eval.h"
 
 typedef struct aslot {
@@ -41,6 +43,9 @@ typedef struct agg_state {
 	aslot *slots;
 	dl_keytab *distinct; /* count(DISTINCT): (group id, value) pairs */
 	dl_type *long_t;
+	dl_agg_ext *ext;     /* the kinds of agg_ext.h */
+	dl_agg_distinct *dfilter; /* agg(DISTINCT x) of the other kinds */
+	dl_expr *param;      /* percentile_approx's, until agg_ext takes it */
 } agg_state;
 
 typedef struct agg_op {
@@ -57,7 +62,23 @@ typedef struct agg_op {
 	int64_t emitted;
 	uint32_t *ids;
 	int64_t ids_cap;
+	/* spilling (the section "Spilling" below) */
+	int level;            /* 0 for the plan's operator, +1 per partition pass */
+	bool spilling;        /* rows of groups not in memory go to `parts` */
+	bool released;        /* the in-memory groups are emitted and freed */
+	dl_spill_parts parts;
+	dl_type *raw_schema;  /* spilled rows: the keys, then each argument */
+	dl_exec_agg *spec;    /* the aggregates again, for the partitions' operators */
+	char **param_sql;
+	int next_part;
+	dl_batch_stream *child;
+	int64_t mem_base;     /* the budget's use before the first group */
+	bool based;
 } agg_op;
+
+static int agg_spill_consume(agg_op *a, dl_batch *b, dl_array *const *kc);
+static int keep_spec(agg_op *a, const dl_exec_agg *aggs);
+static int agg_spill_next(agg_op *a, dl_batch **out);
 
 static const dl_type *a_schema(dl_batch_stream *s)
 {
@@ -91,7 +112,7 @@ static int keep(aslot *sl, const ex_val *v, const dl_type *t)
 static int grow_slots(agg_op *a, int64_t n)
 {
 	if (n <= a->slot_cap) return 0;
-	int64_t nc = a->slot_cap ? a->slot_cap : 256;
+	int64_t nc = a->slot_cap ? a->slot_cap : 4;
 	while (nc < n) nc *= 2;
 	int64_t bytes = (nc - a->slot_cap) * (int64_t)sizeof(aslot) * a->naggs;
 	DL_TRY(dl_exec_mem_charge(a->ctx.mem, bytes, "hash aggregate"));
@@ -242,7 +263,25 @@ static int update(agg_state *g, const uint32_t *ids, dl_array *x, int64_t n)
 	return 0;
 }
 
-static int consume(agg_op *a, dl_batch *b)
+/* Through agg(DISTINCT x)'s filter first, then agg_ext.h's kinds or update. */
+static int update_any(agg_op *a, agg_state *g, dl_array *x, int64_t n)
+{
+	const uint32_t *ids = a->ids;
+	uint32_t *fids = NULL;
+	dl_array *fx = NULL;
+	if (g->dfilter) {
+		DL_TRY(dl_agg_distinct_filter(g->dfilter, a->ids, x, n, &fids, &fx, &n));
+		ids = fids;
+		x = fx;
+	}
+	int rc = g->ext ? dl_agg_ext_update(g->ext, ids, a->ngroups, x, n) : update(g, ids, x, n);
+	dl_free(fids);
+	dl_array_free(fx);
+	return rc;
+}
+
+/* Aggregates batch b whose GROUP BY keys are kc (NULL without keys). */
+static int consume_mem(agg_op *a, dl_batch *b, dl_array *const *kc)
 {
 	int64_t n = b->num_rows;
 	if (n > a->ids_cap) {
@@ -253,12 +292,7 @@ static int consume(agg_op *a, dl_batch *b)
 	}
 	int rc = 0;
 	if (a->groups) {
-		dl_array **kc = dl_calloc((size_t)a->nkeys, sizeof *kc);
-		if (!kc) return dl_error_set(DL_ENOMEM, "out of memory");
-		rc = dl_exec_eval_all(kc, a->keys, a->nkeys, b, &a->ctx);
-		if (rc == 0) rc = dl_keytab_insert(a->groups, kc, n, a->ids);
-		for (int k = 0; k < a->nkeys; k++) dl_array_free(kc[k]);
-		dl_free(kc);
+		rc = dl_keytab_insert(a->groups, kc, n, a->ids);
 		if (rc == 0) a->ngroups = dl_keytab_size(a->groups);
 	} else {
 		memset(a->ids, 0, (size_t)n * sizeof *a->ids);
@@ -268,9 +302,26 @@ static int consume(agg_op *a, dl_batch *b)
 		agg_state *g = &a->aggs[k];
 		dl_array *x = NULL;
 		if (g->arg) rc = dl_expr_eval(&x, g->arg, b, &a->ctx.eval);
-		if (rc == 0) rc = update(g, a->ids, x, n);
+		if (rc == 0) rc = g->ext || g->dfilter ? update_any(a, g, x, n) : update(g, a->ids, x, n);
 		dl_array_free(x);
 	}
+	return rc;
+}
+
+static int consume(agg_op *a, dl_batch *b)
+{
+	if (!a->groups) {
+		int rc = consume_mem(a, b, NULL);
+		return rc < 0 ? dl_error_prefix("hash aggregate") : 0;
+	}
+	dl_array **kc = dl_calloc((size_t)a->nkeys, sizeof *kc);
+	if (!kc) return dl_error_set(DL_ENOMEM, "out of memory");
+	int rc = dl_exec_eval_all(kc, a->keys, a->nkeys, b, &a->ctx);
+	if (rc == 0) rc = a->level < DL_SPILL_MAX_LEVEL && a->ctx.mem && a->ctx.mem->limit > 0
+	                      ? agg_spill_consume(a, b, kc)
+	                      : consume_mem(a, b, kc);
+	for (int k = 0; k < a->nkeys; k++) dl_array_free(kc[k]);
+	dl_free(kc);
 	return rc < 0 ? dl_error_prefix("hash aggregate") : 0;
 }
 
@@ -328,11 +379,12 @@ static int a_next(dl_batch_stream *s, dl_batch **out)
 			a->done = true;
 			break;
 		}
-		int rc = consume(a, b);
+		int rc = dl_exec_check_interrupt(&a->ctx, "hash aggregate");
+		if (rc == 0) rc = consume(a, b);
 		dl_batch_free(b);
 		DL_TRY(rc);
 	}
-	if (a->emitted >= a->ngroups) return 0;
+	if (a->emitted >= a->ngroups) return a->parts.n ? agg_spill_next(a, out) : 0;
 	int64_t n = a->ngroups - a->emitted, max = dl_exec_batch_rows(&a->ctx);
 	if (n > max) n = max;
 	int ncols = a->nkeys + a->naggs, rc = 0;
@@ -341,6 +393,10 @@ static int a_next(dl_batch_stream *s, dl_batch **out)
 	for (int k = 0; k < a->nkeys && rc == 0; k++) rc = dl_keytab_keys(&cols[k], a->groups, k, a->emitted, n);
 	for (int k = 0; k < a->naggs && rc == 0; k++) {
 		agg_state *g = &a->aggs[k];
+		if (g->ext) {
+			rc = dl_agg_ext_finish(g->ext, &cols[a->nkeys + k], a->emitted, n);
+			continue;
+		}
 		dl_builder *bl;
 		rc = dl_builder_new(&bl, g->out);
 		if (rc == 0) rc = dl_builder_reserve(bl, n, 0);
@@ -360,25 +416,54 @@ static int a_next(dl_batch_stream *s, dl_batch **out)
 	return 0;
 }
 
-static void a_free(agg_op *a)
+/* Frees the groups and their states (after they are emitted, or at the
+ * end). */
+static void free_groups(agg_op *a)
 {
-	dl_batch_stream_free(a->in);
-	for (int k = 0; k < a->nkeys; k++) dl_expr_free(a->keys[k]);
 	for (int k = 0; k < a->naggs; k++) {
 		agg_state *g = &a->aggs[k];
 		if (g->slots && g->in && is_str(g->in))
 			for (int64_t i = 0; i < a->slot_cap; i++)
 				if (g->slots[i].set && !g->slots[i].v.null) dl_free((void *)g->slots[i].v.v.s.p);
 		dl_free(g->slots);
+		g->slots = NULL;
+		dl_keytab_free(g->distinct);
+		g->distinct = NULL;
+		/* agg_ext's states and DISTINCT filters: emitted with the groups */
+		dl_agg_ext_free(g->ext);
+		g->ext = NULL;
+		dl_agg_distinct_free(g->dfilter);
+		g->dfilter = NULL;
+	}
+	a->slot_cap = 0;
+	dl_keytab_free(a->groups);
+	a->groups = NULL;
+	dl_exec_mem_release(a->ctx.mem, a->charged);
+	a->charged = 0;
+}
+
+static void a_free(agg_op *a)
+{
+	dl_batch_stream_free(a->in);
+	dl_batch_stream_free(a->child);
+	dl_spill_parts_free(&a->parts);
+	free_groups(a);
+	for (int k = 0; k < a->nkeys; k++) dl_expr_free(a->keys[k]);
+	for (int k = 0; k < a->naggs; k++) {
+		agg_state *g = &a->aggs[k];
 		dl_expr_free(g->arg);
 		dl_type_unref(g->out);
 		dl_type_unref(g->long_t);
-		dl_keytab_free(g->distinct);
+		dl_agg_ext_free(g->ext);
+		dl_agg_distinct_free(g->dfilter);
+		dl_expr_free(g->param);
+		if (a->param_sql) dl_free(a->param_sql[k]);
 	}
-	dl_exec_mem_release(a->ctx.mem, a->charged);
+	dl_free(a->param_sql);
+	dl_free(a->spec);
+	dl_type_unref(a->raw_schema);
 	dl_free(a->aggs);
 	dl_free(a->keys);
-	dl_keytab_free(a->groups);
 	dl_type_unref(a->schema);
 	dl_free(a->ids);
 	dl_free(a);
@@ -441,9 +526,9 @@ static int result_type(agg_state *g, int k)
 	return g->out ? 0 : dl_error_set(DL_ENOMEM, "out of memory");
 }
 
-int dl_exec_aggregate(dl_batch_stream **out, dl_batch_stream *in, dl_expr *const *keys,
-                      const char *const *key_names, int nkeys, const dl_exec_agg *aggs, int naggs,
-                      const dl_exec_ctx *ctx)
+static int aggregate_open(dl_batch_stream **out, dl_batch_stream *in, dl_expr *const *keys,
+                          const char *const *key_names, int nkeys, const dl_exec_agg *aggs, int naggs,
+                          const dl_exec_ctx *ctx, int level)
 {
 	*out = NULL;
 	agg_op *a = dl_calloc(1, sizeof *a);
@@ -459,11 +544,15 @@ int dl_exec_aggregate(dl_batch_stream **out, dl_batch_stream *in, dl_expr *const
 		dl_free(a);
 		dl_batch_stream_free(in);
 		for (int k = 0; k < nkeys; k++) dl_expr_free(keys[k]);
-		for (int k = 0; k < naggs; k++) dl_expr_free(aggs[k].arg);
+		for (int k = 0; k < naggs; k++) {
+			dl_expr_free(aggs[k].arg);
+			dl_expr_free(aggs[k].param);
+		}
 		return dl_error_set(DL_ENOMEM, "out of memory");
 	}
 	a->in = in;
 	if (ctx) a->ctx = *ctx;
+	a->level = level;
 	a->nkeys = nkeys;
 	a->naggs = naggs;
 	for (int k = 0; k < nkeys; k++) a->keys[k] = keys[k];
@@ -471,13 +560,16 @@ int dl_exec_aggregate(dl_batch_stream **out, dl_batch_stream *in, dl_expr *const
 		a->aggs[k].kind = aggs[k].kind;
 		a->aggs[k].arg = aggs[k].arg;
 		a->aggs[k].ignore_nulls = aggs[k].ignore_nulls;
+		a->aggs[k].param = aggs[k].param;
 	}
 	const dl_type *sch = dl_batch_stream_schema(in);
 	int rc = 0, ncols = nkeys + naggs;
+	/* before agg_ext takes the percentile parameters below */
+	if (nkeys > 0) rc = keep_spec(a, aggs);
 	const char **names = dl_calloc((size_t)(ncols ? ncols : 1), sizeof *names);
 	dl_type **types = dl_calloc((size_t)(ncols ? ncols : 1), sizeof *types);
 	bool *nullable = dl_calloc((size_t)(ncols ? ncols : 1), sizeof *nullable);
-	if (!names || !types || !nullable) rc = dl_error_set(DL_ENOMEM, "out of memory");
+	if (rc == 0 && (!names || !types || !nullable)) rc = dl_error_set(DL_ENOMEM, "out of memory");
 	for (int k = 0; k < nkeys && rc == 0; k++) {
 		rc = dl_exec_bind(a->keys[k], sch, ctx, "hash aggregate: GROUP BY");
 		if (rc == 0) {
@@ -488,12 +580,12 @@ int dl_exec_aggregate(dl_batch_stream **out, dl_batch_stream *in, dl_expr *const
 	}
 	for (int k = 0; k < naggs && rc == 0; k++) {
 		agg_state *g = &a->aggs[k];
-		if ((int)g->kind < 0 || g->kind > DL_AGG_STDDEV_POP) {
+		if ((int)g->kind < 0 || g->kind > DL_AGG_ANY_VALUE) {
 			rc = dl_error_set(DL_EINVALID, "hash aggregate: unknown aggregate kind %d", (int)g->kind);
 			break;
 		}
 		if ((g->kind == DL_AGG_COUNT_STAR) != (g->arg == NULL)) {
-			rc = dl_error_set(DL_EINVALID, "hash aggregate: %s %s an argument", agg_names[g->kind],
+			rc = dl_error_set(DL_EINVALID, "hash aggregate: %s %s an argument", dl_agg_kind_name(g->kind),
 			                  g->arg ? "takes no" : "needs");
 			break;
 		}
@@ -502,7 +594,21 @@ int dl_exec_aggregate(dl_batch_stream **out, dl_batch_stream *in, dl_expr *const
 			if (rc < 0) break;
 			g->in = dl_expr_type(g->arg);
 		}
-		rc = result_type(g, k);
+		bool ext_nullable = true;
+		if (dl_agg_ext_kind(g->kind, g->in)) {
+			const dl_type *ot;
+			dl_exec_agg spec = aggs[k];
+			spec.param = g->param;
+			g->param = NULL; /* taken, also on failure */
+			rc = dl_agg_ext_new(&g->ext, &spec, g->in, sch, ctx, k, &ot, &ext_nullable);
+			if (rc == 0) g->out = dl_type_ref((dl_type *)ot);
+		} else {
+			rc = result_type(g, k);
+		}
+		/* count(DISTINCT x) is its own kind; every other agg(DISTINCT x)
+		 * sees each (group, value) once */
+		if (rc == 0 && aggs[k].distinct && g->arg && g->kind != DL_AGG_COUNT_DISTINCT)
+			rc = dl_agg_distinct_new(&g->dfilter, g->in, a->ctx.mem);
 		if (rc == 0 && g->kind == DL_AGG_COUNT_DISTINCT) {
 			g->long_t = dl_type_new(DL_TYPE_LONG);
 			dl_type *pt[2] = {g->long_t, (dl_type *)g->in};
@@ -511,8 +617,8 @@ int dl_exec_aggregate(dl_batch_stream **out, dl_batch_stream *in, dl_expr *const
 		}
 		if (rc == 0) {
 			types[nkeys + k] = g->out;
-			names[nkeys + k] = aggs[k].name ? aggs[k].name : agg_names[g->kind];
-			nullable[nkeys + k] = g->kind > DL_AGG_COUNT_DISTINCT;
+			names[nkeys + k] = aggs[k].name ? aggs[k].name : dl_agg_kind_name(g->kind);
+			nullable[nkeys + k] = g->ext ? ext_nullable : g->kind > DL_AGG_COUNT_DISTINCT;
 		}
 	}
 	if (rc == 0 && !(a->schema = dl_exec_struct(names, types, nullable, ncols))) rc = dl_exec_failed();
@@ -527,4 +633,300 @@ int dl_exec_aggregate(dl_batch_stream **out, dl_batch_stream *in, dl_expr *const
 	if (rc == 0 && !(*out = dl_exec_stream_new(a, a_schema, a_next, a_release))) rc = dl_exec_failed();
 	if (rc < 0) a_free(a);
 	return rc;
+}
+
+int dl_exec_aggregate(dl_batch_stream **out, dl_batch_stream *in, dl_expr *const *keys,
+                      const char *const *key_names, int nkeys, const dl_exec_agg *aggs, int naggs,
+                      const dl_exec_ctx *ctx)
+{
+	return aggregate_open(out, in, keys, key_names, nkeys, aggs, naggs, ctx, 0);
+}
+
+/* ---- Spilling -------------------------------------------------------
+ *
+ * Under a memory limit, before a batch goes into the key table the most it
+ * could add (every row a new group: entries, slots, key copies, aggregate
+ * slots; dl_keytab_grow_bytes) is checked against what is left. When it
+ * does not fit (after halving the batch down to small slices) the operator
+ * starts spilling: from then on rows of groups already in memory are
+ * aggregated as before, and rows of any other group are written raw - the
+ * evaluated keys and arguments - to one of DL_SPILL_PARTS files by key
+ * hash. A group is thus either wholly in memory or wholly in one
+ * partition, with its rows in input order (first/last stay exact), and no
+ * aggregate state is ever serialized, so every aggregate kind spills the
+ * same way. At the end the in-memory groups are emitted and freed, then
+ * each partition is aggregated in turn by an operator of the same
+ * aggregates over the raw columns, one level deeper, which partitions again
+ * with another hash mix if its groups still do not fit. */
+
+/* Remembers what the partitions' operators need: the aggregates without
+ * their (owned) expressions; the percentile parameter as SQL text. */
+static int keep_spec(agg_op *a, const dl_exec_agg *aggs)
+{
+	a->spec = dl_calloc((size_t)(a->naggs ? a->naggs : 1), sizeof *a->spec);
+	a->param_sql = dl_calloc((size_t)(a->naggs ? a->naggs : 1), sizeof *a->param_sql);
+	if (!a->spec || !a->param_sql) return dl_error_set(DL_ENOMEM, "out of memory");
+	for (int k = 0; k < a->naggs; k++) {
+		a->spec[k] = aggs[k];
+		a->spec[k].arg = NULL;
+		a->spec[k].param = NULL;
+		a->spec[k].name = NULL;
+		if (aggs[k].param) {
+			dl_buf sql = DL_BUF_INIT;
+			int rc = dl_expr_sql(aggs[k].param, &sql);
+			if (rc < 0) {
+				dl_buf_free(&sql);
+				return rc;
+			}
+			a->param_sql[k] = dl_buf_detach(&sql, NULL);
+			if (!a->param_sql[k]) return dl_error_set(DL_ENOMEM, "out of memory");
+		}
+	}
+	return 0;
+}
+
+static int64_t agg_growth(const agg_op *a, dl_array *const *kc, int64_t n)
+{
+	int64_t est = dl_keytab_grow_bytes(a->groups, n);
+	for (int k = 0; k < a->nkeys; k++) est += dl_exec_array_bytes(kc[k]);
+	int64_t need = a->ngroups + n;
+	if (need > a->slot_cap) {
+		int64_t nc = a->slot_cap ? a->slot_cap : 4;
+		while (nc < need) nc *= 2;
+		est += (nc - a->slot_cap) * (int64_t)sizeof(aslot) * a->naggs;
+	}
+	/* agg_ext's per-group state grows by doubling too; what it holds per
+	 * group so far is the best guess of what a new group costs */
+	for (int k = 0; k < a->naggs; k++) {
+		const dl_agg_ext *x = a->aggs[k].ext;
+		if (!x || x->cap <= 0 || need <= x->cap) continue;
+		int64_t per = x->charged / x->cap + 1, nc = x->cap;
+		while (nc < need) nc *= 2;
+		est += (nc - x->cap) * per;
+	}
+	/* count(DISTINCT): every row may add a (group, value) pair */
+	for (int k = 0; k < a->naggs; k++)
+		if (a->aggs[k].distinct) est += dl_keytab_grow_bytes(a->aggs[k].distinct, n) + n * 24;
+	/* and whatever the states charge that the above does not see
+	 * (percentile_approx's summaries...): twice what a group has cost so
+	 * far, on average, per row */
+	if (a->based && a->ngroups > 0) {
+		int64_t per = (atomic_load(&a->ctx.mem->used) - a->mem_base) / a->ngroups;
+		if (2 * n * per > est) est = 2 * n * per;
+	}
+	return est;
+}
+
+/* Part of the limit stays free for what grows with the groups already in
+ * memory once spilling has begun (count(DISTINCT) pairs, agg(DISTINCT x)
+ * filters, agg_ext's lists and summaries: half; else an eighth, for
+ * strings of min/max and other operators). */
+static bool fits(const agg_op *a, int64_t bytes)
+{
+	const dl_exec_memory *m = a->ctx.mem;
+	int64_t reserve = m->limit / 8;
+	for (int k = 0; k < a->naggs; k++)
+		if (a->aggs[k].distinct || a->aggs[k].dfilter || a->aggs[k].ext) reserve = m->limit / 2;
+	return atomic_load(&m->used) + bytes <= m->limit - reserve;
+}
+
+static int start_spilling(agg_op *a)
+{
+	int nargs = 0;
+	for (int k = 0; k < a->naggs; k++) nargs += a->aggs[k].arg != NULL;
+	int n = a->nkeys + nargs;
+	char(*names)[16] = dl_calloc((size_t)n, sizeof *names);
+	const char **np = dl_calloc((size_t)n, sizeof *np);
+	dl_type **types = dl_calloc((size_t)n, sizeof *types);
+	int rc = names && np && types ? 0 : dl_error_set(DL_ENOMEM, "out of memory");
+	for (int k = 0, c = 0; rc == 0 && k < a->nkeys + a->naggs; k++) {
+		if (k < a->nkeys) {
+			snprintf(names[c], sizeof names[c], "__k%d", k);
+			types[c] = (dl_type *)dl_expr_type(a->keys[k]);
+		} else if (a->aggs[k - a->nkeys].arg) {
+			snprintf(names[c], sizeof names[c], "__a%d", k - a->nkeys);
+			types[c] = (dl_type *)a->aggs[k - a->nkeys].in;
+		} else {
+			continue;
+		}
+		np[c] = names[c];
+		c++;
+	}
+	if (rc == 0 && !(a->raw_schema = dl_exec_struct(np, types, NULL, n))) rc = dl_exec_failed();
+	if (rc == 0) rc = dl_spill_parts_open(&a->parts, &a->ctx, a->raw_schema, a->level, "hash aggregate");
+	dl_free(names);
+	dl_free(np);
+	dl_free(types);
+	if (rc == 0) a->spilling = true;
+	return rc;
+}
+
+/* Rows of b (keys kc) whose group is in memory are aggregated; the others
+ * are written raw to their partition. */
+static int spill_rows(agg_op *a, dl_batch *b, dl_array *const *kc)
+{
+	int64_t n = b->num_rows;
+	if (n > a->ids_cap) {
+		uint32_t *ids = dl_reallocarray(a->ids, (size_t)n, sizeof *ids);
+		if (!ids) return dl_error_set(DL_ENOMEM, "out of memory");
+		a->ids = ids;
+		a->ids_cap = n;
+	}
+	DL_TRY(dl_keytab_find(a->groups, kc, n, a->ids));
+	dl_selection in = {0}, out = {0};
+	int rc = dl_selection_reserve(&in, n);
+	if (rc == 0) rc = dl_selection_reserve(&out, n);
+	for (int64_t i = 0; rc == 0 && i < n; i++) {
+		if (a->ids[i] != DL_KEYTAB_NONE) in.idx[in.count++] = (uint32_t)i;
+		else out.idx[out.count++] = (uint32_t)i;
+	}
+	int ncols = a->raw_schema->nchildren;
+	dl_array **cols = rc == 0 ? dl_calloc((size_t)(ncols > a->nkeys ? ncols : a->nkeys), sizeof *cols) : NULL;
+	if (rc == 0 && !cols) rc = dl_error_set(DL_ENOMEM, "out of memory");
+	if (rc == 0 && out.count > 0) {
+		/* the raw rows first: consume_mem below reuses a->ids */
+		int c = 0;
+		for (int k = 0; rc == 0 && k < a->nkeys; k++, c++)
+			if (!(cols[c] = dl_array_take(kc[k], out.idx, out.count))) rc = dl_exec_failed();
+		for (int k = 0; rc == 0 && k < a->naggs; k++) {
+			if (!a->aggs[k].arg) continue;
+			dl_array *x = NULL;
+			rc = dl_expr_eval(&x, a->aggs[k].arg, b, &a->ctx.eval);
+			if (rc == 0 && !(cols[c] = dl_array_take(x, out.idx, out.count))) rc = dl_exec_failed();
+			dl_array_free(x);
+			c++;
+		}
+		dl_batch *raw = NULL;
+		if (rc == 0) {
+			raw = dl_exec_batch(a->raw_schema, cols, out.count);
+			memset(cols, 0, (size_t)ncols * sizeof *cols);
+			if (!raw) rc = dl_exec_failed();
+		}
+		if (rc == 0) rc = dl_spill_parts_write(&a->parts, raw, raw->cols, a->nkeys);
+		dl_batch_free(raw);
+	}
+	for (int k = 0; k < ncols; k++) dl_array_free(cols ? cols[k] : NULL);
+	if (rc == 0 && in.count == n) {
+		rc = consume_mem(a, b, kc);
+	} else if (rc == 0 && in.count > 0) {
+		dl_batch *kb = dl_batch_take(b, in.idx, in.count);
+		if (!kb) rc = dl_exec_failed();
+		for (int k = 0; rc == 0 && k < a->nkeys; k++)
+			if (!(cols[k] = dl_array_take(kc[k], in.idx, in.count))) rc = dl_exec_failed();
+		if (rc == 0) rc = consume_mem(a, kb, cols);
+		for (int k = 0; k < a->nkeys; k++) dl_array_free(cols[k]);
+		dl_batch_free(kb);
+	}
+	dl_free(cols);
+	dl_selection_free(&in);
+	dl_selection_free(&out);
+	return rc;
+}
+
+static int agg_spill_consume(agg_op *a, dl_batch *b, dl_array *const *kc)
+{
+	int64_t n = b->num_rows;
+	if (!a->based) {
+		a->mem_base = atomic_load(&a->ctx.mem->used);
+		a->based = true;
+	}
+	if (a->spilling) return spill_rows(a, b, kc);
+	if (fits(a, agg_growth(a, kc, n))) return consume_mem(a, b, kc);
+	if (n > 1024 || (a->ngroups == 0 && n > 1)) {
+		/* halve: a slice may still fit where the whole batch does not */
+		int64_t h = n / 2;
+		dl_array **kk = dl_calloc((size_t)a->nkeys, sizeof *kk);
+		if (!kk) return dl_error_set(DL_ENOMEM, "out of memory");
+		int rc = 0;
+		for (int part = 0; part < 2 && rc == 0; part++) {
+			int64_t lo = part ? h : 0, m = part ? n - h : h;
+			dl_batch *sb = dl_batch_slice(b, lo, m);
+			if (!sb) rc = dl_exec_failed();
+			for (int k = 0; rc == 0 && k < a->nkeys; k++)
+				if (!(kk[k] = dl_array_slice(kc[k], lo, m))) rc = dl_exec_failed();
+			if (rc == 0) rc = agg_spill_consume(a, sb, kk);
+			for (int k = 0; k < a->nkeys; k++) {
+				dl_array_free(kk[k]);
+				kk[k] = NULL;
+			}
+			dl_batch_free(sb);
+		}
+		dl_free(kk);
+		return rc;
+	}
+	/* one group always fits, or no pass would ever make progress */
+	if (a->ngroups == 0) return consume_mem(a, b, kc);
+	DL_TRY(start_spilling(a));
+	return spill_rows(a, b, kc);
+}
+
+/* The operator over partition f: the same aggregates over the raw columns,
+ * one level deeper. */
+static int open_child(agg_op *a, dl_spill_file *f)
+{
+	dl_batch_stream *src;
+	DL_TRY(dl_spill_stream(&src, f, &a->ctx));
+	int nk = a->nkeys, na = a->naggs, rc = 0;
+	dl_expr **keys = dl_calloc((size_t)nk, sizeof *keys);
+	const char **names = dl_calloc((size_t)nk, sizeof *names);
+	dl_exec_agg *ag = dl_calloc((size_t)(na ? na : 1), sizeof *ag);
+	if (!keys || !names || !ag) rc = dl_error_set(DL_ENOMEM, "out of memory");
+	char col[32];
+	for (int k = 0; rc == 0 && k < nk; k++) {
+		snprintf(col, sizeof col, "`__k%d`", k);
+		rc = dl_expr_parse(&keys[k], col);
+		names[k] = a->schema->children[k].name;
+	}
+	for (int k = 0; rc == 0 && k < na; k++) {
+		ag[k] = a->spec[k];
+		ag[k].name = a->schema->children[nk + k].name;
+		if (a->aggs[k].arg) {
+			snprintf(col, sizeof col, "`__a%d`", k);
+			rc = dl_expr_parse(&ag[k].arg, col);
+		}
+		if (rc == 0 && a->param_sql[k]) rc = dl_expr_parse(&ag[k].param, a->param_sql[k]);
+	}
+	if (rc == 0) {
+		rc = aggregate_open(&a->child, src, keys, names, nk, ag, na, &a->ctx, a->level + 1);
+	} else {
+		dl_batch_stream_free(src);
+		for (int k = 0; keys && k < nk; k++) dl_expr_free(keys[k]);
+		for (int k = 0; ag && k < na; k++) {
+			dl_expr_free(ag[k].arg);
+			dl_expr_free(ag[k].param);
+		}
+	}
+	dl_free(keys);
+	dl_free(names);
+	dl_free(ag);
+	return rc;
+}
+
+/* After the in-memory groups: each partition's groups. */
+static int agg_spill_next(agg_op *a, dl_batch **out)
+{
+	*out = NULL;
+	if (!a->released) {
+		free_groups(a);
+		a->released = true;
+	}
+	for (;;) {
+		if (a->child) {
+			DL_TRY(dl_batch_stream_next(a->child, out));
+			if (*out) {
+				int rc = dl_batch_set_schema(*out, a->schema);
+				if (rc < 0) {
+					dl_batch_free(*out);
+					*out = NULL;
+				}
+				return rc;
+			}
+			dl_batch_stream_free(a->child);
+			a->child = NULL;
+		}
+		if (a->next_part >= a->parts.n) return 0;
+		dl_spill_file *f;
+		DL_TRY(dl_spill_parts_take(&f, &a->parts, a->next_part++));
+		if (f) DL_TRY(open_child(a, f));
+	}
 }

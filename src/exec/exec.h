@@ -15,9 +15,10 @@
  * Memory: operators that hold rows beyond one batch (hash aggregate, hash
  * join's build side, sort, distinct and set operations) charge what they
  * keep to a dl_exec_memory budget shared by the whole plan and release it
- * when they are freed. Over the limit an operator fails with DL_ENOMEM
- * naming itself; spilling to temporary files is the next step and will hook
- * in exactly there (see docs/EXEC.md).
+ * when they are freed. Over the limit hash aggregate, hash join, sort,
+ * distinct and set operations spill to temporary files under temp_dir
+ * (exec/spill.h); what cannot spill fails with DL_ENOMEM naming the
+ * operator (see docs/EXEC.md).
  *
  * Semantics are Spark SQL's (docs/EXEC.md): NULL is not true in filters,
  * NULL keys form one group, NULL never matches under = in joins but does

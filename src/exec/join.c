@@ -18,6 +18,7 @@
 #include <string.h>
 #include "exec/keytab.h"
 #include "exec/op.h"
+#include "exec/spill.h"
 
 typedef struct join_op {
 	dl_batch_stream *left, *right;
@@ -44,7 +45,18 @@ typedef struct join_op {
 	dl_selection sel;
 	dl_exec_queue q;
 	int64_t right_pos;
+	/* grace hash join (the section "Spilling" below) */
+	int level;               /* 0 for the plan's operator, +1 per partition pass */
+	bool borrowed;           /* a partition pair's join: expressions are the parent's */
+	bool grace;              /* the build side did not fit: both sides partitioned */
+	dl_spill_parts rparts, lparts;
+	int next_part;
+	dl_batch_stream *child;
 } join_op;
+
+static bool can_spill(const join_op *j);
+static int go_grace(join_op *j, dl_batch **bs, int nb);
+static int grace_next(join_op *j, dl_batch **out);
 
 static bool outer_left(const join_op *j)
 {
@@ -86,7 +98,7 @@ static int usable_rows(const join_op *j, dl_array *const *keys, int64_t n, dl_se
 	return 0;
 }
 
-static int build_side(join_op *j)
+static int build_mem(join_op *j)
 {
 	const dl_type *rs = dl_batch_stream_schema(j->right);
 	dl_batch **bs = NULL;
@@ -104,6 +116,13 @@ static int build_side(join_op *j)
 			}
 		}
 		if (rc == 0) rc = charge(j, dl_exec_batch_bytes(b));
+		if (rc == DL_ENOMEM && can_spill(j)) {
+			/* over the limit: partition what was read and the rest */
+			bs[nb++] = b;
+			rc = go_grace(j, bs, nb);
+			dl_free(bs);
+			return rc;
+		}
 		if (rc < 0) {
 			dl_batch_free(b);
 			break;
@@ -170,6 +189,26 @@ static int build_side(join_op *j)
 	dl_free(ukeys);
 	dl_free(ids);
 	dl_selection_free(&sel);
+	return rc;
+}
+
+/* The build side in memory, or, when it does not fit, partitioned. */
+static int build_side(join_op *j)
+{
+	int rc = build_mem(j);
+	if (rc == DL_ENOMEM && !j->grace && can_spill(j) && j->build) {
+		/* every batch fit but not the table over them: partition the batch */
+		dl_batch *b = j->build;
+		j->build = NULL;
+		dl_free(j->head);
+		dl_free(j->next);
+		dl_free(j->build_matched);
+		j->head = j->next = NULL;
+		j->build_matched = NULL;
+		dl_keytab_free(j->kt);
+		j->kt = NULL;
+		rc = go_grace(j, &b, 1);
+	}
 	return rc;
 }
 
@@ -337,12 +376,14 @@ static int j_next(dl_batch_stream *s, dl_batch **out)
 		DL_TRY(build_side(j));
 		j->built = true;
 	}
+	if (j->grace) return grace_next(j, out);
 	while (!(*out = dl_exec_queue_pop(&j->q))) {
 		if (j->cur) {
 			if (j->li < j->cur->num_rows) DL_TRY(probe_chunk(j));
 			else DL_TRY(finish_left(j));
 		} else if (!j->left_done) {
 			dl_batch *b;
+			DL_TRY(dl_exec_check_interrupt(&j->ctx, "hash join"));
 			DL_TRY(dl_batch_stream_next(j->left, &b));
 			if (!b) j->left_done = true;
 			else DL_TRY(start_left(j, b));
@@ -359,14 +400,17 @@ static void j_free(join_op *j)
 {
 	dl_batch_stream_free(j->left);
 	dl_batch_stream_free(j->right);
-	for (int k = 0; k < j->nkeys; k++) {
+	dl_batch_stream_free(j->child);
+	dl_spill_parts_free(&j->rparts);
+	dl_spill_parts_free(&j->lparts);
+	for (int k = 0; k < j->nkeys && !j->borrowed; k++) {
 		if (j->lk) dl_expr_free(j->lk[k]);
 		if (j->rk) dl_expr_free(j->rk[k]);
 	}
 	dl_free(j->lk);
 	dl_free(j->rk);
 	dl_free(j->null_safe);
-	dl_expr_free(j->residual);
+	if (!j->borrowed) dl_expr_free(j->residual);
 	dl_type_unref(j->pair_schema);
 	dl_type_unref(j->out_schema);
 	dl_batch_free(j->build);
@@ -407,8 +451,8 @@ static dl_type *joined(const dl_type *l, const dl_type *r, bool l_null, bool r_n
 
 static const char *const kind_names[] = {"inner", "left", "right", "full", "semi", "anti", "cross"};
 
-int dl_exec_hash_join(dl_batch_stream **out, dl_batch_stream *left, dl_batch_stream *right,
-                      const dl_exec_join *spec, const dl_exec_ctx *ctx)
+static int join_open(dl_batch_stream **out, dl_batch_stream *left, dl_batch_stream *right,
+                     const dl_exec_join *spec, const dl_exec_ctx *ctx, int level, bool borrowed)
 {
 	*out = NULL;
 	join_op *j = dl_calloc(1, sizeof *j);
@@ -428,16 +472,18 @@ int dl_exec_hash_join(dl_batch_stream **out, dl_batch_stream *left, dl_batch_str
 		dl_free(j);
 		dl_batch_stream_free(left);
 		dl_batch_stream_free(right);
-		for (int k = 0; k < nk; k++) {
+		for (int k = 0; k < nk && !borrowed; k++) {
 			dl_expr_free(spec->left_keys[k]);
 			dl_expr_free(spec->right_keys[k]);
 		}
-		dl_expr_free(spec->residual);
+		if (!borrowed) dl_expr_free(spec->residual);
 		return dl_error_set(DL_ENOMEM, "out of memory");
 	}
 	j->left = left;
 	j->right = right;
 	if (ctx) j->ctx = *ctx;
+	j->level = level;
+	j->borrowed = borrowed;
 	j->kind = spec->kind;
 	j->nkeys = nk;
 	j->residual = spec->residual;
@@ -477,4 +523,132 @@ int dl_exec_hash_join(dl_batch_stream **out, dl_batch_stream *left, dl_batch_str
 	if (rc == 0 && !(*out = dl_exec_stream_new(j, j_schema, j_next, j_release))) rc = dl_exec_failed();
 	if (rc < 0) j_free(j);
 	return rc;
+}
+
+int dl_exec_hash_join(dl_batch_stream **out, dl_batch_stream *left, dl_batch_stream *right,
+                      const dl_exec_join *spec, const dl_exec_ctx *ctx)
+{
+	return join_open(out, left, right, spec, ctx, 0, false);
+}
+
+/* ---- Spilling: grace hash join -----------------------------------------
+ *
+ * When the build side does not fit the memory limit (a batch cannot be
+ * charged, or the table over the batches cannot), what was read of it and
+ * the rest are written to DL_SPILL_PARTS files by key hash, then the whole
+ * left side likewise, and each pair of partitions is joined by a join of
+ * the same kind, keys and residual, one level deeper (so a partition whose
+ * build side still does not fit splits again, with another hash mix).
+ * Rows of equal keys land in the same pair, so every match is found in
+ * exactly one pair, and every row is in exactly one pair, so each kind's
+ * unmatched rows (outer sides, anti) come out exactly once: a NULL key
+ * under = goes to some partition, matches nothing there and is emitted as
+ * unmatched there; under <=> NULL hashes the same on both sides. Without
+ * keys (a cross join) there is nothing to partition by: the build side
+ * must fit. */
+
+static bool can_spill(const join_op *j)
+{
+	return j->nkeys > 0 && j->level < DL_SPILL_MAX_LEVEL && j->ctx.mem && j->ctx.mem->limit > 0;
+}
+
+static int part_write(join_op *j, dl_spill_parts *p, dl_expr **keys, dl_batch *b)
+{
+	dl_array **kc = dl_calloc((size_t)j->nkeys, sizeof *kc);
+	if (!kc) return dl_error_set(DL_ENOMEM, "out of memory");
+	int rc = dl_exec_eval_all(kc, keys, j->nkeys, b, &j->ctx);
+	if (rc == 0) rc = dl_spill_parts_write(p, b, kc, j->nkeys);
+	for (int k = 0; k < j->nkeys; k++) dl_array_free(kc[k]);
+	dl_free(kc);
+	return rc;
+}
+
+/* Partitions bs[0..nb) (taken) and the rest of the right input. */
+static int go_grace(join_op *j, dl_batch **bs, int nb)
+{
+	j->grace = true;
+	int rc = dl_spill_parts_open(&j->rparts, &j->ctx, dl_batch_stream_schema(j->right), j->level, "hash join");
+	if (rc == 0) rc = dl_spill_parts_open(&j->lparts, &j->ctx, dl_batch_stream_schema(j->left), j->level, "hash join");
+	for (int i = 0; i < nb; i++) {
+		if (rc == 0) rc = part_write(j, &j->rparts, j->rk, bs[i]);
+		dl_batch_free(bs[i]);
+	}
+	dl_exec_mem_release(j->ctx.mem, j->charged);
+	j->charged = 0;
+	while (rc == 0) {
+		dl_batch *b;
+		if ((rc = dl_exec_check_interrupt(&j->ctx, "hash join")) < 0) break;
+		if ((rc = dl_batch_stream_next(j->right, &b)) < 0 || !b) break;
+		rc = part_write(j, &j->rparts, j->rk, b);
+		dl_batch_free(b);
+	}
+	return rc < 0 ? dl_error_prefix("hash join") : 0;
+}
+
+static int side_stream(dl_batch_stream **out, dl_spill_file *f, const dl_type *schema, const dl_exec_ctx *ctx)
+{
+	if (f) return dl_spill_stream(out, f, ctx);
+	return dl_batch_stream_from_batches(out, (dl_type *)schema, NULL, 0);
+}
+
+static int grace_next(join_op *j, dl_batch **out)
+{
+	*out = NULL;
+	while (!j->left_done) {
+		dl_batch *b;
+		DL_TRY(dl_exec_check_interrupt(&j->ctx, "hash join"));
+		DL_TRY(dl_batch_stream_next(j->left, &b));
+		if (!b) {
+			j->left_done = true;
+			break;
+		}
+		int rc = part_write(j, &j->lparts, j->lk, b);
+		dl_batch_free(b);
+		if (rc < 0) return dl_error_prefix("hash join");
+	}
+	for (;;) {
+		if (j->child) {
+			DL_TRY(dl_batch_stream_next(j->child, out));
+			if (*out) {
+				int rc = dl_batch_set_schema(*out, j->out_schema);
+				if (rc < 0) {
+					dl_batch_free(*out);
+					*out = NULL;
+				}
+				return rc;
+			}
+			dl_batch_stream_free(j->child);
+			j->child = NULL;
+		}
+		if (j->next_part >= DL_SPILL_PARTS) return 0;
+		int p = j->next_part++;
+		dl_spill_file *lf, *rf;
+		DL_TRY(dl_spill_parts_take(&lf, &j->lparts, p));
+		int rc = dl_spill_parts_take(&rf, &j->rparts, p);
+		if (rc < 0) {
+			dl_spill_free(lf);
+			return rc;
+		}
+		/* a pair with an empty side produces nothing unless that side's
+		 * partner is an outer (or anti) side */
+		bool skip = (!lf && !rf) || (!rf && (j->kind == DL_JOIN_INNER || j->kind == DL_JOIN_RIGHT ||
+		                                     j->kind == DL_JOIN_SEMI)) ||
+		            (!lf && (j->kind == DL_JOIN_INNER || j->kind == DL_JOIN_LEFT || j->kind == DL_JOIN_SEMI ||
+		                     j->kind == DL_JOIN_ANTI));
+		if (skip) {
+			dl_spill_free(lf);
+			dl_spill_free(rf);
+			continue;
+		}
+		dl_batch_stream *ls = NULL, *rs = NULL;
+		rc = side_stream(&ls, lf, dl_batch_stream_schema(j->left), &j->ctx);
+		if (rc == 0) rc = side_stream(&rs, rf, dl_batch_stream_schema(j->right), &j->ctx);
+		else dl_spill_free(rf);
+		if (rc < 0) {
+			dl_batch_stream_free(ls);
+			return rc;
+		}
+		dl_exec_join spec = {j->kind, j->nkeys, j->lk, j->rk, j->null_safe, j->residual};
+		DL_TRY(join_open(&j->child, ls, rs, &spec, &j->ctx, j->level + 1, true));
+	}
 }

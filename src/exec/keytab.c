@@ -168,6 +168,22 @@ int64_t dl_keytab_size(const dl_keytab *t)
 	return t->n;
 }
 
+int64_t dl_keytab_grow_bytes(const dl_keytab *t, int64_t more)
+{
+	int64_t n = t->n + more, b = 0;
+	if (n > t->cap) {
+		int64_t nc = t->cap ? t->cap : 64;
+		while (nc < n) nc *= 2;
+		b += (nc - t->cap) * (int64_t)sizeof(kentry);
+	}
+	/* rehash doubles one step at a time, holding the old and the new slot
+	 * arrays during the last step */
+	uint64_t slots = t->mask + 1, s = slots;
+	while ((uint64_t)n * 2 > s) s *= 2;
+	if (s > slots) b += (int64_t)((s + s / 2 - slots) * sizeof(uint64_t));
+	return b;
+}
+
 static int charge(dl_keytab *t, int64_t bytes)
 {
 	DL_TRY(dl_exec_mem_charge(t->mem, bytes, t->what));
@@ -296,7 +312,7 @@ int dl_keytab_insert(dl_keytab *t, dl_array *const *keys, int64_t n, uint32_t *i
 				break;
 			}
 			if (t->n == t->cap) {
-				int64_t nc = t->cap ? t->cap * 2 : 1024;
+				int64_t nc = t->cap ? t->cap * 2 : 64;
 				if ((rc = charge(t, (nc - t->cap) * (int64_t)sizeof(kentry))) < 0) break;
 				kentry *e = dl_reallocarray(t->ent, (size_t)nc, sizeof *e);
 				if (!e) {

@@ -25,6 +25,10 @@ int64_t dl_keytab_size(const dl_keytab *t);
 /* ids[i] = the id of row i of keys[0..nkeys) (n rows each), inserting
  * missing keys. */
 int dl_keytab_insert(dl_keytab *t, dl_array *const *keys, int64_t n, uint32_t *ids);
+/* The most bytes an insert of `more` new keys could charge beyond what is
+ * charged now, not counting the key values themselves (entries and slots
+ * grow by doubling): what a spilling operator checks before it inserts. */
+int64_t dl_keytab_grow_bytes(const dl_keytab *t, int64_t more);
 /* ids[i] = the id of row i, or DL_KEYTAB_NONE when absent. */
 int dl_keytab_find(const dl_keytab *t, dl_array *const *keys, int64_t n, uint32_t *ids);
 /* Key column k of ids [start, start+n) as a new array. */

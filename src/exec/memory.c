@@ -3,6 +3,7 @@
  * happens before the bytes count, so a refused charge leaves the budget as
  * it was. */
 #include "exec/exec.h"
+#include "exec/spill.h"
 #include "util/error.h"
 
 int dl_exec_mem_charge(dl_exec_memory *m, int64_t bytes, const char *what)
@@ -13,8 +14,7 @@ int dl_exec_mem_charge(dl_exec_memory *m, int64_t bytes, const char *what)
 		int64_t next = cur + bytes;
 		if (m->limit > 0 && next > m->limit)
 			return dl_error_set(DL_ENOMEM,
-			                    "%s: memory limit of %lld bytes exceeded (%lld in use, %lld more needed); "
-			                    "spilling to disk is not implemented yet",
+			                    "%s: memory limit of %lld bytes exceeded (%lld in use, %lld more needed)",
 			                    what, (long long)m->limit, (long long)cur, (long long)bytes);
 		if (atomic_compare_exchange_weak(&m->used, &cur, next)) break;
 	}
@@ -48,4 +48,12 @@ int64_t dl_exec_batch_bytes(const dl_batch *b)
 	int64_t n = (int64_t)sizeof *b;
 	for (int i = 0; b && i < b->ncols; i++) n += dl_exec_array_bytes(b->cols[i]);
 	return n;
+}
+
+void dl_exec_mem_force(dl_exec_memory *m, int64_t bytes)
+{
+	if (!m || bytes <= 0) return;
+	int64_t now = atomic_fetch_add(&m->used, bytes) + bytes, peak = atomic_load(&m->peak);
+	while (now > peak && !atomic_compare_exchange_weak(&m->peak, &peak, now)) {
+	}
 }

@@ -20,6 +20,8 @@ typedef enum ex_kind {
 	EX_INDEX,    /* args[0][args[1]] */
 	EX_FIELD,    /* args[0].name (on a computed struct) */
 	EX_SUBQUERY, /* op ex_subquery_kind over query (SQL layer); IN: args[0] */
+	EX_PARAM,    /* ? (SQL layer only): a prepared statement's parameter, made
+	              * an EX_LIT before planning (see dl_expr.params) */
 } ex_kind;
 
 typedef enum ex_subquery_kind { SQ_SCALAR, SQ_EXISTS, SQ_IN } ex_subquery_kind;
@@ -128,6 +130,11 @@ struct dl_expr {
 	void **auxs;
 	void (**aux_free)(void *);
 	size_t naux, capaux;
+	/* Every EX_PARAM node parsed, in parse order. A statement parser that
+	 * backtracks may parse one `?` twice: nodes of one `?` share its pos,
+	 * and the SQL session numbers parameters by distinct pos. */
+	ex_node **params;
+	size_t nparams, capparams;
 };
 
 ex_node *ex_node_new(dl_expr *e, ex_kind kind, int pos);

@@ -826,6 +826,9 @@ static int bind_node(ex_bind *b, const ex_node *src, ex_node **out)
 	case EX_SUBQUERY:
 		return dl_error_set(DL_EUNSUPPORTED, "a subquery at position %d cannot be evaluated in a row expression",
 		                    src->pos);
+	case EX_PARAM:
+		return dl_error_set(DL_EINVALID, "the parameter ? at position %d has no value (the SQL session binds it)",
+		                    src->pos);
 	case EX_CAST:
 		DL_TRY(ex_cast_check(n->args[0]->type, n->to));
 		n->type = n->to;

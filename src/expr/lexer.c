@@ -90,7 +90,7 @@ static void scan_number(ex_lexer *lx)
 
 static const char *const ops3[] = {"<=>", NULL};
 static const char *const ops2[] = {"<=", ">=", "<>", "!=", "==", "||", "::", NULL};
-static const char ops1[] = "+-*/%&|^~=<>!()[],.:@"; /* @: time travel t@v5 */
+static const char ops1[] = "+-*/%&|^~=<>!()[],.:@?"; /* @: time travel t@v5; ?: SQL parameters */
 
 int ex_lex_next(ex_lexer *lx, ex_token *t)
 {

@@ -84,6 +84,7 @@ void dl_expr_free(dl_expr *e)
 	dl_free(e->types);
 	dl_free(e->auxs);
 	dl_free(e->aux_free);
+	dl_free(e->params);
 	if (e->schema) dl_type_unref(e->schema);
 	dl_buf_free(&e->scratch);
 	dl_arena_free(&e->arena);

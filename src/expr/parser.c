@@ -647,6 +647,27 @@ static int parse_special_call(parser *p, ex_node **out)
 	return 0;
 }
 
+/* `?`, a prepared statement's parameter (SQL statements only: a filter
+ * string has no one to bind it). Recorded in e->params for the session. */
+static int parse_param(parser *p, ex_node **out)
+{
+	dl_expr *e = p->e;
+	if (e->nparams == e->capparams) {
+		size_t c = e->capparams ? e->capparams * 2 : 8;
+		ex_node **g = dl_reallocarray(e->params, c, sizeof *g);
+		if (!g) return dl_error_set(DL_ENOMEM, "out of memory parsing a parameter");
+		e->params = g;
+		e->capparams = c;
+	}
+	ex_node *n = node(p, EX_PARAM, p->tok.pos);
+	if (!n) return DL_ENOMEM;
+	n->lit.type = DL_TYPE_NULL;
+	n->lit.is_null = true;
+	e->params[e->nparams++] = n;
+	*out = n;
+	return advance(p);
+}
+
 static int parse_primary(parser *p, ex_node **out)
 {
 	ex_token *t = &p->tok;
@@ -663,6 +684,7 @@ static int parse_primary(parser *p, ex_node **out)
 		return 0;
 	}
 	if (t->kind == TK_QIDENT) return parse_name(p, out);
+	if (p->hooks && is_op(p, "?")) return parse_param(p, out);
 	if (is_op(p, "(")) {
 		int pos = p->tok.pos;
 		DL_TRY(advance(p));

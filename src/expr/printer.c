@@ -310,6 +310,7 @@ int ex_print(dl_buf *out, const ex_node *n)
 	char tsql[512];
 	switch (n->kind) {
 	case EX_LIT: return print_scalar(out, &n->lit, n->flag);
+	case EX_PARAM: return dl_buf_putc(out, '?');
 	case EX_INTERVAL: return print_interval(out, n);
 	case EX_COL:
 		for (int i = 0; i < n->npath; i++) {

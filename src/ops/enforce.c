@@ -271,7 +271,7 @@ static int violation(const dl_type *schema, const dl_batch *b, int64_t row, cons
 	dl_buf msg = DL_BUF_INIT;
 	fmt_ctx c = {schema, b, row, &msg};
 	int rc = dl_expr_columns(e, fmt_column, &c);
-	rc = dl_error_set(DL_ECONSTRAINT, "%s violated by row with values:%s", what,
+	rc = dl_error_set_class(DL_ECONSTRAINT, "DELTA_VIOLATE_CONSTRAINT_WITH_VALUES", "%s violated by row with values:%s", what,
 	                  rc == 0 && msg.data ? msg.data : " (unavailable)");
 	dl_buf_free(&msg);
 	return rc;
@@ -309,7 +309,7 @@ static int check_not_null(const dl_enforcer *e, const dl_batch *b)
 		const dl_field *f = &e->schema->children[i];
 		dl_array *a = b->cols[i];
 		if (!f->nullable && dl_array_null_count(a) > 0)
-			return dl_error_set(DL_ECONSTRAINT, "NOT NULL constraint violated for column: %s",
+			return dl_error_set_class(DL_ECONSTRAINT, "DELTA_NOT_NULL_CONSTRAINT_VIOLATED", "NOT NULL constraint violated for column: %s",
 			                    f->name);
 		if (f->type->id != DL_TYPE_STRUCT) continue;
 		dl_buf path = DL_BUF_INIT;
@@ -317,7 +317,7 @@ static int check_not_null(const dl_enforcer *e, const dl_batch *b)
 		int rc = dl_buf_puts(&path, f->name);
 		if (rc == 0) rc = nested_not_null(a, f->type, NULL, &path, &row);
 		if (rc == 1)
-			rc = dl_error_set(DL_ECONSTRAINT, "NOT NULL constraint violated for column: %s",
+			rc = dl_error_set_class(DL_ECONSTRAINT, "DELTA_NOT_NULL_CONSTRAINT_VIOLATED", "NOT NULL constraint violated for column: %s",
 			                  path.data);
 		dl_buf_free(&path);
 		DL_TRY(rc);

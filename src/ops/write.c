@@ -330,7 +330,7 @@ static int check_replace_where(write_ctx *c, const dl_batch *b)
 	if (!c->replace_where || !c->o->replace_where_check || b->num_rows == 0) return 0;
 	DL_TRY(dl_expr_filter(&c->sel, c->replace_where, b, NULL));
 	if (c->sel.count == b->num_rows) return 0;
-	return dl_error_set(DL_ECONSTRAINT,
+	return dl_error_set_class(DL_ECONSTRAINT, "DELTA_REPLACE_WHERE_MISMATCH",
 	                    "written data does not conform to the partial table overwrite condition "
 	                    "'%s' (%lld of %lld rows do not match); write only matching rows, or turn "
 	                    "the replaceWhere constraint check off",

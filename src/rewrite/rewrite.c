@@ -143,6 +143,8 @@ void dl_rewrite_free(dl_rewrite *rw)
 	for (int k = 0; k < rw->nhidden; k++) dl_type_unref(rw->hidden[k].type);
 	dl_scan_free(rw->scan);
 	dl_expr_free(rw->pred);
+	dl_scan_free(rw->narrow);
+	dl_expr_free(rw->narrow_pred);
 	dl_type_unref(rw->schema);
 	dl_free(rw->dv_path);
 	dl_arena_free(&rw->arena);
@@ -229,6 +231,50 @@ static int partition_row(dl_rewrite *rw, const dl_add *a, dl_batch **out)
 	return 0;
 }
 
+/* The predicate's top-level columns, deduplicated. */
+typedef struct col_set {
+	const char **names;
+	int n, cap;
+} col_set;
+
+static int add_column(const char *const *path, int depth, void *payload)
+{
+	(void)depth;
+	col_set *c = payload;
+	for (int i = 0; i < c->n; i++)
+		if (strcasecmp(c->names[i], path[0]) == 0) return 0;
+	if (c->n == c->cap) return DL_EINVALID;
+	c->names[c->n++] = path[0];
+	return 0;
+}
+
+/* A scan of only the columns the predicate reads: finding the matching
+ * rows needs no other column (a DV-only delete never does; copies need the
+ * rest only once a file is known to match). Not opened when the predicate
+ * reads every column or none. */
+static int open_narrow(dl_rewrite *rw, const char *predicate)
+{
+	const dl_type *s = dl_snapshot_schema(rw->snap);
+	dl_expr *e = NULL;
+	col_set cs = {dl_calloc((size_t)s->nchildren + 1, sizeof(char *)), 0, s->nchildren};
+	if (!cs.names) return DL_ENOMEM;
+	int rc = dl_expr_parse(&e, predicate);
+	if (rc == 0) rc = dl_expr_bind(e, s);
+	if (rc == 0) rc = dl_expr_columns(e, add_column, &cs);
+	if (rc == 0 && cs.n > 0 && cs.n < s->nchildren) {
+		dl_scan_options so = DL_SCAN_OPTIONS_INIT;
+		so.columns = cs.names;
+		so.ncolumns = cs.n;
+		so.threads = 1;
+		rc = dl_scan_open(&rw->narrow, rw->snap, &so);
+		if (rc == 0) rc = dl_expr_parse(&rw->narrow_pred, predicate);
+		if (rc == 0) rc = dl_expr_bind(rw->narrow_pred, rw->narrow->out_schema);
+	}
+	dl_expr_free(e);
+	dl_free(cs.names);
+	return rc;
+}
+
 static int touch_partitions(dl_rewrite *rw, dl_scan *plan, const char *predicate)
 {
 	dl_expr *e = NULL;
@@ -260,7 +306,8 @@ int dl_rewrite_touch_where(dl_rewrite *rw, const char *predicate)
 	dl_scan *plan;
 	DL_TRY(dl_scan_open(&plan, rw->snap, &so));
 	int rc = 0;
-	if (!plan->prune_data_cols) {
+	/* an update reads the rows even of whole files: it rewrites them */
+	if (!plan->prune_data_cols && !rw->o.update) {
 		rc = touch_partitions(rw, plan, predicate);
 	} else {
 		rc = open_reader(rw);
@@ -268,6 +315,7 @@ int dl_rewrite_touch_where(dl_rewrite *rw, const char *predicate)
 		if (rc == 0) rc = dl_expr_bind(rw->pred, rw->scan->out_schema);
 		if (rc == 0 && !dl_expr_is_deterministic(rw->pred))
 			rc = dl_error_set(DL_EINVALID, "the condition '%s' is not deterministic", predicate);
+		if (rc == 0) rc = open_narrow(rw, predicate);
 		const dl_log_state *st = dl_snapshot_state(rw->snap);
 		for (size_t i = 0; i < dl_scan_file_count(plan) && rc == 0; i++) {
 			const dl_add *a = dl_log_state_add(st, dl_scan_file_snapshot_index(plan, i));

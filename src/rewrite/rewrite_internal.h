@@ -64,6 +64,9 @@ struct dl_rewrite {
 	                           (+ _metadata.row_id, row_commit_version) */
 	int nsnap;              /* snapshot columns in the scan's output */
 	dl_expr *pred;          /* bound to the scan's output */
+	dl_scan *narrow;        /* reads only the predicate's columns: the probe
+	                           pass of copies and DV-only deletes (NULL: none) */
+	dl_expr *narrow_pred;   /* bound to narrow's output */
 	rw_file *files;
 	size_t nfiles, cap;
 	dl_arena arena;

@@ -11,6 +11,7 @@
 typedef struct read_ctx {
 	dl_rewrite *rw;
 	rw_file *f;
+	const dl_expr *pred; /* the engine's predicate, bound to the scan read */
 	uint32_t *keep;   /* unmatched rows of the batch */
 	size_t keep_cap;
 	uint64_t *mpos;   /* positions of the matched rows */
@@ -65,7 +66,7 @@ static int on_batch(void *payload, dl_batch *b)
 	int rc = batch_positions(f, n);
 	if (rc == 0 && f->kind == RW_COPY) f->sel.count = 0;
 	else if (rc == 0)
-		rc = f->kind == RW_WHERE ? dl_expr_filter(&f->sel, rw->pred, b, NULL)
+		rc = f->kind == RW_WHERE ? dl_expr_filter(&f->sel, c->pred, b, NULL)
 		                         : given_selection(f, n);
 	if (rc < 0 || f->probe) {
 		bool hit = rc == 0 && f->sel.count > 0;
@@ -103,13 +104,22 @@ static int on_batch(void *payload, dl_batch *b)
 	return rc;
 }
 
+/* Whether a pass needs only the predicate's columns: the probe of a copy,
+ * or a DV-only delete (no copies, no updated rows: it writes no change data). */
+static bool narrow_pass(const dl_rewrite *rw, const rw_file *f, bool probe)
+{
+	if (!rw->narrow || f->kind != RW_WHERE) return false;
+	return probe || (!f->copy && !rw->o.update);
+}
+
 static int read_pass(dl_rewrite *rw, rw_file *f, bool probe)
 {
-	read_ctx c = {rw, f, NULL, 0, NULL, 0};
+	bool narrow = narrow_pass(rw, f, probe);
+	read_ctx c = {rw, f, narrow ? rw->narrow_pred : rw->pred, NULL, 0, NULL, 0};
 	f->probe = probe;
 	f->pos = 0;
 	f->old_i = f->given_i = 0;
-	int rc = dl_scan_read_add(rw->scan, f->add, NULL, 0, false, on_batch, &c);
+	int rc = dl_scan_read_add(narrow ? rw->narrow : rw->scan, f->add, NULL, 0, false, on_batch, &c);
 	if (rc == DL_ECANCELLED) {
 		dl_error_clear();
 		rc = 0;
@@ -138,11 +148,14 @@ int dl_rw_process_file(dl_rewrite *rw, rw_file *f)
 	if (f->kind == RW_WHOLE) return 0;
 	if (f->kind == RW_ROWS && f->ngiven == 0) return 0;
 	DL_TRY(load_old_dv(rw, f));
-	/* Copy-on-write must know that a row matches before copying any. */
+	/* Copy-on-write must know that a row matches before copying any; an
+	 * update with DVs probes through the predicate's columns too, so a file
+	 * without a match is never decoded whole. */
 	bool copies = f->copy;
+	bool probe = copies || (rw->o.update && rw->narrow && f->kind == RW_WHERE);
 	if (f->kind == RW_COPY) {
 		f->touched = true;
-	} else if (copies) {
+	} else if (probe) {
 		DL_TRY(read_pass(rw, f, true));
 		if (!f->touched) return 0;
 		f->touched = false;

@@ -377,7 +377,7 @@ int sp_time_travel(sql_parser *p, sql_time_travel *tt)
 	DL_TRY(sp_advance(p));
 	DL_TRY(sp_advance(p));
 	tt->kind = version ? TT_VERSION : TT_TIMESTAMP;
-	if (version && p->tok.kind != TK_NUMBER && p->tok.kind != TK_STRING) return sp_syntax_error(p);
+	if (version && p->tok.kind != TK_NUMBER && p->tok.kind != TK_STRING && !sp_is_op(p, "?")) return sp_syntax_error(p);
 	return sp_expr(p, &tt->value);
 }
 
@@ -706,6 +706,11 @@ int dl_sql_parse(dl_sql_script **out, const char *text)
 	}
 	*out = s;
 	return 0;
+}
+
+dl_expr *dl_sql_script_expr(const dl_sql_script *s)
+{
+	return s->e;
 }
 
 void dl_sql_script_free(dl_sql_script *s)

@@ -21,6 +21,9 @@ void dl_sql_script_free(dl_sql_script *s);
 
 size_t dl_sql_script_count(const dl_sql_script *s);
 const sql_stmt *dl_sql_script_stmt(const dl_sql_script *s, size_t i);
+/* The owner of every expression node of the script (its params list the
+ * `?` parameters: see expr/ast.h). */
+dl_expr *dl_sql_script_expr(const dl_sql_script *s);
 /* The script text the statement positions refer to. */
 const char *dl_sql_script_text(const dl_sql_script *s);
 

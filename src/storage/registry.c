@@ -2,11 +2,12 @@
  * (include/deltalake/sys/store_backend.h).
  *
  * Rule: a scheme maps to at most one backend, and the built-ins (file, mem,
- * fault) always do. The table is a small array behind one mutex: lookups
+ * fault, s3, s3a) always do. The table is a small array behind one mutex: lookups
  * happen once per dl_store_open, so contention does not matter, and copying
  * the struct out under the lock means an unregister never pulls a backend
  * from under a store that is being opened. */
 #include "storage/backend.h"
+#include "storage/store_s3.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/mem.h"
@@ -53,6 +54,7 @@ static int init_locked(void)
 	if (g_init) return 0;
 	static const dl_store_backend *const builtins[] = {
 		&dl_store_backend_file, &dl_store_backend_mem, &dl_store_backend_fault,
+		&dl_store_backend_s3, &dl_store_backend_s3a,
 	};
 	for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++) {
 		int rc = push(builtins[i], true);

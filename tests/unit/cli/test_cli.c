@@ -18,6 +18,7 @@
 #include "../../../cli/output.c"
 #include "../../../cli/progress.c"
 #include "../../../cli/util.c"
+#include "../../../cli/storage_options.c"
 #include "columnar/arrow_c.h"
 #include "columnar/builder.h"
 #include "util/error.h"

@@ -178,8 +178,10 @@ static void memory_limit(void **st)
 	dl_batch_stream *s;
 	assert_int_equal(dl_exec_aggregate(&s, tu_stream("v int", r, N, 1000), keys, NULL, 1, aggs, 1, &ctx), 0);
 	char **l;
-	assert_int_equal(tu_collect(s, &l), DL_ENOMEM);
-	assert_non_null(strstr(dl_error_last()->message, "memory limit"));
+	/* over the limit the groups spill to temporary files (test_spill.c) */
+	assert_int_equal(tu_collect(s, &l), N);
+	tu_free_lines(l, N);
+	assert_true(atomic_load(&mem.peak) <= 64 * 1024);
 	assert_int_equal(atomic_load(&mem.used), 0); /* all released with the operator */
 	/* the same under a big enough limit, and the peak is recorded */
 	dl_exec_memory big = DL_EXEC_MEMORY_INIT(64 << 20);

@@ -30,6 +30,9 @@ static const char *const words[] = {"a", "ab", "abc", "b", "ba", "c", "héllo", 
 #define NW 10
 
 static dl_batch *T[3], *U; /* t in three batches, u in one */
+/* The operators' context: NULL, then one with a tiny memory limit that
+ * makes aggregate, join and sort spill (the same answers either way). */
+static const dl_exec_ctx *CTX;
 
 static void make_data(void)
 {
@@ -142,7 +145,7 @@ static dl_batch_stream *agg(dl_batch_stream *in, const char *const *keys, int nk
 		a[i] = (dl_exec_agg){.kind = (dl_agg_kind)kind, .arg = colon ? tu_expr(colon + 1) : NULL, .name = "a"};
 	}
 	dl_batch_stream *s;
-	check(dl_exec_aggregate(&s, in, k, NULL, nk, a, na, NULL));
+	check(dl_exec_aggregate(&s, in, k, NULL, nk, a, na, CTX));
 	return s;
 }
 #define LIST(...) (const char *const[]){__VA_ARGS__}, (int)(sizeof((const char *[]){__VA_ARGS__}) / sizeof(char *))
@@ -153,7 +156,7 @@ static dl_batch_stream *join(dl_join_kind kind, bool null_safe, const char *resi
 	bool ns[] = {null_safe};
 	dl_exec_join spec = {kind, 1, lk, rk, ns, residual ? tu_expr(residual) : NULL};
 	dl_batch_stream *s;
-	check(dl_exec_hash_join(&s, t_(), u_(), &spec, NULL));
+	check(dl_exec_hash_join(&s, t_(), u_(), &spec, CTX));
 	return s;
 }
 
@@ -171,14 +174,14 @@ static dl_batch_stream *sort(dl_batch_stream *in, const char *const *keys, int n
 		k[i].expr = tu_expr(e);
 	}
 	dl_batch_stream *s;
-	check(dl_exec_sort(&s, in, k, nk, limit, offset, NULL));
+	check(dl_exec_sort(&s, in, k, nk, limit, offset, CTX));
 	return s;
 }
 
 static dl_batch_stream *setop(dl_setop_kind k, bool all)
 {
 	dl_batch_stream *s;
-	check(dl_exec_setop(&s, PROJ(t_(), "g", "s"), PROJ(u_(), "k", "name"), k, all, NULL));
+	check(dl_exec_setop(&s, PROJ(t_(), "g", "s"), PROJ(u_(), "k", "name"), k, all, CTX));
 	return s;
 }
 
@@ -307,7 +310,7 @@ static dl_batch_stream *q_except_all(void)
 static dl_batch_stream *q_distinct(void)
 {
 	dl_batch_stream *s;
-	check(dl_exec_distinct(&s, PROJ(t_(), "g", "dt IS NULL", "substring(s, 1, 1)"), NULL));
+	check(dl_exec_distinct(&s, PROJ(t_(), "g", "dt IS NULL", "substring(s, 1, 1)"), CTX));
 	return s;
 }
 static dl_batch_stream *q_filter(void)
@@ -413,6 +416,13 @@ static void against_duckdb(void **st)
 	         oracle, DL_SOURCE_DIR, dir, dir, dir);
 	assert_int_equal(system(cmd), 0);
 	int failures = 0;
+	dl_exec_memory mem = DL_EXEC_MEMORY_INIT(8192);
+	dl_exec_ctx spill = DL_EXEC_CTX_INIT;
+	spill.mem = &mem;
+	spill.temp_dir = dir;
+	spill.batch_rows = 256;
+	for (int pass = 0; pass < 2; pass++) {
+	CTX = pass ? &spill : NULL;
 	for (int i = 0; i < NCASES; i++) {
 		snprintf(path, sizeof path, "%s/%d.txt", dir, i);
 		f = fopen(path, "r");
@@ -437,12 +447,15 @@ static void against_duckdb(void **st)
 			if (!line_eq(got[r], want[r])) ok = false, bad = r;
 		if (!ok) {
 			failures++;
-			fprintf(stderr, "MISMATCH %s\n  %d rows here, %d in DuckDB\n", cases[i].sql, ng, nw);
+			fprintf(stderr, "MISMATCH%s %s\n  %d rows here, %d in DuckDB\n", pass ? " (spilling)" : "", cases[i].sql,
+			        ng, nw);
 			if (bad >= 0) fprintf(stderr, "  row %d: here %s\n          duckdb %s\n", bad, got[bad], want[bad]);
 		}
 		tu_free_lines(got, ng);
 		tu_free_lines(want, nw);
 	}
+	}
+	assert_int_equal(atomic_load(&mem.used), 0);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
 	for (int i = 0; i < 3; i++) dl_batch_free(T[i]);
