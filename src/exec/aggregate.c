@@ -691,6 +691,11 @@ static int64_t agg_growth(const agg_op *a, dl_array *const *kc, int64_t n)
 	/* count(DISTINCT): every row may add a (group, value) pair */
 	for (int k = 0; k < a->naggs; k++)
 		if (a->aggs[k].distinct) est += dl_keytab_grow_bytes(a->aggs[k].distinct, n) + n * 24;
+	/* agg_ext.h's kinds and agg(DISTINCT x)'s pairs */
+	for (int k = 0; k < a->naggs; k++) {
+		if (a->aggs[k].ext) est += dl_agg_ext_grow_bytes(a->aggs[k].ext, need, n);
+		if (a->aggs[k].dfilter) est += dl_agg_distinct_grow_bytes(a->aggs[k].dfilter, n);
+	}
 	return est;
 }
 
@@ -702,7 +707,10 @@ static bool fits(const agg_op *a, int64_t bytes)
 	const dl_exec_memory *m = a->ctx.mem;
 	int64_t reserve = m->limit / 8;
 	for (int k = 0; k < a->naggs; k++)
-		if (a->aggs[k].distinct) reserve = m->limit / 2;
+		if (a->aggs[k].distinct || a->aggs[k].dfilter ||
+		    (a->aggs[k].ext && a->aggs[k].kind != DL_AGG_COUNT_IF && a->aggs[k].kind != DL_AGG_BOOL_AND &&
+		     a->aggs[k].kind != DL_AGG_BOOL_OR && a->aggs[k].kind != DL_AGG_APPROX_COUNT_DISTINCT))
+			reserve = m->limit / 2; /* grows with the groups in memory */
 	return atomic_load(&m->used) + bytes <= m->limit - reserve;
 }
 
