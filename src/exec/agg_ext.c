@@ -256,12 +256,8 @@ static int grow_array(void **p, int64_t old_cap, int64_t cap, size_t size, int f
 	return 0;
 }
 
-/* Per-group state for groups [0, ngroups). */
-static int grow(dl_agg_ext *x, int64_t ngroups)
+static int64_t per_group(const dl_agg_ext *x)
 {
-	if (ngroups <= x->cap) return 0;
-	int64_t cap = x->cap ? x->cap : 64;
-	while (cap < ngroups) cap *= 2;
 	int64_t per = 0;
 	switch (x->kind) {
 	case DL_AGG_COUNT_IF: per = 8; break;
@@ -277,7 +273,48 @@ static int grow(dl_agg_ext *x, int64_t ngroups)
 	case DL_AGG_APPROX_COUNT_DISTINCT: per = (int64_t)1 << x->p; break;
 	default: per = 64; break;
 	}
-	int64_t bytes = (cap - x->cap) * per;
+	return per;
+}
+
+/* The first allocation holds about 4 KB of state (HLL++ registers are
+ * 2^p bytes a group), so a small memory limit still admits a group. */
+static int64_t first_cap(const dl_agg_ext *x)
+{
+	int64_t c = 4096 / per_group(x);
+	return c < 1 ? 1 : c;
+}
+
+int64_t dl_agg_ext_grow_bytes(const dl_agg_ext *x, int64_t ngroups, int64_t n)
+{
+	int64_t est = 0;
+	if (ngroups > x->cap) {
+		int64_t cap = x->cap ? x->cap : first_cap(x);
+		while (cap < ngroups) cap *= 2;
+		est += (cap - x->cap) * per_group(x);
+	}
+	switch (x->kind) {
+	case DL_AGG_COLLECT_LIST:
+	case DL_AGG_COLLECT_SET:
+		/* elements (doubling), the stored values, collect_set's pairs */
+		est += 2 * n * 16 + n * 16 + (x->seen ? dl_keytab_grow_bytes(x->seen, n) + n * 24 : 0);
+		break;
+	case DL_AGG_PERCENTILE_APPROX: est += 2 * n * (int64_t)sizeof(double); break;
+	case DL_AGG_COUNT_IF:
+	case DL_AGG_BOOL_AND:
+	case DL_AGG_BOOL_OR:
+	case DL_AGG_APPROX_COUNT_DISTINCT: break;
+	default: est += n * 16; break; /* any_value, nested min/max/first/last: stored values */
+	}
+	return est;
+}
+
+/* Per-group state for groups [0, ngroups). */
+static int grow(dl_agg_ext *x, int64_t ngroups)
+{
+	if (ngroups <= x->cap) return 0;
+	int64_t cap = x->cap ? x->cap : first_cap(x);
+	while (cap < ngroups) cap *= 2;
+	int64_t bytes = (cap - x->cap) * per_group(x);
 	DL_TRY(dl_exec_mem_charge(x->mem, bytes, "hash aggregate"));
 	x->charged += bytes;
 	int rc = 0;
@@ -458,6 +495,11 @@ int dl_agg_distinct_new(dl_agg_distinct **out, const dl_type *in, dl_exec_memory
 	}
 	*out = d;
 	return 0;
+}
+
+int64_t dl_agg_distinct_grow_bytes(const dl_agg_distinct *d, int64_t n)
+{
+	return dl_keytab_grow_bytes(d->pairs, n) + n * 24;
 }
 
 void dl_agg_distinct_free(dl_agg_distinct *d)

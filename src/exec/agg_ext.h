@@ -74,6 +74,9 @@ void dl_agg_ext_free(dl_agg_ext *x);
 /* Drops every group's state (the window operator reuses one ext per
  * frame); the configuration stays. */
 int dl_agg_ext_reset(dl_agg_ext *x);
+/* What adding n rows may charge at most, the groups growing to ngroups
+ * (the aggregate's spilling decides with it before it adds a batch). */
+int64_t dl_agg_ext_grow_bytes(const dl_agg_ext *x, int64_t ngroups, int64_t n);
 /* Adds rows [0, n) of arg, row i to group ids[i] (< ngroups). */
 int dl_agg_ext_update(dl_agg_ext *x, const uint32_t *ids, int64_t ngroups, const dl_array *arg, int64_t n);
 /* The results of groups [start, start+n) as one array. */
@@ -99,6 +102,7 @@ void agg_gk_free(dl_agg_ext *x);
 typedef struct dl_agg_distinct dl_agg_distinct;
 int dl_agg_distinct_new(dl_agg_distinct **out, const dl_type *in, dl_exec_memory *mem);
 void dl_agg_distinct_free(dl_agg_distinct *d);
+int64_t dl_agg_distinct_grow_bytes(const dl_agg_distinct *d, int64_t n);
 /* The rows of x that are non-null and whose (group, value) pair is new:
  * their ids (*ids_out) and values (*x_out, a new array), *n_out of them. */
 int dl_agg_distinct_filter(dl_agg_distinct *d, const uint32_t *ids, const dl_array *x, int64_t n, uint32_t **ids_out,

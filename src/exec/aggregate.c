@@ -695,18 +695,14 @@ static int64_t agg_growth(const agg_op *a, dl_array *const *kc, int64_t n)
 		while (nc < need) nc *= 2;
 		est += (nc - a->slot_cap) * (int64_t)sizeof(aslot) * a->naggs;
 	}
-	/* agg_ext's per-group state grows by doubling too; what it holds per
-	 * group so far is the best guess of what a new group costs */
-	for (int k = 0; k < a->naggs; k++) {
-		const dl_agg_ext *x = a->aggs[k].ext;
-		if (!x || x->cap <= 0 || need <= x->cap) continue;
-		int64_t per = x->charged / x->cap + 1, nc = x->cap;
-		while (nc < need) nc *= 2;
-		est += (nc - x->cap) * per;
-	}
 	/* count(DISTINCT): every row may add a (group, value) pair */
 	for (int k = 0; k < a->naggs; k++)
 		if (a->aggs[k].distinct) est += dl_keytab_grow_bytes(a->aggs[k].distinct, n) + n * 24;
+	/* agg_ext.h's kinds and agg(DISTINCT x)'s pairs */
+	for (int k = 0; k < a->naggs; k++) {
+		if (a->aggs[k].ext) est += dl_agg_ext_grow_bytes(a->aggs[k].ext, need, n);
+		if (a->aggs[k].dfilter) est += dl_agg_distinct_grow_bytes(a->aggs[k].dfilter, n);
+	}
 	/* and whatever the states charge that the above does not see
 	 * (percentile_approx's summaries...): twice what a group has cost so
 	 * far, on average, per row */
@@ -726,7 +722,10 @@ static bool fits(const agg_op *a, int64_t bytes)
 	const dl_exec_memory *m = a->ctx.mem;
 	int64_t reserve = m->limit / 8;
 	for (int k = 0; k < a->naggs; k++)
-		if (a->aggs[k].distinct || a->aggs[k].dfilter || a->aggs[k].ext) reserve = m->limit / 2;
+		if (a->aggs[k].distinct || a->aggs[k].dfilter ||
+		    (a->aggs[k].ext && a->aggs[k].kind != DL_AGG_COUNT_IF && a->aggs[k].kind != DL_AGG_BOOL_AND &&
+		     a->aggs[k].kind != DL_AGG_BOOL_OR && a->aggs[k].kind != DL_AGG_APPROX_COUNT_DISTINCT))
+			reserve = m->limit / 2; /* grows with the groups in memory */
 	return atomic_load(&m->used) + bytes <= m->limit - reserve;
 }
 

@@ -224,6 +224,51 @@ static void nested_min_max_first_last(void **st)
 	assert_int_equal(dl_exec_aggregate(&s, tu_stream(SPEC, rows, 8, 3), NULL, NULL, 0, bad, 1, NULL), DL_EINVALID);
 }
 
+/* The same answers when the aggregate spills: 3000 groups need about
+ * 1.8 MB here (HLL++ registers alone 1.5 MB), the limit is 1 MB. */
+static void under_memory_limit(void **st)
+{
+	(void)st;
+	enum { N = 20000 };
+	char **r = malloc(N * sizeof *r);
+	for (int i = 0; i < N; i++) {
+		r[i] = malloc(48);
+		snprintf(r[i], 48, "%d|%d|%s", i % 3000, (i * 7) % 11, i % 5 ? "true" : "false");
+	}
+	char **res[2];
+	int nres[2];
+	for (int run = 0; run < 2; run++) {
+		dl_exec_memory mem = DL_EXEC_MEMORY_INIT(run ? 1024 * 1024 : 0);
+		dl_exec_ctx ctx = DL_EXEC_CTX_INIT;
+		ctx.mem = &mem;
+		dl_expr *keys[] = {tu_expr("k")};
+		dl_exec_agg aggs[] = {A(DL_AGG_COLLECT_SET, "v", "cs"), A(DL_AGG_COUNT_IF, "b", "ci"),
+		                      A(DL_AGG_APPROX_COUNT_DISTINCT, "v", "acd"), A(DL_AGG_PERCENTILE_APPROX, "v", "p"),
+		                      A(DL_AGG_SUM, "v", "sd"), A(DL_AGG_BOOL_AND, "b", "ba"),
+		                      A(DL_AGG_MAX, "array(v, k)", "mx")};
+		aggs[3].param = tu_expr("0.5");
+		aggs[4].distinct = true;
+		dl_batch_stream *s;
+		assert_int_equal(dl_exec_aggregate(&s, tu_stream("k int, v int, b boolean", (const char *const *)r, N, 1024),
+		                                   keys, NULL, 1, aggs, 7, &ctx),
+		                 0);
+		dl_expr *sorted[] = {tu_expr("key"), tu_expr("sort_array(cs)"), tu_expr("ci"), tu_expr("acd"), tu_expr("p"),
+		                     tu_expr("sd"), tu_expr("ba"), tu_expr("mx")};
+		dl_batch_stream *p;
+		assert_int_equal(dl_exec_project(&p, s, sorted, NULL, 8, &ctx), 0);
+		nres[run] = tu_collect(p, &res[run]);
+		if (nres[run] < 0) fail_msg("run %d: %s", run, dl_error_last()->message);
+		assert_int_equal(atomic_load(&mem.used), 0);
+		qsort(res[run], (size_t)nres[run], sizeof *res[run], tu_strcmp);
+	}
+	assert_int_equal(nres[0], 3000);
+	assert_int_equal(nres[1], 3000);
+	for (int i = 0; i < 3000; i++) assert_string_equal(res[0][i], res[1][i]);
+	for (int run = 0; run < 2; run++) tu_free_lines(res[run], nres[run]);
+	for (int i = 0; i < N; i++) free(r[i]);
+	free(r);
+}
+
 static void type_errors(void **st)
 {
 	(void)st;
@@ -250,6 +295,7 @@ int main(void)
 		cmocka_unit_test(xxhash_and_hll),
 		cmocka_unit_test(percentile),
 		cmocka_unit_test(nested_min_max_first_last),
+		cmocka_unit_test(under_memory_limit),
 		cmocka_unit_test(type_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
