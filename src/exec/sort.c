@@ -279,6 +279,7 @@ static int s_next(dl_batch_stream *st, dl_batch **out)
 	int64_t keep = s->limit < 0 ? -1 : s->offset + s->limit;
 	while (!s->done) {
 		dl_batch *b;
+		DL_TRY(dl_exec_check_interrupt(&s->ctx, "sort"));
 		DL_TRY(dl_batch_stream_next(s->in, &b));
 		if (!b) {
 			s->done = true;
@@ -296,7 +297,6 @@ static int s_next(dl_batch_stream *st, dl_batch **out)
 			DL_TRY(cut_by_threshold(s, &b));
 			if (!b) continue;
 		}
-		DL_TRY(dl_exec_check_interrupt(&s->ctx, "sort"));
 		bool cut = false;
 		if (keep < 0 && can_spill(s)) {
 			DL_TRY(buffer_or_spill(s, b));

@@ -32,7 +32,8 @@ struct dl_spill_file {
 int dl_exec_check_interrupt(const dl_exec_ctx *ctx, const char *what)
 {
 	if (ctx && ctx->interrupt && atomic_load(ctx->interrupt))
-		return dl_error_set(DL_ECANCELLED, "%s: cancelled", what);
+		return dl_error_set_class(DL_ECANCELLED, "OPERATION_CANCELED", "[OPERATION_CANCELED] %s: the statement was interrupted",
+		                          what);
 	return 0;
 }
 
