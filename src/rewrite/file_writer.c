@@ -102,6 +102,10 @@ static int split_schema(dl_files_writer *w)
 		w->part_cols[p] = k;
 		int rc = dl_field_physical_name(&s->children[k], w->o.props->column_mapping_mode,
 		                                &w->arena, &w->part_phys[p]);
+		/* the name may be the schema's own string; the adds' partition
+		 * values keep it as their key and outlive the schema (MERGE reads
+		 * its inserted files back for change data after the write) */
+		if (rc == 0 && !(w->part_phys[p] = dl_arena_strdup(&w->arena, w->part_phys[p]))) rc = DL_ENOMEM;
 		if (rc < 0) {
 			dl_free(fs);
 			return rc;
