@@ -48,6 +48,19 @@ wait_re() {
 $(screen | tail -n 25)"
 	return 1
 }
+# wait_prompt: polls until the shell waits at an empty prompt (the last
+# non-blank line is the bare prompt), so keys typed next go to the line
+# editor, not into the echo of a statement still running.
+wait_prompt() {
+	local i
+	for i in $(seq 1 600); do
+		[ "$(screen | sed 's/[[:space:]]*$//' | grep -v '^$' | tail -n 1)" = "deltalake>" ] && return 0
+		sleep 0.1
+	done
+	fail "the shell never came back to an empty prompt; the screen was:
+$(screen | tail -n 25)"
+	return 1
+}
 # count TEXT: how many lines show TEXT.
 count() { screen | grep -cF -- "$1"; }
 # wait_count TEXT N: polls until TEXT shows on N lines at least.
@@ -127,18 +140,21 @@ type_line ".nonsense"
 wait_for "Error: unknown command .nonsense"
 
 # Tab completes the table name (one candidate: the name and a space).
+wait_prompt
 send_text "SELECT count(*) AS tabbed FROM shell_te"
 tm send-keys -t "$session" Tab
 wait_for "FROM shell_test "
 type_line ";"
 wait_for "tabbed"
 # ... a column of the table the statement names ...
+wait_prompt
 send_text "SELECT id FROM shell_test WHERE na"
 tm send-keys -t "$session" Tab
 wait_for "WHERE name "
 type_line "= 'two';"
 wait_for "deltalake> SELECT id FROM shell_test WHERE name = 'two';"
 # ... several candidates: their common prefix, then the list under the line.
+wait_prompt
 send_text "SELECT * FROM lo"
 tm send-keys -t "$session" Tab
 wait_for "FROM long_"
@@ -146,12 +162,14 @@ tm send-keys -t "$session" Tab
 wait_for "long_a  long_b"
 tm send-keys -t "$session" C-c
 # ... and keywords in the case typed.
+wait_prompt
 send_text "sel"
 tm send-keys -t "$session" Tab
 wait_for "deltalake> select "
 tm send-keys -t "$session" C-c
 
 # Ctrl-C at the prompt drops the line, also a half-typed statement.
+wait_prompt
 before=$(prompts)
 send_text "SELECT 'never run' AS dropped"
 tm send-keys -t "$session" C-c
@@ -164,6 +182,7 @@ wait_for "after ctrl-c"
 # Ctrl-C during a long query cancels it, not the shell: a cross join of
 # 720k by 300 rows takes seconds (the engine checks the interrupt between
 # batches of its scans).
+wait_prompt
 before=$(prompts)
 type_line "SELECT count(*) AS never FROM long_a CROSS JOIN long_b;"
 sleep 1
@@ -171,6 +190,7 @@ tm send-keys -t "$session" C-c
 wait_re "^Error: .*(cancel|interrupt)"
 wait_count "deltalake> " $((before + 1))
 screen | grep -q "SHELL-EXITED" && fail "Ctrl-C during a query ended the shell"
+wait_prompt
 type_line "SELECT 'still here' AS alive;"
 wait_for "still here"
 
