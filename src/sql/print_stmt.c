@@ -17,9 +17,8 @@ static int props(dl_buf *out, const sql_prop *p, int n, bool keys_only)
 	return dl_buf_putc(out, ')');
 }
 
-static int column_def(dl_buf *out, const sql_column_def *c)
+int sqlp_column_clauses(dl_buf *out, const sql_column_def *c)
 {
-	DL_TRY(sqlp_name(out, &c->name));
 	if (c->type) {
 		DL_TRY(dl_buf_putc(out, ' '));
 		DL_TRY(sqlp_type(out, c->type));
@@ -48,6 +47,13 @@ static int column_def(dl_buf *out, const sql_column_def *c)
 		DL_TRY(dl_buf_puts(out, " COMMENT "));
 		DL_TRY(sqlp_string(out, c->comment));
 	}
+	return 0;
+}
+
+static int column_def(dl_buf *out, const sql_column_def *c)
+{
+	DL_TRY(sqlp_name(out, &c->name));
+	DL_TRY(sqlp_column_clauses(out, c));
 	if (c->place == PLACE_FIRST) DL_TRY(dl_buf_puts(out, " FIRST"));
 	if (c->place == PLACE_AFTER) {
 		DL_TRY(dl_buf_puts(out, " AFTER "));

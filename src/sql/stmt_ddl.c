@@ -22,32 +22,7 @@ int sql_column_defs_ddl(dl_buf *out, const sql_column_def *cols, int n)
 			return dl_error_set_class(DL_EINVALID, "INVALID_COLUMN_NAME", "a column of CREATE TABLE needs a plain name");
 		DL_TRY(sqlp_ident(out, c->name.parts[0]));
 		if (!c->type) return dl_error_set(DL_EINVALID, "column %s has no type", c->name.parts[0]);
-		DL_TRY(dl_buf_putc(out, ' '));
-		DL_TRY(sqlp_type(out, c->type));
-		if (c->not_null) DL_TRY(dl_buf_puts(out, " NOT NULL"));
-		if (c->generated) {
-			DL_TRY(dl_buf_puts(out, " GENERATED ALWAYS AS ("));
-			DL_TRY(ex_print(out, c->generated));
-			DL_TRY(dl_buf_putc(out, ')'));
-		}
-		if (c->identity) {
-			DL_TRY(dl_buf_printf(out, " GENERATED %s AS IDENTITY", c->identity_always ? "ALWAYS" : "BY DEFAULT"));
-			if (c->has_start || c->has_step) {
-				DL_TRY(dl_buf_putc(out, '('));
-				if (c->has_start) DL_TRY(dl_buf_printf(out, "START WITH %lld", (long long)c->start));
-				if (c->has_step)
-					DL_TRY(dl_buf_printf(out, "%sINCREMENT BY %lld", c->has_start ? " " : "", (long long)c->step));
-				DL_TRY(dl_buf_putc(out, ')'));
-			}
-		}
-		if (c->default_value) {
-			DL_TRY(dl_buf_puts(out, " DEFAULT "));
-			DL_TRY(ex_print(out, c->default_value));
-		}
-		if (c->comment) {
-			DL_TRY(dl_buf_puts(out, " COMMENT "));
-			DL_TRY(sqlp_string(out, c->comment));
-		}
+		DL_TRY(sqlp_column_clauses(out, c));
 	}
 	return dl_buf_putc(out, 0);
 }
