@@ -133,6 +133,20 @@ int sql_run_insert(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st);
 int sql_run_delete(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st);
 int sql_run_update(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st);
 int sql_run_merge(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st);
+/* maintenance (stmt_optimize.c, stmt_vacuum.c, stmt_restore.c) */
+int sql_run_optimize(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st);
+int sql_run_reorg(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st);
+int sql_run_vacuum(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st);
+int sql_run_fsck(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st);
+int sql_run_generate(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st);
+int sql_run_restore(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st);
+int sql_run_clone(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st);
+int sql_run_convert(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st);
+/* ALTER TABLE (stmt_alter.c routes to the other stmt_alter_*.c) */
+int sql_run_alter(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st);
+int sql_alter_columns(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st);
+int sql_alter_properties(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st);
+int sql_alter_cluster_by(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st);
 
 /* Spark's simpleString of a type (bigint, decimal(10,2), struct<a:int>). */
 int sql_type_simple(dl_buf *out, const dl_type *t);

@@ -1,0 +1,14 @@
+/* ALTER TABLE SET/UNSET TBLPROPERTIES, ADD/DROP CONSTRAINT and DROP
+ * FEATURE onto deltalake/alter.h (src/alter).
+ *
+ * PLACEHOLDER until the statement's operation lands: each function fails
+ * with DL_EUNSUPPORTED naming the statement, as stmt.c's not_yet did. */
+#include "sql/session_internal.h"
+#include "util/error.h"
+
+int sql_alter_properties(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st)
+{
+	(void)out;
+	(void)c;
+	return dl_error_set(DL_EUNSUPPORTED, "%s is not supported yet", dl_sql_stmt_kind_name(st->kind));
+}

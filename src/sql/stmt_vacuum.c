@@ -1,0 +1,28 @@
+/* VACUUM, FSCK REPAIR TABLE and GENERATE statements onto dl_vacuum,
+ * dl_fsck_repair and dl_generate_manifest (deltalake/maintenance.h, src/maint).
+ *
+ * PLACEHOLDER until the statement's operation lands: each function fails
+ * with DL_EUNSUPPORTED naming the statement, as stmt.c's not_yet did. */
+#include "sql/session_internal.h"
+#include "util/error.h"
+
+int sql_run_vacuum(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st)
+{
+	(void)out;
+	(void)c;
+	return dl_error_set(DL_EUNSUPPORTED, "%s is not supported yet", dl_sql_stmt_kind_name(st->kind));
+}
+
+int sql_run_fsck(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st)
+{
+	(void)out;
+	(void)c;
+	return dl_error_set(DL_EUNSUPPORTED, "%s is not supported yet", dl_sql_stmt_kind_name(st->kind));
+}
+
+int sql_run_generate(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st)
+{
+	(void)out;
+	(void)c;
+	return dl_error_set(DL_EUNSUPPORTED, "%s is not supported yet", dl_sql_stmt_kind_name(st->kind));
+}
