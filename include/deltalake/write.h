@@ -88,7 +88,7 @@ typedef enum dl_write_mode {
 	DL_WRITE_IGNORE,              /* create the table; nothing when it exists */
 } dl_write_mode;
 
-#define DL_WRITE_OPTIONS_VERSION 3
+#define DL_WRITE_OPTIONS_VERSION 4
 typedef struct dl_write_options {
 	int version;                       /* DL_WRITE_OPTIONS_VERSION */
 	dl_write_mode mode;
@@ -123,11 +123,20 @@ typedef struct dl_write_options {
 	/* version 3: */
 	dl_store *store;                   /* the table's store (borrowed); uri ignored */
 	const dl_store_options *store_options; /* opening the uri's store; NULL: defaults */
+	/* version 4: a write that creates or replaces the table as a whole
+	 * (CREATE [OR REPLACE] TABLE ... AS SELECT) records itself as Spark's
+	 * CreateTable / ReplaceTable: commitInfo.operation is this ("CREATE
+	 * TABLE AS SELECT", "CREATE OR REPLACE TABLE AS SELECT", "REPLACE TABLE
+	 * AS SELECT") with the parameters isManaged, description, partitionBy,
+	 * properties instead of WRITE's mode and partitionBy. NULL: "WRITE". */
+	const char *create_operation;
+	bool is_managed;                   /* operationParameters.isManaged */
+	const char *description;           /* metaData.description of the table created */
 } dl_write_options;
 #define DL_WRITE_OPTIONS_INIT \
 	{DL_WRITE_OPTIONS_VERSION, DL_WRITE_ERROR_IF_EXISTS, NULL, true, false, false, false, \
 	 NULL, 0, NULL, -1, NULL, 0, 0, true, NULL, NULL, 0, \
-	 NULL, NULL, NULL, NULL}
+	 NULL, NULL, NULL, NULL, NULL, false, NULL}
 
 /* Writes the rows of `data` (consumed and released) to the table at `uri`
  * (or opts->store), creating it when absent. *version is the committed

@@ -82,7 +82,8 @@ static const char *mode_name(dl_write_mode m)
 static const size_t write_options_ends[] = {
 	DL_OPTIONS_END(dl_write_options, nproperties),      /* 1 */
 	DL_OPTIONS_END(dl_write_options, progress_payload), /* 2: progress */
-	sizeof(dl_write_options),                           /* 3: store, store options */
+	DL_OPTIONS_END(dl_write_options, store_options),    /* 3: store, store options */
+	sizeof(dl_write_options),                           /* 4: create_operation... */
 };
 DL_OPTIONS_ENDS_CHECK(write_options_ends, DL_WRITE_OPTIONS_VERSION);
 
@@ -107,6 +108,11 @@ static int check_options(const dl_write_options *o)
 	if (o->replace_where && o->dynamic_partition_overwrite)
 		return dl_error_set(DL_EINVALID,
 		                    "replaceWhere and dynamic partition overwrite cannot be used together");
+	if (o->create_operation && o->mode != DL_WRITE_ERROR_IF_EXISTS && o->mode != DL_WRITE_IGNORE &&
+	    !(overwrite && o->overwrite_schema))
+		return dl_error_set(DL_EINVALID, "create_operation (%s) is for a write that creates the table or replaces "
+		                                 "it whole (overwrite with overwrite_schema)",
+		                    o->create_operation);
 	if (o->overwrite_schema && (!overwrite || o->replace_where || o->dynamic_partition_overwrite))
 		return dl_error_set(DL_EINVALID,
 		                    "overwriteSchema needs a full overwrite (mode overwrite, without "
@@ -142,7 +148,7 @@ static int define_table(write_ctx *c)
 		def.configuration = old->configuration;
 		def.table_id = old->id;
 		def.name = old->name;
-		def.description = old->description;
+		def.description = c->o->create_operation && c->o->description ? c->o->description : old->description;
 		def.created_time = old->created_time;
 		def.existing_protocol = dl_snapshot_state(c->snap)->protocol;
 	} else {
@@ -150,6 +156,7 @@ static int define_table(write_ctx *c)
 		                                  c->o->property_values, c->o->nproperties, NULL, NULL,
 		                                  0));
 		def.created_time = DL_NONE;
+		def.description = c->o->description;
 	}
 	DL_TRY(dl_table_plan_build(&c->plan, &c->arena, &def));
 	c->schema = dl_type_ref(c->plan.schema);
@@ -503,9 +510,39 @@ static int replace_where_metrics(write_ctx *c)
 	return 0;
 }
 
+/* CREATE [OR REPLACE] TABLE ... AS SELECT: Spark's CreateTable /
+ * ReplaceTable parameters, from the metaData committed. */
+static int set_create_parameters(write_ctx *c)
+{
+	dl_transaction *t = c->txn;
+	const dl_metadata *md = &c->plan.metadata;
+	DL_TRY(dl_txn_set_parameter(t, "isManaged", c->o->is_managed ? "true" : "false"));
+	if (md->description) DL_TRY(dl_txn_set_parameter(t, "description", md->description));
+	else DL_TRY(dl_txn_set_parameter_json(t, "description", "null"));
+	dl_buf b = DL_BUF_INIT;
+	int rc = dl_ops_partition_by_json(&b, md->partition_columns, md->npartition_columns);
+	if (rc == 0) rc = dl_txn_set_parameter(t, "partitionBy", b.data);
+	dl_buf_clear(&b);
+	if (rc == 0) {
+		dl_json_writer w;
+		dl_jw_init(&w, &b);
+		dl_str_map_write(&w, &md->configuration);
+		rc = dl_jw_finish(&w);
+	}
+	if (rc == 0) rc = dl_txn_set_parameter(t, "properties", b.data);
+	dl_buf_free(&b);
+	return rc;
+}
+
 static int set_commit_info(write_ctx *c)
 {
 	dl_transaction *t = c->txn;
+	if (c->o->create_operation) {
+		DL_TRY(set_create_parameters(c));
+		DL_TRY(dl_txn_set_metric(t, "numFiles", (int64_t)dl_files_writer_count(c->fw)));
+		DL_TRY(dl_txn_set_metric(t, "numOutputRows", dl_files_writer_rows(c->fw)));
+		return dl_txn_set_metric(t, "numOutputBytes", dl_files_writer_bytes(c->fw));
+	}
 	DL_TRY(dl_txn_set_parameter(t, "mode", mode_name(c->o->mode)));
 	dl_buf b = DL_BUF_INIT;
 	int rc = dl_ops_partition_by_json(&b, (const char *const *)c->part_cols, (uint32_t)c->npart);
@@ -715,7 +752,7 @@ static int run(write_ctx *c, const char *uri, dl_batch_stream *data, int64_t *ve
 		                    dl_store_root(c->store));
 	if (c->snap && c->o->mode == DL_WRITE_IGNORE) return 0;
 	dl_txn_options to = DL_TXN_OPTIONS_INIT;
-	to.operation = "WRITE";
+	to.operation = c->o->create_operation ? c->o->create_operation : "WRITE";
 	to.user_metadata = c->o->user_metadata;
 	/* Row ids and defaultRowCommitVersion are fixed for the version after
 	 * the read one; a retry at a later version moves them (txn layer). */

@@ -170,9 +170,6 @@ static int ctas_rows(struct ArrowArrayStream *out, dl_sql_conn *c, const sql_stm
 
 static int run_ctas(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st)
 {
-	if (st->comment)
-		return dl_error_set(DL_EUNSUPPORTED, "CREATE TABLE ... COMMENT ... AS SELECT is not supported yet "
-		                                     "(the write that creates the table sets no description)");
 	create_def d;
 	DL_TRY(create_def_init(&d, st, NULL));
 	dl_write_options wo = DL_WRITE_OPTIONS_INIT;
@@ -182,9 +179,11 @@ static int run_ctas(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st)
 	wo.property_values = d.o.property_values;
 	wo.nproperties = d.o.nproperties;
 	wo.store_options = c->store_options;
+	wo.description = st->comment;
 	char *name = NULL;
 	char *uri = NULL;
 	bool exists = false;
+	bool info_external = false; /* an existing catalog table's type */
 	int rc = 0;
 	if (st->table->kind == TREF_PATH) {
 		if (strcmp(st->table->format, "delta") != 0)
@@ -212,6 +211,7 @@ static int run_ctas(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st)
 		int lr = rc == 0 ? dl_catalog_lookup_table(&info, c->cat, name) : rc;
 		if (lr == 0) {
 			exists = true;
+			info_external = info.type == DL_CATALOG_EXTERNAL;
 			if (!(uri = dl_strdup(info.uri))) rc = DL_ENOMEM;
 			dl_catalog_table_info_free(&info);
 			if (rc == 0 && !st->or_replace && !st->replace_only && !st->if_not_exists)
@@ -240,15 +240,20 @@ static int run_ctas(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st)
 	} else if (rc == 0 && exists) {
 		wo.mode = DL_WRITE_OVERWRITE;
 		wo.overwrite_schema = true;
+		wo.create_operation = st->replace_only ? "REPLACE TABLE AS SELECT" : "CREATE OR REPLACE TABLE AS SELECT";
+		wo.is_managed = st->table->kind != TREF_PATH && !info_external;
 		if ((rc = ctas_rows(&rows, c, st)) == 0) rc = dl_write(&version, uri, &rows, &wo);
 	} else if (rc == 0 && st->table->kind == TREF_PATH) {
 		wo.mode = DL_WRITE_ERROR_IF_EXISTS;
+		wo.create_operation = "CREATE TABLE AS SELECT";
 		if ((rc = ctas_rows(&rows, c, st)) == 0) rc = dl_write(&version, uri, &rows, &wo);
 	} else if (rc == 0) {
 		dl_catalog_table_options to = DL_CATALOG_TABLE_OPTIONS_INIT;
 		to.location = st->location;
 		to.if_not_exists = st->if_not_exists;
 		wo.mode = DL_WRITE_ERROR_IF_EXISTS;
+		wo.create_operation = "CREATE TABLE AS SELECT";
+		wo.is_managed = !st->location;
 		wo.store_options = NULL;
 		to.write = &wo;
 		if ((rc = ctas_rows(&rows, c, st)) == 0) {

@@ -123,6 +123,10 @@ static void ctas(void **state)
 	assert_non_null(h);
 	assert_true(strncmp(h, "0|", 2) == 0);
 	assert_string_equal(strchr(h, '\n'), "\n");
+	/* recorded as Spark's CreateTable, managed (no LOCATION) */
+	assert_non_null(strstr(h, "|CREATE TABLE AS SELECT|{isManaged=true, description=NULL, partitionBy=[\"odd\"], "
+	                          "properties={\"delta.appendOnly\":\"true\"}}|"));
+	assert_non_null(strstr(h, "{numFiles=2, numOutputRows=3, numOutputBytes="));
 	free(h);
 	expect_rows(db, "SHOW TBLPROPERTIES c ('delta.appendOnly')", "delta.appendOnly|true\n");
 	char *d = run(db, "DESCRIBE DETAIL c");
@@ -131,8 +135,14 @@ static void ctas(void **state)
 	expect_error(db, "CREATE TABLE c AS SELECT 1 AS x", DL_EEXISTS, "TABLE_OR_VIEW_ALREADY_EXISTS");
 	expect_ok(db, "CREATE TABLE IF NOT EXISTS c AS SELECT 1 AS x");
 	expect_rows(db, "SELECT count(*) FROM c", "3\n");
-	expect_ok(db, "CREATE OR REPLACE TABLE src AS SELECT 'z' AS s");
+	expect_ok(db, "CREATE OR REPLACE TABLE src COMMENT 'letters' AS SELECT 'z' AS s");
 	expect_rows(db, "SELECT * FROM src", "z\n");
+	h = run(db, "DESCRIBE HISTORY src LIMIT 1");
+	assert_non_null(strstr(h, "|CREATE OR REPLACE TABLE AS SELECT|{isManaged=true, description=letters, "));
+	free(h);
+	d = run(db, "DESCRIBE DETAIL src");
+	assert_non_null(strstr(d, "|letters|"));
+	free(d);
 	expect_rows(db, "SELECT count(*) FROM src VERSION AS OF 1", "3\n");
 	/* a failing query leaves no table and the name free */
 	expect_error(db, "CREATE TABLE bad AS SELECT CAST('x' AS INT) AS v", DL_EINVALID, "CAST_INVALID_INPUT");
@@ -147,6 +157,10 @@ static void ctas(void **state)
 	expect_ok(db, sql);
 	snprintf(sql, sizeof sql, "SELECT sum(id) FROM delta.`%s/p`", f->dir);
 	expect_rows(db, sql, "5\n");
+	snprintf(sql, sizeof sql, "DESCRIBE HISTORY delta.`%s/p`", f->dir);
+	h = run(db, sql);
+	assert_non_null(strstr(h, "|CREATE TABLE AS SELECT|{isManaged=false, "));
+	free(h);
 	expect_error(db, "CREATE TABLE x (a INT) AS SELECT 1", DL_EINVALID, "_LEGACY_ERROR_TEMP_0035");
 }
 
