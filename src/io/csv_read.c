@@ -1,7 +1,9 @@
 /* CSV input (RFC 4180 by default: a header line, ',' separated, '"'
  * quoting with "" for a quote, LF or CRLF line ends; the delimiter, the
  * quote, a null string and the header are options). An empty unquoted
- * field is NULL. */
+ * field is NULL. Malformed input is an error naming the file, line and
+ * column: an unclosed quote, text after a closing quote, a quote inside an
+ * unquoted field, a record with more or fewer fields than the header. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,33 +35,54 @@ typedef struct csv_state {
 } csv_state;
 
 /* The next field at *pos: its text (unescaped into tmp when quoted), and
- * whether it ends the record. false at the end of the input. */
-static bool next_field(const csv_state *st, const char *d, size_t len, size_t *pos, dl_buf *tmp, const char **s,
-                       size_t *n, bool *quoted, bool *eol)
+ * whether it ends the record. 1: a field, 0: the end of the input, < 0: a
+ * malformed field (DL_EINVALID; the caller names file, line and column).
+ * RFC 4180 exactly: a quoted field ends at a lone quote followed by the
+ * delimiter, a line end or the end of the input (anything else after it
+ * is an error, as is a quote inside an unquoted field and a quote never
+ * closed); line ends inside quotes are part of the field and counted in
+ * *line so errors name the right line. */
+static int next_field(const csv_state *st, const char *d, size_t len, size_t *pos, int64_t *line, dl_buf *tmp,
+                      const char **s, size_t *n, bool *quoted, bool *eol)
 {
 	const char delim = st->delim, quote = st->quote;
 	size_t p = *pos;
-	if (p >= len) return false;
+	if (p >= len) return 0;
 	*quoted = false;
 	if (quote && d[p] == quote) {
 		*quoted = true;
 		dl_buf_clear(tmp);
+		int64_t opened = *line;
 		p++;
 		for (;;) {
 			const char *q = memchr(d + p, quote, len - p);
-			size_t end = q ? (size_t)(q - d) : len;
+			if (!q)
+				return dl_error_set(DL_EINVALID, "the quoted field opened on line %lld is never closed",
+				                    (long long)opened);
+			size_t end = (size_t)(q - d);
+			for (const char *nl = memchr(d + p, '\n', end - p); nl; nl = memchr(nl + 1, '\n', (size_t)(q - nl - 1)))
+				(*line)++;
 			dl_buf_append(tmp, d + p, end - p);
 			p = end + 1;
-			if (!q || p >= len || d[p] != quote) break;
+			if (p >= len || d[p] != quote) break;
 			dl_buf_putc(tmp, quote);
 			p++;
 		}
 		*s = tmp->data ? tmp->data : "";
 		*n = tmp->len;
-		while (p < len && d[p] != delim && d[p] != '\n') p++; /* junk after the quote */
+		if (p < len && d[p] == '\r' && (p + 1 >= len || d[p + 1] == '\n')) p++;
+		if (p < len && d[p] != delim && d[p] != '\n')
+			return dl_error_set(DL_EINVALID, "'%c' after the closing quote of a quoted field (a quote inside a "
+			                    "quoted field is written twice: \"\")",
+			                    d[p]);
 	} else {
 		size_t start = p;
-		while (p < len && d[p] != delim && d[p] != '\n') p++;
+		while (p < len && d[p] != delim && d[p] != '\n') {
+			if (quote && d[p] == quote)
+				return dl_error_set(DL_EINVALID, "a quote inside an unquoted field (quote the whole field and "
+				                    "write the quote twice)");
+			p++;
+		}
 		size_t end = p;
 		if (end > start && d[end - 1] == '\r') end--;
 		*s = d + start;
@@ -67,7 +90,7 @@ static bool next_field(const csv_state *st, const char *d, size_t len, size_t *p
 	}
 	*eol = p >= len || d[p] == '\n';
 	*pos = p < len ? p + 1 : len;
-	return true;
+	return 1;
 }
 
 typedef struct guess {
@@ -126,7 +149,9 @@ static int read_header(csv_state *st, char ***names)
 	*names = NULL;
 	if (len >= 3 && memcmp(d, "\xEF\xBB\xBF", 3) == 0) st->pos = 3; /* a UTF-8 byte order mark */
 	size_t start = st->pos;
-	while (!eol && next_field(st, d, len, &st->pos, &st->field, &s, &n, &quoted, &eol)) {
+	int64_t line = 1;
+	int fr;
+	while (!eol && (fr = next_field(st, d, len, &st->pos, &line, &st->field, &s, &n, &quoted, &eol)) > 0) {
 		if (st->ncols == cap) {
 			cap = cap ? cap * 2 : 16;
 			char **nn = dl_reallocarray(*names, (size_t)cap, sizeof *nn);
@@ -136,7 +161,8 @@ static int read_header(csv_state *st, char ***names)
 		(*names)[st->ncols] = dl_strndup(s, n);
 		if (!(*names)[st->ncols++]) return DL_ENOMEM;
 	}
-	st->line = 1;
+	if (fr < 0) return dl_error_prefix("%s: line 1, field %d", st->in->path, st->ncols + 1);
+	st->line = line;
 	if (!st->header) {
 		/* Spark's names for headerless files; the line is data. */
 		for (int c = 0; c < st->ncols; c++) {
@@ -172,7 +198,10 @@ static int build_schema(csv_state *st, char **names, const dl_type *table)
 	const char *s;
 	size_t n;
 	bool quoted, eol;
-	for (int r = 0, c = 0; r < INFER_ROWS && next_field(st, st->in->data, st->in->len, &p, &st->field, &s, &n, &quoted, &eol);) {
+	int64_t line = 0;
+	/* a malformed field ends the sample; reading reports it */
+	for (int r = 0, c = 0; r < INFER_ROWS && next_field(st, st->in->data, st->in->len, &p, &line, &st->field, &s, &n,
+	                                                    &quoted, &eol) > 0;) {
 		if (c < st->ncols) observe(&g[c], s, is_null(st, s, n, quoted) || (quoted && n == 0) ? 0 : n);
 		c++;
 		if (eol) {
@@ -222,20 +251,32 @@ static int csv_next(dl_batch_stream *s, dl_batch **out)
 			continue;
 		}
 		st->line++;
-		int c = 0;
+		int64_t first_line = st->line;
+		int c = 0, fr;
 		eol = false;
-		while (!eol && next_field(st, d, len, &st->pos, &st->field, &v, &n, &quoted, &eol)) {
+		while (!eol && (fr = next_field(st, d, len, &st->pos, &st->line, &st->field, &v, &n, &quoted, &eol)) > 0) {
 			if (c >= st->ncols)
 				return dl_error_set(DL_EINVALID, "%s: line %lld has more than the %d fields of "
-				                                  "the header", st->in->path, (long long)st->line, st->ncols);
+				                                  "the header", st->in->path, (long long)first_line, st->ncols);
 			int rc = is_null(st, v, n, quoted) ? dl_builder_append_null(st->b[c])
 			                                   : dl_io_append_text(st->b[c], v, n);
 			if (rc < 0)
 				return dl_error_prefix("%s: line %lld, column %s", st->in->path,
-				                       (long long)st->line, st->schema->children[c].name);
+				                       (long long)first_line, st->schema->children[c].name);
 			c++;
 		}
-		for (; c < st->ncols; c++) DL_TRY(dl_builder_append_null(st->b[c]));
+		if (fr < 0) {
+			if (c < st->ncols)
+				return dl_error_prefix("%s: line %lld, column %s", st->in->path, (long long)first_line,
+				                       st->schema->children[c].name);
+			return dl_error_prefix("%s: line %lld, field %d", st->in->path, (long long)first_line, c + 1);
+		}
+		/* a short record is malformed too: padding it with NULLs would invent
+		 * values for the fields it lacks */
+		if (c < st->ncols)
+			return dl_error_set(DL_EINVALID, "%s: line %lld has %d field%s, the header has %d (a missing value is "
+			                    "written as an empty field)",
+			                    st->in->path, (long long)first_line, c, c == 1 ? "" : "s", st->ncols);
 		rows++;
 	}
 	if (rows == 0) return 0;

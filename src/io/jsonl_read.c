@@ -54,6 +54,13 @@ static int append_struct(jl_state *st, dl_builder *b, const dl_json *v, int dept
 {
 	const dl_type *t = dl_builder_type(b);
 	if (v->kind != DL_JSON_OBJECT) return dl_error_set(DL_EINVALID, "expected a JSON object");
+	/* a member the schema lacks (first seen after the lines the schema was
+	 * inferred from) would be dropped: an error instead */
+	for (size_t k = 0; k < v->u.obj.n; k++)
+		if (dl_schema_find(t, v->u.obj.items[k].key) < 0)
+			return dl_error_set(DL_EINVALID, "field '%s' is not in the schema (the table's, and the fields of the "
+			                    "first %d lines)",
+			                    v->u.obj.items[k].key, INFER_LINES);
 	DL_TRY(dl_builder_begin_struct(b));
 	for (int i = 0; i < t->nchildren; i++) {
 		const dl_json *m = NULL;
@@ -215,6 +222,49 @@ static dl_type *guess_type(const guess *g, bool top)
 	return dl_type_new(g->id == DL_TYPE_NULL && !top ? DL_TYPE_STRING : g->id);
 }
 
+/* A table column's type as the data should be read into it: the table's
+ * type, with the fields the data has beyond it (inside structs, at any
+ * depth, also in array elements) added with their guessed types. The write
+ * then sees those fields and refuses them, or merges them with
+ * merge_schema, as for Parquet input: dropping them here would lose the
+ * values silently. */
+static dl_type *table_type_with_data(const dl_type *t, const guess *g)
+{
+	if (t->id == DL_TYPE_ARRAY && g->id == DL_TYPE_ARRAY && g->n) {
+		dl_type *e = table_type_with_data(t->children[0].type, &g->kids[0]);
+		dl_type *a = e ? dl_type_array(e, t->children[0].nullable) : NULL;
+		dl_type_unref(e);
+		return a;
+	}
+	if (t->id != DL_TYPE_STRUCT || g->id != DL_TYPE_STRUCT) return dl_type_ref((dl_type *)t);
+	int extra = 0;
+	for (int k = 0; k < g->n; k++) extra += dl_schema_find(t, g->kids[k].name) < 0;
+	dl_field *fs = dl_calloc((size_t)(t->nchildren + extra) + 1, sizeof *fs);
+	if (!fs) return NULL;
+	int n = 0;
+	bool ok = true;
+	for (int i = 0; i < t->nchildren; i++, n++) {
+		fs[n] = t->children[i];
+		const guess *kid = NULL;
+		for (int k = 0; k < g->n && !kid; k++)
+			if (strcasecmp(g->kids[k].name, t->children[i].name) == 0) kid = &g->kids[k];
+		fs[n].type = kid ? table_type_with_data(t->children[i].type, kid) : dl_type_ref(t->children[i].type);
+		ok = ok && fs[n].type;
+	}
+	for (int k = 0; k < g->n; k++) {
+		if (dl_schema_find(t, g->kids[k].name) >= 0) continue;
+		fs[n].name = g->kids[k].name;
+		fs[n].nullable = true;
+		fs[n].metadata = (char *)"{}";
+		ok = ok && (fs[n].type = guess_type(&g->kids[k], false)) != NULL;
+		n++;
+	}
+	dl_type *r = ok ? dl_type_struct(fs, n) : NULL;
+	for (int i = 0; i < n; i++) dl_type_unref(fs[i].type);
+	dl_free(fs);
+	return r;
+}
+
 static int infer(jl_state *st, guess *root)
 {
 	size_t saved = st->pos;
@@ -257,7 +307,7 @@ static int build_schema(jl_state *st, const dl_type *table)
 		fs[c].metadata = (char *)"{}";
 		/* A NullType table column takes the data's type (schema evolution). */
 		bool use_table = k >= 0 && table->children[k].type->id != DL_TYPE_NULL;
-		fs[c].type = use_table ? dl_type_ref(table->children[k].type) : guess_type(g, true);
+		fs[c].type = use_table ? table_type_with_data(table->children[k].type, g) : guess_type(g, true);
 		if (!fs[c].type) rc = DL_ENOMEM;
 	}
 	if (rc == 0) {

@@ -1,5 +1,5 @@
 /* Text values of CSV and JSON lines input into typed builder values (see
- * input.h): integers, floats, decimals by their digits, booleans, dates and
+ * input.h): integers, floats, decimals rounded HALF_UP to their scale, booleans, dates and
  * timestamps as Spark parses them. */
 #include "io/input.h"
 #include <ctype.h>
@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "columnar/builder.h"
+#include "expr/parse_util.h"
 #include "util/error.h"
 #include "util/mem.h"
 #include "util/time.h"
@@ -45,37 +46,26 @@ static int parse_f64(const char *s, size_t n, double *out)
 	return *end ? -1 : 0;
 }
 
-/* "-12.345" as an unscaled value of the given scale. */
-static int parse_decimal(const char *s, size_t n, int precision, int scale, dl_i128 *out)
+/* "-12.345" (or "1.5E3", as Java's BigDecimal reads) as an unscaled
+ * value of the column's scale, rounded HALF_UP as Spark's Decimal
+ * toPrecision: more fraction digits than the scale round, never truncate,
+ * and a value that then has more digits than the precision is an overflow
+ * error, not a changed value. */
+static int append_decimal(dl_builder *b, const dl_type *t, const char *s, size_t n)
 {
-	size_t i = 0;
-	bool neg = false;
-	if (i < n && (s[i] == '-' || s[i] == '+')) neg = s[i++] == '-';
-	dl_i128 v = 0;
-	int digits = 0, frac = -1;
-	bool any = false;
-	for (; i < n; i++) {
-		if (s[i] == '.' && frac < 0) {
-			frac = 0;
-			continue;
-		}
-		if (!isdigit((unsigned char)s[i])) return -1;
-		any = true;
-		if (frac >= 0) {
-			if (frac == scale) continue; /* extra fraction digits: truncated */
-			frac++;
-		}
-		v = v * 10 + (s[i] - '0');
-		if (v != 0) digits++;
-		if (digits > 38) return -1;
+	if (n == 0 || isspace((unsigned char)s[0]) || isspace((unsigned char)s[n - 1])) return bad(s, n, t);
+	dl_i128 v;
+	if (ex_decimal_from_text(s, n, t->precision, t->scale, &v, true) < 0) {
+		char name[64];
+		dl_type_name(t, name, sizeof name);
+		const char *why = dl_error_last()->message;
+		if (strstr(why, "precision"))
+			return dl_error_set(DL_EINVALID, "value '%.*s' cannot be represented as %s: it needs more than %d "
+			                    "digits (%d after the point, rounded HALF_UP)",
+			                    (int)(n > 80 ? 80 : n), s, name, t->precision, t->scale);
+		return bad(s, n, t);
 	}
-	if (!any) return -1;
-	for (int f = frac < 0 ? 0 : frac; f < scale; f++) v *= 10;
-	dl_i128 limit = 1;
-	for (int k = 0; k < precision; k++) limit *= 10;
-	if (v >= limit) return -1;
-	*out = neg ? -v : v;
-	return 0;
+	return dl_builder_append_decimal(b, v);
 }
 
 int dl_io_append_text(void *builder, const char *s, size_t n)
@@ -92,11 +82,8 @@ int dl_io_append_text(void *builder, const char *s, size_t n)
 	case DL_TYPE_FLOAT: case DL_TYPE_DOUBLE:
 		if (parse_f64(s, n, &d) < 0) return bad(s, n, t);
 		return dl_builder_append_double(b, d);
-	case DL_TYPE_DECIMAL: {
-		dl_i128 v;
-		if (parse_decimal(s, n, t->precision, t->scale, &v) < 0) return bad(s, n, t);
-		return dl_builder_append_decimal(b, v);
-	}
+	case DL_TYPE_DECIMAL:
+		return append_decimal(b, t, s, n);
 	case DL_TYPE_BOOLEAN:
 		if (n == 4 && strncasecmp(s, "true", 4) == 0) return dl_builder_append_bool(b, true);
 		if (n == 5 && strncasecmp(s, "false", 5) == 0) return dl_builder_append_bool(b, false);

@@ -144,6 +144,35 @@ static void csv_errors_name_file_line_and_column(void **state)
 	assert_int_equal(rc, DL_EINVALID);
 	assert_non_null(strstr(dl_error_last()->message, "wide.csv: line 2 has more than the 2 fields"));
 
+	/* malformed records are errors, never rows changed or swallowed */
+	o.schema_json = NULL;
+	const char *bad[][3] = {
+	    {"unclosed.csv", "id,name,amount\n3,a,1.00\n4,\"open,1.00\n5,after,2.00\n",
+	     "unclosed.csv: line 3, column name: the quoted field opened on line 3 is never closed"},
+	    {"junk.csv", "id,name,amount\n1,\"x\"y\",2.00\n", "junk.csv: line 2, column name: 'y' after the closing quote"},
+	    {"bare.csv", "id,name\n1,ab\"c\n", "bare.csv: line 2, column name: a quote inside an unquoted field"},
+	    {"short.csv", "id,name,amount\n1,a,2\n2,b\n", "short.csv: line 3 has 2 fields, the header has 3"},
+	    {"multi.csv", "id,name\n1,\"two\nlines\"\n2,\"x\"z\n",
+	     "multi.csv: line 4, column name: 'z' after the closing quote"},
+	    {"head.csv", "id,\"na\"me\n1,2\n", "head.csv: line 1, field 2: 'm' after the closing quote"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		p = file_with(bad[i][0], bad[i][1]);
+		rc = dl_read_csv(&st, p, &o);
+		if (rc == 0) free(rows_of(&st, &rc));
+		assert_int_equal(rc, DL_EINVALID);
+		if (!strstr(dl_error_last()->message, bad[i][2]))
+			fail_msg("%s: got \"%s\"", bad[i][0], dl_error_last()->message);
+	}
+	/* what RFC 4180 allows still reads: quotes doubled, line ends and
+	 * delimiters inside quotes, CRLF after a closing quote */
+	p = file_with("ok.csv", "id,name\r\n1,\"a \"\"q\"\", b\"\r\n2,\"two\nlines\"\r\n3,\"\"\r\n");
+	assert_int_equal(dl_read_csv(&st, p, NULL), 0);
+	char *txt = rows_of(&st, &rc);
+	assert_int_equal(rc, 0);
+	assert_string_equal(txt, "id:l|name:u\n1|a \"q\", b\n2|two\nlines\n3|\n");
+	free(txt);
+
 	p = file_with("empty.csv", "");
 	assert_int_equal(dl_read_csv(&st, p, NULL), DL_EINVALID);
 	assert_non_null(strstr(dl_error_last()->message, "no header line"));
@@ -158,9 +187,38 @@ static void csv_errors_name_file_line_and_column(void **state)
 	assert_non_null(strstr(dl_error_last()->message, "schema"));
 }
 
+/* Decimals take the column's scale as Spark's Decimal.toPrecision does:
+ * HALF_UP, and a value that then needs more digits is an overflow error. */
+static void csv_decimals_round_half_up(void **state)
+{
+	(void)state;
+	dl_csv_options o = DL_CSV_OPTIONS_INIT;
+	o.schema_json = "{\"type\":\"struct\",\"fields\":[{\"name\":\"d\",\"type\":\"decimal(10,2)\",\"nullable\":true,"
+	                "\"metadata\":{}}]}";
+	const char *p = file_with("dec.csv", "d\n1.239\n-1.235\n1.5E1\n0.005\n99999999.994\n");
+	struct ArrowArrayStream st;
+	int rc;
+	assert_int_equal(dl_read_csv(&st, p, &o), 0);
+	char *t = rows_of(&st, &rc);
+	assert_int_equal(rc, 0);
+	assert_string_equal(t, "d:d:10,2\n1.24\n-1.24\n15.00\n0.01\n99999999.99\n");
+	free(t);
+	p = file_with("over.csv", "d\n1\n99999999.995\n");
+	assert_int_equal(dl_read_csv(&st, p, &o), 0);
+	free(rows_of(&st, &rc));
+	assert_int_equal(rc, DL_EINVALID);
+	assert_non_null(strstr(dl_error_last()->message, "over.csv: line 3, column d: value '99999999.995' cannot be "
+	                                                 "represented as decimal(10,2)"));
+	p = file_with("space.csv", "d\n\" 1.5\"\n");
+	assert_int_equal(dl_read_csv(&st, p, &o), 0);
+	free(rows_of(&st, &rc));
+	assert_int_equal(rc, DL_EINVALID);
+}
+
 static void jsonl_typed_inferred_and_errors(void **state)
 {
 	(void)state;
+	char late[128];
 	const char *p = file_with("a.jsonl", "{\"id\":1,\"tags\":[\"a\"],\"s\":{\"x\":1}}\n\n  {\"ID\":2,\"extra\":true}\n");
 	struct ArrowArrayStream st;
 	int rc;
@@ -192,6 +250,29 @@ static void jsonl_typed_inferred_and_errors(void **state)
 	assert_int_equal(dl_read_jsonl(&st, p, NULL), DL_ECORRUPT);
 	assert_non_null(strstr(dl_error_last()->message, "broken.jsonl: line 2"));
 
+	/* a nested field the table lacks is kept in the stream's type (the
+	 * write then refuses or merges it), never dropped */
+	o.schema_json = "{\"type\":\"struct\",\"fields\":[{\"name\":\"s\",\"type\":{\"type\":\"struct\",\"fields\":["
+	                "{\"name\":\"a\",\"type\":\"integer\",\"nullable\":true,\"metadata\":{}},"
+	                "{\"name\":\"b\",\"type\":\"integer\",\"nullable\":true,\"metadata\":{}}]},"
+	                "\"nullable\":true,\"metadata\":{}}]}";
+	p = file_with("nested.jsonl", "{\"s\":{\"a\":1,\"b\":2,\"c\":3}}\n");
+	assert_int_equal(dl_read_jsonl(&st, p, &o), 0);
+	t = rows_of(&st, &rc);
+	assert_int_equal(rc, 0);
+	assert_string_equal(t, "s:+s\n{a: 1, b: 2, c: 3}\n");
+	free(t);
+	/* a member first seen after the inferred lines is an error naming it */
+	FILE *f = fopen(file_with("late.jsonl", ""), "w");
+	for (int i = 0; i < 1001; i++) fputs("{\"s\":{\"a\":1}}\n", f);
+	fputs("{\"s\":{\"a\":1,\"z\":5}}\n", f);
+	fclose(f);
+	snprintf(late, sizeof late, "%s/late.jsonl", dir);
+	assert_int_equal(dl_read_jsonl(&st, late, &o), 0);
+	free(rows_of(&st, &rc));
+	assert_int_equal(rc, DL_EINVALID);
+	assert_non_null(strstr(dl_error_last()->message, "late.jsonl: line 1002: field s: field 'z' is not in the schema"));
+
 	p = file_with("none.jsonl", "[1]\n");
 	assert_int_equal(dl_read_jsonl(&st, p, NULL), DL_EINVALID);
 	assert_non_null(strstr(dl_error_last()->message, "none.jsonl"));
@@ -218,6 +299,7 @@ int main(void)
 		cmocka_unit_test(csv_inferred_and_typed),
 		cmocka_unit_test(csv_options),
 		cmocka_unit_test(csv_errors_name_file_line_and_column),
+		cmocka_unit_test(csv_decimals_round_half_up),
 		cmocka_unit_test(jsonl_typed_inferred_and_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
