@@ -9,6 +9,7 @@
 #include <string.h>
 #include "columnar/builder.h"
 #include "expr/parse_util.h"
+#include "json/utf8.h"
 #include "util/error.h"
 #include "util/mem.h"
 #include "util/time.h"
@@ -68,6 +69,27 @@ static int append_decimal(dl_builder *b, const dl_type *t, const char *s, size_t
 	return dl_builder_append_decimal(b, v);
 }
 
+/* Delta strings are UTF-8: invalid bytes are an error here, where the
+ * file and line are known (Spark would replace them with U+FFFD, changing
+ * the value; the writer would fail later without saying where). */
+static int check_utf8(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s, *end = u + n;
+	for (size_t i = 0; i < n;) {
+		if (u[i] < 0x80) {
+			i++;
+			continue;
+		}
+		size_t k = dl_json_utf8_len(u + i, end);
+		if (!k)
+			return dl_error_set(DL_EINVALID, "invalid UTF-8 (byte 0x%02X at offset %zu of the value); the input "
+			                    "must be UTF-8 text",
+			                    u[i], i);
+		i += k;
+	}
+	return 0;
+}
+
 int dl_io_append_text(void *builder, const char *s, size_t n)
 {
 	dl_builder *b = builder;
@@ -99,7 +121,10 @@ int dl_io_append_text(void *builder, const char *s, size_t n)
 	case DL_TYPE_TIMESTAMP_NTZ:
 		if (dl_timestamp_ntz_parse(&i, s, n) < 0) return bad(s, n, t);
 		return dl_builder_append_int(b, i);
-	case DL_TYPE_STRING: case DL_TYPE_BINARY:
+	case DL_TYPE_STRING:
+		DL_TRY(check_utf8(s, n));
+		return dl_builder_append_bytes(b, s, n);
+	case DL_TYPE_BINARY:
 		return dl_builder_append_bytes(b, s, n);
 	case DL_TYPE_NULL:
 		return dl_builder_append_null(b);

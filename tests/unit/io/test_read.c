@@ -155,6 +155,7 @@ static void csv_errors_name_file_line_and_column(void **state)
 	    {"multi.csv", "id,name\n1,\"two\nlines\"\n2,\"x\"z\n",
 	     "multi.csv: line 4, column name: 'z' after the closing quote"},
 	    {"head.csv", "id,\"na\"me\n1,2\n", "head.csv: line 1, field 2: 'm' after the closing quote"},
+	    {"utf8.csv", "id,name\n1,ok\n2,bad\xff\xfe\n", "utf8.csv: line 3, column name: invalid UTF-8 (byte 0xFF at offset 3"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		p = file_with(bad[i][0], bad[i][1]);
