@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 #include "columnar/builder.h"
+#include "columnar/name_index.h"
 #include "io/input.h"
 #include "log/schema.h"
 #include "util/buf.h"
@@ -209,18 +210,20 @@ static int build_schema(csv_state *st, char **names, const dl_type *table)
 			r++;
 		}
 	}
-	int rc = 0;
+	dl_name_index ix;
+	int rc = table ? dl_name_index_init(&ix, table) : 0;
 	for (int c = 0; c < st->ncols && rc == 0; c++) {
 		fs[c].name = names[c];
 		fs[c].nullable = true;
 		fs[c].metadata = (char *)"{}";
-		int k = table ? dl_schema_find(table, names[c]) : -1;
+		int k = table ? dl_name_index_find(&ix, names[c]) : -1;
 		fs[c].type = k >= 0 && dl_type_is_primitive(table->children[k].type) &&
 		                     table->children[k].type->id != DL_TYPE_NULL
 		                 ? dl_type_ref(table->children[k].type)
 		                 : guessed_type(&g[c]);
 		if (!fs[c].type) rc = DL_ENOMEM;
 	}
+	if (table) dl_name_index_free(&ix);
 	if (rc == 0) {
 		st->schema = dl_type_struct(fs, st->ncols);
 		if (!st->schema) rc = DL_ENOMEM;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 #include "columnar/builder.h"
+#include "columnar/name_index.h"
 #include "json/json.h"
 #include "util/buf.h"
 #include "util/error.h"
@@ -103,29 +104,38 @@ static int meta_with_type_change(const char *meta, const dl_type *from, const dl
 static int merge_struct(dl_type **out, bool *changed, const dl_type *t, const dl_type *d,
                         bool merge, bool widen, const char *path, int depth)
 {
-	for (int i = 0; i < d->nchildren; i++)
-		for (int j = 0; j < i; j++)
-			if (strcasecmp(d->children[i].name, d->children[j].name) == 0)
-				return dl_error_set(DL_ESCHEMA,
-				                    "the data has columns differing only by case: '%s' and '%s'%s%s; "
-				                    "Delta column names are case-insensitive, rename one",
-				                    d->children[j].name, d->children[i].name,
-				                    *path ? " in " : "", path);
+	/* name lookups through indexes: a wide schema is matched in linear time */
+	dl_name_index di, ti;
+	DL_TRY(dl_name_index_init(&di, d));
+	int dj, dk;
+	if (dl_name_index_duplicate(&di, &dj, &dk)) {
+		dl_name_index_free(&di);
+		return dl_error_set(DL_ESCHEMA,
+		                    "the data has columns differing only by case: '%s' and '%s'%s%s; "
+		                    "Delta column names are case-insensitive, rename one",
+		                    d->children[dj].name, d->children[dk].name, *path ? " in " : "", path);
+	}
+	int rc = dl_name_index_init(&ti, t);
+	if (rc < 0) {
+		dl_name_index_free(&di);
+		return rc;
+	}
 	int n = t->nchildren, extra = 0;
 	dl_field *fs = dl_calloc((size_t)(n + d->nchildren) + 1, sizeof *fs);
-	if (!fs) return DL_ENOMEM;
-	int rc = 0;
-	char sub[512];
 	char **metas = dl_calloc((size_t)n + 1, sizeof *metas);
-	if (!metas) {
+	char sub[512];
+	if (!fs || !metas) {
 		dl_free(fs);
+		dl_free(metas);
+		dl_name_index_free(&di);
+		dl_name_index_free(&ti);
 		return DL_ENOMEM;
 	}
 	for (int i = 0; i < n && rc == 0; i++) {
 		const dl_field *tf = &t->children[i];
 		fs[i] = *tf;
 		fs[i].type = NULL;
-		int k = dl_data_column(d, tf->name);
+		int k = dl_name_index_find_ci(&di, tf->name);
 		snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", tf->name);
 		if (k < 0) fs[i].type = dl_type_ref(tf->type);
 		else rc = merge_type(&fs[i].type, changed, tf->type, d->children[k].type,
@@ -138,7 +148,7 @@ static int merge_struct(dl_type **out, bool *changed, const dl_type *t, const dl
 		}
 	}
 	for (int k = 0; k < d->nchildren && rc == 0; k++) {
-		if (dl_data_column(t, d->children[k].name) >= 0) continue;
+		if (dl_name_index_find_ci(&ti, d->children[k].name) >= 0) continue;
 		if (!merge) {
 			rc = dl_error_set(DL_ESCHEMA,
 			                  "a schema mismatch was detected when writing to the Delta table: "
@@ -162,6 +172,8 @@ static int merge_struct(dl_type **out, bool *changed, const dl_type *t, const dl
 	for (int i = 0; i < n; i++) dl_free(metas[i]);
 	dl_free(metas);
 	dl_free(fs);
+	dl_name_index_free(&di);
+	dl_name_index_free(&ti);
 	return rc;
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "columnar/name_index.h"
 #include "expr/expr.h"
 #include "log/table_features.h"
 #include "log/schema.h"
@@ -22,17 +23,22 @@ static int validate_level(const dl_type *t, dl_column_mapping_mode mode, int dep
 {
 	if (depth > 256) return dl_error_set(DL_ESCHEMA, "the schema is nested too deeply");
 	if (t->id == DL_TYPE_VARIANT) return 0;
+	if (t->id == DL_TYPE_STRUCT) {
+		dl_name_index ix;
+		DL_TRY(dl_name_index_init(&ix, t));
+		int j, i;
+		bool dup = dl_name_index_duplicate(&ix, &j, &i);
+		dl_name_index_free(&ix);
+		if (dup)
+			return dl_error_set(DL_ESCHEMA,
+			                    "found duplicate column(s) in the schema: '%s' and '%s' "
+			                    "(Delta column names are case-insensitive); rename one",
+			                    t->children[j].name, t->children[i].name);
+	}
 	for (int i = 0; i < t->nchildren; i++) {
 		const dl_field *f = &t->children[i];
 		if (t->id == DL_TYPE_STRUCT) {
 			if (!f->name[0]) return dl_error_set(DL_ESCHEMA, "a column name is empty");
-			for (int j = 0; j < i; j++) {
-				if (strcasecmp(t->children[j].name, f->name) == 0)
-					return dl_error_set(DL_ESCHEMA,
-					                    "found duplicate column(s) in the schema: '%s' and '%s' "
-					                    "(Delta column names are case-insensitive); rename one",
-					                    t->children[j].name, f->name);
-			}
 			if (mode == DL_CM_NONE && strpbrk(f->name, " ,;{}()\n\t="))
 				return dl_error_set(DL_ESCHEMA,
 				                    "column name '%s' contains one of \" ,;{}()\\n\\t=\", which "

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include "columnar/name_index.h"
 #include "columnar/batch_stream.h"
 #include "columnar/builder.h"
 #include "expr/expr.h"
@@ -276,11 +277,14 @@ static int plan_columns(write_ctx *c)
 	c->data_index = dl_calloc((size_t)n + 1, sizeof(int));
 	c->provided = dl_calloc((size_t)n + 1, sizeof(bool));
 	if (!c->data_index || !c->provided) return DL_ENOMEM;
+	dl_name_index ix;
+	DL_TRY(dl_name_index_init(&ix, c->data_schema));
 	for (int i = 0; i < n; i++) {
-		int k = dl_data_column(c->data_schema, c->schema->children[i].name);
+		int k = dl_name_index_find_ci(&ix, c->schema->children[i].name);
 		c->data_index[i] = k;
 		c->provided[i] = k >= 0 && c->data_schema->children[k].type->id != DL_TYPE_NULL;
 	}
+	dl_name_index_free(&ix);
 	return 0;
 }
 
