@@ -49,7 +49,10 @@ void dl_cli_note(dl_cli *cli, const char *fmt, ...)
 static void report_error(dl_cli *cli, int rc)
 {
 	const char *msg = dl_cli_error_message(), *klass = dl_cli_error_class();
-	if (msg && klass[0])
+	/* Spark-style messages begin with their class already: not twice */
+	size_t kl = strlen(klass);
+	bool tagged = msg && kl && msg[0] == '[' && !strncmp(msg + 1, klass, kl) && msg[kl + 1] == ']';
+	if (msg && klass[0] && !tagged)
 		fprintf(cli->err, "%s: error: %s [%s]\n", cli->prog, msg, klass);
 	else if (msg)
 		fprintf(cli->err, "%s: error: %s\n", cli->prog, msg);

@@ -168,6 +168,13 @@ static int resolve_partitions(dl_table_plan *p, dl_arena *arena, const dl_table_
 			                    "partition column %s has type %s; partition columns must be "
 			                    "of a primitive type",
 			                    f->name, dl_type_id_name(f->type->id));
+		dl_identity_info id;
+		DL_TRY(dl_field_identity(f, &id));
+		if (id.is_identity)
+			return dl_error_set_class(DL_ESCHEMA, "DELTA_IDENTITY_COLUMNS_PARTITION_NOT_SUPPORTED",
+			                          "[DELTA_IDENTITY_COLUMNS_PARTITION_NOT_SUPPORTED] PARTITIONED BY IDENTITY "
+			                          "column %s is not supported.",
+			                          f->name);
 		for (int j = 0; j < i; j++)
 			if (strcasecmp(p->metadata.partition_columns[j], f->name) == 0)
 				return dl_error_set(DL_ESCHEMA, "partition column %s is given twice", f->name);

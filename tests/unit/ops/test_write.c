@@ -239,6 +239,17 @@ static void test_identity_and_defaults(void **state)
 	assert_int_equal(fx_write(&v, uri, "id BIGINT, name STRING", "1,x", &o), DL_ECONSTRAINT);
 	assert_non_null(strstr(dl_error_last()->message, "GENERATED ALWAYS AS IDENTITY"));
 	dl_free(uri);
+	/* an identity column cannot partition a table (Spark refuses it) */
+	uri = table("identity_part");
+	dl_create_options co = DL_CREATE_OPTIONS_INIT;
+	co.schema_ddl = "id BIGINT GENERATED ALWAYS AS IDENTITY, v INT";
+	const char *parts[] = {"id"};
+	co.partition_columns = parts;
+	co.npartition_columns = 1;
+	assert_int_equal(dl_create_table(&v, uri, &co), DL_ESCHEMA);
+	assert_string_equal(dl_error_last()->klass, "DELTA_IDENTITY_COLUMNS_PARTITION_NOT_SUPPORTED");
+	assert_int_not_equal(access(uri, F_OK), 0);
+	dl_free(uri);
 }
 
 static void test_replace_where(void **state)
