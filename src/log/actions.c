@@ -213,6 +213,8 @@ static int get_dv(const ctx *c, const dl_json *o, dl_dv_descriptor **out)
 	DL_TRY(get_str(&dc, v, "pathOrInlineDv", true, &dv->path_or_inline));
 	int64_t x;
 	DL_TRY(get_long(&dc, v, "offset", false, &x));
+	/* absent is -1 inside; a negative offset in the log points nowhere */
+	if (x != DL_NONE && x < 0) return bad(&dc, "offset", "is negative");
 	dv->offset = x == DL_NONE ? -1 : x;
 	DL_TRY(get_long(&dc, v, "sizeInBytes", true, &x));
 	if (x < 0 || x > INT32_MAX) return bad(&dc, "sizeInBytes", "must be a non-negative 32-bit integer");
@@ -235,6 +237,7 @@ static int parse_add(const ctx *c, const dl_json *o, dl_add *a)
 	if (!a->log_path) return DL_ENOMEM;
 	DL_TRY(get_map(c, o, "partitionValues", false, &a->partition_values));
 	DL_TRY(get_long(c, o, "size", true, &a->size));
+	if (a->size < 0) return bad(c, "size", "is negative");
 	DL_TRY(get_long(c, o, "modificationTime", false, &a->modification_time));
 	if (a->modification_time == DL_NONE) a->modification_time = 0;
 	DL_TRY(get_bool(c, o, "dataChange", false, true, &a->data_change));
@@ -255,6 +258,7 @@ static int parse_remove(const ctx *c, const dl_json *o, dl_remove *r)
 	DL_TRY(get_bool(c, o, "extendedFileMetadata", false, false, &r->extended_file_metadata));
 	DL_TRY(get_map(c, o, "partitionValues", false, &r->partition_values));
 	DL_TRY(get_long(c, o, "size", false, &r->size));
+	if (r->size != DL_NONE && r->size < 0) return bad(c, "size", "is negative");
 	DL_TRY(get_stats(c, o, &r->stats, &r->stats_len));
 	DL_TRY(get_map(c, o, "tags", false, &r->tags));
 	DL_TRY(get_dv(c, o, &r->dv));

@@ -50,6 +50,10 @@ typedef struct dl_add {
 	int64_t base_row_id;           /* DL_NONE when absent */
 	int64_t default_row_commit_version;
 	const char *clustering_provider;
+	/* Where replay found it, for errors that name it: the commit version
+	 * that added it, or -(C + 2) for the checkpoint of version C. Set only
+	 * in a snapshot's adds; not part of the action. */
+	int64_t log_version;
 } dl_add;
 
 typedef struct dl_remove {

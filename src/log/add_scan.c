@@ -256,6 +256,7 @@ int dl_add_scan(dl_add *out, dl_arena *arena, const char *line, size_t len)
 	if (s.p != s.end) return 0;
 	/* required fields; their absence is the DOM path's error to report */
 	if (!(seen & F_PATH) || !(seen & F_SIZE)) return 0;
+	if (out->size < 0) return 0; /* the DOM path names the error */
 	/* as the DOM path: absent (or the DL_NONE value itself) means 0 */
 	if (!(seen & F_MTIME) || out->modification_time == DL_NONE) out->modification_time = 0;
 	return 1;

@@ -372,6 +372,7 @@ static int row_add(const cp_ctx *c, const dl_array *a, int64_t i, dl_add *out)
 		DL_TRY(partition_values_from_parsed(c, child(a, "partitionValues_parsed"), i,
 		                                    &out->partition_values));
 	DL_TRY(get_long(c, child(a, "size"), i, "add.size", true, &out->size));
+	if (out->size < 0) return bad(c, "add.size", "is negative");
 	DL_TRY(get_long(c, child(a, "modificationTime"), i, "add.modificationTime", false,
 	                &out->modification_time));
 	if (out->modification_time == DL_NONE) out->modification_time = 0;

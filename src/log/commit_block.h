@@ -19,6 +19,7 @@ typedef struct dl_commit_block {
 	int64_t file_size;
 	int64_t off, end;
 	bool want_commit_info; /* the snapshot version's commit */
+	int64_t version;       /* the commit's version (a compaction's last) */
 	bool metadata_only;    /* skip file actions, txns and domains */
 	/* output: actions built in `arena` (the replay takes the arena over) */
 	dl_arena arena;

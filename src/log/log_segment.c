@@ -288,6 +288,12 @@ static int collect_commits(dl_log_segment *seg, const dl_log_file *f, size_t n, 
 			                    " after it); the table is corrupt",
 			                    expect, f[i].version);
 		}
+		/* a commit holds at least its commitInfo or one action: an empty
+		 * file would read as a version that changed nothing */
+		if (f[i].size == 0)
+			return dl_error_set(DL_ECORRUPT, "%s is empty: a commit holds at least one action; the log of version "
+			                    "%" PRId64 " is corrupt",
+			                    f[i].path, f[i].version);
 		DL_TRY(copy_file(&seg->commits[seg->ncommits++], &f[i]));
 		expect++;
 	}

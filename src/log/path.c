@@ -55,6 +55,11 @@ int dl_log_path_decode(dl_arena *arena, const char *uri, size_t n, const char *w
 			                    "%s: malformed %%-escape at byte %zu of path \"%.*s\"; the log "
 			                    "stores paths as URIs, so '%%' must be followed by two hex digits",
 			                    what, i + skip, (int)(n > 200 ? 200 : n), uri);
+		if (hi == 0 && lo == 0)
+			return dl_error_set(DL_ECORRUPT,
+			                    "%s: path \"%.*s\" holds %%00 at byte %zu: a NUL byte cannot be part of a "
+			                    "file name",
+			                    what, (int)(n > 200 ? 200 : n), uri, i + skip);
 		s[j++] = (char)(hi << 4 | lo);
 		i += 2;
 	}

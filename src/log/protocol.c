@@ -44,6 +44,12 @@ int dl_protocol_check_read(const dl_protocol *p)
 		                    "reader supports versions 1 to %d); use a newer Delta reader",
 		                    p->min_reader_version, DL_MAX_READER_VERSION);
 	if (p->min_reader_version < DL_TABLE_FEATURES_READER_VERSION) return 0;
+	/* PROTOCOL.md "Table Features": reader version 3 lists its features;
+	 * without the list nothing says what a reader must support */
+	if (!p->reader_features)
+		return dl_error_set(DL_ECORRUPT, "the protocol has minReaderVersion %d but no readerFeatures list (table "
+		                    "features protocol): the log is malformed",
+		                    p->min_reader_version);
 	for (uint32_t i = 0; i < p->nreader_features; i++) {
 		const char *f = p->reader_features[i];
 		if (!f) return dl_error_set(DL_ECORRUPT, "the protocol's readerFeatures holds a null");

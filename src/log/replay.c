@@ -41,6 +41,14 @@ struct dl_replayer {
 	/* app ids and domains already decided (keys borrowed from the state's
 	 * arena), so hostile logs with 10^6 of them stay linear */
 	dl_strmap txn_ids, domain_ids;
+	/* The commit file being read and where its adds and removes start in
+	 * the state: a key met twice inside one commit is a corrupt commit, not
+	 * a newer action shadowing an older one (compactions and checkpoints
+	 * are reconciled already and not checked). */
+	const char *commit_path;
+	size_t commit_adds, commit_removes;
+	bool commit_check;
+	int64_t log_version; /* dl_add.log_version of the adds being read */
 };
 
 /* ---- hashing of (path, dv unique id) ---- */
@@ -123,7 +131,10 @@ static int seen_find(dl_replayer *r, uint64_t h, const char *path, const dl_dv_d
 			const char *p;
 			const dl_dv_descriptor *d;
 			ref_key(r, r->slots[j].ref, &p, &d);
-			if (strcmp(p, path) == 0 && dv_equal(d, dv)) return 1;
+			if (strcmp(p, path) == 0 && dv_equal(d, dv)) {
+				*slot = j;
+				return 1;
+			}
 		}
 		j = (j + 1) & (r->cap - 1);
 	}
@@ -192,7 +203,9 @@ static int push_add(dl_replayer *r, const dl_add *a, uint32_t *ref)
 	}
 	if (st->nadds >= (size_t)UINT32_MAX / 2 - 1)
 		return dl_error_set(DL_ENOMEM, "the table has too many files for one snapshot");
-	*dl_log_state_add(st, st->nadds) = *a;
+	dl_add *dst = dl_log_state_add(st, st->nadds);
+	*dst = *a;
+	dst->log_version = r->log_version;
 	*ref = (uint32_t)((st->nadds << 1) + 1);
 	st->nadds++;
 	st->total_size += a->size;
@@ -229,6 +242,21 @@ static int offer_file_hashed(dl_replayer *r, const dl_action *a, uint64_t h)
 	size_t slot = 0;
 	int seen = seen_find(r, h, path, dv, &slot);
 	if (seen < 0) return seen;
+	if (seen && r->commit_check) {
+		/* PROTOCOL.md "Add File and Remove File": a valid version has at
+		 * most one add and one remove per (path, DV id); actions of a commit
+		 * are unordered, so two of them for one key have no meaning */
+		uint32_t ref = r->slots[slot].ref;
+		size_t idx = (ref - 1) >> 1;
+		bool was_remove = (ref - 1) & 1;
+		if (was_remove ? idx >= r->commit_removes : idx >= r->commit_adds)
+			return dl_error_set(DL_ECORRUPT,
+			                    "%s holds %s and %s of the same file %s%s%s: a commit may hold at most one add "
+			                    "and one remove per file and deletion vector (PROTOCOL.md \"Add File and Remove "
+			                    "File\")",
+			                    r->commit_path, was_remove ? "a remove" : "an add", is_add ? "an add" : "a remove",
+			                    path, dv ? " with deletion vector " : "", dv ? dv->path_or_inline : "");
+	}
 	/* Tombstones from commits are kept even when not wanted: they must
 	 * shadow older adds. Checkpoint tombstones shadow nothing. */
 	if (seen || (!is_add && r->in_checkpoint && r->opts->skip_tombstones)) {
@@ -244,6 +272,17 @@ static int offer_file_hashed(dl_replayer *r, const dl_action *a, uint64_t h)
 		r->used++;
 	}
 	return 0;
+}
+
+/* Starts checking a file's actions as one commit's (is_commit) or not. */
+static void begin_file(dl_replayer *r, const char *path, bool is_commit, int64_t version)
+{
+	if (r->commit_path == path) return; /* the next block of the same file */
+	r->commit_path = path;
+	r->log_version = version;
+	r->commit_adds = r->st->nadds;
+	r->commit_removes = r->st->nremoves;
+	r->commit_check = is_commit;
 }
 
 static int offer_txn(dl_replayer *r, const dl_txn *t)
@@ -456,6 +495,8 @@ static int replay_json_file(dl_replayer *r, dl_store *store, const char *path, i
 static int replay_checkpoint(dl_replayer *r, dl_store *store, const dl_log_segment *seg)
 {
 	r->in_checkpoint = true;
+	r->commit_check = false;
+	r->log_version = -(seg->checkpoint_version + 2);
 	for (size_t i = 0; i < seg->ncheckpoint; i++) {
 		const dl_log_file *f = &seg->checkpoint[i];
 		int rc = f->kind == DL_LOGF_CHECKPOINT_V2_JSON
@@ -534,6 +575,7 @@ static int consume_block(dl_replayer *r, dl_commit_block *b)
 	r->mark_head = NULL;
 	r->mark_cur = NULL; /* nothing to roll back: the memory is the block's */
 	r->version_commit = b->want_commit_info;
+	begin_file(r, b->path, !strstr(b->path, ".compacted.json"), b->version);
 	/* The keys were hashed by the parsing thread: prefetch the seen-set
 	 * slots a few actions ahead, the probes are mostly cache misses. */
 	const size_t ahead = 8;
@@ -582,6 +624,8 @@ static int run_parallel(dl_replayer *r, dl_store *store, const dl_log_segment *s
 			b->off = off;
 			b->end = off + bb < size ? off + bb : size;
 			b->want_commit_info = units[i].version_commit;
+			/* a compaction's adds are named by its last version */
+			b->version = units[i].f->kind == DL_LOGF_COMMIT ? units[i].f->version : units[i].f->end_version;
 			b->arena.block_size = 256u << 10;
 			if (size == 0) break;
 		}
@@ -638,11 +682,13 @@ static int run(dl_replayer *r, dl_store *store, const dl_log_segment *seg)
 			const dl_log_file *cf = &seg->compactions[ci - 1];
 			ci--;
 			r->version_commit = false;
+			begin_file(r, cf->path, false, cf->end_version);
 			DL_TRY(replay_json_file(r, store, cf->path, cf->size));
 			while (i > 0 && seg->commits[i - 1].version >= cf->version) i--;
 			continue;
 		}
 		r->version_commit = c->version == seg->version;
+		begin_file(r, c->path, true, c->version);
 		DL_TRY(replay_json_file(r, store, c->path, c->size));
 		if (r->opts->metadata_only && !r->lists && r->st->protocol && r->st->metadata) {
 			r->version_commit = false;

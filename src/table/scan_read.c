@@ -387,13 +387,21 @@ int dl_scan_read_add(dl_scan *s, const dl_add *add, const uint64_t *only_rows, s
 	int rc = dl_scan_resolve_path(s, f.add->path, &store, &rel);
 	if (rc == 0) {
 		rc = pq_reader_open_store(&f.r, store, rel, f.add->size > 0 ? f.add->size : -1);
-		if (rc == DL_ENOTFOUND)
-			rc = dl_error_set(DL_ENOTFOUND, "data file %s is missing (the log of version %" PRId64
+		if (rc == DL_ENOTFOUND && f.add->log_version >= 0)
+			rc = dl_error_set(DL_ENOTFOUND, "data file %s is missing (version %" PRId64
+			                  " added it); it may have been deleted or vacuumed", f.add->path,
+			                  f.add->log_version);
+		else if (rc == DL_ENOTFOUND)
+			rc = dl_error_set(DL_ENOTFOUND, "data file %s is missing (the checkpoint of version %" PRId64
 			                  " lists it); it may have been deleted or vacuumed", f.add->path,
-			                  dl_snapshot_version(s->snap));
+			                  -f.add->log_version - 2);
 	}
 	if (rc == 0) rc = load_partitions(&f, nread);
 	if (rc == 0 && !use_only) rc = load_dv(&f);
+	/* A DV may mark rows past the file's end: Spark's own Base85 decoding of
+	 * an overflowing last group gives such rows (kernel-data/cdf-table-with-dv,
+	 * written by Databricks), and Spark reads them as deleting nothing, so
+	 * they are not an error here either. */
 	if (rc == 0) rc = s->phys_request->nchildren ? read_data(&f, emit, payload) : read_counts_only(&f, emit, payload);
 	file_read_free(&f, nread);
 	if (rc < 0 && rc != DL_ECANCELLED && rc != DL_ENOTFOUND) dl_error_prefix("reading data file %s", f.add->path);
