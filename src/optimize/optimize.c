@@ -528,7 +528,12 @@ static int commit(opt_cmd *c, dl_optimize_metrics *m, const opt_request *r, cons
 		DL_TRY(remove_file(c, a));
 		m->numRemovedFiles++;
 		m->numRemovedBytes += a->size;
-		if (a->dv) m->numDeletionVectorsRemoved++;
+		if (a->dv) {
+			m->numDeletionVectorsRemoved++;
+			m->numDeletionVectorRowsRemoved += a->dv->cardinality;
+		}
+		if (m->removedMinFileSize < 0 || a->size < m->removedMinFileSize) m->removedMinFileSize = a->size;
+		if (a->size > m->removedMaxFileSize) m->removedMaxFileSize = a->size;
 	}
 	int64_t hwm = -1, before;
 	if (c->tracked) DL_TRY(row_id_hwm(c, &hwm));
@@ -650,6 +655,8 @@ static void metrics_init(dl_optimize_metrics *m)
 {
 	memset(m, 0, sizeof *m);
 	m->version = -1;
+	m->removedMinFileSize = -1;
+	m->removedMaxFileSize = -1;
 }
 
 int dl_optimize(dl_optimize_metrics *metrics, const char *uri, const dl_optimize_options *opts)
