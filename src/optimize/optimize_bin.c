@@ -279,8 +279,22 @@ int dl_opt_write_bin(opt_cmd *c, size_t i)
 	fo.npartition_columns = c->npart;
 	fo.props = &c->props;
 	/* bin-packing writes one file per bin (the bin is at most maxFileSize);
-	 * a clustering cuts its sorted rows into files of maxFileSize */
-	fo.target_file_size = c->norder ? c->max_file_size : INT64_MAX / 4;
+	 * a clustering range-partitions its sorted rows into
+	 * ceil(bin size / maxFileSize) files of equal row counts, as Spark's
+	 * repartitionByRange(numOutputFiles) does */
+	fo.target_file_size = INT64_MAX / 4;
+	if (c->norder) {
+		int64_t nout = (b->bytes + c->max_file_size - 1) / c->max_file_size, rows = 0;
+		bool known = true;
+		for (size_t k = 0; k < b->n; k++) {
+			const dl_opt_file *f = &c->plan.files[b->first + k];
+			if (f->num_records < 0) known = false;
+			else rows += f->num_records - f->dv_cardinality;
+		}
+		if (nout < 1) nout = 1;
+		if (known && nout > 1) fo.max_records_per_file = (rows + nout - 1) / nout;
+		else if (!known) fo.target_file_size = c->max_file_size;
+	}
 	fo.data_change = false;
 	fo.threads = 1;
 	fo.hidden = c->hidden;
