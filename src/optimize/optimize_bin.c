@@ -16,6 +16,7 @@
 #include "table/scan.h"
 #include "util/error.h"
 #include "util/mem.h"
+#include "util/pool.h"
 
 #define KEY_COLUMN "__dl_optimize_curve_key"
 #define SORT_MEMORY (256LL * 1024 * 1024)
@@ -296,7 +297,8 @@ int dl_opt_write_bin(opt_cmd *c, size_t i)
 		else if (!known) fo.target_file_size = c->max_file_size;
 	}
 	fo.data_change = false;
-	fo.threads = 1;
+	/* one bin has the machine to itself: its columns encode in parallel */
+	fo.threads = c->plan.nbins == 1 ? dl_default_threads() : 1;
 	fo.hidden = c->hidden;
 	fo.nhidden = c->nhidden;
 	if (rc == 0) rc = dl_files_writer_open(&c->outs[i], &fo);
