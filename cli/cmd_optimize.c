@@ -1,13 +1,13 @@
 /* `deltalake optimize` and `deltalake reorg`: OPTIMIZE (bin-packing,
  * ZORDER BY, liquid clustering, FULL) and REORG TABLE ... APPLY (PURGE)
  * through dl_optimize / dl_reorg_purge, the metrics in the global --format
- * and a progress bar over the bins on a terminal. */
+ * and a progress bar over the files rewritten on a terminal. */
 #include "table_cli.h"
 #include "progress.h"
 
 #include <deltalake/maintenance.h>
 
-/* The bar follows the bins written; the library calls back on this thread. */
+/* The bar follows the input files rewritten; the library calls back on this thread. */
 static int on_progress(const dl_progress_info *info, void *payload)
 {
 	dl_progress *p = payload;
@@ -86,7 +86,7 @@ static int optimize_run(dl_cli *cli, const void *args)
 	o.user_metadata = a->user_metadata;
 	o.threads = (int)a->threads;
 	dl_progress p;
-	dl_progress_begin(&p, cli->err, cli->quiet, "optimizing (bins)", 0);
+	dl_progress_begin(&p, cli->err, cli->quiet, "optimizing files", 0);
 	o.progress = on_progress;
 	o.progress_payload = &p;
 	dl_optimize_metrics m;

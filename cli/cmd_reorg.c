@@ -41,7 +41,7 @@ static int reorg_run(dl_cli *cli, const void *args)
 	o.where = a->where;
 	o.user_metadata = a->user_metadata;
 	dl_progress p;
-	dl_progress_begin(&p, cli->err, cli->quiet, "purging (bins)", 0);
+	dl_progress_begin(&p, cli->err, cli->quiet, "purging files", 0);
 	o.progress = on_progress;
 	o.progress_payload = &p;
 	dl_optimize_metrics m;

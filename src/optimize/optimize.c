@@ -22,6 +22,7 @@
 #include "table/scan.h"
 #include "optimize/auto_compact.h"
 #include "util/error.h"
+#include "util/hash.h"
 #include "util/mem.h"
 #include "util/pool.h"
 #include "util/time.h"
@@ -58,6 +59,7 @@ typedef struct opt_request {
 static int begin(opt_cmd *c, const char *uri, const opt_request *r)
 {
 	c->operation = r->operation;
+	c->purge = r->purge;
 	c->now_ms = dl_now_millis();
 	c->progress = r->progress;
 	c->progress_payload = r->progress_payload;
@@ -278,44 +280,31 @@ static int64_t stats_records(const dl_add *a)
 	return n;
 }
 
-/* A file's partition as a small integer: its partition values' text. */
+/* A file's partition as a small integer, keyed by its partition values'
+ * text (the values of one table's adds come in one key order). */
 typedef struct part_ids {
-	char **keys;
-	size_t n, cap;
+	dl_strmap map;
+	uint32_t n;
 } part_ids;
 
-static int partition_id(part_ids *p, const dl_add *a, uint32_t *out)
+static int part_key(dl_buf *k, const dl_str_map *pv)
 {
-	dl_buf k = DL_BUF_INIT;
-	for (uint32_t i = 0; i < a->partition_values.n; i++) {
-		const dl_kv *kv = &a->partition_values.items[i];
-		dl_buf_printf(&k, "%s\x1f%s\x1e", kv->key, kv->value ? kv->value : "\x01");
-	}
-	const char *key = k.data ? k.data : "";
-	/* linear over distinct partitions is fine for the partitions of one
-	 * table scan; a hash is not needed until tables with 10^5 partitions */
-	for (size_t i = p->n; i-- > 0;)
-		if (!strcmp(p->keys[i], key)) {
-			*out = (uint32_t)i;
-			dl_buf_free(&k);
-			return 0;
-		}
-	if (p->n == p->cap) {
-		size_t nc = p->cap ? p->cap * 2 : 64;
-		char **g = dl_reallocarray(p->keys, nc, sizeof *g);
-		if (!g) {
-			dl_buf_free(&k);
-			return DL_ENOMEM;
-		}
-		p->keys = g;
-		p->cap = nc;
-	}
-	if (!(p->keys[p->n] = dl_strdup(key))) {
-		dl_buf_free(&k);
-		return DL_ENOMEM;
-	}
-	*out = (uint32_t)p->n++;
-	dl_buf_free(&k);
+	dl_buf_clear(k);
+	DL_TRY(dl_buf_putc(k, 0)); /* never empty: unpartitioned tables key "" too */
+	k->len = 0;
+	for (uint32_t i = 0; i < pv->n; i++)
+		DL_TRY(dl_buf_printf(k, "%s\x1f%s\x1e", pv->items[i].key, pv->items[i].value ? pv->items[i].value : "\x01"));
+	return 0;
+}
+
+static int partition_id(part_ids *p, dl_buf *k, const dl_add *a, uint32_t *out)
+{
+	DL_TRY(part_key(k, &a->partition_values));
+	void **slot;
+	bool inserted;
+	DL_TRY(dl_strmap_upsert(&p->map, k->data, k->len, &slot, &inserted));
+	if (inserted) *slot = (void *)(uintptr_t)(++p->n);
+	*out = (uint32_t)(uintptr_t)*slot - 1;
 	return 0;
 }
 
@@ -329,7 +318,9 @@ static int plan(opt_cmd *c, const opt_request *r, const dl_expr *where, int64_t 
 	const dl_log_state *st = dl_snapshot_state(c->snap);
 	size_t n = dl_scan_file_count(s);
 	dl_opt_file *files = dl_calloc(n ? n : 1, sizeof *files);
-	part_ids parts = {0};
+	part_ids parts = {.n = 0};
+	dl_strmap_init(&parts.map, true);
+	dl_buf key = DL_BUF_INIT;
 	int rc = files ? 0 : DL_ENOMEM;
 	size_t nf = 0;
 	bool ordered_clustering = c->clustered && c->clustering.n > 0;
@@ -347,7 +338,7 @@ static int plan(opt_cmd *c, const opt_request *r, const dl_expr *where, int64_t 
 		f->has_dv = a->dv != NULL;
 		f->dv_cardinality = a->dv ? a->dv->cardinality : 0;
 		f->num_records = stats_records(a);
-		rc = partition_id(&parts, a, &f->partition);
+		rc = partition_id(&parts, &key, a, &f->partition);
 		nf++;
 	}
 	*considered = (int64_t)nf;
@@ -378,8 +369,8 @@ static int plan(opt_cmd *c, const opt_request *r, const dl_expr *where, int64_t 
 		for (size_t b = 0; b < w; b++) np += b == 0 || c->plan.bins[b].partition != c->plan.bins[b - 1].partition;
 		c->plan.partitions = np;
 	}
-	for (size_t i = 0; i < parts.n; i++) dl_free(parts.keys[i]);
-	dl_free(parts.keys);
+	dl_strmap_free(&parts.map);
+	dl_buf_free(&key);
 	dl_free(files);
 	dl_scan_free(s);
 	return rc;
@@ -395,9 +386,8 @@ typedef struct run_ctx {
 static int progress(opt_cmd *c)
 {
 	if (!c->progress) return 0;
-	dl_progress_info p = {"optimize", "rewriting", "files", atomic_load(&c->bins_done), (int64_t)c->plan.nbins,
-	                      atomic_load(&c->rows_done), -1};
-	p.unit = "bins";
+	dl_progress_info p = {c->purge ? "reorg" : "optimize", "rewriting", "files", atomic_load(&c->files_done),
+	                      (int64_t)c->plan.nfiles, atomic_load(&c->rows_done), -1};
 	if (c->progress(&p, c->progress_payload) == 0) return 0;
 	atomic_store(&c->cancel, true);
 	return dl_error_set(DL_ECANCELLED, "%s cancelled by the progress callback", c->operation);
@@ -732,28 +722,17 @@ bool dl_auto_compact_enabled(const dl_str_map *configuration)
 	return v && (!strcasecmp(v, "true") || !strcasecmp(v, "auto") || !strcasecmp(v, "legacy"));
 }
 
+/* The partitions a commit's adds touched, keyed as part_key does. */
 typedef struct touched {
-	char **keys;
-	size_t n;
+	dl_strmap map;
+	dl_buf key;
 } touched;
-
-static int part_key(dl_buf *k, const dl_str_map *pv)
-{
-	dl_buf_clear(k);
-	for (uint32_t i = 0; i < pv->n; i++)
-		DL_TRY(dl_buf_printf(k, "%s\x1f%s\x1e", pv->items[i].key, pv->items[i].value ? pv->items[i].value : "\x01"));
-	return 0;
-}
 
 static bool in_touched(const dl_add *a, void *payload)
 {
 	touched *t = payload;
-	dl_buf k = DL_BUF_INIT;
-	bool found = false;
-	if (part_key(&k, &a->partition_values) == 0)
-		for (size_t i = 0; i < t->n && !found; i++) found = !strcmp(t->keys[i], k.data ? k.data : "");
-	dl_buf_free(&k);
-	return found;
+	if (part_key(&t->key, &a->partition_values) < 0) return false;
+	return dl_strmap_find(&t->map, t->key.data, t->key.len, NULL);
 }
 
 /* One line of the commit: an add's partition joins the touched set. */
@@ -764,25 +743,18 @@ static int touched_line(const dl_json *v, int64_t line, void *payload)
 	const dl_json *add = dl_json_get(v, "add");
 	if (!add) return 0;
 	const dl_json *pv = dl_json_get(add, "partitionValues");
-	dl_buf k = DL_BUF_INIT;
-	int rc = 0;
-	for (size_t j = 0; pv && pv->kind == DL_JSON_OBJECT && j < pv->u.obj.n && rc == 0; j++) {
+	dl_buf *k = &t->key;
+	dl_buf_clear(k);
+	DL_TRY(dl_buf_putc(k, 0));
+	k->len = 0;
+	for (size_t j = 0; pv && pv->kind == DL_JSON_OBJECT && j < pv->u.obj.n; j++) {
 		const dl_json_member *mm = &pv->u.obj.items[j];
-		char *val = mm->value.kind == DL_JSON_STRING ? dl_strndup(mm->value.u.str.ptr, mm->value.u.str.len) : NULL;
-		rc = dl_buf_printf(&k, "%s\x1f%s\x1e", mm->key, val ? val : "\x01");
-		dl_free(val);
+		DL_TRY(dl_buf_printf(k, "%s\x1f", mm->key));
+		if (mm->value.kind == DL_JSON_STRING) DL_TRY(dl_buf_append(k, mm->value.u.str.ptr, mm->value.u.str.len));
+		else DL_TRY(dl_buf_putc(k, '\x01'));
+		DL_TRY(dl_buf_putc(k, '\x1e'));
 	}
-	const char *key = k.data ? k.data : "";
-	bool dup = false;
-	for (size_t j = 0; j < t->n && !dup && rc == 0; j++) dup = !strcmp(t->keys[j], key);
-	if (rc == 0 && !dup) {
-		char **g = dl_reallocarray(t->keys, t->n + 1, sizeof *g);
-		if (!g) rc = DL_ENOMEM;
-		else if (!(g[t->n] = dl_strdup(key))) rc = (t->keys = g, DL_ENOMEM);
-		else t->keys = g, t->n++;
-	}
-	dl_buf_free(&k);
-	return rc;
+	return dl_strmap_put(&t->map, k->data, k->len, (void *)1, NULL);
 }
 
 int dl_auto_compact(dl_optimize_metrics *metrics, dl_store *store, int64_t version,
@@ -799,11 +771,12 @@ int dl_auto_compact(dl_optimize_metrics *metrics, dl_store *store, int64_t versi
 	size_t len = 0;
 	DL_TRY(dl_store_get(&body, &len, store, name));
 	dl_arena a = DL_ARENA_INIT;
-	touched t = {0};
+	touched t = {.key = DL_BUF_INIT};
+	dl_strmap_init(&t.map, true);
 	int rc = dl_json_parse_lines(&a, (const char *)body, len, name, touched_line, &t);
 	dl_arena_free(&a);
 	dl_free(body);
-	if (rc == 0 && t.n > 0) {
+	if (rc == 0 && t.map.count > 0) {
 		opt_request r;
 		memset(&r, 0, sizeof r);
 		r.operation = "OPTIMIZE";
@@ -821,7 +794,7 @@ int dl_auto_compact(dl_optimize_metrics *metrics, dl_store *store, int64_t versi
 		rc = run(metrics, NULL, &r);
 		if (rc < 0) metrics_init(metrics);
 	}
-	for (size_t i = 0; i < t.n; i++) dl_free(t.keys[i]);
-	dl_free(t.keys);
+	dl_strmap_free(&t.map);
+	dl_buf_free(&t.key);
 	return rc;
 }

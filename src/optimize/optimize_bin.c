@@ -318,6 +318,9 @@ int dl_opt_write_bin(opt_cmd *c, size_t i)
 	dl_scan_free(s);
 	for (int k = 0; k < c->norder; k++) dl_curve_ranges_free(&ranges[k]);
 	dl_free(cols);
-	if (rc == 0) atomic_fetch_add(&c->bins_done, 1);
+	if (rc == 0) {
+		atomic_fetch_add(&c->bins_done, 1);
+		atomic_fetch_add(&c->files_done, (int64_t)b->n);
+	}
 	return rc;
 }

@@ -51,7 +51,8 @@ typedef struct opt_cmd {
 	dl_progress_fn progress;
 	void *progress_payload;
 	_Atomic bool cancel;
-	_Atomic int64_t bins_done, rows_done;
+	_Atomic int64_t bins_done, files_done, rows_done;
+	bool purge;                     /* REORG ... APPLY (PURGE) */
 	int64_t now_ms;
 } opt_cmd;
 
