@@ -584,6 +584,26 @@ static int commit(opt_cmd *c, dl_optimize_metrics *m, const opt_request *r, cons
 	return dl_txn_commit(c->txn, &m->version);
 }
 
+/* delta.targetFileSize: bytes, or a number with b, k/kb, m/mb, g/gb (any
+ * case) as Databricks takes it. */
+static int parse_size(const char *t, int64_t *out)
+{
+	char *e;
+	double x = strtod(t, &e);
+	while (*e == ' ') e++;
+	double mul = 1;
+	if (!strcasecmp(e, "") || !strcasecmp(e, "b")) mul = 1;
+	else if (!strcasecmp(e, "k") || !strcasecmp(e, "kb")) mul = 1024.0;
+	else if (!strcasecmp(e, "m") || !strcasecmp(e, "mb")) mul = 1024.0 * 1024;
+	else if (!strcasecmp(e, "g") || !strcasecmp(e, "gb")) mul = 1024.0 * 1024 * 1024;
+	else e = NULL;
+	if (!e || e == t || !(x > 0) || x * mul > 9.0e18)
+		return dl_error_set(DL_EINVALID, "delta.targetFileSize '%s' is not a size in bytes (e.g. 134217728 or 128mb)",
+		                    t);
+	*out = (int64_t)(x * mul);
+	return 0;
+}
+
 /* ---- the command ---- */
 
 static int run(dl_optimize_metrics *m, const char *uri, const opt_request *r)
@@ -611,11 +631,7 @@ static int run(dl_optimize_metrics *m, const char *uri, const opt_request *r)
 		const char *t = dl_str_map_get(&dl_snapshot_state(c.snap)->metadata->configuration, "delta.targetFileSize",
 		                               NULL);
 		int64_t v = 0;
-		if (t) {
-			char *e;
-			long long x = strtoll(t, &e, 10);
-			if (*t && *e == 0 && x > 0) v = x;
-		}
+		if (t) rc = parse_size(t, &v);
 		req.max_file_size = v > 0 ? v : GIB;
 	}
 	if (req.min_file_size <= 0) req.min_file_size = req.max_file_size;

@@ -129,6 +129,32 @@ static void bins_follow_max_file_size(void **state)
 	free(t);
 }
 
+static void target_file_size_property_wins(void **state)
+{
+	(void)state;
+	char *t = of_table("tfs");
+	const char *props[] = {"delta.targetFileSize", "1b", NULL};
+	assert_int_equal(of_create(t, false, props), 0);
+	assert_int_equal(of_append(t, 0, 100, 3, NULL), 0);
+	dl_optimize_metrics m;
+	/* every file is at least 1 byte: nothing is small */
+	assert_int_equal(dl_optimize(&m, t, NULL), 0);
+	assert_int_equal(m.version, -1);
+	/* the caller's size wins over the property */
+	dl_optimize_options o = DL_OPTIMIZE_OPTIONS_INIT;
+	o.max_file_size = 1LL << 30;
+	assert_int_equal(dl_optimize(&m, t, &o), 0);
+	assert_int_equal(m.numRemovedFiles, 3);
+	char *bad = of_table("tfs_bad");
+	const char *badp[] = {"delta.targetFileSize", "big", NULL};
+	assert_int_equal(of_create(bad, false, badp), 0);
+	assert_int_equal(of_append(bad, 0, 10, 2, NULL), 0);
+	assert_int_equal(dl_optimize(&m, bad, NULL), DL_EINVALID);
+	assert_non_null(strstr(dl_error_last()->message, "delta.targetFileSize 'big'"));
+	free(bad);
+	free(t);
+}
+
 static void where_selects_partitions(void **state)
 {
 	(void)state;
@@ -472,6 +498,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(binpack_keeps_rows_and_row_ids),
 		cmocka_unit_test(bins_follow_max_file_size),
+		cmocka_unit_test(target_file_size_property_wins),
 		cmocka_unit_test(where_selects_partitions),
 		cmocka_unit_test(zorder_errors),
 		cmocka_unit_test(zorder_skips_files),
