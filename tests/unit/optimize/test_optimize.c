@@ -240,7 +240,7 @@ static void zorder_skips_files(void **state)
 	(void)state;
 	char *t = of_table("zorder");
 	assert_int_equal(of_create(t, false, NULL), 0);
-	assert_int_equal(of_append(t, 0, 4000, 16, scatter), 0);
+	assert_int_equal(of_append(t, 0, 1500, 16, scatter), 0);
 	int64_t files = of_nfiles(t);
 	double bx = avg_files(t, "x"), by = avg_files(t, "y");
 	char *before = of_read(t);
@@ -282,7 +282,7 @@ static void clustering_incremental_and_full(void **state)
 	char *t = of_table("cluster");
 	assert_int_equal(of_create(t, false, NULL), 0);
 	assert_int_equal(of_set_domain(t, "delta.clustering", "{\"clusteringColumns\":[[\"x\"],[\"y\"]]}"), 0);
-	assert_int_equal(of_append(t, 0, 4000, 16, scatter), 0);
+	assert_int_equal(of_append(t, 0, 1500, 16, scatter), 0);
 	dl_snapshot *s;
 	assert_int_equal(dl_snapshot_open(&s, t, NULL), 0);
 	int64_t total = dl_snapshot_state(s)->total_size;
