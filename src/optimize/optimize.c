@@ -20,7 +20,7 @@
 #include "log/table_features.h"
 #include "rewrite/rewrite.h"
 #include "table/scan.h"
-#include "optimize/auto_compact.h"
+#include "optimize/auto_compact.h" /* its defaults, for opts.auto_compact */
 #include "util/error.h"
 #include "util/hash.h"
 #include "util/mem.h"
@@ -31,28 +31,6 @@
 #define ROW_ID_KEY "delta.rowTracking.materializedRowIdColumnName"
 #define ROW_CV_KEY "delta.rowTracking.materializedRowCommitVersionColumnName"
 
-typedef struct opt_request {
-	const char *operation;
-	dl_store *store;
-	const dl_store_options *store_options;
-	const char *user_metadata;
-	dl_progress_fn progress;
-	void *progress_payload;
-	const char *where;
-	const char *const *zorder_by;
-	int nzorder_by;
-	bool full;
-	bool purge;          /* REORG ... APPLY (PURGE) */
-	bool auto_compact;
-	int64_t max_file_size, min_file_size;
-	double ratio;
-	int threads;
-	/* auto compaction: only these partitions (partition ids of
-	 * partition_filter), each with at least min_num_files candidates */
-	bool (*partition_filter)(const dl_add *a, void *payload);
-	void *filter_payload;
-	int64_t min_num_files;
-} opt_request;
 
 /* ---- opening ---- */
 
@@ -287,7 +265,7 @@ typedef struct part_ids {
 	uint32_t n;
 } part_ids;
 
-static int part_key(dl_buf *k, const dl_str_map *pv)
+int dl_opt_part_key(dl_buf *k, const dl_str_map *pv)
 {
 	dl_buf_clear(k);
 	DL_TRY(dl_buf_putc(k, 0)); /* never empty: unpartitioned tables key "" too */
@@ -299,7 +277,7 @@ static int part_key(dl_buf *k, const dl_str_map *pv)
 
 static int partition_id(part_ids *p, dl_buf *k, const dl_add *a, uint32_t *out)
 {
-	DL_TRY(part_key(k, &a->partition_values));
+	DL_TRY(dl_opt_part_key(k, &a->partition_values));
 	void **slot;
 	bool inserted;
 	DL_TRY(dl_strmap_upsert(&p->map, k->data, k->len, &slot, &inserted));
@@ -606,7 +584,7 @@ static int parse_size(const char *t, int64_t *out)
 
 /* ---- the command ---- */
 
-static int run(dl_optimize_metrics *m, const char *uri, const opt_request *r)
+int dl_opt_run(dl_optimize_metrics *m, const char *uri, const opt_request *r)
 {
 	opt_cmd c;
 	memset(&c, 0, sizeof c);
@@ -657,7 +635,7 @@ static int run(dl_optimize_metrics *m, const char *uri, const opt_request *r)
 	return rc;
 }
 
-static void metrics_init(dl_optimize_metrics *m)
+void dl_opt_metrics_init(dl_optimize_metrics *m)
 {
 	memset(m, 0, sizeof *m);
 	m->version = -1;
@@ -668,7 +646,7 @@ static void metrics_init(dl_optimize_metrics *m)
 int dl_optimize(dl_optimize_metrics *metrics, const char *uri, const dl_optimize_options *opts)
 {
 	if (!metrics) return dl_error_set(DL_EINVALID, "dl_optimize: metrics missing");
-	metrics_init(metrics);
+	dl_opt_metrics_init(metrics);
 	dl_optimize_options d = DL_OPTIMIZE_OPTIONS_INIT;
 	const dl_optimize_options *o = opts ? opts : &d;
 	if (o->version < 1 || o->version > DL_OPTIMIZE_OPTIONS_VERSION)
@@ -700,15 +678,15 @@ int dl_optimize(dl_optimize_metrics *metrics, const char *uri, const dl_optimize
 		if (r.min_file_size <= 0) r.min_file_size = r.max_file_size / 2;
 		r.min_num_files = DL_AUTO_COMPACT_MIN_NUM_FILES;
 	}
-	int rc = run(metrics, uri, &r);
-	if (rc < 0) metrics_init(metrics);
+	int rc = dl_opt_run(metrics, uri, &r);
+	if (rc < 0) dl_opt_metrics_init(metrics);
 	return rc;
 }
 
 int dl_reorg_purge(dl_optimize_metrics *metrics, const char *uri, const dl_reorg_options *opts)
 {
 	if (!metrics) return dl_error_set(DL_EINVALID, "dl_reorg_purge: metrics missing");
-	metrics_init(metrics);
+	dl_opt_metrics_init(metrics);
 	dl_reorg_options d = DL_REORG_OPTIONS_INIT;
 	const dl_reorg_options *o = opts ? opts : &d;
 	if (o->version < 1 || o->version > DL_REORG_OPTIONS_VERSION)
@@ -725,92 +703,8 @@ int dl_reorg_purge(dl_optimize_metrics *metrics, const char *uri, const dl_reorg
 	r.purge = true;
 	r.ratio = 0;
 	r.threads = o->threads;
-	int rc = run(metrics, uri, &r);
-	if (rc < 0) metrics_init(metrics);
+	int rc = dl_opt_run(metrics, uri, &r);
+	if (rc < 0) dl_opt_metrics_init(metrics);
 	return rc;
 }
 
-/* ---- auto compaction ---- */
-
-bool dl_auto_compact_enabled(const dl_str_map *configuration)
-{
-	const char *v = dl_str_map_get(configuration, "delta.autoOptimize.autoCompact", NULL);
-	return v && (!strcasecmp(v, "true") || !strcasecmp(v, "auto") || !strcasecmp(v, "legacy"));
-}
-
-/* The partitions a commit's adds touched, keyed as part_key does. */
-typedef struct touched {
-	dl_strmap map;
-	dl_buf key;
-} touched;
-
-static bool in_touched(const dl_add *a, void *payload)
-{
-	touched *t = payload;
-	if (part_key(&t->key, &a->partition_values) < 0) return false;
-	return dl_strmap_find(&t->map, t->key.data, t->key.len, NULL);
-}
-
-/* One line of the commit: an add's partition joins the touched set. */
-static int touched_line(const dl_json *v, int64_t line, void *payload)
-{
-	(void)line;
-	touched *t = payload;
-	const dl_json *add = dl_json_get(v, "add");
-	if (!add) return 0;
-	const dl_json *pv = dl_json_get(add, "partitionValues");
-	dl_buf *k = &t->key;
-	dl_buf_clear(k);
-	DL_TRY(dl_buf_putc(k, 0));
-	k->len = 0;
-	for (size_t j = 0; pv && pv->kind == DL_JSON_OBJECT && j < pv->u.obj.n; j++) {
-		const dl_json_member *mm = &pv->u.obj.items[j];
-		DL_TRY(dl_buf_printf(k, "%s\x1f", mm->key));
-		if (mm->value.kind == DL_JSON_STRING) DL_TRY(dl_buf_append(k, mm->value.u.str.ptr, mm->value.u.str.len));
-		else DL_TRY(dl_buf_putc(k, '\x01'));
-		DL_TRY(dl_buf_putc(k, '\x1e'));
-	}
-	return dl_strmap_put(&t->map, k->data, k->len, (void *)1, NULL);
-}
-
-int dl_auto_compact(dl_optimize_metrics *metrics, dl_store *store, int64_t version,
-                    const dl_auto_compact_options *opts)
-{
-	if (!metrics || !store) return dl_error_set(DL_EINVALID, "dl_auto_compact: metrics or store missing");
-	metrics_init(metrics);
-	dl_auto_compact_options d = DL_AUTO_COMPACT_OPTIONS_INIT;
-	const dl_auto_compact_options *o = opts ? opts : &d;
-	/* the partitions the commit's adds touched */
-	char name[64];
-	snprintf(name, sizeof name, "_delta_log/%020lld.json", (long long)version);
-	uint8_t *body = NULL;
-	size_t len = 0;
-	DL_TRY(dl_store_get(&body, &len, store, name));
-	dl_arena a = DL_ARENA_INIT;
-	touched t = {.key = DL_BUF_INIT};
-	dl_strmap_init(&t.map, true);
-	int rc = dl_json_parse_lines(&a, (const char *)body, len, name, touched_line, &t);
-	dl_arena_free(&a);
-	dl_free(body);
-	if (rc == 0 && t.map.count > 0) {
-		opt_request r;
-		memset(&r, 0, sizeof r);
-		r.operation = "OPTIMIZE";
-		r.store = store;
-		r.user_metadata = o->user_metadata;
-		r.progress = o->progress;
-		r.progress_payload = o->progress_payload;
-		r.auto_compact = true;
-		r.max_file_size = o->max_file_size > 0 ? o->max_file_size : DL_AUTO_COMPACT_MAX_FILE_SIZE;
-		r.min_file_size = o->min_file_size > 0 ? o->min_file_size : r.max_file_size / 2;
-		r.min_num_files = o->min_num_files > 0 ? o->min_num_files : DL_AUTO_COMPACT_MIN_NUM_FILES;
-		r.ratio = 0.05;
-		r.partition_filter = in_touched;
-		r.filter_payload = &t;
-		rc = run(metrics, NULL, &r);
-		if (rc < 0) metrics_init(metrics);
-	}
-	dl_strmap_free(&t.map);
-	dl_buf_free(&t.key);
-	return rc;
-}

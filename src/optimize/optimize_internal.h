@@ -13,6 +13,7 @@
 #include "rewrite/file_writer.h"
 #include "txn/txn.h"
 #include "util/arena.h"
+#include "util/buf.h"
 
 /* A column a curve orders by: a top-level column of the scan's output and
  * the struct children down to the leaf. */
@@ -55,6 +56,37 @@ typedef struct opt_cmd {
 	bool purge;                     /* REORG ... APPLY (PURGE) */
 	int64_t now_ms;
 } opt_cmd;
+
+/* What one run is asked to do (optimize.c): OPTIMIZE, REORG or auto
+ * compaction. */
+typedef struct opt_request {
+	const char *operation;
+	dl_store *store;
+	const dl_store_options *store_options;
+	const char *user_metadata;
+	dl_progress_fn progress;
+	void *progress_payload;
+	const char *where;
+	const char *const *zorder_by;
+	int nzorder_by;
+	bool full;
+	bool purge;          /* REORG ... APPLY (PURGE) */
+	bool auto_compact;
+	int64_t max_file_size, min_file_size;
+	double ratio;
+	int threads;
+	/* auto compaction: only the files partition_filter accepts, and only
+	 * partitions with at least min_num_files candidates */
+	bool (*partition_filter)(const dl_add *a, void *payload);
+	void *filter_payload;
+	int64_t min_num_files;
+} opt_request;
+
+/* Runs it (optimize.c); metrics as dl_optimize's. */
+int dl_opt_run(dl_optimize_metrics *m, const char *uri, const opt_request *r);
+void dl_opt_metrics_init(dl_optimize_metrics *m);
+/* The key of a partition: its values' text, never a NULL buffer. */
+int dl_opt_part_key(dl_buf *k, const dl_str_map *pv);
 
 /* Writes bin i (optimize_bin.c): cmd->outs[i] holds its files after. */
 int dl_opt_write_bin(opt_cmd *c, size_t i);
