@@ -1,0 +1,94 @@
+/* OPTIMIZE's command state, shared by the driver (optimize.c: checks,
+ * planning, commit, metrics) and the bin writer (optimize_bin.c: one bin's
+ * rows streamed from its files, ordered along a curve when clustering,
+ * into new files). */
+#ifndef DL_OPTIMIZE_INTERNAL_H
+#define DL_OPTIMIZE_INTERNAL_H
+#include <stdatomic.h>
+#include <stdbool.h>
+#include "deltalake/maintenance.h"
+#include "log/snapshot.h"
+#include "optimize/bins.h"
+#include "optimize/clustering.h"
+#include "rewrite/file_writer.h"
+#include "txn/txn.h"
+#include "util/arena.h"
+#include "util/buf.h"
+
+/* A column a curve orders by: a top-level column of the scan's output and
+ * the struct children down to the leaf. */
+typedef struct opt_order_col {
+	int top;
+	int path[16];
+	int depth;
+} opt_order_col;
+
+typedef struct opt_cmd {
+	const char *operation;          /* "OPTIMIZE" / "REORG" */
+	dl_store *store;
+	bool owns_store;
+	dl_snapshot *snap;
+	dl_transaction *txn;
+	dl_arena arena;
+	dl_str_map config;              /* committed configuration (row tracking names) */
+	dl_table_properties props;
+	const char *const *part_cols;
+	int npart;
+	bool tracked;                   /* rowTracking supported: new files get base row ids */
+	bool preserve;                  /* rowTracking enabled: copies keep ids */
+	dl_field hidden[2];
+	int nhidden;
+	dl_clustering clustering;
+	bool clustered;                 /* delta.clustering domain present */
+	/* ordering of multi-dimensional clustering; norder 0: bin-packing */
+	opt_order_col order[32];
+	int norder;
+	bool hilbert;
+	char *const *order_scan_cols;   /* top-level columns the sample reads */
+	int64_t max_file_size;
+	dl_opt_plan plan;
+	dl_files_writer **outs;         /* per bin */
+	int threads;                    /* bins in parallel */
+	dl_progress_fn progress;
+	void *progress_payload;
+	_Atomic bool cancel;
+	_Atomic int64_t bins_done, files_done, rows_done;
+	bool purge;                     /* REORG ... APPLY (PURGE) */
+	int64_t now_ms;
+} opt_cmd;
+
+/* What one run is asked to do (optimize.c): OPTIMIZE, REORG or auto
+ * compaction. */
+typedef struct opt_request {
+	const char *operation;
+	dl_store *store;
+	const dl_store_options *store_options;
+	const char *user_metadata;
+	dl_progress_fn progress;
+	void *progress_payload;
+	const char *where;
+	const char *const *zorder_by;
+	int nzorder_by;
+	bool full;
+	bool purge;          /* REORG ... APPLY (PURGE) */
+	bool auto_compact;
+	int64_t max_file_size, min_file_size;
+	double ratio;
+	int threads;
+	/* auto compaction: only the files partition_filter accepts, and only
+	 * partitions with at least min_num_files candidates */
+	bool (*partition_filter)(const dl_add *a, void *payload);
+	void *filter_payload;
+	int64_t min_num_files;
+} opt_request;
+
+/* Runs it (optimize.c); metrics as dl_optimize's. */
+int dl_opt_run(dl_optimize_metrics *m, const char *uri, const opt_request *r);
+void dl_opt_metrics_init(dl_optimize_metrics *m);
+/* The key of a partition: its values' text, never a NULL buffer. */
+int dl_opt_part_key(dl_buf *k, const dl_str_map *pv);
+
+/* Writes bin i (optimize_bin.c): cmd->outs[i] holds its files after. */
+int dl_opt_write_bin(opt_cmd *c, size_t i);
+
+#endif
