@@ -4,6 +4,9 @@
 #include <ctype.h>
 #include <string.h>
 #include <strings.h>
+#include "optimize/auto_compact.h"
+#include "util/error.h"
+#include "util/mem.h"
 
 /* "true" (any case, surrounding blanks allowed) */
 static bool is_true(const char *v)
@@ -33,5 +36,23 @@ bool dl_ops_auto_compact_enabled(const dl_str_map *configuration, int override)
 	/* the deprecated delta.autoOptimize = true turns it on; otherwise the
 	 * newer property decides (AutoCompact.getAutoCompactType) */
 	if (is_true(get(configuration, "delta.autoOptimize"))) return true;
-	return is_true(get(configuration, "delta.autoOptimize.autoCompact"));
+	return configuration && dl_auto_compact_enabled(configuration);
+}
+
+void dl_ops_auto_compact_after_commit(dl_store *store, const dl_str_map *configuration, int override,
+                                      int64_t version)
+{
+	if (version < 0 || !store || !dl_ops_auto_compact_enabled(configuration, override)) return;
+	/* the caller's error state (a success: usually clear) survives */
+	dl_error saved = *dl_error_last();
+	char *msg = saved.code ? dl_strdup(saved.message) : NULL;
+	char *klass = saved.code ? dl_strdup(saved.klass) : NULL;
+	dl_optimize_metrics m;
+	dl_auto_compact_options o = DL_AUTO_COMPACT_OPTIONS_INIT;
+	(void)dl_auto_compact(&m, store, version, &o);
+	if (!saved.code) dl_error_clear();
+	else if (msg && klass && *klass) dl_error_set_class(saved.code, klass, "%s", msg);
+	else if (msg) dl_error_set(saved.code, "%s", msg);
+	dl_free(msg);
+	dl_free(klass);
 }

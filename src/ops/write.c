@@ -874,6 +874,8 @@ int dl_ops_write(int64_t *version, const char *uri, dl_batch_stream *data,
 	c.progress_payload = payload;
 	c.row_hwm = DL_NONE;
 	int rc = run(&c, uri, data, version);
+	/* post-commit: auto compaction never fails the write */
+	if (rc == 0 && *version >= 0) dl_ops_auto_compact_after_commit(c.store, &c.config, o->auto_compact, *version);
 	/* A commit that may have landed names the files: they stay. */
 	if (rc < 0 && !(c.txn && dl_txn_commit_unknown(c.txn))) discard_files(&c, rc);
 	free_write_state(&c);

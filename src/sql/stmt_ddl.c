@@ -12,7 +12,9 @@
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/mem.h"
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 int sql_column_defs_ddl(dl_buf *out, const sql_column_def *cols, int n)
 {
@@ -91,6 +93,32 @@ static void create_def_free(create_def *d)
 	dl_free(d->parts);
 	dl_free(d->keys);
 	dl_free(d->values);
+}
+
+/* A boolean setting as an override: -1 unset (the table decides). */
+static int tri_setting(const dl_sql_conn *c, const char *key)
+{
+	const char *v = sql_setting_get(c, key);
+	if (!v) return -1;
+	return strcasecmp(v, "true") == 0 ? 1 : 0;
+}
+
+void sql_write_auto_optimize(dl_write_options *wo, const dl_sql_conn *c)
+{
+	wo->auto_compact = tri_setting(c, "spark.databricks.delta.autoCompact.enabled");
+	wo->optimize_write = tri_setting(c, "spark.databricks.delta.optimizeWrite.enabled");
+	/* a bytes conf in MiB units: "512", "64m", "1g", "300k", "4096b" */
+	const char *bin = sql_setting_get(c, "spark.databricks.delta.optimizeWrite.binSize");
+	if (bin) {
+		char *end;
+		long long n = strtoll(bin, &end, 10);
+		while (*end == ' ') end++;
+		int64_t unit = INT64_C(1) << 20;
+		if (*end == 'b' || *end == 'B') unit = 1;
+		else if (*end == 'k' || *end == 'K') unit = INT64_C(1) << 10;
+		else if (*end == 'g' || *end == 'G') unit = INT64_C(1) << 30;
+		if (n > 0 && end != bin) wo->optimize_write_bin_size = (int64_t)n * unit;
+	}
 }
 
 /* CLUSTER BY (a, s.b): each multi-part name as the text the create path
@@ -214,6 +242,7 @@ static int run_ctas(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st)
 	wo.nproperties = d.o.nproperties;
 	wo.cluster_by = d.o.cluster_by;
 	wo.ncluster_by = d.o.ncluster_by;
+	sql_write_auto_optimize(&wo, c);
 	wo.store_options = c->store_options;
 	char *name = NULL;
 	char *uri = NULL;
