@@ -224,7 +224,8 @@ static int plan_schema(dl_table_plan *p, const dl_table_def *def, int64_t *max_i
 }
 
 /* CLUSTER BY (Spark's ClusteredTableUtils): the user may not ask for the
- * clustering feature through TBLPROPERTIES; the columns are resolved
+ * clustering feature through TBLPROPERTIES, with or without CLUSTER BY
+ * (validateExistingTableFeatureProperties); the columns are resolved
  * against the final schema (physical names under column mapping), checked
  * (count, partitioning, statistics) and recorded as the delta.clustering
  * domain; the feature is then asked for as Spark's
@@ -235,7 +236,6 @@ static int plan_clustering(dl_table_plan *p, dl_arena *arena, const dl_table_def
                            const dl_table_properties *props, dl_str_map *config)
 {
 	*config = def->configuration;
-	if (def->ncluster_by <= 0) return 0;
 	for (uint32_t i = 0; i < def->configuration.n; i++)
 		if (strcasecmp(def->configuration.items[i].key, "delta.feature.clustering") == 0)
 			return dl_error_set_class(DL_EINVALID,
@@ -243,6 +243,7 @@ static int plan_clustering(dl_table_plan *p, dl_arena *arena, const dl_table_def
 			                          "Cannot enable clustering table feature using TBLPROPERTIES. "
 			                          "Please use CREATE OR REPLACE TABLE CLUSTER BY to create a Delta "
 			                          "table with clustering.");
+	if (def->ncluster_by <= 0) return 0;
 	dl_clustering c;
 	memset(&c, 0, sizeof c);
 	int rc = dl_clustering_resolve(&c, def->cluster_by, def->ncluster_by, p->schema, p->mode);
