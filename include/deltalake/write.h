@@ -135,8 +135,10 @@ typedef struct dl_write_options {
 	const dl_store_options *store_options; /* opening the uri's store; NULL: defaults */
 	/* version 4: */
 	/* Clustering columns of a table this write creates (CREATE TABLE ...
-	 * CLUSTER BY ... AS SELECT), as dl_create_options.cluster_by; with an
-	 * append or overwrite of an existing table: DL_EINVALID. */
+	 * CLUSTER BY ... AS SELECT), as dl_create_options.cluster_by; with
+	 * overwrite_schema they replace the table's; for another write to an
+	 * existing table they must be the table's clustering columns
+	 * (DL_EINVALID DELTA_CLUSTERING_COLUMNS_MISMATCH otherwise). */
 	const char *const *cluster_by;
 	int ncluster_by;
 	/* Auto compaction after the commit (Spark's

@@ -243,7 +243,9 @@ static int plan_clustering(dl_table_plan *p, dl_arena *arena, const dl_table_def
 			                          "Cannot enable clustering table feature using TBLPROPERTIES. "
 			                          "Please use CREATE OR REPLACE TABLE CLUSTER BY to create a Delta "
 			                          "table with clustering.");
-	if (def->ncluster_by <= 0) return 0;
+	if (def->ncluster_by < 0 || (def->ncluster_by > 0 && !def->cluster_by))
+		return dl_error_set(DL_EINVALID, "cluster_by: %d columns given without names", def->ncluster_by);
+	if (def->ncluster_by == 0) return 0;
 	dl_clustering c;
 	memset(&c, 0, sizeof c);
 	int rc = dl_clustering_resolve(&c, def->cluster_by, def->ncluster_by, p->schema, p->mode);
