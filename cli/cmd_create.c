@@ -7,6 +7,7 @@ typedef struct create_args {
 	const char *table;
 	const char *schema;
 	dl_cli_list partition_by;
+	dl_cli_list cluster_by;
 	dl_cli_list properties;
 	dl_cli_list constraints;
 	const char *name;
@@ -20,6 +21,8 @@ static const dl_cli_opt create_opts[] = {
 	DL_CLI_STRING(create_args, schema, 's', "schema", "COLUMNS", NULL,
 	              "column list, e.g. \"id BIGINT NOT NULL, name STRING COMMENT 'c'\""),
 	DL_CLI_NAMES(create_args, partition_by, 'p', "partition-by", "COLS", "partition columns"),
+	DL_CLI_NAMES(create_args, cluster_by, 0, "cluster-by", "COLS",
+	             "liquid clustering columns (at most 4, e.g. a,s.b); not with --partition-by"),
 	DL_CLI_LIST(create_args, properties, 0, "property", "KEY=VALUE",
 	            "table property, e.g. delta.appendOnly=true"),
 	DL_CLI_LIST(create_args, constraints, 0, "constraint", "NAME=EXPR",
@@ -73,6 +76,8 @@ static int create_run(dl_cli *cli, const void *args)
 	o.store_options = dl_cli_store_options(cli);
 	o.partition_columns = a->partition_by.items;
 	o.npartition_columns = a->partition_by.n;
+	o.cluster_by = a->cluster_by.items;
+	o.ncluster_by = a->cluster_by.n;
 	o.name = a->name;
 	o.description = a->comment;
 	o.mode = a->replace ? DL_CREATE_OR_REPLACE
@@ -110,11 +115,13 @@ DL_CLI_COMMAND(create, .name = "create", .summary = "create a Delta table",
                    "and MAP<>. The protocol is the lowest covering the features used, as\n"
                    "Spark chooses it. Properties such as delta.columnMapping.mode=name,\n"
                    "delta.enableDeletionVectors=true or delta.feature.<name>=enabled turn\n"
-                   "features on.",
+                   "features on. --cluster-by makes a liquid-clustered table (OPTIMIZE\n"
+                   "then clusters its files; ALTER TABLE t CLUSTER BY changes the columns).",
                .examples =
                    "  deltalake create /data/events --schema \"id BIGINT NOT NULL, ts TIMESTAMP, "
                    "d DATE GENERATED ALWAYS AS (CAST(ts AS DATE))\" --partition-by d\n"
                    "  deltalake create /data/t --schema \"a INT\" --constraint positive=\"a > 0\" "
                    "--property delta.appendOnly=true\n"
-                   "  deltalake create /data/t --schema \"a INT, b STRING\" --replace",
+                   "  deltalake create /data/t --schema \"a INT, b STRING\" --replace\n"
+                   "  deltalake create /data/c --schema \"id BIGINT, ts TIMESTAMP\" --cluster-by id,ts",
                .opts = create_opts, .args_size = sizeof(create_args), .run = create_run);

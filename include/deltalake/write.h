@@ -47,7 +47,7 @@ typedef enum dl_create_mode {
 	                                  data; the history is kept */
 } dl_create_mode;
 
-#define DL_CREATE_OPTIONS_VERSION 2
+#define DL_CREATE_OPTIONS_VERSION 3
 typedef struct dl_create_options {
 	int version;                          /* DL_CREATE_OPTIONS_VERSION */
 	const char *schema_ddl;               /* "id BIGINT NOT NULL, ..." (Spark SQL), or */
@@ -70,10 +70,20 @@ typedef struct dl_create_options {
 	/* since version 2: */
 	dl_store *store;                      /* the table's store (borrowed); uri ignored */
 	const dl_store_options *store_options; /* opening the uri's store; NULL: defaults */
+	/* since version 3: liquid clustering (CLUSTER BY): at most 4 column
+	 * names ("a", "s.b", backquotes for names with dots), each with
+	 * statistics; not with partition columns. They go into the
+	 * delta.clustering domain metadata and the table gets the clustering
+	 * and domainMetadata writer features (PROTOCOL.md "Clustered Table").
+	 * Errors are Spark's: DELTA_CLUSTER_BY_INVALID_NUM_COLUMNS,
+	 * DELTA_CLUSTER_BY_WITH_PARTITIONED_BY, DELTA_CLUSTERING_COLUMN_MISSING_STATS,
+	 * DELTA_COLUMN_NOT_FOUND_IN_SCHEMA. */
+	const char *const *cluster_by;
+	int ncluster_by;
 } dl_create_options;
 #define DL_CREATE_OPTIONS_INIT \
 	{DL_CREATE_OPTIONS_VERSION, NULL, NULL, NULL, 0, NULL, NULL, 0, NULL, NULL, 0, NULL, NULL, \
-	 DL_CREATE_ERROR_IF_EXISTS, NULL, NULL, NULL}
+	 DL_CREATE_ERROR_IF_EXISTS, NULL, NULL, NULL, NULL, 0}
 
 /* Creates the table at `uri` (a path or any registered URI, or
  * opts->store). *version is the version committed, or -1 when
@@ -132,11 +142,29 @@ typedef struct dl_write_options {
 	const char *create_operation;
 	bool is_managed;                   /* operationParameters.isManaged */
 	const char *description;           /* metaData.description of the table created */
+	/* Clustering columns of a table this write creates (CREATE TABLE ...
+	 * CLUSTER BY ... AS SELECT), as dl_create_options.cluster_by; with
+	 * overwrite_schema they replace the table's; for another write to an
+	 * existing table they must be the table's clustering columns
+	 * (DL_EINVALID DELTA_CLUSTERING_COLUMNS_MISMATCH otherwise). */
+	const char *const *cluster_by;
+	int ncluster_by;
+	/* Auto compaction after the commit (Spark's
+	 * spark.databricks.delta.autoCompact.enabled): -1 the table's
+	 * delta.autoOptimize.autoCompact, 0 off, 1 on. */
+	int auto_compact;
+	/* Optimized writes (spark.databricks.delta.optimizeWrite.enabled):
+	 * -1 the table's delta.autoOptimize.optimizeWrite, 0 off, 1 on. With
+	 * them, files roll at optimize_write_bin_size (0: 512 MiB,
+	 * spark.databricks.delta.optimizeWrite.binSize) instead of
+	 * target_file_size. */
+	int optimize_write;
+	int64_t optimize_write_bin_size;
 } dl_write_options;
 #define DL_WRITE_OPTIONS_INIT \
 	{DL_WRITE_OPTIONS_VERSION, DL_WRITE_ERROR_IF_EXISTS, NULL, true, false, false, false, \
 	 NULL, 0, NULL, -1, NULL, 0, 0, true, NULL, NULL, 0, \
-	 NULL, NULL, NULL, NULL, NULL, false, NULL}
+	 NULL, NULL, NULL, NULL, NULL, false, NULL, NULL, 0, -1, -1, 0}
 
 /* Writes the rows of `data` (consumed and released) to the table at `uri`
  * (or opts->store), creating it when absent. *version is the committed

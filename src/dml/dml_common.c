@@ -6,6 +6,7 @@
 #include "json/json.h"
 #include "log/protocol.h"
 #include "log/table_features.h"
+#include "ops/auto_optimize.h"
 #include "ops/create.h"
 #include "util/error.h"
 #include "util/mem.h"
@@ -214,7 +215,10 @@ int64_t dl_dml_elapsed_ms(const dl_dml_cmd *c)
 
 int dl_dml_commit(dl_dml_cmd *c, int64_t *version)
 {
-	return dl_txn_commit(c->txn, version);
+	DL_TRY(dl_txn_commit(c->txn, version));
+	/* Spark's AutoCompact post-commit hook; it never fails the command */
+	dl_ops_auto_compact_after_commit(c->store, &c->config, -1, *version);
+	return 0;
 }
 
 void dl_dml_end(dl_dml_cmd *c, int rc)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "dml/merge_internal.h"
 #include "log/snapshot.h"
+#include "ops/auto_optimize.h"
 #include "ops/create.h"
 #include "rewrite/change_data.h"
 #include "rewrite/file_writer.h"
@@ -328,6 +329,8 @@ static int run(mg_exec *x, dl_merge_metrics *out)
 			return dl_error_set(DL_ECANCELLED, "merge cancelled by the progress callback (committing)");
 	}
 	DL_TRY(dl_txn_commit(x->txn, &x->mt.version));
+	/* Spark's AutoCompact post-commit hook; it never fails the merge */
+	dl_ops_auto_compact_after_commit(x->store, &x->config, -1, x->mt.version);
 	if (out) *out = x->mt;
 	return 0;
 }

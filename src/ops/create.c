@@ -142,7 +142,7 @@ static int parse_schema(dl_type **out, const dl_create_options *o)
 	return 0;
 }
 
-static int set_create_parameters(dl_transaction *t, const dl_metadata *md)
+static int set_create_parameters(dl_transaction *t, const dl_metadata *md, const char *cluster_by_json)
 {
 	dl_buf b = DL_BUF_INIT;
 	int rc = dl_txn_set_parameter(t, "isManaged", "false");
@@ -152,6 +152,9 @@ static int set_create_parameters(dl_transaction *t, const dl_metadata *md)
 	}
 	if (rc == 0) rc = dl_ops_partition_by_json(&b, md->partition_columns, md->npartition_columns);
 	if (rc == 0) rc = dl_txn_set_parameter(t, "partitionBy", b.data);
+	/* DeltaOperations.CreateTable / ReplaceTable: clusterBy always, "[]"
+	 * for a table without clustering */
+	if (rc == 0) rc = dl_txn_set_parameter(t, "clusterBy", cluster_by_json ? cluster_by_json : "[]");
 	dl_buf_clear(&b);
 	if (rc == 0) {
 		dl_json_writer w;
@@ -189,6 +192,8 @@ static int commit_create(create_ctx *c, const dl_create_options *o, int64_t *ver
 	def.table_id = old ? old->id : NULL; /* a replaced table keeps its identity */
 	def.existing_protocol = c->snap ? dl_snapshot_state(c->snap)->protocol : NULL;
 	def.created_time = DL_NONE;
+	def.cluster_by = o->cluster_by;
+	def.ncluster_by = o->ncluster_by;
 	DL_TRY(dl_table_plan_build(&c->plan, &c->arena, &def));
 	dl_txn_options to = DL_TXN_OPTIONS_INIT;
 	to.operation = c->snap ? "CREATE OR REPLACE TABLE" : "CREATE TABLE";
@@ -198,7 +203,8 @@ static int commit_create(create_ctx *c, const dl_create_options *o, int64_t *ver
 	if (!oldp || !dl_ops_protocol_equal(oldp, &c->plan.protocol))
 		DL_TRY(dl_txn_set_protocol(c->txn, &c->plan.protocol));
 	DL_TRY(dl_txn_set_metadata(c->txn, &c->plan.metadata));
-	DL_TRY(set_create_parameters(c->txn, &c->plan.metadata));
+	DL_TRY(dl_ops_set_clustering_domain(c->txn, c->snap, &c->plan));
+	DL_TRY(set_create_parameters(c->txn, &c->plan.metadata, c->plan.cluster_by_json));
 	if (c->snap) {
 		int64_t n, b;
 		DL_TRY(dl_ops_remove_all(c->txn, dl_now_millis(), true, &n, &b));
@@ -209,12 +215,22 @@ static int commit_create(create_ctx *c, const dl_create_options *o, int64_t *ver
 	return dl_txn_commit(c->txn, version);
 }
 
+int dl_ops_set_clustering_domain(dl_transaction *t, dl_snapshot *old, const dl_table_plan *plan)
+{
+	if (plan->clustering_domain) return dl_txn_set_domain(t, "delta.clustering", plan->clustering_domain, false);
+	/* Spark's DomainMetadataUtils.handleDomainMetadataForReplaceTable: a
+	 * replace without CLUSTER BY removes the old table's clustering */
+	const char *was = old ? dl_snapshot_domain(old, "delta.clustering") : NULL;
+	return was ? dl_txn_set_domain(t, "delta.clustering", was, true) : 0;
+}
+
 int dl_create_table(int64_t *version, const char *uri, const dl_create_options *o)
 {
 	/* The size of each version of the options (util/options.h). */
 	static const size_t ends[] = {
 		DL_OPTIONS_END(dl_create_options, user_metadata), /* 1 */
-		sizeof(dl_create_options),                        /* 2: store, store options */
+		DL_OPTIONS_END(dl_create_options, store_options), /* 2: store, store options */
+		sizeof(dl_create_options),                        /* 3: cluster_by */
 	};
 	DL_OPTIONS_ENDS_CHECK(ends, DL_CREATE_OPTIONS_VERSION);
 	*version = -1;

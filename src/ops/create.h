@@ -28,6 +28,13 @@ int dl_ops_build_configuration(dl_str_map *out, dl_arena *arena, const char *con
                                const char *const *values, int n, const char *const *cnames,
                                const char *const *cexprs, int nc);
 
+/* The delta.clustering domain action of a table (re)defined by `plan`:
+ * its clustering, or for a replace (old, the replaced snapshot, may be
+ * NULL) of a clustered table by one without CLUSTER BY, the old domain
+ * removed. */
+struct dl_table_plan;
+int dl_ops_set_clustering_domain(dl_transaction *t, dl_snapshot *old, const struct dl_table_plan *plan);
+
 /* operationParameters "partitionBy" as Spark writes it: a JSON array text. */
 int dl_ops_partition_by_json(dl_buf *out, const char *const *cols, uint32_t n);
 

@@ -7,10 +7,12 @@
 #include <strings.h>
 #include "columnar/name_index.h"
 #include "expr/expr.h"
+#include "json/json.h"
 #include "log/table_features.h"
 #include "log/schema.h"
 #include "ops/column_mapping.h"
 #include "ops/protocol_choose.h"
+#include "optimize/clustering.h"
 #include "log/protocol.h"
 #include "rewrite/rewrite.h"
 #include "util/buf.h"
@@ -234,6 +236,64 @@ static int plan_schema(dl_table_plan *p, const dl_table_def *def, int64_t *max_i
 	return dl_cm_assign(&p->schema, def->schema, max_id);
 }
 
+/* CLUSTER BY (Spark's ClusteredTableUtils): the user may not ask for the
+ * clustering feature through TBLPROPERTIES, with or without CLUSTER BY
+ * (validateExistingTableFeatureProperties); the columns are resolved
+ * against the final schema (physical names under column mapping), checked
+ * (count, partitioning, statistics) and recorded as the delta.clustering
+ * domain; the feature is then asked for as Spark's
+ * getTableFeatureProperties does (delta.feature.clustering = supported),
+ * which brings domainMetadata with it. *config is the configuration the
+ * protocol is chosen from. */
+static int plan_clustering(dl_table_plan *p, dl_arena *arena, const dl_table_def *def,
+                           const dl_table_properties *props, dl_str_map *config)
+{
+	*config = def->configuration;
+	for (uint32_t i = 0; i < def->configuration.n; i++)
+		if (strcasecmp(def->configuration.items[i].key, "delta.feature.clustering") == 0)
+			return dl_error_set_class(DL_EINVALID,
+			                          "DELTA_CREATE_TABLE_SET_CLUSTERING_TABLE_FEATURE_NOT_ALLOWED",
+			                          "Cannot enable clustering table feature using TBLPROPERTIES. "
+			                          "Please use CREATE OR REPLACE TABLE CLUSTER BY to create a Delta "
+			                          "table with clustering.");
+	if (def->ncluster_by < 0 || (def->ncluster_by > 0 && !def->cluster_by))
+		return dl_error_set(DL_EINVALID, "cluster_by: %d columns given without names", def->ncluster_by);
+	if (def->ncluster_by == 0) return 0;
+	dl_clustering c;
+	memset(&c, 0, sizeof c);
+	int rc = dl_clustering_resolve(&c, def->cluster_by, def->ncluster_by, p->schema, p->mode);
+	if (rc == 0)
+		rc = dl_clustering_validate(&c, p->schema, props, def->partition_columns,
+		                            def->npartition_columns);
+	dl_buf dom = DL_BUF_INIT, names = DL_BUF_INIT;
+	if (rc == 0) rc = dl_clustering_domain_json(&dom, &c);
+	if (rc == 0) {
+		dl_json_writer w;
+		dl_jw_init(&w, &names);
+		dl_jw_array_begin(&w);
+		for (int i = 0; i < c.n; i++) dl_jw_string(&w, c.cols[i].name);
+		dl_jw_array_end(&w);
+		rc = dl_jw_finish(&w);
+	}
+	if (rc == 0) {
+		p->clustering_domain = dl_arena_strdup(arena, dom.data ? dom.data : "");
+		p->cluster_by_json = dl_arena_strdup(arena, names.data ? names.data : "[]");
+		if (!p->clustering_domain || !p->cluster_by_json) rc = DL_ENOMEM;
+	}
+	dl_buf_free(&dom);
+	dl_buf_free(&names);
+	dl_clustering_free(&c);
+	DL_TRY(rc);
+	dl_kv *items = dl_arena_calloc(arena, (size_t)config->n + 1, sizeof *items);
+	if (!items) return DL_ENOMEM;
+	if (config->n) memcpy(items, config->items, config->n * sizeof *items);
+	items[config->n].key = "delta.feature.clustering";
+	items[config->n].value = "supported";
+	config->items = items;
+	config->n++;
+	return 0;
+}
+
 int dl_table_plan_build(dl_table_plan *p, dl_arena *arena, const dl_table_def *def)
 {
 	memset(p, 0, sizeof *p);
@@ -246,8 +306,9 @@ int dl_table_plan_build(dl_table_plan *p, dl_arena *arena, const dl_table_def *d
 	DL_TRY(dl_ops_validate_expressions(p->schema, &def->configuration));
 	DL_TRY(resolve_partitions(p, arena, def));
 	DL_TRY(build_configuration(p, arena, &def->configuration, max_id));
-	DL_TRY(dl_ops_choose_protocol(&p->protocol, arena, p->schema, &def->configuration,
-	                              def->existing_protocol));
+	dl_str_map config;
+	DL_TRY(plan_clustering(p, arena, def, &props, &config));
+	DL_TRY(dl_ops_choose_protocol(&p->protocol, arena, p->schema, &config, def->existing_protocol));
 	/* Spark names the materialized row-tracking columns whenever the
 	 * protocol supports row tracking (a replaced table keeps its names). */
 	bool named;

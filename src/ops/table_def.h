@@ -18,6 +18,12 @@ typedef struct dl_table_def {
 	const char *table_id;                 /* kept by a replace; NULL: a new id */
 	const dl_protocol *existing_protocol; /* never downgraded; NULL: new table */
 	int64_t created_time;                 /* DL_NONE: now */
+	/* Liquid clustering (CLUSTER BY): logical column names, validated as
+	 * Spark does (optimize/clustering.h); the plan then carries the
+	 * delta.clustering domain and the protocol the clustering and
+	 * domainMetadata features. */
+	const char *const *cluster_by;
+	int ncluster_by;
 } dl_table_def;
 
 typedef struct dl_table_plan {
@@ -25,6 +31,11 @@ typedef struct dl_table_plan {
 	dl_protocol protocol;
 	dl_type *schema;                      /* final schema (column mapping keys added) */
 	dl_column_mapping_mode mode;
+	/* A clustered definition: the delta.clustering domain configuration
+	 * ({"clusteringColumns":[["phys"],...]}) and operationParameters
+	 * clusterBy (a JSON array of the logical names); both NULL otherwise. */
+	const char *clustering_domain;
+	const char *cluster_by_json;
 } dl_table_plan;
 
 /* Validates the definition and builds the actions (strings in `arena`).

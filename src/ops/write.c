@@ -21,7 +21,9 @@
 #include "log/snapshot.h"
 #include "ops/column_mapping.h"
 #include "ops/create.h"
+#include "ops/auto_optimize.h"
 #include "ops/enforce.h"
+#include "optimize/clustering.h"
 #include "rewrite/file_writer.h"
 #include "ops/protocol_choose.h"
 #include "ops/schema_align.h"
@@ -84,7 +86,7 @@ static const size_t write_options_ends[] = {
 	DL_OPTIONS_END(dl_write_options, nproperties),      /* 1 */
 	DL_OPTIONS_END(dl_write_options, progress_payload), /* 2: progress */
 	DL_OPTIONS_END(dl_write_options, store_options),    /* 3: store, store options */
-	sizeof(dl_write_options),                           /* 4: create_operation... */
+	sizeof(dl_write_options),                           /* 4: CTAS operation, clustering, auto optimize */
 };
 DL_OPTIONS_ENDS_CHECK(write_options_ends, DL_WRITE_OPTIONS_VERSION);
 
@@ -121,8 +123,11 @@ static int check_options(const dl_write_options *o)
 	if ((o->txn_app_id != NULL) != (o->txn_version >= 0))
 		return dl_error_set(DL_EINVALID,
 		                    "idempotent writes need both txnAppId and txnVersion (>= 0)");
-	if (o->max_records_per_file < 0 || o->target_file_size < 0)
-		return dl_error_set(DL_EINVALID, "maxRecordsPerFile and the target file size must be >= 0");
+	if (o->max_records_per_file < 0 || o->target_file_size < 0 || o->optimize_write_bin_size < 0)
+		return dl_error_set(DL_EINVALID,
+		                    "maxRecordsPerFile, the target file size and the bin size must be >= 0");
+	if (o->ncluster_by < 0 || (o->ncluster_by > 0 && !o->cluster_by))
+		return dl_error_set(DL_EINVALID, "cluster_by: %d columns given without names", o->ncluster_by);
 	return 0;
 }
 
@@ -159,6 +164,8 @@ static int define_table(write_ctx *c)
 		def.created_time = DL_NONE;
 		def.description = c->o->description;
 	}
+	def.cluster_by = c->o->cluster_by;
+	def.ncluster_by = c->o->ncluster_by;
 	DL_TRY(dl_table_plan_build(&c->plan, &c->arena, &def));
 	c->schema = dl_type_ref(c->plan.schema);
 	c->config = c->plan.metadata.configuration;
@@ -171,7 +178,50 @@ static int define_table(write_ctx *c)
 	}
 	DL_TRY(dl_txn_set_metadata(c->txn, &c->plan.metadata));
 	c->metadata_set = c->joined = true;
+	/* overwriteSchema without cluster_by keeps the table's clustering */
+	if (c->plan.clustering_domain)
+		DL_TRY(dl_txn_set_domain(c->txn, "delta.clustering", c->plan.clustering_domain, false));
 	return 0;
+}
+
+/* cluster_by given for an existing table: Spark's
+ * validateClusteringColumnsInSnapshot (the same columns, compared by
+ * physical name, or DELTA_CLUSTERING_COLUMNS_MISMATCH). */
+static int check_clustering(write_ctx *c)
+{
+	if (c->o->ncluster_by == 0) return 0;
+	dl_clustering have, given;
+	bool present;
+	memset(&given, 0, sizeof given);
+	DL_TRY(dl_clustering_from_snapshot(&have, &present, c->snap));
+	int rc = dl_clustering_resolve(&given, c->o->cluster_by, c->o->ncluster_by,
+	                               dl_snapshot_schema(c->snap), c->props.column_mapping_mode);
+	bool same = rc == 0 && present && have.n == given.n;
+	for (int i = 0; same && i < given.n; i++) {
+		same = have.cols[i].nparts == given.cols[i].nparts;
+		for (int k = 0; same && k < given.cols[i].nparts; k++)
+			same = strcmp(have.cols[i].physical[k], given.cols[i].physical[k]) == 0;
+	}
+	if (rc == 0 && !same) {
+		dl_buf g = DL_BUF_INIT, h = DL_BUF_INIT;
+		for (int i = 0; i < c->o->ncluster_by; i++) {
+			if (i) dl_buf_putc(&g, ',');
+			dl_buf_puts(&g, c->o->cluster_by[i]);
+		}
+		for (int i = 0; i < have.n; i++) {
+			if (i) dl_buf_putc(&h, ',');
+			dl_buf_puts(&h, have.cols[i].name);
+		}
+		rc = dl_error_set_class(DL_EINVALID, "DELTA_CLUSTERING_COLUMNS_MISMATCH",
+		                        "The provided clustering columns do not match the existing table's.\n"
+		                        "- provided: %s\n- existing: %s",
+		                        g.data ? g.data : "", h.data ? h.data : "");
+		dl_buf_free(&g);
+		dl_buf_free(&h);
+	}
+	dl_clustering_free(&have);
+	dl_clustering_free(&given);
+	return rc;
 }
 
 /* metaData of the existing table with another schema (and configuration). */
@@ -674,6 +724,7 @@ static int prepare(write_ctx *c)
 		DL_TRY(define_table(c));
 		DL_TRY(dl_table_properties_parse(&c->props, &c->config, false));
 	} else {
+		DL_TRY(check_clustering(c));
 		DL_TRY(existing_table(c));
 	}
 	DL_TRY(plan_columns(c));
@@ -695,6 +746,15 @@ static int prepare(write_ctx *c)
 	fo.props = &c->props;
 	fo.max_records_per_file = c->o->max_records_per_file;
 	fo.target_file_size = c->o->target_file_size;
+	/* Optimized writes (Spark's DeltaOptimizedWriterExec): Spark shuffles
+	 * each task's rows by partition into bins of binSize so one task, one
+	 * file, holds a partition's rows instead of one file per task and
+	 * partition. Here one open file per partition already takes the rows
+	 * of every batch; what optimized writes change is where the file rolls:
+	 * at the bin size rather than the target file size. */
+	if (dl_ops_optimize_write_enabled(&c->config, c->o->optimize_write))
+		fo.target_file_size = c->o->optimize_write_bin_size > 0 ? c->o->optimize_write_bin_size
+		                                                         : DL_OPTIMIZE_WRITE_BIN_SIZE;
 	fo.data_change = c->o->data_change;
 	fo.threads = 1;
 	return dl_files_writer_open(&c->fw, &fo);
@@ -854,6 +914,8 @@ int dl_ops_write(int64_t *version, const char *uri, dl_batch_stream *data,
 	c.progress_payload = payload;
 	c.row_hwm = DL_NONE;
 	int rc = run(&c, uri, data, version);
+	/* post-commit: auto compaction never fails the write */
+	if (rc == 0 && *version >= 0) dl_ops_auto_compact_after_commit(c.store, &c.config, o->auto_compact, *version);
 	/* A commit that may have landed names the files: they stay. */
 	if (rc < 0 && !(c.txn && dl_txn_commit_unknown(c.txn))) discard_files(&c, rc);
 	free_write_state(&c);

@@ -46,6 +46,10 @@ int sql_run_reset(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st);
  * autoMerge.enabled (INSERT adds new columns). */
 const char *sql_setting_get(const dl_sql_conn *c, const char *key);
 bool sql_setting_true(const dl_sql_conn *c, const char *key);
+/* The session's auto optimize settings (spark.databricks.delta.autoCompact.
+ * enabled, optimizeWrite.enabled, optimizeWrite.binSize) onto a write's
+ * options (stmt_ddl.c). */
+void sql_write_auto_optimize(dl_write_options *wo, const dl_sql_conn *c);
 /* A zone id Spark's ZoneId.of accepts (util/tz.h). */
 bool sql_zone_valid(const char *name);
 /* "256MB", "1g", "1048576" -> bytes; DL_EINVALID naming the value. */

@@ -7,11 +7,14 @@
 #include "expr/ast.h"
 #include "log/schema.h"
 #include "log/snapshot.h"
+#include "optimize/clustering.h"
 #include "sql/print.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/mem.h"
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 int sql_column_defs_ddl(dl_buf *out, const sql_column_def *cols, int n)
 {
@@ -78,14 +81,70 @@ typedef struct create_def {
 	dl_buf ddl;
 	const char **parts;
 	const char **keys, **values;
+	char **cluster;       /* CLUSTER BY names as text ("a", "s.b", "`x.y`") */
+	int ncluster;
 } create_def;
 
 static void create_def_free(create_def *d)
 {
+	for (int i = 0; i < d->ncluster; i++) dl_free(d->cluster[i]);
+	dl_free(d->cluster);
 	dl_buf_free(&d->ddl);
 	dl_free(d->parts);
 	dl_free(d->keys);
 	dl_free(d->values);
+}
+
+/* A boolean setting as an override: -1 unset (the table decides). */
+static int tri_setting(const dl_sql_conn *c, const char *key)
+{
+	const char *v = sql_setting_get(c, key);
+	if (!v) return -1;
+	return strcasecmp(v, "true") == 0 ? 1 : 0;
+}
+
+void sql_write_auto_optimize(dl_write_options *wo, const dl_sql_conn *c)
+{
+	wo->auto_compact = tri_setting(c, "spark.databricks.delta.autoCompact.enabled");
+	wo->optimize_write = tri_setting(c, "spark.databricks.delta.optimizeWrite.enabled");
+	/* a bytes conf in MiB units: "512", "64m", "1g", "300k", "4096b" */
+	const char *bin = sql_setting_get(c, "spark.databricks.delta.optimizeWrite.binSize");
+	if (bin) {
+		char *end;
+		long long n = strtoll(bin, &end, 10);
+		while (*end == ' ') end++;
+		int64_t unit = INT64_C(1) << 20;
+		if (*end == 'b' || *end == 'B') unit = 1;
+		else if (*end == 'k' || *end == 'K') unit = INT64_C(1) << 10;
+		else if (*end == 'g' || *end == 'G') unit = INT64_C(1) << 30;
+		if (n > 0 && end != bin) wo->optimize_write_bin_size = (int64_t)n * unit;
+	}
+}
+
+/* CLUSTER BY (a, s.b): each multi-part name as the text the create path
+ * resolves (parts joined by '.', backquoted when needed). */
+static int create_def_cluster(create_def *d, const sql_stmt *st)
+{
+	if (st->cluster_none)
+		return dl_error_set_class(DL_EINVALID, "PARSE_SYNTAX_ERROR",
+		                          "[PARSE_SYNTAX_ERROR] Syntax error at or near 'NONE': CLUSTER BY NONE is a "
+		                          "form of ALTER TABLE; CREATE TABLE takes CLUSTER BY (columns)");
+	if (!st->ncluster) return 0;
+	if (!(d->cluster = dl_calloc((size_t)st->ncluster, sizeof *d->cluster))) return DL_ENOMEM;
+	for (int i = 0; i < st->ncluster; i++) {
+		dl_buf b = DL_BUF_INIT;
+		int rc = dl_column_name_join(&b, (const char *const *)st->cluster_cols[i].parts,
+		                             st->cluster_cols[i].nparts);
+		if (rc == 0) rc = dl_buf_putc(&b, 0);
+		if (rc < 0) {
+			dl_buf_free(&b);
+			return rc;
+		}
+		d->cluster[d->ncluster++] = dl_buf_detach(&b, NULL);
+	}
+	d->o.cluster_by = (const char *const *)d->cluster;
+	d->o.ncluster_by = d->ncluster;
+	return 0;
 }
 
 /* like: CREATE TABLE t LIKE src (its schema, partitioning, properties
@@ -150,7 +209,7 @@ static int create_def_init(create_def *d, const sql_stmt *st, const dl_snapshot 
 		d->o.nproperties = st->nprops;
 	}
 	d->o.description = st->comment;
-	return 0;
+	return create_def_cluster(d, st);
 }
 
 /* CREATE [OR REPLACE] TABLE ... AS SELECT: the table and its rows in one
@@ -178,6 +237,9 @@ static int run_ctas(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st)
 	wo.property_keys = d.o.property_keys;
 	wo.property_values = d.o.property_values;
 	wo.nproperties = d.o.nproperties;
+	wo.cluster_by = d.o.cluster_by;
+	wo.ncluster_by = d.o.ncluster_by;
+	sql_write_auto_optimize(&wo, c);
 	wo.store_options = c->store_options;
 	wo.description = st->comment;
 	char *name = NULL;
@@ -276,8 +338,10 @@ int sql_run_create_table(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *
 		                          "[UNSUPPORTED_DATASOURCE] CREATE TABLE ... USING %s: only Delta tables are created "
 		                          "(USING DELTA)",
 		                          st->using);
-	if (st->ncluster || st->cluster_none)
-		return dl_error_set(DL_EUNSUPPORTED, "CREATE TABLE ... CLUSTER BY (liquid clustering) is not supported yet");
+	if (st->ncluster && st->npart)
+		return dl_error_set_class(DL_EINVALID, "DELTA_CLUSTER_BY_WITH_PARTITIONED_BY",
+		                          "Clustering and partitioning cannot both be specified. Please remove "
+		                          "PARTITIONED BY if you want to create a Delta table with clustering.");
 	if (st->query && st->ncols)
 		return dl_error_set_class(DL_EINVALID, "_LEGACY_ERROR_TEMP_0035",
 		                          "[_LEGACY_ERROR_TEMP_0035] Operation not allowed: Schema may not be specified in a "

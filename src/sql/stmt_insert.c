@@ -239,6 +239,7 @@ int sql_run_insert(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st)
 	dl_write_options wo = DL_WRITE_OPTIONS_INIT;
 	wo.mode = st->overwrite ? DL_WRITE_OVERWRITE : DL_WRITE_APPEND;
 	wo.merge_schema = st->schema_evolution || sql_setting_true(c, "spark.databricks.delta.schema.autoMerge.enabled");
+	sql_write_auto_optimize(&wo, c);
 	/* Spark's dynamic partition overwrite: only the partitions written */
 	const char *pom = sql_setting_get(c, "spark.sql.sources.partitionOverwriteMode");
 	if (st->overwrite && !st->where && pom && strcasecmp(pom, "dynamic") == 0) wo.dynamic_partition_overwrite = true;

@@ -1,9 +1,11 @@
 /* DESCRIBE DETAIL: one row summarizing a snapshot. Clustering columns come
  * from the "delta.clustering" domain metadata ({"clusteringColumns":
- * [["a"], ["b", "c"]]}: physical name paths), shown as dotted names. */
+ * [["a"], ["b", "c"]]}: physical name paths), shown by their logical
+ * names as dotted paths. */
 #include <string.h>
 #include "deltalake/history.h"
 #include "json/json.h"
+#include "log/schema.h"
 #include "log/snapshot.h"
 #include "util/arena.h"
 #include "util/error.h"
@@ -24,6 +26,25 @@ static const char *finish(dl_detail *d, dl_json_writer *w, dl_buf *b, int *rc)
 	return s;
 }
 
+/* A domain name part (physical under column mapping) as its field of
+ * `st` (a struct), or -1. */
+static int field_of(const dl_type *st, const dl_json *part, dl_column_mapping_mode mode, dl_arena *a)
+{
+	if (!st || st->id != DL_TYPE_STRUCT || part->kind != DL_JSON_STRING) return -1;
+	for (int i = 0; i < st->nchildren; i++) {
+		const char *phys = NULL;
+		if (dl_field_physical_name(&st->children[i], mode, a, &phys) < 0) {
+			dl_error_clear();
+			continue;
+		}
+		if (phys && strlen(phys) == part->u.str.len && memcmp(phys, part->u.str.ptr, part->u.str.len) == 0)
+			return i;
+	}
+	return -1;
+}
+
+/* Spark shows the logical names (ClusteringColumnInfo.extractLogicalNames:
+ * parts joined by '.', a part holding a '.' in backquotes). */
 static int clustering(dl_detail *d, dl_snapshot *snap, dl_json_writer *w)
 {
 	dl_jw_array_begin(w);
@@ -32,16 +53,29 @@ static int clustering(dl_detail *d, dl_snapshot *snap, dl_json_writer *w)
 		dl_json *root;
 		DL_TRY(dl_json_parse(&d->arena, conf, strlen(conf), "delta.clustering domain metadata", &root));
 		const dl_json *cols = dl_json_get(root, "clusteringColumns");
+		dl_column_mapping_mode mode = dl_snapshot_props(snap)->column_mapping_mode;
 		for (size_t i = 0; cols && cols->kind == DL_JSON_ARRAY && i < cols->u.arr.n; i++) {
 			const dl_json *path = &cols->u.arr.items[i];
+			const dl_type *cur = dl_snapshot_schema(snap);
 			dl_buf name = DL_BUF_INIT;
 			for (size_t k = 0; path->kind == DL_JSON_ARRAY && k < path->u.arr.n; k++) {
 				const dl_json *p = &path->u.arr.items[k];
 				if (p->kind != DL_JSON_STRING) continue;
+				int f = field_of(cur, p, mode, &d->arena);
+				const char *s = f >= 0 ? cur->children[f].name : NULL;
+				size_t len = s ? strlen(s) : p->u.str.len;
+				if (!s) s = p->u.str.ptr;
+				cur = f >= 0 ? cur->children[f].type : NULL;
+				bool quote = memchr(s, '.', len) != NULL;
 				if (k) dl_buf_putc(&name, '.');
-				dl_buf_append(&name, p->u.str.ptr, p->u.str.len);
+				if (quote) dl_buf_putc(&name, '`');
+				dl_buf_append(&name, s, len);
+				if (quote) dl_buf_putc(&name, '`');
 			}
-			if (name.data) dl_jw_string(w, name.data);
+			if (name.data) {
+				dl_buf_putc(&name, 0);
+				dl_jw_string(w, (const char *)name.data);
+			}
 			dl_buf_free(&name);
 		}
 	}
