@@ -91,7 +91,7 @@ int dl_vacuum_list_table(dl_vacuum_ctx *c)
 		rc = dl_buf_puts(&full, c->local_root);
 		size_t root_len = full.len;
 		/* a table at "/" itself: its directories are not walked */
-		if (rc == 0 && root_len == 1) {
+		if (rc == 0 && strcmp(full.data, "/") == 0) {
 			dl_buf_free(&full);
 			return count_prefixes(c, &c->dirs_present);
 		}
