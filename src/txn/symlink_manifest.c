@@ -16,6 +16,7 @@
 #include "log/snapshot.h"
 #include "storage/backend.h"
 #include "storage/path.h"
+#include "storage/resolve.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/hash.h"
@@ -132,9 +133,12 @@ int dl_symlink_manifest_write(int64_t *files, dl_store *store, dl_snapshot *snap
 	char *root = NULL;
 	int rc = 0;
 	if (local) {
-		dl_store_uri u;
-		DL_TRY(dl_store_uri_parse(&u, dl_store_root(store)));
-		root = u.location;
+		/* absolute, even for a table opened by a relative path */
+		char *canon;
+		DL_TRY(dl_path_canonical(&canon, dl_store_root(store)));
+		root = dl_strdup(strncmp(canon, "file://", 7) == 0 ? canon + 7 : canon);
+		dl_free(canon);
+		if (!root) return DL_ENOMEM;
 	} else {
 		root = dl_strdup(dl_store_root(store));
 		if (!root) return DL_ENOMEM;
