@@ -423,14 +423,21 @@ int dl_vacuum(dl_vacuum_result *out, const char *uri, const dl_vacuum_options *o
 	dl_vacuum_options o = DL_VACUUM_OPTIONS_INIT;
 	DL_TRY(dl_options_load(&o, opts, vacuum_ends, DL_VACUUM_OPTIONS_VERSION, "dl_vacuum_options",
 	                       "DL_VACUUM_OPTIONS_INIT"));
-	if (o.lite && o.inventory)
+	if (o.lite && o.inventory) {
+		if (o.inventory->release) o.inventory->release(o.inventory);
 		return dl_error_set(DL_EINVALID, "VACUUM LITE takes its files from the log: it cannot "
 		                    "use an inventory");
+	}
 	dl_store *store = o.store;
 	int rc = 0;
 	if (!store) {
-		if (!uri) return dl_error_set(DL_EINVALID, "VACUUM: no table given");
-		DL_TRY(dl_store_open(&store, uri, o.store_options));
+		rc = uri ? dl_store_open(&store, uri, o.store_options)
+		         : dl_error_set(DL_EINVALID, "VACUUM: no table given");
+		if (rc < 0) {
+			/* the inventory is consumed whatever happens */
+			if (o.inventory && o.inventory->release) o.inventory->release(o.inventory);
+			return rc;
+		}
 	}
 	dl_vacuum_ctx c;
 	memset(&c, 0, sizeof c);
