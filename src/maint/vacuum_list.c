@@ -36,6 +36,9 @@ static int walk_dirs(dl_vacuum_ctx *c, dl_buf *full, size_t root_len, int depth)
 		full->len = base;
 		full->data[base] = '\0';
 		if ((rc = dl_buf_putc(full, '/')) < 0 || (rc = dl_buf_puts(full, name)) < 0) break;
+		/* files are the store's listing; only directories matter here,
+		 * and d_type saves a stat per file where the file system gives it */
+		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) continue;
 		struct stat st;
 		if (lstat(full->data, &st) < 0 || !S_ISDIR(st.st_mode)) continue;
 		const char *rel = full->data + root_len + 1;
