@@ -179,7 +179,7 @@ static void test_window_and_time_travel(void **state)
 	memset(&n, 0, sizeof n);
 	o = opts(0, true, false, &n);
 	assert_int_equal(dl_vacuum(&r, uri, &o), 0);
-	assert_int_equal(r.numDeletedFiles, 3); /* 2 tombstoned + young orphan */
+	if (r.numDeletedFiles != 3) fail_msg("deleted %s", mx_names_text(&n)); /* 2 tombstoned + young orphan */
 	dx_rows(uri, "id,p", "3,c");
 	/* version 1 is outside the window now: its files are gone */
 	dl_snapshot_options so = DL_SNAPSHOT_OPTIONS_INIT;
@@ -327,6 +327,74 @@ static void test_failing_store(void **state)
 	dl_free(base);
 }
 
+/* Files named by absolute URIs (shallow clones): one under the table root
+ * is referenced like a relative one and kept; a tombstoned one outside the
+ * root is never touched (only the root is listed). */
+static void test_absolute_paths(void **state)
+{
+	(void)state;
+	char *uri = make("abs", NULL, 0);
+	char abs[4096];
+	assert_non_null(realpath(uri, abs));
+	mx_file(uri, "inside-abs.parquet", 10, 2 * DAY_S);
+	char outside[1024];
+	snprintf(outside, sizeof outside, "%s/outside-table", g_dir);
+	mx_file(outside, "gone.parquet", 10, 2 * DAY_S);
+	char path[8400];
+	snprintf(path, sizeof path, "%s/_delta_log/00000000000000000003.json", uri);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "{\"commitInfo\":{\"timestamp\":1,\"operation\":\"WRITE\"}}\n"
+	           "{\"add\":{\"path\":\"file://%s/inside-abs.parquet\",\"partitionValues\":{\"p\":\"c\"},"
+	           "\"size\":10,\"modificationTime\":1,\"dataChange\":true}}\n"
+	           "{\"remove\":{\"path\":\"file://%s/gone.parquet\",\"deletionTimestamp\":1,"
+	           "\"dataChange\":true}}\n", abs, outside);
+	fclose(f);
+	mx_age_files(uri, 2 * DAY_S);
+	mx_names n = {DL_BUF_INIT, 0, 0};
+	dl_vacuum_options o = opts(0, true, false, &n);
+	dl_vacuum_result r;
+	assert_int_equal(dl_vacuum(&r, uri, &o), 0);
+	assert_null(strstr(mx_names_text(&n), "inside-abs"));
+	assert_true(mx_exists(uri, "inside-abs.parquet"));
+	assert_true(mx_exists(outside, "gone.parquet"));
+	assert_int_equal(r.numDeletedFiles, 2); /* version 1's tombstoned files */
+	dl_buf_free(&n.b);
+	dl_free(uri);
+}
+
+/* Through a store other than local files (mem://): listing, deletes and
+ * commits all go through dl_store; object stores have no directories. */
+static void test_mem_store(void **state)
+{
+	(void)state;
+	const char *uri = "mem://vacuum-test/t";
+	dx_create(uri, DDL, "p", NULL, 0);
+	dx_append(uri, DDL, "1,a;2,b");
+	dl_write_options wo = fx_opts(DL_WRITE_OVERWRITE);
+	int64_t v;
+	assert_int_equal(fx_write(&v, uri, DDL, "3,c", &wo), 0);
+	dl_store *s;
+	assert_int_equal(dl_store_open(&s, uri, NULL), 0);
+	assert_int_equal(dl_store_put(s, "p=a/orphan.parquet", "x", 1), 0);
+	assert_int_equal(dl_store_put(s, "_tmp/hidden.parquet", "x", 1), 0);
+	usleep(20000); /* the objects must be older than the cut-off (now) */
+	mx_names n = {DL_BUF_INIT, 0, 0};
+	dl_vacuum_options o = opts(0, true, false, &n);
+	dl_vacuum_result r;
+	assert_int_equal(dl_vacuum(&r, uri, &o), 0);
+	if (r.numDeletedFiles != 3) fail_msg("deleted %s", mx_names_text(&n));
+	assert_non_null(strstr(mx_names_text(&n), "p=a/orphan.parquet"));
+	dl_object_info info;
+	assert_int_equal(dl_store_stat(&info, s, "p=a/orphan.parquet"), DL_ENOTFOUND);
+	assert_int_equal(dl_store_stat(&info, s, "_tmp/hidden.parquet"), 0);
+	dl_object_info_free(&info);
+	assert_int_equal(r.numVacuumedDirectories, 4); /* prefixes p=a, p=b, p=c + the base */
+	dx_rows(uri, "id,p", "3,c");
+	dl_store_free(s);
+	dl_buf_free(&n.b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -335,6 +403,8 @@ int main(void)
 		cmocka_unit_test(test_retention_check),
 		cmocka_unit_test(test_lite),
 		cmocka_unit_test(test_failing_store),
+		cmocka_unit_test(test_absolute_paths),
+		cmocka_unit_test(test_mem_store),
 	};
 	return cmocka_run_group_tests(tests, fx_setup_tmpdir, fx_teardown_tmpdir);
 }
