@@ -136,6 +136,17 @@ printf 'old' >"$t/stray.parquet"
 touch -d '30 days ago' "$t/stray.parquet"
 out=$("$DL_CLI" sql --format csv -c "VACUUM delta.\`$t\` DRY RUN" 2>&1)
 [ "$out" = "$(printf 'path\n%s/stray.parquet' "$t")" ] || fail "sql: VACUUM DRY RUN gave: $out"
+# USING INVENTORY: only the inventory's rows are candidates; a missing
+# column is Spark's schema error
+printf 'old' >"$t/not-in-inventory.parquet"
+touch -d '30 days ago' "$t/not-in-inventory.parquet"
+abs=$(realpath "$t")
+inv="SELECT 'file://$abs/stray.parquet' AS path, CAST(3 AS BIGINT) AS length, false AS isDir, CAST(0 AS BIGINT) AS modificationTime"
+out=$("$DL_CLI" sql --format csv -c "VACUUM delta.\`$t\` USING INVENTORY ($inv) DRY RUN" 2>&1)
+[ "$out" = "$(printf 'path\n%s/stray.parquet' "$t")" ] || fail "sql: VACUUM USING INVENTORY DRY RUN gave: $out"
+out=$("$DL_CLI" sql --format csv -c "VACUUM delta.\`$t\` USING INVENTORY (SELECT 'x' AS path) DRY RUN" 2>&1)
+[[ "$out" == *DELTA_INVALID_INVENTORY_SCHEMA* ]] || fail "sql: a bad inventory gave: $out"
+rm "$t/not-in-inventory.parquet"
 out=$("$DL_CLI" sql --format csv -c "VACUUM delta.\`$t\` RETAIN 200 HOURS" 2>&1)
 [ "$out" = "$(printf 'path\n%s' "$t")" ] || fail "sql: VACUUM gave: $out"
 [ -e "$t/stray.parquet" ] && fail "sql: VACUUM left the stray file"

@@ -395,6 +395,42 @@ static void test_mem_store(void **state)
 	dl_buf_free(&n.b);
 }
 
+/* VACUUM applies the writer checks too (PROTOCOL.md "Vacuum Protocol
+ * Check"; Spark's protocolWrite): a readable table with a writer feature
+ * this library does not know is refused, with or without the
+ * vacuumProtocolCheck feature, and nothing is deleted. */
+static void test_protocol_checks(void **state)
+{
+	(void)state;
+	static const char *const features[] = {"[\"vacuumProtocolCheck\",\"someFutureWriterFeature\"]",
+	                                       "[\"someFutureWriterFeature\"]"};
+	for (int k = 0; k < 2; k++) {
+		char name[32];
+		snprintf(name, sizeof name, "proto%d", k);
+		char *uri = fx_table(g_dir, name);
+		char path[2048];
+		snprintf(path, sizeof path, "%s/_delta_log", uri);
+		mx_dir(uri, "_delta_log");
+		snprintf(path, sizeof path, "%s/_delta_log/00000000000000000000.json", uri);
+		FILE *f = fopen(path, "w");
+		assert_non_null(f);
+		fprintf(f, "{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,"
+		           "\"readerFeatures\":%s,\"writerFeatures\":%s}}\n"
+		           "{\"metaData\":{\"id\":\"x\",\"format\":{\"provider\":\"parquet\",\"options\":{}},"
+		           "\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[]}\","
+		           "\"partitionColumns\":[],\"configuration\":{}}}\n",
+		        k == 0 ? "[\"vacuumProtocolCheck\"]" : "[]", features[k]);
+		fclose(f);
+		mx_file(uri, "orphan.parquet", 3, 30 * DAY_S);
+		dl_vacuum_result r;
+		int rc = dl_vacuum(&r, uri, NULL);
+		assert_true(rc == DL_EUNSUPPORTED);
+		assert_non_null(strstr(dl_error_last()->message, "someFutureWriterFeature"));
+		assert_true(mx_exists(uri, "orphan.parquet"));
+		dl_free(uri);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -405,6 +441,7 @@ int main(void)
 		cmocka_unit_test(test_failing_store),
 		cmocka_unit_test(test_absolute_paths),
 		cmocka_unit_test(test_mem_store),
+		cmocka_unit_test(test_protocol_checks),
 	};
 	return cmocka_run_group_tests(tests, fx_setup_tmpdir, fx_teardown_tmpdir);
 }
