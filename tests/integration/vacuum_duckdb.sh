@@ -166,5 +166,18 @@ n=$(cat "$t"/_symlink_format_manifest/g=*/manifest | wc -l)
 live=$("$DL_CLI" files "$t" --format csv | tail -n +2 | wc -l)
 [ "$n" = "$live" ] || fail "sql: manifests list $n files, the table has $live"
 
+# FSCK on a deletion vector table: a missing DV file removes its entry,
+# reported with dataFileMissing false
+t=$tmp/fsck_dv
+"$DL_CLI" create "$t" --schema "id BIGINT, g INT, v INT, name STRING" --property delta.enableDeletionVectors=true >/dev/null
+"$DL_CLI" write "$t" -i "$tmp/src.parquet" -m append >/dev/null
+"$DL_CLI" delete "$t" --where "id % 2 = 0" >/dev/null
+rm "$t"/deletion_vector_*.bin
+out=$("$DL_CLI" fsck "$t" --format csv 2>&1)
+[[ "$out" == *",false" ]] || fail "fsck: a missing DV file gave: $out"
+rows=$("$DL_CLI" cat "$t" --format csv 2>&1 | tail -n +2 | wc -l)
+[ "$rows" = 0 ] || fail "fsck: $rows rows left after removing the only file's entry"
+grep -q '"operation":"FSCK"' "$t/_delta_log/00000000000000000003.json" || fail "fsck: no FSCK commit"
+
 [ "$fails" = 0 ] && echo "vacuum_duckdb: all checks passed"
 exit $((fails > 0))
