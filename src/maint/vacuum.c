@@ -271,10 +271,10 @@ static int commit_marker(dl_vacuum_ctx *c, bool start, const char *status, int64
                          int64_t default_ms, int64_t nfiles, int64_t bytes, int64_t deleted,
                          int64_t dirs, int64_t *version)
 {
-	dl_snapshot *snap = NULL;
-	DL_TRY(dl_ops_open_latest(&snap, c->store));
-	if (!snap) return dl_error_set(DL_ENOTFOUND, "VACUUM: the table at %s is gone",
-	                               dl_store_root(c->store));
+	/* On the snapshot VACUUM read: the commit lands after whatever was
+	 * committed since (nothing it does conflicts), without replaying the
+	 * table again. */
+	dl_snapshot *snap = c->snap;
 	dl_txn_options to = DL_TXN_OPTIONS_INIT;
 	to.operation = start ? "VACUUM START" : "VACUUM END";
 	to.user_metadata = c->o->user_metadata;
@@ -304,7 +304,6 @@ static int commit_marker(dl_vacuum_ctx *c, bool start, const char *status, int64
 	if (rc == 0) dl_txn_set_blind_append(t, false);
 	if (rc == 0) rc = dl_txn_commit(t, version);
 	dl_txn_free(t);
-	dl_snapshot_free(snap);
 	return rc;
 }
 
