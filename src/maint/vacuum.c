@@ -366,6 +366,7 @@ static int run(dl_vacuum_result *out, dl_vacuum_ctx *c)
 	}
 	else DL_TRY(dl_vacuum_list_table(c));
 
+	DL_TRY(progress(c, "listing", (int64_t)c->listed.len, (int64_t)c->listed.len));
 	dl_vacuum_entry **diff = NULL;
 	size_t ndiff = 0;
 	int64_t bytes = 0;
@@ -389,6 +390,11 @@ static int run(dl_vacuum_result *out, dl_vacuum_ctx *c)
 	int64_t deleted = 0;
 	rc = progress(c, "deleting", 0, (int64_t)ndiff);
 	if (rc == 0) rc = dl_vacuum_delete(&deleted, c, diff, ndiff, o->threads > 0 ? o->threads : 16);
+	/* the last report: its answer no longer matters (the files are gone) */
+	if (rc == 0 && o->progress) {
+		dl_progress_info p = {"vacuum", "deleting", "files", deleted, (int64_t)ndiff, -1, -1};
+		(void)o->progress(&p, o->progress_payload);
+	}
 	for (size_t i = 0; i < ndiff && rc == 0 && o->on_file; i++)
 		if (o->on_file(diff[i]->path, diff[i]->is_dir ? 0 : diff[i]->size, o->on_file_payload))
 			rc = dl_error_set(DL_ECANCELLED, "VACUUM cancelled by the file callback");
