@@ -431,6 +431,37 @@ static void test_protocol_checks(void **state)
 	}
 }
 
+static int cancel_at_listing(const dl_progress_info *p, void *payload)
+{
+	(*(int *)payload)++;
+	assert_string_equal(p->operation, "vacuum");
+	return strcmp(p->phase, "listing") == 0;
+}
+
+/* A progress callback asking to stop: DL_ECANCELLED, nothing committed or
+ * deleted. */
+static void test_cancel(void **state)
+{
+	(void)state;
+	char *uri = make("cancel", NULL, 0);
+	mx_age_files(uri, 2 * DAY_S);
+	char *before = dx_tree(uri);
+	int calls = 0;
+	dl_vacuum_options o = opts(0, true, false, NULL);
+	o.on_file = NULL;
+	o.progress = cancel_at_listing;
+	o.progress_payload = &calls;
+	dl_vacuum_result r;
+	assert_int_equal(dl_vacuum(&r, uri, &o), DL_ECANCELLED);
+	assert_int_equal(calls, 1);
+	char *after = dx_tree(uri);
+	assert_string_equal(before, after);
+	assert_int_equal(fx_version(uri), 2);
+	free(before);
+	free(after);
+	dl_free(uri);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -442,6 +473,7 @@ int main(void)
 		cmocka_unit_test(test_absolute_paths),
 		cmocka_unit_test(test_mem_store),
 		cmocka_unit_test(test_protocol_checks),
+		cmocka_unit_test(test_cancel),
 	};
 	return cmocka_run_group_tests(tests, fx_setup_tmpdir, fx_teardown_tmpdir);
 }
