@@ -359,12 +359,14 @@ static int run(dl_vacuum_result *out, dl_vacuum_ctx *c)
 	DL_TRY(ctx_open(c));
 	DL_TRY(build_valid(c));
 	DL_TRY(progress(c, "listing", 0, -1));
-	if (o->lite) DL_TRY(dl_vacuum_list_lite(c));
-	else if (o->inventory) {
+	if (o->lite) {
+		DL_TRY(dl_vacuum_list_lite(c));
+	} else if (o->inventory) {
 		c->inventory_taken = true;
 		DL_TRY(dl_vacuum_list_inventory(c, o->inventory));
+	} else {
+		DL_TRY(dl_vacuum_list_table(c));
 	}
-	else DL_TRY(dl_vacuum_list_table(c));
 
 	DL_TRY(progress(c, "listing", (int64_t)c->listed.len, (int64_t)c->listed.len));
 	dl_vacuum_entry **diff = NULL;
