@@ -240,7 +240,18 @@ static int build(clone_cmd *c, dl_clone_metrics *m)
 	/* DeltaOperations.Clone(source, sourceVersion) */
 	char v[32];
 	snprintf(v, sizeof v, "%" PRId64, dl_snapshot_version(c->src));
-	DL_TRY(dl_txn_set_parameter(c->txn, "source", c->src_root));
+	if (c->o.source_name) {
+		DL_TRY(dl_txn_set_parameter(c->txn, "source", c->o.source_name));
+	} else {
+		/* Hadoop's Path text of the root: file:/data/t */
+		const char *r = c->src_root;
+		bool local = strncmp(r, "file://", 7) == 0;
+		size_t n = strlen(r) + 16;
+		char *name = dl_arena_alloc(&c->arena, n);
+		if (!name) return DL_ENOMEM;
+		snprintf(name, n, "delta.`%s%s`", local ? "file:" : "", local ? r + 7 : r);
+		DL_TRY(dl_txn_set_parameter(c->txn, "source", name));
+	}
 	DL_TRY(dl_txn_set_parameter_json(c->txn, "sourceVersion", v));
 	DL_TRY(dl_txn_set_parameter_json(c->txn, "isShallow", "true"));
 	DL_TRY(dl_txn_set_metric(c->txn, "sourceTableSize", m->sourceTableSize));

@@ -191,6 +191,7 @@ int sql_run_clone(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st)
 	sql_target src;
 	DL_TRY(sql_target_resolve(&src, c, st->source));
 	cc.source = src.uri;
+	cc.o.source_name = src.display;
 	int n = st->nprops;
 	const char **keys = dl_calloc((size_t)(n ? n : 1), sizeof *keys);
 	const char **vals = dl_calloc((size_t)(n ? n : 1), sizeof *vals);
