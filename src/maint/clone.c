@@ -16,7 +16,8 @@
  *  - domains: only delta.clustering is copied
  *    (DomainMetadataUtils.handleDomainMetadataForCloneTable); app
  *    transactions (txn actions) are not copied, as Spark does not.
- * Under REPLACE the target's live files are removed (dataChange=true).
+ * Under REPLACE the target's live files are removed (dataChange=true),
+ * except those the clone adds again.
  * Files outside the target's root are never deleted by the target's
  * VACUUM, so the source's files survive it. */
 #include <inttypes.h>
@@ -34,6 +35,7 @@
 #include "ops/protocol_choose.h"
 #include "txn/txn.h"
 #include "util/error.h"
+#include "util/hash.h"
 #include "util/mem.h"
 #include "util/options.h"
 #include "util/time.h"
@@ -218,12 +220,47 @@ static int build(clone_cmd *c, dl_clone_metrics *m)
 	if (cl) DL_TRY(dl_txn_set_domain(c->txn, "delta.clustering", cl, false));
 	else if (c->dst && dl_snapshot_domain(c->dst, "delta.clustering"))
 		DL_TRY(dl_txn_set_domain(c->txn, "delta.clustering", "{\"clusteringColumns\":[]}", false));
-	if (c->dst) DL_TRY(dl_ops_remove_all(c->txn, c->now_ms, true, &m->numRemovedFiles, &m->removedFilesSize));
+	/* the adds first, keyed, so that REPLACE removes only the target's
+	 * files the clone does not add again (a commit may not both add and
+	 * remove one file) */
+	dl_strmap keys;
+	dl_strmap_init(&keys, true);
+	dl_buf k = DL_BUF_INIT;
+	dl_add *adds = dl_arena_calloc(&c->arena, st->nadds ? st->nadds : 1, sizeof *adds);
+	int rc = adds ? 0 : DL_ENOMEM;
+	for (size_t i = 0; i < st->nadds && rc == 0; i++) {
+		dl_add *add = &adds[i];
+		*add = *dl_log_state_add(st, i);
+		rc = absolute(&add->path, c, add->path);
+		if (rc == 0) rc = absolute_dv(&add->dv, c, add->dv);
+		if (rc == 0 && c->dst) {
+			/* keyed as the log reads the path back ("file:///x" is "/x") */
+			dl_add as_read = *add;
+			dl_buf enc = DL_BUF_INIT;
+			rc = dl_log_path_encode(&enc, add->path);
+			if (rc == 0)
+				rc = dl_log_path_decode(&c->arena, (const char *)enc.data, enc.len, "the clone's add",
+				                        &as_read.path);
+			dl_buf_free(&enc);
+			if (rc == 0) rc = dl_maint_file_key(&k, &as_read);
+		}
+		if (rc == 0 && c->dst) rc = dl_strmap_put(&keys, (const char *)k.data, k.len, add, NULL);
+	}
+	const dl_log_state *tst = c->dst ? dl_snapshot_state(c->dst) : NULL;
+	for (size_t i = 0; tst && i < tst->nadds && rc == 0; i++) {
+		const dl_add *t = dl_log_state_add(tst, i);
+		rc = dl_maint_file_key(&k, t);
+		if (rc < 0 || dl_strmap_find(&keys, (const char *)k.data, k.len, NULL)) continue;
+		rc = dl_ops_remove_file(c->txn, t, c->now_ms, true);
+		m->numRemovedFiles++;
+		m->removedFilesSize += t->size;
+	}
+	dl_buf_free(&k);
+	dl_strmap_free(&keys);
+	if (rc < 0) return rc;
 	for (size_t i = 0; i < st->nadds; i++) {
-		dl_add add = *dl_log_state_add(st, i);
-		DL_TRY(absolute(&add.path, c, add.path));
+		dl_add add = adds[i];
 		add.log_path = NULL;
-		DL_TRY(absolute_dv(&add.dv, c, add.dv));
 		add.data_change = true;
 		add.base_row_id = DL_NONE;
 		add.default_row_commit_version = DL_NONE;

@@ -173,7 +173,7 @@ int sql_run_clone(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st)
 	if (!st->shallow)
 		return dl_error_set_class(DL_EUNSUPPORTED, "DELTA_UNSUPPORTED_DEEP_CLONE",
 		                          "[DELTA_UNSUPPORTED_DEEP_CLONE] Deep clone is not supported by this Delta "
-		                          "version: use SHALLOW CLONE");
+		                          "version. (SHALLOW CLONE is.)");
 	if (st->source->kind == TREF_PATH && strcmp(st->source->format, "delta") != 0)
 		return dl_error_set_class(DL_EUNSUPPORTED, "DELTA_CLONE_UNSUPPORTED_SOURCE",
 		                          "[DELTA_CLONE_UNSUPPORTED_SOURCE] Unsupported clone source '%s.`%s`', whose "

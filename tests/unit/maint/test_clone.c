@@ -128,6 +128,15 @@ static void test_existing_target(void **state)
 	dx_rows(dst, "id", "1;2;3;4");
 	char *id2 = table_id(dst);
 	assert_string_equal(id, id2); /* REPLACE keeps the target's id */
+	/* re-cloning a clone: its files are the source's again, none removed */
+	char *d3 = fx_table(g_dir, "dst_e3");
+	dl_clone_options o1 = DL_CLONE_OPTIONS_INIT;
+	o1.source_version = 1;
+	assert_int_equal(dl_shallow_clone(&m, src, d3, &o1), 0);
+	assert_int_equal(dl_shallow_clone(&m, src, d3, &o), 0);
+	assert_int_equal(m.numRemovedFiles, 0);
+	dx_rows(d3, "id", "1;2;3;4");
+	dl_free(d3);
 	/* replacing a table with itself */
 	mx_fails(dl_shallow_clone(&m, src, src, &o), DL_EINVALID, "DELTA_UNSUPPORTED_CLONE_REPLACE_SAME_TABLE");
 	/* no source */
