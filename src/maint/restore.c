@@ -7,7 +7,8 @@
  * latest files the old version lacks are removed; files are the same when
  * their path AND deletion-vector unique id are (a file whose DV changed is
  * removed with its new DV and re-added with its old one). The old
- * version's metaData is committed as it was; the protocol is the merge of
+ * version's metaData is committed as it was (identity columns' high-water
+ * marks kept from the latest: copySchemaWithMergedHighWaterMarks); the protocol is the merge of
  * both (Protocol.merge: never a downgrade, which would break time travel);
  * the delta.clustering domain follows the old version
  * (DomainMetadataUtils.handleDomainMetadataForRestoreTable), other domains
@@ -162,7 +163,13 @@ static int build(restore_cmd *c, dl_restore_metrics *m, int64_t version, const c
 	dl_protocol proto;
 	DL_TRY(dl_maint_protocol_merge(&proto, &c->arena, ost->protocol, lst->protocol));
 	DL_TRY(dl_txn_set_protocol(c->txn, &proto));
-	DL_TRY(dl_txn_set_metadata(c->txn, ost->metadata));
+	dl_metadata md = *ost->metadata;
+	const char *merged = NULL;
+	DL_TRY(dl_maint_merge_identity_hwm(&merged, &c->arena, dl_snapshot_schema(c->old),
+	                                   dl_snapshot_schema(c->latest),
+	                                   dl_snapshot_props(c->old)->column_mapping_mode));
+	if (merged) md.schema_string = merged;
+	DL_TRY(dl_txn_set_metadata(c->txn, &md));
 	DL_TRY(restore_clustering(c));
 
 	/* Row tracking: restored adds keep their ids; one the old version wrote

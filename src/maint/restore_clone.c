@@ -3,6 +3,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include "json/json.h"
+#include "log/schema.h"
 #include "log/snapshot.h"
 #include "log/table_features.h"
 #include "util/error.h"
@@ -166,5 +168,99 @@ int dl_maint_version_at(int64_t *version, const char **ts_text, dl_arena *arena,
 	}
 	dl_free(vs);
 	dl_free(tss);
+	return rc;
+}
+
+/* ---- identity high-water marks ---- */
+
+/* Field metadata JSON with delta.identity.highWaterMark set to hwm. */
+static int meta_with_hwm(const char *meta, int64_t hwm, char **out)
+{
+	dl_arena a = DL_ARENA_INIT;
+	dl_json *root;
+	int rc = dl_json_parse(&a, meta, strlen(meta), "field metadata", &root);
+	dl_buf b = DL_BUF_INIT;
+	if (rc == 0) {
+		dl_json_writer w;
+		dl_jw_init(&w, &b);
+		dl_jw_object_begin(&w);
+		for (size_t i = 0; root->kind == DL_JSON_OBJECT && i < root->u.obj.n && rc == 0; i++) {
+			const dl_json_member *m = &root->u.obj.items[i];
+			if (strcmp(m->key, DL_IDENTITY_HWM_KEY) == 0) continue;
+			dl_buf v = DL_BUF_INIT;
+			rc = dl_json_write(&v, &m->value);
+			if (rc == 0 && dl_buf_putc(&v, 0) == 0) {
+				dl_jw_key(&w, m->key);
+				dl_jw_raw(&w, (const char *)v.data);
+			}
+			dl_buf_free(&v);
+		}
+		dl_jw_key(&w, DL_IDENTITY_HWM_KEY);
+		dl_jw_int(&w, hwm);
+		dl_jw_object_end(&w);
+		if (rc == 0) rc = dl_jw_finish(&w);
+	}
+	dl_arena_free(&a);
+	if (rc < 0) {
+		dl_buf_free(&b);
+		return rc;
+	}
+	*out = dl_buf_detach(&b, NULL);
+	return 0;
+}
+
+int dl_maint_merge_identity_hwm(const char **schema_json, dl_arena *arena, const dl_type *to_copy,
+                                const dl_type *merge_from, dl_column_mapping_mode mode)
+{
+	*schema_json = NULL;
+	if (!to_copy || !merge_from) return 0;
+	int n = to_copy->nchildren;
+	dl_field *fs = dl_calloc((size_t)n + 1, sizeof *fs);
+	char **metas = dl_calloc((size_t)n + 1, sizeof *metas);
+	int rc = fs && metas ? 0 : DL_ENOMEM;
+	bool changed = false;
+	for (int i = 0; i < n && rc == 0; i++) {
+		fs[i] = to_copy->children[i];
+		dl_identity_info mine, theirs;
+		if (dl_field_identity(&fs[i], &mine) < 0 || !mine.is_identity) {
+			dl_error_clear();
+			continue;
+		}
+		/* the latest schema's column of the same physical name */
+		const char *pn = NULL, *qn = NULL;
+		if ((rc = dl_field_physical_name(&fs[i], mode, arena, &pn)) < 0) break;
+		const dl_field *other = NULL;
+		for (int j = 0; j < merge_from->nchildren && !other && rc == 0; j++) {
+			rc = dl_field_physical_name(&merge_from->children[j], mode, arena, &qn);
+			if (rc == 0 && strcmp(pn, qn) == 0) other = &merge_from->children[j];
+		}
+		if (rc < 0) break;
+		if (!other || dl_field_identity(other, &theirs) < 0 || !theirs.has_high_water_mark) {
+			dl_error_clear();
+			continue;
+		}
+		/* the mark furthest along the step's direction */
+		int64_t hwm = theirs.high_water_mark;
+		if (mine.has_high_water_mark)
+			hwm = mine.step > 0 ? (hwm > mine.high_water_mark ? hwm : mine.high_water_mark)
+			                    : (hwm < mine.high_water_mark ? hwm : mine.high_water_mark);
+		if (mine.has_high_water_mark && hwm == mine.high_water_mark) continue;
+		rc = meta_with_hwm(fs[i].metadata ? fs[i].metadata : "{}", hwm, &metas[i]);
+		fs[i].metadata = metas[i];
+		changed = true;
+	}
+	dl_type *t = NULL;
+	if (rc == 0 && changed && !(t = dl_type_struct(fs, n))) rc = DL_ENOMEM;
+	dl_buf b = DL_BUF_INIT;
+	if (rc == 0 && t) rc = dl_schema_to_json(&b, t);
+	if (rc == 0 && t) {
+		*schema_json = dl_arena_strndup(arena, b.data ? (const char *)b.data : "", b.len);
+		if (!*schema_json) rc = DL_ENOMEM;
+	}
+	dl_buf_free(&b);
+	if (t) dl_type_unref(t);
+	for (int i = 0; metas && i < n; i++) dl_free(metas[i]);
+	dl_free(metas);
+	dl_free(fs);
 	return rc;
 }

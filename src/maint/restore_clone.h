@@ -8,7 +8,9 @@
 #include <stdint.h>
 #include "deltalake/progress.h"
 #include "deltalake/store.h"
+#include "columnar/types.h"
 #include "log/actions.h"
+#include "log/properties.h"
 #include "util/arena.h"
 #include "util/buf.h"
 
@@ -43,5 +45,15 @@ int dl_maint_protocol_merge(dl_protocol *out, dl_arena *arena, const dl_protocol
 struct dl_snapshot;
 int dl_maint_version_at(int64_t *version, const char **ts_text, dl_arena *arena,
                         struct dl_snapshot *latest, const char *ts, const char *what);
+
+/* Spark's IdentityColumn.copySchemaWithMergedHighWaterMarks: the schema
+ * `to_copy` (restored) with each identity column's
+ * delta.identity.highWaterMark moved to the one of the column of the same
+ * physical name in `merge_from` (the latest) when that is further along
+ * the column's step, so restored identity values are never handed out
+ * twice. *schema_json: the new schema JSON (in arena), NULL when nothing
+ * changes. */
+int dl_maint_merge_identity_hwm(const char **schema_json, dl_arena *arena, const dl_type *to_copy,
+                                const dl_type *merge_from, dl_column_mapping_mode mode);
 
 #endif

@@ -226,6 +226,25 @@ static void test_row_tracking(void **state)
 	dl_free(uri);
 }
 
+/* Identity columns: the restored schema keeps the latest high-water mark
+ * (copySchemaWithMergedHighWaterMarks), so no id is handed out twice. */
+static void test_identity_high_water_mark(void **state)
+{
+	(void)state;
+	char *uri = fx_table(g_dir, "identity");
+	dx_create(uri, "id BIGINT GENERATED ALWAYS AS IDENTITY, x INT", NULL, NULL, 0);
+	dx_append(uri, "x INT", "1;2");
+	dx_append(uri, "x INT", "3;4");
+	dl_restore_options o = DL_RESTORE_OPTIONS_INIT;
+	o.to_version = 1;
+	dl_restore_metrics m;
+	assert_int_equal(dl_restore(&m, uri, &o), 0);
+	dx_commit_has(uri, 3, "delta.identity.highWaterMark\\\":4");
+	dx_append(uri, "x INT", "5");
+	dx_rows(uri, "id,x", "1,1;2,2;5,5");
+	dl_free(uri);
+}
+
 /* Protocol.merge: the highest versions, the union of features, the
  * weakest legacy form that says the same. */
 static void test_protocol_merge(void **state)
@@ -272,6 +291,7 @@ int main(void)
 		cmocka_unit_test(test_missing_files),
 		cmocka_unit_test(test_cancel),
 		cmocka_unit_test(test_row_tracking),
+		cmocka_unit_test(test_identity_high_water_mark),
 		cmocka_unit_test(test_protocol_merge),
 	};
 	return cmocka_run_group_tests(tests, fx_setup_tmpdir, fx_teardown_tmpdir);
