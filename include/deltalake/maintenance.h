@@ -389,7 +389,9 @@ typedef struct dl_fsck_options {
 	dl_progress_fn progress;
 	void *progress_payload;
 	bool dry_run;                          /* report, commit nothing */
-	dl_vacuum_file_fn on_file;             /* each missing file (size from the log) */
+	dl_vacuum_file_fn on_file;             /* each entry removed: its data file path and size
+	                                          from the log, or size -1 when the data file is
+	                                          there but its deletion vector file is missing */
 	void *on_file_payload;
 } dl_fsck_options;
 #define DL_FSCK_OPTIONS_INIT {DL_FSCK_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, false, NULL, NULL}

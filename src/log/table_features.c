@@ -60,8 +60,8 @@ static const dl_table_feature_info features[DL_FEATURE_COUNT] = {
 	/* "V2 Checkpoint Table Feature": delta.checkpointPolicy=v2. */
 	{DL_FEATURE_V2_CHECKPOINT, "v2Checkpoint", true, false, 3, 7, NONE_REQ, DL_TRIGGER_PROPERTY_IS,
 	 "delta.checkpointPolicy", "v2", DL_SCHEMA_USE_NONE, DL_FEATURE_NONE, true, true, true, false},
-	/* "VACUUM Protocol Check": only ever added explicitly. Writers may
-	 * honour it by not supporting VACUUM, which this library does not have. */
+	/* "VACUUM Protocol Check": only ever added explicitly. VACUUM
+	 * (src/maint/vacuum.c) applies the reader and the writer checks. */
 	{DL_FEATURE_VACUUM_PROTOCOL_CHECK, "vacuumProtocolCheck", true, false, 3, 7, NONE_REQ,
 	 DL_TRIGGER_EXPLICIT, NULL, NULL, DL_SCHEMA_USE_NONE, DL_FEATURE_NONE, true, true, true, false},
 	/* "Type Widening": delta.enableTypeWidening=true; the -preview name

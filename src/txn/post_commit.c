@@ -5,9 +5,12 @@
  * error for dl_txn_post_commit_error. */
 #include "txn/txn_internal.h"
 
+#include <string.h>
+
 #include "txn/checkpoint_write.h"
 #include "txn/crc_write.h"
 #include "txn/log_cleanup.h"
+#include "txn/symlink_manifest.h"
 #include "util/error.h"
 #include "util/mem.h"
 
@@ -25,9 +28,31 @@ static void record(dl_transaction *t, int rc, const char *hook)
 	dl_error_clear();
 }
 
+/* Spark's GenerateSymlinkManifest post-commit hook when
+ * delta.compatibility.symlinkFormatManifest.enabled is true in the
+ * committed state (the read one, or the commit's new metaData): every
+ * manifest of the new version is rewritten (full mode). Only then is the
+ * new version opened. */
+static int symlink_manifest(dl_transaction *t)
+{
+	bool maybe = t->metadata_json ? strstr(t->metadata_json, DL_SYMLINK_MANIFEST_PROPERTY) != NULL
+	                              : t->snap && dl_symlink_manifest_enabled(t->snap);
+	if (!maybe) return 0;
+	dl_snapshot_options so = DL_SNAPSHOT_OPTIONS_INIT;
+	so.store = t->store;
+	so.as_of_version = t->version;
+	so.skip_tombstones = true;
+	dl_snapshot *snap;
+	DL_TRY(dl_snapshot_open(&snap, dl_store_root(t->store), &so));
+	int rc = dl_symlink_manifest_enabled(snap) ? dl_symlink_manifest_write(NULL, t->store, snap) : 0;
+	dl_snapshot_free(snap);
+	return rc;
+}
+
 void dl_txn_post_commit(dl_transaction *t)
 {
 	if (!t->opts.no_crc) record(t, dl_txn_write_crc(t), "writing the checksum file");
+	record(t, symlink_manifest(t), "writing the symlink format manifest");
 	const dl_table_properties *p = dl_txn_props(t);
 	int64_t interval = p->checkpoint_interval > 0 ? p->checkpoint_interval : 10;
 	if (t->version == 0 || t->version % interval != 0) return;

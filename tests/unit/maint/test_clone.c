@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include "maint_fixture.h"
+#include "restore_fixture.h"
 
 #define DDL "id BIGINT, name STRING, p INT"
 

@@ -11,7 +11,7 @@
 #include "maint/restore_clone.h"
 #include "log/table_features.h"
 #include "deltalake/timestamp.h"
-#include "maint_fixture.h"
+#include "restore_fixture.h"
 
 #define DDL "id BIGINT, name STRING, p INT"
 
