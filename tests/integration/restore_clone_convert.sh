@@ -143,6 +143,15 @@ if "$DL_CLI" vacuum --help >/dev/null 2>&1; then
 		fail "VACUUM of the clone deleted files of the source"
 	rows "$tmp/clone" >"$tmp/ours"
 	same "the clone after its VACUUM" "$tmp/src.rows" "$tmp/ours"
+	dvfiles=$(cd "$tmp/dv_cdf_rt" && find . -type f -not -path './_delta_log/*' | sort | md5sum)
+	D delete "$tmp/clone_dv" --where "id % 3 = 0" >/dev/null || fail "delete from the DV clone"
+	D vacuum "$tmp/clone_dv" --retain 0 --no-retention-check >/dev/null 2>"$tmp/err" ||
+		fail "vacuum of the DV clone: $(head -c 300 "$tmp/err")"
+	[ "$dvfiles" = "$(cd "$tmp/dv_cdf_rt" && find . -type f -not -path './_delta_log/*' | sort | md5sum)" ] ||
+		fail "VACUUM of the DV clone deleted files of its source"
+	awk -F, '$1 % 3 != 0' "$tmp/dv_cdf_rt.v3" >"$tmp/want"
+	rows "$tmp/clone_dv" >"$tmp/ours"
+	same "the DV clone after its DELETE and VACUUM" "$tmp/want" "$tmp/ours"
 else
 	echo "note: no 'deltalake vacuum' yet: the clone's VACUUM check is skipped" >&2
 fi
