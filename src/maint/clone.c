@@ -12,7 +12,8 @@
  *  - adds: every source file with an absolute URI (makePathsAbsolute),
  *    deletion vectors of storage type 'u' turned into 'p' with the DV
  *    file's absolute URI, dataChange=true, without baseRowId and
- *    defaultRowCommitVersion ("CLONE does not preserve Row IDs");
+ *    defaultRowCommitVersion ("CLONE does not preserve Row IDs"), which
+ *    on a row-tracking table then get fresh ones as commitLarge assigns;
  *  - domains: only delta.clustering is copied
  *    (DomainMetadataUtils.handleDomainMetadataForCloneTable); app
  *    transactions (txn actions) are not copied, as Spark does not.
@@ -258,16 +259,27 @@ static int build(clone_cmd *c, dl_clone_metrics *m)
 	dl_buf_free(&k);
 	dl_strmap_free(&keys);
 	if (rc < 0) return rc;
+	/* CLONE does not keep row ids; on a row-tracking table commitLarge
+	 * gives the adds fresh ones past the target's mark */
+	bool track = dl_protocol_has(&proto, DL_FEATURE_ROW_TRACKING);
+	int64_t hwm = track && c->dst ? dl_maint_row_id_hwm(c->dst) : -1, hwm0 = hwm;
+	int64_t next_version = c->dst ? dl_snapshot_version(c->dst) + 1 : 0;
 	for (size_t i = 0; i < st->nadds; i++) {
 		dl_add add = adds[i];
 		add.log_path = NULL;
 		add.data_change = true;
 		add.base_row_id = DL_NONE;
 		add.default_row_commit_version = DL_NONE;
+		if (track) DL_TRY(dl_maint_fresh_row_ids(&add, &hwm, next_version, &c->arena));
 		DL_TRY(dl_txn_add_file(c->txn, &add));
 		if ((i & 1023) == 1023)
 			DL_TRY(dl_maint_progress(c->o.progress, c->o.progress_payload, PROGRESS, "adding", "files",
 			                         (int64_t)i + 1, (int64_t)st->nadds));
+	}
+	if (track && hwm != hwm0) {
+		char conf[64];
+		snprintf(conf, sizeof conf, "{\"rowIdHighWaterMark\":%" PRId64 "}", hwm);
+		DL_TRY(dl_txn_set_domain(c->txn, "delta.rowTracking", conf, false));
 	}
 	m->sourceTableSize = st->total_size;
 	m->sourceNumOfFiles = (int64_t)st->nadds;

@@ -118,23 +118,6 @@ static int check_files_exist(restore_cmd *c, int64_t version)
 	return rc;
 }
 
-static int64_t row_id_hwm(const dl_snapshot *s)
-{
-	const char *conf = dl_snapshot_domain(s, "delta.rowTracking");
-	if (!conf) return -1;
-	dl_arena a = DL_ARENA_INIT;
-	dl_json *v;
-	int64_t hwm = -1;
-	if (dl_json_parse(&a, conf, strlen(conf), "delta.rowTracking domain", &v) == 0) {
-		const dl_json *m = dl_json_get(v, "rowIdHighWaterMark");
-		if (m && dl_json_int64(m, &hwm) < 0) hwm = -1;
-	} else {
-		dl_error_clear();
-	}
-	dl_arena_free(&a);
-	return hwm;
-}
-
 /* The clustering domain as Spark restores it: the old version's columns
  * when it was a clustered table, else empty columns when the latest has
  * the domain (nothing when neither). */
@@ -176,7 +159,7 @@ static int build(restore_cmd *c, dl_restore_metrics *m, int64_t version, const c
 	 * without (row tracking came later) gets fresh ids past the mark, as
 	 * Spark's commitLarge assigns them. */
 	bool track = dl_protocol_has(&proto, DL_FEATURE_ROW_TRACKING);
-	int64_t hwm = track ? row_id_hwm(c->latest) : -1, hwm0 = hwm;
+	int64_t hwm = track ? dl_maint_row_id_hwm(c->latest) : -1, hwm0 = hwm;
 	int64_t next_version = dl_snapshot_version(c->latest) + 1;
 
 	dl_buf k = DL_BUF_INIT;
@@ -186,17 +169,8 @@ static int build(restore_cmd *c, dl_restore_metrics *m, int64_t version, const c
 		if (in_other(&c->latest_keys, a, &k, &rc) || rc < 0) continue;
 		dl_add add = *a;
 		add.data_change = true;
-		if (track && add.base_row_id == DL_NONE) {
-			dl_file_stats fst;
-			rc = add.stats ? dl_file_stats_parse(&fst, &c->arena, add.stats, add.stats_len) : 0;
-			if (rc == 0 && (!add.stats || fst.num_records < 0))
-				rc = dl_error_set(DL_EINVALID, "RESTORE: %s has no numRecords in its stats: row "
-				                  "tracking cannot give its rows ids", add.path);
-			if (rc < 0) break;
-			add.base_row_id = hwm + 1;
-			hwm += fst.num_records > 0 ? fst.num_records : 0;
-		}
-		if (track && add.default_row_commit_version == DL_NONE) add.default_row_commit_version = next_version;
+		if (track) rc = dl_maint_fresh_row_ids(&add, &hwm, next_version, &c->arena);
+		if (rc < 0) break;
 		rc = dl_txn_add_file(c->txn, &add);
 		m->numRestoredFiles++;
 		m->restoredFilesSize += a->size;

@@ -6,6 +6,7 @@
 #include "json/json.h"
 #include "log/schema.h"
 #include "log/snapshot.h"
+#include "log/stats.h"
 #include "log/table_features.h"
 #include "util/error.h"
 #include "util/mem.h"
@@ -263,4 +264,39 @@ int dl_maint_merge_identity_hwm(const char **schema_json, dl_arena *arena, const
 	dl_free(metas);
 	dl_free(fs);
 	return rc;
+}
+
+/* ---- row tracking ---- */
+
+int64_t dl_maint_row_id_hwm(const struct dl_snapshot *s)
+{
+	const char *conf = dl_snapshot_domain(s, "delta.rowTracking");
+	if (!conf) return -1;
+	dl_arena a = DL_ARENA_INIT;
+	dl_json *v;
+	int64_t hwm = -1;
+	if (dl_json_parse(&a, conf, strlen(conf), "delta.rowTracking domain", &v) == 0) {
+		const dl_json *m = dl_json_get(v, "rowIdHighWaterMark");
+		if (m && dl_json_int64(m, &hwm) < 0) hwm = -1;
+	} else {
+		dl_error_clear();
+	}
+	dl_arena_free(&a);
+	return hwm;
+}
+
+int dl_maint_fresh_row_ids(dl_add *add, int64_t *hwm, int64_t version, dl_arena *arena)
+{
+	if (add->base_row_id == DL_NONE) {
+		dl_file_stats fst;
+		fst.num_records = -1;
+		if (add->stats) DL_TRY(dl_file_stats_parse(&fst, arena, add->stats, add->stats_len));
+		if (fst.num_records < 0)
+			return dl_error_set(DL_EINVALID, "%s has no numRecords in its stats: row tracking cannot "
+			                    "give its rows ids", add->path);
+		add->base_row_id = *hwm + 1;
+		*hwm += fst.num_records;
+	}
+	if (add->default_row_commit_version == DL_NONE) add->default_row_commit_version = version;
+	return 0;
 }

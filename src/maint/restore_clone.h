@@ -56,4 +56,15 @@ int dl_maint_version_at(int64_t *version, const char **ts_text, dl_arena *arena,
 int dl_maint_merge_identity_hwm(const char **schema_json, dl_arena *arena, const dl_type *to_copy,
                                 const dl_type *merge_from, dl_column_mapping_mode mode);
 
+/* The delta.rowTracking domain's rowIdHighWaterMark of `s`, -1 without. */
+int64_t dl_maint_row_id_hwm(const struct dl_snapshot *s);
+
+/* Row ids for an add committed at `version` on a table with row tracking,
+ * as Spark's commitLarge assigns them (RowId.assignFreshRowIds,
+ * DefaultRowCommitVersion.assignIfMissing): an add without baseRowId gets
+ * *hwm + 1 and moves *hwm past its numRecords (from its stats: an add
+ * without is DL_EINVALID); one without defaultRowCommitVersion gets
+ * `version`. Ids it has are kept. */
+int dl_maint_fresh_row_ids(dl_add *add, int64_t *hwm, int64_t version, dl_arena *arena);
+
 #endif

@@ -171,6 +171,27 @@ static void test_column_mapping_mode_change(void **state)
 	dl_free(dst);
 }
 
+/* Row tracking: CLONE drops the source's ids; the clone's adds get fresh
+ * ones from 0 and the delta.rowTracking domain their mark. */
+static void test_row_tracking(void **state)
+{
+	(void)state;
+	char *src = fx_table(g_dir, "src_rt");
+	const char *props[] = {"delta.enableRowTracking", "true"};
+	dx_create(src, DDL, NULL, props, 1);
+	dx_append(src, DDL, "1,a,1;2,b,1");
+	dx_append(src, DDL, "3,c,2");
+	char *dst = fx_table(g_dir, "dst_rt");
+	dl_clone_metrics m;
+	assert_int_equal(dl_shallow_clone(&m, src, dst, NULL), 0);
+	dx_commit_has(dst, 0, "\"baseRowId\":0");
+	dx_commit_has(dst, 0, "\"defaultRowCommitVersion\":0");
+	dx_commit_has(dst, 0, "rowIdHighWaterMark\\\":2");
+	dx_rows(dst, "id", "1;2;3");
+	dl_free(src);
+	dl_free(dst);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -178,6 +199,7 @@ int main(void)
 		cmocka_unit_test(test_clone_version_and_properties),
 		cmocka_unit_test(test_existing_target),
 		cmocka_unit_test(test_column_mapping_mode_change),
+		cmocka_unit_test(test_row_tracking),
 	};
 	return cmocka_run_group_tests(tests, fx_setup_tmpdir, fx_teardown_tmpdir);
 }
