@@ -230,8 +230,9 @@ static int footers(convert_cmd *c)
 		DL_TRY(dl_pool_create(&pool, c->o.threads));
 		own = true;
 	}
-	/* chunks of 64 files, with a progress report between rounds of chunks
-	 * on this thread (the callback must not run on the pool) */
+	/* rounds of 1024 files (chunks of 16 on the pool), with a progress
+	 * report between rounds on this thread (the callback must not run on
+	 * the pool) */
 	int rc = 0;
 	size_t step = 1024;
 	for (size_t done = 0; done < c->nfiles && rc == 0; done += step) {
