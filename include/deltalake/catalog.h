@@ -135,7 +135,7 @@ typedef struct dl_catalog_table_list {
 } dl_catalog_table_list;
 DL_EXTERN(void) dl_catalog_table_list_free(dl_catalog_table_list *l);
 
-#define DL_CATALOG_TABLE_OPTIONS_VERSION 2
+#define DL_CATALOG_TABLE_OPTIONS_VERSION 3
 typedef struct dl_catalog_table_options {
 	int version;            /* DL_CATALOG_TABLE_OPTIONS_VERSION */
 	/* LOCATION of an external table (a path or URI; relative paths are
@@ -154,8 +154,14 @@ typedef struct dl_catalog_table_options {
 	 * no table and gives the name back. */
 	struct ArrowArrayStream *data;
 	const dl_write_options *write;
+	/* since version 3: the Delta table is made by the caller's function
+	 * at the table's URI (CREATE TABLE ... SHALLOW CLONE, which
+	 * dl_shallow_clone commits): it commits version 0 there (*version) or
+	 * fails leaving nothing; `create` and `data` must be NULL then. */
+	int (*make)(int64_t *version, const char *uri, void *payload);
+	void *make_payload;
 } dl_catalog_table_options;
-#define DL_CATALOG_TABLE_OPTIONS_INIT {DL_CATALOG_TABLE_OPTIONS_VERSION, NULL, NULL, false, NULL, NULL}
+#define DL_CATALOG_TABLE_OPTIONS_INIT {DL_CATALOG_TABLE_OPTIONS_VERSION, NULL, NULL, false, NULL, NULL, NULL, NULL}
 
 /* CREATE TABLE [IF NOT EXISTS] name ... [LOCATION loc]. The name is
  * reserved in the catalog first (exactly one of racing creates of one name

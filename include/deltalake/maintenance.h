@@ -315,9 +315,12 @@ typedef struct dl_clone_options {
 	int nproperties;
 	bool replace;                          /* CREATE OR REPLACE: the target may exist */
 	bool if_not_exists;                    /* nothing when the target exists (version -1) */
+	/* operationParameters.source: the source's name as Spark's
+	 * DeltaTableV2.name() ("spark_catalog.s.t"); NULL: delta.`<source path>` */
+	const char *source_name;
 } dl_clone_options;
 #define DL_CLONE_OPTIONS_INIT \
-	{DL_CLONE_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, NULL, -1, NULL, NULL, NULL, 0, false, false}
+	{DL_CLONE_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, NULL, -1, NULL, NULL, NULL, 0, false, false, NULL}
 
 typedef struct dl_clone_metrics {
 	int64_t version;                  /* the target version committed, -1: none */

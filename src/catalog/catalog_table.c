@@ -184,9 +184,11 @@ int dl_cat_delete_managed_data(dl_catalog *c, const dl_cat_table *t)
 /* Step 2 of CREATE: the Delta table at `uri`, created or found; its id into
  * *table_id (dl_free), *created when this call made it. */
 static int make_table(int64_t *version, char **table_id, bool *created, const dl_catalog *c,
-                      const char *uri, const table_change *tc, const dl_create_options *create,
-                      struct ArrowArrayStream *data, const dl_write_options *write)
+                      const char *uri, const table_change *tc, const dl_catalog_table_options *o)
 {
+	const dl_create_options *create = o->create;
+	struct ArrowArrayStream *data = o->data;
+	const dl_write_options *write = o->write;
 	*version = -1;
 	*table_id = NULL;
 	*created = false;
@@ -205,7 +207,7 @@ static int make_table(int64_t *version, char **table_id, bool *created, const dl
 		                        "location '%s' already exists. Please pick a different table "
 		                        "name, or remove the existing location first.",
 		                        rel, uri);
-	} else if (snap && (create || data)) {
+	} else if (snap && (create || data || o->make)) {
 		rc = dl_error_set(DL_EUNSUPPORTED,
 		                  "CREATE TABLE %s with columns at LOCATION '%s', which already holds a "
 		                  "Delta table, is not supported yet; omit the columns to register the "
@@ -238,6 +240,15 @@ static int make_table(int64_t *version, char **table_id, bool *created, const dl
 			if (rc == 0 && !ns) rc = dl_error_set(DL_ENOTFOUND, "the table created at %s is gone", uri);
 			if (rc == 0 && !(*table_id = dl_strdup(dl_snapshot_table_id(ns)))) rc = DL_ENOMEM;
 			dl_snapshot_free(ns);
+		}
+	} else if (o->make) {
+		/* a table the caller commits (SHALLOW CLONE) */
+		rc = o->make(version, uri, o->make_payload);
+		if (rc == 0) {
+			*created = true;
+			rc = dl_ops_open_latest(&snap, s);
+			if (rc == 0 && !snap) rc = dl_error_set(DL_ENOTFOUND, "the table created at %s is gone", uri);
+			if (rc == 0 && !(*table_id = dl_strdup(dl_snapshot_table_id(snap)))) rc = DL_ENOMEM;
 		}
 	} else if (!create) {
 		rc = dl_error_set_class(DL_EINVALID, "DELTA_SCHEMA_NOT_PROVIDED",
@@ -289,14 +300,15 @@ int dl_catalog_create_table(int64_t *version, dl_catalog *c, const char *name,
                             const dl_catalog_table_options *opts)
 {
 	static const size_t ends[] = {DL_OPTIONS_END(dl_catalog_table_options, if_not_exists),
+	                              DL_OPTIONS_END(dl_catalog_table_options, write),
 	                              sizeof(dl_catalog_table_options)};
 	DL_OPTIONS_ENDS_CHECK(ends, DL_CATALOG_TABLE_OPTIONS_VERSION);
 	*version = -1;
 	dl_catalog_table_options o = DL_CATALOG_TABLE_OPTIONS_INIT;
 	int rc = dl_options_load(&o, opts, ends, DL_CATALOG_TABLE_OPTIONS_VERSION, "dl_catalog_table_options",
 	                         "DL_CATALOG_TABLE_OPTIONS_INIT");
-	if (rc == 0 && o.data && o.create)
-		rc = dl_error_set(DL_EINVALID, "dl_catalog_create_table: give `create` or `data`, not both");
+	if (rc == 0 && (!!o.data + !!o.create + !!o.make) > 1)
+		rc = dl_error_set(DL_EINVALID, "dl_catalog_create_table: give one of `create`, `data` and `make`");
 	if (rc == 0) rc = create_table(version, c, name, &o);
 	/* the rows are consumed whatever happened */
 	if (o.data && o.data->release) o.data->release(o.data);
@@ -314,7 +326,7 @@ static int create_table(int64_t *version, dl_catalog *c, const char *name, const
 		                                     "DL_CREATE_ERROR_IF_EXISTS (CREATE OR REPLACE "
 		                                     "through the catalog is not supported yet; use "
 		                                     "if_not_exists for IF NOT EXISTS)");
-	if (!o.location && !o.create && !o.data)
+	if (!o.location && !o.create && !o.data && !o.make)
 		return dl_error_set_class(DL_EINVALID, "DELTA_SCHEMA_NOT_PROVIDED",
 		                          "Table schema is not provided. Please provide the schema "
 		                          "(column definition) of the managed table `%s`.`%s`.",
@@ -337,7 +349,7 @@ static int create_table(int64_t *version, dl_catalog *c, const char *name, const
 	int64_t v = -1;
 	rc = tc.external ? ((uri = dl_strdup(location)) ? 0 : DL_ENOMEM)
 	                 : dl_cat_join(&uri, c->root, location);
-	if (rc == 0) rc = make_table(&v, &table_id, &created, c, uri, &tc, o.create, o.data, o.write);
+	if (rc == 0) rc = make_table(&v, &table_id, &created, c, uri, &tc, &o);
 	if (rc == 0) {
 		tc.table_id = table_id;
 		rc = dl_cat_commit(&c->state, c->store, decide_activate, &tc);

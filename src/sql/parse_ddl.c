@@ -198,8 +198,8 @@ table:
 	if (sp_is(p, "SHALLOW") || sp_is(p, "DEEP") || sp_is(p, "CLONE")) {
 		st->kind = ST_CLONE;
 		if (sp_is(p, "DEEP"))
-			return sp_error_at(p, (size_t)p->tok.pos, "UNSUPPORTED_FEATURE",
-			                   "DEEP CLONE is not part of open-source Delta Lake; use SHALLOW CLONE");
+			return sp_error_at(p, (size_t)p->tok.pos, "DELTA_UNSUPPORTED_DEEP_CLONE",
+			                   "Deep clone is not supported by this Delta version; use SHALLOW CLONE");
 		if (sp_accept(p, "SHALLOW") == 1) st->shallow = true;
 		DL_TRY(sp_expect(p, "CLONE"));
 		DL_TRY(sp_table_name(p, &st->source));
