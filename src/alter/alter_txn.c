@@ -4,6 +4,7 @@
 #include <strings.h>
 #include "log/schema.h"
 #include "ops/create.h"
+#include "ops/protocol_choose.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/options.h"
@@ -130,9 +131,28 @@ int dl_alter_progress(dl_alter_txn *a, const char *phase, const char *unit, int6
 	                    a->operation, phase);
 }
 
+/* Spark's updateMetadata: a new metaData that uses a feature the protocol
+ * lacks (a TIMESTAMP_NTZ column added, a property that enables a feature)
+ * upgrades the protocol in the same commit; never downgrades. */
+static int upgrade_for_metadata(dl_alter_txn *a)
+{
+	dl_type *schema = NULL;
+	const char *s = a->md.schema_string;
+	DL_TRY(dl_schema_parse(&schema, s, strlen(s)));
+	dl_protocol need;
+	int rc = dl_ops_choose_protocol(&need, &a->arena, schema, &a->md.configuration, &a->proto);
+	dl_type_unref(schema);
+	if (rc < 0) return rc;
+	if (dl_ops_protocol_equal(&need, &a->proto)) return 0;
+	a->proto = need;
+	a->proto_changed = true;
+	return 0;
+}
+
 int dl_alter_commit(dl_alter_txn *a, int64_t *version)
 {
 	*version = -1;
+	if (a->md_changed) DL_TRY(upgrade_for_metadata(a));
 	if (a->proto_changed) DL_TRY(dl_txn_set_protocol(a->txn, &a->proto));
 	if (a->md_changed) DL_TRY(dl_txn_set_metadata(a->txn, &a->md));
 	int rc = dl_txn_commit(a->txn, version);

@@ -78,7 +78,9 @@ int dl_alter_progress(dl_alter_txn *a, const char *phase, const char *unit, int6
                       int64_t total, int64_t rows);
 
 /* Commits the changed metaData and/or protocol with whatever else the form
- * added to a->txn; *version is the version committed. */
+ * added to a->txn; *version is the version committed. A changed metaData
+ * that needs features the protocol lacks upgrades it in the same commit
+ * (as Spark's updateMetadata), never below the working protocol. */
 int dl_alter_commit(dl_alter_txn *a, int64_t *version);
 
 void dl_alter_end(dl_alter_txn *a);
