@@ -127,7 +127,7 @@ static int check_type(change_ctx *c, const dl_type *old, bool nullable)
 		rc = dl_error_set_class(DL_EUNSUPPORTED, "DELTA_CANNOT_UPDATE_ARRAY_FIELD",
 		                        "Cannot update field %s type: update the element by updating %s.element",
 		                        b.data, b.data);
-	else if (neu->nchildren || !widening_enabled(c->a) || !dl_type_widens_to(old, neu))
+	else if (neu->nchildren || !widening_enabled(c->a) || !ac_widening_allowed(old, neu))
 		rc = change_refused(c, old, nullable, neu, nullable);
 	dl_buf_free(&b);
 	if (rc < 0) return rc;

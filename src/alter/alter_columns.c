@@ -9,6 +9,7 @@
 #include <strings.h>
 #include "alter/alter_columns_internal.h"
 #include "log/schema.h"
+#include "log/table_features.h"
 #include "rewrite/conform.h"
 #include "util/error.h"
 #include "util/mem.h"
@@ -375,7 +376,9 @@ static int replace_columns(dl_alter_txn *a, const dl_alter_column *cols, size_t 
 	}
 	if (ncols == 0) return dl_error_set(DL_EINVALID, "REPLACE COLUMNS: no column given");
 	const dl_table_properties *props = dl_snapshot_props(a->snap);
-	bool widen = props->enable_type_widening;
+	bool widen = props->enable_type_widening &&
+	             (dl_protocol_has(&a->proto, DL_FEATURE_TYPE_WIDENING) ||
+	              dl_protocol_has(&a->proto, DL_FEATURE_TYPE_WIDENING_PREVIEW));
 	dl_field *fs = dl_calloc(ncols, sizeof *fs);
 	if (!fs) return DL_ENOMEM;
 	dl_buf params = DL_BUF_INIT, one = DL_BUF_INIT, why = DL_BUF_INIT;
@@ -440,7 +443,7 @@ static int replace_columns(dl_alter_txn *a, const dl_alter_column *cols, size_t 
 			}
 			if (rc == 0 && !same_shape(of->type, fs[i].type)) {
 				bool prim = of->type->nchildren == 0 && fs[i].type->nchildren == 0;
-				if (prim && widen && dl_type_widens_to(of->type, fs[i].type)) {
+				if (prim && widen && ac_widening_allowed(of->type, fs[i].type)) {
 					m2 = NULL;
 					rc = ac_type_change_meta(&m2, meta, of->type, fs[i].type, NULL);
 					dl_free(meta);

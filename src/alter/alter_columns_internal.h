@@ -54,4 +54,7 @@ bool ac_same_shape(const dl_type *x, const dl_type *y);
 int ac_type_change_meta(char **out, const char *meta, const dl_type *from, const dl_type *to,
                         const char *field_path);
 
+/* Whether the typeWidening feature allows changing `from` to `to`. */
+bool ac_widening_allowed(const dl_type *from, const dl_type *to);
+
 #endif

@@ -255,9 +255,28 @@ static void test_type_widening_history(void **state)
 	(void)state;
 	const char *props[] = {"delta.enableTypeWidening", "true"};
 	char *uri = fx_table(g_dir, "widen2");
-	dx_create(uri, "a TINYINT, d DECIMAL(6,2)", NULL, props, 1);
+	dx_create(uri, "a TINYINT, d DECIMAL(6,2), b TINYINT, dt DATE", NULL, props, 1);
 	int64_t v;
 	dl_column_change ty = DL_COLUMN_CHANGE_INIT;
+	/* integers go to decimals of 10 integer digits or more (the protocol's
+	 * Decimal(10 + k1, k2)) */
+	ty.type = "DECIMAL(5,0)";
+	char *before0 = dx_tree(uri);
+	REFUSED(dl_alter_change_column(&v, uri, "b", &ty, NULL), "DELTA_UNSUPPORTED_ALTER_TABLE_CHANGE_COL_OP", uri,
+	        before0);
+	free(before0);
+	ty.type = "DECIMAL(11,1)";
+	assert_int_equal(dl_alter_change_column(&v, uri, "b", &ty, NULL), 0);
+	/* date to timestamp_ntz brings the timestampNtz feature along */
+	ty.type = "TIMESTAMP_NTZ";
+	assert_int_equal(dl_alter_change_column(&v, uri, "dt", &ty, NULL), 0);
+	dl_snapshot *snap;
+	assert_int_equal(dl_snapshot_open(&snap, uri, NULL), 0);
+	const dl_protocol *pr = dl_snapshot_state(snap)->protocol;
+	bool ntz = false;
+	for (uint32_t i = 0; i < pr->nwriter_features; i++) ntz |= strcmp(pr->writer_features[i], "timestampNtz") == 0;
+	assert_true(ntz);
+	dl_snapshot_free(snap);
 	ty.type = "SMALLINT";
 	assert_int_equal(dl_alter_change_column(&v, uri, "a", &ty, NULL), 0);
 	ty.type = "INT";
