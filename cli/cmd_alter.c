@@ -39,9 +39,14 @@ static int alter_run(dl_cli *cli, const void *args)
 	while (*c == ' ' || *c == '\t' || *c == '\n') c++;
 	if (!*c) return dl_cli_usage_error(cli, "the clause is empty: give what follows ALTER TABLE t, "
 	                                        "e.g. \"ADD COLUMNS (c INT)\"");
-	if (strncasecmp(c, "ALTER", 5) == 0 && (c[5] == ' ' || c[5] == '\t'))
-		return dl_cli_usage_error(cli, "give only the clause after ALTER TABLE t (\"%s\" starts "
-		                               "with ALTER)", c);
+	/* "ALTER COLUMN c ..." is a clause; "ALTER TABLE t ..." is a statement */
+	if (strncasecmp(c, "ALTER", 5) == 0 && (c[5] == ' ' || c[5] == '\t')) {
+		const char *w = c + 5;
+		while (*w == ' ' || *w == '\t') w++;
+		if (strncasecmp(w, "TABLE", 5) == 0 && (w[5] == ' ' || w[5] == '\t' || !w[5]))
+			return dl_cli_usage_error(cli, "give only the clause after ALTER TABLE t (\"%s\" is a "
+			                               "whole statement)", c);
+	}
 	char *sql = statement(a->table, c);
 	if (!sql) return DL_ENOMEM;
 	dl_sql_options o = DL_SQL_OPTIONS_INIT;
