@@ -12,6 +12,7 @@
 #include <cmocka.h>
 #include "../dml/dml_fixture.h"
 #include "alter/alter_txn.h"
+#include "txn/txn.h"
 #include "deltalake/alter.h"
 
 #define DDL "id BIGINT, name STRING, p INT"
@@ -466,6 +467,38 @@ static void test_concurrent_alter_conflicts(void **state)
 	dl_free(uri);
 }
 
+/* A writer that began before an ALTER and commits after it fails with
+ * MetadataChangedException (its data was shaped for the old schema). */
+static void test_writer_conflicts_with_alter(void **state)
+{
+	(void)state;
+	char *uri = make("writer_conflict", NULL, 0);
+	dl_snapshot *snap;
+	assert_int_equal(dl_snapshot_open(&snap, uri, NULL), 0);
+	dl_store *store;
+	assert_int_equal(dl_store_open(&store, uri, NULL), 0);
+	dl_transaction *t;
+	dl_txn_options to = DL_TXN_OPTIONS_INIT;
+	to.operation = "WRITE";
+	assert_int_equal(dl_txn_begin(&t, store, snap, &to), 0);
+	dl_add add = {.path = "never-written.parquet", .size = 10, .modification_time = 1, .data_change = true,
+	              .stats = "{\"numRecords\":1}", .stats_len = 16, .base_row_id = DL_NONE,
+	              .default_row_commit_version = DL_NONE};
+	assert_int_equal(dl_txn_add_file(t, &add), 0);
+	dl_column_change ch = DL_COLUMN_CHANGE_INIT;
+	ch.comment = "changed meanwhile";
+	int64_t v;
+	assert_int_equal(dl_alter_change_column(&v, uri, "name", &ch, NULL), 0);
+	int64_t wv;
+	assert_int_equal(dl_txn_commit(t, &wv), DL_ECONFLICT);
+	assert_string_equal(dl_error_last()->klass, "MetadataChangedException");
+	assert_int_equal(fx_version(uri), v);
+	dl_txn_free(t);
+	dl_snapshot_free(snap);
+	dl_store_free(store);
+	dl_free(uri);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -480,6 +513,7 @@ int main(void)
 		cmocka_unit_test(test_replace_columns),
 		cmocka_unit_test(test_sync_identity),
 		cmocka_unit_test(test_concurrent_alter_conflicts),
+		cmocka_unit_test(test_writer_conflicts_with_alter),
 	};
 	return cmocka_run_group_tests(tests, fx_setup_tmpdir, fx_teardown_tmpdir);
 }
