@@ -380,23 +380,27 @@ static int replace_columns(dl_alter_txn *a, const dl_alter_column *cols, size_t 
 	             (dl_protocol_has(&a->proto, DL_FEATURE_TYPE_WIDENING) ||
 	              dl_protocol_has(&a->proto, DL_FEATURE_TYPE_WIDENING_PREVIEW));
 	dl_field *fs = dl_calloc(ncols, sizeof *fs);
-	if (!fs) return DL_ENOMEM;
+	const char **names = dl_arena_calloc(&a->arena, ncols, sizeof *names);
+	if (!fs || !names) {
+		dl_free(fs);
+		return DL_ENOMEM;
+	}
 	dl_buf params = DL_BUF_INIT, one = DL_BUF_INIT, why = DL_BUF_INIT;
 	dl_buf_putc(&params, '[');
 	int rc = 0;
 	size_t made = 0;
 	for (size_t i = 0; i < ncols && rc == 0; i++, made++) {
-		const dl_alter_column *c = &cols[i];
-		if (!c->name || strchr(c->name, '.') || *c->name == '`') {
-			se_path p;
-			rc = se_path_parse(&p, &a->arena, c->name);
-			if (rc == 0 && p.n != 1)
-				rc = dl_error_set(DL_EINVALID, "REPLACE COLUMNS takes top-level columns: %s",
-				                  c->name);
-			if (rc < 0) break;
-		}
+		/* the column as given, with its name unquoted */
+		dl_alter_column cc = cols[i];
+		const dl_alter_column *c = &cc;
+		se_path p;
+		rc = se_path_parse(&p, &a->arena, cols[i].name);
+		if (rc == 0 && p.n != 1)
+			rc = dl_error_set(DL_EINVALID, "REPLACE COLUMNS takes top-level columns: %s", cols[i].name);
+		if (rc < 0) break;
+		cc.name = names[i] = p.parts[0];
 		for (size_t j = 0; j < i && rc == 0; j++)
-			if (strcasecmp(cols[j].name, c->name) == 0)
+			if (strcasecmp(names[j], c->name) == 0)
 				rc = dl_error_set_class(DL_EINVALID, "DELTA_DUPLICATE_COLUMNS_FOUND",
 				                        "Found duplicate column(s) in replacing columns: %s",
 				                        c->name);
@@ -481,7 +485,7 @@ static int replace_columns(dl_alter_txn *a, const dl_alter_column *cols, size_t 
 	 * partition column. */
 	for (int k = 0; k < old->nchildren && rc == 0; k++) {
 		bool kept = false;
-		for (size_t i = 0; i < ncols && !kept; i++) kept = strcasecmp(cols[i].name, old->children[k].name) == 0;
+		for (size_t i = 0; i < ncols && !kept; i++) kept = strcasecmp(names[i], old->children[k].name) == 0;
 		if (kept) continue;
 		if (ac_partition_index(a, old->children[k].name) >= 0) {
 			dl_buf_clear(&why);

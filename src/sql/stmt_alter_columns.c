@@ -50,10 +50,23 @@ static void texts_free(texts *t)
 	dl_free(t->items);
 }
 
+/* A column path as deltalake/alter.h takes it: parts joined by '.', a
+ * part back-quoted only when it is not a plain word (so messages show
+ * names as written). */
 static const char *name_text(texts *t, const sql_name *n)
 {
 	dl_buf b = DL_BUF_INIT;
-	if (sqlp_name(&b, n) < 0) {
+	int rc = 0;
+	for (int i = 0; i < n->nparts && rc == 0; i++) {
+		const char *s = n->parts[i];
+		bool plain = *s != 0;
+		for (const char *c = s; *c && plain; c++)
+			plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+			        *c == '_';
+		if (i) rc = dl_buf_putc(&b, '.');
+		if (rc == 0) rc = plain ? dl_buf_puts(&b, s) : sqlp_ident(&b, s);
+	}
+	if (rc < 0) {
 		dl_buf_free(&b);
 		return NULL;
 	}

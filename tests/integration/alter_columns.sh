@@ -57,6 +57,13 @@ grep -q '^5000000000,1000,e,1,big$' "$tmp/ours.rows" || fail "the widened value 
 "$DL_CLI" history "$t" --format csv >"$tmp/hist"
 for op in "ADD COLUMNS" "CHANGE COLUMN"; do grep -q "$op" "$tmp/hist" || fail "history lacks $op"; done
 
+# REPLACE COLUMNS: the same columns, reordered, one commented (a type only widens)
+alter "$t" "REPLACE COLUMNS (id BIGINT NOT NULL, v BIGINT, name STRING COMMENT 'n', g INT, extra STRING, s STRUCT<b: STRING, a: INT>)"
+"$DL_CLI" schema "$t" --format csv 2>&1 | tail -n +2 | cut -d, -f1 | tr '\n' ' ' >"$tmp/order"
+[ "$(cat "$tmp/order")" = "id v name g extra s " ] || fail "REPLACE COLUMNS order: $(cat "$tmp/order")"
+ours "$t" "$cols" >"$tmp/ours2.rows"
+diff "$tmp/ours.rows" "$tmp/ours2.rows" >/dev/null || fail "REPLACE COLUMNS changed the rows"
+
 # ---- refusals: exit 1, Spark's class, table byte-identical ----
 before=$(tree "$t")
 check_err() { # EXIT PATTERN ARGS...
