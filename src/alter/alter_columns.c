@@ -287,7 +287,7 @@ static int drop_columns(dl_alter_txn *a, const char *const *names, size_t n, boo
 			                        "Dropping partition columns (%s) is not allowed.", p.parts[0]);
 			break;
 		}
-		rc = ac_check_dependents(a, (const char *const *)p.parts, p.n, "drop");
+		rc = ac_check_dependents(a, (const char *const *)p.parts, p.n, "dropping");
 		drop_edit e = {p.parts[p.n - 1], &p};
 		dl_type *next = NULL;
 		if (rc == 0)
@@ -498,7 +498,7 @@ static int replace_columns(dl_alter_txn *a, const dl_alter_column *cols, size_t 
 			rc = replace_refused(a, old, why.data);
 		} else {
 			const char *parts[1] = {old->children[k].name};
-			rc = ac_check_dependents(a, parts, 1, "drop");
+			rc = ac_check_dependents(a, parts, 1, "dropping");
 		}
 	}
 	dl_type *schema = NULL;

@@ -99,7 +99,7 @@ static int constraint_ref(const char *name, const char *expression, void *payloa
 {
 	dep_list *l = payload;
 	if (references(expression, l->parts, l->n))
-		dl_buf_printf(l->out, "%s%s -> %s", l->out->len ? "\n" : "", name, expression);
+		dl_buf_printf(l->out, "%sdelta.constraints.%s -> %s", l->out->len ? "\n" : "", name, expression);
 	return 0;
 }
 
@@ -111,9 +111,9 @@ int ac_check_dependents(dl_alter_txn *a, const char *const *parts, int n, const 
 	int rc = dl_table_constraints_each(&dl_alter_read_metadata(a)->configuration, constraint_ref, &l);
 	if (rc == 0 && found.len)
 		rc = dl_error_set_class(DL_ECONSTRAINT, "DELTA_CONSTRAINT_DEPENDENT_COLUMN_CHANGE",
-		                        "Cannot %s column %s because this column is referenced by the "
-		                        "following check constraint(s):\n%s",
-		                        what, col.data, found.data);
+		                        "Cannot alter column %s because this column is referenced by the "
+		                        "following check constraint(s):\n%s (%s it would break them)",
+		                        col.data, found.data, what);
 	const dl_type *schema = dl_alter_read_schema(a);
 	dl_arena ar = DL_ARENA_INIT;
 	for (int i = 0; rc == 0 && i < schema->nchildren; i++) {
@@ -128,9 +128,9 @@ int ac_check_dependents(dl_alter_txn *a, const char *const *parts, int n, const 
 	}
 	if (rc == 0 && found.len)
 		rc = dl_error_set_class(DL_ECONSTRAINT, "DELTA_GENERATED_COLUMNS_DEPENDENT_COLUMN_CHANGE",
-		                        "Cannot %s column %s because this column is referenced by the "
-		                        "following generated column(s):\n%s",
-		                        what, col.data, found.data);
+		                        "Cannot alter column %s because this column is referenced by the "
+		                        "following generated column(s):\n%s (%s it would break them)",
+		                        col.data, found.data, what);
 	dl_arena_free(&ar);
 	dl_buf_free(&col);
 	dl_buf_free(&found);
