@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 #include "alter/alter_columns_internal.h"
+#include "json/json.h"
 #include "log/schema.h"
 #include "log/table_features.h"
 #include "rewrite/conform.h"
@@ -263,6 +264,46 @@ static int drop_stats_column(dl_alter_txn *a, const char *name)
 	return rc;
 }
 
+/* Spark refuses dropping a clustering column (or a struct holding one):
+ * the delta.clustering domain names them by physical name paths. */
+static int check_clustering(dl_alter_txn *a, const dl_type *schema, const se_path *p)
+{
+	const char *conf = dl_snapshot_domain(a->snap, "delta.clustering");
+	if (!conf) return 0;
+	dl_column_mapping_mode mode = ac_mapping_mode(a);
+	const char *phys[64];
+	const dl_type *t = schema;
+	int n = p->n < 64 ? p->n : 64;
+	for (int i = 0; i < n; i++) {
+		int k = se_child_index(t, p->parts[i]);
+		if (k < 0 || t->id != DL_TYPE_STRUCT) return 0; /* inside a map/array: no clustering */
+		DL_TRY(dl_field_physical_name(&t->children[k], mode, &a->arena, &phys[i]));
+		t = t->children[k].type;
+	}
+	dl_json *root;
+	DL_TRY(dl_json_parse(&a->arena, conf, strlen(conf), "delta.clustering domain metadata", &root));
+	const dl_json *cols = dl_json_get(root, "clusteringColumns");
+	for (size_t i = 0; cols && cols->kind == DL_JSON_ARRAY && i < cols->u.arr.n; i++) {
+		const dl_json *path = &cols->u.arr.items[i];
+		if (path->kind != DL_JSON_ARRAY || path->u.arr.n < (size_t)n) continue;
+		bool hit = true;
+		for (int k = 0; k < n && hit; k++) {
+			const dl_json *e = &path->u.arr.items[k];
+			hit = e->kind == DL_JSON_STRING && strlen(phys[k]) == e->u.str.len &&
+			      memcmp(phys[k], e->u.str.ptr, e->u.str.len) == 0;
+		}
+		if (hit) {
+			dl_buf b = DL_BUF_INIT;
+			se_path_text(&b, (const char *const *)p->parts, p->n);
+			int rc = dl_error_set_class(DL_EUNSUPPORTED, "DELTA_UNSUPPORTED_DROP_CLUSTERING_COLUMN",
+			                            "Dropping clustering columns (%s) is not allowed.", b.data);
+			dl_buf_free(&b);
+			return rc;
+		}
+	}
+	return 0;
+}
+
 static int drop_columns(dl_alter_txn *a, const char *const *names, size_t n, bool if_exists,
                         bool *nothing)
 {
@@ -287,7 +328,8 @@ static int drop_columns(dl_alter_txn *a, const char *const *names, size_t n, boo
 			                        "Dropping partition columns (%s) is not allowed.", p.parts[0]);
 			break;
 		}
-		rc = ac_check_dependents(a, (const char *const *)p.parts, p.n, "dropping");
+		rc = check_clustering(a, schema, &p);
+		if (rc == 0) rc = ac_check_dependents(a, (const char *const *)p.parts, p.n, "dropping");
 		drop_edit e = {p.parts[p.n - 1], &p};
 		dl_type *next = NULL;
 		if (rc == 0)

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 #include "../dml/dml_fixture.h"
 #include "alter/alter_txn.h"
+#include "log/schema.h"
 #include "txn/txn.h"
 #include "deltalake/alter.h"
 
@@ -499,6 +500,44 @@ static void test_writer_conflicts_with_alter(void **state)
 	dl_free(uri);
 }
 
+/* A clustering column (by physical name in the delta.clustering domain)
+ * cannot be dropped; the other columns can. */
+static void test_drop_clustering_column(void **state)
+{
+	(void)state;
+	const char *props[] = {"delta.columnMapping.mode", "name", "delta.feature.domainMetadata", "supported"};
+	char *uri = make("clustered", props, 2);
+	dl_snapshot *snap;
+	assert_int_equal(dl_snapshot_open(&snap, uri, NULL), 0);
+	dl_arena ar = DL_ARENA_INIT;
+	const char *phys;
+	assert_int_equal(dl_field_physical_name(&dl_snapshot_schema(snap)->children[0], DL_CM_NAME, &ar, &phys), 0);
+	char conf[256];
+	snprintf(conf, sizeof conf, "{\"clusteringColumns\":[[\"%s\"]]}", phys);
+	dl_store *store;
+	assert_int_equal(dl_store_open(&store, uri, NULL), 0);
+	dl_transaction *t;
+	dl_txn_options to = DL_TXN_OPTIONS_INIT;
+	to.operation = "CLUSTER BY";
+	assert_int_equal(dl_txn_begin(&t, store, snap, &to), 0);
+	assert_int_equal(dl_txn_set_domain(t, "delta.clustering", conf, false), 0);
+	int64_t v;
+	assert_int_equal(dl_txn_commit(t, &v), 0);
+	dl_txn_free(t);
+	dl_snapshot_free(snap);
+	dl_store_free(store);
+	dl_arena_free(&ar);
+	char *before = dx_tree(uri);
+	const char *d1[] = {"ID"};
+	REFUSED(dl_alter_drop_columns(&v, uri, d1, 1, false, NULL), "DELTA_UNSUPPORTED_DROP_CLUSTERING_COLUMN", uri,
+	        before);
+	free(before);
+	const char *d2[] = {"name"};
+	assert_int_equal(dl_alter_drop_columns(&v, uri, d2, 1, false, NULL), 0);
+	columns_are(uri, "id,p");
+	dl_free(uri);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -514,6 +553,7 @@ int main(void)
 		cmocka_unit_test(test_sync_identity),
 		cmocka_unit_test(test_concurrent_alter_conflicts),
 		cmocka_unit_test(test_writer_conflicts_with_alter),
+		cmocka_unit_test(test_drop_clustering_column),
 	};
 	return cmocka_run_group_tests(tests, fx_setup_tmpdir, fx_teardown_tmpdir);
 }
