@@ -1,0 +1,212 @@
+/* Shared checks of the ALTER TABLE column forms (see
+ * alter_columns_internal.h), with Spark's error classes. */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include "alter/alter_columns_internal.h"
+#include "expr/expr.h"
+#include "json/json.h"
+#include "log/schema.h"
+#include "log/table_features.h"
+#include "ops/column_mapping.h"
+#include "ops/ddl.h"
+#include "util/error.h"
+#include "util/mem.h"
+
+dl_column_mapping_mode ac_mapping_mode(const dl_alter_txn *a)
+{
+	return dl_snapshot_props(a->snap)->column_mapping_mode;
+}
+
+int ac_check_name(const dl_alter_txn *a, const char *name)
+{
+	if (ac_mapping_mode(a) != DL_CM_NONE) return 0;
+	if (strpbrk(name, " ,;{}()\n\t=") == NULL) return 0;
+	return dl_error_set_class(DL_EINVALID, "DELTA_INVALID_CHARACTERS_IN_COLUMN_NAMES",
+	                          "Found invalid character(s) among ' ,;{}()\\n\\t=' in the column "
+	                          "name '%s'. Please use column mapping ('delta.columnMapping.mode' = "
+	                          "'name') to use these characters.",
+	                          name);
+}
+
+int ac_not_found(const dl_alter_txn *a, const char *const *parts, int n)
+{
+	(void)a;
+	dl_buf b = DL_BUF_INIT;
+	se_path_text(&b, parts, n);
+	int rc = dl_error_set_class(DL_EINVALID, "DELTA_COLUMN_NOT_FOUND_IN_SCHEMA",
+	                            "Unable to find %s column in the table schema", b.data);
+	dl_buf_free(&b);
+	return rc;
+}
+
+int ac_partition_index(const dl_alter_txn *a, const char *name)
+{
+	const dl_metadata *md = &a->md;
+	for (uint32_t i = 0; i < md->npartition_columns; i++)
+		if (strcasecmp(md->partition_columns[i], name) == 0) return (int)i;
+	return -1;
+}
+
+int ac_parse_type(dl_type **out, const char *text, const char *column)
+{
+	if (!text || !*text) return dl_error_set(DL_EINVALID, "column %s: no type given", column);
+	if (dl_ddl_parse_type(out, text) < 0) return dl_error_prefix("column %s", column);
+	return 0;
+}
+
+/* ---- dependent expressions ---- */
+
+typedef struct dep_check {
+	const char *const *parts;
+	int n;
+	bool hit;
+} dep_check;
+
+static int column_ref(const char *const *path, int depth, void *payload)
+{
+	dep_check *d = payload;
+	int m = depth < d->n ? depth : d->n;
+	for (int i = 0; i < m; i++)
+		if (strcasecmp(path[i], d->parts[i]) != 0) return 0;
+	d->hit = true;
+	return 0;
+}
+
+/* Whether expression text `sql` references the column (unparsable text
+ * counts as not referencing: it was validated when it was stored). */
+static bool references(const char *sql, const char *const *parts, int n)
+{
+	dl_expr *e;
+	if (dl_expr_parse(&e, sql) < 0) {
+		dl_error_clear();
+		return false;
+	}
+	dep_check d = {parts, n, false};
+	if (dl_expr_columns(e, column_ref, &d) < 0) dl_error_clear();
+	dl_expr_free(e);
+	return d.hit;
+}
+
+typedef struct dep_list {
+	const char *const *parts;
+	int n;
+	dl_buf *out;
+} dep_list;
+
+static int constraint_ref(const char *name, const char *expression, void *payload)
+{
+	dep_list *l = payload;
+	if (references(expression, l->parts, l->n))
+		dl_buf_printf(l->out, "%s%s -> %s", l->out->len ? "\n" : "", name, expression);
+	return 0;
+}
+
+int ac_check_dependents(dl_alter_txn *a, const char *const *parts, int n, const char *what)
+{
+	dl_buf col = DL_BUF_INIT, found = DL_BUF_INIT;
+	se_path_text(&col, parts, n);
+	dep_list l = {parts, n, &found};
+	int rc = dl_table_constraints_each(&dl_alter_read_metadata(a)->configuration, constraint_ref, &l);
+	if (rc == 0 && found.len)
+		rc = dl_error_set_class(DL_ECONSTRAINT, "DELTA_CONSTRAINT_DEPENDENT_COLUMN_CHANGE",
+		                        "Cannot %s column %s because this column is referenced by the "
+		                        "following check constraint(s):\n%s",
+		                        what, col.data, found.data);
+	const dl_type *schema = dl_alter_read_schema(a);
+	dl_arena ar = DL_ARENA_INIT;
+	for (int i = 0; rc == 0 && i < schema->nchildren; i++) {
+		const char *gen = NULL;
+		if (dl_field_generation_expression(&schema->children[i], &ar, &gen) < 0) {
+			dl_error_clear();
+			continue;
+		}
+		if (gen && references(gen, parts, n))
+			dl_buf_printf(&found, "%s%s -> %s", found.len ? "\n" : "",
+			              schema->children[i].name, gen);
+	}
+	if (rc == 0 && found.len)
+		rc = dl_error_set_class(DL_ECONSTRAINT, "DELTA_GENERATED_COLUMNS_DEPENDENT_COLUMN_CHANGE",
+		                        "Cannot %s column %s because this column is referenced by the "
+		                        "following generated column(s):\n%s",
+		                        what, col.data, found.data);
+	dl_arena_free(&ar);
+	dl_buf_free(&col);
+	dl_buf_free(&found);
+	return rc;
+}
+
+/* ---- operationParameters ---- */
+
+void ac_field_json(dl_buf *out, const char *const *parent, int nparent, const dl_field *f)
+{
+	dl_buf name = DL_BUF_INIT;
+	const char **all = dl_calloc((size_t)nparent + 1, sizeof *all);
+	if (all) {
+		for (int i = 0; i < nparent; i++) all[i] = parent[i];
+		all[nparent] = f->name;
+		se_path_text(&name, all, nparent + 1);
+	}
+	char tname[128];
+	dl_type_name(f->type, tname, sizeof tname);
+	dl_json_writer w;
+	dl_jw_init(&w, out);
+	dl_jw_object_begin(&w);
+	dl_jw_key(&w, "name");
+	dl_jw_string(&w, name.data ? name.data : f->name);
+	dl_jw_key(&w, "type");
+	dl_jw_string(&w, tname);
+	dl_jw_key(&w, "nullable");
+	dl_jw_bool(&w, f->nullable);
+	dl_jw_key(&w, "metadata");
+	dl_jw_raw(&w, f->metadata && *f->metadata ? f->metadata : "{}");
+	dl_jw_object_end(&w);
+	dl_jw_finish(&w);
+	dl_free(all);
+	dl_buf_free(&name);
+}
+
+/* ---- column mapping ---- */
+
+int ac_assign_ids(dl_alter_txn *a, dl_type **schema)
+{
+	if (ac_mapping_mode(a) == DL_CM_NONE) return 0;
+	int64_t max = dl_snapshot_props(a->snap)->column_mapping_max_id;
+	dl_type *out;
+	int rc = dl_cm_assign(&out, *schema, &max);
+	if (rc < 0) return rc;
+	dl_type_unref(*schema);
+	*schema = out;
+	char v[32];
+	snprintf(v, sizeof v, "%lld", (long long)max);
+	return dl_alter_set_config(a, "delta.columnMapping.maxColumnId", v);
+}
+
+/* ---- defaults ---- */
+
+int ac_check_defaults_allowed(const dl_alter_txn *a, const char *command)
+{
+	if (dl_protocol_has(&a->proto, DL_FEATURE_ALLOW_COLUMN_DEFAULTS)) return 0;
+	return dl_error_set_class(DL_EUNSUPPORTED, "WRONG_COLUMN_DEFAULTS_FOR_DELTA_FEATURE_NOT_ENABLED",
+	                          "Failed to execute %s command because it assigned a column DEFAULT "
+	                          "value, but the corresponding table feature was not enabled. Please "
+	                          "retry the command again after executing ALTER TABLE tableName SET "
+	                          "TBLPROPERTIES('delta.feature.allowColumnDefaults' = 'supported').",
+	                          command);
+}
+
+int ac_check_default_expr(const char *sql, const char *column)
+{
+	dl_expr *e;
+	if (dl_expr_parse(&e, sql) < 0) return dl_error_prefix("the DEFAULT of column %s", column);
+	dl_type *empty = dl_type_struct(NULL, 0);
+	int rc = empty ? dl_expr_bind(e, empty) : DL_ENOMEM;
+	if (rc < 0)
+		rc = dl_error_set_class(DL_EINVALID, "INVALID_DEFAULT_VALUE.NOT_CONSTANT",
+		                        "the DEFAULT of column %s, %s, must be a constant expression "
+		                        "(it may not reference columns): %s",
+		                        column, sql, dl_error_last()->message);
+	dl_type_unref(empty);
+	dl_expr_free(e);
+	return rc;
+}
