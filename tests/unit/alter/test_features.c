@@ -232,6 +232,58 @@ static void test_checkpoint_protection(void **state)
 	dl_free(uri);
 }
 
+/* A transaction begun before an ALTER commits loses as Spark's
+ * ConflictChecker says: a metaData winner is MetadataChangedException for
+ * any transaction, a protocol winner ProtocolChangedException for one that
+ * changes the protocol too. */
+static void test_conflicts(void **state)
+{
+	(void)state;
+	char *uri = make("conflicts", NULL, 0);
+	dl_store *st;
+	ax_ok(dl_store_open(&st, uri, NULL));
+	dl_snapshot_options so = DL_SNAPSHOT_OPTIONS_INIT;
+	so.store = st;
+	dl_snapshot *s;
+	ax_ok(dl_snapshot_open(&s, uri, &so));
+	dl_txn_options to = DL_TXN_OPTIONS_INIT;
+	to.operation = "WRITE";
+	dl_transaction *append;
+	ax_ok(dl_txn_begin(&append, st, s, &to));
+	dl_add a;
+	memset(&a, 0, sizeof a);
+	a.path = "part-never-written.parquet";
+	a.size = 1;
+	a.data_change = true;
+	a.base_row_id = a.default_row_commit_version = DL_NONE;
+	ax_ok(dl_txn_add_file(append, &a));
+	to.operation = "UPGRADE PROTOCOL";
+	dl_transaction *upgrade;
+	ax_ok(dl_txn_begin(&upgrade, st, s, &to));
+	dl_protocol p13 = {1, 3, NULL, 0, NULL, 0};
+	ax_ok(dl_txn_set_protocol(upgrade, &p13));
+
+	int64_t v;
+	ax_ok(ax_set1(uri, "delta.appendOnly", "false")); /* metaData winner */
+	ax_fails(dl_txn_commit(append, &v), DL_ECONFLICT, "MetadataChangedException", NULL);
+	dl_txn_free(append);
+	dl_txn_free(upgrade);
+	dl_snapshot_free(s);
+
+	ax_ok(dl_snapshot_open(&s, uri, &so));
+	to.operation = "UPGRADE PROTOCOL";
+	ax_ok(dl_txn_begin(&upgrade, st, s, &to));
+	ax_ok(dl_txn_set_protocol(upgrade, &p13));
+	ax_ok(dl_upgrade_protocol(&v, uri, 1, 4, NULL)); /* protocol-only winner */
+	ax_fails(dl_txn_commit(upgrade, &v), DL_ECONFLICT, "ProtocolChangedException", NULL);
+	dl_txn_free(upgrade);
+	dl_snapshot_free(s);
+	dl_store_free(st);
+	ax_protocol_is(uri, "(1,4)");
+	dx_rows(uri, "id", "1;2;3;4");
+	dl_free(uri);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -241,6 +293,7 @@ int main(void)
 		cmocka_unit_test(test_deletion_vectors_truncate_history),
 		cmocka_unit_test(test_v2_checkpoint),
 		cmocka_unit_test(test_checkpoint_protection),
+		cmocka_unit_test(test_conflicts),
 	};
 	return cmocka_run_group_tests(tests, fx_setup_tmpdir, fx_teardown_tmpdir);
 }
