@@ -149,6 +149,8 @@ static int history_contains(bool *found, ap_ctx *c, const df_step *s)
 	dl_snapshot *snap;
 	DL_TRY(dl_snapshot_open(&snap, c->uri, &so));
 	const dl_log_state *st = dl_snapshot_state(snap);
+	dl_action md = {.kind = DL_ACTION_METADATA, .u.metadata = *st->metadata};
+	*found = s->action_trace(&md);
 	for (size_t i = 0; i < st->nadds && !*found; i++) {
 		dl_action a = {.kind = DL_ACTION_ADD, .u.add = *dl_log_state_add(st, i)};
 		*found = s->action_trace(&a);

@@ -21,4 +21,9 @@ typedef struct df_step {
 
 const df_step *df_step_for(int feature);
 
+/* drop_feature_types.c: typeWidening and its -preview twin. */
+int df_type_widening_prepare(ap_ctx *c, bool *changed);
+bool df_type_widening_clean(ap_ctx *c);
+bool df_type_widening_trace(const dl_action *a);
+
 #endif

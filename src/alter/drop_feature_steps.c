@@ -18,9 +18,10 @@
  *   checkpointProtection (TRUNCATE HISTORY only) history before
  *                     delta.requireCheckpointProtectionBeforeVersion must be
  *                     gone; the property is removed with the feature.
- * typeWidening and columnMapping need data files rewritten with other
- * types / names, which is not implemented: they are refused with a clear
- * DL_EUNSUPPORTED before anything changes. */
+ *   typeWidening      see drop_feature_types.c.
+ * columnMapping needs every data file rewritten with the logical names,
+ * which is not implemented: it is refused with a clear DL_EUNSUPPORTED
+ * before anything changes. */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -290,8 +291,9 @@ static const df_step steps[] = {
 	{DL_FEATURE_CHECK_CONSTRAINTS, constraints_prepare, no_constraints, NULL, false},
 	{DL_FEATURE_VACUUM_PROTOCOL_CHECK, nothing, always, NULL, false},
 	{DL_FEATURE_CHECKPOINT_PROTECTION, nothing, always, NULL, false},
-	{DL_FEATURE_TYPE_WIDENING, not_implemented, always, NULL, false},
-	{DL_FEATURE_TYPE_WIDENING_PREVIEW, not_implemented, always, NULL, false},
+	{DL_FEATURE_TYPE_WIDENING, df_type_widening_prepare, df_type_widening_clean, df_type_widening_trace, false},
+	{DL_FEATURE_TYPE_WIDENING_PREVIEW, df_type_widening_prepare, df_type_widening_clean,
+	 df_type_widening_trace, false},
 	{DL_FEATURE_COLUMN_MAPPING, not_implemented, always, NULL, false},
 	{DL_FEATURE_COORDINATED_COMMITS_PREVIEW, not_implemented, always, NULL, false},
 	{DL_FEATURE_MATERIALIZE_PARTITION_COLUMNS, nothing, always, NULL, false},

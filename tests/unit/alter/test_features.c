@@ -11,6 +11,7 @@
 #include <cmocka.h>
 #include "alter_fixture.h"
 #include "deltalake/maintenance.h"
+#include "deltalake/parquet.h"
 #include "rewrite/rewrite.h"
 #include "storage/backend.h"
 
@@ -232,6 +233,48 @@ static void test_checkpoint_protection(void **state)
 	dl_free(uri);
 }
 
+/* typeWidening: files rewritten with the widened type, typeChanges gone. */
+static void test_type_widening(void **state)
+{
+	(void)state;
+	char *uri = fx_table(g_dir, "tw");
+	const char *props[] = {"delta.enableTypeWidening", "true"};
+	dx_create(uri, "id INT, name STRING", NULL, props, 1);
+	dx_append(uri, "id INT, name STRING", "1,a;2,b");
+	int64_t v;
+	dl_column_change ch = DL_COLUMN_CHANGE_INIT;
+	ch.type = "BIGINT";
+	ax_ok(dl_alter_change_column(&v, uri, "id", &ch, NULL));
+	dx_append(uri, "id BIGINT, name STRING", "3000000000,c");
+	char *c = fx_commit(uri, v);
+	assert_non_null(strstr(c, "delta.typeChanges"));
+	dl_free(c);
+	ax_ok(dl_drop_feature(&v, uri, "typeWidening", false, NULL));
+	ax_protocol_is(uri, "(1,7) w[appendOnly,invariants,checkpointProtection]");
+	ax_conf_is(uri, "delta.enableTypeWidening", "false");
+	dx_commit_has(uri, 5, "\"operation\":\"REORG\"");
+	dx_commit_lacks(uri, 5, "delta.typeChanges");
+	dx_commit_lacks(uri, v, "delta.typeChanges");
+	dx_rows(uri, "id,name", "1,a;2,b;3000000000,c");
+	/* every live file has id as INT64 now: readable without the feature */
+	dl_snapshot *s;
+	ax_ok(dl_snapshot_open(&s, uri, NULL));
+	const dl_log_state *st = dl_snapshot_state(s);
+	assert_int_equal(st->nadds, 2);
+	for (size_t i = 0; i < st->nadds; i++) {
+		char path[1200];
+		snprintf(path, sizeof path, "%s/%s", uri, dl_log_state_add(st, i)->path);
+		dl_parquet_file *pf;
+		ax_ok(dl_parquet_open(&pf, path));
+		const char *text;
+		ax_ok(dl_parquet_schema_text(&text, pf));
+		if (!strstr(text, "INT64 id")) fail_msg("%s: %s", path, text);
+		dl_parquet_free(pf);
+	}
+	dl_snapshot_free(s);
+	dl_free(uri);
+}
+
 /* A transaction begun before an ALTER commits loses as Spark's
  * ConflictChecker says: a metaData winner is MetadataChangedException for
  * any transaction, a protocol winner ProtocolChangedException for one that
@@ -293,6 +336,7 @@ int main(void)
 		cmocka_unit_test(test_deletion_vectors_truncate_history),
 		cmocka_unit_test(test_v2_checkpoint),
 		cmocka_unit_test(test_checkpoint_protection),
+		cmocka_unit_test(test_type_widening),
 		cmocka_unit_test(test_conflicts),
 	};
 	return cmocka_run_group_tests(tests, fx_setup_tmpdir, fx_teardown_tmpdir);
