@@ -2,8 +2,8 @@
  * FEATURE onto deltalake/alter.h (src/alter).
  *
  * The target is a catalog name or delta.`path` (sql_target_resolve). A
- * CHECK expression reaches the table as Spark SQL text printed back from
- * the parsed expression, the form the constraint is stored in. Like Spark,
+ * CHECK expression reaches the table as the text written in the statement,
+ * which is what Spark stores. Like Spark,
  * these statements return no rows. */
 #include "sql/session_internal.h"
 
@@ -39,7 +39,8 @@ static int run(const sql_stmt *st, const char *uri, const dl_alter_options *o)
 		return rc;
 	}
 	case ALTER_ADD_CONSTRAINT: {
-		dl_buf b = DL_BUF_INIT;
+		if (st->check_text) return dl_alter_add_constraint(&v, uri, st->constraint, st->check_text, o);
+		dl_buf b = DL_BUF_INIT; /* a statement built without source text */
 		ex_node *e = st->check;
 		int rc = sqlp_exprs(&b, &e, 1);
 		if (rc == 0) rc = dl_alter_add_constraint(&v, uri, st->constraint, b.data, o);

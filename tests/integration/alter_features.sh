@@ -45,6 +45,8 @@ protocol | grep -q 'minWriterVersion,4' || fail "change data feed: protocol $(pr
 
 sql "ALTER TABLE $T ADD CONSTRAINT vNonNegative CHECK (v >= 0)"
 compare "ADD CONSTRAINT"
+"$DL_CLI" -q --format csv sql "SHOW TBLPROPERTIES $T" >"$tmp/props" 2>&1
+grep -q '^delta.constraints.vnonnegative,v >= 0$' "$tmp/props" || fail "constraint not stored as written: $(cat "$tmp/props")"
 "$DL_CLI" -q sql "ALTER TABLE $T ADD CONSTRAINT small CHECK (v < 500)" >/dev/null 2>"$tmp/err" &&
 	fail "a constraint existing rows violate was added"
 grep -q 'DELTA_NEW_CHECK_CONSTRAINT_VIOLATION' "$tmp/err" || fail "violation error: $(cat "$tmp/err")"
