@@ -180,6 +180,11 @@ typedef struct dl_optimize_metrics {
 	int64_t numBatches;               /* bins written */
 	int64_t totalConsideredFiles;
 	int64_t totalFilesSkipped;
+	/* OptimizeMetrics.filesRemoved's min and max (-1: none removed) and
+	 * deletionVectorStats.numDeletionVectorRowsRemoved */
+	int64_t removedMinFileSize;
+	int64_t removedMaxFileSize;
+	int64_t numDeletionVectorRowsRemoved;
 } dl_optimize_metrics;
 
 /* OPTIMIZE <uri> [WHERE where] [ZORDER BY (...)] / [FULL]: bin-packs the

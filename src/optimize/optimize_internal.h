@@ -1,0 +1,61 @@
+/* OPTIMIZE's command state, shared by the driver (optimize.c: checks,
+ * planning, commit, metrics) and the bin writer (optimize_bin.c: one bin's
+ * rows streamed from its files, ordered along a curve when clustering,
+ * into new files). */
+#ifndef DL_OPTIMIZE_INTERNAL_H
+#define DL_OPTIMIZE_INTERNAL_H
+#include <stdatomic.h>
+#include <stdbool.h>
+#include "deltalake/maintenance.h"
+#include "log/snapshot.h"
+#include "optimize/bins.h"
+#include "optimize/clustering.h"
+#include "rewrite/file_writer.h"
+#include "txn/txn.h"
+#include "util/arena.h"
+
+/* A column a curve orders by: a top-level column of the scan's output and
+ * the struct children down to the leaf. */
+typedef struct opt_order_col {
+	int top;
+	int path[16];
+	int depth;
+} opt_order_col;
+
+typedef struct opt_cmd {
+	const char *operation;          /* "OPTIMIZE" / "REORG" */
+	dl_store *store;
+	bool owns_store;
+	dl_snapshot *snap;
+	dl_transaction *txn;
+	dl_arena arena;
+	dl_str_map config;              /* committed configuration (row tracking names) */
+	dl_table_properties props;
+	const char *const *part_cols;
+	int npart;
+	bool tracked;                   /* rowTracking supported: new files get base row ids */
+	bool preserve;                  /* rowTracking enabled: copies keep ids */
+	dl_field hidden[2];
+	int nhidden;
+	dl_clustering clustering;
+	bool clustered;                 /* delta.clustering domain present */
+	/* ordering of multi-dimensional clustering; norder 0: bin-packing */
+	opt_order_col order[32];
+	int norder;
+	bool hilbert;
+	char *const *order_scan_cols;   /* top-level columns the sample reads */
+	int64_t max_file_size;
+	dl_opt_plan plan;
+	dl_files_writer **outs;         /* per bin */
+	int threads;                    /* bins in parallel */
+	dl_progress_fn progress;
+	void *progress_payload;
+	_Atomic bool cancel;
+	_Atomic int64_t bins_done, rows_done;
+	int64_t now_ms;
+} opt_cmd;
+
+/* Writes bin i (optimize_bin.c): cmd->outs[i] holds its files after. */
+int dl_opt_write_bin(opt_cmd *c, size_t i);
+
+#endif
