@@ -5,8 +5,8 @@
  *
  *   deletionVectors   disable delta.enableDeletionVectors (its own SET
  *                     TBLPROPERTIES commit), then purge: every file with a
- *                     DV rewritten without it (a REORG ... APPLY (PURGE)
- *                     commit). Traces: add/remove actions with a DV.
+ *                     DV rewritten without it (dl_reorg_purge's REORG ...
+ *                     APPLY (PURGE) commit). Traces: add/remove actions with a DV.
  *   v2Checkpoint      delta.checkpointPolicy back to classic, then a classic
  *                     checkpoint when the newest one is V2. Traces: V2
  *                     checkpoints among the log files kept.
@@ -26,15 +26,13 @@
 #include <string.h>
 #include <strings.h>
 #include "alter/drop_feature_internal.h"
-#include "json/json.h"
 #include "log/log_segment.h"
 #include "log/properties.h"
 #include "log/table_features.h"
-#include "rewrite/rewrite.h"
+#include "deltalake/maintenance.h"
 #include "txn/checkpoint_write.h"
 #include "util/error.h"
 #include "util/mem.h"
-#include "util/time.h"
 
 static bool conf_true(const dl_str_map *m, const char *key)
 {
@@ -75,61 +73,18 @@ static size_t files_with_dv(const dl_snapshot *s)
 	return n;
 }
 
-static int row_id_hwm(dl_snapshot *s, int64_t *hwm)
-{
-	*hwm = -1;
-	const char *conf = dl_snapshot_domain(s, "delta.rowTracking");
-	if (!conf) return 0;
-	dl_arena a = DL_ARENA_INIT;
-	dl_json *v;
-	int rc = dl_json_parse(&a, conf, strlen(conf), "delta.rowTracking domain", &v);
-	const dl_json *m = rc == 0 ? dl_json_get(v, "rowIdHighWaterMark") : NULL;
-	if (rc == 0 && m && dl_json_int64(m, hwm) < 0)
-		rc = dl_error_set(DL_ECORRUPT, "rowIdHighWaterMark is not an integer: %s", conf);
-	dl_arena_free(&a);
-	return rc;
-}
-
-/* REORG TABLE ... APPLY (PURGE): every file with a DV copied without the
- * deleted rows, in one commit. */
+/* REORG TABLE ... APPLY (PURGE) (the OPTIMIZE layer's, as Spark's
+ * DeletionVectorsPreDowngradeCommand runs DeltaReorgTableCommand): every
+ * file with a DV rewritten without the deleted rows, in one commit. */
 static int purge_dvs(ap_ctx *c)
 {
-	DL_TRY(ap_begin(c, "REORG"));
-	dl_rewrite_options ro = DL_REWRITE_OPTIONS_INIT;
-	ro.txn = c->txn;
-	ro.output = DL_REWRITE_COPY;
-	ro.data_change = false;
-	ro.now_ms = dl_now_millis();
-	dl_rewrite *rw;
-	DL_TRY(dl_rewrite_new(&rw, &ro));
-	const dl_log_state *st = dl_snapshot_state(c->snap);
-	int rc = 0;
-	for (size_t i = 0; i < st->nadds && rc == 0; i++)
-		if (dl_log_state_add(st, i)->dv) rc = dl_rewrite_touch_copy(rw, dl_log_state_add(st, i));
-	if (rc == 0) rc = dl_rewrite_run(rw);
-	int64_t hwm = -1, before = -1;
-	bool tracked = dl_protocol_has(ap_proto(c), DL_FEATURE_ROW_TRACKING);
-	if (rc == 0 && tracked) rc = row_id_hwm(c->snap, &hwm);
-	before = hwm;
-	if (rc == 0) rc = dl_rewrite_commit(rw, &hwm);
-	if (rc == 0 && tracked && hwm != before) {
-		char conf[64];
-		snprintf(conf, sizeof conf, "{\"rowIdHighWaterMark\":%lld}", (long long)hwm);
-		rc = dl_txn_set_domain(c->txn, "delta.rowTracking", conf, false);
-	}
-	const dl_rewrite_metrics *m = dl_rewrite_get_metrics(rw);
-	if (rc == 0) rc = dl_txn_set_parameter(c->txn, "predicate", "[]");
-	if (rc == 0) rc = dl_txn_set_parameter(c->txn, "applyPurge", "true");
-	if (rc == 0) rc = dl_txn_set_metric(c->txn, "numRemovedFiles", m->removed_files);
-	if (rc == 0) rc = dl_txn_set_metric(c->txn, "numAddedFiles", m->added_files);
-	if (rc == 0) rc = dl_txn_set_metric(c->txn, "numRemovedBytes", m->removed_bytes);
-	if (rc == 0) rc = dl_txn_set_metric(c->txn, "numAddedBytes", m->added_bytes);
-	if (rc == 0) rc = dl_txn_set_metric(c->txn, "numDeletionVectorsRemoved", m->removed_files);
-	int64_t v;
-	if (rc == 0) rc = dl_txn_commit(c->txn, &v);
-	if (rc < 0 && !dl_txn_commit_unknown(c->txn)) dl_rewrite_discard(rw);
-	dl_rewrite_free(rw);
-	DL_TRY(rc);
+	dl_reorg_options ro = DL_REORG_OPTIONS_INIT;
+	ro.store = c->store;
+	ro.user_metadata = c->o.user_metadata;
+	ro.progress = c->o.progress;
+	ro.progress_payload = c->o.progress_payload;
+	dl_optimize_metrics m;
+	DL_TRY(dl_reorg_purge(&m, c->uri, &ro));
 	return ap_refresh(c);
 }
 
