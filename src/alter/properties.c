@@ -173,7 +173,7 @@ static int unset_properties(ap_ctx *c, const char *const *keys, size_t n, bool i
 	const char **nk = dl_arena_calloc(&c->arena, n + 1, sizeof *nk);
 	if (!nk) return DL_ENOMEM;
 	dl_str_map conf;
-	DL_TRY(ap_conf_copy(&conf, c, &old->configuration, 0));
+	DL_TRY(ap_conf_copy(&conf, c, &old->configuration, 1));
 	bool drop_description = false;
 	for (size_t i = 0; i < n; i++) {
 		if (!keys[i] || !keys[i][0]) return dl_error_set(DL_EINVALID, "UNSET key %zu is empty", i);
@@ -206,6 +206,9 @@ static int unset_properties(ap_ctx *c, const char *const *keys, size_t n, bool i
 			                          "Attempted to unset non-existent property '%s' in table %s", k,
 			                          ap_table_name(c));
 	}
+	dl_type *schema = NULL; /* unsetting the mapping mode would remove it */
+	DL_TRY(ap_column_mapping_change(&schema, c, &conf));
+	dl_type_unref(schema);
 	c->set_description = drop_description;
 	c->description = NULL;
 	/* The schema and protocol stay: what is unset disables, never removes. */

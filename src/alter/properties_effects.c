@@ -6,7 +6,8 @@
  * and physical names equal to their logical names, which are the names its
  * files already use, so nothing is rewritten. Other mode changes are
  * DELTA_UNSUPPORTED_COLUMN_MAPPING_MODE_CHANGE; removing column mapping
- * (name -> none) would rewrite every file and is not done here.
+ * (to none, by SET or UNSET: Spark's RemoveColumnMappingCommand) would
+ * rewrite every file and is refused with DL_EUNSUPPORTED.
  *
  * Row tracking backfill (PROTOCOL.md "Row Tracking", enabling on an
  * existing table): files without a baseRowId are re-added, dataChange
@@ -36,6 +37,12 @@ int ap_column_mapping_change(dl_type **schema, ap_ctx *c, dl_str_map *conf)
 	DL_TRY(dl_table_properties_parse(&np, conf, true));
 	dl_column_mapping_mode from = dl_snapshot_props(c->snap)->column_mapping_mode, to = np.column_mapping_mode;
 	if (from == to) return 0;
+	if (to == DL_CM_NONE)
+		return dl_error_set(DL_EUNSUPPORTED,
+		                    "removing column mapping (delta.columnMapping.mode '%s' to 'none') rewrites "
+		                    "every data file with the logical column names, which this library does not "
+		                    "do yet; nothing was changed",
+		                    mode_name(from));
 	if (from != DL_CM_NONE || to != DL_CM_NAME)
 		return dl_error_set_class(DL_EINVALID, "DELTA_UNSUPPORTED_COLUMN_MAPPING_MODE_CHANGE",
 		                          "Changing column mapping mode from '%s' to '%s' is not supported.",
