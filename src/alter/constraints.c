@@ -104,10 +104,13 @@ static int add_constraint(ap_ctx *c, const char *name, const char *expr, int64_t
 		                          "first.\nOld constraint:\n%s",
 		                          name, old);
 	/* Bound against the table's columns: unknown columns, non-boolean. */
-	dl_expr *e;
+	dl_expr *e = NULL;
 	int rc = dl_expr_parse(&e, expr);
 	if (rc == 0) rc = dl_expr_bind(e, dl_snapshot_schema(c->snap));
-	if (rc < 0) return dl_error_prefix("CHECK constraint %s", name);
+	if (rc < 0) {
+		dl_expr_free(e);
+		return dl_error_prefix("CHECK constraint %s", name);
+	}
 	bool boolean = dl_expr_type(e)->id == DL_TYPE_BOOLEAN;
 	dl_expr_free(e);
 	if (!boolean)
