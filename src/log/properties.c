@@ -23,6 +23,7 @@ void dl_table_properties_defaults(dl_table_properties *p)
 	p->enable_expired_log_cleanup = true;
 	p->random_prefix_length = 2;
 	p->set_transaction_retention_ms = -1;
+	p->truncate_history_retention_ms = 24 * 3600 * 1000LL;
 }
 
 int dl_parse_bool_property(const char *s, bool *out)
@@ -152,6 +153,10 @@ static void apply(prop_ctx *c, const char *k, const char *v)
 		set_interval(c, k, v, &p->deleted_file_retention_ms);
 	else if (!strcmp(n, "setTransactionRetentionDuration"))
 		set_interval(c, k, v, &p->set_transaction_retention_ms);
+	else if (!strcmp(n, "requireCheckpointProtectionBeforeVersion"))
+		set_long(c, k, v, &p->checkpoint_protection_version, 0);
+	else if (!strcmp(n, "dropFeatureTruncateHistory.retentionDuration"))
+		set_interval(c, k, v, &p->truncate_history_retention_ms);
 	else if (!strcmp(n, "checkpointRetentionDuration"))
 		set_interval(c, k, v, &p->checkpoint_retention_ms);
 	else if (!strcmp(n, "dataSkippingNumIndexedCols")) {

@@ -51,6 +51,8 @@ typedef struct dl_table_properties {
 	int32_t random_prefix_length;         /* delta.randomPrefixLength: 2 */
 	const char *parquet_compression_codec; /* delta.parquet.compression.codec or NULL */
 	int64_t set_transaction_retention_ms; /* delta.setTransactionRetentionDuration, -1: none */
+	int64_t checkpoint_protection_version; /* delta.requireCheckpointProtectionBeforeVersion: 0 */
+	int64_t truncate_history_retention_ms; /* delta.dropFeatureTruncateHistory.retentionDuration: 24 hours */
 } dl_table_properties;
 
 /* Fills `out` from a configuration map. With `strict`, the first invalid

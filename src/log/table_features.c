@@ -148,10 +148,11 @@ static const dl_table_feature_info features[DL_FEATURE_COUNT] = {
 	 NONE_REQ, DL_TRIGGER_EXPLICIT, NULL, NULL, DL_SCHEMA_USE_NONE, DL_FEATURE_NONE, true, false,
 	 true, false},
 	/* Metadata cleanup must truncate history up to
-	 * delta.requireCheckpointProtectionBeforeVersion in one go; our log
-	 * cleanup does not implement that rule. */
+	 * delta.requireCheckpointProtectionBeforeVersion in one go
+	 * (txn/log_cleanup.c keeps it whole otherwise); checkpoints are only
+	 * written at the newest version. */
 	{DL_FEATURE_CHECKPOINT_PROTECTION, "checkpointProtection", false, false, 1, 7, NONE_REQ,
-	 DL_TRIGGER_EXPLICIT, NULL, NULL, DL_SCHEMA_USE_NONE, DL_FEATURE_NONE, true, false, true,
+	 DL_TRIGGER_EXPLICIT, NULL, NULL, DL_SCHEMA_USE_NONE, DL_FEATURE_NONE, true, true, true,
 	 false},
 	/* Commits owned by a commit coordinator (Delta 3.3/4.0 preview). */
 	{DL_FEATURE_COORDINATED_COMMITS_PREVIEW, "coordinatedCommits-preview", false, false, 1, 7,

@@ -3,7 +3,9 @@
 #include "ops/column_mapping.h"
 #include <stdio.h>
 #include <string.h>
+#include "json/json.h"
 #include "log/schema.h"
+#include "util/buf.h"
 #include "util/error.h"
 #include "util/mem.h"
 #include "util/uuid.h"
@@ -20,9 +22,10 @@ char *dl_meta_prepend(const char *meta, const char *members)
 	return out;
 }
 
-static int copy_type(dl_type **out, const dl_type *t, int64_t *max_id);
+static int copy_type(dl_type **out, const dl_type *t, int64_t *max_id, bool logical);
 
-static int map_field(dl_field *dst, const dl_field *src, bool is_struct_field, int64_t *max_id)
+static int map_field(dl_field *dst, const dl_field *src, bool is_struct_field, int64_t *max_id,
+                     bool logical)
 {
 	memset(dst, 0, sizeof *dst);
 	dst->nullable = src->nullable;
@@ -36,18 +39,36 @@ static int map_field(dl_field *dst, const dl_field *src, bool is_struct_field, i
 	if (!needs) {
 		dst->metadata = dl_strdup(src->metadata ? src->metadata : "{}");
 	} else {
-		char uuid[DL_UUID_TEXT_LEN + 1];
-		DL_TRY(dl_uuid_v4(uuid));
-		char members[160];
-		snprintf(members, sizeof members, "\"%s\":%lld,\"%s\":\"col-%s\"", DL_CM_ID_KEY,
-		         (long long)++*max_id, DL_CM_PHYSICAL_NAME_KEY, uuid);
-		dst->metadata = dl_meta_prepend(src->metadata, members);
+		char uuid[DL_UUID_TEXT_LEN + 5];
+		if (logical) {
+			/* The name as JSON string text (the physical name of an upgrade). */
+			dl_buf nb = DL_BUF_INIT;
+			dl_json_writer w;
+			dl_jw_init(&w, &nb);
+			dl_jw_string(&w, src->name);
+			int rc = dl_jw_finish(&w);
+			char *members = rc == 0 ? dl_malloc(nb.len + 80) : NULL;
+			if (members)
+				snprintf(members, nb.len + 80, "\"%s\":%lld,\"%s\":%s", DL_CM_ID_KEY,
+				         (long long)++*max_id, DL_CM_PHYSICAL_NAME_KEY, nb.data);
+			dst->metadata = members ? dl_meta_prepend(src->metadata, members) : NULL;
+			dl_free(members);
+			dl_buf_free(&nb);
+			if (rc < 0) return rc;
+		} else {
+			memcpy(uuid, "col-", 4);
+			DL_TRY(dl_uuid_v4(uuid + 4));
+			char members[160];
+			snprintf(members, sizeof members, "\"%s\":%lld,\"%s\":\"%s\"", DL_CM_ID_KEY,
+			         (long long)++*max_id, DL_CM_PHYSICAL_NAME_KEY, uuid);
+			dst->metadata = dl_meta_prepend(src->metadata, members);
+		}
 	}
 	if (!dst->metadata) return DL_ENOMEM;
-	return copy_type(&dst->type, src->type, max_id);
+	return copy_type(&dst->type, src->type, max_id, logical);
 }
 
-static int copy_type(dl_type **out, const dl_type *t, int64_t *max_id)
+static int copy_type(dl_type **out, const dl_type *t, int64_t *max_id, bool logical)
 {
 	if (t->nchildren == 0 || t->id == DL_TYPE_VARIANT) {
 		*out = dl_type_ref((dl_type *)t);
@@ -57,7 +78,7 @@ static int copy_type(dl_type **out, const dl_type *t, int64_t *max_id)
 	if (!fs) return DL_ENOMEM;
 	int rc = 0;
 	for (int i = 0; i < t->nchildren && rc == 0; i++)
-		rc = map_field(&fs[i], &t->children[i], t->id == DL_TYPE_STRUCT, max_id);
+		rc = map_field(&fs[i], &t->children[i], t->id == DL_TYPE_STRUCT, max_id, logical);
 	if (rc == 0) {
 		if (t->id == DL_TYPE_STRUCT) *out = dl_type_struct(fs, t->nchildren);
 		else if (t->id == DL_TYPE_ARRAY) *out = dl_type_array(fs[0].type, fs[0].nullable);
@@ -77,7 +98,14 @@ int dl_cm_assign(dl_type **out, const dl_type *schema, int64_t *max_id)
 {
 	int64_t have = dl_cm_max_id(schema);
 	if (have > *max_id) *max_id = have;
-	return copy_type(out, schema, max_id);
+	return copy_type(out, schema, max_id, false);
+}
+
+int dl_cm_assign_logical(dl_type **out, const dl_type *schema, int64_t *max_id)
+{
+	int64_t have = dl_cm_max_id(schema);
+	if (have > *max_id) *max_id = have;
+	return copy_type(out, schema, max_id, true);
 }
 
 int64_t dl_cm_max_id(const dl_type *t)

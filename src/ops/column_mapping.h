@@ -13,6 +13,11 @@
  * Fields that already have both keep them. New reference. */
 int dl_cm_assign(dl_type **out, const dl_type *schema, int64_t *max_id);
 
+/* The same with physical name = the logical name, as Spark upgrades an
+ * existing table from mode none to name (its files already use those
+ * names, so nothing is rewritten). */
+int dl_cm_assign_logical(dl_type **out, const dl_type *schema, int64_t *max_id);
+
 /* The largest delta.columnMapping.id in the schema (0 when none). */
 int64_t dl_cm_max_id(const dl_type *schema);
 

@@ -289,6 +289,7 @@ struct sql_stmt {
 	int ndrop;
 	const char *constraint;  /* ADD/DROP CONSTRAINT name */
 	ex_node *check;          /* ADD CONSTRAINT name CHECK (expr) */
+	const char *check_text;  /* ... its text as written */
 	const char *feature;     /* DROP FEATURE */
 	bool truncate_history;
 	/* DESCRIBE HISTORY t LIMIT n; SHOW TABLES LIKE */

@@ -34,7 +34,13 @@ static int add(sql_parser *p, sql_stmt *st)
 		st->constraint = name;
 		DL_TRY(sp_expect(p, "CHECK"));
 		DL_TRY(sp_expect_op(p, "("));
+		const char *start = p->tok.p;
 		DL_TRY(sp_expr(p, &st->check));
+		/* the text as written: Spark stores the constraint as given */
+		const char *end = p->tok.p;
+		while (end > start && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\n')) end--;
+		st->check_text = dl_arena_strndup(SP_ARENA(p), start, (size_t)(end - start));
+		if (!st->check_text) return DL_ENOMEM;
 		return sp_expect_op(p, ")");
 	}
 	st->alter = ALTER_ADD_COLUMNS;

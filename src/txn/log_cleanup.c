@@ -169,13 +169,13 @@ static int report_progress(dl_progress_fn progress, void *payload, int64_t done,
 	                    "deleting %lld of %lld files", (long long)done, (long long)total);
 }
 
-int dl_log_cleanup_store(dl_log_cleanup_result *out, dl_store *store, const dl_table_properties *props,
-                         int64_t now_ms, dl_progress_fn progress, void *payload)
+static int cleanup(dl_log_cleanup_result *out, dl_store *store, const dl_table_properties *props,
+                   int64_t now_ms, int64_t granularity_ms, dl_progress_fn progress, void *payload)
 {
 	memset(out, 0, sizeof *out);
 	out->cutoff_checkpoint = -1;
 	if (now_ms == INT64_MIN) now_ms = dl_now_millis();
-	int64_t cutoff_ms = dl_floor_div(now_ms - props->log_retention_ms, DAY_MS) * DAY_MS;
+	int64_t cutoff_ms = dl_floor_div(now_ms - props->log_retention_ms, granularity_ms) * granularity_ms;
 	listing l;
 	int rc = list_log(&l, store);
 	int64_t commit = rc == 0 ? cutoff_commit(&l, cutoff_ms) : -1;
@@ -184,6 +184,10 @@ int dl_log_cleanup_store(dl_log_cleanup_result *out, dl_store *store, const dl_t
 		if (is_checkpoint(l.kind[i]) && l.version[i] <= commit && l.version[i] > ckpt &&
 		    checkpoint_complete(&l, i))
 			ckpt = l.version[i];
+	/* checkpointProtection (protocol RFC): history before
+	 * delta.requireCheckpointProtectionBeforeVersion goes all at once or not
+	 * at all, so a cut-off checkpoint below it deletes nothing. */
+	if (ckpt > 0 && ckpt < props->checkpoint_protection_version) ckpt = -1;
 	out->cutoff_checkpoint = ckpt;
 	int64_t total = 0, done = 0;
 	for (size_t i = 0; rc == 0 && ckpt > 0 && i < l.objs.count; i++)
@@ -209,6 +213,20 @@ int dl_log_cleanup_store(dl_log_cleanup_result *out, dl_store *store, const dl_t
 	listing_free(&l);
 	if (rc < 0) dl_error_prefix("cleaning up expired log files");
 	return rc;
+}
+
+int dl_log_cleanup_store(dl_log_cleanup_result *out, dl_store *store, const dl_table_properties *props,
+                         int64_t now_ms, dl_progress_fn progress, void *payload)
+{
+	return cleanup(out, store, props, now_ms, DAY_MS, progress, payload);
+}
+
+int dl_log_cleanup_truncate_history(dl_log_cleanup_result *out, dl_store *store,
+                                    const dl_table_properties *props, int64_t retention_ms, int64_t now_ms)
+{
+	dl_table_properties p = *props;
+	p.log_retention_ms = retention_ms;
+	return cleanup(out, store, &p, now_ms, 60 * 1000, NULL, NULL);
 }
 
 /* ---- the public entry point (deltalake/maintenance.h) ---- */

@@ -22,4 +22,10 @@
 int dl_log_cleanup_store(dl_log_cleanup_result *out, dl_store *store, const dl_table_properties *props,
                          int64_t now_ms, dl_progress_fn progress, void *payload);
 
+/* DROP FEATURE ... TRUNCATE HISTORY's cleanup (Spark's cleanUpExpiredLogs
+ * with TruncationGranularity.MINUTE): the same with the cut-off at the
+ * minute of now - retention_ms instead of midnight. */
+int dl_log_cleanup_truncate_history(dl_log_cleanup_result *out, dl_store *store,
+                                    const dl_table_properties *props, int64_t retention_ms, int64_t now_ms);
+
 #endif
