@@ -34,8 +34,9 @@ az_env() {
 
 # az_curl METHOD PATH [QUERY] [curl args...]: PATH is /container[/blob]
 # (encoded), QUERY "a=1&b=2" (values without characters that need
-# encoding). Signs with the Shared Key rules (docs/STORAGE.md): no body
-# headers, so only the x-ms-* headers and the resource are signed.
+# encoding). Signs with the Shared Key rules (docs/STORAGE.md): an empty
+# body, x-ms-date, x-ms-version, the x-ms-* headers of AZ_XMS ("name:value"
+# lines, also passed to curl) and If-None-Match from AZ_INM.
 az_curl() {
 	local method=$1 path=$2 query=${3:-}
 	shift 3 2>/dev/null || shift $#
@@ -49,12 +50,17 @@ az_curl() {
 		canon+=$(printf '%s\n' "${query//&/$'\n'}" | LC_ALL=C sort | sed 's/=/:/' | sed 's/^/\\n/' | tr -d '\n')
 		canon=$(printf '%b' "$canon")
 	fi
-	local clen=
-	sts=$(printf '%s\n\n\n%s\n\n\n\n\n\n\n\n\nx-ms-date:%s\nx-ms-version:2021-12-02\n%s' "$method" "$clen" "$date" "$canon")
+	local xms hdrs=() l
+	xms=$(printf 'x-ms-date:%s\nx-ms-version:2021-12-02\n%s' "$date" "${AZ_XMS:-}" | grep . | LC_ALL=C sort)
+	while IFS= read -r l; do
+		case "$l" in x-ms-date:* | x-ms-version:*) ;; *) hdrs+=(-H "${l%%:*}: ${l#*:}") ;; esac
+	done <<<"$xms"
+	[ -n "${AZ_INM:-}" ] && hdrs+=(-H "If-None-Match: $AZ_INM")
+	sts=$(printf '%s\n\n\n\n\n\n\n\n\n%s\n\n\n%s\n%s' "$method" "${AZ_INM:-}" "$xms" "$canon")
 	hexkey=$(printf '%s' "$DL_TEST_AZURE_KEY" | openssl base64 -d -A | od -An -tx1 | tr -d ' \n')
 	sig=$(printf '%s' "$sts" | openssl dgst -sha256 -mac HMAC -macopt "hexkey:$hexkey" -binary | openssl base64 -A)
 	curl -s -X "$method" -H "x-ms-date: $date" -H "x-ms-version: 2021-12-02" \
-		-H "Authorization: SharedKey $DL_TEST_AZURE_ACCOUNT:$sig" "$@" "$base$path${query:+?$query}"
+		-H "Authorization: SharedKey $DL_TEST_AZURE_ACCOUNT:$sig" "${hdrs[@]}" "$@" "$base$path${query:+?$query}"
 }
 
 az_make_container() {
