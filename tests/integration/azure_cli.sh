@@ -3,7 +3,7 @@
 # write, cat, time travel, checkpoints, the change data feed, cleanup-log;
 # the same table named as az://, abfss://container@account.dfs... and
 # wasbs://; delta-rs's option names through --storage-option, the emulator
-# switch, a connection string; and one clear error line each for a bad
+# switch, a connection string, SAS tokens; and one clear error line each for a bad
 # key, a missing container, an unreachable endpoint, plain http without
 # consent and missing credentials. Needs DL_CLI.
 set -uo pipefail
@@ -90,6 +90,15 @@ n=$("${noenv[@]}" AZURE_STORAGE_CONNECTION_STRING="DefaultEndpointsProtocol=http
 	"$D" cat "$t" --format csv 2>"$tmp/err" | tail -n +2 | wc -l)
 [ "$n" = 7 ] || fail "with AZURE_STORAGE_CONNECTION_STRING cat gives $n rows, expected 7: $(cat "$tmp/err")"
 
+# ---- a SAS token instead of the key ----
+sas=$(az_sas rwdlac)
+printf 'id,name\n50,n5\n' >"$tmp/in.csv"
+env -u AZURE_STORAGE_ACCOUNT_KEY AZURE_STORAGE_SAS_TOKEN="?$sas" "$D" write "$t" -i "$tmp/in.csv" -m append -q \
+	>/dev/null 2>"$tmp/err" || fail "write with a SAS token: $(cat "$tmp/err")"
+n=$(env -u AZURE_STORAGE_ACCOUNT_KEY "$D" cat "$t" --storage-option "azure_storage_sas_token=$sas" --format csv \
+	2>"$tmp/err" | tail -n +2 | wc -l)
+[ "$n" = 8 ] || fail "with a SAS token cat gives $n rows, expected 8: $(cat "$tmp/err")"
+
 # ---- one clear error line each ----
 one_error() { # WHAT PATTERN CMD...
 	local what=$1 pat=$2
@@ -110,6 +119,10 @@ one_error "plain http without consent" "azure_allow_http" \
 	env -u AZURE_ALLOW_HTTP "$D" cat "$t"
 one_error "no credentials" "no Azure credentials found" \
 	env -u AZURE_STORAGE_ACCOUNT_KEY "$D" cat "$t"
+one_error "read-only SAS token writing" "HTTP 403 .*check the credentials.*SAS" \
+	env -u AZURE_STORAGE_ACCOUNT_KEY AZURE_STORAGE_SAS_TOKEN="$(az_sas rl)" "$D" write "$t" -i "$tmp/in.csv" -m append -q
+one_error "forged SAS token" "HTTP 403 .*check the credentials" \
+	env -u AZURE_STORAGE_ACCOUNT_KEY AZURE_STORAGE_SAS_TOKEN="${sas%sig=*}sig=AAAA" "$D" cat "$t"
 one_error "unknown storage option" 'unknown store option "azure.bogus"' "$D" cat "$t" --storage-option azure.bogus=1
 one_error "missing table" "no such|not a Delta table|does not exist" "$D" cat "az://$c/nothing/here"
 

@@ -73,3 +73,14 @@ az_make_container() {
 az_status() {
 	az_curl HEAD "/$1/$2" "" -o /dev/null -w '%{http_code}' -I
 }
+
+# az_sas PERMISSIONS: an account SAS token for the Blob service (version
+# 2019-12-12, valid to 2030), signed here with openssl.
+az_sas() {
+	local hexkey sig
+	hexkey=$(printf '%s' "$DL_TEST_AZURE_KEY" | openssl base64 -d -A | od -An -tx1 | tr -d ' \n')
+	sig=$(printf '%s\n%s\nb\nsco\n\n2030-01-01T00:00:00Z\n\nhttps,http\n2019-12-12\n' "$DL_TEST_AZURE_ACCOUNT" "$1" |
+		openssl dgst -sha256 -mac HMAC -macopt "hexkey:$hexkey" -binary | openssl base64 -A |
+		sed 's/+/%2B/g; s/\//%2F/g; s/=/%3D/g')
+	printf 'sv=2019-12-12&ss=b&srt=sco&sp=%s&se=2030-01-01T00:00:00Z&spr=https,http&sig=%s' "$1" "$sig"
+}
