@@ -299,9 +299,11 @@ int dl_az_read_back(dl_az_store *s, const char *blob, const void *data, size_t l
 	dl_http_response resp;
 	dl_az_req r = {.method = "GET", .blob = blob, .idempotent = true};
 	int rc = dl_az_request(&resp, s, &r, NULL);
-	if (rc < 0)
+	if (rc < 0) {
+		dl_http_response_free(&resp);
 		return dl_error_prefix("the write's answer was lost and reading it back failed, so whether it "
 		                       "landed is unknown: ");
+	}
 	if (resp.status == 404 && !is_container_missing(&resp)) rc = DL_ENOTFOUND;
 	else if (resp.status / 100 != 2) rc = dl_az_error(s, &resp, "GET (reading back a write)", blob, 0);
 	else if (resp.body.len == len && (len == 0 || memcmp(resp.body.data, data, len) == 0)) rc = 0;
@@ -401,7 +403,10 @@ static int az_list(void *impl, const char *dir, int recursive, dl_store_list_fn 
 		dl_http_response resp;
 		dl_az_req r = {.method = "GET", .query = q, .nquery = nq, .idempotent = true};
 		rc = dl_az_request(&resp, s, &r, NULL);
-		if (rc < 0) break;
+		if (rc < 0) {
+			dl_http_response_free(&resp);
+			break;
+		}
 		if (resp.status / 100 != 2) {
 			rc = dl_az_error(s, &resp, "LIST", prefix.data, 0);
 			dl_http_response_free(&resp);
@@ -533,9 +538,8 @@ static int committed_by_us(bool *ours, az_writer *w)
 	dl_az_query q[] = {{"comp", "blocklist"}, {"blocklisttype", "committed"}};
 	dl_http_response resp;
 	dl_az_req r = {.method = "GET", .blob = w->blob, .query = q, .nquery = 2, .idempotent = true};
-	DL_TRY(dl_az_request(&resp, w->s, &r, NULL));
-	int rc = 0;
-	if (resp.status / 100 != 2) rc = dl_az_error(w->s, &resp, "Get Block List", w->blob, 0);
+	int rc = dl_az_request(&resp, w->s, &r, NULL);
+	if (rc == 0 && resp.status / 100 != 2) rc = dl_az_error(w->s, &resp, "Get Block List", w->blob, 0);
 	dl_buf id = DL_BUF_INIT;
 	char *first = NULL;
 	size_t cs, ce;
