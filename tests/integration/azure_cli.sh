@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The CLI on Azure Blob tables on Azurite (see lib/azure_env.sh): create,
-# write, cat, time travel, checkpoints, the change data feed, cleanup-log;
+# write, cat, time travel, checkpoints, the change data feed, cleanup-log,
+# delete, update and SQL;
 # the same table named as az://, abfss://container@account.dfs... and
 # wasbs://; delta-rs's option names through --storage-option, the emulator
 # switch, a connection string, SAS tokens; and one clear error line each for a bad
@@ -98,6 +99,12 @@ env -u AZURE_STORAGE_ACCOUNT_KEY AZURE_STORAGE_SAS_TOKEN="?$sas" "$D" write "$t"
 n=$(env -u AZURE_STORAGE_ACCOUNT_KEY "$D" cat "$t" --storage-option "azure_storage_sas_token=$sas" --format csv \
 	2>"$tmp/err" | tail -n +2 | wc -l)
 [ "$n" = 8 ] || fail "with a SAS token cat gives $n rows, expected 8: $(cat "$tmp/err")"
+
+# ---- DML and SQL on the same store ----
+"$D" delete "$t" --where 'id = 50' -q >/dev/null 2>"$tmp/err" || fail "delete: $(cat "$tmp/err")"
+"$D" update "$t" --set "name = 'renamed'" --where 'id = 10' -q >/dev/null 2>"$tmp/err" || fail "update: $(cat "$tmp/err")"
+got=$("$D" sql "SELECT count(*) AS n, max(CASE WHEN id = 10 THEN name END) AS m FROM delta.\`$t\`" --format csv 2>"$tmp/err" | tail -n +2)
+[ "$got" = "7,renamed" ] || fail "after delete and update SQL reads '$got', expected '7,renamed': $(cat "$tmp/err")"
 
 # ---- one clear error line each ----
 one_error() { # WHAT PATTERN CMD...
