@@ -100,6 +100,14 @@ n=$(env -u AZURE_STORAGE_ACCOUNT_KEY "$D" cat "$t" --storage-option "azure_stora
 	2>"$tmp/err" | tail -n +2 | wc -l)
 [ "$n" = 8 ] || fail "with a SAS token cat gives $n rows, expected 8: $(cat "$tmp/err")"
 
+# ---- names that need encoding (and signing as encoded) ----
+pt="az://$c/part tab"
+"$D" create "$pt" --schema "id BIGINT, p STRING" --partition-by p -q >/dev/null 2>"$tmp/err" || fail "create '$pt': $(cat "$tmp/err")"
+printf 'id,p\n1,a b\n2,x=y+z\n3,\303\274%%&<>\n' >"$tmp/p.csv"
+"$D" write "$pt" -i "$tmp/p.csv" -m append -q >/dev/null 2>"$tmp/err" || fail "write '$pt': $(cat "$tmp/err")"
+got=$("$D" cat "$pt" --format csv 2>"$tmp/err" | tail -n +2 | sort | tr '\n' '|')
+[ "$got" = "$(printf '1,a b|2,x=y+z|3,\303\274%%&<>|')" ] || fail "partition values read back as '$got': $(cat "$tmp/err")"
+
 # ---- DML and SQL on the same store ----
 "$D" delete "$t" --where 'id = 50' -q >/dev/null 2>"$tmp/err" || fail "delete: $(cat "$tmp/err")"
 "$D" update "$t" --set "name = 'renamed'" --where 'id = 10' -q >/dev/null 2>"$tmp/err" || fail "update: $(cat "$tmp/err")"
