@@ -89,10 +89,10 @@ static void unpack_each(const uint8_t *bp, const uint8_t *bp_end, int w, uint32_
 /* Whole groups of 8 values of w <= 24 bits starting at byte q: a group is
  * w bytes, so with w constant (the switch) every shift and offset in the
  * group is a constant. Returns the groups done (those whose 8-byte loads
- * stay inside the run). */
-static size_t unpack_groups(const uint8_t *q, const uint8_t *bp_end, int w, uint32_t *out, size_t groups)
+ * stay before load_end). */
+static size_t unpack_groups(const uint8_t *q, const uint8_t *load_end, int w, uint32_t *out, size_t groups)
 {
-	size_t avail = (size_t)(bp_end - q);
+	size_t avail = (size_t)(load_end - q);
 	/* the last group's loads reach at most w + 8 bytes past its start */
 	size_t safe = avail >= (size_t)w + 8 ? (avail - 8) / (size_t)w : 0;
 	if (groups > safe) groups = safe;
@@ -101,7 +101,7 @@ static size_t unpack_groups(const uint8_t *q, const uint8_t *bp_end, int w, uint
 #define PQ_UNPACK_W(W)                                                   \
 	case W:                                                              \
 		for (size_t g = 0; g < groups; g++, q += W, out += 8)              \
-			for (int k = 0; k < 8; k++) {                                \
+			_Pragma("GCC unroll 8") for (int k = 0; k < 8; k++) {        \
 				uint64_t word;                                           \
 				memcpy(&word, q + (k * W) / 8, 8);                       \
 				out[k] = (uint32_t)((word >> ((k * W) % 8)) & mask);     \
@@ -118,8 +118,11 @@ static size_t unpack_groups(const uint8_t *q, const uint8_t *bp_end, int w, uint
 
 /* Unpacks n values starting at value index `pos` of a bit-packed run:
  * up to the next group boundary one by one, then whole groups, then the
- * rest one by one. */
-static void unpack32(const uint8_t *bp, const uint8_t *bp_end, int w, uint32_t pos, uint32_t *out, size_t n)
+ * rest one by one. Loads may read past the run up to load_end (the end of
+ * the encoded data, which later runs follow: writers cut runs short, often
+ * to a group or a few) since values are masked to their bits. */
+static void unpack32(const uint8_t *bp, const uint8_t *bp_end, const uint8_t *load_end, int w, uint32_t pos,
+                     uint32_t *out, size_t n)
 {
 	if (w == 0) {
 		memset(out, 0, n * sizeof *out);
@@ -132,7 +135,7 @@ static void unpack32(const uint8_t *bp, const uint8_t *bp_end, int w, uint32_t p
 		pos += (uint32_t)head;
 		out += head;
 		n -= head;
-		size_t g = unpack_groups(bp + (size_t)pos / 8 * (size_t)w, bp_end, w, out, n / 8);
+		size_t g = unpack_groups(bp + (size_t)pos / 8 * (size_t)w, load_end, w, out, n / 8);
 		pos += (uint32_t)(g * 8);
 		out += g * 8;
 		n -= g * 8;
@@ -146,7 +149,7 @@ int pq_rle_get_u32(pq_rle *d, uint32_t *out, size_t n)
 		if (d->left == 0) DL_TRY(next_run(d));
 		size_t k = d->left < n ? d->left : n;
 		if (d->packed) {
-			unpack32(d->bp, d->bp_end, d->bit_width, d->bp_pos, out, k);
+			unpack32(d->bp, d->bp_end, d->end, d->bit_width, d->bp_pos, out, k);
 			d->bp_pos += (uint32_t)k;
 		} else {
 			uint32_t v = d->value;
@@ -167,7 +170,7 @@ int pq_rle_get_u8(pq_rle *d, uint8_t *out, size_t n)
 		size_t k = d->left < n ? d->left : n;
 		if (d->packed) {
 			if (k > 256) k = 256;
-			unpack32(d->bp, d->bp_end, d->bit_width, d->bp_pos, tmp, k);
+			unpack32(d->bp, d->bp_end, d->end, d->bit_width, d->bp_pos, tmp, k);
 			for (size_t i = 0; i < k; i++) out[i] = (uint8_t)tmp[i];
 			d->bp_pos += (uint32_t)k;
 		} else {
