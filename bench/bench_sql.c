@@ -17,7 +17,16 @@
  * The table is generated once into $DL_BINARY_DIR/bench-cache/sql/ (or
  * --dir) and reused while its marker file is there.
  *
- * usage: bench_sql [--rows N] [--runs N] [--dir D] [--threads T] [--no-duckdb] */
+ * usage: bench_sql [--rows N] [--runs N] [--dir D] [--threads T] [--query NAME] [--no-duckdb]
+ *
+ * --threads T runs only our side at DL_THREADS=T, in this process, and
+ * prints one line per query (what the parent parses); with --query NAME
+ * only that query. `--runs 0` runs each query once (no warm-up) and is
+ * what callgrind wants:
+ *   valgrind --tool=callgrind build/bench/bench_sql --rows 1000000 \
+ *     --threads 1 --runs 0 --query group_string
+ * (a child never generates the table: run the bench once with the same
+ * --rows first, or pass the generated --dir). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -276,18 +285,19 @@ typedef struct figures {
 	char row[512];
 } figures;
 
-static void child(const char *dir, int runs, int threads)
+static void child(const char *dir, int runs, int threads, const char *only)
 {
 	dl_sql_conn *c;
 	if (dl_sql_open(&c, NULL) < 0) die("dl_sql_open");
 	for (int q = 0; q < NQ; q++) {
+		if (only && strcmp(only, QUERIES[q].name) != 0) continue;
 		char *sql = ours(QUERIES[q].sql, dir);
 		figures f = {INFINITY, INFINITY, ""};
 		for (int r = 0; r < runs + 1; r++) { /* one warm-up */
 			double w0 = now_ms(), c0 = cpu_ms();
 			run_ours(c, sql, f.row, sizeof f.row);
 			double w = now_ms() - w0, cu = cpu_ms() - c0;
-			if (r == 0) continue;
+			if (r == 0 && runs > 0) continue;
 			if (w < f.wall) f.wall = w;
 			if (cu < f.cpu) f.cpu = cu;
 		}
@@ -351,26 +361,31 @@ int main(int argc, char **argv)
 	int64_t rows = 10000000;
 	int runs = 3, threads = 0;
 	bool duck = true;
-	const char *dir = NULL;
+	const char *dir = NULL, *only = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--rows") && i + 1 < argc) rows = atoll(argv[++i]);
 		else if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--dir") && i + 1 < argc) dir = argv[++i];
 		else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--query") && i + 1 < argc) only = argv[++i];
 		else if (!strcmp(argv[i], "--no-duckdb")) duck = false;
 		else {
-			fprintf(stderr, "usage: bench_sql [--rows N] [--runs N] [--dir D] [--threads T] [--no-duckdb]\n");
+			fprintf(stderr, "usage: bench_sql [--rows N] [--runs N] [--dir D] [--threads T] [--query NAME] [--no-duckdb]\n");
 			return 2;
 		}
 	}
 	char dbuf[1024];
 	if (!dir) {
 		const char *b = getenv("DL_BINARY_DIR");
-		snprintf(dbuf, sizeof dbuf, "%s/bench-cache/sql", b ? b : ".");
+		if (rows == 10000000) snprintf(dbuf, sizeof dbuf, "%s/bench-cache/sql", b ? b : ".");
+		else snprintf(dbuf, sizeof dbuf, "%s/bench-cache/sql-%lld", b ? b : ".", (long long)rows);
 		dir = dbuf;
 	}
 	if (threads > 0) { /* the child: our side at DL_THREADS=threads */
-		child(dir, runs, threads);
+		char t[16];
+		snprintf(t, sizeof t, "%d", threads);
+		setenv("DL_THREADS", t, 0);
+		child(dir, runs, threads, only);
 		return 0;
 	}
 	make_data(dir, rows);

@@ -280,6 +280,21 @@ static int update_any(agg_op *a, agg_state *g, dl_array *x, int64_t n)
 	return rc;
 }
 
+/* e over b: a bare column is borrowed from b (valid while b is; nothing
+ * here keeps an argument or key array past the batch: the key table and
+ * the states copy what they keep), anything else evaluated (*owned). */
+static int eval_borrow(dl_array **out, bool *owned, const dl_expr *e, dl_batch *b, const dl_exec_ctx *ctx)
+{
+	int c = dl_exec_column_ref(e, b);
+	if (c >= 0) {
+		*out = b->cols[c];
+		*owned = false;
+		return 0;
+	}
+	*owned = true;
+	return dl_expr_eval(out, e, b, &ctx->eval);
+}
+
 /* Aggregates batch b whose GROUP BY keys are kc (NULL without keys). */
 static int consume_mem(agg_op *a, dl_batch *b, dl_array *const *kc)
 {
@@ -301,9 +316,10 @@ static int consume_mem(agg_op *a, dl_batch *b, dl_array *const *kc)
 	for (int k = 0; rc == 0 && k < a->naggs; k++) {
 		agg_state *g = &a->aggs[k];
 		dl_array *x = NULL;
-		if (g->arg) rc = dl_expr_eval(&x, g->arg, b, &a->ctx.eval);
+		bool owned = false;
+		if (g->arg) rc = eval_borrow(&x, &owned, g->arg, b, &a->ctx);
 		if (rc == 0) rc = g->ext || g->dfilter ? update_any(a, g, x, n) : update(g, a->ids, x, n);
-		dl_array_free(x);
+		if (owned) dl_array_free(x);
 	}
 	return rc;
 }
@@ -315,13 +331,16 @@ static int consume(agg_op *a, dl_batch *b)
 		return rc < 0 ? dl_error_prefix("hash aggregate") : 0;
 	}
 	dl_array **kc = dl_calloc((size_t)a->nkeys, sizeof *kc);
-	if (!kc) return dl_error_set(DL_ENOMEM, "out of memory");
-	int rc = dl_exec_eval_all(kc, a->keys, a->nkeys, b, &a->ctx);
+	bool *owned = dl_calloc((size_t)a->nkeys, sizeof *owned);
+	int rc = kc && owned ? 0 : dl_error_set(DL_ENOMEM, "out of memory");
+	for (int k = 0; k < a->nkeys && rc == 0; k++) rc = eval_borrow(&kc[k], &owned[k], a->keys[k], b, &a->ctx);
 	if (rc == 0) rc = a->level < DL_SPILL_MAX_LEVEL && a->ctx.mem && a->ctx.mem->limit > 0
 	                      ? agg_spill_consume(a, b, kc)
 	                      : consume_mem(a, b, kc);
-	for (int k = 0; k < a->nkeys; k++) dl_array_free(kc[k]);
+	for (int k = 0; kc && k < a->nkeys; k++)
+		if (owned[k]) dl_array_free(kc[k]);
 	dl_free(kc);
+	dl_free(owned);
 	return rc < 0 ? dl_error_prefix("hash aggregate") : 0;
 }
 

@@ -6,7 +6,13 @@
  * key arrays copied from the batch that first inserted it, and the row in
  * that chunk. While a batch is being inserted its new keys point into the
  * caller's arrays (a pending chunk); at the end those rows are copied out
- * in one take, so a batch costs one copy, not one per key. */
+ * in one take, so a batch costs one copy, not one per key.
+ *
+ * Tables of one integer, date or string key also keep each id's key as a
+ * word (`kw`: the value, or a string of up to 7 bytes with its length in
+ * the top byte) so a probe compares one word instead of walking to the
+ * key's chunk and array; longer strings, and the NULL key's id, still
+ * compare through the chunk. */
 #include <math.h>
 #include <string.h>
 #include "exec/keytab.h"
@@ -28,8 +34,18 @@ typedef struct kchunk {
 	bool borrowed;    /* the pending chunk: the caller's arrays */
 } kchunk;
 
+/* The word forms (above). */
+typedef enum kw_mode { KW_NONE = 0, KW_I32, KW_I64, KW_STR } kw_mode;
+#define KW_LONG_STR (UINT64_C(0xff) << 56)
+/* Entries of a new table: small, as the memory budget charges them and a
+ * table of one group under a tiny limit must still fit. */
+#define KT_FIRST_CAP 16
+
 struct dl_keytab {
 	int nkeys;
+	kw_mode wmode;
+	uint64_t *kw;     /* per id, with ent (wmode only) */
+	uint32_t null_id; /* the NULL key's id, or DL_KEYTAB_NONE */
 	dl_type **types;
 	uint64_t *slots;  /* hash >> 32 << 32 | (id + 1); 0 = empty */
 	uint64_t mask;    /* nslots - 1 */
@@ -49,6 +65,35 @@ struct dl_keytab {
 static uint64_t mix(uint64_t h, uint64_t v)
 {
 	return dl_hash_mix64(h ^ (v + SEED + (h << 6) + (h >> 2)));
+}
+
+/* A string's hash. Up to 8 bytes (most string GROUP BY and join keys:
+ * codes, flags, short names) it is one word built from overlapping loads
+ * that cover every byte, mixed with the length: a tenth of dl_hash_bytes's
+ * cost on one-letter keys. Every path that hashes a string comes here, so
+ * equal strings always hash equal. */
+static inline uint64_t hash_str(const uint8_t *p, int64_t n)
+{
+	uint64_t w;
+	if (n >= 4 && n <= 8) {
+		uint32_t lo, hi;
+		memcpy(&lo, p, 4);
+		memcpy(&hi, p + n - 4, 4);
+		w = (uint64_t)lo | (uint64_t)hi << 32;
+	} else if (n > 0 && n < 4) {
+		w = (uint64_t)p[0] | (uint64_t)p[n / 2] << 8 | (uint64_t)p[n - 1] << 16;
+	} else if (n == 0) {
+		w = 0;
+	} else {
+		return dl_hash_bytes(p, (size_t)n, SEED);
+	}
+	return dl_hash_mix64(w ^ ((uint64_t)n * SEED));
+}
+
+static inline uint64_t hash_str_at(const dl_array *a, int64_t i)
+{
+	int64_t n = a->offsets[i + 1] - a->offsets[i];
+	return hash_str(n ? a->data + a->offsets[i] : (const uint8_t *)"", n);
 }
 
 static uint64_t hash_value(const dl_array *a, int64_t i)
@@ -74,9 +119,7 @@ static uint64_t hash_value(const dl_array *a, int64_t i)
 	}
 	case DL_TYPE_DECIMAL: return dl_hash_bytes((const char *)a->values + 16 * i, 16, SEED);
 	case DL_TYPE_STRING:
-	case DL_TYPE_BINARY:
-		return dl_hash_bytes(a->data ? a->data + a->offsets[i] : (const uint8_t *)"",
-		                     (size_t)(a->offsets[i + 1] - a->offsets[i]), SEED);
+	case DL_TYPE_BINARY: return hash_str_at(a, i);
 	case DL_TYPE_STRUCT:
 	case DL_TYPE_VARIANT: {
 		uint64_t h = 17;
@@ -113,6 +156,10 @@ static void hash_column(uint64_t *h, const dl_array *a, int64_t n)
 			for (int64_t i = 0; i < n; i++) h[i] = mix(h[i], dl_hash_u64((uint64_t)v[i]));
 			return;
 		}
+		case DL_TYPE_STRING:
+		case DL_TYPE_BINARY:
+			for (int64_t i = 0; i < n; i++) h[i] = mix(h[i], hash_str_at(a, i));
+			return;
 		default: break;
 		}
 	}
@@ -123,6 +170,44 @@ void dl_keys_hash(uint64_t *h, dl_array *const *keys, int nkeys, int64_t n)
 {
 	for (int64_t i = 0; i < n; i++) h[i] = 0x2545f4914f6cdd1dull;
 	for (int k = 0; k < nkeys; k++) hash_column(h, keys[k], n);
+}
+
+static kw_mode mode_of(const dl_type *t)
+{
+	switch (t->id) {
+	case DL_TYPE_INTEGER:
+	case DL_TYPE_DATE: return KW_I32;
+	case DL_TYPE_LONG:
+	case DL_TYPE_TIMESTAMP:
+	case DL_TYPE_TIMESTAMP_NTZ: return KW_I64;
+	case DL_TYPE_STRING:
+	case DL_TYPE_BINARY: return KW_STR;
+	default: return KW_NONE;
+	}
+}
+
+/* Row i's word (false for NULL). */
+static inline bool word_of(kw_mode m, const dl_array *a, int64_t i, uint64_t *w)
+{
+	if (a->validity && !dl_bit_get(a->validity, i)) return false;
+	switch (m) {
+	case KW_I32: *w = (uint64_t)(int64_t)((const int32_t *)a->values)[i]; return true;
+	case KW_I64: *w = (uint64_t)((const int64_t *)a->values)[i]; return true;
+	default: {
+		int64_t n = a->offsets[i + 1] - a->offsets[i];
+		if (n > 7) {
+			*w = KW_LONG_STR;
+			return true;
+		}
+		uint64_t v = (uint64_t)n << 56;
+		if (n > 0) {
+			const uint8_t *p = a->data + a->offsets[i];
+			for (int64_t k = 0; k < n; k++) v |= (uint64_t)p[k] << (8 * k);
+		}
+		*w = v;
+		return true;
+	}
+	}
 }
 
 int dl_keytab_new(dl_keytab **out, dl_type *const *types, int nkeys, dl_exec_memory *mem, const char *what)
@@ -141,6 +226,8 @@ int dl_keytab_new(dl_keytab **out, dl_type *const *types, int nkeys, dl_exec_mem
 	}
 	t->mask = 1023;
 	for (int k = 0; k < nkeys; k++) t->types[k] = dl_type_ref(types[k]);
+	t->null_id = DL_KEYTAB_NONE;
+	if (nkeys == 1) t->wmode = mode_of(types[0]);
 	*out = t;
 	return 0;
 }
@@ -159,6 +246,7 @@ void dl_keytab_free(dl_keytab *t)
 	dl_free(t->types);
 	dl_free(t->slots);
 	dl_free(t->ent);
+	dl_free(t->kw);
 	dl_free(t->hbuf);
 	dl_free(t);
 }
@@ -172,9 +260,9 @@ int64_t dl_keytab_grow_bytes(const dl_keytab *t, int64_t more)
 {
 	int64_t n = t->n + more, b = 0;
 	if (n > t->cap) {
-		int64_t nc = t->cap ? t->cap : 64;
+		int64_t nc = t->cap ? t->cap : KT_FIRST_CAP;
 		while (nc < n) nc *= 2;
-		b += (nc - t->cap) * (int64_t)sizeof(kentry);
+		b += (nc - t->cap) * (int64_t)(sizeof(kentry) + (t->wmode ? sizeof(uint64_t) : 0));
 	}
 	/* rehash doubles one step at a time, holding the old and the new slot
 	 * arrays during the last step */
@@ -191,20 +279,36 @@ static int charge(dl_keytab *t, int64_t bytes)
 	return 0;
 }
 
-/* dl_array_row_equals with the common fixed-width cases first. */
+/* Two strings' bytes equal (lengths already equal): short keys compared
+ * inline, longer ones with memcmp. */
+static inline bool str_eq(const uint8_t *x, const uint8_t *y, int64_t n)
+{
+	if (n > 16) return memcmp(x, y, (size_t)n) == 0;
+	for (int64_t k = 0; k < n; k++)
+		if (x[k] != y[k]) return false;
+	return true;
+}
+
+/* dl_array_row_equals with the common cases (integers, dates, strings)
+ * inline; NULL equals NULL, as GROUP BY and the DISTINCT paths want. */
 static inline bool key_eq(const dl_array *a, int64_t i, const dl_array *b, int64_t j)
 {
-	if (!a->validity && !b->validity) {
-		switch (a->type->id) {
-		case DL_TYPE_INTEGER:
-		case DL_TYPE_DATE: return ((const int32_t *)a->values)[i] == ((const int32_t *)b->values)[j];
-		case DL_TYPE_LONG:
-		case DL_TYPE_TIMESTAMP:
-		case DL_TYPE_TIMESTAMP_NTZ: return ((const int64_t *)a->values)[i] == ((const int64_t *)b->values)[j];
-		default: break;
-		}
+	bool va = !a->validity || dl_bit_get(a->validity, i), vb = !b->validity || dl_bit_get(b->validity, j);
+	if (!va || !vb) return va == vb && a->type->id == b->type->id;
+	switch (a->type->id) {
+	case DL_TYPE_INTEGER:
+	case DL_TYPE_DATE: return ((const int32_t *)a->values)[i] == ((const int32_t *)b->values)[j];
+	case DL_TYPE_LONG:
+	case DL_TYPE_TIMESTAMP:
+	case DL_TYPE_TIMESTAMP_NTZ: return ((const int64_t *)a->values)[i] == ((const int64_t *)b->values)[j];
+	case DL_TYPE_STRING:
+	case DL_TYPE_BINARY: {
+		int64_t la = a->offsets[i + 1] - a->offsets[i], lb = b->offsets[j + 1] - b->offsets[j];
+		return la == lb && a->type->id == b->type->id &&
+		       (la == 0 || str_eq(a->data + a->offsets[i], b->data + b->offsets[j], la));
 	}
-	return dl_array_row_equals(a, i, b, j);
+	default: return dl_array_row_equals(a, i, b, j);
+	}
 }
 
 static bool row_eq(const dl_keytab *t, const kentry *e, dl_array *const *keys, int64_t i)
@@ -230,6 +334,40 @@ static uint32_t lookup(const dl_keytab *t, uint64_t h, dl_array *const *keys, in
 	}
 	if (slot_out) *slot_out = s;
 	return DL_KEYTAB_NONE;
+}
+
+/* lookup for word-mode tables: row i of keys[0], whose word is w (valid
+ * rows only; NULL goes through lookup). */
+static inline uint32_t lookup_word(const dl_keytab *t, uint64_t h, uint64_t w, dl_array *const *keys, int64_t i,
+                                   uint64_t *slot_out)
+{
+	uint64_t s = h & t->mask;
+	bool via_chunk = t->wmode == KW_STR && w == KW_LONG_STR;
+	for (;;) {
+		uint64_t v = t->slots[s];
+		if (!v) break;
+		if ((v >> 32) == (h >> 32)) {
+			uint32_t id = (uint32_t)v - 1;
+			if (t->kw[id] == w && id != t->null_id &&
+			    (!via_chunk || (t->ent[id].hash == h && row_eq(t, &t->ent[id], keys, i))))
+				return id;
+		}
+		s = (s + 1) & t->mask;
+	}
+	if (slot_out) *slot_out = s;
+	return DL_KEYTAB_NONE;
+}
+
+/* Word mode holds for this batch's key array (a batch of another type
+ * than the table's turns it off for good: the chunks always work). */
+static bool use_words(dl_keytab *t, dl_array *const *keys)
+{
+	if (t->wmode && mode_of(keys[0]->type) != t->wmode) {
+		t->wmode = KW_NONE;
+		dl_free(t->kw);
+		t->kw = NULL;
+	}
+	return t->wmode != KW_NONE;
 }
 
 static inline uint64_t slot_value(uint64_t hash, uint32_t id)
@@ -271,10 +409,13 @@ static int hashes(dl_keytab *t, dl_array *const *keys, int64_t n)
 int dl_keytab_find(const dl_keytab *t, dl_array *const *keys, int64_t n, uint32_t *ids)
 {
 	DL_TRY(hashes((dl_keytab *)t, keys, n));
+	bool words = use_words((dl_keytab *)t, keys);
 	for (int64_t i = 0; i < n; i++) {
 		/* the slots of big tables are cache misses: ask for them early */
 		if (i + 16 < n) __builtin_prefetch(&t->slots[t->hbuf[i + 16] & t->mask]);
-		ids[i] = lookup(t, t->hbuf[i], keys, i, NULL);
+		uint64_t w;
+		if (words && word_of(t->wmode, keys[0], i, &w)) ids[i] = lookup_word(t, t->hbuf[i], w, keys, i, NULL);
+		else ids[i] = lookup(t, t->hbuf[i], keys, i, NULL);
 	}
 	return 0;
 }
@@ -301,29 +442,39 @@ int dl_keytab_insert(dl_keytab *t, dl_array *const *keys, int64_t n, uint32_t *i
 	uint32_t chunk_no = (uint32_t)t->nchunks++;
 	int64_t first = t->n;
 	uint32_t *newrows = NULL;
+	uint32_t null_before = t->null_id;
+	bool words = use_words(t, keys);
 	int rc = 0;
 	for (int64_t i = 0; i < n; i++) {
-		uint64_t slot;
+		uint64_t slot, w = 0;
 		if (i + 16 < n) __builtin_prefetch(&t->slots[t->hbuf[i + 16] & t->mask]);
-		uint32_t id = lookup(t, t->hbuf[i], keys, i, &slot);
+		bool valid = words && word_of(t->wmode, keys[0], i, &w);
+		uint32_t id = valid ? lookup_word(t, t->hbuf[i], w, keys, i, &slot) : lookup(t, t->hbuf[i], keys, i, &slot);
 		if (id == DL_KEYTAB_NONE) {
 			if (t->n >= UINT32_MAX - 1) {
 				rc = dl_error_set(DL_EUNSUPPORTED, "%s: more than 2^32 distinct keys", t->what);
 				break;
 			}
 			if (t->n == t->cap) {
-				int64_t nc = t->cap ? t->cap * 2 : 64;
-				if ((rc = charge(t, (nc - t->cap) * (int64_t)sizeof(kentry))) < 0) break;
+				int64_t nc = t->cap ? t->cap * 2 : KT_FIRST_CAP;
+				int64_t per = (int64_t)(sizeof(kentry) + (words ? sizeof(uint64_t) : 0));
+				if ((rc = charge(t, (nc - t->cap) * per)) < 0) break;
 				kentry *e = dl_reallocarray(t->ent, (size_t)nc, sizeof *e);
-				if (!e) {
+				if (e) t->ent = e;
+				uint64_t *kw = e && words ? dl_reallocarray(t->kw, (size_t)nc, sizeof *kw) : NULL;
+				if (kw) t->kw = kw;
+				if (!e || (words && !kw)) {
 					rc = dl_error_set(DL_ENOMEM, "out of memory");
 					break;
 				}
-				t->ent = e;
 				t->cap = nc;
 			}
 			id = (uint32_t)t->n++;
 			t->ent[id] = (kentry){t->hbuf[i], chunk_no, (uint32_t)i};
+			if (words) {
+				t->kw[id] = w;
+				if (!valid) t->null_id = id;
+			}
 			t->slots[slot] = slot_value(t->hbuf[i], id);
 			if ((uint64_t)t->n * 2 > t->mask + 1 && (rc = rehash(t)) < 0) break;
 		}
@@ -355,6 +506,7 @@ int dl_keytab_insert(dl_keytab *t, dl_array *const *keys, int64_t n, uint32_t *i
 			/* unlink the ids this call gave: rebuilding the slots is
 			 * simplest, and only happens on failure */
 			t->n = first;
+			t->null_id = null_before;
 			memset(t->slots, 0, (t->mask + 1) * sizeof *t->slots);
 			for (int64_t id = 0; id < t->n; id++) {
 				uint64_t s = t->ent[id].hash & t->mask;

@@ -24,6 +24,10 @@ static inline int64_t dl_exec_batch_rows(const dl_exec_ctx *ctx)
 int dl_exec_bind(dl_expr *e, const dl_type *schema, const dl_exec_ctx *ctx, const char *what);
 /* Evaluates bound expressions over a batch into cols[0..n). */
 int dl_exec_eval_all(dl_array **cols, dl_expr *const *exprs, int n, const dl_batch *b, const dl_exec_ctx *ctx);
+/* The batch column index when the bound expression e is a bare top-level
+ * column reference that b holds in the bound shape (b NULL: the index it
+ * was bound to), else -1 (column_ref.c). */
+int dl_exec_column_ref(const dl_expr *e, const dl_batch *b);
 /* A struct type with the given field names and types (nullable as given). */
 dl_type *dl_exec_struct(const char *const *names, dl_type *const *types, const bool *nullable, int n);
 /* A batch of the schema with the columns given (ownership passes, also on

@@ -1,6 +1,8 @@
 /* Project (exec.h): one column per expression under its alias. A bare
- * column reference evaluates to a copy of the column (the expression layer
- * decides); constants are expanded to full columns by dl_expr_eval. */
+ * column reference takes the input's column without copying it (the input
+ * batch is ours and freed here; a second reference to the same column gets
+ * a copy); other expressions are evaluated first, while every column is
+ * still there. Constants are expanded to full columns by dl_expr_eval. */
 #include "exec/op.h"
 
 typedef struct proj_op {
@@ -25,10 +27,28 @@ static int p_next(dl_batch_stream *s, dl_batch **out)
 	DL_TRY(dl_batch_stream_next(p->in, &b));
 	if (!b) return 0;
 	dl_array **cols = dl_calloc((size_t)(p->n ? p->n : 1), sizeof *cols);
-	int rc = cols ? dl_exec_eval_all(cols, p->exprs, p->n, b, &p->ctx) : dl_error_set(DL_ENOMEM, "out of memory");
+	int *ref = dl_calloc((size_t)(p->n ? p->n : 1), sizeof *ref);
+	int rc = cols && ref ? 0 : dl_error_set(DL_ENOMEM, "out of memory");
+	for (int i = 0; i < p->n && rc == 0; i++) {
+		ref[i] = dl_exec_column_ref(p->exprs[i], b);
+		if (ref[i] < 0) rc = dl_expr_eval(&cols[i], p->exprs[i], b, &p->ctx.eval);
+	}
+	for (int i = 0; i < p->n && rc == 0; i++) {
+		if (ref[i] < 0) continue;
+		bool again = false;
+		for (int j = i + 1; j < p->n && !again; j++) again = ref[j] == ref[i];
+		if (again) {
+			rc = dl_expr_eval(&cols[i], p->exprs[i], b, &p->ctx.eval);
+		} else {
+			cols[i] = b->cols[ref[i]];
+			b->cols[ref[i]] = NULL;
+		}
+	}
+	dl_free(ref);
 	int64_t rows = b->num_rows;
 	dl_batch_free(b);
 	if (rc < 0) {
+		for (int i = 0; cols && i < p->n; i++) dl_array_free(cols[i]);
 		dl_free(cols);
 		return dl_error_prefix("project");
 	}

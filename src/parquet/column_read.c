@@ -179,9 +179,7 @@ int pq_leaf_read_rows(pq_leaf_reader *r, int64_t rows)
 		size_t nn = (size_t)k;
 		if (lf->max_def) {
 			memcpy(r->def + r->nlevels, r->pdef + from, (size_t)k);
-			nn = 0;
-			uint8_t m = (uint8_t)lf->max_def;
-			for (int32_t i = from; i < to; i++) nn += r->pdef[i] == m;
+			nn = pq_count_level(r->pdef + from, (size_t)k, (uint8_t)lf->max_def);
 		}
 		if (repeated) memcpy(r->rep + r->nlevels, r->prep + from, (size_t)k);
 		r->nlevels += k;

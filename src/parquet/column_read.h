@@ -83,6 +83,8 @@ int pq_leaf_next_page(pq_leaf_reader *r, bool *eof);
 /* Decodes the next n non-null values of the current page, appending them to
  * the batch's dense values. */
 int pq_leaf_decode_values(pq_leaf_reader *r, size_t n);
+/* How many of the n levels equal m. */
+size_t pq_count_level(const uint8_t *lv, size_t n, uint8_t m);
 /* Output width of a leaf's values (0 for variable length). */
 int pq_leaf_out_width(const pq_rleaf *leaf);
 /* Raises/prefixes an error with file, row group, column and page. */

@@ -62,13 +62,10 @@ static int next_run(pq_rle *d)
 	return 0;
 }
 
-/* Unpacks n values starting at value index `pos` of a bit-packed run. */
-static void unpack32(const uint8_t *bp, const uint8_t *bp_end, int w, uint32_t pos, uint32_t *out, size_t n)
+/* Unpacks n values starting at value index `pos` of a bit-packed run, one
+ * value at a time. */
+static void unpack_each(const uint8_t *bp, const uint8_t *bp_end, int w, uint32_t pos, uint32_t *out, size_t n)
 {
-	if (w == 0) {
-		memset(out, 0, n * sizeof *out);
-		return;
-	}
 	uint64_t mask = (w == 32) ? 0xffffffffu : ((1u << w) - 1);
 	uint64_t bit = (uint64_t)pos * (uint64_t)w;
 	size_t i = 0;
@@ -89,13 +86,70 @@ static void unpack32(const uint8_t *bp, const uint8_t *bp_end, int w, uint32_t p
 	}
 }
 
+/* Whole groups of 8 values of w <= 24 bits starting at byte q: a group is
+ * w bytes, so with w constant (the switch) every shift and offset in the
+ * group is a constant. Returns the groups done (those whose 8-byte loads
+ * stay before load_end). */
+static size_t unpack_groups(const uint8_t *q, const uint8_t *load_end, int w, uint32_t *out, size_t groups)
+{
+	size_t avail = (size_t)(load_end - q);
+	/* the last group's loads reach at most w + 8 bytes past its start */
+	size_t safe = avail >= (size_t)w + 8 ? (avail - 8) / (size_t)w : 0;
+	if (groups > safe) groups = safe;
+	uint64_t mask = (1u << w) - 1;
+	switch (w) {
+#define PQ_UNPACK_W(W)                                                   \
+	case W:                                                              \
+		for (size_t g = 0; g < groups; g++, q += W, out += 8)              \
+			_Pragma("GCC unroll 8") for (int k = 0; k < 8; k++) {        \
+				uint64_t word;                                           \
+				memcpy(&word, q + (k * W) / 8, 8);                       \
+				out[k] = (uint32_t)((word >> ((k * W) % 8)) & mask);     \
+			}                                                            \
+		return groups;
+		PQ_UNPACK_W(1) PQ_UNPACK_W(2) PQ_UNPACK_W(3) PQ_UNPACK_W(4) PQ_UNPACK_W(5) PQ_UNPACK_W(6)
+		PQ_UNPACK_W(7) PQ_UNPACK_W(8) PQ_UNPACK_W(9) PQ_UNPACK_W(10) PQ_UNPACK_W(11) PQ_UNPACK_W(12)
+		PQ_UNPACK_W(13) PQ_UNPACK_W(14) PQ_UNPACK_W(15) PQ_UNPACK_W(16) PQ_UNPACK_W(17) PQ_UNPACK_W(18)
+		PQ_UNPACK_W(19) PQ_UNPACK_W(20) PQ_UNPACK_W(21) PQ_UNPACK_W(22) PQ_UNPACK_W(23) PQ_UNPACK_W(24)
+#undef PQ_UNPACK_W
+	default: return 0;
+	}
+}
+
+/* Unpacks n values starting at value index `pos` of a bit-packed run:
+ * up to the next group boundary one by one, then whole groups, then the
+ * rest one by one. Loads may read past the run up to load_end (the end of
+ * the encoded data, which later runs follow: writers cut runs short, often
+ * to a group or a few) since values are masked to their bits. */
+static void unpack32(const uint8_t *bp, const uint8_t *bp_end, const uint8_t *load_end, int w, uint32_t pos,
+                     uint32_t *out, size_t n)
+{
+	if (w == 0) {
+		memset(out, 0, n * sizeof *out);
+		return;
+	}
+	if (w <= 24) {
+		size_t head = (8 - (pos & 7)) & 7;
+		if (head > n) head = n;
+		unpack_each(bp, bp_end, w, pos, out, head);
+		pos += (uint32_t)head;
+		out += head;
+		n -= head;
+		size_t g = unpack_groups(bp + (size_t)pos / 8 * (size_t)w, load_end, w, out, n / 8);
+		pos += (uint32_t)(g * 8);
+		out += g * 8;
+		n -= g * 8;
+	}
+	unpack_each(bp, bp_end, w, pos, out, n);
+}
+
 int pq_rle_get_u32(pq_rle *d, uint32_t *out, size_t n)
 {
 	while (n) {
 		if (d->left == 0) DL_TRY(next_run(d));
 		size_t k = d->left < n ? d->left : n;
 		if (d->packed) {
-			unpack32(d->bp, d->bp_end, d->bit_width, d->bp_pos, out, k);
+			unpack32(d->bp, d->bp_end, d->end, d->bit_width, d->bp_pos, out, k);
 			d->bp_pos += (uint32_t)k;
 		} else {
 			uint32_t v = d->value;
@@ -116,7 +170,7 @@ int pq_rle_get_u8(pq_rle *d, uint8_t *out, size_t n)
 		size_t k = d->left < n ? d->left : n;
 		if (d->packed) {
 			if (k > 256) k = 256;
-			unpack32(d->bp, d->bp_end, d->bit_width, d->bp_pos, tmp, k);
+			unpack32(d->bp, d->bp_end, d->end, d->bit_width, d->bp_pos, tmp, k);
 			for (size_t i = 0; i < k; i++) out[i] = (uint8_t)tmp[i];
 			d->bp_pos += (uint32_t)k;
 		} else {

@@ -318,17 +318,33 @@ static int decode_levels(pq_leaf_reader *r, pq_encoding enc, int max, const uint
 	} else {
 		return pq_leaf_error(r, DL_EUNSUPPORTED, "level encoding %d", (int)enc);
 	}
-	for (size_t i = 0; i < n; i++)
-		if (out[i] > max) return pq_leaf_error(r, DL_ECORRUPT, "level %d above the maximum %d", out[i], max);
+	/* w bits can only hold a level above max when max is not 2^w - 1
+	 * (the decoders keep values within the width) */
+	if ((uint32_t)max != (1u << w) - 1)
+		for (size_t i = 0; i < n; i++)
+			if (out[i] > max) return pq_leaf_error(r, DL_ECORRUPT, "level %d above the maximum %d", out[i], max);
 	return 0;
 }
 
 static size_t count_nonnull(const pq_leaf_reader *r)
 {
 	if (!r->leaf->max_def) return (size_t)r->page_values;
-	size_t c = 0;
-	uint8_t m = (uint8_t)r->leaf->max_def;
-	for (int32_t i = 0; i < r->page_values; i++) c += r->pdef[i] == m;
+	return pq_count_level(r->pdef, (size_t)r->page_values, (uint8_t)r->leaf->max_def);
+}
+
+size_t pq_count_level(const uint8_t *lv, size_t n, uint8_t m)
+{
+	/* columns without nulls have every level at m: compare 8 at a time
+	 * while that holds */
+	uint64_t pat = UINT64_C(0x0101010101010101) * m;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, lv + i, 8);
+		if (w != pat) break;
+	}
+	size_t c = i;
+	for (; i < n; i++) c += lv[i] == m;
 	return c;
 }
 
