@@ -190,6 +190,12 @@ grep -q '^default,cl,false$' "$tmp/sql.out" || fail "the SQL clone is not in the
 grep -q '^table_size_after_restore,' "$tmp/sql.out" || fail "SQL RESTORE's result: $(cat "$tmp/sql.out")"
 D sql --warehouse "$wh" --format csv "SELECT id, g, v, name FROM cl" | tail -n +2 | sed 's/,NULL,/,,/; s/,NULL$/,/' | sort >"$tmp/ours"
 same "the SQL clone after RESTORE" "$tmp/pq.rows" "$tmp/ours"
+# DROP TABLE of the managed clone deletes the clone, not its source's files
+srcsum=$(cd "$tmp/pq_sql" && find . -type f | sort | md5sum)
+D sql --warehouse "$wh" "DROP TABLE cl" || fail "DROP TABLE of the clone"
+[ "$srcsum" = "$(cd "$tmp/pq_sql" && find . -type f | sort | md5sum)" ] || fail "DROP TABLE of a clone deleted source files"
+rows "$tmp/pq_sql" >"$tmp/ours"
+same "the clone's source after DROP TABLE of the clone" "$tmp/pq.rows" "$tmp/ours"
 D sql --warehouse "$wh" "CREATE TABLE deep DEEP CLONE cl" 2>"$tmp/err" && fail "DEEP CLONE succeeded"
 grep -q DELTA_UNSUPPORTED_DEEP_CLONE "$tmp/err" || fail "DEEP CLONE error: $(cat "$tmp/err")"
 
