@@ -127,11 +127,11 @@ static int check_type(change_ctx *c, const dl_type *old, bool nullable)
 		rc = dl_error_set_class(DL_EUNSUPPORTED, "DELTA_CANNOT_UPDATE_ARRAY_FIELD",
 		                        "Cannot update field %s type: update the element by updating %s.element",
 		                        b.data, b.data);
-	else if (neu->nchildren || !widening_enabled(c->a) || !dl_type_widens_to(old, neu))
+	else if (neu->nchildren || !widening_enabled(c->a) || !ac_widening_allowed(old, neu))
 		rc = change_refused(c, old, nullable, neu, nullable);
 	dl_buf_free(&b);
 	if (rc < 0) return rc;
-	DL_TRY(ac_check_dependents(c->a, (const char *const *)c->path.parts, c->path.n, "alter"));
+	DL_TRY(ac_check_dependents(c->a, (const char *const *)c->path.parts, c->path.n, "changing its type"));
 	c->widened = true;
 	c->old_type = old;
 	return 0;
@@ -535,7 +535,7 @@ static int run_change(change_ctx *c, const char *column)
 		if (!*ch->new_name) return dl_error_set(DL_EINVALID, "RENAME COLUMN: the new name is empty");
 		if (strcmp(ch->new_name, p->parts[p->n - 1]) != 0 &&
 		    strcasecmp(ch->new_name, p->parts[p->n - 1]) != 0)
-			DL_TRY(ac_check_dependents(a, (const char *const *)p->parts, p->n, "rename"));
+			DL_TRY(ac_check_dependents(a, (const char *const *)p->parts, p->n, "renaming"));
 	}
 	if (ch->set_default) {
 		DL_TRY(ac_check_defaults_allowed(a, "ALTER TABLE"));

@@ -8,7 +8,9 @@
 #include <string.h>
 #include <strings.h>
 #include "alter/alter_columns_internal.h"
+#include "json/json.h"
 #include "log/schema.h"
+#include "log/table_features.h"
 #include "rewrite/conform.h"
 #include "util/error.h"
 #include "util/mem.h"
@@ -262,6 +264,46 @@ static int drop_stats_column(dl_alter_txn *a, const char *name)
 	return rc;
 }
 
+/* Spark refuses dropping a clustering column (or a struct holding one):
+ * the delta.clustering domain names them by physical name paths. */
+static int check_clustering(dl_alter_txn *a, const dl_type *schema, const se_path *p)
+{
+	const char *conf = dl_snapshot_domain(a->snap, "delta.clustering");
+	if (!conf) return 0;
+	dl_column_mapping_mode mode = ac_mapping_mode(a);
+	const char *phys[64];
+	const dl_type *t = schema;
+	int n = p->n < 64 ? p->n : 64;
+	for (int i = 0; i < n; i++) {
+		int k = se_child_index(t, p->parts[i]);
+		if (k < 0 || t->id != DL_TYPE_STRUCT) return 0; /* inside a map/array: no clustering */
+		DL_TRY(dl_field_physical_name(&t->children[k], mode, &a->arena, &phys[i]));
+		t = t->children[k].type;
+	}
+	dl_json *root;
+	DL_TRY(dl_json_parse(&a->arena, conf, strlen(conf), "delta.clustering domain metadata", &root));
+	const dl_json *cols = dl_json_get(root, "clusteringColumns");
+	for (size_t i = 0; cols && cols->kind == DL_JSON_ARRAY && i < cols->u.arr.n; i++) {
+		const dl_json *path = &cols->u.arr.items[i];
+		if (path->kind != DL_JSON_ARRAY || path->u.arr.n < (size_t)n) continue;
+		bool hit = true;
+		for (int k = 0; k < n && hit; k++) {
+			const dl_json *e = &path->u.arr.items[k];
+			hit = e->kind == DL_JSON_STRING && strlen(phys[k]) == e->u.str.len &&
+			      memcmp(phys[k], e->u.str.ptr, e->u.str.len) == 0;
+		}
+		if (hit) {
+			dl_buf b = DL_BUF_INIT;
+			se_path_text(&b, (const char *const *)p->parts, p->n);
+			int rc = dl_error_set_class(DL_EUNSUPPORTED, "DELTA_UNSUPPORTED_DROP_CLUSTERING_COLUMN",
+			                            "Dropping clustering columns (%s) is not allowed.", b.data);
+			dl_buf_free(&b);
+			return rc;
+		}
+	}
+	return 0;
+}
+
 static int drop_columns(dl_alter_txn *a, const char *const *names, size_t n, bool if_exists,
                         bool *nothing)
 {
@@ -286,7 +328,8 @@ static int drop_columns(dl_alter_txn *a, const char *const *names, size_t n, boo
 			                        "Dropping partition columns (%s) is not allowed.", p.parts[0]);
 			break;
 		}
-		rc = ac_check_dependents(a, (const char *const *)p.parts, p.n, "drop");
+		rc = check_clustering(a, schema, &p);
+		if (rc == 0) rc = ac_check_dependents(a, (const char *const *)p.parts, p.n, "dropping");
 		drop_edit e = {p.parts[p.n - 1], &p};
 		dl_type *next = NULL;
 		if (rc == 0)
@@ -375,25 +418,31 @@ static int replace_columns(dl_alter_txn *a, const dl_alter_column *cols, size_t 
 	}
 	if (ncols == 0) return dl_error_set(DL_EINVALID, "REPLACE COLUMNS: no column given");
 	const dl_table_properties *props = dl_snapshot_props(a->snap);
-	bool widen = props->enable_type_widening;
+	bool widen = props->enable_type_widening &&
+	             (dl_protocol_has(&a->proto, DL_FEATURE_TYPE_WIDENING) ||
+	              dl_protocol_has(&a->proto, DL_FEATURE_TYPE_WIDENING_PREVIEW));
 	dl_field *fs = dl_calloc(ncols, sizeof *fs);
-	if (!fs) return DL_ENOMEM;
+	const char **names = dl_arena_calloc(&a->arena, ncols, sizeof *names);
+	if (!fs || !names) {
+		dl_free(fs);
+		return DL_ENOMEM;
+	}
 	dl_buf params = DL_BUF_INIT, one = DL_BUF_INIT, why = DL_BUF_INIT;
 	dl_buf_putc(&params, '[');
 	int rc = 0;
 	size_t made = 0;
 	for (size_t i = 0; i < ncols && rc == 0; i++, made++) {
-		const dl_alter_column *c = &cols[i];
-		if (!c->name || strchr(c->name, '.') || *c->name == '`') {
-			se_path p;
-			rc = se_path_parse(&p, &a->arena, c->name);
-			if (rc == 0 && p.n != 1)
-				rc = dl_error_set(DL_EINVALID, "REPLACE COLUMNS takes top-level columns: %s",
-				                  c->name);
-			if (rc < 0) break;
-		}
+		/* the column as given, with its name unquoted */
+		dl_alter_column cc = cols[i];
+		const dl_alter_column *c = &cc;
+		se_path p;
+		rc = se_path_parse(&p, &a->arena, cols[i].name);
+		if (rc == 0 && p.n != 1)
+			rc = dl_error_set(DL_EINVALID, "REPLACE COLUMNS takes top-level columns: %s", cols[i].name);
+		if (rc < 0) break;
+		cc.name = names[i] = p.parts[0];
 		for (size_t j = 0; j < i && rc == 0; j++)
-			if (strcasecmp(cols[j].name, c->name) == 0)
+			if (strcasecmp(names[j], c->name) == 0)
 				rc = dl_error_set_class(DL_EINVALID, "DELTA_DUPLICATE_COLUMNS_FOUND",
 				                        "Found duplicate column(s) in replacing columns: %s",
 				                        c->name);
@@ -440,7 +489,7 @@ static int replace_columns(dl_alter_txn *a, const dl_alter_column *cols, size_t 
 			}
 			if (rc == 0 && !same_shape(of->type, fs[i].type)) {
 				bool prim = of->type->nchildren == 0 && fs[i].type->nchildren == 0;
-				if (prim && widen && dl_type_widens_to(of->type, fs[i].type)) {
+				if (prim && widen && ac_widening_allowed(of->type, fs[i].type)) {
 					m2 = NULL;
 					rc = ac_type_change_meta(&m2, meta, of->type, fs[i].type, NULL);
 					dl_free(meta);
@@ -478,7 +527,7 @@ static int replace_columns(dl_alter_txn *a, const dl_alter_column *cols, size_t 
 	 * partition column. */
 	for (int k = 0; k < old->nchildren && rc == 0; k++) {
 		bool kept = false;
-		for (size_t i = 0; i < ncols && !kept; i++) kept = strcasecmp(cols[i].name, old->children[k].name) == 0;
+		for (size_t i = 0; i < ncols && !kept; i++) kept = strcasecmp(names[i], old->children[k].name) == 0;
 		if (kept) continue;
 		if (ac_partition_index(a, old->children[k].name) >= 0) {
 			dl_buf_clear(&why);
@@ -491,7 +540,7 @@ static int replace_columns(dl_alter_txn *a, const dl_alter_column *cols, size_t 
 			rc = replace_refused(a, old, why.data);
 		} else {
 			const char *parts[1] = {old->children[k].name};
-			rc = ac_check_dependents(a, parts, 1, "drop");
+			rc = ac_check_dependents(a, parts, 1, "dropping");
 		}
 	}
 	dl_type *schema = NULL;

@@ -10,6 +10,7 @@
 #include "log/table_features.h"
 #include "ops/column_mapping.h"
 #include "ops/ddl.h"
+#include "rewrite/conform.h"
 #include "util/error.h"
 #include "util/mem.h"
 
@@ -98,7 +99,7 @@ static int constraint_ref(const char *name, const char *expression, void *payloa
 {
 	dep_list *l = payload;
 	if (references(expression, l->parts, l->n))
-		dl_buf_printf(l->out, "%s%s -> %s", l->out->len ? "\n" : "", name, expression);
+		dl_buf_printf(l->out, "%sdelta.constraints.%s -> %s", l->out->len ? "\n" : "", name, expression);
 	return 0;
 }
 
@@ -110,9 +111,9 @@ int ac_check_dependents(dl_alter_txn *a, const char *const *parts, int n, const 
 	int rc = dl_table_constraints_each(&dl_alter_read_metadata(a)->configuration, constraint_ref, &l);
 	if (rc == 0 && found.len)
 		rc = dl_error_set_class(DL_ECONSTRAINT, "DELTA_CONSTRAINT_DEPENDENT_COLUMN_CHANGE",
-		                        "Cannot %s column %s because this column is referenced by the "
-		                        "following check constraint(s):\n%s",
-		                        what, col.data, found.data);
+		                        "Cannot alter column %s because this column is referenced by the "
+		                        "following check constraint(s):\n%s (%s it would break them)",
+		                        col.data, found.data, what);
 	const dl_type *schema = dl_alter_read_schema(a);
 	dl_arena ar = DL_ARENA_INIT;
 	for (int i = 0; rc == 0 && i < schema->nchildren; i++) {
@@ -127,9 +128,9 @@ int ac_check_dependents(dl_alter_txn *a, const char *const *parts, int n, const 
 	}
 	if (rc == 0 && found.len)
 		rc = dl_error_set_class(DL_ECONSTRAINT, "DELTA_GENERATED_COLUMNS_DEPENDENT_COLUMN_CHANGE",
-		                        "Cannot %s column %s because this column is referenced by the "
-		                        "following generated column(s):\n%s",
-		                        what, col.data, found.data);
+		                        "Cannot alter column %s because this column is referenced by the "
+		                        "following generated column(s):\n%s (%s it would break them)",
+		                        col.data, found.data, what);
 	dl_arena_free(&ar);
 	dl_buf_free(&col);
 	dl_buf_free(&found);
@@ -209,4 +210,15 @@ int ac_check_default_expr(const char *sql, const char *column)
 	dl_type_unref(empty);
 	dl_expr_free(e);
 	return rc;
+}
+
+/* PROTOCOL.md "Type Widening": dl_type_widens_to's pairs, with the
+ * protocol's bound for integers to decimals: Byte, Short and Int need
+ * Decimal(10 + k1, k2), Long Decimal(20 + k1, k2) (k1 >= k2 >= 0). */
+bool ac_widening_allowed(const dl_type *from, const dl_type *to)
+{
+	if (!dl_type_widens_to(from, to)) return false;
+	int r = dl_type_integral_rank(from->id);
+	if (r && to->id == DL_TYPE_DECIMAL) return to->precision - to->scale >= (r == 4 ? 20 : 10);
+	return true;
 }

@@ -19,8 +19,9 @@ int ac_check_name(const dl_alter_txn *a, const char *name);
 /* Refuses the change of column `parts` when a CHECK constraint or a
  * generated column's expression references it (or a field below it, or a
  * struct above it): DELTA_CONSTRAINT_DEPENDENT_COLUMN_CHANGE /
- * DELTA_GENERATED_COLUMNS_DEPENDENT_COLUMN_CHANGE. `what`: "drop",
- * "rename", "change the type of". */
+ * DELTA_GENERATED_COLUMNS_DEPENDENT_COLUMN_CHANGE, listing them as Spark
+ * ("delta.constraints.n -> expr"). `what` says why: "dropping",
+ * "renaming", "changing its type". */
 int ac_check_dependents(dl_alter_txn *a, const char *const *parts, int n, const char *what);
 
 /* Spark's structFieldToMap(path, field) as JSON: name (the display path),
@@ -53,5 +54,8 @@ bool ac_same_shape(const dl_type *x, const dl_type *y);
  * [, fieldPath]} appended (PROTOCOL.md "Type Change Metadata"); malloc'd. */
 int ac_type_change_meta(char **out, const char *meta, const dl_type *from, const dl_type *to,
                         const char *field_path);
+
+/* Whether the typeWidening feature allows changing `from` to `to`. */
+bool ac_widening_allowed(const dl_type *from, const dl_type *to);
 
 #endif

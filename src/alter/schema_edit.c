@@ -123,8 +123,8 @@ static int edit_rec(dl_type **out, const dl_type *t, const char *const *parts, i
 	if (i < 0) {
 		dl_buf b = DL_BUF_INIT;
 		se_path_text(&b, parts, at + 1);
-		int rc = dl_error_set_class(DL_EINVALID, "DELTA_MISSING_FIELD_IN_SCHEMA",
-		                            "column %s does not exist in the table schema", b.data);
+		int rc = dl_error_set_class(DL_EINVALID, "DELTA_COLUMN_NOT_FOUND_IN_SCHEMA",
+		                            "Unable to find %s column in the table schema", b.data);
 		dl_buf_free(&b);
 		return rc;
 	}
