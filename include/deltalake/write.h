@@ -80,10 +80,13 @@ typedef struct dl_create_options {
 	 * DELTA_COLUMN_NOT_FOUND_IN_SCHEMA. */
 	const char *const *cluster_by;
 	int ncluster_by;
+	/* commitInfo.operationParameters.isManaged: a catalog's managed table
+	 * (set by the catalog; false for path tables) */
+	bool is_managed;
 } dl_create_options;
 #define DL_CREATE_OPTIONS_INIT \
 	{DL_CREATE_OPTIONS_VERSION, NULL, NULL, NULL, 0, NULL, NULL, 0, NULL, NULL, 0, NULL, NULL, \
-	 DL_CREATE_ERROR_IF_EXISTS, NULL, NULL, NULL, NULL, 0}
+	 DL_CREATE_ERROR_IF_EXISTS, NULL, NULL, NULL, NULL, 0, false}
 
 /* Creates the table at `uri` (a path or any registered URI, or
  * opts->store). *version is the version committed, or -1 when

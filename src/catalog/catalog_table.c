@@ -259,9 +259,14 @@ static int make_table(int64_t *version, char **table_id, bool *created, const dl
 	} else {
 		/* through the store opened above, so the catalog's store options apply */
 		dl_create_options co = DL_CREATE_OPTIONS_INIT;
-		/* a caller's version-1 struct ends before `store` */
-		memcpy(&co, create, create->version >= 2 ? sizeof co : offsetof(dl_create_options, store));
+		/* a caller's older struct is shorter: version 1 ends before `store`,
+		 * version 2 before `cluster_by` */
+		size_t have = create->version >= 3   ? sizeof co
+		              : create->version == 2 ? offsetof(dl_create_options, cluster_by)
+		                                     : offsetof(dl_create_options, store);
+		memcpy(&co, create, have);
 		co.version = DL_CREATE_OPTIONS_VERSION;
+		co.is_managed = !tc->external;
 		co.store = s;
 		co.store_options = NULL;
 		rc = dl_create_table(version, uri, &co);

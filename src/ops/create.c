@@ -142,10 +142,11 @@ static int parse_schema(dl_type **out, const dl_create_options *o)
 	return 0;
 }
 
-static int set_create_parameters(dl_transaction *t, const dl_metadata *md, const char *cluster_by_json)
+static int set_create_parameters(dl_transaction *t, const dl_metadata *md, const char *cluster_by_json,
+                                 bool is_managed)
 {
 	dl_buf b = DL_BUF_INIT;
-	int rc = dl_txn_set_parameter(t, "isManaged", "false");
+	int rc = dl_txn_set_parameter(t, "isManaged", is_managed ? "true" : "false");
 	if (rc == 0) {
 		if (md->description) rc = dl_txn_set_parameter(t, "description", md->description);
 		else rc = dl_txn_set_parameter_json(t, "description", "null");
@@ -204,7 +205,7 @@ static int commit_create(create_ctx *c, const dl_create_options *o, int64_t *ver
 		DL_TRY(dl_txn_set_protocol(c->txn, &c->plan.protocol));
 	DL_TRY(dl_txn_set_metadata(c->txn, &c->plan.metadata));
 	DL_TRY(dl_ops_set_clustering_domain(c->txn, c->snap, &c->plan));
-	DL_TRY(set_create_parameters(c->txn, &c->plan.metadata, c->plan.cluster_by_json));
+	DL_TRY(set_create_parameters(c->txn, &c->plan.metadata, c->plan.cluster_by_json, o->is_managed));
 	if (c->snap) {
 		int64_t n, b;
 		DL_TRY(dl_ops_remove_all(c->txn, dl_now_millis(), true, &n, &b));
@@ -230,7 +231,7 @@ int dl_create_table(int64_t *version, const char *uri, const dl_create_options *
 	static const size_t ends[] = {
 		DL_OPTIONS_END(dl_create_options, user_metadata), /* 1 */
 		DL_OPTIONS_END(dl_create_options, store_options), /* 2: store, store options */
-		sizeof(dl_create_options),                        /* 3: cluster_by */
+		sizeof(dl_create_options),                        /* 3: cluster_by, is_managed */
 	};
 	DL_OPTIONS_ENDS_CHECK(ends, DL_CREATE_OPTIONS_VERSION);
 	*version = -1;

@@ -113,6 +113,9 @@ static void ctas(void **state)
 	session_fixture *f = *state;
 	dl_sql_conn *db = f->db;
 	expect_ok(db, "CREATE TABLE src (id BIGINT, name STRING)");
+	char *h0 = run(db, "DESCRIBE HISTORY src");
+	assert_non_null(strstr(h0, "|CREATE TABLE|{isManaged=true, "));
+	free(h0);
 	expect_rows(db, "INSERT INTO src VALUES (1, 'a'), (2, 'b'), (3, 'c')", "3|3\n");
 	expect_ok(db, "CREATE TABLE c PARTITIONED BY (odd) TBLPROPERTIES ('delta.appendOnly' = 'true') "
 	              "AS SELECT id, upper(name) AS n, id % 2 = 1 AS odd FROM src");
