@@ -14,7 +14,7 @@ typedef struct checkpoint_args {
 static const dl_cli_opt checkpoint_opts[] = {
 	DL_CLI_ARG(checkpoint_args, table, "TABLE", "path of the table"),
 	DL_CLI_INT(checkpoint_args, version, 0, "version", "N", "-1", "checkpoint version N (default: the latest)"),
-	DL_CLI_INT(checkpoint_args, part_actions, 0, "part-size", "N", "0",
+	DL_CLI_INT(checkpoint_args, part_actions, 0, "part-size", "N", "-1",
 	           "actions per part or sidecar before splitting (default 5000000)"),
 	DL_CLI_END,
 };
@@ -28,14 +28,14 @@ static int show_progress(const dl_progress_info *p, void *payload)
 static int checkpoint_run(dl_cli *cli, const void *args)
 {
 	const checkpoint_args *a = args;
-	if (a->part_actions < 0) return dl_cli_usage_error(cli, "--part-size must be positive");
+	if (a->part_actions == 0) return dl_cli_usage_error(cli, "--part-size must be positive, got 0");
 	dl_snapshot *snap;
 	int rc = dl_cli_open_snapshot(cli, &snap, a->table, a->version, NULL);
 	if (rc != 0) return rc;
 	dl_progress bar;
 	dl_progress_begin(&bar, cli->err, cli->quiet, "writing checkpoint", 0);
 	dl_checkpoint_options o = DL_CHECKPOINT_OPTIONS_INIT;
-	o.part_actions = a->part_actions;
+	o.part_actions = a->part_actions > 0 ? a->part_actions : 0; /* 0: the library's 5,000,000 */
 	o.progress = show_progress;
 	o.progress_payload = &bar;
 	dl_checkpoint_result r;

@@ -44,8 +44,7 @@ static int cleanup_run(dl_cli *cli, const void *args)
 	dl_snapshot_free(snap);
 	/* A retention the library cannot read is the user's typo: usage. */
 	if (rc == DL_EINVALID && a->retention)
-		return dl_cli_usage_error(cli, "--retention '%s' is not an interval such as "
-		                          "'interval 30 days'", a->retention);
+		return dl_cli_usage_error(cli, "--retention: %s", dl_error_last()->message);
 	if (rc < 0) return rc;
 	if (r.cutoff_checkpoint < 0)
 		dl_cli_note(cli, "nothing to clean up: no checkpoint is older than the retention period");

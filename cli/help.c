@@ -100,7 +100,8 @@ static void print_opt_lines(FILE *fp, const dl_cli_opt *opts, const dl_cli_opt *
 		fprintf(fp, "  %-*s  %s", width, left, o->help ? o->help : "");
 		if (o->kind == DL_CLI_OPT_LIST) fputs(" (repeatable)", fp);
 		if (o->kind == DL_CLI_OPT_NAMES) fputs(" (comma-separated, repeatable)", fp);
-		if (o->def) fprintf(fp, " (default: %s)", o->def);
+		/* -1 stands for "not given" (options.c): nothing to show */
+		if (o->def && strcmp(o->def, "-1") != 0) fprintf(fp, " (default: %s)", o->def);
 		fputc('\n', fp);
 	}
 }

@@ -98,7 +98,6 @@ static int store_value(dl_cli *cli, const dl_cli_target *t, const dl_cli_opt *o,
 	case DL_CLI_OPT_FLAG:
 		*(bool *)field(t, o) = true;
 		return 0;
-	case DL_CLI_OPT_STRING:
 	case DL_CLI_OPT_ARG:
 	case DL_CLI_OPT_ARG_OPT:
 		*(const char **)field(t, o) = value;
@@ -107,6 +106,17 @@ static int store_value(dl_cli *cli, const dl_cli_target *t, const dl_cli_opt *o,
 		if (parse_int((int64_t *)field(t, o), value) < 0)
 			return dl_cli_usage_error(cli, "%s expects an integer, got '%s'",
 			                          opt_display(o, name, sizeof name), value);
+		/* An option defaulting to -1 uses it for "not given" (--version,
+		 * --limit): its values are counts or versions, never negative, and a
+		 * -1 typed by the user must not silently mean the default. */
+		if (value != o->def && o->def && strcmp(o->def, "-1") == 0 && *(int64_t *)field(t, o) < 0)
+			return dl_cli_usage_error(cli, "%s expects a number of 0 or more, got '%s'",
+			                          opt_display(o, name, sizeof name), value);
+		return 0;
+	case DL_CLI_OPT_STRING:
+		if (value != o->def && o->name && strcmp(o->name, "where") == 0 && !value[strspn(value, " \t\r\n")])
+			return dl_cli_usage_error(cli, "--where needs a predicate, got an empty one");
+		*(const char **)field(t, o) = value;
 		return 0;
 	case DL_CLI_OPT_NAMES:
 		return store_names(cli, t, o, value);

@@ -248,9 +248,18 @@ int dl_log_cleanup(dl_log_cleanup_result *out, dl_snapshot *snap, const dl_log_c
 		if (dl_parse_interval_ms(o.retention, &props.log_retention_ms) < 0)
 			return dl_error_set(DL_EINVALID, "retention '%s' is not an interval such as "
 			                    "'interval 30 days'", o.retention);
+		/* as Spark's DeltaConfigs.isValidIntervalConfigValue: a negative
+		 * retention would put the cut-off in the future and delete the
+		 * whole history before the newest checkpoint */
+		if (props.log_retention_ms < 0)
+			return dl_error_set(DL_EINVALID, "retention '%s' is negative; the history to keep must be 0 or more",
+			                    o.retention);
 	} else if (o.retention_ms >= 0) {
 		props.log_retention_ms = o.retention_ms;
 	}
+	if (props.log_retention_ms < 0)
+		return dl_error_set(DL_EINVALID, "the table's delta.logRetentionDuration is negative; set it to an "
+		                    "interval of 0 or more");
 	return dl_log_cleanup_store(out, dl_snapshot_store(snap), &props, INT64_MIN, o.progress,
 	                            o.progress_payload);
 }
