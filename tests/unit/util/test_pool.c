@@ -97,6 +97,23 @@ static int mark(void *ctx, size_t begin, size_t end)
 	return 0;
 }
 
+/* As mark, but every chunk without the failing index waits (5 s at most)
+ * for the failure first: the chunks a worker claims afterwards are exactly
+ * those that must not run, whatever the scheduler does. (Without the gate a
+ * descheduled failing chunk let every other chunk run: a flaky bound.) */
+static atomic_int failed_once;
+static int mark_gated(void *ctx, size_t begin, size_t end)
+{
+	cover *c = ctx;
+	if (begin <= c->fail_at && c->fail_at < end) {
+		atomic_fetch_add(&c->calls, 1);
+		atomic_store(&failed_once, 1);
+		return dl_error_set(DL_EIO, "index %zu failed", c->fail_at);
+	}
+	for (int k = 0; k < 5000 && !atomic_load(&failed_once); k++) usleep(1000);
+	return mark(ctx, begin, end);
+}
+
 static void parallel_for_covers_each_index_once(void **state)
 {
 	(void)state;
@@ -107,13 +124,17 @@ static void parallel_for_covers_each_index_once(void **state)
 	assert_int_equal(dl_parallel_for(p, n, 0, mark, &c), 0);
 	for (size_t i = 0; i < n; i++) assert_int_equal(atomic_load(&c.hits[i]), 1);
 	assert_int_equal(dl_parallel_for(p, 0, 0, mark, &c), 0);
-	/* Explicit grain: 1000 chunks; a failure stops new chunks early. */
+	/* Explicit grain: 1001 chunks; a failure stops new chunks: once the
+	 * first chunk (claimed first) fails, each of the 4 workers (3 threads
+	 * and the caller) finishes at most the chunk it holds and one it
+	 * claimed meanwhile. */
 	memset(c.hits, 0, n * sizeof(atomic_int));
-	c.fail_at = 500;
+	c.fail_at = 0;
 	atomic_store(&c.calls, 0);
-	assert_int_equal(dl_parallel_for(p, n, 100, mark, &c), DL_EIO);
-	assert_string_equal(dl_error_last()->message, "index 500 failed");
-	assert_true(atomic_load(&c.calls) < 1001);
+	atomic_store(&failed_once, 0);
+	assert_int_equal(dl_parallel_for(p, n, 100, mark_gated, &c), DL_EIO);
+	assert_string_equal(dl_error_last()->message, "index 0 failed");
+	assert_true(atomic_load(&c.calls) <= 8);
 	free(c.hits);
 	/* The shared pool when none is given. */
 	c.hits = calloc(10, sizeof(atomic_int));
