@@ -32,8 +32,8 @@ rows() { # TABLE [cat options...]: sorted CSV id,g,v,name
 	D cat "$t" --columns id,g,v,name --format csv "$@" | tail -n +2 | sort
 }
 duck_rows() { # TABLE [VERSION]: DuckDB over the files the log lists
-	local t=$1 v=${2:--1}
-	D files "$t" --version "$v" --format csv | tail -n +2 | cut -d, -f1 >"$tmp/files.list"
+	local t=$1 v=${2:-}
+	D files "$t" ${v:+--version "$v"} --format csv | tail -n +2 | cut -d, -f1 >"$tmp/files.list"
 	oracle files "$t" "$tmp/files.list"
 }
 same() { # WHAT FILE_A FILE_B
