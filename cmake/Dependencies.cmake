@@ -24,6 +24,11 @@ dl_require_lib(edit histedit.h edit libedit-dev)
 # Object stores (src/storage/http.c, store_s3*.c, store_azure*.c): HTTP and signing.
 dl_require_lib(curl curl/curl.h curl libcurl4-openssl-dev)
 dl_require_lib(crypto openssl/hmac.h crypto libssl-dev)
+# HTTP servers (Delta Sharing, `deltalake ui`), their YAML config, and the
+# Avro of Iceberg manifests (UniForm).
+dl_require_lib(microhttpd microhttpd.h microhttpd libmicrohttpd-dev)
+dl_require_lib(yaml yaml.h yaml libyaml-dev)
+dl_require_lib(avro avro.h avro libavro-dev)
 
 add_library(DL::codecs INTERFACE IMPORTED)
 set_target_properties(DL::codecs PROPERTIES INTERFACE_LINK_LIBRARIES

@@ -8,7 +8,11 @@ set -euo pipefail
 PKGS=(build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
       zlib1g-dev libzstd-dev libsnappy-dev liblz4-dev libbrotli-dev libroaring-dev
       libedit-dev libcmocka-dev tmux nodejs npm
-      libcurl4-openssl-dev libssl-dev)
+      libcurl4-openssl-dev libssl-dev
+      libmicrohttpd-dev libyaml-dev libavro-dev)
+# The browser tests of `deltalake ui` (tests/browser/): Debian's Chromium,
+# driven by playwright-core from tools/oracle.
+PKGS+=(chromium)
 # The object-store tests' servers (scripts/start-ceph.sh): Ceph's RADOS Gateway.
 PKGS+=(ceph-mon ceph-osd ceph-common radosgw)
 
