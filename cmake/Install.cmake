@@ -8,7 +8,8 @@ if(EXISTS ${CMAKE_SOURCE_DIR}/docs/deltalake.1)
   install(FILES ${CMAKE_SOURCE_DIR}/docs/deltalake.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 endif()
 install(EXPORT deltalakeTargets NAMESPACE deltalake:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/deltalake)
-# The exported static library names DL::codecs, DL::roaring, DL::curl and DL::crypto (its private
+# The exported static library names DL::codecs, DL::roaring, DL::curl, DL::crypto, DL::avro,
+# DL::microhttpd and DL::yaml (its private
 # dependencies); the package config recreates them from the system libraries.
 file(WRITE ${CMAKE_BINARY_DIR}/deltalakeConfig.cmake.in [=[
 @PACKAGE_INIT@
@@ -23,7 +24,7 @@ if(NOT TARGET DL::roaring)
   add_library(DL::roaring INTERFACE IMPORTED)
   set_target_properties(DL::roaring PROPERTIES INTERFACE_LINK_LIBRARIES "roaring")
 endif()
-foreach(_l curl crypto)
+foreach(_l curl crypto avro microhttpd yaml)
   if(NOT TARGET DL::${_l})
     add_library(DL::${_l} INTERFACE IMPORTED)
     set_target_properties(DL::${_l} PROPERTIES INTERFACE_LINK_LIBRARIES "${_l}")
