@@ -132,6 +132,15 @@ typedef struct dl_exec_agg {
 	double rsd;            /* approx_count_distinct; 0 = 0.05 */
 } dl_exec_agg;
 
+/* Spark's Expand under GROUPING SETS / ROLLUP / CUBE (expand.c): every
+ * input row once per grouping set. Output columns: the input's, then
+ * keys[0..nkeys) named key_names[i] (nullable), then id_name, a BIGINT
+ * holding ids[set]: Spark's grouping id, bit (nkeys-1-i) set when key i is
+ * not in the set, which is then NULL. The keys are taken (also on failure).
+ * At most 64 keys. */
+int dl_exec_expand(dl_batch_stream **out, dl_batch_stream *in, dl_expr *const *keys, const char *const *key_names,
+                   int nkeys, const uint64_t *ids, int nsets, const char *id_name, const dl_exec_ctx *ctx);
+
 /* GROUP BY keys[0..nkeys) (expressions; named key_names[i]) computing
  * aggs[0..naggs). Output columns: the keys, then the aggregates; one row
  * per group in order of first appearance. Without keys: exactly one row,

@@ -80,6 +80,14 @@ typedef struct sql_select {
 	ex_node *where;
 	ex_node **group_by; /* an integer literal is an ordinal */
 	int ngroup;
+	/* GROUPING SETS, ROLLUP, CUBE (and WITH ROLLUP / WITH CUBE): the sets
+	 * as lists of indexes into group_by, in Spark's order (the cross
+	 * product of the GROUP BY elements); ngsets == 0 for a plain GROUP BY,
+	 * whose only set is every key. group_by holds each expression as often
+	 * as it is written; the planner merges equal ones. */
+	int **gsets;
+	int *gset_len;
+	int ngsets;
 	ex_node *having;
 } sql_select;
 

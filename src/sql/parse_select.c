@@ -79,11 +79,7 @@ static int parse_select(sql_parser *p, sql_query *q)
 	} while (sp_accept_op(p, ",") == 1);
 	if (sp_accept(p, "FROM") == 1) DL_TRY(sp_table_ref(p, &s->from));
 	if (sp_accept(p, "WHERE") == 1) DL_TRY(sp_expr(p, &s->where));
-	if (sp_is(p, "GROUP")) {
-		DL_TRY(sp_advance(p));
-		DL_TRY(sp_expect(p, "BY"));
-		DL_TRY(expr_list(p, &s->group_by, &s->ngroup));
-	}
+	if (sp_is(p, "GROUP")) DL_TRY(sp_group_by(p, s));
 	if (sp_accept(p, "HAVING") == 1) DL_TRY(sp_expr(p, &s->having));
 	return 0;
 }

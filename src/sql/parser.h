@@ -63,6 +63,7 @@ int sp_end(sql_parser *p);
 int sp_query(sql_parser *p, sql_query **out);
 int sp_ctes(sql_parser *p, sql_cte **out, int *n);
 int sp_order_by(sql_parser *p, ex_sort_item **out, int *n);
+int sp_group_by(sql_parser *p, sql_select *s); /* GROUP BY ... (parse_group_by.c) */
 int sp_signed_integer(sql_parser *p, int64_t *out);
 int sp_stmt(sql_parser *p, sql_stmt *st);
 int sp_create(sql_parser *p, sql_stmt *st);

@@ -9,6 +9,7 @@
 #include "exec/op.h"
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 typedef struct agg_name {
 	const char *name;
@@ -238,5 +239,110 @@ int pl_agg_call(ex_node **out, rw_ctx *c, const ex_node *n)
 	A->naggs = len;
 	DL_TRY(pl_push(c->P, &A->agg_text, &A->naggs, &A->capaggs, sizeof text, &text));
 	*out = pl_col(c->P, a.name);
+	return *out ? 0 : DL_ENOMEM;
+}
+
+/* ---- grouping() and grouping_id() --------------------------------------- */
+
+bool pl_is_grouping_call(const ex_node *n)
+{
+	return n->kind == EX_CALL && n->name && !n->over &&
+	       (!strcasecmp(n->name, "grouping") || !strcasecmp(n->name, "grouping_id"));
+}
+
+/* The key index of argument n (-1: not a grouping key). */
+static int key_index(int *out, rw_ctx *c, const ex_node *n)
+{
+	rw_ctx plain = *c;
+	plain.agg = NULL;
+	plain.win = NULL;
+	plain.no_agg = true;
+	ex_node *r;
+	*out = -1;
+	DL_TRY(pl_rewrite(&r, &plain, n));
+	dl_buf t = DL_BUF_INIT;
+	int rc = pl_print(&t, r);
+	for (int i = 0; rc == 0 && i < c->agg->nkeys; i++)
+		if (t.data && !strcmp(t.data, c->agg->key_text[i])) *out = i;
+	dl_buf_free(&t);
+	return rc;
+}
+
+static int keys_text(dl_buf *b, const agg_ctx *A, planner *P)
+{
+	for (int i = 0; i < A->nkeys; i++) {
+		if (i) DL_TRY(dl_buf_puts(b, ","));
+		DL_TRY(dl_buf_puts(b, pl_display(P, A->key_iname[i])));
+	}
+	return 0;
+}
+
+/* Spark's Grouping and GroupingID over the grouping id column gid, whose
+ * bit (nkeys-1-i) is set when key i is not in the row's set:
+ * grouping(e) = CAST((gid >> (nkeys-1-i)) & 1 AS TINYINT), grouping_id()
+ * = gid (BIGINT); grouping_id(e1, ..., en) must name the GROUP BY's keys
+ * in order, as Spark requires. */
+int pl_grouping_call(ex_node **out, rw_ctx *c, const ex_node *n)
+{
+	planner *P = c->P;
+	agg_ctx *A = c->agg;
+	bool id = !strcasecmp(n->name, "grouping_id");
+	if (!A || !A->gid_iname)
+		return dl_error_set_class(DL_EINVALID, "UNSUPPORTED_GROUPING_EXPRESSION",
+		                          "[UNSUPPORTED_GROUPING_EXPRESSION] grouping()/grouping_id() can only be used with "
+		                          "GroupingSets/Cube/Rollup.");
+	ex_node *gid = pl_col(P, A->gid_iname);
+	if (!gid) return DL_ENOMEM;
+	if (id) {
+		bool match = n->nargs == 0 || n->nargs == A->nkeys;
+		for (int i = 0; match && i < n->nargs; i++) {
+			int k;
+			DL_TRY(key_index(&k, c, n->args[i]));
+			match = k == i;
+		}
+		if (!match) {
+			dl_buf args = DL_BUF_INIT, keys = DL_BUF_INIT;
+			for (int i = 0; i < n->nargs; i++) {
+				if (i) dl_buf_puts(&args, ",");
+				pl_auto_name(&args, n->args[i]);
+			}
+			keys_text(&keys, A, P);
+			int rc = dl_error_set_class(DL_EINVALID, "GROUPING_ID_COLUMN_MISMATCH",
+			                            "[GROUPING_ID_COLUMN_MISMATCH] Columns of grouping_id (%s) does not match "
+			                            "grouping columns (%s).",
+			                            args.data ? args.data : "", keys.data ? keys.data : "");
+			dl_buf_free(&args);
+			dl_buf_free(&keys);
+			return rc;
+		}
+		*out = gid;
+		return 0;
+	}
+	if (n->nargs != 1) DL_TRY(arity(n, 1, 1));
+	int k;
+	DL_TRY(key_index(&k, c, n->args[0]));
+	if (k < 0) {
+		dl_buf arg = DL_BUF_INIT, keys = DL_BUF_INIT;
+		pl_auto_name(&arg, n->args[0]);
+		keys_text(&keys, A, P);
+		int rc = dl_error_set_class(DL_EINVALID, "GROUPING_COLUMN_MISMATCH",
+		                            "[GROUPING_COLUMN_MISMATCH] Column of grouping (%s) can't be found in grouping "
+		                            "columns %s.",
+		                            arg.data ? arg.data : "", keys.data ? keys.data : "");
+		dl_buf_free(&arg);
+		dl_buf_free(&keys);
+		return rc;
+	}
+	ex_node *sh = ex_node_new(P->ex, EX_LIT, n->pos), *one = ex_node_new(P->ex, EX_LIT, n->pos);
+	if (!sh || !one) return DL_ENOMEM;
+	sh->lit.type = DL_TYPE_INTEGER;
+	sh->lit.v.i64 = A->nkeys - 1 - k;
+	one->lit.type = DL_TYPE_LONG;
+	one->lit.v.i64 = 1;
+	ex_node *shifted = pl_call(P, "shiftright", gid, sh);
+	ex_node *bit = shifted ? pl_op(P, OP_BITAND, shifted, one) : NULL;
+	dl_type *tiny = bit ? dl_type_new(DL_TYPE_BYTE) : NULL;
+	*out = tiny ? pl_cast(P, bit, tiny) : NULL;
+	dl_type_unref(tiny);
 	return *out ? 0 : DL_ENOMEM;
 }

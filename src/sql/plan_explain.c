@@ -138,6 +138,21 @@ static int line(dl_buf *out, planner *P, pn *n, const pn *root)
 			DL_TRY(pl_explain_expr(out, P, n->residual));
 		}
 		return dl_buf_puts(out, " (build: right)");
+	case PN_EXPAND:
+		/* Spark's Expand, its sets as the keys each keeps */
+		DL_TRY(dl_buf_puts(out, "Expand sets=["));
+		for (int s = 0; s < n->ngids; s++) {
+			DL_TRY(dl_buf_puts(out, s ? ", (" : "("));
+			bool first = true;
+			for (int k = 0; k < n->n; k++) {
+				if ((n->gids[s] >> (n->n - 1 - k)) & 1) continue;
+				if (!first) DL_TRY(dl_buf_puts(out, ", "));
+				first = false;
+				DL_TRY(pl_explain_expr(out, P, n->exprs[k]));
+			}
+			DL_TRY(dl_buf_putc(out, ')'));
+		}
+		return dl_buf_putc(out, ']');
 	case PN_DISTINCT: return dl_buf_puts(out, "Distinct");
 	case PN_SETOP: return dl_buf_printf(out, "%s%s", so[n->setop], n->all ? " All" : "");
 	case PN_WINDOW:

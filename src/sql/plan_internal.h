@@ -28,6 +28,7 @@ typedef enum pn_kind {
 	PN_DISTINCT,
 	PN_SETOP,
 	PN_WINDOW,
+	PN_EXPAND,   /* grouping sets: exprs/names = keys, gsets = ids, gid_name */
 } pn_kind;
 
 typedef struct pn_agg {
@@ -92,6 +93,10 @@ struct pn {
 	/* PN_WINDOW: partition in exprs[0..n) */
 	pn_win_fn *wfns;
 	int nwfns;
+	/* PN_EXPAND: one grouping id per set; the id column's name */
+	uint64_t *gids;
+	int ngids;
+	const char *gid_name;
 };
 
 /* One column a query may name. */
@@ -249,8 +254,15 @@ struct agg_ctx {
 	const char **agg_text;
 	int naggs, capaggs;
 	bool grouped; /* GROUP BY present (else MISSING_GROUP_BY wording) */
+	/* GROUPING SETS / ROLLUP / CUBE: the grouping id column (Spark's
+	 * spark_grouping_id) that grouping() and grouping_id() read; NULL for
+	 * a plain GROUP BY */
+	const char *gid_iname;
 };
 int pl_agg_call(ex_node **out, rw_ctx *c, const ex_node *n);
+/* grouping(e), grouping_id(...) after a grouping-sets aggregate */
+bool pl_is_grouping_call(const ex_node *n);
+int pl_grouping_call(ex_node **out, rw_ctx *c, const ex_node *n);
 int pl_agg_of(pn_agg *a, rw_ctx *argc, const ex_node *n);
 int pl_const_arg(dl_scalar *out, planner *P, const ex_node *n, const char *fn);
 

@@ -416,6 +416,14 @@ static int open_op(dl_batch_stream **out, planner *P, pn *n, dl_batch_stream *a,
 		return rc;
 	}
 	case PN_WINDOW: return open_window(out, n, a, ctx);
+	case PN_EXPAND: {
+		dl_expr **e = dl_calloc((size_t)n->n + 1, sizeof *e);
+		rc = e ? exprs_of(e, n->exprs, n->n) : dl_error_set(DL_ENOMEM, "out of memory");
+		if (rc == 0) rc = dl_exec_expand(out, a, e, n->names, n->n, n->gids, n->ngids, n->gid_name, ctx);
+		else dl_batch_stream_free(a);
+		dl_free(e);
+		return rc;
+	}
 	case PN_SCAN:
 	case PN_ONEROW: break;
 	}

@@ -201,11 +201,19 @@ static bool has_subquery(const ex_node *n)
 	return false;
 }
 
+static bool has_grouping(const ex_node *n)
+{
+	if (pl_is_grouping_call(n)) return true;
+	for (int i = 0; i < n->nargs; i++)
+		if (has_grouping(n->args[i])) return true;
+	return false;
+}
+
 /* Post-aggregation: n as a grouping key's column, if it is one. */
 static int match_key(ex_node **out, rw_ctx *c, const ex_node *n)
 {
 	*out = NULL;
-	if (!c->agg->nkeys || pl_has_agg(n) || pl_has_window(n) || has_subquery(n)) return 0;
+	if (!c->agg->nkeys || pl_has_agg(n) || pl_has_window(n) || has_subquery(n) || has_grouping(n)) return 0;
 	rw_ctx plain = *c;
 	plain.agg = NULL;
 	plain.win = NULL;
@@ -311,6 +319,7 @@ int pl_rewrite(ex_node **out, rw_ctx *c, const ex_node *n)
 			if (c->no_agg || !c->agg) return misplaced(c, n, false);
 			return pl_agg_call(out, c, n);
 		}
+		if (pl_is_grouping_call(n)) return pl_grouping_call(out, c, n);
 		break;
 	default: break;
 	}

@@ -157,6 +157,21 @@ static int group_expr(const ex_node **out, const ex_node *g, const item *items, 
 	return 0;
 }
 
+/* Spark's grouping id of each set: bit (nkeys-1-k) set when key k is not
+ * in it (the first key is the most significant bit). */
+static int grouping_ids(uint64_t **out, planner *P, const sql_select *s, const int *gmap, int nkeys)
+{
+	uint64_t *ids = pl_alloc(P, sizeof *ids * (size_t)s->ngsets);
+	if (!ids) return DL_ENOMEM;
+	uint64_t all = nkeys == 64 ? UINT64_MAX : (((uint64_t)1 << nkeys) - 1);
+	for (int i = 0; i < s->ngsets; i++) {
+		ids[i] = all;
+		for (int j = 0; j < s->gset_len[i]; j++) ids[i] &= ~((uint64_t)1 << (nkeys - 1 - gmap[s->gsets[i][j]]));
+	}
+	*out = ids;
+	return 0;
+}
+
 static int plan_where(prel *r, planner *P, const ex_node *where, corr_sink *sink)
 {
 	const ex_node **conj = NULL;
@@ -400,7 +415,8 @@ int pl_select(pq *out, planner *P, const sql_query *q, const scope *outer)
 		A.key_text = pl_alloc(P, sizeof *A.key_text * ((size_t)(s->ngroup + nsink) + 1));
 		A.key_iname = pl_alloc(P, sizeof *A.key_iname * ((size_t)(s->ngroup + nsink) + 1));
 		ex_node **kx = pl_alloc(P, sizeof *kx * ((size_t)(s->ngroup + nsink) + 1));
-		if (!A.key_text || !A.key_iname || !kx) return DL_ENOMEM;
+		int *gmap = pl_alloc(P, sizeof *gmap * ((size_t)s->ngroup + 1)); /* group_by index -> key */
+		if (!A.key_text || !A.key_iname || !kx || !gmap) return DL_ENOMEM;
 		for (int i = 0; i < s->ngroup; i++) {
 			const ex_node *g;
 			DL_TRY(group_expr(&g, s->group_by[i], items, n, &r.sc));
@@ -408,15 +424,28 @@ int pl_select(pq *out, planner *P, const sql_query *q, const scope *outer)
 			DL_TRY(pl_rewrite(&kx[A.nkeys], &gc, g));
 			const char *t;
 			DL_TRY(print_text(&t, P, kx[A.nkeys]));
-			bool dup = false;
-			for (int k = 0; k < A.nkeys && !dup; k++) dup = strcmp(A.key_text[k], t) == 0;
-			if (dup) continue;
+			int dup = -1;
+			for (int k = 0; k < A.nkeys && dup < 0; k++)
+				if (strcmp(A.key_text[k], t) == 0) dup = k;
+			gmap[i] = dup >= 0 ? dup : A.nkeys;
+			if (dup >= 0) continue;
 			dl_buf b = DL_BUF_INIT;
 			pl_auto_name(&b, g);
 			A.key_iname[A.nkeys] = pl_new_name(P, b.data);
 			dl_buf_free(&b);
 			if (!A.key_iname[A.nkeys]) return DL_ENOMEM;
 			A.key_text[A.nkeys++] = t;
+		}
+		uint64_t *gids = NULL;
+		if (s->ngsets) {
+			if (nsink)
+				return dl_error_set(DL_EUNSUPPORTED, "a correlated subquery with GROUPING SETS, ROLLUP or CUBE is not "
+				                                     "supported: aggregate in a derived table and join it");
+			if (A.nkeys > 64)
+				return dl_error_set_class(DL_EINVALID, "GROUPING_SIZE_LIMIT_EXCEEDED",
+				                          "[GROUPING_SIZE_LIMIT_EXCEEDED] Grouping sets size cannot be greater than 64.");
+			DL_TRY(grouping_ids(&gids, P, s, gmap, A.nkeys));
+			if (!(A.gid_iname = pl_new_name(P, "spark_grouping_id"))) return DL_ENOMEM;
 		}
 		if (nsink) DL_TRY(corr_keys(P, sink, &A, kx, r.node, &X));
 		c.agg = &A;
@@ -465,11 +494,36 @@ int pl_select(pq *out, planner *P, const sql_query *q, const scope *outer)
 					sink->count_default = A.aggs[i].kind == DL_AGG_COUNT || A.aggs[i].kind == DL_AGG_COUNT_STAR ||
 					                      A.aggs[i].kind == DL_AGG_COUNT_DISTINCT || A.aggs[i].kind == DL_AGG_COUNT_IF ||
 					                      A.aggs[i].kind == DL_AGG_APPROX_COUNT_DISTINCT;
+		if (gids) {
+			/* Spark's Expand: the input once per set, keys outside it NULL,
+			 * then the aggregate groups by the keys and the set's id */
+			pn *e = pn_new(P, PN_EXPAND, r.node, NULL);
+			ex_node **ak = pl_alloc(P, sizeof *ak * ((size_t)A.nkeys + 1));
+			const char **an = pl_alloc(P, sizeof *an * ((size_t)A.nkeys + 1));
+			if (!e || !ak || !an) return DL_ENOMEM;
+			e->exprs = kx;
+			e->names = A.key_iname;
+			e->n = A.nkeys;
+			e->gids = gids;
+			e->ngids = s->ngsets;
+			e->gid_name = A.gid_iname;
+			e->est = r.node->est < 0 ? -1 : r.node->est * s->ngsets;
+			DL_TRY(pn_finish(P, e));
+			for (int i = 0; i < A.nkeys; i++) {
+				if (!(ak[i] = pl_col(P, A.key_iname[i]))) return DL_ENOMEM;
+				an[i] = A.key_iname[i];
+			}
+			if (!(ak[A.nkeys] = pl_col(P, A.gid_iname))) return DL_ENOMEM;
+			an[A.nkeys] = A.gid_iname;
+			r.node = e;
+			kx = ak;
+			A.key_iname = an;
+		}
 		pn *a = pn_new(P, PN_AGG, r.node, NULL);
 		if (!a) return DL_ENOMEM;
 		a->exprs = kx;
 		a->names = A.key_iname;
-		a->n = A.nkeys;
+		a->n = A.nkeys + (gids != NULL);
 		a->aggs = A.aggs;
 		a->naggs = A.naggs;
 		a->est = -1;

@@ -204,7 +204,19 @@ static int print_select(dl_buf *out, const sql_select *s)
 		DL_TRY(dl_buf_puts(out, " WHERE "));
 		DL_TRY(ex_print(out, s->where));
 	}
-	if (s->ngroup) {
+	if (s->ngsets) {
+		/* every form (ROLLUP, CUBE, WITH ..., products) as its sets */
+		DL_TRY(dl_buf_puts(out, " GROUP BY GROUPING SETS ("));
+		for (int i = 0; i < s->ngsets; i++) {
+			DL_TRY(dl_buf_puts(out, i ? ", (" : "("));
+			for (int j = 0; j < s->gset_len[i]; j++) {
+				if (j) DL_TRY(dl_buf_puts(out, ", "));
+				DL_TRY(ex_print(out, s->group_by[s->gsets[i][j]]));
+			}
+			DL_TRY(dl_buf_putc(out, ')'));
+		}
+		DL_TRY(dl_buf_putc(out, ')'));
+	} else if (s->ngroup) {
 		DL_TRY(dl_buf_puts(out, " GROUP BY "));
 		DL_TRY(sqlp_exprs(out, s->group_by, s->ngroup));
 	}

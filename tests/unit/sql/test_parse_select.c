@@ -37,6 +37,42 @@ static void test_select_shape(void **state)
 	dl_sql_script_free(s);
 }
 
+/* GROUP BY's grouping analytics become lists of sets: the cross product of
+ * the elements, ROLLUP and CUBE in Spark's order; printing spells them as
+ * GROUPING SETS, which parses back to the same sets. */
+static void test_grouping_sets(void **state)
+{
+	(void)state;
+	dl_sql_script *s = parse1("SELECT 1 FROM t GROUP BY a, ROLLUP(b, (c, d))");
+	const sql_select *sel = STMT(s)->query->select;
+	assert_int_equal(sel->ngsets, 3);
+	assert_int_equal(sel->gset_len[0], 4);
+	assert_int_equal(sel->gset_len[1], 2);
+	assert_int_equal(sel->gset_len[2], 1);
+	dl_buf b = DL_BUF_INIT;
+	assert_int_equal(dl_sql_print(&b, STMT(s)), 0);
+	assert_string_equal(b.data, "SELECT 1 FROM `t` GROUP BY GROUPING SETS ((a, b, c, d), (a, b), (a))");
+	dl_sql_script_free(s);
+	s = parse1("SELECT 1 FROM t GROUP BY CUBE(a, b)");
+	dl_buf_clear(&b);
+	assert_int_equal(dl_sql_print(&b, STMT(s)), 0);
+	assert_string_equal(b.data, "SELECT 1 FROM `t` GROUP BY GROUPING SETS ((a, b), (a), (b), ())");
+	dl_sql_script_free(s);
+	s = parse1("SELECT 1 FROM t GROUP BY a, b WITH ROLLUP");
+	dl_buf_clear(&b);
+	assert_int_equal(dl_sql_print(&b, STMT(s)), 0);
+	assert_string_equal(b.data, "SELECT 1 FROM `t` GROUP BY GROUPING SETS ((a, b), (a), ())");
+	dl_sql_script_free(s);
+	s = parse1("SELECT 1 FROM `t` GROUP BY GROUPING SETS ((a, b), a, ())");
+	assert_int_equal(STMT(s)->query->select->ngsets, 3);
+	assert_int_equal(STMT(s)->query->select->gset_len[2], 0);
+	dl_sql_script_free(s);
+	s = parse1("SELECT 1 FROM t GROUP BY a, b");
+	assert_int_equal(STMT(s)->query->select->ngsets, 0);
+	dl_sql_script_free(s);
+	dl_buf_free(&b);
+}
+
 static void test_joins(void **state)
 {
 	(void)state;
@@ -195,7 +231,7 @@ int main(void)
 	    cmocka_unit_test(test_select_shape),        cmocka_unit_test(test_joins),
 	    cmocka_unit_test(test_set_operations),      cmocka_unit_test(test_subqueries_and_ctes),
 	    cmocka_unit_test(test_windows),             cmocka_unit_test(test_table_references),
-	    cmocka_unit_test(test_values),
+	    cmocka_unit_test(test_values),              cmocka_unit_test(test_grouping_sets),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -133,6 +133,33 @@ static void test_group_by(void **state)
 	fails("SELECT g FROM t GROUP BY 3", "GROUP_BY_POS_OUT_OF_RANGE", NULL);
 }
 
+/* GROUPING SETS, ROLLUP, CUBE as Spark: keys outside a set are NULL (and
+ * a real NULL key stays apart from a rolled-up one: grouping() tells
+ * them), grouping_id() is Spark's bit pattern (first key most
+ * significant), and over no rows a grouping-sets aggregate has no rows,
+ * not a grand total (Spark's aggregate groups by the grouping id). */
+static void test_grouping_sets(void **state)
+{
+	(void)state;
+	ROWS("SELECT g, count(*), grouping(g) FROM t GROUP BY ROLLUP(g)", "1|2|0", "2|2|0", "NULL|1|0", "NULL|5|1");
+	ROWS("SELECT g, id % 2, count(*), grouping_id() FROM t GROUP BY CUBE(g, id % 2)", "1|1|1|0", "1|0|1|0",
+	     "2|1|2|0", "NULL|0|1|0", "1|NULL|2|1", "2|NULL|2|1", "NULL|NULL|1|1", "NULL|1|3|2", "NULL|0|2|2",
+	     "NULL|NULL|5|3");
+	ROWS("SELECT g, sum(id) FROM t GROUP BY GROUPING SETS ((g), ()) HAVING grouping(g) = 1", "NULL|15");
+	ROWS("SELECT g, s, count(*) FROM t WHERE g = 1 GROUP BY g, s WITH ROLLUP", "1|a|1", "1|b|1", "1|NULL|2",
+	     "NULL|NULL|2");
+	ROWS("SELECT g, s, count(*) FROM t WHERE g = 1 GROUP BY g, ROLLUP(s)", "1|a|1", "1|b|1", "1|NULL|2");
+	ROWS("SELECT count(*) FROM empty GROUP BY ROLLUP(a)", "<none>");
+	/* aggregates read the original column, not its rolled-up NULL */
+	ROWS("SELECT g, sum(g) FROM t WHERE g IS NOT NULL GROUP BY ROLLUP(g)", "1|2", "2|4", "NULL|6");
+	fails("SELECT grouping(g) FROM t GROUP BY g", "UNSUPPORTED_GROUPING_EXPRESSION", NULL);
+	fails("SELECT grouping(s) FROM t GROUP BY ROLLUP(g)", "GROUPING_COLUMN_MISMATCH", NULL);
+	fails("SELECT grouping_id(s, g) FROM t GROUP BY CUBE(g, s)", "GROUPING_ID_COLUMN_MISMATCH", NULL);
+	fails("SELECT count(*) FROM t GROUP BY CUBE(id, g, s, x, id + 1, id + 2, id + 3, id + 4, id + 5, id + 6, id + 7, "
+	      "id + 8, id + 9)",
+	      "GROUPING_SIZE_LIMIT_EXCEEDED", NULL);
+}
+
 static void test_order_limit(void **state)
 {
 	(void)state;
@@ -451,7 +478,7 @@ int main(void)
 		cmocka_unit_test(test_pushdown),       cmocka_unit_test(test_explain_schema),
 		cmocka_unit_test(test_build_side),     cmocka_unit_test(test_windows),
 		cmocka_unit_test(test_new_aggregates), cmocka_unit_test(test_more_shapes),
-		cmocka_unit_test(test_lateral_alias),  cmocka_unit_test(test_more_errors),
+		cmocka_unit_test(test_lateral_alias),  cmocka_unit_test(test_grouping_sets),  cmocka_unit_test(test_more_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -158,3 +158,13 @@ SELECT s, max(id) - min(id) FROM t GROUP BY s ORDER BY 2 DESC, 1 NULLS FIRST;
 SELECT id, g, sum(x) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - x FROM t WHERE id < 500;
 SELECT u.name, (SELECT count(*) FROM t WHERE t.g = u.k AND t.x > 0) FROM u;
 SELECT id FROM t WHERE g NOT IN (SELECT k FROM u WHERE k IS NOT NULL AND w > 20) AND s IS NOT NULL;
+
+-- grouping analytics: ROLLUP, CUBE, GROUPING SETS (Spark's Expand), with
+-- NULL keys in the data beside the rolled-up NULLs, grouping(), HAVING
+SELECT g, s, count(*), sum(x) FROM t GROUP BY ROLLUP(g, s);
+SELECT g, s, count(*), grouping(g), grouping(s) FROM t WHERE id < 1500 GROUP BY CUBE(g, s);
+SELECT g, dt IS NULL, sum(id) FROM t GROUP BY GROUPING SETS ((g), (dt IS NULL), ());
+SELECT g, s, max(id) FROM t GROUP BY g, ROLLUP(s);
+SELECT g, count(DISTINCT s), avg(dec) FROM t GROUP BY ROLLUP(g) HAVING grouping(g) = 1 OR count(*) > 150;
+SELECT g % 3 AS m, s, min(dt), max(ts) FROM t GROUP BY GROUPING SETS ((g % 3, s), (s)) ORDER BY 2 NULLS FIRST, 1 NULLS FIRST, 3 NULLS FIRST, 4 NULLS FIRST;
+SELECT grouping(g) + grouping(s) AS lvl, count(*) FROM t GROUP BY CUBE(g, s) HAVING count(*) > 100;
