@@ -1,5 +1,6 @@
-/* Newest-first log replay with a seen-set of file keys. */
+/* Newest-first log replay with a seen-set of file keys (file_key_set.c). */
 #include "log/replay.h"
+#include "log/file_key_set.h"
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,20 +15,10 @@
 #include "util/pool.h"
 #include "util/mem.h"
 
-/* One slot of the seen-set: a hash tag and a reference to the surviving
- * action. The key itself is compared through the action, so a slot is 8
- * bytes: the set of 300k files is 4 MB, mostly cache misses on lookup. */
-typedef struct seen_slot {
-	uint32_t tag; /* high 32 bits of the key's hash */
-	uint32_t ref; /* 0 = empty, else (index << 1 | is_remove) + 1 */
-} seen_slot;
-
 struct dl_replayer {
 	dl_log_state *st;
 	const dl_replay_options *opts;
-	seen_slot *slots;
-	size_t cap; /* power of two */
-	size_t used;
+	dl_file_key_set seen; /* the newest action of every file key met so far */
 	/* arena mark for rolling back a shadowed action */
 	void *mark_head;
 	char *mark_cur;
@@ -50,112 +41,6 @@ struct dl_replayer {
 	bool commit_check;
 	int64_t log_version; /* dl_add.log_version of the adds being read */
 };
-
-/* ---- hashing of (path, dv unique id) ---- */
-
-static uint64_t hash_bytes(uint64_t h, const char *s, size_t n)
-{
-	while (n >= 8) {
-		uint64_t w;
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0x9E3779B97F4A7C15ULL;
-		h ^= h >> 29;
-		s += 8;
-		n -= 8;
-	}
-	uint64_t w = 0;
-	memcpy(&w, s, n);
-	h = (h ^ w ^ ((uint64_t)n << 56)) * 0x9E3779B97F4A7C15ULL;
-	return h;
-}
-
-uint64_t dl_file_key_hash(const char *path, const dl_dv_descriptor *dv)
-{
-	uint64_t h = hash_bytes(0x243F6A8885A308D3ULL, path, strlen(path));
-	if (dv) {
-		h = hash_bytes(h ^ (uint64_t)(unsigned char)dv->storage_type, dv->path_or_inline,
-		               strlen(dv->path_or_inline));
-		h ^= dl_hash_mix64((uint64_t)dv->offset + 0x5bd1e995);
-	}
-	return dl_hash_mix64(h);
-}
-
-static bool dv_equal(const dl_dv_descriptor *a, const dl_dv_descriptor *b)
-{
-	if (!a || !b) return a == b;
-	return a->storage_type == b->storage_type && a->offset == b->offset &&
-	       strcmp(a->path_or_inline, b->path_or_inline) == 0;
-}
-
-static void ref_key(const dl_replayer *r, uint32_t ref, const char **path,
-                    const dl_dv_descriptor **dv)
-{
-	size_t idx = (ref - 1) >> 1;
-	if ((ref - 1) & 1) {
-		*path = r->st->removes[idx].path;
-		*dv = r->st->removes[idx].dv;
-	} else {
-		const dl_add *a = dl_log_state_add(r->st, idx);
-		*path = a->path;
-		*dv = a->dv;
-	}
-}
-
-static int seen_grow(dl_replayer *r)
-{
-	size_t ncap = r->cap ? r->cap * 2 : 1024;
-	seen_slot *ns = dl_calloc(ncap, sizeof *ns);
-	if (!ns) return DL_ENOMEM;
-	for (size_t i = 0; i < r->cap; i++) {
-		if (!r->slots[i].ref) continue;
-		size_t j = dl_hash_mix64(r->slots[i].tag) & (ncap - 1);
-		while (ns[j].ref) j = (j + 1) & (ncap - 1);
-		ns[j] = r->slots[i];
-	}
-	dl_free(r->slots);
-	r->slots = ns;
-	r->cap = ncap;
-	return 0;
-}
-
-/* Probes for a key: 1 when seen; otherwise 0 with *slot the empty slot
- * where it would go (valid until the next insert). */
-static int seen_find(dl_replayer *r, uint64_t h, const char *path, const dl_dv_descriptor *dv,
-                     size_t *slot)
-{
-	if ((r->used + 1) * 4 >= r->cap * 3) DL_TRY(seen_grow(r));
-	size_t j = dl_hash_mix64(h >> 32) & (r->cap - 1);
-	uint32_t tag = (uint32_t)(h >> 32);
-	while (r->slots[j].ref) {
-		if (r->slots[j].tag == tag) {
-			const char *p;
-			const dl_dv_descriptor *d;
-			ref_key(r, r->slots[j].ref, &p, &d);
-			if (strcmp(p, path) == 0 && dv_equal(d, dv)) {
-				*slot = j;
-				return 1;
-			}
-		}
-		j = (j + 1) & (r->cap - 1);
-	}
-	*slot = j;
-	return 0;
-}
-
-/* Sizes the set for about `n` keys up front, so that big logs do not
- * rehash several times. */
-static int seen_reserve(dl_replayer *r, size_t n)
-{
-	size_t cap = 1024;
-	while (cap / 4 * 3 <= n && cap < ((size_t)1 << 40)) cap *= 2;
-	if (cap <= r->cap) return 0;
-	seen_slot *ns = dl_calloc(cap, sizeof *ns);
-	if (!ns) return DL_ENOMEM;
-	dl_free(r->slots);
-	r->slots = ns;
-	r->cap = cap;
-	return 0;
-}
 
 /* ---- arena marks ---- */
 
@@ -240,13 +125,13 @@ static int offer_file_hashed(dl_replayer *r, const dl_action *a, uint64_t h)
 	/* Checkpoint rows are already reconciled among themselves, so they are
 	 * only checked against newer commits, not inserted. */
 	size_t slot = 0;
-	int seen = seen_find(r, h, path, dv, &slot);
+	int seen = dl_fks_find(&r->seen, r->st, h, path, dv, &slot);
 	if (seen < 0) return seen;
 	if (seen && r->commit_check) {
 		/* PROTOCOL.md "Add File and Remove File": a valid version has at
 		 * most one add and one remove per (path, DV id); actions of a commit
 		 * are unordered, so two of them for one key have no meaning */
-		uint32_t ref = r->slots[slot].ref;
+		uint32_t ref = r->seen.slots[slot].ref;
 		size_t idx = (ref - 1) >> 1;
 		bool was_remove = (ref - 1) & 1;
 		if (was_remove ? idx >= r->commit_removes : idx >= r->commit_adds)
@@ -267,9 +152,7 @@ static int offer_file_hashed(dl_replayer *r, const dl_action *a, uint64_t h)
 	if (is_add) DL_TRY(push_add(r, &a->u.add, &ref));
 	else DL_TRY(push_remove(r, &a->u.remove, &ref));
 	if (!r->in_checkpoint) {
-		r->slots[slot].tag = (uint32_t)(h >> 32);
-		r->slots[slot].ref = ref;
-		r->used++;
+		dl_fks_set(&r->seen, slot, h, ref);
 	}
 	return 0;
 }
@@ -580,11 +463,10 @@ static int consume_block(dl_replayer *r, dl_commit_block *b)
 	 * slots a few actions ahead, the probes are mostly cache misses. */
 	const size_t ahead = 8;
 	for (size_t i = 0; i < b->nactions && i < ahead; i++)
-		if (b->hashes[i] && r->cap) __builtin_prefetch(&r->slots[(size_t)dl_hash_mix64(b->hashes[i] >> 32) & (r->cap - 1)]);
+		if (b->hashes[i]) dl_fks_prefetch(&r->seen, b->hashes[i]);
 	for (size_t i = 0; i < b->nactions; i++) {
 		size_t j = i + ahead;
-		if (j < b->nactions && b->hashes[j] && r->cap)
-			__builtin_prefetch(&r->slots[(size_t)dl_hash_mix64(b->hashes[j] >> 32) & (r->cap - 1)]);
+		if (j < b->nactions && b->hashes[j]) dl_fks_prefetch(&r->seen, b->hashes[j]);
 		const dl_action *a = &b->actions[i];
 		if (a->kind == DL_ACTION_ADD || a->kind == DL_ACTION_REMOVE) DL_TRY(offer_file_hashed(r, a, b->hashes[i]));
 		else DL_TRY(dl_replay_offer(r, a));
@@ -772,9 +654,9 @@ static int replay_once(dl_log_state *out, dl_store *store, const dl_log_segment 
 	for (size_t i = 0; i < seg->ncommits; i++) bytes += seg->commits[i].size > 0 ? seg->commits[i].size : 0;
 	/* capped: file sizes come from outside (growth handles bigger logs) */
 	int64_t expect = bytes / 150 < ((int64_t)1 << 22) ? bytes / 150 : ((int64_t)1 << 22);
-	int rc = r.opts->metadata_only ? 0 : seen_reserve(&r, (size_t)expect);
+	int rc = r.opts->metadata_only ? 0 : dl_fks_reserve(&r.seen, (size_t)expect);
 	if (rc == 0) rc = run(&r, store, seg);
-	dl_free(r.slots);
+	dl_fks_free(&r.seen);
 	dl_free(r.sidecars);
 	dl_strmap_free(&r.txn_ids);
 	dl_strmap_free(&r.domain_ids);
