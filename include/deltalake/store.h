@@ -130,6 +130,12 @@ DL_EXTERN(void) dl_object_list_free(dl_object_list *l);
 /* DL_ENOTFOUND when missing (deleting a missing object is not an error for
  * callers who pass ignore_missing). */
 DL_EXTERN(int) dl_store_delete(dl_store *s, const char *path);
+/* Deletes paths[0..n) (in batches: one DeleteObjects request per 1000 on
+ * S3, one delete each elsewhere); an object already gone is not an error.
+ * *deleted counts the objects removed (on S3 every path, since its batch
+ * delete does not tell a missing object apart). On an error some objects
+ * may already be gone. */
+DL_EXTERN(int) dl_store_delete_many(size_t *deleted, dl_store *s, const char *const *paths, size_t n);
 DL_EXTERN(int) dl_store_stat(dl_object_info *out, dl_store *s, const char *path);
 DL_EXTERN(void) dl_object_info_free(dl_object_info *i);
 

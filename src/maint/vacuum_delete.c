@@ -1,5 +1,6 @@
 /* VACUUM's deletes (Spark's parallelDelete): files on a pool of `threads`
- * workers through dl_store_delete, so every backend works; then the empty
+ * workers through dl_store_delete_many, so every backend works and S3
+ * deletes 1000 files a request (DeleteObjects); then the empty
  * directories, deepest first, with rmdir on a local file store (the only
  * store that has directories). Like Hadoop's non-recursive delete, a path
  * that is already gone or a directory that is no longer empty (a writer
@@ -23,6 +24,7 @@ typedef struct del_job {
 	dl_vacuum_ctx *c;
 	dl_vacuum_entry **files;
 	size_t n;
+	size_t chunk; /* files a worker takes at once: one batch request on S3 */
 	atomic_size_t next;
 	atomic_llong deleted;
 	atomic_int failed;
@@ -31,20 +33,28 @@ typedef struct del_job {
 static int del_worker(void *arg)
 {
 	del_job *j = arg;
+	const char **paths = dl_malloc(j->chunk * sizeof *paths);
+	if (!paths) {
+		atomic_store(&j->failed, 1);
+		return DL_ENOMEM;
+	}
+	int rc = 0;
 	for (;;) {
-		if (atomic_load(&j->failed)) return 0;
-		size_t i = atomic_fetch_add(&j->next, 1);
-		if (i >= j->n) return 0;
-		int rc = dl_store_delete(j->c->store, j->files[i]->path);
-		if (rc == 0) {
-			atomic_fetch_add(&j->deleted, 1);
-		} else if (rc == DL_ENOTFOUND) {
-			dl_error_clear();
-		} else {
+		if (atomic_load(&j->failed)) break;
+		size_t i = atomic_fetch_add(&j->next, j->chunk);
+		if (i >= j->n) break;
+		size_t k = j->n - i < j->chunk ? j->n - i : j->chunk;
+		for (size_t x = 0; x < k; x++) paths[x] = j->files[i + x]->path;
+		size_t d = 0;
+		rc = dl_store_delete_many(&d, j->c->store, paths, k);
+		atomic_fetch_add(&j->deleted, (long long)d);
+		if (rc < 0) {
 			atomic_store(&j->failed, 1);
-			return rc;
+			break;
 		}
 	}
+	dl_free(paths);
+	return rc;
 }
 
 static int cmp_depth_desc(const void *a, const void *b)
@@ -96,6 +106,11 @@ int dl_vacuum_delete(int64_t *deleted, dl_vacuum_ctx *c, dl_vacuum_entry **paths
 	j.c = c;
 	j.files = files;
 	j.n = nf;
+	/* an even share per worker, but at least 64 (so an object store gets
+	 * few big batch requests rather than one per worker) and at most one
+	 * batch request (S3's DeleteObjects takes 1000) */
+	size_t share = (nf + (size_t)(threads > 0 ? threads : 1) - 1) / (size_t)(threads > 0 ? threads : 1);
+	j.chunk = share < 64 ? 64 : share > 1000 ? 1000 : share;
 	atomic_init(&j.next, 0);
 	atomic_init(&j.deleted, 0);
 	atomic_init(&j.failed, 0);

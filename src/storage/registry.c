@@ -15,6 +15,9 @@
 #include <ctype.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <stddef.h>
 #include <string.h>
 #include <strings.h>
 
@@ -42,7 +45,11 @@ static int push(const dl_store_backend *be, bool builtin)
 	if (!scheme) return DL_ENOMEM;
 	for (char *c = scheme; *c; c++) *c = (char)tolower((unsigned char)*c);
 	entry *e = &g_entries[g_count++];
-	e->be = *be;
+	/* an application's version 1 struct ends at payload: copy only what it
+	 * has, the version 2 functions stay NULL (built from the others) */
+	memset(&e->be, 0, sizeof e->be);
+	memcpy(&e->be, be, be->version >= 2 ? sizeof *be : offsetof(dl_store_backend, list_from));
+	e->be.version = DL_STORE_BACKEND_VERSION;
 	e->be.scheme = scheme;
 	e->scheme = scheme;
 	e->builtin = builtin;

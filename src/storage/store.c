@@ -322,7 +322,10 @@ static int list_sorted(dl_store *s, const char *dir, const char *start_name, boo
 	}
 	DL_TRY(check_path(s, dir, true));
 	list_acc acc = {out, 0, s};
-	int rc = s->backend.list(s->impl, dir, recursive, list_emit, &acc);
+	/* an object store lists from the middle; the rest list all and filter */
+	int rc = !recursive && start_name && *start_name && s->backend.list_from
+	             ? s->backend.list_from(s->impl, dir, start_name, list_emit, &acc)
+	             : s->backend.list(s->impl, dir, recursive, list_emit, &acc);
 	if (rc < 0) {
 		dl_object_list_free(out);
 		return rc;
@@ -372,6 +375,37 @@ int dl_store_delete(dl_store *s, const char *path)
 {
 	DL_TRY(check_path(s, path, false));
 	return s->backend.del(s->impl, path);
+}
+
+/* The backend's batch delete takes at most this many paths (S3's
+ * DeleteObjects limit); longer lists go in slices. */
+#define DELETE_BATCH 1000
+
+int dl_store_delete_many(size_t *deleted, dl_store *s, const char *const *paths, size_t n)
+{
+	*deleted = 0;
+	for (size_t i = 0; i < n; i++) DL_TRY(check_path(s, paths[i], false));
+	for (size_t i = 0; i < n;) {
+		size_t k = n - i < DELETE_BATCH ? n - i : DELETE_BATCH;
+		if (s->backend.delete_many) {
+			size_t d = 0;
+			int rc = s->backend.delete_many(&d, s->impl, paths + i, k);
+			*deleted += d;
+			if (rc < 0) return rc;
+		} else {
+			for (size_t j = i; j < i + k; j++) {
+				int rc = s->backend.del(s->impl, paths[j]);
+				if (rc == DL_ENOTFOUND) {
+					dl_error_clear();
+					continue;
+				}
+				if (rc < 0) return rc;
+				(*deleted)++;
+			}
+		}
+		i += k;
+	}
+	return 0;
 }
 
 int dl_store_stat(dl_object_info *out, dl_store *s, const char *path)

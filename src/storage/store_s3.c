@@ -331,11 +331,17 @@ static int s3_del(void *impl, const char *path)
 
 /* ---- listing ---- */
 
-static int s3_list(void *impl, const char *dir, int recursive, dl_store_list_fn emit, void *payload)
+/* ListObjectsV2 of dir, from start_name on when given: start-after is
+ * exclusive, so it names the key of start_name without its last
+ * character, which sorts before start_name and after every name before it
+ * that is not a prefix of it (those few are filtered by dl_store). */
+static int list_objects(dl_s3_store *s, const char *dir, int recursive, const char *start_name,
+                        dl_store_list_fn emit, void *payload)
 {
-	dl_s3_store *s = impl;
-	dl_buf prefix = DL_BUF_INIT;
+	dl_buf prefix = DL_BUF_INIT, after = DL_BUF_INIT;
 	int rc = dl_buf_printf(&prefix, "%s%s%s", s->cfg.prefix, dir, *dir ? "/" : "");
+	if (rc == 0 && start_name && strlen(start_name) > 1)
+		rc = dl_buf_printf(&after, "%s%.*s", prefix.data, (int)strlen(start_name) - 1, start_name);
 	char *token = NULL;
 	size_t plen = strlen(s->cfg.prefix);
 	while (rc == 0) {
@@ -349,6 +355,8 @@ static int s3_list(void *impl, const char *dir, int recursive, dl_store_list_fn 
 		if (rc == 0 && !recursive) rc = dl_buf_puts(&q, "delimiter=%2F&");
 		if (rc == 0) rc = dl_buf_puts(&q, "encoding-type=url&list-type=2&prefix=");
 		if (rc == 0) rc = dl_http_encode(&q, prefix.data, prefix.len, false);
+		if (rc == 0 && after.len) rc = dl_buf_puts(&q, "&start-after=");
+		if (rc == 0 && after.len) rc = dl_http_encode(&q, after.data, after.len, false);
 		dl_http_response resp;
 		bool sent = false;
 		if (rc == 0) {
@@ -395,7 +403,18 @@ static int s3_list(void *impl, const char *dir, int recursive, dl_store_list_fn 
 	}
 	dl_free(token);
 	dl_buf_free(&prefix);
+	dl_buf_free(&after);
 	return rc;
+}
+
+static int s3_list(void *impl, const char *dir, int recursive, dl_store_list_fn emit, void *payload)
+{
+	return list_objects(impl, dir, recursive, NULL, emit, payload);
+}
+
+static int s3_list_from(void *impl, const char *dir, const char *start_name, dl_store_list_fn emit, void *payload)
+{
+	return list_objects(impl, dir, 0, start_name, emit, payload);
 }
 
 /* ---- streamed writes: one part in memory, multipart beyond it ---- */
@@ -613,7 +632,7 @@ static void r_close(void *state)
 	{                                                                                              \
 		.version = DL_STORE_BACKEND_VERSION, .scheme = sch, .open = s3_open, .free = s3_free,      \
 		.get = s3_get, .get_range = s3_get_range, .put = s3_put, .put_if_absent = dl_s3_put_if_absent, \
-		.list = s3_list, .del = s3_del, .stat = s3_stat, .writer_open = w_open,                    \
+		.list = s3_list, .list_from = s3_list_from, .delete_many = dl_s3_delete_many, .del = s3_del, .stat = s3_stat, .writer_open = w_open,                    \
 		.writer_write = w_write, .writer_commit = w_commit, .writer_abort = w_abort,               \
 		.reader_open = r_open, .reader_read = r_read, .reader_close = r_close,                     \
 	}

@@ -122,5 +122,7 @@ int dl_s3_error(dl_s3_store *s, const dl_http_response *resp, const char *op, co
 int dl_s3_key(char **out, const dl_s3_store *s, const char *path);
 
 int dl_s3_put_if_absent(void *impl, const char *path, const void *data, size_t len);
+/* DeleteObjects of up to 1000 paths (store_s3_delete.c). */
+int dl_s3_delete_many(size_t *deleted, void *impl, const char *const *paths, size_t n);
 
 #endif

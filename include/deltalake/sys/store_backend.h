@@ -39,7 +39,8 @@
  * malloc() and owned by the caller afterwards. Optional functions may be
  * NULL, and dl_store then builds them from the required ones: get_range and
  * reader_* from get (the whole object is read), writer_* from put /
- * put_if_absent (the bytes are gathered in memory).
+ * put_if_absent (the bytes are gathered in memory), list_from from list,
+ * delete_many from del.
  *
  * Thread safety: registering, unregistering and opening stores may happen
  * from any thread at once (the registry is behind a mutex). A backend's
@@ -65,7 +66,9 @@ extern "C" {
  * stops the listing. */
 typedef int (*dl_store_list_fn)(const char *path, int64_t size, int64_t mtime_ms, void *payload);
 
-#define DL_STORE_BACKEND_VERSION 1
+/* Version 2 added list_from and delete_many (after payload, so a version
+ * 1 struct is a prefix of a version 2 one). */
+#define DL_STORE_BACKEND_VERSION 2
 typedef struct dl_store_backend {
 	int version; /* DL_STORE_BACKEND_VERSION */
 	/* The URI scheme, lower case ("s3" serves "s3://..."; matched without
@@ -119,6 +122,23 @@ typedef struct dl_store_backend {
 	void (*reader_close)(void *state);
 
 	void *payload; /* passed to open */
+
+	/* ---- version 2 ---- */
+
+	/* The direct objects of `dir` whose names sort at or after
+	 * `start_name` (never NULL or empty here): an object store's listing
+	 * that starts in the middle (S3's start-after), so a log of 100,000
+	 * commits with a checkpoint near its end lists only the end. It may
+	 * emit names before start_name too (dl_store filters them). Optional:
+	 * dl_store lists the whole directory and filters. */
+	int (*list_from)(void *impl, const char *dir, const char *start_name, dl_store_list_fn emit,
+	                 void *emit_payload);
+	/* Deletes paths[0..n) (n at most 1000, S3's DeleteObjects limit);
+	 * an object already gone is not an error. *deleted counts the objects
+	 * removed (or every path when the service cannot tell a missing one
+	 * apart). On an error some objects may be gone: the message names one
+	 * that is not. Optional: dl_store calls del for each path. */
+	int (*delete_many)(size_t *deleted, void *impl, const char *const *paths, size_t n);
 } dl_store_backend;
 
 /* Adds a backend for its scheme (the struct is copied; the scheme string

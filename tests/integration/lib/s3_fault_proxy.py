@@ -12,6 +12,7 @@ failures a network gives (tests/integration/s3_faults.sh):
                          GETs retrying in step would otherwise keep landing
                          on the failing turn)
   --delay-ms MS          every request waits this long first
+  --log FILE             appends "METHOD PATH?QUERY" of every request
 
 Requests are relayed unchanged (the Host header too, so signatures hold).
 Prints the port it listens on, then serves until killed; counts (requests
@@ -25,6 +26,7 @@ p.add_argument("--lose-commit-every", type=int, default=0)
 p.add_argument("--slowdown-every", type=int, default=0)
 p.add_argument("--reset-every", type=int, default=0)
 p.add_argument("--delay-ms", type=int, default=0)
+p.add_argument("--log")
 a = p.parse_args()
 uh, up = a.upstream.rsplit(":", 1)
 lock = threading.Lock()
@@ -73,6 +75,9 @@ def serve(conn):
                 return
             method, path, headers, body = req
             bump("requests")
+            if a.log:
+                with lock, open(a.log, "a") as lf:
+                    lf.write("%s %s\n" % (method, path))
             kind = "LIST" if method == "GET" and "list-type=" in path else method
             if kind in counts:
                 bump(kind)
