@@ -289,7 +289,12 @@ static int plan_commit(dl_stream *s, st_plan *p, admission *a, const st_commit *
 		if (excluded(s, x->u.add.path)) continue;
 		bool ok = s->forced ? within_forced(s, v, index, false) : admit_file(a, x->u.add.size);
 		if (!ok) return 1;
-		DL_TRY(plan_push(p, (st_unit){ST_FILE, v, &x->u.add}));
+		/* the commit's action array goes after planning; the add's strings
+		 * are in the plan's arena already */
+		dl_add *copy = dl_arena_alloc(&p->arena, sizeof *copy);
+		if (!copy) return DL_ENOMEM;
+		*copy = x->u.add;
+		DL_TRY(plan_push(p, (st_unit){ST_FILE, v, copy}));
 		set_end(p, v, index, false);
 	}
 	set_end(p, v + 1, DL_STREAM_BASE_INDEX, false);
