@@ -160,7 +160,9 @@ typedef struct dl_stream_options {
  * dl_snapshot_open. */
 DL_EXTERN(int) dl_stream_open(dl_stream **out, const char *uri, const dl_stream_options *opts);
 /* Plans and returns the next micro-batch: its rows as an Arrow stream owned
- * by the caller, its end offset and batch id. When the table has nothing
+ * by the caller (release it before the next call and before
+ * dl_stream_close: it reads through the stream), its end offset and batch
+ * id. When the table has nothing
  * new, out->release is NULL and nothing else changes (poll again later).
  * A batch not committed is returned again by the next call (same files,
  * same id). */

@@ -33,6 +33,7 @@ typedef struct st_plan {
 	st_unit *units;
 	size_t n, cap;
 	dl_stream_offset end;
+	dl_snapshot *snap;   /* the initial snapshot its units point into, once the stream left it */
 } st_plan;
 
 struct dl_stream {

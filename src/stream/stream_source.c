@@ -113,6 +113,7 @@ void dl_stream_plan_free(st_plan *p)
 	if (!p) return;
 	dl_free(p->units);
 	dl_arena_free(&p->arena);
+	dl_snapshot_free(p->snap);
 	dl_free(p);
 }
 
@@ -345,9 +346,10 @@ static int plan_batch(st_plan **out, dl_stream *s)
 		dl_stream_plan_free(p);
 		return rc;
 	}
-	/* the initial snapshot is done: its files are no longer needed */
+	/* the initial snapshot is done: the plan's units may point into it,
+	 * so the plan keeps it until the batch is read */
 	if (!p->end.is_starting_version && s->init_snap) {
-		dl_snapshot_free(s->init_snap);
+		p->snap = s->init_snap;
 		dl_free(s->init_order);
 		s->init_snap = NULL;
 		s->init_order = NULL;

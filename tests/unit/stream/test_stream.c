@@ -39,7 +39,8 @@ static char *rows_of(struct ArrowArrayStream *st)
 	dl_buf out = DL_BUF_INIT;
 	dl_buf_puts(&out, "");
 	dl_batch *b;
-	while (dl_batch_stream_next(bs, &b) == 0 && b) {
+	int rc;
+	while ((rc = dl_batch_stream_next(bs, &b)) == 0 && b) {
 		for (int64_t r = 0; r < b->num_rows; r++) {
 			if (out.len) dl_buf_putc(&out, ';');
 			for (int c = 0; c < b->ncols; c++) {
@@ -50,6 +51,8 @@ static char *rows_of(struct ArrowArrayStream *st)
 		}
 		dl_batch_free(b);
 	}
+	if (rc < 0) fprintf(stderr, "reading a batch: %s\n", dl_error_last()->message);
+	assert_int_equal(rc, 0);
 	dl_batch_stream_free(bs);
 	return out.data;
 }
@@ -73,6 +76,7 @@ static char *next_rows(dl_stream *s, dl_stream_offset *end)
 static void expect_rows(dl_stream *s, const char *want)
 {
 	char *got = next_rows(s, NULL);
+	if (strcmp(got, want)) fprintf(stderr, "want %s got %s (line %d)\n", want, got, __LINE__);
 	assert_string_equal(got, want);
 	dl_free(got);
 }
