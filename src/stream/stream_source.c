@@ -494,6 +494,8 @@ static int copy_options(dl_stream *s, const dl_stream_options *o)
 		for (int i = 0; i < o->ncolumns; i++)
 			if (!(cols[i] = copy_str(s, o->columns[i]))) return DL_ENOMEM;
 		s->o.columns = cols;
+	} else {
+		s->o.columns = NULL; /* no projection (the scan reads a non-NULL list as "these") */
 	}
 	s->o.store = NULL;
 	s->o.store_options = NULL; /* used at open only */
