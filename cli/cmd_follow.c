@@ -176,9 +176,10 @@ static int follow_run(dl_cli *cli, const void *args)
 	if (a->max_batches == 0 || a->max_batches < -1) return dl_cli_usage_error(cli, "--max-batches must be >= 1");
 	if (a->where && !*a->where) return dl_cli_usage_error(cli, "--where is empty");
 	double interval = 1;
-	DL_CLI_TRY(parse_interval(cli, a->interval, &interval));
+	int rc = parse_interval(cli, a->interval, &interval);
+	if (rc != 0) return rc;
 	dl_stream_options o = DL_STREAM_OPTIONS_INIT;
-	if (a->from) DL_CLI_TRY(parse_from(cli, a->from, &o));
+	if (a->from && (rc = parse_from(cli, a->from, &o)) != 0) return rc;
 	o.max_files_per_trigger = a->max_files > 0 ? a->max_files : 0;
 	o.max_bytes_per_trigger = a->max_bytes > 0 ? a->max_bytes : 0;
 	o.ignore_deletes = a->ignore_deletes;
@@ -199,7 +200,7 @@ static int follow_run(dl_cli *cli, const void *args)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	dl_stream *s;
-	int rc = dl_stream_open(&s, a->table, &o);
+	rc = dl_stream_open(&s, a->table, &o);
 	if (rc == 0) {
 		rc = follow_loop(cli, s, a, interval);
 		dl_stream_close(s);

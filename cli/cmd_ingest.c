@@ -341,8 +341,7 @@ static int choose_format(ingest *g)
 {
 	const char *f = g->a->input_format;
 	if (f) {
-		if (!strcmp(f, "csv")) g->r.csv = true;
-		else if (strcmp(f, "jsonl") && strcmp(f, "json")) return dl_cli_usage_error(g->cli, "--input-format must be csv or jsonl");
+		g->r.csv = !strcmp(f, "csv"); /* checked by ingest_run */
 		return 0;
 	}
 	const char *in = g->a->input;
@@ -394,6 +393,9 @@ static int ingest_run(dl_cli *cli, const void *args)
 	if (!a->checkpoint) return dl_cli_usage_error(cli, "--checkpoint DIR is required: it makes the ingestion exactly-once");
 	if (a->batch_rows < 1) return dl_cli_usage_error(cli, "--batch-rows must be >= 1");
 	if (a->app_id && !*a->app_id) return dl_cli_usage_error(cli, "--app-id is empty");
+	if (a->input_format && strcmp(a->input_format, "csv") && strcmp(a->input_format, "jsonl") &&
+	    strcmp(a->input_format, "json"))
+		return dl_cli_usage_error(cli, "--input-format must be csv or jsonl");
 	double batch_seconds = 0;
 	if (a->batch_seconds) {
 		char *end;
