@@ -485,6 +485,52 @@ static void test_checkpoint_resume(void **state)
 	assert_string_equal(dl_error_last()->klass, "DIFFERENT_DELTA_TABLE_READ_BY_STREAMING_SOURCE");
 }
 
+static struct ArrowArrayStream batch_of(const char *rows)
+{
+	dl_batch *b = fx_batch("id BIGINT, p STRING", rows);
+	dl_batch_stream *bs;
+	dl_type *ty = dl_type_ref(b->schema);
+	assert_int_equal(dl_batch_stream_from_batches(&bs, ty, &b, 1), 0);
+	dl_type_unref(ty);
+	struct ArrowArrayStream st;
+	assert_int_equal(dl_batch_stream_export(&st, bs), 0);
+	return st;
+}
+
+/* Any store: the table and the checkpoint on mem://. */
+static void test_mem_store(void **state)
+{
+	(void)state;
+	const char *t = "mem://stream-test/table";
+	append(t, "1,a");
+	dl_stream_options o = DL_STREAM_OPTIONS_INIT;
+	o.checkpoint_location = "mem://stream-test/cp";
+	dl_stream *s;
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	expect_rows(s, "1,a");
+	append(t, "2,b");
+	dl_stream_close(s);
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	expect_rows(s, "2,b");
+	expect_rows(s, "");
+	dl_stream_close(s);
+	dl_stream_sink_options so = DL_STREAM_SINK_OPTIONS_INIT;
+	so.checkpoint_location = "mem://stream-test/cp";
+	dl_stream_sink *k;
+	assert_int_equal(dl_stream_sink_open(&k, t, &so), 0);
+	int64_t v;
+	struct ArrowArrayStream st = batch_of("3,c");
+	assert_int_equal(dl_stream_sink_write(&v, k, 5, &st), 0);
+	assert_int_equal(v, 2);
+	st = batch_of("3,c");
+	assert_int_equal(dl_stream_sink_write(&v, k, 5, &st), 0);
+	assert_int_equal(v, -1);
+	dl_stream_sink_free(k);
+	char *r = fx_read(t, -1, NULL);
+	assert_string_equal(r, "1,a;2,b;3,c");
+	dl_free(r);
+}
+
 static void test_offset_json(void **state)
 {
 	(void)state;
@@ -509,18 +555,6 @@ static void test_offset_json(void **state)
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
 		assert_int_equal(dl_stream_offset_from_json(&p, bad[i], strlen(bad[i])), DL_EINVALID);
-}
-
-static struct ArrowArrayStream batch_of(const char *rows)
-{
-	dl_batch *b = fx_batch("id BIGINT, p STRING", rows);
-	dl_batch_stream *bs;
-	dl_type *ty = dl_type_ref(b->schema);
-	assert_int_equal(dl_batch_stream_from_batches(&bs, ty, &b, 1), 0);
-	dl_type_unref(ty);
-	struct ArrowArrayStream st;
-	assert_int_equal(dl_batch_stream_export(&st, bs), 0);
-	return st;
 }
 
 static void test_sink(void **state)
@@ -592,6 +626,7 @@ int main(void)
 		cmocka_unit_test(test_read_change_feed),
 		cmocka_unit_test(test_schema_change),
 		cmocka_unit_test(test_checkpoint_resume),
+		cmocka_unit_test(test_mem_store),
 		cmocka_unit_test(test_offset_json),
 		cmocka_unit_test(test_sink),
 	};
