@@ -22,6 +22,7 @@
 #include "deltalake/catalog.h"
 #include "deltalake/dml.h"
 #include "deltalake/sql.h"
+#include "deltalake/stream.h"
 #include "deltalake/alter.h"
 
 #ifdef __cplusplus

@@ -1,0 +1,289 @@
+/* Commits that are not appends, and the change data feed as a stream.
+ *
+ * Spark's DeltaSource.validateCommitAndDecideSkipping: a commit with a
+ * data-changing remove is an update when it also adds data, a delete when
+ * it does not. Updates need ignoreChanges (their added files are read
+ * again, so unchanged rows repeat) or skipChangeCommits (the commit is
+ * skipped whole); deletes need one of those or ignoreDeletes. A metaData
+ * action is checked against the stream's schema. With readChangeFeed none
+ * of this applies: the feed says what changed (deltalake/changes.h). */
+#include <inttypes.h>
+#include <string.h>
+#include "columnar/builder.h"
+#include "deltalake/changes.h"
+#include "exec/exec.h"
+#include "stream/stream_internal.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/mem.h"
+
+
+int dl_stream_check_commit(bool *skip, dl_stream *s, const st_commit *c, int64_t version)
+{
+	*skip = false;
+	bool seen_add = false;
+	const char *removed = NULL, *operation = NULL;
+	for (size_t i = 0; i < c->n; i++) {
+		const dl_action *a = &c->items[i];
+		if (a->kind == DL_ACTION_ADD && a->u.add.data_change) seen_add = true;
+		else if (a->kind == DL_ACTION_REMOVE && a->u.remove.data_change && !removed) removed = a->u.remove.path;
+		else if (a->kind == DL_ACTION_COMMIT_INFO) operation = a->u.commit_info.operation;
+		else if (a->kind == DL_ACTION_METADATA) DL_TRY(dl_stream_check_schema(s, &a->u.metadata, version));
+	}
+	if (s->o.read_change_feed || !removed) return 0;
+	const dl_stream_options *o = &s->o;
+	*skip = o->skip_change_commits;
+	bool allow_changes = o->ignore_changes || o->skip_change_commits;
+	bool allow_deletes = allow_changes || o->ignore_deletes;
+	if (seen_add && !allow_changes)
+		return dl_error_set_class(DL_EUNSUPPORTED, "DELTA_SOURCE_TABLE_IGNORE_CHANGES",
+		                          "Detected a data update (for example %s) in the source table at version %"
+		                          PRId64 ". This is currently not supported. If you'd like to ignore updates, "
+		                          "set the option 'skipChangeCommits' to 'true'. If you would like the data "
+		                          "update to be reflected, please restart this query with a fresh checkpoint "
+		                          "directory. The source table can be found at path %s.",
+		                          operation ? operation : removed, version, s->table);
+	if (!seen_add && !allow_deletes)
+		return dl_error_set_class(DL_EUNSUPPORTED, "DELTA_SOURCE_IGNORE_DELETE",
+		                          "Detected deleted data (for example %s) from streaming source at version %"
+		                          PRId64 ". This is currently not supported. If you'd like to ignore deletes, "
+		                          "set the option 'ignoreDeletes' to 'true'. The source table can be found at "
+		                          "path %s.", removed, version, s->table);
+	return 0;
+}
+
+/* ---- readChangeFeed ---- */
+
+int dl_stream_cdf_init(dl_stream *s)
+{
+	if (!dl_snapshot_props(s->read_snap)->enable_change_data_feed)
+		return dl_error_set_class(DL_EINVALID, "DELTA_MISSING_CHANGE_DATA",
+		                          "readChangeFeed needs the change data feed: %s does not have "
+		                          "delta.enableChangeDataFeed = true", s->table);
+	dl_scan_options sc = DL_SCAN_OPTIONS_INIT;
+	sc.threads = 1;
+	DL_TRY(dl_scan_open(&s->cdf_scan, s->read_snap, &sc));
+	const dl_type *ts = s->cdf_scan->out_schema;
+	dl_type *str = dl_type_new(DL_TYPE_STRING), *lng = dl_type_new(DL_TYPE_LONG), *tst = dl_type_new(DL_TYPE_TIMESTAMP);
+	dl_field *f = dl_calloc((size_t)ts->nchildren + 3, sizeof *f);
+	int rc = str && lng && tst && f ? 0 : DL_ENOMEM;
+	if (rc == 0) {
+		memcpy(f, ts->children, (size_t)ts->nchildren * sizeof *f);
+		f[ts->nchildren] = (dl_field){"_change_type", str, true, "{}"};
+		f[ts->nchildren + 1] = (dl_field){"_commit_version", lng, true, "{}"};
+		f[ts->nchildren + 2] = (dl_field){"_commit_timestamp", tst, true, "{}"};
+		s->cdf_schema = dl_type_struct(f, ts->nchildren + 3);
+		if (!s->cdf_schema) rc = DL_ENOMEM;
+	}
+	dl_free(f);
+	dl_type_unref(str);
+	dl_type_unref(lng);
+	dl_type_unref(tst);
+	DL_TRY(rc);
+	/* the filter and the columns apply to the feed's rows (its change
+	 * columns included): checked here, bound per batch */
+	if (s->o.filter) {
+		DL_TRY(dl_expr_parse(&s->cdf_filter, s->o.filter));
+		dl_expr *probe;
+		DL_TRY(dl_expr_parse(&probe, s->o.filter));
+		rc = dl_expr_bind(probe, s->cdf_schema);
+		dl_expr_free(probe);
+		if (rc < 0) return dl_error_prefix("filter '%s'", s->o.filter);
+	}
+	for (int i = 0; i < s->o.ncolumns; i++) {
+		bool found = false;
+		for (int j = 0; j < s->cdf_schema->nchildren && !found; j++)
+			found = strcasecmp(s->cdf_schema->children[j].name, s->o.columns[i]) == 0;
+		if (!found)
+			return dl_error_set(DL_EINVALID, "column '%s' is not a column of %s's change data feed",
+			                    s->o.columns[i], s->table);
+	}
+	return 0;
+}
+
+typedef struct cdf_units {
+	dl_stream *s;
+	st_plan *plan;
+	size_t next;
+	dl_batch_stream *cur;     /* the changes of one commit */
+	dl_batch **q;             /* snapshot inserts of one file */
+	size_t nq, head, cap;
+	int64_t snap_version, snap_ts_us;
+} cdf_units;
+
+static dl_array *const_array(dl_type *t, const char *s, int64_t v, int64_t n)
+{
+	dl_builder *b;
+	if (dl_builder_new(&b, t) < 0) return NULL;
+	dl_array *one = NULL;
+	int rc = s ? dl_builder_append_bytes(b, s, strlen(s)) : dl_builder_append_int(b, v);
+	if (rc == 0) dl_builder_finish(&one, b);
+	dl_builder_free(b);
+	if (!one) return NULL;
+	dl_array *a = dl_array_repeat(one, 0, n);
+	dl_array_free(one);
+	return a;
+}
+
+/* An initial snapshot batch as inserts at the snapshot's version. */
+static int cu_emit(void *payload, dl_batch *in)
+{
+	cdf_units *c = payload;
+	dl_type *sch = c->s->cdf_schema;
+	int64_t n = in->num_rows;
+	dl_batch *o = n ? dl_batch_new(sch, n) : NULL;
+	int rc = n == 0 ? 1 : o ? 0 : DL_ENOMEM;
+	int k = 0;
+	for (; rc == 0 && k < in->ncols; k++) {
+		o->cols[k] = in->cols[k];
+		in->cols[k] = NULL;
+	}
+	if (rc == 0) {
+		o->cols[k] = const_array(sch->children[k].type, "insert", 0, n);
+		o->cols[k + 1] = const_array(sch->children[k + 1].type, NULL, c->snap_version, n);
+		o->cols[k + 2] = const_array(sch->children[k + 2].type, NULL, c->snap_ts_us, n);
+		if (!o->cols[k] || !o->cols[k + 1] || !o->cols[k + 2]) rc = DL_ENOMEM;
+	}
+	dl_batch_free(in);
+	if (rc == 0 && c->nq == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 8;
+		dl_batch **q = dl_reallocarray(c->q, cap, sizeof *q);
+		if (q) c->q = q, c->cap = cap;
+		else rc = DL_ENOMEM;
+	}
+	if (rc == 0) c->q[c->nq++] = o;
+	else dl_batch_free(o);
+	return rc == 1 ? 0 : rc;
+}
+
+static const dl_type *cu_schema(dl_batch_stream *bs)
+{
+	return ((cdf_units *)bs->private_data)->s->cdf_schema;
+}
+
+static int open_commit(cdf_units *c, int64_t v)
+{
+	dl_changes_options co = DL_CHANGES_OPTIONS_INIT;
+	co.store = c->s->store;
+	co.start_version = v;
+	co.end_version = v;
+	int rc = dl_changes_batches(&c->cur, NULL, &co);
+	if (rc < 0) return dl_error_prefix("%s: the changes of version %" PRId64, c->s->table, v);
+	return 0;
+}
+
+static int cu_next(dl_batch_stream *bs, dl_batch **out)
+{
+	cdf_units *c = bs->private_data;
+	*out = NULL;
+	for (;;) {
+		if (c->head < c->nq) {
+			*out = c->q[c->head++];
+			return 0;
+		}
+		if (c->cur) {
+			dl_batch *b;
+			DL_TRY(dl_batch_stream_next(c->cur, &b));
+			if (b) {
+				*out = b;
+				return 0;
+			}
+			dl_batch_stream_free(c->cur);
+			c->cur = NULL;
+		}
+		c->head = c->nq = 0;
+		if (c->next == c->plan->n) return 0;
+		const st_unit *u = &c->plan->units[c->next++];
+		if (u->kind == ST_COMMIT_CHANGES) {
+			DL_TRY(open_commit(c, u->version));
+			continue;
+		}
+		if (c->snap_version != u->version) {
+			int64_t ms = 0;
+			DL_TRY(dl_snapshot_commit_timestamp(&ms, c->s->read_snap, u->version));
+			c->snap_version = u->version;
+			c->snap_ts_us = ms * 1000;
+		}
+		DL_TRY(dl_scan_read_add(c->s->cdf_scan, u->add, NULL, 0, false, cu_emit, c));
+	}
+}
+
+static void cu_release(dl_batch_stream *bs)
+{
+	cdf_units *c = bs->private_data;
+	for (size_t i = c->head; i < c->nq; i++) dl_batch_free(c->q[i]);
+	dl_free(c->q);
+	dl_batch_stream_free(c->cur);
+	dl_stream_plan_free(c->plan);
+	dl_free(c);
+	dl_free(bs);
+}
+
+/* The filter, then the projection, over the feed's rows. */
+static int shape(dl_batch_stream **out, dl_stream *s, dl_batch_stream *in)
+{
+	dl_exec_ctx ctx = DL_EXEC_CTX_INIT;
+	ctx.threads = 1;
+	if (s->cdf_filter) {
+		dl_expr *e;
+		int rc = dl_expr_parse(&e, s->o.filter);
+		if (rc == 0) rc = dl_expr_bind(e, s->cdf_schema);
+		if (rc < 0) {
+			dl_expr_free(e);
+			dl_batch_stream_free(in);
+			return rc;
+		}
+		DL_TRY(dl_exec_filter(&in, in, e, &ctx));
+	}
+	if (s->o.ncolumns == 0) {
+		*out = in;
+		return 0;
+	}
+	int n = s->o.ncolumns;
+	dl_expr **ex = dl_calloc((size_t)n, sizeof *ex);
+	if (!ex) {
+		dl_batch_stream_free(in);
+		return DL_ENOMEM;
+	}
+	int rc = 0;
+	for (int i = 0; rc == 0 && i < n; i++) {
+		dl_buf q = DL_BUF_INIT;
+		rc = dl_buf_putc(&q, '`');
+		for (const char *p = s->o.columns[i]; rc == 0 && *p; p++)
+			rc = *p == '`' ? dl_buf_puts(&q, "``") : dl_buf_putc(&q, *p);
+		if (rc == 0) rc = dl_buf_putc(&q, '`');
+		if (rc == 0) rc = dl_expr_parse(&ex[i], q.data);
+		if (rc == 0) rc = dl_expr_bind(ex[i], s->cdf_schema);
+		dl_buf_free(&q);
+	}
+	if (rc < 0) {
+		for (int i = 0; i < n; i++) dl_expr_free(ex[i]);
+		dl_free(ex);
+		dl_batch_stream_free(in);
+		return rc;
+	}
+	rc = dl_exec_project(out, in, ex, s->o.columns, n, &ctx);
+	dl_free(ex);
+	return rc;
+}
+
+int dl_stream_cdf_batches(dl_batch_stream **out, dl_stream *s, st_plan *plan)
+{
+	*out = NULL;
+	cdf_units *c = dl_calloc(1, sizeof *c);
+	dl_batch_stream *bs = dl_calloc(1, sizeof *bs);
+	if (!c || !bs) {
+		dl_free(c);
+		dl_free(bs);
+		dl_stream_plan_free(plan);
+		return DL_ENOMEM;
+	}
+	c->s = s;
+	c->plan = plan;
+	c->snap_version = -1;
+	bs->schema = cu_schema;
+	bs->next = cu_next;
+	bs->release = cu_release;
+	bs->private_data = c;
+	return shape(out, s, bs);
+}

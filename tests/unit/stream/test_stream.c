@@ -1,0 +1,638 @@
+/* The streaming source, checkpoint and sink (include/deltalake/stream.h)
+ * against Spark's DeltaSource semantics: the initial snapshot then the
+ * commits, rate limits per batch, starting positions, the rules for
+ * deletes and updates, readChangeFeed, resuming from a checkpoint and
+ * exactly-once sink writes. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include "../ops/ops_fixture.h"
+#include "deltalake/stream.h"
+#include "deltalake/txn.h"
+#include "stream/stream_internal.h"
+#include "util/error.h"
+
+static char root[64];
+static int seq;
+
+static char *new_table(void)
+{
+	static char path[128];
+	snprintf(path, sizeof path, "%s/t%d", root, ++seq);
+	return path;
+}
+
+static void append(const char *uri, const char *rows)
+{
+	int64_t v;
+	dl_write_options o = fx_opts(DL_WRITE_APPEND);
+	assert_int_equal(fx_write(&v, uri, "id BIGINT, p STRING", rows, &o), 0);
+}
+
+/* The rows of a batch, in order, as "1,a;2,b". */
+static char *rows_of(struct ArrowArrayStream *st)
+{
+	dl_batch_stream *bs;
+	assert_int_equal(dl_batch_stream_import(&bs, st), 0);
+	dl_buf out = DL_BUF_INIT;
+	dl_buf_puts(&out, "");
+	dl_batch *b;
+	int rc;
+	while ((rc = dl_batch_stream_next(bs, &b)) == 0 && b) {
+		for (int64_t r = 0; r < b->num_rows; r++) {
+			if (out.len) dl_buf_putc(&out, ';');
+			for (int c = 0; c < b->ncols; c++) {
+				if (c) dl_buf_putc(&out, ',');
+				if (!dl_array_is_valid(b->cols[c], r)) dl_buf_puts(&out, "NULL");
+				else dl_format_value(&out, b->cols[c], r);
+			}
+		}
+		dl_batch_free(b);
+	}
+	if (rc < 0) fprintf(stderr, "reading a batch: %s\n", dl_error_last()->message);
+	assert_int_equal(rc, 0);
+	dl_batch_stream_free(bs);
+	return out.data;
+}
+
+/* The next batch's rows ("" when there is no batch), committed. */
+static char *next_rows(dl_stream *s, dl_stream_offset *end)
+{
+	struct ArrowArrayStream st;
+	int64_t id;
+	dl_stream_offset e;
+	int rc = dl_stream_next_batch(&st, &e, &id, s);
+	if (rc < 0) fprintf(stderr, "next_batch: %s\n", dl_error_last()->message);
+	assert_int_equal(rc, 0);
+	if (end) *end = e;
+	if (!st.release) return dl_strdup("");
+	char *r = rows_of(&st);
+	assert_int_equal(dl_stream_commit(s, &e), 0);
+	return r;
+}
+
+static void expect_rows(dl_stream *s, const char *want)
+{
+	char *got = next_rows(s, NULL);
+	if (strcmp(got, want)) fprintf(stderr, "want %s got %s (line %d)\n", want, got, __LINE__);
+	assert_string_equal(got, want);
+	dl_free(got);
+}
+
+static void test_snapshot_then_commits(void **state)
+{
+	(void)state;
+	const char *t = new_table();
+	append(t, "1,a;2,a");
+	append(t, "3,b");
+	dl_stream_options o = DL_STREAM_OPTIONS_INIT;
+	o.max_files_per_trigger = 1;
+	dl_stream *s;
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	dl_stream_offset end;
+	char *r = next_rows(s, &end);
+	assert_string_equal(r, "1,a;2,a");
+	dl_free(r);
+	assert_true(end.is_starting_version);
+	assert_int_equal(end.reservoir_version, 1);
+	assert_int_equal(end.index, 0);
+	expect_rows(s, "3,b");
+	expect_rows(s, ""); /* nothing new */
+	append(t, "4,c");
+	append(t, "5,c");
+	r = next_rows(s, &end);
+	assert_string_equal(r, "4,c");
+	dl_free(r);
+	/* commit 2 read whole: the position moves to the start of 3 */
+	assert_false(end.is_starting_version);
+	assert_int_equal(end.reservoir_version, 3);
+	assert_int_equal(end.index, DL_STREAM_BASE_INDEX);
+	expect_rows(s, "5,c");
+	expect_rows(s, "");
+	dl_stream_close(s);
+
+	/* the default (1000 files) takes everything at once */
+	o.max_files_per_trigger = 0;
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	expect_rows(s, "1,a;2,a;3,b;4,c;5,c");
+	dl_stream_close(s);
+}
+
+static void test_max_bytes(void **state)
+{
+	(void)state;
+	const char *t = new_table();
+	append(t, "1,a");
+	append(t, "2,a");
+	append(t, "3,a");
+	dl_stream_options o = DL_STREAM_OPTIONS_INIT;
+	o.max_bytes_per_trigger = 1; /* soft: one file per batch, never zero */
+	o.starting_version = 0;
+	dl_stream *s;
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	expect_rows(s, "1,a");
+	expect_rows(s, "2,a");
+	expect_rows(s, "3,a");
+	expect_rows(s, "");
+	dl_stream_close(s);
+	/* both limits: the files limit stops first; a large byte budget with
+	 * no files limit takes every file (the 1000 default is off) */
+	o.max_bytes_per_trigger = 1 << 30;
+	o.max_files_per_trigger = 2;
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	expect_rows(s, "1,a;2,a");
+	expect_rows(s, "3,a");
+	dl_stream_close(s);
+	o.max_files_per_trigger = 0;
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	expect_rows(s, "1,a;2,a;3,a");
+	dl_stream_close(s);
+}
+
+static void test_starting_positions(void **state)
+{
+	(void)state;
+	const char *t = new_table();
+	append(t, "1,a");
+	append(t, "2,a");
+	dl_stream_options o = DL_STREAM_OPTIONS_INIT;
+	o.starting_version = 1;
+	dl_stream *s;
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	expect_rows(s, "2,a");
+	dl_stream_close(s);
+	o.starting_version = DL_STREAM_LATEST;
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	expect_rows(s, "");
+	append(t, "3,a");
+	expect_rows(s, "3,a");
+	dl_stream_close(s);
+	/* Spark's option checks */
+	o.starting_version = 1;
+	o.starting_timestamp_ms = 0;
+	assert_int_equal(dl_stream_open(&s, t, &o), DL_EINVALID);
+	assert_string_equal(dl_error_last()->klass, "DELTA_STARTING_VERSION_AND_TIMESTAMP_BOTH_SET");
+	o.starting_timestamp_ms = DL_NO_TIMESTAMP;
+	o.starting_version = 9;
+	assert_int_equal(dl_stream_open(&s, t, &o), DL_EINVALID);
+	o.starting_version = DL_STREAM_NO_VERSION;
+	o.max_files_per_trigger = -1;
+	assert_int_equal(dl_stream_open(&s, t, &o), DL_EINVALID);
+	assert_non_null(strstr(dl_error_last()->message, "maxFilesPerTrigger"));
+	/* a timestamp: the first commit at or after it (all of them here) */
+	o.max_files_per_trigger = 0;
+	o.starting_timestamp_ms = 0;
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	expect_rows(s, "1,a;2,a;3,a");
+	dl_stream_close(s);
+	o.starting_timestamp_ms = dl_now_millis() + 3600 * 1000;
+	assert_int_equal(dl_stream_open(&s, t, &o), DL_EINVALID);
+	assert_string_equal(dl_error_last()->klass, "DELTA_TIMESTAMP_GREATER_THAN_COMMIT");
+}
+
+/* Removes the live files of partition p (a partition delete) or, with
+ * rows, replaces them by those rows (an update). */
+static void rewrite_partition(const char *t, const char *p, const char *rows, const char *operation)
+{
+	dl_transaction_options to = DL_TRANSACTION_OPTIONS_INIT;
+	to.operation = operation;
+	dl_transaction *x;
+	assert_int_equal(dl_transaction_begin(&x, t, &to), 0);
+	dl_snapshot *snap;
+	assert_int_equal(dl_snapshot_open(&snap, t, NULL), 0);
+	for (size_t i = 0; i < dl_snapshot_file_count(snap); i++) {
+		dl_file_info f;
+		assert_int_equal(dl_snapshot_file_at(&f, snap, i), 0);
+		const char *k, *v;
+		assert_int_equal(dl_snapshot_file_partition_value(&k, &v, snap, i, 0), 0);
+		if (strcmp(v, p) == 0) assert_int_equal(dl_transaction_remove_file(x, f.path, true), 0);
+	}
+	dl_snapshot_free(snap);
+	if (rows) {
+		dl_batch *b = fx_batch("id BIGINT, p STRING", rows);
+		dl_batch_stream *bs;
+		dl_type *ty = dl_type_ref(b->schema);
+		assert_int_equal(dl_batch_stream_from_batches(&bs, ty, &b, 1), 0);
+		dl_type_unref(ty);
+		struct ArrowArrayStream st;
+		assert_int_equal(dl_batch_stream_export(&st, bs), 0);
+		assert_int_equal(dl_transaction_write(x, &st, NULL), 0);
+	}
+	int64_t v;
+	assert_int_equal(dl_transaction_commit(&v, x), 0);
+	dl_transaction_free(x);
+}
+
+static const char *partitioned_table(void)
+{
+	const char *t = new_table();
+	int64_t v;
+	dl_write_options o = fx_opts(DL_WRITE_APPEND);
+	const char *parts[] = {"p"};
+	o.partition_by = parts;
+	o.npartition_by = 1;
+	assert_int_equal(fx_write(&v, t, "id BIGINT, p STRING", "1,a;2,b", &o), 0);
+	return t;
+}
+
+/* A commit of two files splits over two batches at index 0. */
+static void test_split_commit(void **state)
+{
+	(void)state;
+	const char *t = partitioned_table();
+	int64_t v;
+	dl_write_options w = fx_opts(DL_WRITE_APPEND);
+	assert_int_equal(fx_write(&v, t, "id BIGINT, p STRING", "3,x;4,y", &w), 0);
+	dl_stream_options o = DL_STREAM_OPTIONS_INIT;
+	o.starting_version = 1;
+	o.max_files_per_trigger = 1;
+	dl_stream *s;
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	dl_stream_offset end;
+	char *a = next_rows(s, &end);
+	assert_int_equal(end.reservoir_version, 1);
+	assert_int_equal(end.index, 0);
+	char *b = next_rows(s, &end);
+	assert_int_equal(end.reservoir_version, 2);
+	assert_int_equal(end.index, DL_STREAM_BASE_INDEX);
+	char both[32];
+	snprintf(both, sizeof both, "%s;%s", a, b);
+	assert_true(strcmp(both, "3,x;4,y") == 0 || strcmp(both, "4,y;3,x") == 0);
+	dl_free(a);
+	dl_free(b);
+	expect_rows(s, "");
+	dl_stream_close(s);
+}
+
+static void test_ignore_deletes(void **state)
+{
+	(void)state;
+	const char *t = partitioned_table();
+	dl_stream_options o = DL_STREAM_OPTIONS_INIT;
+	dl_stream *s;
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	expect_rows(s, "1,a;2,b");
+	rewrite_partition(t, "a", NULL, "DELETE");
+	append(t, "3,b");
+	struct ArrowArrayStream st;
+	dl_stream_offset end;
+	int64_t id;
+	assert_int_equal(dl_stream_next_batch(&st, &end, &id, s), DL_EUNSUPPORTED);
+	assert_string_equal(dl_error_last()->klass, "DELTA_SOURCE_IGNORE_DELETE");
+	assert_non_null(strstr(dl_error_last()->message, "at version 1"));
+	dl_stream_close(s);
+	o.ignore_deletes = true;
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	/* the snapshot at open has no partition a; the delete is before it */
+	expect_rows(s, "2,b;3,b");
+	dl_stream_close(s);
+	o.starting_version = 0;
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	expect_rows(s, "1,a;2,b;3,b");
+	dl_stream_close(s);
+	/* ignoreDeletes does not cover updates */
+	rewrite_partition(t, "b", "2,B;3,B", "UPDATE");
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	assert_int_equal(dl_stream_next_batch(&st, &end, &id, s), 0); /* versions 0..2 first */
+	char *r = rows_of(&st);
+	assert_string_equal(r, "1,a;2,b;3,b");
+	dl_free(r);
+	assert_int_equal(dl_stream_commit(s, &end), 0);
+	assert_int_equal(dl_stream_next_batch(&st, &end, &id, s), DL_EUNSUPPORTED);
+	assert_string_equal(dl_error_last()->klass, "DELTA_SOURCE_TABLE_IGNORE_CHANGES");
+	assert_non_null(strstr(dl_error_last()->message, "UPDATE"));
+	dl_stream_close(s);
+}
+
+static void test_update_rules(void **state)
+{
+	(void)state;
+	const char *t = partitioned_table();
+	rewrite_partition(t, "b", "2,B", "UPDATE");
+	append(t, "3,c");
+	dl_stream_options o = DL_STREAM_OPTIONS_INIT;
+	o.starting_version = 0;
+	o.skip_change_commits = true;
+	dl_stream *s;
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	expect_rows(s, "1,a;2,b;3,c"); /* the UPDATE's rows are not seen */
+	dl_stream_close(s);
+	o.skip_change_commits = false;
+	o.ignore_changes = true;
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	expect_rows(s, "1,a;2,b;2,B;3,c"); /* rewritten files again */
+	dl_stream_close(s);
+	/* skipChangeCommits also covers deletes */
+	rewrite_partition(t, "c", NULL, "DELETE");
+	append(t, "4,d");
+	o.ignore_changes = false;
+	o.skip_change_commits = true;
+	o.starting_version = 2;
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	expect_rows(s, "3,c;4,d");
+	dl_stream_close(s);
+}
+
+static void test_exclude_filter_columns(void **state)
+{
+	(void)state;
+	const char *t = partitioned_table();
+	append(t, "3,a;4,b");
+	dl_stream_options o = DL_STREAM_OPTIONS_INIT;
+	o.exclude_regex = "p=b";
+	dl_stream *s;
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	expect_rows(s, "1,a;3,a");
+	dl_stream_close(s);
+	o.exclude_regex = NULL;
+	o.filter = "id >= 2";
+	const char *cols[] = {"id"};
+	o.columns = cols;
+	o.ncolumns = 1;
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	expect_rows(s, "2;3;4");
+	dl_stream_close(s);
+	o.exclude_regex = "([";
+	assert_int_equal(dl_stream_open(&s, t, &o), DL_EINVALID);
+}
+
+static void test_read_change_feed(void **state)
+{
+	(void)state;
+	const char *t = new_table();
+	int64_t v;
+	dl_write_options w = fx_opts(DL_WRITE_APPEND);
+	const char *parts[] = {"p"};
+	w.partition_by = parts;
+	w.npartition_by = 1;
+	const char *k[] = {"delta.enableChangeDataFeed"}, *val[] = {"true"};
+	w.property_keys = k;
+	w.property_values = val;
+	w.nproperties = 1;
+	assert_int_equal(fx_write(&v, t, "id BIGINT, p STRING", "1,a;2,b", &w), 0);
+	dl_stream_options o = DL_STREAM_OPTIONS_INIT;
+	o.read_change_feed = true;
+	const char *cols[] = {"id", "_change_type", "_commit_version"};
+	o.columns = cols;
+	o.ncolumns = 3;
+	dl_stream *s;
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	expect_rows(s, "1,insert,0;2,insert,0");
+	rewrite_partition(t, "a", NULL, "DELETE");
+	append(t, "3,c");
+	expect_rows(s, "1,delete,1;3,insert,2");
+	dl_stream_close(s);
+	o.filter = "_change_type = 'delete'";
+	o.starting_version = 0;
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	expect_rows(s, "1,delete,1");
+	dl_stream_close(s);
+	/* not on a table without the feed */
+	const char *plain = partitioned_table();
+	o.filter = NULL;
+	assert_int_equal(dl_stream_open(&s, plain, &o), DL_EINVALID);
+}
+
+static void test_schema_change(void **state)
+{
+	(void)state;
+	const char *t = new_table();
+	append(t, "1,a");
+	dl_stream_options o = DL_STREAM_OPTIONS_INIT;
+	o.starting_version = DL_STREAM_LATEST;
+	dl_stream *s;
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	/* an added column is fine */
+	int64_t v;
+	dl_write_options w = fx_opts(DL_WRITE_APPEND);
+	w.merge_schema = true;
+	assert_int_equal(fx_write(&v, t, "id BIGINT, p STRING, x INT", "2,b,7", &w), 0);
+	expect_rows(s, "2,b");
+	/* a type change is not */
+	w = fx_opts(DL_WRITE_OVERWRITE);
+	w.overwrite_schema = true;
+	assert_int_equal(fx_write(&v, t, "id STRING, p STRING", "x,c", &w), 0);
+	struct ArrowArrayStream st;
+	dl_stream_offset end;
+	int64_t id;
+	assert_int_equal(dl_stream_next_batch(&st, &end, &id, s), DL_ESCHEMA);
+	assert_string_equal(dl_error_last()->klass, "DELTA_SCHEMA_CHANGED_WITH_VERSION");
+	assert_non_null(strstr(dl_error_last()->message, "version 2"));
+	dl_stream_close(s);
+}
+
+static void test_checkpoint_resume(void **state)
+{
+	(void)state;
+	const char *t = new_table();
+	append(t, "1,a");
+	append(t, "2,a");
+	append(t, "3,a");
+	char cp[160];
+	snprintf(cp, sizeof cp, "%s/cp%d", root, seq);
+	dl_stream_options o = DL_STREAM_OPTIONS_INIT;
+	o.max_files_per_trigger = 1;
+	o.checkpoint_location = cp;
+	dl_stream *s;
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	expect_rows(s, "1,a");
+	/* batch 1 planned but not committed: a crash */
+	struct ArrowArrayStream st;
+	dl_stream_offset end, end2;
+	int64_t id, id2;
+	assert_int_equal(dl_stream_next_batch(&st, &end, &id, s), 0);
+	assert_int_equal(id, 1);
+	st.release(&st);
+	dl_stream_close(s);
+	/* more data, and a larger limit: the replay is still batch 1 exactly */
+	append(t, "4,a");
+	o.max_files_per_trigger = 10;
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	assert_int_equal(dl_stream_next_batch(&st, &end2, &id2, s), 0);
+	assert_int_equal(id2, 1);
+	assert_true(dl_stream_offset_cmp(&end, &end2) == 0);
+	char *r = rows_of(&st);
+	assert_string_equal(r, "2,a");
+	dl_free(r);
+	assert_int_equal(dl_stream_commit(s, &end2), 0);
+	expect_rows(s, "3,a;4,a");
+	dl_stream_close(s);
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	expect_rows(s, "");
+	append(t, "5,a");
+	expect_rows(s, "5,a");
+	dl_stream_close(s);
+	/* the checkpoint's files are Spark's */
+	dl_stream_checkpoint *c;
+	assert_int_equal(dl_stream_checkpoint_open(&c, cp, NULL), 0);
+	int64_t last;
+	char *text;
+	bool committed;
+	assert_int_equal(dl_stream_checkpoint_last(&last, &text, &committed, c), 0);
+	assert_int_equal(last, 3);
+	assert_true(committed);
+	assert_non_null(strstr(text, "\"sourceVersion\":1"));
+	dl_free(text);
+	assert_int_equal(dl_stream_checkpoint_write_offset(c, 3, "{\"other\":1}"), DL_ECONFLICT);
+	assert_int_equal(strlen(dl_stream_checkpoint_id(c)), 36);
+	dl_stream_checkpoint_free(c);
+	/* another table on this checkpoint is refused */
+	const char *t2 = new_table();
+	append(t2, "1,a");
+	assert_int_equal(dl_stream_open(&s, t2, &o), DL_EINVALID);
+	assert_string_equal(dl_error_last()->klass, "DIFFERENT_DELTA_TABLE_READ_BY_STREAMING_SOURCE");
+}
+
+static struct ArrowArrayStream batch_of(const char *rows)
+{
+	dl_batch *b = fx_batch("id BIGINT, p STRING", rows);
+	dl_batch_stream *bs;
+	dl_type *ty = dl_type_ref(b->schema);
+	assert_int_equal(dl_batch_stream_from_batches(&bs, ty, &b, 1), 0);
+	dl_type_unref(ty);
+	struct ArrowArrayStream st;
+	assert_int_equal(dl_batch_stream_export(&st, bs), 0);
+	return st;
+}
+
+/* Any store: the table and the checkpoint on mem://. */
+static void test_mem_store(void **state)
+{
+	(void)state;
+	const char *t = "mem://stream-test/table";
+	append(t, "1,a");
+	dl_stream_options o = DL_STREAM_OPTIONS_INIT;
+	o.checkpoint_location = "mem://stream-test/cp";
+	dl_stream *s;
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	expect_rows(s, "1,a");
+	append(t, "2,b");
+	dl_stream_close(s);
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	expect_rows(s, "2,b");
+	expect_rows(s, "");
+	dl_stream_close(s);
+	dl_stream_sink_options so = DL_STREAM_SINK_OPTIONS_INIT;
+	so.checkpoint_location = "mem://stream-test/cp";
+	dl_stream_sink *k;
+	assert_int_equal(dl_stream_sink_open(&k, t, &so), 0);
+	int64_t v;
+	struct ArrowArrayStream st = batch_of("3,c");
+	assert_int_equal(dl_stream_sink_write(&v, k, 5, &st), 0);
+	assert_int_equal(v, 2);
+	st = batch_of("3,c");
+	assert_int_equal(dl_stream_sink_write(&v, k, 5, &st), 0);
+	assert_int_equal(v, -1);
+	dl_stream_sink_free(k);
+	char *r = fx_read(t, -1, NULL);
+	assert_string_equal(r, "1,a;2,b;3,c");
+	dl_free(r);
+}
+
+static void test_offset_json(void **state)
+{
+	(void)state;
+	dl_stream_offset o = {"abc", 7, DL_STREAM_BASE_INDEX, true}, p;
+	char *j;
+	assert_int_equal(dl_stream_offset_to_json(&j, &o), 0);
+	assert_string_equal(j, "{\"sourceVersion\":1,\"reservoirId\":\"abc\",\"reservoirVersion\":7,\"index\":-1,"
+	                    "\"isStartingVersion\":true}");
+	assert_int_equal(dl_stream_offset_from_json(&p, j, strlen(j)), 0);
+	assert_true(dl_stream_offset_equal(&o, &p));
+	dl_free(j);
+	const char *v3 = "{\"sourceVersion\":3,\"reservoirId\":\"x\",\"reservoirVersion\":2,\"index\":-100,"
+	                 "\"isStartingVersion\":false}";
+	assert_int_equal(dl_stream_offset_from_json(&p, v3, strlen(v3)), 0);
+	assert_int_equal(p.index, DL_STREAM_BASE_INDEX);
+	const char *bad[] = {
+		"{\"sourceVersion\":2,\"reservoirId\":\"x\",\"reservoirVersion\":2,\"index\":1,\"isStartingVersion\":false}",
+		"{\"sourceVersion\":4,\"reservoirId\":\"x\",\"reservoirVersion\":2,\"index\":1,\"isStartingVersion\":false}",
+		"{\"sourceVersion\":1,\"reservoirVersion\":2,\"index\":1,\"isStartingVersion\":false}",
+		"{\"sourceVersion\":1,\"reservoirId\":\"x\",\"reservoirVersion\":2,\"index\":1}",
+		"[1]", "{", "",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		assert_int_equal(dl_stream_offset_from_json(&p, bad[i], strlen(bad[i])), DL_EINVALID);
+}
+
+static void test_sink(void **state)
+{
+	(void)state;
+	const char *t = new_table();
+	char cp[160];
+	snprintf(cp, sizeof cp, "%s/sinkcp%d", root, seq);
+	dl_stream_sink_options so = DL_STREAM_SINK_OPTIONS_INIT;
+	so.checkpoint_location = cp;
+	dl_stream_sink *k;
+	assert_int_equal(dl_stream_sink_open(&k, t, &so), 0);
+	int64_t v;
+	struct ArrowArrayStream st = batch_of("1,a;2,a");
+	assert_int_equal(dl_stream_sink_write(&v, k, 0, &st), 0); /* creates the table */
+	assert_int_equal(v, 0);
+	st = batch_of("3,a");
+	assert_int_equal(dl_stream_sink_write(&v, k, 1, &st), 0);
+	assert_int_equal(v, 1);
+	st = batch_of("3,a");
+	assert_int_equal(dl_stream_sink_write(&v, k, 1, &st), 0); /* a replay */
+	assert_int_equal(v, -1);
+	st = batch_of("9,z");
+	assert_int_equal(dl_stream_sink_write(&v, k, 0, &st), 0);
+	assert_int_equal(v, -1);
+	char *r = fx_read(t, -1, NULL);
+	assert_string_equal(r, "1,a;2,a;3,a");
+	dl_free(r);
+	char *commit = fx_commit(t, 1);
+	assert_non_null(strstr(commit, "\"operation\":\"STREAMING UPDATE\""));
+	assert_non_null(strstr(commit, "\"outputMode\":\"Append\""));
+	assert_non_null(strstr(commit, "\"epochId\":\"1\""));
+	assert_non_null(strstr(commit, "{\"txn\":{\"appId\":\""));
+	dl_free(commit);
+	/* the app id is the checkpoint's query id */
+	dl_stream_checkpoint *c;
+	assert_int_equal(dl_stream_checkpoint_open(&c, cp, NULL), 0);
+	assert_string_equal(dl_stream_sink_app_id(k), dl_stream_checkpoint_id(c));
+	dl_stream_checkpoint_free(c);
+	dl_stream_sink_free(k);
+	/* complete mode replaces the table */
+	so.mode = DL_STREAM_COMPLETE;
+	so.checkpoint_location = NULL;
+	so.app_id = "agg";
+	assert_int_equal(dl_stream_sink_open(&k, t, &so), 0);
+	st = batch_of("7,c");
+	assert_int_equal(dl_stream_sink_write(&v, k, 0, &st), 0);
+	assert_int_equal(v, 2);
+	r = fx_read(t, -1, NULL);
+	assert_string_equal(r, "7,c");
+	dl_free(r);
+	dl_stream_sink_free(k);
+	so.app_id = NULL;
+	assert_int_equal(dl_stream_sink_open(&k, t, &so), DL_EINVALID);
+}
+
+int main(void)
+{
+	snprintf(root, sizeof root, "/tmp/dl_stream_XXXXXX");
+	if (!mkdtemp(root)) return 1;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_snapshot_then_commits),
+		cmocka_unit_test(test_max_bytes),
+		cmocka_unit_test(test_starting_positions),
+		cmocka_unit_test(test_split_commit),
+		cmocka_unit_test(test_ignore_deletes),
+		cmocka_unit_test(test_update_rules),
+		cmocka_unit_test(test_exclude_filter_columns),
+		cmocka_unit_test(test_read_change_feed),
+		cmocka_unit_test(test_schema_change),
+		cmocka_unit_test(test_checkpoint_resume),
+		cmocka_unit_test(test_mem_store),
+		cmocka_unit_test(test_offset_json),
+		cmocka_unit_test(test_sink),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+	if (system(cmd) != 0) rc = rc ? rc : 1;
+	return rc;
+}
