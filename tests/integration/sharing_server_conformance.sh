@@ -9,7 +9,7 @@
 set -uo pipefail
 : "${DL_SHARED_DIR:?DL_SHARED_DIR must name the shared directory}"
 : "${DL_ORACLE_DIR:?DL_ORACLE_DIR must name tools/oracle}"
-source "$(dirname "$0")/sharing_server_lib.sh"
+source "$(dirname "$0")/sharing_server_lib.bash"
 export DL_ORACLE_DIR
 C="$DL_SHARED_DIR/conformance"
 tables=()

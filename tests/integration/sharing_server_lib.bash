@@ -1,6 +1,6 @@
-# Shared by the sharing_server_*.sh tests (sourced, not run: ctest runs
-# only the sharing_server_*.sh files that start a test, and this file
-# defines functions only). Needs DL_CLI; sets $tmp, fail, start_server.
+# Shared by the sharing_server_*.sh tests (sourced; .bash so the test glob
+# of tests/CMakeLists.txt does not run it). Needs DL_CLI; sets $tmp, fail,
+# start_server.
 : "${DL_CLI:?DL_CLI must name the deltalake binary}"
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
