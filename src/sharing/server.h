@@ -118,6 +118,8 @@ typedef struct dl_shr_signed_file {
 int dl_shr_verify_file(dl_shr_signed_file *out, const dl_shr_signer *s, const char *token,
                        int64_t now_ms);
 void dl_shr_signed_file_free(dl_shr_signed_file *f);
+/* The id of a file in responses: MD5 of its log path, 32 hex digits. */
+void dl_shr_file_id(char out[33], const char *path);
 
 /* ---- the server ------------------------------------------------------- */
 
@@ -246,6 +248,20 @@ int dl_shr_write_protocol_metadata(dl_buf *out, struct dl_snapshot *snap, const 
 int dl_shr_file_url(dl_buf *out, dl_shr_request *req, const dl_shr_target *t, const char *location,
                     int64_t expires_ms);
 int dl_shr_capability_header(dl_shr_response *resp, const dl_shr_caps *caps);
+
+/* jsonPredicateHints (PROTOCOL.md "JSON predicates for Filtering") as a
+ * Spark SQL predicate (malloc'd); DL_EINVALID when it is not one. */
+int dl_shr_json_predicate_sql(char **out, const char *json);
+/* {"endStreamAction":{"minUrlExpirationTimestamp":..}} and a newline. */
+int dl_shr_write_end_stream(dl_buf *out, int64_t min_expiry);
+/* server_files.c: the location of a log path of the table at root (joined
+ * when relative), or of a location, relative to root; DL_EPERM outside. */
+int dl_shr_confine(char **location, const char *root, const char *path);
+int dl_shr_confine_rel(char **rel, const char *root, const char *location);
+/* server_changes.c: the lines of commits [start, end] (end -1: latest);
+ * query_form: the startingVersion form of query (adds and removes). */
+int dl_shr_write_changes(dl_shr_request *req, dl_shr_response *resp, const dl_shr_target *t,
+                         dl_shr_caps *caps, int64_t start, int64_t end, bool query_form);
 
 /* server_log.c */
 void dl_shr_log_request(dl_shr_request *req, int64_t micros);

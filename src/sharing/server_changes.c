@@ -27,11 +27,6 @@
 #include "util/mem.h"
 #include "util/time.h"
 
-int dl_shr_write_end_stream(dl_buf *out, int64_t min_expiry);
-int dl_shr_confine(char **location, const char *root, const char *path);
-int dl_shr_write_changes(dl_shr_request *req, dl_shr_response *resp, const dl_shr_target *t,
-                         dl_shr_caps *caps, int64_t start, int64_t end, bool query_form);
-
 typedef struct chg_ctx {
 	dl_shr_request *req;
 	const dl_shr_target *t;
@@ -66,15 +61,6 @@ static int collect(const dl_json *line, int64_t lineno, void *payload)
 	return 0;
 }
 
-static void file_id(char out[33], const char *path);
-#include <openssl/evp.h>
-static void file_id(char out[33], const char *path)
-{
-	unsigned char md[16];
-	unsigned int n = 16;
-	if (!EVP_Digest(path, strlen(path), md, &n, EVP_md5(), NULL)) memset(md, 0, 16);
-	for (int i = 0; i < 16; i++) snprintf(out + 2 * i, 3, "%02x", md[i]);
-}
 
 static int write_action(chg_ctx *x, dl_action *a)
 {
@@ -88,7 +74,7 @@ static int write_action(chg_ctx *x, dl_action *a)
 	rc = dl_shr_file_url(&url, x->req, x->t, loc, x->expires);
 	dl_free(loc);
 	char id[33];
-	file_id(id, path);
+	dl_shr_file_id(id, path);
 	const char *wrapper = a->kind == DL_ACTION_ADD ? "add" : a->kind == DL_ACTION_REMOVE ? "remove" : "cdf";
 	dl_json_writer w;
 	dl_jw_init(&w, x->out);

@@ -20,9 +20,6 @@
 #include "util/mem.h"
 #include "util/time.h"
 
-int dl_shr_confine(char **location, const char *root, const char *path);
-int dl_shr_confine_rel(char **rel, const char *root, const char *location);
-
 /* The location of a log path of the table at `root` (joined when relative),
  * DL_EPERM when it lies outside the root. */
 int dl_shr_confine(char **location, const char *root, const char *path)

@@ -19,7 +19,6 @@
  * outside is ever signed. */
 #include <errno.h>
 #include <inttypes.h>
-#include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -330,8 +329,6 @@ void dl_shr_table_metadata(dl_shr_request *req, dl_shr_response *resp, const dl_
 
 /* ---- file URLs ----------------------------------------------------------- */
 
-int dl_shr_confine_rel(char **rel, const char *root, const char *location);
-
 /* The token carries the path relative to the table root (checked to be
  * inside it), so URLs do not reveal where the server keeps its tables. */
 int dl_shr_file_url(dl_buf *out, dl_shr_request *req, const dl_shr_target *t, const char *location,
@@ -347,15 +344,6 @@ int dl_shr_file_url(dl_buf *out, dl_shr_request *req, const dl_shr_target *t, co
 	return rc;
 }
 
-/* The file id: the MD5 of its path in hex, stable across requests (as the
- * reference server makes it). */
-static void file_id(char out[33], const char *path)
-{
-	unsigned char md[16];
-	unsigned int n = 16;
-	if (!EVP_Digest(path, strlen(path), md, &n, EVP_md5(), NULL)) memset(md, 0, 16);
-	for (int i = 0; i < 16; i++) snprintf(out + 2 * i, 3, "%02x", md[i]);
-}
 
 /* ---- query ------------------------------------------------------------------ */
 
@@ -440,7 +428,6 @@ static int jp_sql(dl_buf *b, const dl_json *n, int depth)
 	return DL_EINVALID;
 }
 
-int dl_shr_json_predicate_sql(char **out, const char *json);
 int dl_shr_json_predicate_sql(char **out, const char *json)
 {
 	*out = NULL;
@@ -586,7 +573,7 @@ static int write_file_line(dl_buf *out, dl_shr_request *req, const dl_shr_target
 	dl_buf url = DL_BUF_INIT;
 	int rc = dl_shr_file_url(&url, req, t, f.location, expires);
 	char id[33];
-	file_id(id, f.path);
+	dl_shr_file_id(id, f.path);
 	dl_json_writer w;
 	dl_jw_init(&w, out);
 	dl_jw_object_begin(&w);
@@ -655,16 +642,11 @@ static int write_file_line(dl_buf *out, dl_shr_request *req, const dl_shr_target
 	return rc;
 }
 
-int dl_shr_write_end_stream(dl_buf *out, int64_t min_expiry);
 int dl_shr_write_end_stream(dl_buf *out, int64_t min_expiry)
 {
 	return dl_buf_printf(out, "{\"endStreamAction\":{\"minUrlExpirationTimestamp\":%" PRId64 "}}\n",
 	                     min_expiry);
 }
-
-/* server_changes.c: the startingVersion form of query. */
-int dl_shr_write_changes(dl_shr_request *req, dl_shr_response *resp, const dl_shr_target *t,
-                         dl_shr_caps *caps, int64_t start, int64_t end, bool query_form);
 
 void dl_shr_table_query(dl_shr_request *req, dl_shr_response *resp, const dl_shr_target *t)
 {

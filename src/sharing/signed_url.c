@@ -172,3 +172,13 @@ void dl_shr_signed_file_free(dl_shr_signed_file *f)
 	dl_free(f->location);
 	memset(f, 0, sizeof *f);
 }
+
+/* A file's id: the MD5 of its log path in hex, the same across requests
+ * (as the reference server makes it), so clients may cache by it. */
+void dl_shr_file_id(char out[33], const char *path)
+{
+	unsigned char md[16];
+	unsigned int n = 16;
+	if (!EVP_Digest(path, strlen(path), md, &n, EVP_md5(), NULL)) memset(md, 0, 16);
+	for (int i = 0; i < 16; i++) snprintf(out + 2 * i, 3, "%02x", md[i]);
+}
