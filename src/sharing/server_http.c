@@ -281,6 +281,7 @@ DL_EXTERN(int) dl_sharing_server_start(dl_sharing_server **out, const dl_sharing
 	if (!h) return DL_ENOMEM;
 	dl_shr_server *s = &h->s;
 	pthread_mutex_init(&s->log_mu, NULL);
+	pthread_mutex_init(&s->s3_mu, NULL);
 	s->access_log = o.access_log;
 	int rc = dl_shr_config_load(&s->config, o.config_path);
 	if (rc == 0) rc = dl_shr_signer_init(&s->signer);
@@ -391,6 +392,8 @@ DL_EXTERN(void) dl_sharing_server_stop(dl_sharing_server *srv)
 	memset(&srv->s.signer, 0, sizeof srv->s.signer);
 	dl_free(srv->s.public_url);
 	pthread_mutex_destroy(&srv->s.log_mu);
+	dl_shr_s3_cache_free(srv->s.s3);
+	pthread_mutex_destroy(&srv->s.s3_mu);
 	dl_free(srv);
 }
 

@@ -329,14 +329,21 @@ void dl_shr_table_metadata(dl_shr_request *req, dl_shr_response *resp, const dl_
 
 /* ---- file URLs ----------------------------------------------------------- */
 
-/* The token carries the path relative to the table root (checked to be
- * inside it), so URLs do not reveal where the server keeps its tables. */
+/* Tables on S3 get presigned S3 URLs; the others the server's own /files
+ * URLs, whose token carries the path relative to the table root (checked
+ * to be inside it), so URLs do not reveal where the server keeps tables. */
 int dl_shr_file_url(dl_buf *out, dl_shr_request *req, const dl_shr_target *t, const char *location,
                     int64_t expires_ms)
 {
 	char *rel;
 	DL_TRY(dl_shr_confine_rel(&rel, t->table->location, location));
-	int rc = dl_buf_puts(out, req->srv->public_url);
+	bool done;
+	int rc = dl_shr_presign(out, &done, req->srv, t->table, rel, expires_ms);
+	if (rc == 0 && done) {
+		dl_free(rel);
+		return 0;
+	}
+	if (rc == 0) rc = dl_buf_puts(out, req->srv->public_url);
 	if (rc == 0)
 		rc = dl_shr_sign_file(out, &req->srv->signer, t->share->name, t->schema->name, t->table->name,
 		                      rel, expires_ms);
