@@ -32,6 +32,10 @@ shares:
     - name: "cdf"
       location: "$K/cdf-table"
       historyShared: true
+    - name: "filtered"
+      location: "$K/basic_partitioned"
+      historyShared: true
+      partitionFilter: "letter = 'a'"
   - name: "s2"
     tables:
     - name: "dec"
@@ -93,11 +97,12 @@ st=$(req "$tmp/r" -H "$A" "$base/shares/share2/schemas"); status_is "$st" 200 "e
 [ "$(cat "$tmp/r")" = '{"items":[]}' ] || fail "empty schemas: $(cat "$tmp/r")"
 st=$(req "$tmp/r" -H "$A" "$T"); status_is "$st" 200 tables "$tmp/r"; json_ct "$tmp/r" tables
 has "$tmp/r" '{"name":"part","schema":"s1","share":"share1","id":"00000000-0000-0000-0000-000000000001"}' tables
-[ "$(grep -o '"name"' "$tmp/r" | wc -l)" -eq 3 ] || fail "tables of s1: $(cat "$tmp/r")"
+[ "$(grep -o '"name"' "$tmp/r" | wc -l)" -eq 4 ] || fail "tables of s1: $(cat "$tmp/r")"
 st=$(req "$tmp/r" -H "$A" "$base/shares/share1/all-tables?maxResults=4"); status_is "$st" 200 all-tables "$tmp/r"
 [ "$(grep -o '"name"' "$tmp/r" | wc -l)" -eq 4 ] || fail "all-tables page 1: $(cat "$tmp/r")"
 has "$tmp/r" '"nextPageToken":"4"' all-tables
 st=$(req "$tmp/r" -H "$A" "$base/shares/share1/all-tables?maxResults=4&pageToken=4"); status_is "$st" 200 "all-tables 2" "$tmp/r"
+[ "$(grep -o '"name"' "$tmp/r" | wc -l)" -eq 2 ] || fail "all-tables page 2: $(cat "$tmp/r")"; hasnt "$tmp/r" nextPageToken "all-tables 2"
 has "$tmp/r" '{"name":"dv","schema":"s2","share":"share1"}' "all-tables 2"
 st=$(req "$tmp/r" -H "$A" "$base/shares/share1/schemas/nope/tables"); status_is "$st" 404 "missing schema" "$tmp/r"
 
@@ -181,6 +186,18 @@ status_is "$st" 200 "dv table, delta chosen" "$tmp/q"; lines_ok "$tmp/q" delta
 # parquet chosen when both are offered and the table needs nothing else
 st=$(req "$tmp/q" -X POST -H "$A" -H "$J" -H "delta-sharing-capabilities: responseformat=delta,parquet" -d '{}' "$T/part/query")
 [ "$(header "$tmp/q.h" delta-sharing-capabilities)" = "responseformat=parquet" ] || fail "the server should pick parquet"
+
+# partitionFilter is enforced: no hint, version or format reaches other partitions
+for body in '{}' "{\"predicateHints\":[\"letter = 'e' OR true\"]}" '{"version":0}' '{"limitHint":100}'; do
+	st=$(req "$tmp/q" -X POST -H "$A" -H "$J" -d "$body" "$T/filtered/query"); status_is "$st" 200 "filtered $body" "$tmp/q"
+	lines_ok "$tmp/q" parquet
+	[ "$nfiles" -ge 1 ] || fail "filtered $body: no files"
+	grep '^{"file"' "$tmp/q" | grep -vqF '"letter":"a"' && fail "filtered $body: a file of another partition"
+done
+st=$(req "$tmp/q" -X POST -H "$A" -H "$J" -H "delta-sharing-capabilities: responseformat=delta" -d '{}' "$T/filtered/query")
+grep '^{"file"' "$tmp/q" | grep -vqF '"letter":"a"' && fail "filtered, delta format: a file of another partition"
+st=$(req "$tmp/q" -X POST -H "$A" -H "$J" -d '{"startingVersion":0}' "$T/filtered/query"); status_is "$st" 400 "filtered startingVersion" "$tmp/q"
+st=$(req "$tmp/q" -H "$A" "$T/filtered/changes?startingVersion=0"); status_is "$st" 400 "filtered changes" "$tmp/q"
 
 # ---- Read Change Data Feed
 st=$(req "$tmp/c" -H "$A" "$T/cdf/changes?startingVersion=0&endingVersion=3"); status_is "$st" 200 changes "$tmp/c"
