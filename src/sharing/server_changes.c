@@ -33,7 +33,7 @@ typedef struct chg_ctx {
 	const dl_shr_caps *caps;
 	dl_buf *out;
 	int64_t version, timestamp, expires;
-	bool query_form, with_metadata, has_cdc;
+	bool query_form, with_metadata, with_protocol, has_cdc;
 	dl_snapshot *snap;
 	dl_arena arena;
 	dl_action *acts;             /* the commit's actions, in order */
@@ -47,7 +47,7 @@ static int collect(const dl_json *line, int64_t lineno, void *payload)
 	dl_action a;
 	DL_TRY(dl_action_from_json(&a, &x->arena, line, "commit"));
 	if (a.kind != DL_ACTION_ADD && a.kind != DL_ACTION_REMOVE && a.kind != DL_ACTION_CDC &&
-	    a.kind != DL_ACTION_METADATA)
+	    a.kind != DL_ACTION_METADATA && a.kind != DL_ACTION_PROTOCOL)
 		return 0;
 	if (a.kind == DL_ACTION_CDC) x->has_cdc = true;
 	if (x->nacts == x->capacts) {
@@ -188,6 +188,38 @@ static int write_metadata_line(chg_ctx *x, const dl_metadata *m)
 	return dl_buf_putc(x->out, '\n');
 }
 
+/* A historical protocol: the delta format's deltaProtocol; in the parquet
+ * format the response protocol is always minReaderVersion 1, so the line
+ * repeats it with the version it was seen at. */
+static int write_protocol_line(chg_ctx *x, const dl_protocol *p)
+{
+	dl_json_writer w;
+	dl_jw_init(&w, x->out);
+	dl_jw_object_begin(&w);
+	dl_jw_key(&w, "protocol");
+	dl_jw_object_begin(&w);
+	if (x->caps->delta_format) {
+		dl_action a = {.kind = DL_ACTION_PROTOCOL};
+		a.u.protocol = *p;
+		dl_buf t = DL_BUF_INIT;
+		int rc = dl_action_to_json(&t, &a);
+		if (rc < 0) return rc;
+		t.data[t.len - 1] = 0;
+		dl_jw_key(&w, "deltaProtocol");
+		dl_jw_raw(&w, t.data + strlen("{\"protocol\":"));
+		dl_buf_free(&t);
+	} else {
+		dl_jw_key(&w, "minReaderVersion");
+		dl_jw_int(&w, 1);
+	}
+	dl_jw_key(&w, "version");
+	dl_jw_int(&w, x->version);
+	dl_jw_object_end(&w);
+	dl_jw_object_end(&w);
+	DL_TRY(dl_jw_finish(&w));
+	return dl_buf_putc(x->out, '\n');
+}
+
 static int one_commit(chg_ctx *x, dl_store *store)
 {
 	char path[64];
@@ -207,6 +239,10 @@ static int one_commit(chg_ctx *x, dl_store *store)
 			if (x->with_metadata) rc = write_metadata_line(x, &a->u.metadata);
 			continue;
 		}
+		if (a->kind == DL_ACTION_PROTOCOL) {
+			if (x->with_protocol) rc = write_protocol_line(x, &a->u.protocol);
+			continue;
+		}
 		if (x->query_form && a->kind == DL_ACTION_CDC) continue;
 		if (!x->query_form && x->has_cdc && a->kind != DL_ACTION_CDC) continue;
 		if (a->kind == DL_ACTION_ADD && !a->u.add.data_change) continue;
@@ -218,7 +254,8 @@ static int one_commit(chg_ctx *x, dl_store *store)
 }
 
 int dl_shr_write_changes(dl_shr_request *req, dl_shr_response *resp, const dl_shr_target *t,
-                         dl_shr_caps *caps, int64_t start, int64_t end, bool query_form)
+                         dl_shr_caps *caps, int64_t start, int64_t end, bool query_form,
+                         bool with_protocol)
 {
 	if (t->table->partition_filter) {
 		dl_shr_error(resp, 400, "FEATURE_NOT_SUPPORTED",
@@ -283,6 +320,7 @@ int dl_shr_write_changes(dl_shr_request *req, dl_shr_response *resp, const dl_sh
 	             .snap = snap};
 	const char *ihm = dl_shr_arg(req, "includeHistoricalMetadata");
 	x.with_metadata = query_form || (ihm && !strcasecmp(ihm, "true"));
+	x.with_protocol = with_protocol;
 	x.expires = dl_now_millis() + req->srv->config.presigned_url_timeout_s * 1000;
 	if (rc == 0) rc = dl_shr_write_protocol_metadata(&resp->body, snap, caps, false, false);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
@@ -393,5 +431,5 @@ void dl_shr_table_changes(dl_shr_request *req, dl_shr_response *resp, const dl_s
 		             "the ending version %" PRId64 " is before the starting version %" PRId64, end, start);
 		return;
 	}
-	dl_shr_write_changes(req, resp, t, &caps, start, end, false);
+	dl_shr_write_changes(req, resp, t, &caps, start, end, false, false);
 }

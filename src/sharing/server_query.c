@@ -462,6 +462,7 @@ typedef struct query_req {
 	const char *timestamp;
 	int64_t starting_version;    /* -1 */
 	int64_t ending_version;      /* -1 */
+	bool historical_protocol;    /* includeHistoricalProtocol */
 } query_req;
 
 static int get_long(const dl_json *body, const char *key, int64_t *out, dl_shr_response *resp)
@@ -507,6 +508,14 @@ static int parse_query(query_req *q, dl_shr_request *req, dl_shr_response *resp)
 	if (get_long(body, "version", &q->version, resp) < 0) return -1;
 	if (get_long(body, "startingVersion", &q->starting_version, resp) < 0) return -1;
 	if (get_long(body, "endingVersion", &q->ending_version, resp) < 0) return -1;
+	const dl_json *hp = dl_json_get(body, "includeHistoricalProtocol");
+	if (hp && !dl_json_is_null(hp)) {
+		if (hp->kind != DL_JSON_TRUE && hp->kind != DL_JSON_FALSE) {
+			dl_shr_error(resp, 400, "INVALID_PARAMETER_VALUE", "includeHistoricalProtocol must be a boolean");
+			return -1;
+		}
+		q->historical_protocol = hp->kind == DL_JSON_TRUE;
+	}
 	const dl_json *ts = dl_json_get(body, "timestamp");
 	if (ts && !dl_json_is_null(ts)) {
 		if (ts->kind != DL_JSON_STRING) {
@@ -673,7 +682,8 @@ void dl_shr_table_query(dl_shr_request *req, dl_shr_response *resp, const dl_shr
 		return;
 	}
 	if (q.starting_version >= 0) {
-		dl_shr_write_changes(req, resp, t, &caps, q.starting_version, q.ending_version, true);
+		dl_shr_write_changes(req, resp, t, &caps, q.starting_version, q.ending_version, true,
+		                     q.historical_protocol);
 		query_free(&q);
 		return;
 	}

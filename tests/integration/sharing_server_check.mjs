@@ -107,6 +107,10 @@ function checkLines(text, fmt, kinds, where) {
 		if (i === 0) return k === 'protocol' ? checkProtocol(v, fmt, w) : err(`${w}: the first line must be protocol, not ${k}`);
 		if (i === 1) return k === 'metaData' ? checkMetadata(v, fmt, w) : err(`${w}: the second line must be metaData, not ${k}`);
 		if (k === 'metaData' && kinds.includes('metaData')) return checkMetadata(v, fmt, w);
+		if (k === 'protocol' && kinds.includes('protocol')) {
+			if (!isInt(v.version)) err(`${w}: a historical protocol needs its version`);
+			return checkProtocol(v, fmt, w);
+		}
 		if (k === 'endStreamAction' && kinds.includes('endStreamAction')) {
 			if (i !== lines.length - 1) err(`${w}: endStreamAction must be the last line`);
 			return;

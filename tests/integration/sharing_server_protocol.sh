@@ -170,6 +170,11 @@ st=$(req "$tmp/q" -X POST -H "$A" -H "$J" -d '{"startingVersion":1}' "$T/tt/quer
 version_is "$tmp/q" 1 startingVersion; lines_ok "$tmp/q" parquet add remove metaData
 grep -q '^{"add":' "$tmp/q" || fail "startingVersion: no add lines"
 grep '^{"add":' "$tmp/q" | grep -q '"version":0,' && fail "startingVersion 1 returned version 0's adds"
+st=$(req "$tmp/q" -X POST -H "$A" -H "$J" -d '{"startingVersion":0,"includeHistoricalProtocol":true}' "$T/tt/query")
+status_is "$st" 200 includeHistoricalProtocol "$tmp/q"; lines_ok "$tmp/q" parquet add remove metaData protocol
+tail -n +3 "$tmp/q" | grep -q '^{"protocol":{"minReaderVersion":1,"version":0}}$' || fail "no historical protocol line"
+st=$(req "$tmp/q" -X POST -H "$A" -H "$J" -d '{"startingVersion":0}' "$T/tt/query")
+tail -n +3 "$tmp/q" | grep -q '^{"protocol"' && fail "a historical protocol line without includeHistoricalProtocol"
 # delta response format, includeEndStreamAction
 st=$(req "$tmp/q" -X POST -H "$A" -H "$J" -H "delta-sharing-capabilities: responseformat=delta;includeendstreamaction=true" -d '{}' "$T/part/query")
 status_is "$st" 200 "delta format" "$tmp/q"
