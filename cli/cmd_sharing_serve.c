@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "deltalake.h"
 #include "deltalake/sharing_server.h"
+#include "storage_options.h"
 #include "util.h"
 
 DL_CLI_GROUP(sharing, "sharing", "Delta Sharing server and client");
@@ -52,6 +53,9 @@ static int serve_run(dl_cli *cli, const void *args)
 {
 	const serve_args *a = args;
 	if (!a->config) return dl_cli_usage_error(cli, "--config FILE is required");
+	if (dl_cli_store_options(cli))
+		return dl_cli_usage_error(cli, "--storage-option does not apply to 'sharing serve': each table's "
+		                               "store is opened from its location and the environment (AWS_*, AZURE_*)");
 	if (!a->tls_cert != !a->tls_key)
 		return dl_cli_usage_error(cli, "--tls-cert and --tls-key go together");
 	if (a->port > 65535) return dl_cli_usage_error(cli, "--port must be 0 to 65535");
@@ -113,7 +117,8 @@ DL_CLI_COMMAND(sharing_serve, .name = "sharing serve", .summary = "serve Delta t
                    "authorization.bearerToken, host, port, endpoint, preSignedUrlTimeoutSeconds;\n"
                    "plus recipients with hashed tokens and expiry, and per-table partitionFilter).\n"
                    "Every request needs a recipient's bearer token; a recipient sees only its\n"
-                   "shares. Data files are served through expiring signed URLs of this server.\n"
+                   "shares. Data files are served through expiring signed URLs (presigned S3\n"
+                   "URLs for tables on S3, else URLs of this server).\n"
                    "Listens on 127.0.0.1 unless told otherwise; prints the port, then serves\n"
                    "until SIGINT or SIGTERM. See docs/SHARING_SERVER.md.",
                .examples = "  deltalake sharing serve --config shares.yaml\n"
