@@ -8,6 +8,7 @@
  *   server_routes.c  the URL grammar, dispatch and the JSON error bodies
  *   server_list.c    shares / schemas / tables / all-tables with paging
  *   server_query.c   version, metadata, query (parquet and delta formats)
+ *   server_predicates.c  jsonPredicateHints to Spark SQL
  *   server_changes.c the change data feed
  *   server_files.c   the /files endpoint serving signed URLs
  *   server_log.c     the access log line */
