@@ -101,5 +101,6 @@ done
 check conform "$tmp/conform.list" >"$tmp/conform.out" 2>"$tmp/conform.err" || fail "$(cat "$tmp/conform.err")"
 echo "served $served tables ($(cat "$tmp/conform.out")), $refused unreadable directly and handled as expected"
 [ "$served" -gt 120 ] || fail "only $served tables served"
+stop_server
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }
 echo "sharing_server_conformance: ok"

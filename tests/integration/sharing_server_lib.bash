@@ -34,10 +34,16 @@ start_server() {
 	base="http://127.0.0.1:$port/delta-sharing"
 }
 
+# Stops the server with SIGTERM: it must exit 0 with no sanitizer report
+# (under ASan, leaks and errors show here).
 stop_server() {
 	kill "$server_pid" 2>/dev/null
 	wait "$server_pid" 2>/dev/null
+	local rc=$?
 	server_pid=
+	[ "$rc" = 0 ] || fail "the server exited $rc on SIGTERM: $(tail -c 2000 "$tmp/serve.err")"
+	grep -q 'Sanitizer\|runtime error' "$tmp/serve.err" && fail "sanitizer report: $(grep -A20 -m1 'Sanitizer\|runtime error' "$tmp/serve.err")"
+	return 0
 }
 
 # req OUT [curl args...]: the body in OUT, headers in OUT.h; prints the status.

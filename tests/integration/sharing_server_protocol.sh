@@ -230,5 +230,6 @@ st=$(req "$tmp/e" -H "$A" -X POST -H "$J" -d '{"version":0,"timestamp":"2020-01-
 head -c 5000 /dev/zero | tr '\0' ' ' >"$tmp/big"
 st=$(req "$tmp/e" -H "$A" -X POST -H "$J" --data-binary @"$tmp/big" "$T/part/query"); status_is "$st" 413 "body over maxRequestBodyBytes" "$tmp/e"
 
+stop_server
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }
 echo "sharing_server_protocol: ok"

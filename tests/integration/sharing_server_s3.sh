@@ -42,5 +42,6 @@ for u in $(grep -o '"url":"[^"]*"' "$tmp/q" | cut -d'"' -f4); do
 	n=$((n + 1))
 done
 [ "$n" = 2 ] || fail "$n files listed, expected 2"
+stop_server
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }
 echo "sharing_server_s3: ok"
