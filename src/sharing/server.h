@@ -169,6 +169,8 @@ typedef struct dl_shr_response {
 	int fd;                      /* >= 0: the body is this file (server_files.c) */
 	int64_t fd_size;
 	void *stream;                /* a streamed body (server_files.c) */
+	char detail[320];            /* for the access log: the library's message behind
+	                                a 500/403 the client only sees in general terms */
 } dl_shr_response;
 
 void dl_shr_response_init(dl_shr_response *r);
@@ -279,6 +281,6 @@ int dl_shr_write_changes(dl_shr_request *req, dl_shr_response *resp, const dl_sh
                          bool with_protocol);
 
 /* server_log.c */
-void dl_shr_log_request(dl_shr_request *req, int64_t micros);
+void dl_shr_log_request(dl_shr_request *req, const dl_shr_response *resp, int64_t micros);
 
 #endif

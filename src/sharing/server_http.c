@@ -84,6 +84,7 @@ void dl_shr_error(dl_shr_response *r, unsigned status, const char *code, const c
 void dl_shr_error_from_dl(dl_shr_response *r, int rc, const char *context)
 {
 	const char *m = dl_error_last() ? dl_error_last()->message : "";
+	snprintf(r->detail, sizeof r->detail, "%s", m);
 	switch (rc) {
 	case DL_ENOTFOUND:
 		dl_shr_error(r, 404, "RESOURCE_DOES_NOT_EXIST", "%s: %s", context, m);
@@ -211,8 +212,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		             "the request body is larger than the %" PRId64 " bytes allowed", srv->max_body);
 	else dl_shr_route(&req, &resp);
 	enum MHD_Result ok = queue(c, &req, &resp, !strcmp(method, "HEAD"));
+	dl_shr_log_request(&req, &resp, dl_monotonic_ns() / 1000 - x->start_us);
 	dl_shr_response_free(&resp);
-	dl_shr_log_request(&req, dl_monotonic_ns() / 1000 - x->start_us);
 	return ok;
 }
 

@@ -1,6 +1,8 @@
 /* The access log: one line per request, in a fixed layout a log shipper
  * can split on spaces:
  *   2026-12-02T06:10:00.123Z 127.0.0.1 "GET /delta-sharing/shares" 200 123B 1.2ms recipient=alice
+ * and, for errors the client sees only in general terms (500, a table
+ * reaching outside its root), error="<the library's message>"
  * No secret is written: not the Authorization header, not the query string
  * (which may carry page tokens), and /files paths are cut to "/files/..."
  * because the token in them is a credential until it expires. */
@@ -23,7 +25,7 @@ static void put_clean(FILE *f, const char *s, size_t max)
 	}
 }
 
-void dl_shr_log_request(dl_shr_request *req, int64_t micros)
+void dl_shr_log_request(dl_shr_request *req, const dl_shr_response *resp, int64_t micros)
 {
 	FILE *f = req->srv->access_log;
 	if (!f) return;
@@ -53,6 +55,12 @@ void dl_shr_log_request(dl_shr_request *req, int64_t micros)
 	if (req->recipient) {
 		fputs(" recipient=", f);
 		put_clean(f, req->recipient->name, 128);
+	}
+	if (resp->detail[0]) {
+		/* What went wrong, for the operator (clients get a general message). */
+		fputs(" error=\"", f);
+		put_clean(f, resp->detail, sizeof resp->detail);
+		fputc('"', f);
 	}
 	fputc('\n', f);
 	fflush(f);

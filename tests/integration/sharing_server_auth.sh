@@ -172,6 +172,7 @@ for s in "$TA" "$TB" "$TOLD" "$tok1" "${tok1#*.}"; do
 	grep -qF -- "$s" "$tmp/access.log" && fail "a secret is in the access log"
 done
 grep -q '"GET /files/\.\.\." 200' "$tmp/access.log" || fail "file requests are not logged as /files/..."
+grep -q 'esc_abs/query" 403 .* error=".*outside' "$tmp/access.log" || fail "the log does not say why esc_abs was refused"
 stop_server
 
 # ---- expired file URLs: 403 once past preSignedUrlTimeoutSeconds
