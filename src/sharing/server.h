@@ -136,12 +136,12 @@ typedef struct dl_shr_server {
 	pthread_mutex_t log_mu;
 	int64_t max_body;
 	pthread_mutex_t s3_mu;       /* guards s3 */
-	dl_shr_s3_cache *s3;         /* S3 configurations of tables (signed_url_s3.c) */
+	dl_shr_s3_cache *s3;         /* object store configurations of tables (signed_url_store.c) */
 } dl_shr_server;
 
-/* signed_url_s3.c: a presigned S3 URL of a file (rel: relative to the table
- * root) when the table is on S3 with credentials (*done true); else
- * nothing (the caller makes a /files URL). */
+/* signed_url_store.c: a presigned S3 or Azure SAS URL of a file (rel:
+ * relative to the table root) when the table is on S3/Azure with keys
+ * (*done true); else nothing (the caller makes a /files URL). */
 int dl_shr_presign(dl_buf *out, bool *done, dl_shr_server *srv, const dl_shr_table *t, const char *rel,
                    int64_t expires_ms);
 void dl_shr_s3_cache_free(dl_shr_s3_cache *c);
