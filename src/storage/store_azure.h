@@ -89,6 +89,10 @@ int dl_az_sign(dl_buf *authorization, const dl_az_sign_input *in);
 void dl_az_date(char out[40]);
 /* Base64 of data; decoding: DL_EINVALID for bad input (caller frees *out). */
 int dl_az_base64(dl_buf *out, const void *data, size_t len);
+/* A read-only service SAS URL of blob `blob` (full name) expiring at
+ * expires_at_s (epoch seconds), appended to url (store_azure_presign.c).
+ * DL_EINVALID without the account key. */
+int dl_az_presign_get(dl_buf *url, const dl_az_config *cfg, const char *blob, int64_t expires_at_s);
 int dl_az_base64_decode(uint8_t **out, size_t *len, const char *s);
 
 /* ---- the store ---- */

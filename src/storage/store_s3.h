@@ -73,6 +73,12 @@ void dl_s3_sha256_hex(char out[65], const void *data, size_t len);
 /* The current time as YYYYMMDDTHHMMSSZ. */
 void dl_s3_amz_date(char out[17]);
 
+/* A presigned GET URL of object `key` (the full key) valid for expires_s
+ * seconds from amz_date (YYYYMMDDTHHMMSSZ), appended to url
+ * (store_s3_presign.c). DL_EINVALID without credentials. */
+int dl_s3_presign_get(dl_buf *url, const dl_s3_config *cfg, const char *key, int64_t expires_s,
+                      const char *amz_date);
+
 /* ---- XML (store_s3_xml.c) ---- */
 
 /* The text of the first <tag>...</tag> in xml[from, len), entities decoded

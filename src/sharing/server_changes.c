@@ -1,0 +1,435 @@
+/* The change data feed endpoint (GET .../changes) and the startingVersion
+ * form of query: the data change files of commits [start, end].
+ *
+ * For each commit in the range, as Delta's CDF reads it: a commit with cdc
+ * actions contributes its change data files ("cdf" lines); any other its
+ * data-changing adds and removes ("add", "remove" lines), each with the
+ * commit's version and timestamp. The query form (streaming) returns adds
+ * and removes only. Historical metaData lines come with
+ * includeHistoricalMetadata (and always in the query form, as PROTOCOL.md
+ * says: "including historical metadata if seen in the delta log").
+ *
+ * Remove actions are not covered by the snapshot's path policy, so every
+ * path is confined to the table root here before it is signed. Tables with
+ * a partitionFilter do not share changes (filtering every action's
+ * partition values is not implemented: refused rather than leaked). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "deltalake/snapshot.h"
+#include "json/json.h"
+#include "log/actions.h"
+#include "log/log_segment.h"
+#include "log/snapshot.h"
+#include "sharing/server.h"
+#include "util/error.h"
+#include "util/mem.h"
+#include "util/time.h"
+
+typedef struct chg_ctx {
+	dl_shr_request *req;
+	const dl_shr_target *t;
+	const dl_shr_caps *caps;
+	dl_buf *out;
+	int64_t version, timestamp, expires;
+	bool query_form, with_metadata, with_protocol, has_cdc;
+	dl_snapshot *snap;
+	dl_arena arena;
+	dl_action *acts;             /* the commit's actions, in order */
+	size_t nacts, capacts;
+} chg_ctx;
+
+static int collect(const dl_json *line, int64_t lineno, void *payload)
+{
+	(void)lineno;
+	chg_ctx *x = payload;
+	dl_action a;
+	DL_TRY(dl_action_from_json(&a, &x->arena, line, "commit"));
+	if (a.kind != DL_ACTION_ADD && a.kind != DL_ACTION_REMOVE && a.kind != DL_ACTION_CDC &&
+	    a.kind != DL_ACTION_METADATA && a.kind != DL_ACTION_PROTOCOL)
+		return 0;
+	if (a.kind == DL_ACTION_CDC) x->has_cdc = true;
+	if (x->nacts == x->capacts) {
+		size_t nc = x->capacts ? x->capacts * 2 : 64;
+		dl_action *na = dl_realloc(x->acts, nc * sizeof *na);
+		if (!na) return DL_ENOMEM;
+		x->acts = na;
+		x->capacts = nc;
+	}
+	x->acts[x->nacts++] = a;
+	return 0;
+}
+
+
+static int write_action(chg_ctx *x, dl_action *a)
+{
+	const char *path = a->kind == DL_ACTION_ADD      ? a->u.add.path
+	                   : a->kind == DL_ACTION_REMOVE ? a->u.remove.path
+	                                                 : a->u.cdc.path;
+	char *loc = NULL;
+	int rc = dl_shr_confine(&loc, x->t->table->location, path);
+	if (rc < 0) return rc;
+	dl_buf url = DL_BUF_INIT, dvurl = DL_BUF_INIT;
+	rc = dl_shr_file_url(&url, x->req, x->t, loc, x->expires);
+	dl_free(loc);
+	char id[33];
+	dl_shr_file_id(id, path);
+	const char *wrapper = a->kind == DL_ACTION_ADD ? "add" : a->kind == DL_ACTION_REMOVE ? "remove" : "cdf";
+	dl_json_writer w;
+	dl_jw_init(&w, x->out);
+	dl_jw_object_begin(&w);
+	dl_jw_key(&w, x->caps->delta_format ? "file" : wrapper);
+	dl_jw_object_begin(&w);
+	if (x->caps->delta_format) {
+		dl_action c = *a;
+		dl_dv_descriptor dv, *src_dv = NULL;
+		if (a->kind == DL_ACTION_ADD) {
+			c.u.add.path = url.data;
+			c.u.add.log_path = NULL;
+			src_dv = a->u.add.dv;
+		} else if (a->kind == DL_ACTION_REMOVE) {
+			c.u.remove.path = url.data;
+			src_dv = a->u.remove.dv;
+		} else c.u.cdc.path = url.data;
+		if (rc == 0 && src_dv && src_dv->storage_type != 'i') {
+			dl_buf rel = DL_BUF_INIT;
+			rc = dl_dv_file_path(src_dv, &rel);
+			char *dvloc = NULL;
+			if (rc == 0) rc = dl_shr_confine(&dvloc, x->t->table->location, rel.data);
+			if (rc == 0) rc = dl_shr_file_url(&dvurl, x->req, x->t, dvloc, x->expires);
+			dl_free(dvloc);
+			dl_buf_free(&rel);
+			dv = *src_dv;
+			dv.storage_type = 'p';
+			dv.path_or_inline = dvurl.data;
+			if (a->kind == DL_ACTION_ADD) c.u.add.dv = &dv;
+			else c.u.remove.dv = &dv;
+		}
+		dl_jw_key(&w, "id");
+		dl_jw_string(&w, id);
+		dl_jw_key(&w, "deltaSingleAction");
+		if (rc == 0) dl_action_write(&w, &c);
+		else dl_jw_null(&w);
+	} else {
+		const dl_str_map *pv = a->kind == DL_ACTION_ADD      ? &a->u.add.partition_values
+		                       : a->kind == DL_ACTION_REMOVE ? &a->u.remove.partition_values
+		                                                     : &a->u.cdc.partition_values;
+		int64_t size = a->kind == DL_ACTION_ADD      ? a->u.add.size
+		               : a->kind == DL_ACTION_REMOVE ? a->u.remove.size
+		                                             : a->u.cdc.size;
+		dl_jw_key(&w, "url");
+		dl_jw_string(&w, url.data ? url.data : "");
+		dl_jw_key(&w, "id");
+		dl_jw_string(&w, id);
+		dl_jw_key(&w, "partitionValues");
+		dl_str_map_write(&w, pv);
+		dl_jw_key(&w, "size");
+		dl_jw_int(&w, size == DL_NONE ? 0 : size);
+		if (a->kind == DL_ACTION_ADD && a->u.add.stats) {
+			dl_jw_key(&w, "stats");
+			dl_jw_string(&w, a->u.add.stats);
+		}
+	}
+	dl_jw_key(&w, "timestamp");
+	dl_jw_int(&w, x->timestamp);
+	dl_jw_key(&w, "version");
+	dl_jw_int(&w, x->version);
+	dl_jw_key(&w, "expirationTimestamp");
+	dl_jw_int(&w, x->expires);
+	dl_jw_object_end(&w);
+	dl_jw_object_end(&w);
+	dl_buf_free(&url);
+	dl_buf_free(&dvurl);
+	if (rc == 0) rc = dl_jw_finish(&w);
+	if (rc == 0) rc = dl_buf_putc(x->out, '\n');
+	return rc;
+}
+
+static int write_metadata_line(chg_ctx *x, const dl_metadata *m)
+{
+	dl_json_writer w;
+	dl_jw_init(&w, x->out);
+	dl_jw_object_begin(&w);
+	dl_jw_key(&w, "metaData");
+	dl_jw_object_begin(&w);
+	if (x->caps->delta_format) {
+		dl_action a = {.kind = DL_ACTION_METADATA};
+		a.u.metadata = *m;
+		dl_buf t = DL_BUF_INIT;
+		int rc = dl_action_to_json(&t, &a);
+		if (rc < 0) return rc;
+		t.data[t.len - 1] = 0;
+		dl_jw_key(&w, "deltaMetadata");
+		dl_jw_raw(&w, t.data + strlen("{\"metaData\":"));
+		dl_buf_free(&t);
+	} else {
+		dl_jw_key(&w, "id");
+		dl_jw_string(&w, m->id ? m->id : "");
+		dl_jw_key(&w, "format");
+		dl_jw_object_begin(&w);
+		dl_jw_key(&w, "provider");
+		dl_jw_string(&w, m->format_provider ? m->format_provider : "parquet");
+		dl_jw_object_end(&w);
+		dl_jw_key(&w, "schemaString");
+		dl_jw_string(&w, m->schema_string ? m->schema_string : "");
+		dl_jw_key(&w, "partitionColumns");
+		dl_jw_array_begin(&w);
+		for (uint32_t i = 0; i < m->npartition_columns; i++) dl_jw_string(&w, m->partition_columns[i]);
+		dl_jw_array_end(&w);
+		dl_jw_key(&w, "configuration");
+		dl_str_map_write(&w, &m->configuration);
+	}
+	dl_jw_key(&w, "version");
+	dl_jw_int(&w, x->version);
+	dl_jw_object_end(&w);
+	dl_jw_object_end(&w);
+	DL_TRY(dl_jw_finish(&w));
+	return dl_buf_putc(x->out, '\n');
+}
+
+/* A historical protocol: the delta format's deltaProtocol; in the parquet
+ * format the response protocol is always minReaderVersion 1, so the line
+ * repeats it with the version it was seen at. */
+static int write_protocol_line(chg_ctx *x, const dl_protocol *p)
+{
+	dl_json_writer w;
+	dl_jw_init(&w, x->out);
+	dl_jw_object_begin(&w);
+	dl_jw_key(&w, "protocol");
+	dl_jw_object_begin(&w);
+	if (x->caps->delta_format) {
+		dl_action a = {.kind = DL_ACTION_PROTOCOL};
+		a.u.protocol = *p;
+		dl_buf t = DL_BUF_INIT;
+		int rc = dl_action_to_json(&t, &a);
+		if (rc < 0) return rc;
+		t.data[t.len - 1] = 0;
+		dl_jw_key(&w, "deltaProtocol");
+		dl_jw_raw(&w, t.data + strlen("{\"protocol\":"));
+		dl_buf_free(&t);
+	} else {
+		dl_jw_key(&w, "minReaderVersion");
+		dl_jw_int(&w, 1);
+	}
+	dl_jw_key(&w, "version");
+	dl_jw_int(&w, x->version);
+	dl_jw_object_end(&w);
+	dl_jw_object_end(&w);
+	DL_TRY(dl_jw_finish(&w));
+	return dl_buf_putc(x->out, '\n');
+}
+
+static int one_commit(chg_ctx *x, dl_store *store)
+{
+	char path[64];
+	dl_log_commit_path(path, sizeof path, x->version);
+	uint8_t *data;
+	size_t len;
+	DL_TRY(dl_store_get(&data, &len, store, path));
+	x->nacts = 0;
+	x->has_cdc = false;
+	dl_arena_reset(&x->arena);
+	dl_arena parse = DL_ARENA_INIT;
+	int rc = dl_json_parse_lines(&parse, (const char *)data, len, path, collect, x);
+	dl_free(data);
+	for (size_t i = 0; rc == 0 && i < x->nacts; i++) {
+		dl_action *a = &x->acts[i];
+		if (a->kind == DL_ACTION_METADATA) {
+			if (x->with_metadata) rc = write_metadata_line(x, &a->u.metadata);
+			continue;
+		}
+		if (a->kind == DL_ACTION_PROTOCOL) {
+			if (x->with_protocol) rc = write_protocol_line(x, &a->u.protocol);
+			continue;
+		}
+		if (x->query_form && a->kind == DL_ACTION_CDC) continue;
+		if (!x->query_form && x->has_cdc && a->kind != DL_ACTION_CDC) continue;
+		if (a->kind == DL_ACTION_ADD && !a->u.add.data_change) continue;
+		if (a->kind == DL_ACTION_REMOVE && !a->u.remove.data_change) continue;
+		rc = write_action(x, a);
+	}
+	dl_arena_free(&parse);
+	return rc;
+}
+
+int dl_shr_write_changes(dl_shr_request *req, dl_shr_response *resp, const dl_shr_target *t,
+                         dl_shr_caps *caps, int64_t start, int64_t end, bool query_form,
+                         bool with_protocol)
+{
+	if (t->table->partition_filter) {
+		dl_shr_error(resp, 400, "FEATURE_NOT_SUPPORTED",
+		             "changes of table '%s' are not shared: it is shared with a partition filter",
+		             t->table->name);
+		return -1;
+	}
+	if (start < t->table->start_version) {
+		dl_shr_error(resp, 400, "INVALID_PARAMETER_VALUE",
+		             "table '%s' is shared from version %" PRId64 " on, not %" PRId64, t->table->name,
+		             t->table->start_version, start);
+		return -1;
+	}
+	dl_snapshot *snap;
+	int rc = dl_shr_open_snapshot(&snap, t->table, end, DL_NO_TIMESTAMP, false);
+	if (rc < 0) {
+		dl_shr_error(resp, rc == DL_ENOTFOUND ? 400 : 500,
+		             rc == DL_ENOTFOUND ? "INVALID_PARAMETER_VALUE" : "INTERNAL_ERROR",
+		             "table '%s': cannot open version %" PRId64 " of the table", t->table->name, end);
+		return -1;
+	}
+	int64_t last = dl_snapshot_version(snap);
+	if (start > last) {
+		dl_snapshot_free(snap);
+		dl_shr_error(resp, 400, "INVALID_PARAMETER_VALUE",
+		             "startingVersion %" PRId64 " is after the table's version %" PRId64, start, last);
+		return -1;
+	}
+	if (!query_form) {
+		const char *cdf = dl_snapshot_property(snap, "delta.enableChangeDataFeed");
+		if (!cdf || strcasecmp(cdf, "true")) {
+			dl_snapshot_free(snap);
+			dl_shr_error(resp, 400, "INVALID_PARAMETER_VALUE",
+			             "the change data feed is not enabled on table '%s' "
+			             "(delta.enableChangeDataFeed)", t->table->name);
+			return -1;
+		}
+	}
+	/* Deletion vectors and column mapping need the delta format. */
+	const char *cm = dl_snapshot_property(snap, "delta.columnMapping.mode");
+	bool need = (cm && strcasecmp(cm, "none")) || dl_snapshot_has_feature(snap, "deletionVectors");
+	if (caps->want_both_) caps->delta_format = need;
+	if (need && !caps->delta_format) {
+		dl_snapshot_free(snap);
+		dl_shr_error(resp, 400, "FEATURE_NOT_SUPPORTED",
+		             "the table uses deletion vectors or column mapping: send "
+		             "'delta-sharing-capabilities: responseformat=delta'");
+		return -1;
+	}
+	int64_t *vs = NULL, *ts = NULL;
+	size_t n = 0;
+	rc = dl_log_commit_timestamps(dl_snapshot_store(snap), dl_snapshot_props(snap), &vs, &ts, &n);
+	if (rc == 0 && (n == 0 || vs[0] > start)) {
+		dl_free(vs);
+		dl_free(ts);
+		dl_snapshot_free(snap);
+		dl_shr_error(resp, 400, "INVALID_PARAMETER_VALUE",
+		             "version %" PRId64 " of table '%s' is no longer in its log", start, t->table->name);
+		return -1;
+	}
+	chg_ctx x = {.req = req, .t = t, .caps = caps, .out = &resp->body, .query_form = query_form,
+	             .snap = snap};
+	const char *ihm = dl_shr_arg(req, "includeHistoricalMetadata");
+	x.with_metadata = query_form || (ihm && !strcasecmp(ihm, "true"));
+	x.with_protocol = with_protocol;
+	x.expires = dl_now_millis() + req->srv->config.presigned_url_timeout_s * 1000;
+	if (rc == 0) rc = dl_shr_write_protocol_metadata(&resp->body, snap, caps, false, false);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		if (vs[i] < start || vs[i] > last) continue;
+		x.version = vs[i];
+		x.timestamp = ts[i];
+		rc = one_commit(&x, dl_snapshot_store(snap));
+	}
+	if (rc == 0 && caps->end_stream_action) rc = dl_shr_write_end_stream(&resp->body, x.expires);
+	dl_free(x.acts);
+	dl_arena_free(&x.arena);
+	dl_free(vs);
+	dl_free(ts);
+	if (rc < 0) {
+		if (rc == DL_EPERM)
+			dl_shr_error(resp, 403, "PERMISSION_DENIED",
+			             "table '%s' refers to files outside its location, which are not shared",
+			             t->table->name);
+		else dl_shr_error(resp, 500, "INTERNAL_ERROR", "could not read the changes of table '%s'",
+		                  t->table->name);
+		dl_snapshot_free(snap);
+		return -1;
+	}
+	resp->content_type = "application/x-ndjson; charset=utf-8";
+	char v[24];
+	snprintf(v, sizeof v, "%" PRId64, start);
+	dl_shr_response_header(resp, "Delta-Table-Version", v);
+	dl_shr_capability_header(resp, caps);
+	dl_snapshot_free(snap);
+	return 0;
+}
+
+static int get_version_arg(int64_t *out, dl_shr_request *req, dl_shr_response *resp, const char *name)
+{
+	const char *s = dl_shr_arg(req, name);
+	if (!s) return 0;
+	char *e;
+	long long v = strtoll(s, &e, 10);
+	if (!*s || *e || v < 0) {
+		dl_shr_error(resp, 400, "INVALID_PARAMETER_VALUE", "%s must be a non-negative integer", name);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* A timestamp bound to a version: starting -> the first commit at or after,
+ * ending -> the last commit at or before. */
+static int ts_bound(int64_t *out, const dl_shr_table *t, const char *text, bool starting)
+{
+	int64_t ms;
+	DL_TRY(dl_shr_parse_timestamp(&ms, text));
+	dl_snapshot *snap;
+	DL_TRY(dl_shr_open_snapshot(&snap, t, -1, DL_NO_TIMESTAMP, true));
+	int64_t *vs = NULL, *ts = NULL;
+	size_t n = 0;
+	int rc = dl_log_commit_timestamps(dl_snapshot_store(snap), dl_snapshot_props(snap), &vs, &ts, &n);
+	dl_snapshot_free(snap);
+	if (rc < 0) return rc;
+	int64_t v = -1;
+	for (size_t i = 0; i < n; i++) {
+		if (starting && ts[i] >= ms) {
+			v = vs[i];
+			break;
+		}
+		if (!starting && ts[i] <= ms) v = vs[i];
+	}
+	dl_free(vs);
+	dl_free(ts);
+	if (v < 0)
+		return dl_error_set(DL_EINVALID, "no version of the table was committed %s %s",
+		                    starting ? "at or after" : "at or before", text);
+	*out = v;
+	return 0;
+}
+
+void dl_shr_table_changes(dl_shr_request *req, dl_shr_response *resp, const dl_shr_target *t)
+{
+	if (!t->table->history_shared && !t->table->cdf_enabled) {
+		dl_shr_error(resp, 400, "INVALID_PARAMETER_VALUE",
+		             "the change data feed of table '%s' is not shared (historyShared/cdfEnabled)",
+		             t->table->name);
+		return;
+	}
+	dl_shr_caps caps;
+	dl_shr_caps_parse(&caps, dl_shr_header(req, "delta-sharing-capabilities"));
+	int64_t start = -1, end = -1;
+	if (get_version_arg(&start, req, resp, "startingVersion") < 0) return;
+	if (get_version_arg(&end, req, resp, "endingVersion") < 0) return;
+	const char *sts = dl_shr_arg(req, "startingTimestamp");
+	const char *ets = dl_shr_arg(req, "endingTimestamp");
+	if ((start >= 0) + (sts != NULL) != 1) {
+		dl_shr_error(resp, 400, "INVALID_PARAMETER_VALUE",
+		             "give one of startingVersion and startingTimestamp");
+		return;
+	}
+	if (end >= 0 && ets) {
+		dl_shr_error(resp, 400, "INVALID_PARAMETER_VALUE", "give endingVersion or endingTimestamp, not both");
+		return;
+	}
+	if ((sts && ts_bound(&start, t->table, sts, true) < 0) ||
+	    (ets && ts_bound(&end, t->table, ets, false) < 0)) {
+		dl_shr_error(resp, 400, "INVALID_PARAMETER_VALUE", "%s", dl_error_last()->message);
+		return;
+	}
+	if (end >= 0 && end < start) {
+		dl_shr_error(resp, 400, "INVALID_PARAMETER_VALUE",
+		             "the ending version %" PRId64 " is before the starting version %" PRId64, end, start);
+		return;
+	}
+	dl_shr_write_changes(req, resp, t, &caps, start, end, false, false);
+}
