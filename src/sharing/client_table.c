@@ -105,6 +105,8 @@ static int put_file(sh_table *t, const char *name, const char *url, int64_t size
 		return DL_ENOMEM;
 	}
 	void *old = NULL;
+	vfile *prev = dl_strmap_get(&t->files, name, strlen(name));
+	if (prev && prev->size > f->size) f->size = prev->size;
 	int rc = dl_strmap_put(&t->files, name, strlen(name), f, &old);
 	if (rc < 0) vfile_free(f);
 	vfile_free(old);
@@ -161,7 +163,11 @@ static int rewrite_dv(build_ctx *b, dl_json_writer *w, const dl_json *dv, const 
 	const dl_json *s = dl_json_get(dv, "sizeInBytes");
 	if (o) dl_json_int64(o, &off);
 	if (s) dl_json_int64(s, &sz);
-	DL_TRY(put_file(b->t, name, where, -1, exp, b->qv));
+	/* A pre-signed URL answers only GET, so the file's size is not asked
+	 * for: what the vectors in it span (4-byte size, the bitmap, 4-byte
+	 * checksum, Delta PROTOCOL.md "Deletion Vector Format") is all a
+	 * reader reads, and bounds its reads. */
+	DL_TRY(put_file(b->t, name, where, off + sz + 8, exp, b->qv));
 	if (!b->out) return 0;
 	dl_buf z = DL_BUF_INIT;
 	int rc = dl_z85_encode(&z, md, 16);
