@@ -53,6 +53,7 @@ typedef struct sh_table {
 	char *share, *schema, *table;
 	pthread_mutex_t mu;
 	int64_t latest; /* -1 until listed */
+	bool fresh_latest; /* latest was asked for by the open: the first listing uses it */
 	dl_strmap files; /* store name -> vfile */
 	int64_t generation;
 } sh_table;
@@ -139,14 +140,11 @@ static int rewrite_dv(build_ctx *b, dl_json_writer *w, const dl_json *dv, const 
 	const char *where = dl_json_get_str(dv, "pathOrInlineDv");
 	if (!st || strcmp(st, "p") != 0 || !where ||
 	    (strncmp(where, "https://", 8) != 0 && strncmp(where, "http://", 7) != 0)) {
-		if (b->out) {
-			dl_buf tmp = DL_BUF_INIT;
-			int rc = dl_json_write(&tmp, dv);
-			if (rc == 0) dl_jw_raw(w, tmp.data);
-			dl_buf_free(&tmp);
-			return rc;
-		}
-		return 0;
+		dl_buf tmp = DL_BUF_INIT;
+		int rc = dl_json_write(&tmp, dv);
+		if (rc == 0) dl_jw_raw(w, tmp.data);
+		dl_buf_free(&tmp);
+		return rc;
 	}
 	/* The id names the DV file across requests; without one, the URL
 	 * without its query string (the signature) does. */
@@ -168,7 +166,6 @@ static int rewrite_dv(build_ctx *b, dl_json_writer *w, const dl_json *dv, const 
 	 * checksum, Delta PROTOCOL.md "Deletion Vector Format") is all a
 	 * reader reads, and bounds its reads. */
 	DL_TRY(put_file(b->t, name, where, off + sz + 8, exp, b->qv));
-	if (!b->out) return 0;
 	dl_buf z = DL_BUF_INIT;
 	int rc = dl_z85_encode(&z, md, 16);
 	dl_jw_object_begin(w);
@@ -347,6 +344,13 @@ static int t_open(void **impl, const char *uri, const dl_store_options *opts, vo
 	dl_sharing_client_options co = DL_SHARING_CLIENT_OPTIONS_INIT;
 	co.response_format = dl_store_options_get(opts, "sharing.response_format");
 	if (rc == 0) rc = dl_sharing_client_open(&t->c, profile, &co);
+	/* Asking for the version now makes a table that is not shared (404)
+	 * or a refused token fail the open with the server's words; the
+	 * first listing reuses the answer. */
+	if (rc == 0) rc = dl_sharing_table_version(&t->latest, t->c, t->share, t->schema, t->table, NULL);
+	if (rc < 0) dl_error_prefix("shared table %s.%s.%s", t->share ? t->share : "",
+	                            t->schema ? t->schema : "", t->table ? t->table : "");
+	t->fresh_latest = rc == 0;
 	dl_free(profile);
 	*impl = t;
 	return rc; /* t_free releases a half-open table */
@@ -387,8 +391,10 @@ static int t_list(void *impl, const char *dir, int recursive, dl_store_list_fn e
 	sh_table *t = impl;
 	if (strcmp(dir, LOG_DIR) != 0 && !(recursive && dir[0] == 0)) return 0;
 	pthread_mutex_lock(&t->mu);
-	int64_t v;
-	int rc = dl_sharing_table_version(&v, t->c, t->share, t->schema, t->table, NULL);
+	int64_t v = t->latest;
+	int rc = 0;
+	if (!t->fresh_latest) rc = dl_sharing_table_version(&v, t->c, t->share, t->schema, t->table, NULL);
+	t->fresh_latest = false;
 	if (rc == 0) t->latest = v;
 	pthread_mutex_unlock(&t->mu);
 	if (rc < 0) return dl_error_prefix("shared table %s.%s.%s", t->share, t->schema, t->table);
