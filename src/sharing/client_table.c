@@ -29,35 +29,13 @@
 #include "deltalake/sys/store_backend.h"
 #include "json/json.h"
 #include "sharing/client.h"
+#include "sharing/client_table.h"
 #include "util/error.h"
 #include "util/hash.h"
 #include "util/mem.h"
 #include "util/time.h"
 #include "util/uuid.h"
 #include "util/z85.h"
-
-#define CKPT_UUID "00000000-0000-4000-8000-000000000000"
-#define LOG_DIR "_delta_log"
-#define DATA_DIR "_sharing"
-
-typedef struct vfile {
-	char *url;
-	int64_t size;
-	int64_t expiration_ms; /* -1: none given */
-	int64_t query_version; /* the query that produced it: -1 latest */
-	int64_t generation;    /* bumped by each refresh of that query */
-} vfile;
-
-typedef struct sh_table {
-	dl_sharing_client *c;
-	char *share, *schema, *table;
-	pthread_mutex_t mu;
-	int64_t latest; /* -1 until listed */
-	bool fresh_latest; /* latest was asked for by the open: the first listing uses it */
-	dl_strmap files; /* store name -> vfile */
-	int64_t generation;
-} sh_table;
-
 /* ---- paths ---- */
 
 int dl_sharing_parse_path(char **profile, char **share, char **schema, char **table, const char *path)
@@ -91,7 +69,7 @@ static void vfile_free(vfile *f)
 	dl_free(f);
 }
 
-static int put_file(sh_table *t, const char *name, const char *url, int64_t size, int64_t exp,
+int sh_put_file(sh_table *t, const char *name, const char *url, int64_t size, int64_t exp,
                     int64_t qv)
 {
 	vfile *f = dl_calloc(1, sizeof *f);
@@ -100,6 +78,8 @@ static int put_file(sh_table *t, const char *name, const char *url, int64_t size
 	f->size = size;
 	f->expiration_ms = exp;
 	f->query_version = qv;
+	f->ch_start = t->cur_ch_start;
+	f->ch_end = t->cur_ch_end;
 	f->generation = t->generation;
 	if (!f->url) {
 		vfile_free(f);
@@ -114,7 +94,7 @@ static int put_file(sh_table *t, const char *name, const char *url, int64_t size
 	return rc;
 }
 
-static int hex_name(dl_buf *out, const char *prefix, const char *id, const char *suffix)
+int sh_hex_name(dl_buf *out, const char *prefix, const char *id, const char *suffix)
 {
 	DL_TRY(dl_buf_puts(out, prefix));
 	for (const unsigned char *p = (const unsigned char *)id; *p; p++)
@@ -124,13 +104,6 @@ static int hex_name(dl_buf *out, const char *prefix, const char *id, const char 
 
 /* ---- building a version's checkpoint from the query answer ---- */
 
-typedef struct build_ctx {
-	sh_table *t;
-	int64_t qv;
-	dl_buf *out; /* NULL on a refresh: only the URLs are updated */
-	bool saw_protocol, saw_metadata;
-	bool delta;
-} build_ctx;
 
 /* A 'p' deletion vector at a URL becomes a 'u' one named after its id. */
 static int rewrite_dv(build_ctx *b, dl_json_writer *w, const dl_json *dv, const char *dv_id,
@@ -165,7 +138,7 @@ static int rewrite_dv(build_ctx *b, dl_json_writer *w, const dl_json *dv, const 
 	 * for: what the vectors in it span (4-byte size, the bitmap, 4-byte
 	 * checksum, Delta PROTOCOL.md "Deletion Vector Format") is all a
 	 * reader reads, and bounds its reads. */
-	DL_TRY(put_file(b->t, name, where, off + sz + 8, exp, b->qv));
+	DL_TRY(sh_put_file(b->t, name, where, off + sz + 8, exp, b->qv));
 	dl_buf z = DL_BUF_INIT;
 	int rc = dl_z85_encode(&z, md, 16);
 	dl_jw_object_begin(w);
@@ -186,19 +159,20 @@ static int rewrite_dv(build_ctx *b, dl_json_writer *w, const dl_json *dv, const 
 	return rc;
 }
 
-static int write_delta_add(build_ctx *b, const dl_sharing_line *l, const char *name)
+int sh_write_delta_action(build_ctx *b, dl_buf *o, const dl_sharing_line *l, const char *name)
 {
 	dl_arena a = DL_ARENA_INIT;
 	dl_json *sa;
 	int rc = dl_json_parse(&a, l->delta_action, strlen(l->delta_action), "deltaSingleAction", &sa);
-	const dl_json *add = rc == 0 ? dl_json_get(sa, "add") : NULL;
-	if (rc == 0 && !add) rc = dl_error_set(DL_ECORRUPT, "query line %" PRId64 ": not an add", l->line);
+	/* the parser checked: one member, add/cdc/remove, an object */
+	const dl_json_member *act = rc == 0 ? &sa->u.obj.items[0] : NULL;
+	const dl_json *add = act ? &act->value : NULL;
 	dl_buf line = DL_BUF_INIT;
 	dl_json_writer w;
 	dl_jw_init(&w, &line);
 	if (rc == 0) {
 		dl_jw_object_begin(&w);
-		dl_jw_key(&w, "add");
+		dl_jw_key(&w, act->key);
 		dl_jw_object_begin(&w);
 		for (size_t i = 0; rc == 0 && i < add->u.obj.n; i++) {
 			const dl_json_member *m = &add->u.obj.items[i];
@@ -223,7 +197,7 @@ static int write_delta_add(build_ctx *b, const dl_sharing_line *l, const char *n
 	}
 	int frc = dl_jw_finish(&w);
 	if (rc == 0) rc = frc;
-	if (rc == 0 && b->out) rc = dl_buf_printf(b->out, "%s\n", line.data);
+	if (rc == 0 && o) rc = dl_buf_printf(o, "%s\n", line.data);
 	dl_buf_free(&line);
 	dl_arena_free(&a);
 	return rc;
@@ -248,11 +222,11 @@ static int on_line(const dl_sharing_line *l, void *p)
 		return o ? dl_buf_printf(o, "{\"metaData\":%s}\n", l->metadata) : 0;
 	case DL_SHARING_FILE: {
 		dl_buf name = DL_BUF_INIT;
-		int rc = hex_name(&name, DATA_DIR "/", l->id, ".parquet");
-		if (rc == 0) rc = put_file(b->t, name.data, l->url, l->size, l->expiration_ms, b->qv);
+		int rc = sh_hex_name(&name, DATA_DIR "/", l->id, ".parquet");
+		if (rc == 0) rc = sh_put_file(b->t, name.data, l->url, l->size, l->expiration_ms, b->qv);
 		if (rc == 0 && o) {
 			if (l->delta_format) {
-				rc = write_delta_add(b, l, name.data);
+				rc = sh_write_delta_action(b, o, l, name.data);
 			} else {
 				dl_json_writer w;
 				dl_jw_init(&w, o);
@@ -279,7 +253,7 @@ static int on_line(const dl_sharing_line *l, void *p)
 				if (rc == 0) rc = dl_buf_putc(o, '\n');
 			}
 		} else if (rc == 0 && l->delta_format) {
-			rc = write_delta_add(b, l, name.data); /* registers the DV's URL */
+			rc = sh_write_delta_action(b, NULL, l, name.data); /* registers the DV's URL */
 		}
 		dl_buf_free(&name);
 		return rc;
@@ -311,6 +285,7 @@ static int run_query(sh_table *t, int64_t qv, dl_buf *out)
 	return rc;
 }
 
+
 /* ---- the backend ---- */
 
 static int parse_ckpt_name(const char *path, int64_t *version)
@@ -338,6 +313,7 @@ static int t_open(void **impl, const char *uri, const dl_store_options *opts, vo
 	if (!t) return DL_ENOMEM;
 	char *profile = NULL;
 	t->latest = -1;
+	t->cur_ch_start = t->cur_ch_end = t->ch_start = t->ch_end = -1;
 	dl_strmap_init(&t->files, true);
 	pthread_mutex_init(&t->mu, NULL);
 	int rc = dl_sharing_parse_path(&profile, &t->share, &t->schema, &t->table, uri);
@@ -364,6 +340,7 @@ static void t_free(void *impl)
 	const dl_strmap_slot *s;
 	while (dl_strmap_next(&t->files, &it, &s)) vfile_free(s->value);
 	dl_strmap_free(&t->files);
+	sh_free_commits(t);
 	dl_sharing_client_free(t->c);
 	dl_free(t->share);
 	dl_free(t->schema);
@@ -431,8 +408,8 @@ static int current_url(char **url, int64_t *size, int64_t *gen, sh_table *t, con
 	}
 	bool expired = f->expiration_ms >= 0 && dl_now_millis() >= f->expiration_ms;
 	if (expired || (refused_gen >= 0 && f->generation == refused_gen)) {
-		int64_t qv = f->query_version;
-		rc = run_query(t, qv, NULL);
+		rc = f->ch_start >= 0 ? sh_run_changes(t, f->ch_start, f->ch_end, false)
+		                      : run_query(t, f->query_version, NULL);
 		f = rc == 0 ? dl_strmap_get(&t->files, path, strlen(path)) : NULL;
 		if (rc == 0 && (!f || f->generation != t->generation))
 			rc = dl_error_set(DL_ENOTFOUND, "%s: the file is no longer in shared table %s.%s.%s "
@@ -513,6 +490,7 @@ static int t_get(uint8_t **data, size_t *len, void *impl, const char *path)
 		*data = (uint8_t *)dl_buf_detach(&b, len);
 		return 0;
 	}
+	if (sh_parse_commit_name(path, &v)) return sh_get_commit(data, len, t, v);
 	if (strncmp(path, LOG_DIR "/", sizeof LOG_DIR) == 0)
 		return dl_store_backend_error(DL_ENOTFOUND, "%s: no such object in a shared table", path);
 	sh_response r;

@@ -36,9 +36,23 @@ function latest(loc) { const c = commits(loc); return c[c.length - 1].version; }
 function actionsOf(file) {
   return fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
 }
-function commitTs(c) {
-  for (const a of actionsOf(c.file)) if (a.commitInfo && a.commitInfo.timestamp) return a.commitInfo.timestamp;
+// A commit's time is its file's modification time (Delta without in-commit
+// timestamps), what a reader of the table itself sees.
+// Times that go backwards (copied files) are made strictly increasing, as
+// Delta readers do for time travel.
+function rawTs(c) {
+  for (const a of actionsOf(c.file)) if (a.commitInfo && a.commitInfo.inCommitTimestamp) return a.commitInfo.inCommitTimestamp;
   return Math.floor(fs.statSync(c.file).mtimeMs);
+}
+function commitTs(c) {
+  let prev = -Infinity, out;
+  for (const k of commits(path.dirname(path.dirname(c.file)))) {
+    let t = rawTs(k);
+    if (t <= prev) t = prev + 1;
+    prev = t;
+    if (k.version === c.version) out = t;
+  }
+  return out;
 }
 function dvKey(dv) { return dv ? `${dv.storageType}${dv.pathOrInlineDv}@${dv.offset ?? ''}` : ''; }
 function snapshot(loc, version) {
@@ -145,6 +159,55 @@ function queryLines(tidx, t, version, delta) {
   return lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
 }
 
+
+// GET .../changes: the data change files of [startingVersion, endingVersion].
+function changesLines(tidx, t, start, end, delta, historical) {
+  const st = stats[t.name] = (stats[t.name] || 0) + 1;
+  const now = Date.now();
+  let exp = now + 3600_000, bad = false;
+  if (t.urls === 'expired-first' && st === 1) { exp = now - 1000; bad = true; }
+  if (t.urls === 'refused-first' && st === 1) bad = true;
+  const snap = snapshot(t.location, end);
+  const lines = [];
+  if (delta) {
+    lines.push({ protocol: { deltaProtocol: snap.protocol } });
+    lines.push({ metaData: { deltaMetadata: snap.metaData } });
+  } else {
+    lines.push({ protocol: { minReaderVersion: 1 } });
+    lines.push({ metaData: snap.metaData });
+  }
+  for (const c of commits(t.location)) {
+    if (c.version < start || c.version > end) continue;
+    const timestamp = commitTs(c);
+    for (const a of actionsOf(c.file)) {
+      if (a.metaData && historical)
+        lines.push({ metaData: delta ? { deltaMetadata: a.metaData, version: c.version } : { ...a.metaData, version: c.version } });
+      const key = a.add ? 'add' : a.remove ? 'remove' : a.cdc ? 'cdc' : null;
+      if (!key) continue;
+      const f = a[key];
+      if (key !== 'cdc' && f.dataChange === false) continue;
+      const id = crypto.createHash('md5').update(f.path).digest('hex');
+      const url = fileUrl(tidx, decodeURIComponent(f.path), exp, bad);
+      if (delta) {
+        const act = { ...f, path: url };
+        const line = { id, version: c.version, timestamp, expirationTimestamp: exp, deltaSingleAction: { [key]: act } };
+        if (f.deletionVector && f.deletionVector.storageType === 'u') {
+          const rel = dvRelPath(f.deletionVector);
+          act.deletionVector = { ...f.deletionVector, storageType: 'p', pathOrInlineDv: fileUrl(tidx, rel, exp, bad) };
+          line.deletionVectorFileId = crypto.createHash('md5').update(rel).digest('hex');
+        }
+        lines.push({ file: line });
+      } else {
+        if (f.deletionVector) throw new Error('deletion vectors are shared in the delta format');
+        lines.push({ [key === 'cdc' ? 'cdf' : key]: { url, id, partitionValues: f.partitionValues || {},
+          size: f.size, ...(key === 'add' && f.stats ? { stats: f.stats } : {}), timestamp,
+          version: c.version, expirationTimestamp: exp } });
+      }
+    }
+  }
+  return lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
+}
+
 function authorized(req) {
   const a = req.headers.authorization || '';
   const tok = a.startsWith('Bearer ') ? a.slice(7) : null;
@@ -226,6 +289,18 @@ function handle(req, res, body) {
     const v = q.version ?? cur;
     if (!Number.isInteger(v) || v < 0 || v > cur) return err(res, 400, 'INVALID_PARAMETER_VALUE', `bad version ${v}`);
     return send(res, 200, queryLines(tidx, t, v, delta), { ...nd, 'Delta-Table-Version': String(v) });
+  }
+  if (p[6] === 'changes' && req.method === 'GET') {
+    const sv = url.searchParams.get('startingVersion');
+    if (sv === null || !/^\d+$/.test(sv)) return err(res, 400, 'INVALID_PARAMETER_VALUE', 'startingVersion is required');
+    const ev = url.searchParams.get('endingVersion');
+    const start = Number(sv), end = ev === null ? cur : Math.min(Number(ev), cur);
+    if (start > cur) return err(res, 400, 'INVALID_PARAMETER_VALUE', `startingVersion ${start} is after the latest ${cur}`);
+    const cfgOf = snapshot(t.location, start).metaData.configuration || {};
+    if (cfgOf['delta.enableChangeDataFeed'] !== 'true')
+      return err(res, 400, 'INVALID_PARAMETER_VALUE', 'cdf is not enabled on table');
+    const historical = url.searchParams.get('includeHistoricalMetadata') === 'true';
+    return send(res, 200, changesLines(tidx, t, start, end, delta, historical), { ...nd, 'Delta-Table-Version': String(start) });
   }
   return err(res, 404, 'RESOURCE_DOES_NOT_EXIST', 'no such endpoint');
 }

@@ -22,12 +22,17 @@ fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 
 parted=$C/kernel-data/basic_partitioned
 dvcm=$C/golden/dv-with-columnmapping/delta
+cdf=$C/kernel-data/cdf-table
+cdfcm=$C/kernel-data/cdf-column-mapping-name-mode
 cat >"$tmp/cfg.json" <<EOF
 {"token":"tok-1","oauth":{"clientId":"cid","clientSecret":"c-secret"},"tables":[
  {"share":"share1","schema":"default","name":"parted","location":"$parted","format":"parquet","urls":"ok"},
  {"share":"share1","schema":"default","name":"dvcm","location":"$dvcm","format":"delta","urls":"ok"},
  {"share":"share2","schema":"s2","name":"expiring","location":"$parted","format":"parquet","urls":"expired-first"},
- {"share":"share2","schema":"s2","name":"refusing","location":"$dvcm","format":"delta","urls":"refused-first"}
+ {"share":"share2","schema":"s2","name":"refusing","location":"$dvcm","format":"delta","urls":"refused-first"},
+ {"share":"share1","schema":"cdf","name":"cdf","location":"$cdf","format":"parquet","urls":"ok"},
+ {"share":"share1","schema":"cdf","name":"cdfcm","location":"$cdfcm","format":"delta","urls":"ok"},
+ {"share":"share2","schema":"s2","name":"cdfexp","location":"$cdf","format":"parquet","urls":"expired-first"}
 ]}
 EOF
 node "$here/sharing_client_fake_server.mjs" "$tmp/cfg.json" "$tmp/port" &
@@ -54,9 +59,9 @@ same() { # same NAME SHARED DIRECT [args...]: rows equal, sorted
 grep -q '^share1,default,parted,share1.default.parted,' "$tmp/o" && grep -q '^share1,default,dvcm,' "$tmp/o" ||
 	fail "list all tables: $(cat "$tmp/o")"
 "$D" sharing list "$P" share2.s2 --format csv >"$tmp/o" 2>&1 || fail "list tables: $(cat "$tmp/o")"
-[ "$(grep -c '^share2,s2,' "$tmp/o")" = 2 ] || fail "list tables of share2.s2: $(cat "$tmp/o")"
+[ "$(grep -c '^share2,s2,' "$tmp/o")" = 3 ] || fail "list tables of share2.s2: $(cat "$tmp/o")"
 "$D" sharing list "$P" share1 --schemas --format csv >"$tmp/o" 2>&1
-[ "$(cat "$tmp/o")" = "$(printf 'share,schema\nshare1,default')" ] || fail "list schemas: $(cat "$tmp/o")"
+[ "$(cat "$tmp/o")" = "$(printf 'share,schema\nshare1,default\nshare1,cdf')" ] || fail "list schemas: $(cat "$tmp/o")"
 "$D" sharing list "$P" nosuch >"$tmp/o" 2>&1
 [ $? = 1 ] && grep -q 'HTTP 404' "$tmp/o" || fail "an unknown share: $(cat "$tmp/o")"
 
@@ -74,12 +79,28 @@ want=$("$D" sql "SELECT count(*), sum(col1) FROM delta.\`$dvcm\`" --format csv 2
 [ "$got" = "$want" ] || fail "SQL on a shared table: $got, want $want"
 "$D" write "$P#share1.default.parted" -i /dev/null >"$tmp/o" 2>&1 && fail "a write to a shared table succeeded"
 
+# ---- the change data feed (GET .../changes), rows and commit times ----
+changes_same() { # NAME SHARED DIRECT [args...]
+	local name=$1 shared=$2 direct=$3
+	shift 3
+	"$D" changes "$shared" --format csv "$@" >"$tmp/a" 2>"$tmp/err" || { fail "$name: $(cat "$tmp/err")"; return; }
+	"$D" changes "$direct" --format csv "$@" >"$tmp/b" || { fail "$name: direct read failed"; return; }
+	[ "$(wc -l <"$tmp/b")" -gt 1 ] || fail "$name: no changes in the direct read"
+	diff <(sort "$tmp/a") <(sort "$tmp/b") >/dev/null || fail "$name: changes differ from the table's"
+}
+changes_same "changes, parquet format" "$P#share1.cdf.cdf" "$cdf" --from 0
+changes_same "changes of a range" "$P#share1.cdf.cdf" "$cdf" --from 1 --to 2
+changes_same "changes, delta format (column mapping)" "$P#share1.cdf.cdfcm" "$cdfcm" --from 1
+changes_same "changes with expired URLs" "$P#share2.s2.cdfexp" "$cdf" --from 0
+"$D" changes "$P#share1.default.parted" --from 0 >"$tmp/o" 2>&1
+[ $? = 1 ] && grep -q 'cdf is not enabled' "$tmp/o" || fail "changes of a table without CDF: $(cat "$tmp/o")"
+
 # ---- URLs: expired at once, refused although valid: the client re-queries ----
 same "expired URLs" "$P#share2.s2.expiring" "$parted"
 same "refused URLs" "$P#share2.s2.refusing" "$dvcm"
 curl -s "http://127.0.0.1:$port/_stats" >"$tmp/stats"
 node -e 'const s=JSON.parse(require("fs").readFileSync(process.argv[1]));
-  if (!(s.expiring >= 2 && s.refusing >= 2)) { console.error(JSON.stringify(s)); process.exit(1); }' "$tmp/stats" ||
+  if (!(s.expiring >= 2 && s.refusing >= 2 && s.cdfexp >= 2)) { console.error(JSON.stringify(s)); process.exit(1); }' "$tmp/stats" ||
 	fail "no re-query after expired or refused URLs: $(cat "$tmp/stats")"
 
 # ---- OAuth client credentials (profile v2) ----
