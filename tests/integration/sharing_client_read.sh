@@ -77,6 +77,13 @@ cmp -s "$tmp/a" "$tmp/b" || fail "schema differs from the table's"
 got=$("$D" sql "SELECT count(*), sum(col1) FROM delta.\`$P#share1.default.dvcm\`" --format csv 2>&1)
 want=$("$D" sql "SELECT count(*), sum(col1) FROM delta.\`$dvcm\`" --format csv 2>&1)
 [ "$got" = "$want" ] || fail "SQL on a shared table: $got, want $want"
+got=$("$D" sql "SELECT count(*), sum(col1) FROM sharing('$P#share1.default.dvcm')" --format csv 2>&1)
+[ "$got" = "$want" ] || fail "sharing() in SQL: $got, want $want"
+got=$("$D" sql "SELECT count(*) FROM delta.\`$P#share1.default.dvcm\` VERSION AS OF 3" --format csv 2>&1)
+want=$("$D" sql "SELECT count(*) FROM delta.\`$dvcm\` VERSION AS OF 3" --format csv 2>&1)
+[ "$got" = "$want" ] || fail "SQL time travel on a shared table: $got, want $want"
+"$D" sql "SELECT * FROM sharing('$P#share1.dvcm')" >"$tmp/o" 2>&1
+[ $? = 1 ] && grep -q 'share.schema.table' "$tmp/o" || fail "sharing() with a bad name: $(cat "$tmp/o")"
 "$D" write "$P#share1.default.parted" -i /dev/null >"$tmp/o" 2>&1 && fail "a write to a shared table succeeded"
 
 # ---- the change data feed (GET .../changes), rows and commit times ----
@@ -94,6 +101,9 @@ changes_same "changes, delta format (column mapping)" "$P#share1.cdf.cdfcm" "$cd
 changes_same "changes with expired URLs" "$P#share2.s2.cdfexp" "$cdf" --from 0
 "$D" changes "$P#share1.default.parted" --from 0 >"$tmp/o" 2>&1
 [ $? = 1 ] && grep -q 'cdf is not enabled' "$tmp/o" || fail "changes of a table without CDF: $(cat "$tmp/o")"
+got=$("$D" sql "SELECT _change_type, count(*) FROM table_changes('$P#share1.cdf.cdf', 1, 3) GROUP BY 1 ORDER BY 1" --format csv 2>&1)
+want=$("$D" sql "SELECT _change_type, count(*) FROM table_changes('$cdf', 1, 3) GROUP BY 1 ORDER BY 1" --format csv 2>&1)
+[ "$got" = "$want" ] || fail "table_changes on a shared table: $got, want $want"
 
 # ---- URLs: expired at once, refused although valid: the client re-queries ----
 same "expired URLs" "$P#share2.s2.expiring" "$parted"
