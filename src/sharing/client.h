@@ -34,6 +34,8 @@ typedef struct sh_response {
 	dl_buf body;
 	int64_t table_version;
 	size_t dest_len;
+	int cb_rc;       /* the error of req->on_body, which stopped the transfer */
+	bool delivered;  /* on_body saw bytes: the request is not sent again */
 } sh_response;
 void sh_response_free(sh_response *r);
 
@@ -49,6 +51,10 @@ typedef struct sh_request {
 	size_t dest_cap;
 	const char *basic_user, *basic_password; /* OAuth token requests */
 	const char *form;     /* x-www-form-urlencoded body */
+	/* When set, a 2xx body is handed over as it arrives (NDJSON answers
+	 * are parsed line by line, never held whole); an error stops it. */
+	int (*on_body)(const char *p, size_t n, void *payload);
+	void *body_payload;
 } sh_request;
 
 /* Sends with retries (connection failures, 429 and 5xx; every request of

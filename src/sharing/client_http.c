@@ -51,6 +51,15 @@ static size_t on_body(char *p, size_t sz, size_t nm, void *ud)
 		return n;
 	}
 	(void)st;
+	if (s->req->on_body && s->resp->status >= 200 && s->resp->status < 300) {
+		if (n) s->resp->delivered = true;
+		int rc = s->req->on_body(p, n, s->req->body_payload);
+		if (rc < 0) {
+			s->resp->cb_rc = rc;
+			return 0; /* stops the transfer */
+		}
+		return n;
+	}
 	/* Bound error bodies and listings: 1 GiB would be a broken server. */
 	if (s->resp->body.len + n > ((size_t)1 << 30)) return 0;
 	return dl_buf_append(&s->resp->body, p, n) == 0 ? n : 0;
@@ -173,6 +182,15 @@ int sh_http_send(sh_response *resp, dl_sharing_client *c, const sh_request *req)
 		resp->table_version = -1;
 		rc = attempt(resp, c, req, token, err, sizeof err);
 		if (rc < 0) break;
+		if (resp->cb_rc < 0) {
+			rc = resp->cb_rc;
+			break;
+		}
+		/* what was handed over cannot be taken back: no second attempt */
+		if (resp->delivered && resp->status == 0) {
+			rc = dl_error_set(DL_EIO, "%s %s: the answer broke off: %s", req->method, req->display, err);
+			break;
+		}
 		bool retry = resp->status == 0 || resp->status == 429 || resp->status >= 500;
 		if (!retry || i == c->max_attempts) break;
 		long wait = backoff / 2 + (long)(rand() % (int)(backoff / 2 + 1));

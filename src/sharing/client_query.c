@@ -230,34 +230,72 @@ static int check_format(const dl_sharing_line *l, void *p)
 	return c->fn(l, c->payload);
 }
 
-static int on_value(const dl_json *v, int64_t line, void *p)
+/* The answer is split into lines as it arrives: only the unfinished line
+ * is kept between chunks, and each line's DOM is dropped after it. */
+typedef struct splitter {
+	lines_ctx *ctx;
+	dl_buf partial;
+	int64_t lineno;
+} splitter;
+
+/* Bounds one line: a file line is a few KB; a megabyte-long line is a
+ * broken server, not data. */
+#define MAX_LINE_BYTES (64u << 20)
+
+static int one_line(splitter *sp, const char *p, size_t n)
 {
-	lines_ctx *c = p;
-	int rc = parse_value(v, line, c->what, c->arena, check_format, c);
-	dl_arena_reset(c->arena); /* no line's DOM outlives its callback */
+	sp->lineno++;
+	while (n && (p[n - 1] == '\r' || p[n - 1] == ' ' || p[n - 1] == '\t')) n--;
+	size_t i = 0;
+	while (i < n && (p[i] == ' ' || p[i] == '\t')) i++;
+	if (i == n) return 0;
+	dl_json *v;
+	int rc = dl_json_parse(sp->ctx->arena, p + i, n - i, sp->ctx->what, &v);
+	if (rc == 0) rc = parse_value(v, sp->lineno, sp->ctx->what, sp->ctx->arena, check_format, sp->ctx);
+	dl_arena_reset(sp->ctx->arena);
 	return rc;
+}
+
+static int on_chunk(const char *p, size_t n, void *payload)
+{
+	splitter *sp = payload;
+	while (n) {
+		const char *nl = memchr(p, '\n', n);
+		size_t k = nl ? (size_t)(nl - p) : n;
+		if (!nl || sp->partial.len) {
+			if (sp->partial.len + k > MAX_LINE_BYTES)
+				return dl_error_set(DL_ECORRUPT, "%s line %" PRId64 ": longer than 64 MiB",
+				                    sp->ctx->what, sp->lineno + 1);
+			DL_TRY(dl_buf_append(&sp->partial, p, k));
+		}
+		if (!nl) break;
+		int rc = sp->partial.len ? one_line(sp, sp->partial.data, sp->partial.len) : one_line(sp, p, k);
+		dl_buf_clear(&sp->partial);
+		DL_TRY(rc);
+		p += k + 1;
+		n -= k + 1;
+	}
+	return 0;
 }
 
 static int run(int64_t *table_version, dl_sharing_client *c, const char *method, const char *url,
                const char *body, dl_sharing_line_fn fn, void *payload)
 {
 	if (table_version) *table_version = -1;
+	dl_arena a = DL_ARENA_INIT;
+	lines_ctx ctx = {fn, payload, url, strcmp(c->response_format, "parquet") == 0, &a};
+	splitter sp = {&ctx, DL_BUF_INIT, 0};
 	sh_request req = {.method = method, .url = url, .display = url, .body = body, .auth = true,
-	                  .capabilities = true};
+	                  .capabilities = true, .on_body = on_chunk, .body_payload = &sp};
 	sh_response resp;
-	DL_TRY(sh_http_send(&resp, c, &req));
-	int rc = 0;
-	if (resp.status != 200) rc = sh_http_error(&resp, &req);
-	if (rc == 0) {
-		if (table_version) *table_version = resp.table_version;
-		dl_arena a = DL_ARENA_INIT;
-		lines_ctx ctx = {fn, payload, url, strcmp(c->response_format, "parquet") == 0, &a};
-		/* The callback may keep nothing from a line: the arena is per call. */
-		rc = dl_json_parse_lines(&a, resp.body.data ? resp.body.data : "", resp.body.len, url,
-		                         on_value, &ctx);
-		dl_arena_free(&a);
-	}
+	memset(&resp, 0, sizeof resp);
+	int rc = sh_http_send(&resp, c, &req);
+	if (rc == 0 && resp.status != 200) rc = sh_http_error(&resp, &req);
+	if (rc == 0 && sp.partial.len) rc = one_line(&sp, sp.partial.data, sp.partial.len);
+	if (rc == 0 && table_version) *table_version = resp.table_version;
 	sh_response_free(&resp);
+	dl_buf_free(&sp.partial);
+	dl_arena_free(&a);
 	return rc;
 }
 
