@@ -26,6 +26,11 @@ struct dl_sharing_client {
 	pthread_mutex_t mu;      /* the OAuth token cache */
 	char *oauth_token;
 	int64_t oauth_expires_ms;
+	/* idle curl easy handles: each keeps its connections, so the ranged
+	 * reads of a scan reuse them (TLS handshakes are the cost) */
+	pthread_mutex_t pool_mu;
+	void *idle[16];
+	int nidle;
 };
 
 /* A response: status, body, the Delta-Table-Version header (-1). */

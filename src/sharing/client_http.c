@@ -100,7 +100,11 @@ static void sleep_ms(long ms)
 static int attempt(sh_response *resp, dl_sharing_client *c, const sh_request *req,
                    const char *token, char *err, size_t errcap)
 {
-	CURL *h = curl_easy_init();
+	CURL *h = NULL;
+	pthread_mutex_lock(&c->pool_mu);
+	if (c->nidle) h = c->idle[--c->nidle];
+	pthread_mutex_unlock(&c->pool_mu);
+	if (!h) h = curl_easy_init();
 	if (!h) return DL_ENOMEM;
 	struct curl_slist *hdrs = NULL;
 	char line[512];
@@ -161,7 +165,16 @@ static int attempt(sh_response *resp, dl_sharing_client *c, const sh_request *re
 	curl_slist_free_all(hdrs);
 	if (auth.data) memset(auth.data, 0, auth.len);
 	dl_buf_free(&auth);
-	curl_easy_cleanup(h);
+	/* reset drops the options (our headers, a token) but keeps the
+	 * handle's connection cache */
+	curl_easy_reset(h);
+	pthread_mutex_lock(&c->pool_mu);
+	if (c->nidle < (int)(sizeof c->idle / sizeof *c->idle)) {
+		c->idle[c->nidle++] = h;
+		h = NULL;
+	}
+	pthread_mutex_unlock(&c->pool_mu);
+	if (h) curl_easy_cleanup(h);
 	return rc;
 }
 
@@ -374,6 +387,7 @@ int dl_sharing_client_open_profile(dl_sharing_client **out, dl_sharing_profile *
 	c->timeout_ms = o.timeout_ms > 0 ? o.timeout_ms : 120000;
 	c->max_attempts = o.max_attempts > 0 ? o.max_attempts : 4;
 	pthread_mutex_init(&c->mu, NULL);
+	pthread_mutex_init(&c->pool_mu, NULL);
 	*out = c;
 	return 0;
 }
@@ -393,6 +407,8 @@ void dl_sharing_client_free(dl_sharing_client *c)
 	dl_sharing_profile_free(c->profile);
 	if (c->oauth_token) memset(c->oauth_token, 0, strlen(c->oauth_token));
 	dl_free(c->oauth_token);
+	for (int i = 0; i < c->nidle; i++) curl_easy_cleanup(c->idle[i]);
+	pthread_mutex_destroy(&c->pool_mu);
 	pthread_mutex_destroy(&c->mu);
 	dl_free(c);
 }
