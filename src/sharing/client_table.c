@@ -305,6 +305,8 @@ static int parse_ckpt_name(const char *path, int64_t *version)
 	return 1;
 }
 
+static void t_free(void *impl);
+
 static int t_open(void **impl, const char *uri, const dl_store_options *opts, void *payload)
 {
 	(void)payload;
@@ -328,8 +330,12 @@ static int t_open(void **impl, const char *uri, const dl_store_options *opts, vo
 	                            t->schema ? t->schema : "", t->table ? t->table : "");
 	t->fresh_latest = rc == 0;
 	dl_free(profile);
+	if (rc < 0) { /* dl_store_open does not call free after a failed open */
+		t_free(t);
+		return rc;
+	}
 	*impl = t;
-	return rc; /* t_free releases a half-open table */
+	return 0;
 }
 
 static void t_free(void *impl)
