@@ -320,7 +320,7 @@ static int t_open(void **impl, const char *uri, const dl_store_options *opts, vo
 	pthread_mutex_init(&t->mu, NULL);
 	int rc = dl_sharing_parse_path(&profile, &t->share, &t->schema, &t->table, uri);
 	dl_sharing_client_options co = DL_SHARING_CLIENT_OPTIONS_INIT;
-	co.response_format = dl_store_options_get(opts, "sharing.response_format");
+	co.response_format = dl_store_options_get(opts, "delta-sharing.response_format");
 	if (rc == 0) rc = dl_sharing_client_open(&t->c, profile, &co);
 	/* Asking for the version now makes a table that is not shared (404)
 	 * or a refused token fail the open with the server's words; the

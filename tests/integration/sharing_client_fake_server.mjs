@@ -114,10 +114,16 @@ function page(res, items, url) {
   send(res, 200, out, { 'Content-Type': 'application/json; charset=utf-8' });
 }
 
-function wantsDelta(req) {
+function formats(req) {
   const h = (req.headers['delta-sharing-capabilities'] || '').toLowerCase();
   const m = /responseformat=([a-z,]+)/.exec(h);
-  return m ? m[1].split(',').includes('delta') : false;
+  return m ? m[1].split(',') : ['parquet'];
+}
+// "If there's only one responseFormat specified, the server must respect
+// [it]"; with a list, parquet unless the table needs delta.
+function answerDelta(req, t) {
+  const f = formats(req);
+  return t.format === 'delta' ? f.includes('delta') : f.length === 1 && f[0] === 'delta';
 }
 
 function queryLines(tidx, t, version, delta) {
@@ -270,7 +276,7 @@ function handle(req, res, body) {
   if (tidx < 0) return err(res, 404, 'RESOURCE_DOES_NOT_EXIST', `table ${p[3]}.${p[5]} not found`);
   const t = cfg.tables[tidx];
   const cur = latest(t.location);
-  const delta = t.format === 'delta' && wantsDelta(req);
+  const delta = answerDelta(req, t);
   if (p[6] === 'version' && req.method === 'GET') {
     res.writeHead(200, { 'Delta-Table-Version': String(cur) });
     return res.end();

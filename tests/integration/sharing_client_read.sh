@@ -70,6 +70,10 @@ same "parquet format" "$P#share1.default.parted" "$parted"
 same "delta format (DVs, column mapping)" "$P#share1.default.dvcm" "$dvcm"
 same "time travel, parquet" "$P#share1.default.parted" "$parted" --version 0
 same "time travel, delta" "$P#share1.default.dvcm" "$dvcm" --version 3
+same "parquet format asked for" "$P#share1.default.parted" "$parted" --storage-option delta-sharing.response_format=parquet
+same "delta format asked for, plain table" "$P#share1.default.parted" "$parted" --storage-option delta-sharing.response_format=delta
+"$D" cat "$P#share1.default.dvcm" --storage-option delta-sharing.response_format=parquet >"$tmp/o" 2>&1
+[ $? = 1 ] && grep -q 'needs responseformat=delta' "$tmp/o" || fail "a DV table in the parquet format: $(cat "$tmp/o")"
 same "projection and filter" "$P#share1.default.dvcm" "$dvcm" --columns col1,part --where "col1 > 20"
 "$D" schema "$P#share1.default.dvcm" --format csv >"$tmp/a" 2>&1 || fail "schema: $(cat "$tmp/a")"
 "$D" schema "$dvcm" --format csv >"$tmp/b"
