@@ -74,6 +74,6 @@ int sh_auth_token(char **out, dl_sharing_client *c);
 /* endpoint + "/shares/" + encoded names... */
 int sh_url(dl_buf *out, const dl_sharing_client *c, const char *share, const char *schema,
            const char *table, const char *suffix);
-/* Epoch ms of an ISO 8601 timestamp, -1 when malformed. */
-int64_t sh_parse_iso_ms(const char *s);
+/* Epoch ms of an ISO 8601 timestamp; DL_EINVALID when malformed. */
+int sh_parse_iso_ms(int64_t *out, const char *s);
 #endif

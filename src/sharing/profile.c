@@ -19,11 +19,13 @@
  * a device) from being read whole. */
 #define PROFILE_MAX_BYTES (1 << 20)
 
-int64_t sh_parse_iso_ms(const char *s)
+int sh_parse_iso_ms(int64_t *out, const char *s)
 {
 	int64_t us;
-	if (!s || dl_timestamp_parse(&us, s, strlen(s), NULL) < 0) return -1;
-	return dl_floor_div(us, 1000);
+	*out = -1;
+	if (!s || dl_timestamp_parse(&us, s, strlen(s), NULL) < 0) return DL_EINVALID;
+	*out = dl_floor_div(us, 1000);
+	return 0;
 }
 
 void dl_sharing_profile_free(dl_sharing_profile *p)
@@ -101,8 +103,9 @@ static int parse_root(dl_sharing_profile *p, const dl_json *root, const char *wh
 		DL_TRY(str_field(&exp, root, "expirationTime", false, what));
 		p->expiration_ms = -1;
 		if (exp) {
-			p->expiration_ms = sh_parse_iso_ms(exp);
-			int bad = p->expiration_ms < 0 && strcmp(exp, "1970-01-01T00:00:00Z") != 0;
+			int bad = sh_parse_iso_ms(&p->expiration_ms, exp) < 0;
+			/* before 1970: long expired (and -1 must keep meaning "never") */
+			if (!bad && p->expiration_ms < 0) p->expiration_ms = 0;
 			dl_free(exp);
 			if (bad)
 				return dl_error_set(DL_EINVALID, "profile %s: \"expirationTime\" is not an ISO 8601 "

@@ -45,6 +45,10 @@ static void v1_example(void **state)
 	p = parse_ok("{\"shareCredentialsVersion\":1,\"endpoint\":\"http://h:1/p\",\"bearerToken\":\"t\"}");
 	assert_int_equal(dl_sharing_profile_expiration(p), -1);
 	dl_sharing_profile_free(p);
+	p = parse_ok("{\"shareCredentialsVersion\":1,\"endpoint\":\"http://h\",\"bearerToken\":\"t\","
+	             "\"expirationTime\":\"1969-12-31T23:59:59.999Z\"}");
+	assert_int_equal(dl_sharing_profile_expiration(p), 0); /* expired, not "never" */
+	dl_sharing_profile_free(p);
 }
 
 static void v2_types(void **state)
