@@ -24,6 +24,7 @@
 #include <inttypes.h>
 #include <openssl/sha.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "deltalake/sys/store_backend.h"
@@ -321,6 +322,11 @@ static int t_open(void **impl, const char *uri, const dl_store_options *opts, vo
 	int rc = dl_sharing_parse_path(&profile, &t->share, &t->schema, &t->table, uri);
 	dl_sharing_client_options co = DL_SHARING_CLIENT_OPTIONS_INIT;
 	co.response_format = dl_store_options_get(opts, "delta-sharing.response_format");
+	/* the well-known store options (checked as whole numbers by dl_store) */
+	const char *to = dl_store_options_get(opts, "timeout_ms");
+	const char *ma = dl_store_options_get(opts, "retry.max_attempts");
+	if (to) co.timeout_ms = strtol(to, NULL, 10);
+	if (ma) co.max_attempts = (int)strtol(ma, NULL, 10);
 	if (rc == 0) rc = dl_sharing_client_open(&t->c, profile, &co);
 	/* Asking for the version now makes a table that is not shared (404)
 	 * or a refused token fail the open with the server's words; the
