@@ -19,14 +19,14 @@
  *   pre-signed pathOrInlineDv) becomes a 'u' vector whose uuid is derived
  *   from its file id; its name `deletion_vector_<uuid>.bin` is served like
  *   a data file. Inline vectors stay as they are.
+ * - `_delta_log/<v>.json` commits, unlisted, for the change data feed:
+ *   client_changes.c.
  * Writes are refused: a share is read-only. */
-#include <curl/curl.h>
 #include <inttypes.h>
 #include <openssl/sha.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include "deltalake/sys/store_backend.h"
 #include "json/json.h"
 #include "sharing/client.h"
@@ -37,6 +37,7 @@
 #include "util/time.h"
 #include "util/uuid.h"
 #include "util/z85.h"
+
 /* ---- paths ---- */
 
 int dl_sharing_parse_path(char **profile, char **share, char **schema, char **table, const char *path)
