@@ -136,7 +136,10 @@ static int attempt(sh_response *resp, dl_sharing_client *c, const sh_request *re
 	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, c->timeout_ms);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 30000L);
 	curl_easy_setopt(h, CURLOPT_USERAGENT, "deltalake-sharing/1");
+	/* a server's URL is fetched as given: never file://, ftp:// or the like */
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
 	/* A pre-signed URL may redirect (S3 regions); a redirect never carries
 	 * our Authorization header to another host (curl's default). */
 	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, req->auth ? 0L : 1L);
