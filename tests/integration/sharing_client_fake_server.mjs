@@ -11,7 +11,8 @@
 // "expired-first": the first query of the table hands out URLs whose
 // expirationTimestamp has passed (and that the file endpoint refuses);
 // "refused-first": URLs that claim to be valid but are refused (403), as
-// S3 does for a URL whose signature expired early. GET /_stats answers the
+// S3 does for a URL whose signature expired early; "file-scheme": file://
+// URLs, which a client must not follow. GET /_stats answers the
 // number of queries per table. Listings return one item per page, so a
 // client must follow nextPageToken.
 import fs from 'node:fs';
@@ -92,6 +93,8 @@ function dvRelPath(dv) {
 // ---- URLs of the file endpoint ----
 let base = '';
 function fileUrl(tidx, rel, exp, bad) {
+  // a hostile server: a URL that would read the recipient's own files
+  if (cfg.tables[tidx].urls === 'file-scheme') return 'file://' + path.resolve(cfg.tables[tidx].location, rel);
   const q = `exp=${exp}&n=${serial++}${bad ? '&bad=1' : ''}`;
   return `${base}/files/${tidx}/${rel.split('/').map(encodeURIComponent).join('/')}?${q}`;
 }

@@ -32,7 +32,8 @@ cat >"$tmp/cfg.json" <<EOF
  {"share":"share2","schema":"s2","name":"refusing","location":"$dvcm","format":"delta","urls":"refused-first"},
  {"share":"share1","schema":"cdf","name":"cdf","location":"$cdf","format":"parquet","urls":"ok"},
  {"share":"share1","schema":"cdf","name":"cdfcm","location":"$cdfcm","format":"delta","urls":"ok"},
- {"share":"share2","schema":"s2","name":"cdfexp","location":"$cdf","format":"parquet","urls":"expired-first"}
+ {"share":"share2","schema":"s2","name":"cdfexp","location":"$cdf","format":"parquet","urls":"expired-first"},
+ {"share":"share2","schema":"s2","name":"hostile","location":"$parted","format":"parquet","urls":"file-scheme"}
 ]}
 EOF
 node "$here/sharing_client_fake_server.mjs" "$tmp/cfg.json" "$tmp/port" &
@@ -59,7 +60,7 @@ same() { # same NAME SHARED DIRECT [args...]: rows equal, sorted
 grep -q '^share1,default,parted,share1.default.parted,' "$tmp/o" && grep -q '^share1,default,dvcm,' "$tmp/o" ||
 	fail "list all tables: $(cat "$tmp/o")"
 "$D" sharing list "$P" share2.s2 --format csv >"$tmp/o" 2>&1 || fail "list tables: $(cat "$tmp/o")"
-[ "$(grep -c '^share2,s2,' "$tmp/o")" = 3 ] || fail "list tables of share2.s2: $(cat "$tmp/o")"
+[ "$(grep -c '^share2,s2,' "$tmp/o")" = 4 ] || fail "list tables of share2.s2: $(cat "$tmp/o")"
 "$D" sharing list "$P" share1 --schemas --format csv >"$tmp/o" 2>&1
 [ "$(cat "$tmp/o")" = "$(printf 'share,schema\nshare1,default\nshare1,cdf')" ] || fail "list schemas: $(cat "$tmp/o")"
 "$D" sharing list "$P" nosuch >"$tmp/o" 2>&1
@@ -116,6 +117,10 @@ curl -s "http://127.0.0.1:$port/_stats" >"$tmp/stats"
 node -e 'const s=JSON.parse(require("fs").readFileSync(process.argv[1]));
   if (!(s.expiring >= 2 && s.refusing >= 2 && s.cdfexp >= 2)) { console.error(JSON.stringify(s)); process.exit(1); }' "$tmp/stats" ||
 	fail "no re-query after expired or refused URLs: $(cat "$tmp/stats")"
+
+# a server handing out file:// URLs does not get the recipient's files read
+"$D" cat "$P#share2.s2.hostile" >"$tmp/o" 2>&1
+[ $? = 1 ] && grep -qi 'protocol' "$tmp/o" || fail "a file:// URL was followed: $(cat "$tmp/o")"
 
 # ---- OAuth client credentials (profile v2) ----
 O=$tmp/oauth.share
