@@ -41,6 +41,7 @@ typedef struct sh_response {
 	size_t dest_len;
 	int cb_rc;       /* the error of req->on_body, which stopped the transfer */
 	bool delivered;  /* on_body saw bytes: the request is not sent again */
+	bool fatal;      /* a failure no retry cures (a refused protocol, a bad URL) */
 } sh_response;
 void sh_response_free(sh_response *r);
 

@@ -162,6 +162,7 @@ static int attempt(sh_response *resp, dl_sharing_client *c, const sh_request *re
 		resp->status = st;
 	} else {
 		resp->status = 0;
+		resp->fatal = cr == CURLE_UNSUPPORTED_PROTOCOL || cr == CURLE_URL_MALFORMAT;
 		snprintf(err, errcap, "%s", s.overflow ? "the server sent more bytes than asked for"
 		                                   : (ebuf[0] ? ebuf : curl_easy_strerror(cr)));
 	}
@@ -196,6 +197,7 @@ int sh_http_send(sh_response *resp, dl_sharing_client *c, const sh_request *req)
 		dl_buf_clear(&resp->body);
 		resp->dest_len = 0;
 		resp->table_version = -1;
+		resp->fatal = false;
 		rc = attempt(resp, c, req, token, err, sizeof err);
 		if (rc < 0) break;
 		if (resp->cb_rc < 0) {
@@ -207,7 +209,7 @@ int sh_http_send(sh_response *resp, dl_sharing_client *c, const sh_request *req)
 			rc = dl_error_set(DL_EIO, "%s %s: the answer broke off: %s", req->method, req->display, err);
 			break;
 		}
-		bool retry = resp->status == 0 || resp->status == 429 || resp->status >= 500;
+		bool retry = (resp->status == 0 && !resp->fatal) || resp->status == 429 || resp->status >= 500;
 		if (!retry || i == c->max_attempts) break;
 		long wait = backoff / 2 + (long)(rand() % (int)(backoff / 2 + 1));
 		sleep_ms(wait);
@@ -216,8 +218,9 @@ int sh_http_send(sh_response *resp, dl_sharing_client *c, const sh_request *req)
 	if (token) memset(token, 0, strlen(token));
 	dl_free(token);
 	if (rc == 0 && resp->status == 0)
-		rc = dl_error_set(DL_EIO, "%s %s: no response after %d attempts: %s", req->method,
-		                  req->display, c->max_attempts, err);
+		rc = resp->fatal ? dl_error_set(DL_EINVALID, "%s %s: %s", req->method, req->display, err)
+		                 : dl_error_set(DL_EIO, "%s %s: no response after %d attempts: %s", req->method,
+		                                req->display, c->max_attempts, err);
 	if (rc < 0) dl_buf_free(&resp->body);
 	return rc;
 }
