@@ -263,6 +263,9 @@ static int dispatch(int argc, char **argv, FILE *out, FILE *err);
 
 int dl_cli_main(int argc, char **argv, FILE *out, FILE *err)
 {
+	/* Every table path may name a shared table (PROFILE#share.schema.table). */
+	if (dl_sharing_register() < 0)
+		fprintf(err, "deltalake: warning: Delta Sharing paths unavailable: %s\n", dl_error_last()->message);
 	int code = dispatch(argc, argv, out, err);
 	dl_cli_storage_options_free(NULL);
 	/* Help and listings count as output too: a full disk is an error. */

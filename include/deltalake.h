@@ -24,6 +24,7 @@
 #include "deltalake/sql.h"
 #include "deltalake/stream.h"
 #include "deltalake/alter.h"
+#include "deltalake/sharing.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -428,9 +428,10 @@ int sql_resolve(sql_relation **out, void *payload, const sql_table_ref *ref, con
 	case TREF_FUNCTION:
 		if (strcmp(ref->function, "table_changes") == 0) return sql_changes_relation(out, c, ref, ctx);
 		if (strcmp(ref->function, "range") == 0) return sql_range_relation(out, c, ref, ctx);
+		if (strcmp(ref->function, "sharing") == 0) return sql_sharing_relation(out, c, ref, ctx);
 		return dl_error_set_class(DL_ENOTFOUND, "UNRESOLVABLE_TABLE_VALUED_FUNCTION",
 		                          "[UNRESOLVABLE_TABLE_VALUED_FUNCTION] Could not resolve `%s` to a table-valued "
-		                          "function (there are table_changes and range).",
+		                          "function (there are table_changes, range and sharing).",
 		                          ref->function);
 	default: return dl_error_set(DL_EINVALID, "internal: the resolver got a subquery or join");
 	}

@@ -2,8 +2,9 @@
  * (deltalake/changes.h) as a relation: the table's columns plus
  * _change_type, _commit_version and _commit_timestamp, as Spark gives them.
  * start and end are versions (integers) or timestamps (anything else, cast
- * to TIMESTAMP in the session's zone). A first argument containing '/' or
- * a URI scheme is a path; anything else a catalog name. */
+ * to TIMESTAMP in the session's zone). A first argument containing '/',
+ * '#' (a shared table) or a URI scheme is a path; anything else a catalog
+ * name. */
 #include "sql/resolve_internal.h"
 #include "columnar/batch_stream.h"
 #include "deltalake/changes.h"
@@ -72,7 +73,8 @@ int sql_changes_relation(sql_relation **out, dl_sql_conn *c, const sql_table_ref
 	sql_target t;
 	memset(&t, 0, sizeof t);
 	int rc;
-	if (strchr(text, '/') || strstr(text, "://")) {
+	/* a path, or a Delta Sharing table (PROFILE#share.schema.table) */
+	if (strchr(text, '/') || strstr(text, "://") || strchr(text, '#')) {
 		sql_table_ref pr = {.kind = TREF_PATH, .format = "delta", .path = text};
 		rc = sql_target_resolve(&t, c, &pr);
 	} else {

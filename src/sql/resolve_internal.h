@@ -13,6 +13,8 @@ int sql_file_relation(sql_relation **out, dl_sql_conn *c, const sql_table_ref *r
 int sql_changes_relation(sql_relation **out, dl_sql_conn *c, const sql_table_ref *ref, const dl_exec_ctx *ctx);
 /* range([start,] end [, step [, numPartitions]]): BIGINT column `id`. */
 int sql_range_relation(sql_relation **out, dl_sql_conn *c, const sql_table_ref *ref, const dl_exec_ctx *ctx);
+/* resolve_sharing.c: sharing('PROFILE#share.schema.table') */
+int sql_sharing_relation(sql_relation **out, dl_sql_conn *c, const sql_table_ref *ref, const dl_exec_ctx *ctx);
 /* The columns cols[0..ncols) of `in` (owned), by name (ncols < 0: in
  * unchanged), with the interrupt check of ctx. */
 int sql_select_columns(dl_batch_stream **out, dl_batch_stream *in, const char *const *cols, int ncols,

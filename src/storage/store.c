@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 struct dl_store {
 	dl_store_backend backend; /* a copy: unregistering cannot pull it away */
@@ -161,6 +162,24 @@ void *dl_store_impl_of(const dl_store *s, const dl_store_backend *be)
 
 /* ---- open ---- */
 
+/* "PROFILE#share.schema.table" with PROFILE an existing regular file: a
+ * Delta Sharing table (include/deltalake/sharing.h). The backend lives in
+ * src/sharing, above this layer, so it is found by its scheme in the
+ * registry (dl_sharing_register), never called directly. A directory whose
+ * name holds '#' stays a plain path: the profile must be a file. */
+static bool is_shared_table_path(const char *uri)
+{
+	const char *h = strrchr(uri, '#');
+	if (!h || h == uri) return false;
+	const char *d1 = strchr(h + 1, '.'), *d2 = d1 ? strchr(d1 + 1, '.') : NULL;
+	if (!d1 || !d2 || strchr(d2 + 1, '.') || d1 == h + 1 || d2 == d1 + 1 || !d2[1]) return false;
+	char *profile = dl_strndup(uri, (size_t)(h - uri));
+	struct stat st;
+	bool ok = profile && stat(profile, &st) == 0 && S_ISREG(st.st_mode);
+	dl_free(profile);
+	return ok;
+}
+
 int dl_store_open(dl_store **out, const char *uri, const dl_store_options *opts)
 {
 	static const dl_store_options defaults = DL_STORE_OPTIONS_INIT;
@@ -173,8 +192,13 @@ int dl_store_open(dl_store **out, const char *uri, const dl_store_options *opts)
 	dl_store *s = dl_calloc(1, sizeof *s);
 	char *root = dl_strdup(uri);
 	int rc = (s && root) ? 0 : DL_ENOMEM;
-	if (rc == 0) rc = sl ? dl_store_registry_find(&s->backend, uri, sl, uri)
-	                     : dl_store_registry_find(&s->backend, "file", 4, uri);
+	if (rc == 0 && sl) rc = dl_store_registry_find(&s->backend, uri, sl, uri);
+	else if (rc == 0 && is_shared_table_path(uri)) {
+		rc = dl_store_registry_find(&s->backend, "delta-sharing", 13, uri);
+		if (rc < 0)
+			dl_error_set(rc, "%s names a Delta Sharing table (PROFILE#share.schema.table) but no "
+			             "delta-sharing backend is registered: call dl_sharing_register()", uri);
+	} else if (rc == 0) rc = dl_store_registry_find(&s->backend, "file", 4, uri);
 	if (rc == 0) rc = copy_options(s, opts);
 	if (rc == 0) {
 		size_t n = strlen(root);

@@ -336,8 +336,21 @@ static int next_commit(cdf *c)
 	if (rc == 0) rc = check_enabled(c, &ca, v);
 	c->cur_version = v;
 	c->cur_ts = 0;
+	bool listed = false;
 	for (size_t i = 0; i < c->nversions; i++)
-		if (c->versions[i] == v) c->cur_ts = c->ts[i];
+		if (c->versions[i] == v) {
+			c->cur_ts = c->ts[i];
+			listed = true;
+		}
+	/* A store that serves commits it does not list (a Delta Sharing table,
+	 * src/sharing/client_table.c: the server gives each change's commit
+	 * time, not file times) carries the time in the commit's commitInfo. */
+	for (size_t i = 0; rc == 0 && !listed && i < ca.n; i++)
+		if (ca.items[i].kind == DL_ACTION_COMMIT_INFO) {
+			const dl_commit_info *ci = &ca.items[i].u.commit_info;
+			if (ci->in_commit_timestamp != DL_NONE) c->cur_ts = ci->in_commit_timestamp;
+			else if (ci->timestamp != DL_NONE) c->cur_ts = ci->timestamp;
+		}
 	if (rc == 0) rc = commit_changes(c, &ca);
 	dl_free(ca.items);
 	dl_arena_free(&ca.arena);
