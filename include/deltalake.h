@@ -23,6 +23,7 @@
 #include "deltalake/dml.h"
 #include "deltalake/sql.h"
 #include "deltalake/alter.h"
+#include "deltalake/stats_summary.h"
 
 #ifdef __cplusplus
 extern "C" {
