@@ -74,6 +74,7 @@ static void open_browser(dl_cli *cli, const char *url)
 
 static void free_state(ui_state *st)
 {
+	dl_history_free(st->history);
 	free(st->history_json);
 	free(st->layout_json);
 	free(st->stats_json);
@@ -122,6 +123,8 @@ static int ui_run(dl_cli *cli, const void *args)
 		                       (unsigned)a->timeout};
 		rc = ui_server_start(&srv, &st, &o);
 	}
+	pthread_t warm;
+	bool warming = rc == 0 && pthread_create(&warm, NULL, ui_warm_up, &st) == 0;
 	if (rc == 0) {
 		bool v6 = strchr(a->bind, ':') != NULL;
 		char url[256];
@@ -140,6 +143,7 @@ static int ui_run(dl_cli *cli, const void *args)
 		ui_server_stop(srv);
 		OPENSSL_cleanse(url, sizeof url);
 	}
+	if (warming) pthread_join(warm, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	OPENSSL_cleanse(token, sizeof token);
 	free_state(&st);

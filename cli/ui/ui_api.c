@@ -124,10 +124,17 @@ static void rows_end(json_rows *r, int rc, ui_reply *out)
 
 /* ---- history: the columns of `deltalake history` ---- */
 
-static int history_rows(json_rows *r, dl_snapshot *snap)
+int ui_history(const dl_history **out, ui_state *st)
 {
-	dl_history *h = NULL;
-	DL_CLI_TRY(dl_history_open(&h, snap, -1));
+	if (!st->history) DL_CLI_TRY(dl_history_open(&st->history, st->snap, -1));
+	*out = st->history;
+	return 0;
+}
+
+static int history_rows(json_rows *r, ui_state *st)
+{
+	const dl_history *h = NULL;
+	DL_CLI_TRY(ui_history(&h, st));
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < dl_history_count(h); i++) {
 		const dl_history_entry *e = dl_history_at(h, i);
@@ -142,7 +149,6 @@ static int history_rows(json_rows *r, dl_snapshot *snap)
 		                       e->operation_metrics, e->user_metadata, e->engine_info};
 		rc = dl_out_row(r->o, row);
 	}
-	dl_history_free(h);
 	return rc;
 }
 
@@ -160,7 +166,7 @@ static void api_history(ui_state *st, ui_reply *out)
 			{"engineInfo", DL_OUT_STRING}};
 		json_rows r;
 		int rc = rows_begin(&r, cols, 15);
-		if (rc == 0) rc = history_rows(&r, st->snap);
+		if (rc == 0) rc = history_rows(&r, st);
 		ui_reply tmp = {0};
 		rows_end(&r, rc, &tmp);
 		if (tmp.status != 200) {

@@ -43,13 +43,21 @@ static int log2_bin(int64_t size)
 }
 
 typedef struct part_row {
-	char *key; /* the partition values as a JSON object */
+	const char *key; /* the partition values as a JSON object */
 	int64_t files, bytes, rows, deleted, dv_files, small;
 } part_row;
 
-static int part_key_cmp(const void *a, const void *b)
+/* What the layout needs of one file, read once (dl_scan_file_get parses
+ * the stats for numRecords). */
+typedef struct file_row {
+	char *key; /* partition values as JSON, NULL when unpartitioned */
+	int64_t size, rows, deleted;
+	bool dv;
+} file_row;
+
+static int file_key_cmp(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(((const file_row *)a)->key, ((const file_row *)b)->key);
 }
 
 static int part_bytes_desc(const void *a, const void *b)
@@ -58,26 +66,50 @@ static int part_bytes_desc(const void *a, const void *b)
 	return (y->bytes > x->bytes) - (y->bytes < x->bytes);
 }
 
-static char *partition_key(const dl_scan *scan, size_t i)
+/* Appends s as a JSON string literal to buf (grown as needed). */
+static int put_json_str(char **buf, size_t *len, size_t *cap, const char *s)
 {
-	dl_scan_file f;
-	if (dl_scan_file_get(&f, scan, i) < 0) return NULL;
-	char *body = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&body, &len);
-	if (!fp) return NULL;
-	fputc('{', fp);
-	for (size_t j = 0; j < f.npartition_values; j++) {
-		const char *k, *v;
-		if (dl_scan_file_partition_value(&k, &v, scan, i, j) < 0) break;
-		if (j) fputc(',', fp);
-		ui_json_str(fp, k);
-		fputc(':', fp);
-		ui_json_str(fp, v);
+	size_t need = *len + (s ? 6 * strlen(s) : 4) + 8; /* and room for separators after it */
+	if (need > *cap) {
+		size_t c = need * 2;
+		char *g = realloc(*buf, c);
+		if (!g) return DL_ENOMEM;
+		*buf = g;
+		*cap = c;
 	}
-	fputc('}', fp);
-	fclose(fp);
-	return body;
+	char *w = *buf + *len;
+	if (!s) {
+		memcpy(w, "null", 4);
+		*len += 4;
+		return 0;
+	}
+	*w++ = '"';
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\') *w++ = '\\', *w++ = (char)*p;
+		else if (*p < 0x20 || *p == '<') w += sprintf(w, "\\u%04x", *p);
+		else *w++ = (char)*p;
+	}
+	*w++ = '"';
+	*len = (size_t)(w - *buf);
+	return 0;
+}
+
+static char *partition_key(const dl_scan *scan, size_t i, size_t npart, char **buf, size_t *cap)
+{
+	size_t len = 0;
+	if (put_json_str(buf, &len, cap, NULL) < 0) return NULL; /* makes room for '{' */
+	len = 0;
+	(*buf)[len++] = '{';
+	for (size_t j = 0; j < npart; j++) {
+		const char *k, *v;
+		if (dl_scan_file_partition_value(&k, &v, scan, i, j) < 0) return NULL;
+		if (j) (*buf)[len++] = ',';
+		if (put_json_str(buf, &len, cap, k) < 0) return NULL;
+		(*buf)[len++] = ':';
+		if (put_json_str(buf, &len, cap, v) < 0) return NULL;
+	}
+	(*buf)[len++] = '}';
+	return strndup(*buf, len);
 }
 
 /* Partitions shown at most (the largest by bytes); the count says how many there are. */
@@ -86,26 +118,29 @@ static char *partition_key(const dl_scan *scan, size_t i)
 static int build_layout(char **out, ui_state *st)
 {
 	const dl_scan *scan = st->scan;
-	size_t n = dl_scan_file_count(scan);
+	size_t n = dl_scan_file_count(scan), npart = dl_snapshot_partition_column_count(st->snap);
 	int64_t threshold = small_file_threshold(st->snap);
 	int64_t bins[64] = {0}, bin_bytes[64] = {0}, zero = 0;
 	int kmin = 63, kmax = -1;
 	int64_t bytes = 0, rows = 0, deleted = 0, dv_files = 0, small = 0, small_bytes = 0, rows_unknown = 0;
-	/* Each file's key points into keys[]; sorting pointers groups equal partitions. */
-	char **keys = calloc(n ? n : 1, sizeof *keys);
-	size_t *order = NULL;
-	if (!keys) return DL_ENOMEM;
+	file_row *files = calloc(n ? n : 1, sizeof *files);
+	if (!files) return DL_ENOMEM;
+	char *kbuf = NULL;
+	size_t kcap = 0;
 	int rc = 0;
-	bool partitioned = dl_snapshot_partition_column_count(st->snap) > 0;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		dl_scan_file f;
 		rc = dl_scan_file_get(&f, scan, i);
 		if (rc < 0) break;
+		file_row *r = &files[i];
+		r->size = f.size;
+		r->deleted = f.has_deletion_vector ? f.deletion_vector.cardinality : 0;
+		r->rows = f.num_records >= 0 ? f.num_records - r->deleted : -1;
+		r->dv = f.has_deletion_vector;
 		bytes += f.size;
-		int64_t del = f.has_deletion_vector ? f.deletion_vector.cardinality : 0;
-		deleted += del;
-		if (f.has_deletion_vector) dv_files++;
-		if (f.num_records >= 0) rows += f.num_records - del;
+		deleted += r->deleted;
+		if (r->dv) dv_files++;
+		if (r->rows >= 0) rows += r->rows;
 		else rows_unknown++;
 		if (f.size < threshold) small++, small_bytes += f.size;
 		if (f.size <= 0) zero++;
@@ -116,13 +151,9 @@ static int build_layout(char **out, ui_state *st)
 			if (k < kmin) kmin = k;
 			if (k > kmax) kmax = k;
 		}
-		if (partitioned) {
-			char *pk = partition_key(scan, i);
-			if (!pk) rc = DL_ENOMEM;
-			else if (asprintf(&keys[i], "%s\x01%zu", pk, i) < 0) rc = DL_ENOMEM, keys[i] = NULL;
-			free(pk);
-		}
+		if (npart > 0 && !(r->key = partition_key(scan, i, npart, &kbuf, &kcap))) rc = DL_ENOMEM;
 	}
+	free(kbuf);
 	char *body = NULL;
 	size_t len = 0;
 	FILE *fp = rc == 0 ? open_memstream(&body, &len) : NULL;
@@ -147,7 +178,7 @@ static int build_layout(char **out, ui_state *st)
 			first = false;
 		}
 		fputs("],\"partitionColumns\":[", fp);
-		for (size_t k = 0; k < dl_snapshot_partition_column_count(st->snap); k++) {
+		for (size_t k = 0; k < npart; k++) {
 			if (k) fputc(',', fp);
 			ui_json_str(fp, dl_snapshot_partition_column(st->snap, k));
 		}
@@ -155,27 +186,23 @@ static int build_layout(char **out, ui_state *st)
 	}
 	part_row *parts = NULL;
 	size_t np = 0;
-	if (rc == 0 && partitioned && n > 0) {
-		qsort(keys, n, sizeof *keys, part_key_cmp);
+	if (rc == 0 && npart > 0 && n > 0) {
+		/* Sorting by the values' text groups each partition's files. */
+		qsort(files, n, sizeof *files, file_key_cmp);
 		parts = calloc(n, sizeof *parts);
 		if (!parts) rc = DL_ENOMEM;
 		for (size_t i = 0; rc == 0 && i < n; i++) {
-			char *sep = strrchr(keys[i], '\x01');
-			size_t idx = (size_t)strtoull(sep + 1, NULL, 10);
-			*sep = 0;
-			if (np == 0 || strcmp(parts[np - 1].key, keys[i]) != 0) parts[np++].key = keys[i];
+			const file_row *r = &files[i];
+			if (np == 0 || strcmp(parts[np - 1].key, r->key) != 0) parts[np++].key = r->key;
 			part_row *p = &parts[np - 1];
-			dl_scan_file f;
-			if (dl_scan_file_get(&f, scan, idx) < 0) continue;
-			int64_t del = f.has_deletion_vector ? f.deletion_vector.cardinality : 0;
 			p->files++;
-			p->bytes += f.size;
-			if (f.num_records >= 0) p->rows += f.num_records - del;
-			p->deleted += del;
-			if (f.has_deletion_vector) p->dv_files++;
-			if (f.size < threshold) p->small++;
+			p->bytes += r->size;
+			if (r->rows >= 0) p->rows += r->rows;
+			p->deleted += r->deleted;
+			if (r->dv) p->dv_files++;
+			if (r->size < threshold) p->small++;
 		}
-		qsort(parts, np, sizeof *parts, part_bytes_desc);
+		if (rc == 0) qsort(parts, np, sizeof *parts, part_bytes_desc);
 	}
 	if (rc == 0) {
 		fprintf(fp, ",\"partitionCount\":%zu,\"partitions\":[", np);
@@ -189,9 +216,8 @@ static int build_layout(char **out, ui_state *st)
 	}
 	if (fp) fclose(fp);
 	free(parts);
-	for (size_t i = 0; i < n; i++) free(keys[i]);
-	free(keys);
-	free(order);
+	for (size_t i = 0; i < n; i++) free(files[i].key);
+	free(files);
 	if (rc < 0) {
 		free(body);
 		return rc;
@@ -208,6 +234,18 @@ void ui_health_layout(ui_state *st, const ui_request *req, ui_reply *out)
 	if (rc == 0) ui_reply_cached(out, st->layout_json);
 	pthread_mutex_unlock(&st->lock);
 	if (rc < 0) ui_reply_dl_error(out, rc);
+}
+
+void *ui_warm_up(void *arg)
+{
+	ui_state *st = arg;
+	ui_request none = {"/api/history", NULL, NULL};
+	ui_reply r = {0};
+	ui_health_layout(st, &none, &r);
+	free(r.body);
+	ui_api_handle(st, &none, &r);
+	free(r.body);
+	return NULL;
 }
 
 /* ---- stats coverage and clustering quality ---- */
@@ -281,8 +319,8 @@ static int clustering_columns(char ***cols, int *n, const char **source, ui_stat
 		if (*n > 0) *source = "clustering";
 		return rc;
 	}
-	dl_history *h = NULL;
-	DL_CLI_TRY(dl_history_open(&h, st->snap, -1));
+	const dl_history *h = NULL;
+	DL_CLI_TRY(ui_history(&h, st));
 	for (size_t i = 0; rc == 0 && i < dl_history_count(h); i++) {
 		const dl_history_entry *e = dl_history_at(h, i);
 		if (!e->operation || strcmp(e->operation, "OPTIMIZE") != 0 || !e->operation_parameters) continue;
@@ -297,7 +335,6 @@ static int clustering_columns(char ***cols, int *n, const char **source, ui_stat
 			break;
 		}
 	}
-	dl_history_free(h);
 	return rc;
 }
 
