@@ -187,7 +187,8 @@ async function viewLayout() {
   const L = await api('layout');
   document.getElementById('layout-cards').replaceChildren(
     card(num(L.files), 'live files'), card(bytes(L.bytes), 'total size'),
-    card(num(L.rows), 'live rows' + (L.filesWithoutRowCount ? ` (${num(L.filesWithoutRowCount)} files without numRecords)` : '')),
+    card(L.filesWithoutRowCount === L.files && L.files ? 'unknown' : num(L.rows),
+      'live rows' + (L.filesWithoutRowCount ? ` (${num(L.filesWithoutRowCount)} files without numRecords)` : '')),
     card(num(L.smallFiles), `files below ${bytes(L.smallFileThreshold)}`),
     card(num(L.deletedRows), `rows hidden by deletion vectors (${num(L.filesWithDeletionVectors)} files)`),
     card(num(L.partitionCount), 'partitions'));
@@ -203,7 +204,7 @@ async function viewLayout() {
       { h: 'files', f: p => num(p.files), num: true },
       { h: 'bytes', f: p => bytes(p.bytes), num: true },
       { h: 'skew (bytes)', f: p => bar(p.bytes, maxBytes, false) },
-      { h: 'rows', f: p => num(p.rows), num: true },
+      { h: 'rows', f: p => L.filesWithoutRowCount === L.files ? '–' : num(p.rows), num: true },
       { h: 'small files', f: p => num(p.smallFiles), num: true },
       { h: 'DV rows', f: p => num(p.deletedRows), num: true },
       { h: '', f: p => bar(p.deletedRows, maxDel, true) },
@@ -225,7 +226,8 @@ function drawHistogram(L) {
   s.append(svg('line', { x1: x0, x2: x0 + bins.length * bw + 10, y1: h, y2: h, stroke: '#999' }));
   s.append(svg('text', { x: 4, y: top + 8 }, num(maxF)));
   bins.forEach((b, i) => {
-    const bh = (h - top) * b.files / maxF, x = x0 + i * bw;
+    /* log scale: one stray file next to 300k must stay visible */
+    const bh = b.files ? Math.max(2, (h - top) * Math.log10(1 + b.files) / Math.log10(1 + maxF)) : 0, x = x0 + i * bw;
     const r = svg('rect', { class: 'hist-bar' + (b.hi <= L.smallFileThreshold ? ' small' : ''), x: x + 2, y: h - bh,
       width: Math.max(1, bw - 4), height: bh, 'data-files': b.files });
     r.append(svg('title', {}, `${bytes(b.lo)} – ${bytes(b.hi)}: ${num(b.files)} files, ${bytes(b.bytes)}`));
@@ -311,8 +313,19 @@ async function viewStats() {
 
 /* ---- schema, properties, protocol ---- */
 
+/* The fields in tree order (each followed by its children); the API lists
+ * a struct's children together after all fields of its level. */
+function treeOrder(fields) {
+  const kids = new Map();
+  fields.forEach((f, i) => { const p = f.parent === null ? -1 : f.parent; (kids.get(p) || kids.set(p, []).get(p)).push(i); });
+  const out = [];
+  const visit = p => (kids.get(p) || []).forEach(i => { out.push(fields[i]); visit(i); });
+  visit(-1);
+  return out;
+}
+
 async function viewSchema() {
-  const fields = await api('schema');
+  const fields = treeOrder(await api('schema'));
   const md = f => f.metadata || {};
   document.getElementById('schema').replaceChildren(table([
     { h: 'column', f: f => { const s = el('span', { class: 'mono' }, f.column); s.style.paddingLeft = (f.depth * 18) + 'px'; return s; } },
