@@ -114,10 +114,8 @@ static void rows_end(json_rows *r, int rc, ui_reply *out)
 	if (r->fp) fclose(r->fp);
 	if (rc < 0) {
 		free(r->body);
-		{
 		ui_reply_dl_error(out, rc);
 		return;
-	}
 	}
 	ui_reply_json(out, r->body, r->len);
 }
@@ -393,10 +391,8 @@ static void api_commit(ui_state *st, const ui_request *req, ui_reply *out)
 	FILE *fp = open_memstream(&body, &len);
 	if (!fp) {
 		dl_free(data);
-		{
 		ui_reply_error(out, 500, "out of memory");
 		return;
-	}
 	}
 	fprintf(fp, "{\"version\":%" PRId64 ",\"offset\":%" PRId64 ",\"actions\":[", version, offset);
 	int64_t line = 0, shown = 0;

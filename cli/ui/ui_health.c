@@ -411,22 +411,20 @@ void ui_health_stats(ui_state *st, const ui_request *req, ui_reply *out)
 		if (rc == 0) rc = dl_stats_summary_overlap(&d, st->stats, idx);
 		pthread_mutex_unlock(&st->lock);
 		if (rc < 0) {
-		ui_reply_dl_error(out, rc);
-		return;
-	}
+			ui_reply_dl_error(out, rc);
+			return;
+		}
 		char *body = NULL;
 		size_t len = 0;
 		FILE *fp = open_memstream(&body, &len);
 		if (!fp) {
-		ui_reply_error(out, 500, "out of memory");
-		return;
-	}
+			ui_reply_error(out, 500, "out of memory");
+			return;
+		}
 		overlap_json(fp, column, &d);
 		fclose(fp);
-		{
 		ui_reply_json(out, body, len);
 		return;
-	}
 	}
 	rc = st->stats_json ? 0 : build_stats(&st->stats_json, st);
 	if (rc == 0) ui_reply_cached(out, st->stats_json);
