@@ -445,13 +445,17 @@ void ui_health_query(ui_state *st, const ui_request *req, ui_reply *out)
 	if (!ui_arg_int(&limit, req, "limit", st->max_rows < 100 ? st->max_rows : 100, 1, st->max_rows, out)) return;
 	dl_sql_options o = DL_SQL_OPTIONS_INIT;
 	o.store_options = dl_cli_store_options(st->cli);
+	/* Only the table being shown: no other path, file or catalog table. */
+	const char *tables[] = {st->table};
+	o.allowed_tables = tables;
+	o.nallowed_tables = 1;
 	dl_sql_conn *c = NULL;
 	dl_sql_stmt *stmt = NULL;
 	const char *tail = NULL;
 	int rc = dl_sql_open(&c, &o);
 	if (rc == 0) rc = dl_sql_prepare(&stmt, &tail, c, sql);
 	if (rc < 0) {
-		ui_reply_error(out, 400, "%s", dl_cli_error_message());
+		ui_reply_error(out, rc == DL_EPERM ? 403 : 400, "%s", dl_cli_error_message());
 		dl_sql_close(c);
 		return;
 	}
@@ -484,7 +488,7 @@ void ui_health_query(ui_state *st, const ui_request *req, ui_reply *out)
 	free(rows);
 	if (rc < 0) {
 		free(body);
-		ui_reply_error(out, 400, "%s", dl_cli_error_message());
+		ui_reply_error(out, rc == DL_EPERM ? 403 : 400, "%s", dl_cli_error_message());
 	} else ui_reply_json(out, body, len);
 	dl_sql_stmt_free(stmt);
 	dl_sql_close(c);

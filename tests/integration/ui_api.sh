@@ -129,6 +129,17 @@ status 400 "${UI_BASE}api/query?sql=SELEC%201"
 status 403 "${UI_BASE}api/query?sql=DELETE%20FROM%20delta.%60$G/dv-partitioned-with-checkpoint/delta%60"
 status 403 "${UI_BASE}api/query?sql=SELECT%201%3B%20DROP%20TABLE%20x"
 status 400 "${UI_BASE}api/query?sql=SELECT%201&limit=100000"
+# The query box reads only the table shown: no other table, file or catalog name.
+q() { node -e 'console.log(encodeURIComponent(process.argv[1]))' "$1"; }
+CT="$G/dv-partitioned-with-checkpoint/delta"
+status 403 "${UI_BASE}api/query?sql=$(q 'SELECT * FROM csv.`/etc/passwd`')"
+status 403 "${UI_BASE}api/query?sql=$(q "SELECT * FROM delta.\`$G/basic-decimal-table/delta\`")"
+status 403 "${UI_BASE}api/query?sql=$(q "SELECT count(*) FROM delta.\`$CT\` WHERE col1 IN (SELECT id FROM parquet.\`/tmp\`)")"
+status 403 "${UI_BASE}api/query?sql=$(q 'SELECT * FROM default.t')"
+status 403 "${UI_BASE}api/query?sql=$(q "SELECT * FROM table_changes('$CT', 0)")"
+status 200 "${UI_BASE}api/query?sql=$(q 'SELECT * FROM range(3)')"
+status 200 "${UI_BASE}api/query?sql=$(q "SELECT count(*) FROM delta.\`$CT/./\` VERSION AS OF 3")"
+grep -q '"count(1)":' "$tmp/body" || fail "time travel on the shown table: $(cat "$tmp/body")"
 status 403 -H 'Host: attacker.example' "${UI_BASE}api/detail"
 port=${UI_BASE##*:}
 status 200 -H "Host: localhost:${port%/}" "${UI_BASE}api/detail"
