@@ -59,17 +59,20 @@ static int make_token(char out[65])
 }
 
 /* xdg-open URL in the background when it is installed; a note otherwise. */
-static void open_browser(dl_cli *cli, const char *url)
+static pid_t open_browser(dl_cli *cli, const char *url)
 {
 	char *argv[] = {(char *)"xdg-open", (char *)url, NULL};
-	pid_t pid;
+	pid_t pid = 0;
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	if (posix_spawnp(&pid, "xdg-open", &fa, NULL, argv, environ) != 0)
+	if (posix_spawnp(&pid, "xdg-open", &fa, NULL, argv, environ) != 0) {
 		dl_cli_note(cli, "--open: xdg-open is not installed; open the URL yourself");
+		pid = 0;
+	}
 	posix_spawn_file_actions_destroy(&fa);
+	return pid;
 }
 
 static void free_state(ui_state *st)
@@ -137,9 +140,10 @@ static int ui_run(dl_cli *cli, const void *args)
 			                  "(in the URL above, then a cookie, or 'Authorization: Bearer TOKEN')\n");
 		fprintf(cli->out, "deltalake ui: press Ctrl-C to stop\n");
 		fflush(cli->out);
-		if (a->open) open_browser(cli, url);
+		pid_t opener = a->open ? open_browser(cli, url) : 0;
 		int sig = 0;
 		sigwait(&sigs, &sig);
+		if (opener > 0) waitpid(opener, NULL, WNOHANG); /* xdg-open returns at once */
 		ui_server_stop(srv);
 		OPENSSL_cleanse(url, sizeof url);
 	}

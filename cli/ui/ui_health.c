@@ -241,9 +241,9 @@ void *ui_warm_up(void *arg)
 	ui_state *st = arg;
 	ui_request none = {"/api/history", NULL, NULL};
 	ui_reply r = {0};
-	ui_health_layout(st, &none, &r);
+	ui_api_handle(st, &none, &r); /* the first view */
 	free(r.body);
-	ui_api_handle(st, &none, &r);
+	ui_health_layout(st, &none, &r);
 	free(r.body);
 	return NULL;
 }
