@@ -170,6 +170,15 @@ grep -q "$tok" "$tmp/ui.err" && fail "the token was written to stderr"
 stop_ui
 grep -q 'access token' "$tmp/ui.out" || fail "no note about the token: $(cat "$tmp/ui.out")"
 
+# --open runs xdg-open with the URL.
+mkdir -p "$tmp/bin"
+printf '#!/bin/sh\necho "$1" > "%s/opened"\n' "$tmp" >"$tmp/bin/xdg-open"
+chmod +x "$tmp/bin/xdg-open"
+PATH="$tmp/bin:$PATH" start_ui "$G/dv-partitioned-with-checkpoint/delta" --open
+for _ in $(seq 1 50); do [ -s "$tmp/opened" ] && break; sleep 0.1; done
+[ "$(cat "$tmp/opened" 2>/dev/null)" = "$UI_URL" ] || fail "--open did not run xdg-open $UI_URL: $(cat "$tmp/opened" 2>/dev/null)"
+stop_ui
+
 # 5. Usage errors and a missing table.
 for args in "--port -1" "--port 70000" "--bind nowhere" "--max-rows 0" "--timeout 0" "--connections 0"; do
 	# shellcheck disable=SC2086
