@@ -1,28 +1,31 @@
 // Browser test of `deltalake ui` in Debian's chromium through playwright-core.
-//   node ui_test.mjs MODE URL ARTIFACT_DIR LABEL [TOKEN]
-// MODE full:  every view of a conformance table: the page loads, the commit
-//             marks match /api/history, clicking a commit lists its actions,
-//             the histogram has one bar per power-of-two bucket of the sizes
-//             in /api/files (computed here, independently), the query box
-//             runs a SELECT and refuses a DELETE; a screenshot of each view.
-// MODE bench: the 300k-file log: the page and its layout load; the
-//             histogram check again; screenshots; prints the load time.
-// MODE token: a server bound beyond loopback: without the token 401, with
-//             it (query, cookie, Bearer) 200, and the page loads with it.
-// Exits 1 on the first failed check (its message on stderr).
+//   node ui_test.mjs ARTIFACT_DIR JOB...    JOB = MODE,URL,LABEL[,EXTRA]
+// One chromium serves every job (a fresh page each):
+// MODE full:  every view of a table: the page loads, the commit marks match
+//             /api/history, clicking a commit lists its actions, the
+//             histogram has one bar per power-of-two bucket of the sizes in
+//             /api/files (computed here, independently), the schema tree has
+//             every field, the query box runs a SELECT and refuses a DELETE;
+//             a screenshot of each view.
+// MODE bench: a large log (EXTRA: the table's path): the page and its layout
+//             load; the histogram checked against buckets computed here from
+//             the log's add and remove actions; screenshots; prints the times.
+// MODE token: a server bound beyond loopback (EXTRA: the token): without it
+//             401, with it (query, cookie, Bearer) 200, and the page loads.
+// Exits 1 when a check failed (each failure on stderr).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-const [mode, url, outDir, label, token] = process.argv.slice(2);
+const [outDir, ...jobs] = process.argv.slice(2);
 const oracle = process.env.DL_ORACLE_DIR;
-if (!mode || !url || !outDir || !label || !oracle) {
-  console.error('usage: DL_ORACLE_DIR=... node ui_test.mjs full|bench|token URL ARTIFACT_DIR LABEL [TOKEN]');
+if (!outDir || !jobs.length || !oracle) {
+  console.error('usage: DL_ORACLE_DIR=... node ui_test.mjs ARTIFACT_DIR MODE,URL,LABEL[,EXTRA]...');
   process.exit(2);
 }
 const { chromium } = await import(path.join(oracle, 'node_modules/playwright-core/index.mjs'));
-const base = new URL(url);
-const origin = base.origin + '/';
+// The job being run (set per job below).
+let mode, url, label, token, tablePath, origin, page;
 
 function check(ok, what) {
   if (!ok) throw new Error('check failed: ' + what);
@@ -39,26 +42,47 @@ async function apiGet(p, withToken = true) {
 // The histogram the page must draw, from the file list alone: one bucket
 // [2^k, 2^(k+1)) per k from the smallest to the largest file (empty ones
 // between included), plus one for empty files.
-async function expectedBuckets() {
-  const counts = new Map();
-  let zero = 0, offset = 0, total = Infinity;
-  while (offset < total) {
-    const page = await apiGet(`files?offset=${offset}&limit=10000`);
-    total = page.total;
-    for (const f of page.files) {
-      if (f.size <= 0) { zero++; continue; }
-      const k = Math.floor(Math.log2(f.size));
-      // guard against float rounding at exact powers of two
-      const kk = 2 ** (k + 1) <= f.size ? k + 1 : 2 ** k > f.size ? k - 1 : k;
-      counts.set(kk, (counts.get(kk) || 0) + 1);
+// The same from the log itself (JSON commits, no checkpoint): the live adds.
+function bucketsFromLog(table) {
+  const log = path.join(table, '_delta_log');
+  const live = new Map();
+  for (const f of fs.readdirSync(log).filter(f => /^\d{20}\.json$/.test(f)).sort()) {
+    for (const line of fs.readFileSync(path.join(log, f), 'utf8').split('\n')) {
+      if (!line) continue;
+      const a = JSON.parse(line);
+      if (a.add) live.set(a.add.path, a.add.size);
+      else if (a.remove) live.delete(a.remove.path);
     }
-    offset += page.files.length;
-    if (!page.files.length) break;
+  }
+  return buckets([...live.values()]);
+}
+
+function buckets(sizes) {
+  const counts = new Map();
+  let zero = 0;
+  for (const size of sizes) {
+    if (size <= 0) { zero++; continue; }
+    let k = Math.floor(Math.log2(size));
+    if (2 ** (k + 1) <= size) k++; else if (2 ** k > size) k--; // float rounding at powers of two
+    counts.set(k, (counts.get(k) || 0) + 1);
   }
   const ks = [...counts.keys()];
   const out = zero ? [zero] : [];
   if (ks.length) for (let k = Math.min(...ks); k <= Math.max(...ks); k++) out.push(counts.get(k) || 0);
   return out;
+}
+
+async function expectedBuckets() {
+  const sizes = [];
+  let offset = 0, total = Infinity;
+  while (offset < total) {
+    const pg = await apiGet(`files?offset=${offset}&limit=10000`);
+    total = pg.total;
+    for (const f of pg.files) sizes.push(f.size);
+    offset += pg.files.length;
+    if (!pg.files.length) break;
+  }
+  return buckets(sizes);
 }
 
 const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dl-ui-chromium-'));
@@ -70,12 +94,17 @@ const ctx = await chromium.launchPersistentContext(userDataDir, {
   viewport: { width: 1280, height: 900 },
 });
 fs.mkdirSync(outDir, { recursive: true });
-const page = ctx.pages()[0] || await ctx.newPage();
-const pageErrors = [];
-page.on('pageerror', e => pageErrors.push(String(e)));
-// The page must never reach beyond the server (no CDN, no internet).
-const foreign = [];
-page.on('request', r => { if (!r.url().startsWith(origin) && !r.url().startsWith('data:')) foreign.push(r.url()); });
+let pageErrors = [], foreign = [];
+
+// A fresh page per job; it must never reach beyond its server (no CDN, no internet).
+async function newPage() {
+  if (page) await page.close();
+  page = await ctx.newPage();
+  pageErrors = [];
+  foreign = [];
+  page.on('pageerror', e => pageErrors.push(String(e)));
+  page.on('request', r => { if (!r.url().startsWith(origin) && !r.url().startsWith('data:')) foreign.push(r.url()); });
+}
 
 async function openView(name) {
   await page.evaluate(n => { location.hash = n; }, name);
@@ -90,11 +119,11 @@ async function checkHistogram() {
   const t0 = Date.now();
   await openView('layout');
   const ms = Date.now() - t0;
-  const want = await expectedBuckets();
+  const want = mode === 'bench' ? bucketsFromLog(tablePath) : await expectedBuckets();
   const bars = await page.$$eval('#histogram-svg rect.hist-bar', rs => rs.map(r => Number(r.dataset.files)));
   check(bars.length === want.length, `histogram has ${bars.length} bars, the file sizes make ${want.length} buckets`);
   check(JSON.stringify(bars) === JSON.stringify(want), `histogram bars ${bars} differ from the file sizes' buckets ${want}`);
-  console.log(`ok: ${label}: histogram has ${bars.length} bars matching /api/files`);
+  console.log(`ok: ${label}: histogram has ${bars.length} bars matching the file sizes (${mode === 'bench' ? 'from the log' : 'from /api/files'})`);
   return ms;
 }
 
@@ -114,7 +143,7 @@ async function checkCommitClick() {
   console.log(`ok: ${label}: ${marks.length} commit marks; clicking version ${v} lists its ${rows} actions`);
 }
 
-try {
+async function runJob() {
   if (mode === 'token') {
     const noTok = await fetch(origin + 'api/detail');
     check(noTok.status === 401, `no token: /api/detail answered ${noTok.status}, expected 401`);
@@ -178,12 +207,22 @@ try {
   }
   check(pageErrors.length === 0, 'page errors: ' + pageErrors.join('; '));
   check(foreign.length === 0, 'requests beyond the server: ' + foreign.join(', '));
-  await ctx.close();
-  fs.rmSync(userDataDir, { recursive: true, force: true });
-} catch (e) {
-  console.error(`FAIL: ${label}: ${e.message}`);
-  try { await shot('failure'); } catch {}
-  await ctx.close();
-  fs.rmSync(userDataDir, { recursive: true, force: true });
-  process.exit(1);
 }
+
+let failed = 0;
+for (const job of jobs) {
+  [mode, url, label, token] = job.split(',');
+  tablePath = mode === 'bench' ? token : undefined;
+  origin = new URL(url).origin + '/';
+  try {
+    await newPage();
+    await runJob();
+  } catch (e) {
+    console.error(`FAIL: ${label}: ${e.message}`);
+    try { await shot('failure'); } catch {}
+    failed++;
+  }
+}
+await ctx.close();
+fs.rmSync(userDataDir, { recursive: true, force: true });
+process.exit(failed ? 1 : 0);

@@ -25,38 +25,32 @@ missing() {
 [ -f "$DL_ORACLE_DIR/node_modules/playwright-core/index.mjs" ] || missing "no playwright-core in $DL_ORACLE_DIR/node_modules"
 command -v node >/dev/null || missing "no node"
 tmp=$(mktemp -d)
-UI_PID=
-trap '[ -n "$UI_PID" ] && kill "$UI_PID" 2>/dev/null; rm -rf "$tmp"' EXIT
 art="$DL_BINARY_DIR/artifacts/ui"
 mkdir -p "$art"
 G="$DL_SHARED_DIR/conformance/golden"
 fails=0
 fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 
+# start_ui NAME TABLE ARGS...: `deltalake ui TABLE --port 0 ARGS...` in the
+# background; sets URL_<NAME> and adds its pid to PIDS.
+PIDS=()
 start_ui() {
-	: >"$tmp/ui.out"
-	"$DL_CLI" ui "$1" --port 0 "${@:2}" >"$tmp/ui.out" 2>"$tmp/ui.err" &
-	UI_PID=$!
+	local name=$1 table=$2
+	shift 2
+	"$DL_CLI" ui "$table" --port 0 "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
+	local pid=$!
+	PIDS+=("$pid")
 	for _ in $(seq 1 600); do
-		grep -q 'http://' "$tmp/ui.out" && break
-		kill -0 "$UI_PID" 2>/dev/null || break
+		grep -q 'http://' "$tmp/$name.out" && break
+		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done
-	UI_URL=$(grep -o 'http://[^ ]*' "$tmp/ui.out" | head -1)
-	[ -n "$UI_URL" ] || { fail "deltalake ui $1 printed no URL: $(cat "$tmp/ui.err")"; return 1; }
+	local url
+	url=$(grep -o 'http://[^ ]*' "$tmp/$name.out" | head -1)
+	[ -n "$url" ] || fail "deltalake ui $table printed no URL: $(cat "$tmp/$name.err")"
+	printf -v "URL_$name" '%s' "$url"
 }
-stop_ui() {
-	kill -TERM "$UI_PID"
-	wait "$UI_PID" || fail "deltalake ui exited $? on SIGTERM"
-	UI_PID=
-}
-browser() { timeout 300 node "$DL_SOURCE_DIR/tests/browser/ui_test.mjs" "$@" || fail "ui_test.mjs $1 ${4:-}"; }
-
-# A conformance table: deletion vectors, partitions, 16 commits.
-if start_ui "$G/dv-partitioned-with-checkpoint/delta"; then
-	browser full "$UI_URL" "$art" conformance
-	stop_ui
-fi
+trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
 
 # Built here: liquid clustering on id, column mapping, nested and generated
 # columns, appends with overlapping ranges and a DELETE with deletion vectors.
@@ -71,29 +65,34 @@ for i in 0 1 2 3 4 5; do
 	"$DL_CLI" write "$T" -q -i "$tmp/in$i.csv" --mode append --user-metadata "batch $i" >/dev/null || fail "write $i"
 done
 "$DL_CLI" delete "$T" -q --where "id % 7 = 0" >/dev/null || fail "delete"
-if start_ui "$T"; then
-	browser full "$UI_URL" "$art" events
-	stop_ui
-fi
 
-# The 300k-file bench log: the page loads (the time is printed, not asserted).
+# The servers: a conformance table (deletion vectors, partitions, 16
+# commits), the table above, the 300k-file bench log, and one bound beyond
+# loopback (reached on 127.0.0.1; its token must be given).
+jobs=()
+start_ui conformance "$G/dv-partitioned-with-checkpoint/delta" && jobs+=("full,$URL_conformance,conformance")
+start_ui events "$T" && jobs+=("full,$URL_events,events")
 BENCH="$DL_SHARED_DIR/bench-data/300k-add-files-100-col-partitioned"
 if [ -d "$BENCH/_delta_log" ]; then
-	if start_ui "$BENCH"; then
-		browser bench "$UI_URL" "$art" bench-300k
-		stop_ui
-	fi
+	start_ui bench "$BENCH" && jobs+=("bench,$URL_bench,bench-300k,$BENCH")
 else
 	echo "note: no $BENCH: the 300k-file page is not tested"
 fi
-
-# Bound beyond loopback: the token is required (the page is reached on 127.0.0.1).
-if start_ui "$G/dv-partitioned-with-checkpoint/delta" --bind 0.0.0.0; then
-	tok=${UI_URL##*token=}
-	url=${UI_URL/0.0.0.0/127.0.0.1}
-	browser token "${url%%\?*}" "$art" token "$tok"
-	stop_ui
+if start_ui token "$G/dv-partitioned-with-checkpoint/delta" --bind 0.0.0.0; then
+	tok=${URL_token##*token=}
+	url=${URL_token/0.0.0.0/127.0.0.1}
+	jobs+=("token,${url%%\?*},token,$tok")
 fi
+
+# One chromium for all (the page load times are printed, not asserted).
+timeout 300 node "$DL_SOURCE_DIR/tests/browser/ui_test.mjs" "$art" "${jobs[@]}" || fail "ui_test.mjs"
+
+# Each server stops on SIGTERM with exit 0.
+for p in "${PIDS[@]}"; do
+	kill -TERM "$p"
+	wait "$p" || fail "deltalake ui (pid $p) exited $? on SIGTERM"
+done
+PIDS=()
 
 ls "$art"/*.png >/dev/null 2>&1 || fail "no screenshots in $art"
 [ $fails -eq 0 ] && echo "ok: deltalake ui in chromium; screenshots in $art"
