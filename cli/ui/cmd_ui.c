@@ -87,6 +87,7 @@ static void free_state(ui_state *st)
 	dl_scan_free(st->scan);
 	dl_snapshot_free(st->snap);
 	pthread_mutex_destroy(&st->lock);
+	pthread_mutex_destroy(&st->layout_lock);
 }
 
 static int ui_run(dl_cli *cli, const void *args)
@@ -106,6 +107,7 @@ static int ui_run(dl_cli *cli, const void *args)
 	st.table = a->table;
 	st.max_rows = a->max_rows;
 	pthread_mutex_init(&st.lock, NULL);
+	pthread_mutex_init(&st.layout_lock, NULL);
 	int rc = dl_cli_open_snapshot(cli, &st.snap, a->table, -1, NULL);
 	dl_scan_options so = DL_SCAN_OPTIONS_INIT;
 	if (rc == 0) rc = dl_scan_open(&st.scan, st.snap, &so);
@@ -126,8 +128,9 @@ static int ui_run(dl_cli *cli, const void *args)
 		                       (unsigned)a->timeout};
 		rc = ui_server_start(&srv, &st, &o);
 	}
-	pthread_t warm;
-	bool warming = rc == 0 && pthread_create(&warm, NULL, ui_warm_up, &st) == 0;
+	pthread_t warm[2];
+	bool warming[2] = {rc == 0 && pthread_create(&warm[0], NULL, ui_warm_history, &st) == 0,
+	                   rc == 0 && pthread_create(&warm[1], NULL, ui_warm_layout, &st) == 0};
 	if (rc == 0) {
 		bool v6 = strchr(a->bind, ':') != NULL;
 		char url[256];
@@ -147,7 +150,8 @@ static int ui_run(dl_cli *cli, const void *args)
 		ui_server_stop(srv);
 		OPENSSL_cleanse(url, sizeof url);
 	}
-	if (warming) pthread_join(warm, NULL);
+	for (int i = 0; i < 2; i++)
+		if (warming[i]) pthread_join(warm[i], NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	OPENSSL_cleanse(token, sizeof token);
 	free_state(&st);

@@ -39,7 +39,8 @@ typedef struct ui_state {
 	dl_snapshot *snap;      /* latest version, opened at start */
 	dl_scan *scan;          /* every live file, for the paged file list */
 	int64_t max_rows;       /* --max-rows: query row limit */
-	pthread_mutex_t lock;   /* guards the caches below */
+	pthread_mutex_t lock;   /* guards the caches below but the layout */
+	pthread_mutex_t layout_lock; /* guards layout_json (computed beside the history) */
 	dl_history *history;    /* opened once (reads every commit's commitInfo) */
 	char *history_json;     /* /api/history */
 	char *layout_json;      /* /api/layout */
@@ -60,9 +61,11 @@ const ui_asset *ui_asset_find(const char *path);
 
 /* The cached history, opened on first use; call with st->lock held. */
 int ui_history(const dl_history **out, ui_state *st);
-/* Fills the caches the page asks for first (history, layout); run on a
- * thread at start so the first page load finds them ready. */
-void *ui_warm_up(void *st);
+/* Fill the caches the page asks for first, the history and the layout;
+ * each runs on its own thread at start so the first page load finds them
+ * ready. */
+void *ui_warm_history(void *st);
+void *ui_warm_layout(void *st);
 
 /* Answers GET `req->path` under /api/. */
 void ui_api_handle(ui_state *st, const ui_request *req, ui_reply *out);

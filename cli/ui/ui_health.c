@@ -229,21 +229,27 @@ static int build_layout(char **out, ui_state *st)
 void ui_health_layout(ui_state *st, const ui_request *req, ui_reply *out)
 {
 	(void)req;
-	pthread_mutex_lock(&st->lock);
+	pthread_mutex_lock(&st->layout_lock);
 	int rc = st->layout_json ? 0 : build_layout(&st->layout_json, st);
 	if (rc == 0) ui_reply_cached(out, st->layout_json);
-	pthread_mutex_unlock(&st->lock);
+	pthread_mutex_unlock(&st->layout_lock);
 	if (rc < 0) ui_reply_dl_error(out, rc);
 }
 
-void *ui_warm_up(void *arg)
+void *ui_warm_history(void *arg)
 {
-	ui_state *st = arg;
 	ui_request none = {"/api/history", NULL, NULL};
 	ui_reply r = {0};
-	ui_api_handle(st, &none, &r); /* the first view */
+	ui_api_handle(arg, &none, &r);
 	free(r.body);
-	ui_health_layout(st, &none, &r);
+	return NULL;
+}
+
+void *ui_warm_layout(void *arg)
+{
+	ui_request none = {"/api/layout", NULL, NULL};
+	ui_reply r = {0};
+	ui_health_layout(arg, &none, &r);
 	free(r.body);
 	return NULL;
 }
