@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "deltalake/snapshot.h"
+#include "deltalake/stats_summary.h"
 #include <stdlib.h>
 #include "log/log_segment.h"
 #include "log/partition_values.h"
@@ -39,6 +40,17 @@ static void touch(dl_snapshot *snap)
 		}
 	}
 	dl_file_skipping_free(&fs);
+	/* deltalake ui's stats coverage and overlap depth walk the same stats. */
+	dl_stats_summary *ss = NULL;
+	if (dl_stats_summary_open(&ss, snap) == 0) {
+		for (size_t c = 0; c < dl_stats_summary_column_count(ss) && c < 8; c++) {
+			dl_overlap_depth d;
+			if (dl_stats_summary_overlap(&d, ss, c) < 0) dl_error_clear();
+		}
+		dl_stats_summary_free(ss);
+	} else {
+		dl_error_clear();
+	}
 	int64_t t;
 	dl_snapshot_commit_timestamp(&t, snap, 0);
 }

@@ -25,6 +25,7 @@
 #include "deltalake/stream.h"
 #include "deltalake/alter.h"
 #include "deltalake/sharing.h"
+#include "deltalake/stats_summary.h"
 
 #ifdef __cplusplus
 extern "C" {

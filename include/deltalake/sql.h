@@ -47,7 +47,7 @@ extern "C" {
 typedef struct dl_sql_conn dl_sql_conn;
 typedef struct dl_sql_stmt dl_sql_stmt;
 
-#define DL_SQL_OPTIONS_VERSION 1
+#define DL_SQL_OPTIONS_VERSION 2
 typedef struct dl_sql_options {
 	int version;               /* DL_SQL_OPTIONS_VERSION */
 	/* The warehouse of the catalog (a path or store URI). NULL:
@@ -65,8 +65,17 @@ typedef struct dl_sql_options {
 	const char *temp_dir;
 	/* Session time zone (spark.sql.session.timeZone); NULL: $TZ, else UTC. */
 	const char *time_zone;
+	/* Version 2: confine the connection to these Delta tables (paths or
+	 * URIs, compared after normalizing "." and ".." segments and repeated
+	 * '/'): a reference ``delta.`path` `` to one of them is allowed; every
+	 * other table reference (catalog names, other paths, parquet/csv/json
+	 * files, table_changes) is refused with DL_EPERM naming it. range()
+	 * stays allowed. nallowed_tables == 0: no confinement. Borrowed: must
+	 * outlive the connection. (`deltalake ui`'s query box.) */
+	const char *const *allowed_tables;
+	int nallowed_tables;
 } dl_sql_options;
-#define DL_SQL_OPTIONS_INIT {DL_SQL_OPTIONS_VERSION, NULL, NULL, 0, NULL, NULL}
+#define DL_SQL_OPTIONS_INIT {DL_SQL_OPTIONS_VERSION, NULL, NULL, 0, NULL, NULL, NULL, 0}
 
 /* Opens a connection; opts NULL: the defaults. */
 DL_EXTERN(int) dl_sql_open(dl_sql_conn **out, const dl_sql_options *opts);

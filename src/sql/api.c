@@ -3,6 +3,7 @@
  * statement's tree lives in its parsed script; the result stream keeps the
  * script alive (a reference) because a lazily read query may still point
  * into it after dl_sql_stmt_free. */
+#include "util/options.h"
 #include "columnar/batch_stream.h"
 #include "expr/ast.h"
 #include "expr/lexer.h"
@@ -73,11 +74,12 @@ DL_EXTERN(int) dl_sql_open(dl_sql_conn **out, const dl_sql_options *opts)
 {
 	if (!out) return dl_error_set(DL_EINVALID, "dl_sql_open: out is NULL");
 	*out = NULL;
+	/* Callers of every version: only the fields their version has are read. */
+	static const size_t ends[] = {DL_OPTIONS_END(dl_sql_options, time_zone), sizeof(dl_sql_options)};
+	DL_OPTIONS_ENDS_CHECK(ends, DL_SQL_OPTIONS_VERSION);
 	dl_sql_options d = DL_SQL_OPTIONS_INIT;
-	if (!opts) opts = &d;
-	if (opts->version < 1 || opts->version > DL_SQL_OPTIONS_VERSION)
-		return dl_error_set(DL_EINVALID, "dl_sql_options.version %d is not supported (1..%d)", opts->version,
-		                    DL_SQL_OPTIONS_VERSION);
+	DL_TRY(dl_options_load(&d, opts, ends, DL_SQL_OPTIONS_VERSION, "dl_sql_options", "DL_SQL_OPTIONS_INIT"));
+	opts = &d;
 	if (opts->memory_limit < 0) return dl_error_set(DL_EINVALID, "dl_sql_options.memory_limit is negative");
 	dl_sql_conn *c = dl_calloc(1, sizeof *c);
 	if (!c) return dl_error_set(DL_ENOMEM, "out of memory opening a SQL connection");
@@ -88,6 +90,9 @@ DL_EXTERN(int) dl_sql_open(dl_sql_conn **out, const dl_sql_options *opts)
 	if (rc == 0) rc = dl_catalog_open(&c->cat, wh, &co);
 	dl_free(wh);
 	c->store_options = opts->store_options;
+	if (rc == 0 && opts->nallowed_tables > 0)
+		rc = dl_path_roots_copy(&c->allowed_tables, opts->allowed_tables, opts->nallowed_tables,
+		                        "dl_sql_options.allowed_tables");
 	c->default_memory_limit = opts->memory_limit ? opts->memory_limit : half_ram();
 	c->memory_limit = c->default_memory_limit;
 	if (rc == 0 && opts->temp_dir && !(c->temp_dir = dl_strdup(opts->temp_dir))) rc = DL_ENOMEM;
@@ -118,6 +123,7 @@ DL_EXTERN(void) dl_sql_close(dl_sql_conn *c)
 {
 	if (!c) return;
 	dl_catalog_free(c->cat);
+	dl_path_roots_free(&c->allowed_tables);
 	dl_free(c->temp_dir);
 	dl_free(c->time_zone);
 	dl_free(c->default_time_zone);

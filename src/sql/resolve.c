@@ -8,6 +8,7 @@
 #include "expr/ast.h"
 #include "log/snapshot.h"
 #include "sql/print.h"
+#include "storage/resolve.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/mem.h"
@@ -410,11 +411,39 @@ static int delta_relation(sql_relation **out, dl_sql_conn *c, const sql_table_re
 	return 0;
 }
 
+/* dl_sql_options.allowed_tables: a confined connection reads only those
+ * Delta tables (by path, any version) and range(). */
+static int check_allowed(const dl_sql_conn *c, const sql_table_ref *ref)
+{
+	if (c->allowed_tables.n == 0) return 0;
+	if (ref->kind == TREF_FUNCTION && strcmp(ref->function, "range") == 0) return 0;
+	if (ref->kind == TREF_PATH && strcmp(ref->format, "delta") == 0) {
+		char *canon = NULL;
+		if (dl_path_canonical(&canon, ref->path) == 0) {
+			bool ok = false;
+			for (int i = 0; i < c->allowed_tables.n && !ok; i++) ok = strcmp(canon, c->allowed_tables.items[i]) == 0;
+			dl_free(canon);
+			if (ok) return 0;
+		}
+		dl_error_clear();
+	}
+	const char *what = ref->kind == TREF_PATH ? ref->path : ref->kind == TREF_FUNCTION ? ref->function : NULL;
+	char *name = NULL;
+	if (!what && sql_ref_name(&name, ref) == 0) what = name;
+	int rc = dl_error_set(DL_EPERM, "%s%s%s is not a table this connection may read (it is confined to %d "
+	                      "table%s by dl_sql_options.allowed_tables)",
+	                      ref->kind == TREF_PATH ? ref->format : "", ref->kind == TREF_PATH ? "." : "",
+	                      what ? what : "the table", c->allowed_tables.n, c->allowed_tables.n == 1 ? "" : "s");
+	dl_free(name);
+	return rc;
+}
+
 int sql_resolve(sql_relation **out, void *payload, const sql_table_ref *ref, const dl_exec_ctx *ctx)
 {
 	dl_sql_conn *c = payload;
 	*out = NULL;
 	if (ctx && ctx->interrupt && atomic_load(ctx->interrupt)) return sql_cancelled();
+	DL_TRY(check_allowed(c, ref));
 	switch (ref->kind) {
 	case TREF_NAME: return delta_relation(out, c, ref, ctx);
 	case TREF_PATH:

@@ -5,6 +5,7 @@
  * behind one dispatch table (stmt.c). */
 #ifndef DL_SQL_SESSION_INTERNAL_H
 #define DL_SQL_SESSION_INTERNAL_H
+#include "storage/resolve.h"
 #include "deltalake/catalog.h"
 #include "deltalake/sql.h"
 #include "sql/plan.h"
@@ -28,6 +29,7 @@ struct dl_sql_conn {
 	int nsettings, capsettings;
 	_Atomic bool interrupt;
 	dl_exec_memory mem;        /* the running statement's budget */
+	dl_path_roots allowed_tables; /* canonical; n == 0: unconfined (dl_sql_options v2) */
 };
 
 /* ---- session.c ---- */

@@ -6,14 +6,14 @@
 set -u
 src=${DL_SOURCE_DIR:?}
 fails=0
-for f in "$src"/cli/*.c "$src"/cli/*.h; do
+for f in "$src"/cli/*.c "$src"/cli/*.h "$src"/cli/ui/*.c "$src"/cli/ui/*.h; do
 	name=$(basename "$f")
 	while IFS= read -r line; do
 		inc=${line#*\"}
 		inc=${inc%%\"*}
 		case $inc in
 		deltalake.h | deltalake/*) ;;
-		*) [ -f "$src/cli/$inc" ] || { echo "FAIL: cli/$name includes \"$inc\", not a public header" >&2; fails=$((fails + 1)); } ;;
+		*) [ -f "$src/cli/$inc" ] || [ -f "$(dirname "$f")/$inc" ] || { echo "FAIL: cli/$name includes \"$inc\", not a public header" >&2; fails=$((fails + 1)); } ;;
 		esac
 	done < <(grep -E '^[[:space:]]*#[[:space:]]*include[[:space:]]+"' "$f")
 done
