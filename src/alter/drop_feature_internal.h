@@ -9,7 +9,7 @@ typedef struct df_step {
 	int feature;                               /* dl_table_feature */
 	/* Spark's preDowngradeCommand: disables the feature and removes its
 	 * traces from the latest version, in commits of its own; *changed when
-	 * it committed anything. c->snap is the latest version afterwards. */
+	 * it committed anything. c->t.snap is the latest version afterwards. */
 	int (*prepare)(ap_ctx *c, bool *changed);
 	/* validateDropInvariants on the latest snapshot. */
 	bool (*clean)(ap_ctx *c);

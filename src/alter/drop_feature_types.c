@@ -86,62 +86,62 @@ static int row_id_hwm(dl_snapshot *s, int64_t *hwm)
 static int rewrite_files(ap_ctx *c)
 {
 	dl_type *schema;
-	DL_TRY(strip(&schema, dl_snapshot_schema(c->snap)));
-	int rc = ap_begin(c, "REORG");
+	DL_TRY(strip(&schema, dl_snapshot_schema(c->t.snap)));
+	int rc = dl_alter_start(&c->t, "REORG");
 	dl_rewrite *rw = NULL;
 	if (rc == 0) {
 		dl_rewrite_options ro = DL_REWRITE_OPTIONS_INIT;
-		ro.txn = c->txn;
+		ro.txn = c->t.txn;
 		ro.output = DL_REWRITE_COPY;
 		ro.data_change = false;
 		ro.now_ms = dl_now_millis();
 		rc = dl_rewrite_new(&rw, &ro);
 	}
-	const dl_log_state *st = dl_snapshot_state(c->snap);
+	const dl_log_state *st = dl_snapshot_state(c->t.snap);
 	for (size_t i = 0; i < st->nadds && rc == 0; i++) rc = dl_rewrite_touch_copy(rw, dl_log_state_add(st, i));
 	if (rc == 0) rc = dl_rewrite_run(rw);
 	bool tracked = dl_protocol_has(ap_proto(c), DL_FEATURE_ROW_TRACKING);
 	int64_t hwm = -1, before;
-	if (rc == 0 && tracked) rc = row_id_hwm(c->snap, &hwm);
+	if (rc == 0 && tracked) rc = row_id_hwm(c->t.snap, &hwm);
 	before = hwm;
 	if (rc == 0) rc = dl_rewrite_commit(rw, &hwm);
 	if (rc == 0 && tracked && hwm != before) {
 		char conf[64];
 		snprintf(conf, sizeof conf, "{\"rowIdHighWaterMark\":%lld}", (long long)hwm);
-		rc = dl_txn_set_domain(c->txn, "delta.rowTracking", conf, false);
+		rc = dl_txn_set_domain(c->t.txn, "delta.rowTracking", conf, false);
 	}
 	dl_str_map conf;
 	if (rc == 0) rc = ap_conf_copy(&conf, c, &ap_md(c)->configuration, 0);
 	if (rc == 0) rc = ap_stage(c, &conf, schema, ap_proto(c), NULL);
 	if (rc == 0) {
 		const dl_rewrite_metrics *m = dl_rewrite_get_metrics(rw);
-		rc = dl_txn_set_parameter(c->txn, "predicate", "[]");
-		if (rc == 0) rc = dl_txn_set_metric(c->txn, "numRemovedFiles", m->removed_files);
-		if (rc == 0) rc = dl_txn_set_metric(c->txn, "numAddedFiles", m->added_files);
-		if (rc == 0) rc = dl_txn_set_metric(c->txn, "numRemovedBytes", m->removed_bytes);
-		if (rc == 0) rc = dl_txn_set_metric(c->txn, "numAddedBytes", m->added_bytes);
+		rc = dl_txn_set_parameter(c->t.txn, "predicate", "[]");
+		if (rc == 0) rc = dl_txn_set_metric(c->t.txn, "numRemovedFiles", m->removed_files);
+		if (rc == 0) rc = dl_txn_set_metric(c->t.txn, "numAddedFiles", m->added_files);
+		if (rc == 0) rc = dl_txn_set_metric(c->t.txn, "numRemovedBytes", m->removed_bytes);
+		if (rc == 0) rc = dl_txn_set_metric(c->t.txn, "numAddedBytes", m->added_bytes);
 	}
 	int64_t v;
-	if (rc == 0) rc = dl_txn_commit(c->txn, &v);
-	if (rc < 0 && rw && !dl_txn_commit_unknown(c->txn)) dl_rewrite_discard(rw);
+	if (rc == 0) rc = dl_txn_commit(c->t.txn, &v);
+	if (rc < 0 && rw && !dl_txn_commit_unknown(c->t.txn)) dl_rewrite_discard(rw);
 	dl_rewrite_free(rw);
 	dl_type_unref(schema);
 	DL_TRY(rc);
-	return ap_refresh(c);
+	return dl_alter_refresh(&c->t);
 }
 
 int df_type_widening_prepare(ap_ctx *c, bool *changed)
 {
 	if (widening_enabled(c)) {
 		int64_t v;
-		dl_alter_options o = c->o;
-		o.store = c->store;
+		dl_alter_options o = c->t.opts;
+		o.store = c->t.store;
 		const char *keys[] = {"delta.enableTypeWidening"}, *values[] = {"false"};
-		DL_TRY(dl_alter_set_properties(&v, c->uri, keys, values, 1, &o));
-		DL_TRY(ap_refresh(c));
+		DL_TRY(dl_alter_set_properties(&v, c->t.uri, keys, values, 1, &o));
+		DL_TRY(dl_alter_refresh(&c->t));
 		*changed = true;
 	}
-	if (se_any_field_has(dl_snapshot_schema(c->snap), TYPE_CHANGES)) {
+	if (se_any_field_has(dl_snapshot_schema(c->t.snap), TYPE_CHANGES)) {
 		DL_TRY(rewrite_files(c));
 		*changed = true;
 	}
@@ -150,7 +150,7 @@ int df_type_widening_prepare(ap_ctx *c, bool *changed)
 
 bool df_type_widening_clean(ap_ctx *c)
 {
-	return !widening_enabled(c) && !se_any_field_has(dl_snapshot_schema(c->snap), TYPE_CHANGES);
+	return !widening_enabled(c) && !se_any_field_has(dl_snapshot_schema(c->t.snap), TYPE_CHANGES);
 }
 
 bool df_type_widening_trace(const dl_action *a)

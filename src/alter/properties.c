@@ -56,12 +56,12 @@ static int normalized_key(const char **out, ap_ctx *c, const char *key, const ch
 	DL_TRY(ap_validate_property(&name, key, value));
 	if (name) {
 		size_t n = strlen(name) + 7;
-		char *k = dl_arena_alloc(&c->arena, n);
+		char *k = dl_arena_alloc(&c->t.arena, n);
 		if (!k) return DL_ENOMEM;
 		snprintf(k, n, "delta.%s", name);
 		*out = k;
 	} else if (strncasecmp(key, "delta.feature.", 14) == 0) {
-		char *k = dl_arena_strdup(&c->arena, key);
+		char *k = dl_arena_strdup(&c->t.arena, key);
 		if (!k) return DL_ENOMEM;
 		for (char *p = k; *p; p++) *p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
 		*out = k;
@@ -102,8 +102,8 @@ static int set_properties(ap_ctx *c, const char *const *keys, const char *const 
                           int64_t *version)
 {
 	if (n == 0) return dl_error_set(DL_EINVALID, "SET TBLPROPERTIES needs at least one property");
-	const char **nk = dl_arena_calloc(&c->arena, n + 1, sizeof *nk);
-	const char **nv = dl_arena_calloc(&c->arena, n + 1, sizeof *nv);
+	const char **nk = dl_arena_calloc(&c->t.arena, n + 1, sizeof *nk);
+	const char **nv = dl_arena_calloc(&c->t.arena, n + 1, sizeof *nv);
 	if (!nk || !nv) return DL_ENOMEM;
 	const char *description = NULL;
 	bool set_description = false;
@@ -125,7 +125,7 @@ static int set_properties(ap_ctx *c, const char *const *keys, const char *const 
 		nv[j] = values[i];
 		if (j == m) m++;
 	}
-	DL_TRY(ap_begin(c, "SET TBLPROPERTIES"));
+	DL_TRY(dl_alter_start(&c->t, "SET TBLPROPERTIES"));
 	const dl_metadata *old = ap_md(c);
 	dl_str_map conf;
 	DL_TRY(ap_conf_copy(&conf, c, &old->configuration, m + 2));
@@ -147,10 +147,10 @@ static int set_properties(ap_ctx *c, const char *const *keys, const char *const 
 	}
 	char *params;
 	DL_TRY(json_map(&params, nk, nv, m));
-	rc = dl_txn_set_parameter(c->txn, "properties", params);
+	rc = dl_txn_set_parameter(c->t.txn, "properties", params);
 	dl_free(params);
 	DL_TRY(rc);
-	return dl_txn_commit(c->txn, version);
+	return dl_txn_commit(c->t.txn, version);
 }
 
 int dl_alter_set_properties(int64_t *version, const char *uri, const char *const *keys,
@@ -158,9 +158,9 @@ int dl_alter_set_properties(int64_t *version, const char *uri, const char *const
 {
 	*version = -1;
 	ap_ctx c;
-	int rc = ap_open(&c, uri, opts, "dl_alter_set_properties");
+	int rc = ap_open(&c, uri, opts);
 	if (rc == 0) rc = set_properties(&c, keys, values, n, version);
-	ap_close(&c);
+	dl_alter_end(&c.t);
 	return rc;
 }
 
@@ -168,9 +168,9 @@ static int unset_properties(ap_ctx *c, const char *const *keys, size_t n, bool i
                             int64_t *version)
 {
 	if (n == 0) return dl_error_set(DL_EINVALID, "UNSET TBLPROPERTIES needs at least one key");
-	DL_TRY(ap_begin(c, "UNSET TBLPROPERTIES"));
+	DL_TRY(dl_alter_start(&c->t, "UNSET TBLPROPERTIES"));
 	const dl_metadata *old = ap_md(c);
-	const char **nk = dl_arena_calloc(&c->arena, n + 1, sizeof *nk);
+	const char **nk = dl_arena_calloc(&c->t.arena, n + 1, sizeof *nk);
 	if (!nk) return DL_ENOMEM;
 	dl_str_map conf;
 	DL_TRY(ap_conf_copy(&conf, c, &old->configuration, 1));
@@ -184,12 +184,12 @@ static int unset_properties(ap_ctx *c, const char *const *keys, size_t n, bool i
 			const char *name;
 			if (ap_validate_property(&name, k, "") < 0) dl_error_clear();
 			if (name) {
-				char *s = dl_arena_alloc(&c->arena, strlen(name) + 7);
+				char *s = dl_arena_alloc(&c->t.arena, strlen(name) + 7);
 				if (!s) return DL_ENOMEM;
 				sprintf(s, "delta.%s", name);
 				k = s;
 			} else {
-				char *s = dl_arena_strdup(&c->arena, k);
+				char *s = dl_arena_strdup(&c->t.arena, k);
 				if (!s) return DL_ENOMEM;
 				for (char *p = s; *p; p++) *p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
 				k = s;
@@ -216,11 +216,11 @@ static int unset_properties(ap_ctx *c, const char *const *keys, size_t n, bool i
 	DL_TRY(rc);
 	char *params;
 	DL_TRY(json_map(&params, nk, NULL, n));
-	rc = dl_txn_set_parameter(c->txn, "properties", params);
+	rc = dl_txn_set_parameter(c->t.txn, "properties", params);
 	dl_free(params);
 	DL_TRY(rc);
-	DL_TRY(dl_txn_set_parameter(c->txn, "ifExists", if_exists ? "true" : "false"));
-	return dl_txn_commit(c->txn, version);
+	DL_TRY(dl_txn_set_parameter(c->t.txn, "ifExists", if_exists ? "true" : "false"));
+	return dl_txn_commit(c->t.txn, version);
 }
 
 int dl_alter_unset_properties(int64_t *version, const char *uri, const char *const *keys, size_t n,
@@ -228,8 +228,8 @@ int dl_alter_unset_properties(int64_t *version, const char *uri, const char *con
 {
 	*version = -1;
 	ap_ctx c;
-	int rc = ap_open(&c, uri, opts, "dl_alter_unset_properties");
+	int rc = ap_open(&c, uri, opts);
 	if (rc == 0) rc = unset_properties(&c, keys, n, if_exists, version);
-	ap_close(&c);
+	dl_alter_end(&c.t);
 	return rc;
 }

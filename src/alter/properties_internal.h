@@ -8,6 +8,8 @@
 #define DL_ALTER_PROPERTIES_INTERNAL_H
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
+#include "alter/alter_txn.h"
 #include "deltalake/alter.h"
 #include "deltalake/snapshot.h"
 #include "log/actions.h"
@@ -15,32 +17,32 @@
 #include "txn/txn.h"
 #include "util/arena.h"
 
+/* The shared ALTER transaction (alter_txn.h: options, store, latest
+ * snapshot, transaction, arena) and what ap_stage adds to it. Open with
+ * ap_open, start each commit with dl_alter_start,
+ * dl_alter_refresh between the commits of a multi-step command such as DROP
+ * FEATURE, close with dl_alter_end. */
 typedef struct ap_ctx {
-	dl_alter_options o;      /* the caller's options, loaded */
-	const char *uri;
-	dl_store *store;
-	bool own_store;
-	dl_snapshot *snap;       /* the latest version */
-	dl_transaction *txn;     /* ap_begin's, on snap */
-	dl_arena arena;          /* staged actions' strings */
+	dl_alter_txn t;
 	bool set_description;    /* ap_stage: replace the description by... */
 	const char *description; /* ...this (NULL: none) */
 } ap_ctx;
 
-/* Opens the store and the latest snapshot (a missing table is Spark's
- * DELTA_MISSING_DELTA_TABLE). `fn` names the API for option errors. */
-int ap_open(ap_ctx *c, const char *uri, const dl_alter_options *opts, const char *fn);
-/* Drops the transaction and reopens the latest snapshot (between the
- * commits of a multi-step command such as DROP FEATURE). */
-int ap_refresh(ap_ctx *c);
-/* Starts the transaction of `operation` on the snapshot. */
-int ap_begin(ap_ctx *c, const char *operation);
-void ap_close(ap_ctx *c);
+/* dl_alter_open with the rest of the context cleared. */
+static inline int ap_open(ap_ctx *c, const char *uri, const dl_alter_options *opts)
+{
+	memset(c, 0, sizeof *c);
+	return dl_alter_open(&c->t, uri, opts);
+}
 
-static inline const dl_metadata *ap_md(const ap_ctx *c) { return dl_snapshot_state(c->snap)->metadata; }
-static inline const dl_protocol *ap_proto(const ap_ctx *c) { return dl_snapshot_state(c->snap)->protocol; }
+static inline const dl_metadata *ap_md(const ap_ctx *c) { return dl_alter_read_metadata(&c->t); }
+static inline const dl_protocol *ap_proto(const ap_ctx *c) { return dl_alter_read_protocol(&c->t); }
 /* The table's name in messages: its catalog name or the uri. */
-const char *ap_table_name(const ap_ctx *c);
+static inline const char *ap_table_name(const ap_ctx *c)
+{
+	const dl_metadata *m = ap_md(c);
+	return m && m->name ? m->name : c->t.uri;
+}
 
 /* Stages metaData (the current one with `conf` - protocol-only keys such
  * as delta.feature.* dropped - and `schema`, NULL: unchanged) and, when it

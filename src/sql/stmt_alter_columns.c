@@ -95,13 +95,10 @@ static const char *expr_text(texts *t, const ex_node *e)
 	return keep(t, &b);
 }
 
-static int column_of(dl_alter_column *out, texts *t, const sql_column_def *d, const char *form)
+static int column_of(dl_alter_column *out, texts *t, const sql_column_def *d)
 {
 	dl_alter_column init = DL_ALTER_COLUMN_INIT;
 	*out = init;
-	if (d->generated || d->identity)
-		return dl_error_set(DL_EUNSUPPORTED, "%s: %s columns can only be defined by CREATE TABLE",
-		                    form, d->generated ? "generated" : "identity");
 	out->name = name_text(t, &d->name);
 	out->type = type_text(t, d->type);
 	if (!out->name || (d->type && !out->type)) return dl_error_set(DL_ENOMEM, "out of memory");
@@ -117,11 +114,11 @@ static int column_of(dl_alter_column *out, texts *t, const sql_column_def *d, co
 	return 0;
 }
 
-static int columns_of(dl_alter_column **out, texts *t, const sql_stmt *st, const char *form)
+static int columns_of(dl_alter_column **out, texts *t, const sql_stmt *st)
 {
 	*out = dl_calloc((size_t)(st->ncols ? st->ncols : 1), sizeof **out);
 	if (!*out) return dl_error_set(DL_ENOMEM, "out of memory");
-	for (int i = 0; i < st->ncols; i++) DL_TRY(column_of(&(*out)[i], t, &st->cols[i], form));
+	for (int i = 0; i < st->ncols; i++) DL_TRY(column_of(&(*out)[i], t, &st->cols[i]));
 	return 0;
 }
 
@@ -185,7 +182,7 @@ static int run(dl_sql_conn *c, const sql_stmt *st, const sql_target *tg, texts *
 	case ALTER_REPLACE_COLUMNS: {
 		bool add = st->alter == ALTER_ADD_COLUMNS;
 		dl_alter_column *cols = NULL;
-		int rc = columns_of(&cols, t, st, add ? "ALTER TABLE ADD COLUMNS" : "ALTER TABLE REPLACE COLUMNS");
+		int rc = columns_of(&cols, t, st);
 		if (rc == 0)
 			rc = add ? dl_alter_add_columns(&v, tg->uri, cols, (size_t)st->ncols, &o)
 			         : dl_alter_replace_columns(&v, tg->uri, cols, (size_t)st->ncols, &o);

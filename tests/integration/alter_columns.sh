@@ -86,7 +86,7 @@ check_err 1 DELTA_CANNOT_SET_LOCATION_ON_PATH_IDENTIFIER alter "$t" "SET LOCATIO
 check_err 1 "" alter "$t" "ADD COLUMN"
 check_err 2 "clause is empty" alter "$t" " "
 check_err 2 "" alter "$t"
-check_err 1 "no Delta table" alter "$tmp/missing" "ADD COLUMN x INT"
+check_err 1 DELTA_MISSING_DELTA_TABLE alter "$tmp/missing" "ADD COLUMN x INT"
 after=$(tree "$t")
 [ "$before" = "$after" ] || fail "a refused ALTER changed the table"
 "$DL_CLI" alter --help >"$tmp/out" 2>&1 && grep -q "ADD COLUMNS" "$tmp/out" || fail "alter --help"
