@@ -28,6 +28,7 @@
 #include <strings.h>
 #include "alter/drop_feature_internal.h"
 #include "json/json.h"
+#include "log/delta_configs.h"
 #include "log/log_segment.h"
 #include "log/properties.h"
 #include "log/table_features.h"
@@ -216,7 +217,7 @@ static int check_droppable(ap_ctx *c, const char *name, bool truncate, const dl_
 	const dl_protocol *p = ap_proto(c);
 	bool has = present(p, name);
 	const dl_table_feature_info *fi = dl_table_feature_lookup(name);
-	if (!has && strncasecmp(name, "delta.", 6) == 0 && ap_is_known_config(name))
+	if (!has && strncasecmp(name, "delta.", 6) == 0 && dl_delta_config_is_known(name))
 		return dl_error_set_class(DL_EINVALID, "DELTA_FEATURE_DROP_FEATURE_IS_DELTA_PROPERTY",
 		                          "Cannot drop %s from this table because this is a delta table property "
 		                          "and not a table feature.",

@@ -4,7 +4,7 @@
  * SET: reserved keys refused as Spark refuses them (delta.constraints.*:
  * ADD CONSTRAINT; location; provider; the clustering feature and columns),
  * `comment` becomes the description, every other key validated
- * (properties_validate.c) and merged into the configuration. The commit then
+ * (log/delta_configs.c) and merged into the configuration. The commit then
  * carries what the new configuration needs: the protocol with the features
  * it enables (delta.feature.X = supported too), the column mapping upgrade,
  * the row tracking backfill. UNSET: every key must exist unless IF EXISTS
@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 #include "alter/properties_internal.h"
+#include "log/delta_configs.h"
 #include "json/json.h"
 #include "log/properties.h"
 #include "util/buf.h"
@@ -53,7 +54,7 @@ static int reserved(const char *key)
 static int normalized_key(const char **out, ap_ctx *c, const char *key, const char *value)
 {
 	const char *name;
-	DL_TRY(ap_validate_property(&name, key, value));
+	DL_TRY(dl_delta_config_validate(&name, key, value));
 	if (name) {
 		size_t n = strlen(name) + 7;
 		char *k = dl_arena_alloc(&c->t.arena, n);
@@ -180,9 +181,9 @@ static int unset_properties(ap_ctx *c, const char *const *keys, size_t n, bool i
 		/* DeltaConfigs.normalizeConfigKeys: known keys take their canonical
 		 * spelling, delta.feature.* lower case, others stay. */
 		const char *k = keys[i];
-		if (ap_is_known_config(k) || strncasecmp(k, "delta.feature.", 14) == 0) {
+		if (dl_delta_config_is_known(k) || strncasecmp(k, "delta.feature.", 14) == 0) {
 			const char *name;
-			if (ap_validate_property(&name, k, "") < 0) dl_error_clear();
+			if (dl_delta_config_validate(&name, k, "") < 0) dl_error_clear();
 			if (name) {
 				char *s = dl_arena_alloc(&c->t.arena, strlen(name) + 7);
 				if (!s) return DL_ENOMEM;

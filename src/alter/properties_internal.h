@@ -61,13 +61,6 @@ int ap_conf_put(dl_str_map *m, ap_ctx *c, const char *key, const char *value);
 /* Removes key (exact match); true when it was there. */
 bool ap_conf_remove(dl_str_map *m, const char *key);
 
-/* properties_validate.c: Spark's DeltaConfigs.validateConfigurations for one
- * key. *config_name gets the canonical DeltaConfig name (after "delta.") of
- * a known delta.* key, NULL for user keys, delta.feature.* and
- * delta.constraints.*. */
-int ap_validate_property(const char **config_name, const char *key, const char *value);
-bool ap_is_known_config(const char *key);
-
 /* properties_effects.c: what a new configuration does beyond itself - the
  * column mapping upgrade (none -> name, physical names = logical names),
  * refused mode changes, and the row tracking backfill (every file without

@@ -108,6 +108,44 @@ static void test_validation(void **state)
 }
 
 /* Each enabling property adds its feature, as Spark's protocol upgrade. */
+/* CREATE TABLE validates its TBLPROPERTIES as SET TBLPROPERTIES does (the
+ * one DeltaConfigs table, log/delta_configs.c): an unknown delta.* key or a
+ * bad value is refused before anything is written; a known key in another
+ * case is stored under its canonical spelling; user keys are kept. */
+static int create_with(const char *uri, const char *k, const char *v)
+{
+	dl_create_options c = DL_CREATE_OPTIONS_INIT;
+	c.schema_ddl = DDL;
+	const char *keys[] = {k, "owner.Team"}, *vals[] = {v, "x"};
+	c.property_keys = keys;
+	c.property_values = vals;
+	c.nproperties = 2;
+	int64_t ver;
+	return dl_create_table(&ver, uri, &c);
+}
+
+static void test_create_validation(void **state)
+{
+	(void)state;
+	char *uri = fx_table(g_dir, "create_validate");
+	ax_fails(create_with(uri, "delta.noSuchThing", "1"), DL_EINVALID, "DELTA_UNKNOWN_CONFIGURATION",
+	         "Unknown configuration was specified: delta.noSuchThing");
+	ax_fails(create_with(uri, "delta.checkpointInterval", "0"), DL_EINVALID, NULL,
+	         "requirement failed: delta.checkpointInterval needs to be a positive integer");
+	ax_fails(create_with(uri, "delta.columnMapping.maxColumnId", "3"), DL_EINVALID,
+	         "DELTA_CANNOT_MODIFY_TABLE_PROPERTY", NULL);
+	ax_fails(create_with(uri, "delta.columnMapping.mode", "fancy"), DL_EINVALID, "DELTA_MODE_NOT_SUPPORTED",
+	         NULL);
+	dl_snapshot *snap = NULL;
+	assert_true(dl_snapshot_open(&snap, uri, NULL) < 0); /* nothing was created */
+	dl_error_clear();
+	ax_ok(create_with(uri, "DELTA.APPENDONLY", "true"));
+	ax_conf_is(uri, "delta.appendOnly", "true");
+	ax_conf_is(uri, "owner.Team", "x");
+	ax_conf_is(uri, "DELTA.APPENDONLY", NULL);
+	dl_free(uri);
+}
+
 static void test_enabling_properties(void **state)
 {
 	(void)state;
@@ -250,6 +288,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_set_and_unset),
 		cmocka_unit_test(test_validation),
+		cmocka_unit_test(test_create_validation),
 		cmocka_unit_test(test_enabling_properties),
 		cmocka_unit_test(test_column_mapping_upgrade),
 		cmocka_unit_test(test_row_tracking_backfill),
