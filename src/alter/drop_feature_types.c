@@ -5,18 +5,22 @@
  * types, and the delta.typeChanges records go from the schema. Steps:
  * delta.enableTypeWidening = false (its own SET TBLPROPERTIES commit, so no
  * new widening starts), then - when the schema records type changes - one
- * REORG commit that rewrites every live file (dataChange false, rows and
- * row ids kept) and carries the schema without delta.typeChanges. Which
- * files predate a widening is not recorded per file, so all are rewritten.
- * Traces in history: metaData actions whose schema has delta.typeChanges. */
+ * REORG commit that rewrites the live files whose Parquet footer has a
+ * column of another type than the table's (Spark's REORG ...
+ * REWRITE_TYPE_WIDENING: dataChange false, rows and row ids kept; a file
+ * written after the widening is left alone) and carries the schema without
+ * delta.typeChanges. Traces in history: metaData actions whose schema has
+ * delta.typeChanges. */
 #include <stdio.h>
 #include <string.h>
 #include "alter/drop_feature_internal.h"
 #include "alter/schema_edit.h"
 #include "json/json.h"
+#include "log/path.h"
 #include "log/properties.h"
 #include "log/schema.h"
 #include "log/table_features.h"
+#include "parquet/reader.h"
 #include "rewrite/rewrite.h"
 #include "util/error.h"
 #include "util/mem.h"
@@ -81,8 +85,64 @@ static int row_id_hwm(dl_snapshot *s, int64_t *hwm)
 	return rc;
 }
 
-/* Every live file rewritten with the current types, and the schema without
- * its type-change records, in one commit. */
+/* The types a widening moves between (PROTOCOL.md "Type Widening"): only
+ * these leaves are compared, so a file's own spelling of other types (a
+ * STRING stored as plain BINARY, INT96 timestamps) never counts. */
+static bool widening_type(dl_type_id id)
+{
+	switch (id) {
+	case DL_TYPE_BYTE: case DL_TYPE_SHORT: case DL_TYPE_INTEGER: case DL_TYPE_LONG:
+	case DL_TYPE_FLOAT: case DL_TYPE_DOUBLE: case DL_TYPE_DECIMAL: case DL_TYPE_DATE:
+	case DL_TYPE_TIMESTAMP_NTZ:
+		return true;
+	default: return false;
+	}
+}
+
+/* Whether the file's type `file` of a column differs from the table's
+ * physical type `table` in a leaf a widening can have changed. Fields the
+ * file lacks (added later, read as NULL) do not count. */
+static bool file_type_differs(const dl_type *table, const dl_type *file)
+{
+	switch (table->id) {
+	case DL_TYPE_STRUCT:
+		if (file->id != DL_TYPE_STRUCT) return true;
+		for (int i = 0; i < table->nchildren; i++) {
+			int j = dl_type_field_index(file, table->children[i].name);
+			if (j >= 0 && file_type_differs(table->children[i].type, file->children[j].type)) return true;
+		}
+		return false;
+	case DL_TYPE_ARRAY:
+	case DL_TYPE_MAP:
+		if (file->id != table->id || file->nchildren != table->nchildren) return true;
+		for (int i = 0; i < table->nchildren; i++)
+			if (file_type_differs(table->children[i].type, file->children[i].type)) return true;
+		return false;
+	default:
+		if (!widening_type(table->id)) return false;
+		if (file->id != table->id) return true;
+		return table->id == DL_TYPE_DECIMAL &&
+		       (file->precision != table->precision || file->scale != table->scale);
+	}
+}
+
+/* Whether the data file of `add` must be rewritten: its footer's schema
+ * against the table's physical schema. A file outside the table's
+ * directory (an absolute path: a shallow clone's) is not opened here and
+ * counts as needing it. */
+static int needs_rewrite(bool *out, ap_ctx *c, const dl_type *physical, const dl_add *add)
+{
+	*out = true;
+	if (dl_log_path_is_absolute(add->path)) return 0;
+	pq_reader *r = NULL;
+	DL_TRY(pq_reader_open_store(&r, c->t.store, add->path, add->size > 0 ? add->size : -1));
+	*out = file_type_differs(physical, pq_reader_schema(r));
+	pq_reader_free(r);
+	return 0;
+}
+
+/* The live files with a column of another type rewritten with the current
+ * types, and the schema without its type-change records, in one commit. */
 static int rewrite_files(ap_ctx *c)
 {
 	dl_type *schema;
@@ -98,7 +158,19 @@ static int rewrite_files(ap_ctx *c)
 		rc = dl_rewrite_new(&rw, &ro);
 	}
 	const dl_log_state *st = dl_snapshot_state(c->t.snap);
-	for (size_t i = 0; i < st->nadds && rc == 0; i++) rc = dl_rewrite_touch_copy(rw, dl_log_state_add(st, i));
+	dl_table_properties props;
+	dl_table_properties_defaults(&props);
+	if (rc == 0) rc = dl_table_properties_parse(&props, &ap_md(c)->configuration, false);
+	dl_type *physical = NULL;
+	if (rc == 0) rc = dl_schema_to_physical(&physical, dl_snapshot_schema(c->t.snap), props.column_mapping_mode);
+	for (size_t i = 0; i < st->nadds && rc == 0; i++) {
+		const dl_add *add = dl_log_state_add(st, i);
+		bool rewrite;
+		rc = needs_rewrite(&rewrite, c, physical, add);
+		if (rc == 0 && rewrite) rc = dl_rewrite_touch_copy(rw, add);
+		if (rc == 0) rc = dl_alter_progress(&c->t, "checking files", "files", (int64_t)i + 1, (int64_t)st->nadds, -1);
+	}
+	dl_type_unref(physical);
 	if (rc == 0) rc = dl_rewrite_run(rw);
 	bool tracked = dl_protocol_has(ap_proto(c), DL_FEATURE_ROW_TRACKING);
 	int64_t hwm = -1, before;

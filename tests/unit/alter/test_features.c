@@ -233,7 +233,36 @@ static void test_checkpoint_protection(void **state)
 	dl_free(uri);
 }
 
-/* typeWidening: files rewritten with the widened type, typeChanges gone. */
+/* The live file paths of a table whose footer spells id as `type` ("INT32",
+ * "INT64"), joined by ';'. */
+static void files_with_id_type(const char *uri, const char *type, char *out, size_t cap)
+{
+	out[0] = 0;
+	dl_snapshot *s;
+	ax_ok(dl_snapshot_open(&s, uri, NULL));
+	const dl_log_state *st = dl_snapshot_state(s);
+	char want[32];
+	snprintf(want, sizeof want, "%s id", type);
+	for (size_t i = 0; i < st->nadds; i++) {
+		char path[1200];
+		snprintf(path, sizeof path, "%s/%s", uri, dl_log_state_add(st, i)->path);
+		dl_parquet_file *pf;
+		ax_ok(dl_parquet_open(&pf, path));
+		const char *text;
+		ax_ok(dl_parquet_schema_text(&text, pf));
+		if (strstr(text, want)) {
+			if (out[0]) strncat(out, ";", cap - strlen(out) - 1);
+			strncat(out, dl_log_state_add(st, i)->path, cap - strlen(out) - 1);
+		}
+		dl_parquet_free(pf);
+	}
+	dl_snapshot_free(s);
+}
+
+/* typeWidening: the files written before the widening rewritten with the
+ * widened type (the footer says so), the one written after it untouched
+ * (Spark's REORG ... REWRITE_TYPE_WIDENING reads footers), typeChanges
+ * gone. */
 static void test_type_widening(void **state)
 {
 	(void)state;
@@ -249,7 +278,18 @@ static void test_type_widening(void **state)
 	char *c = fx_commit(uri, v);
 	assert_non_null(strstr(c, "delta.typeChanges"));
 	dl_free(c);
+	char narrow[2048], wide_before[2048], wide_after[2048];
+	files_with_id_type(uri, "INT32", narrow, sizeof narrow);
+	files_with_id_type(uri, "INT64", wide_before, sizeof wide_before);
+	assert_true(narrow[0] && wide_before[0] && !strchr(narrow, ';') && !strchr(wide_before, ';'));
 	ax_ok(dl_drop_feature(&v, uri, "typeWidening", false, NULL));
+	dx_commit_has(uri, 5, "\"numRemovedFiles\":\"1\"");
+	dx_commit_has(uri, 5, "\"numAddedFiles\":\"1\"");
+	files_with_id_type(uri, "INT32", wide_after, sizeof wide_after);
+	assert_string_equal(wide_after, ""); /* no INT32 file is left */
+	files_with_id_type(uri, "INT64", wide_after, sizeof wide_after);
+	assert_non_null(strstr(wide_after, wide_before)); /* the later file is still live as it was */
+	assert_null(strstr(wide_after, narrow));
 	ax_protocol_is(uri, "(1,7) w[appendOnly,invariants,checkpointProtection]");
 	ax_conf_is(uri, "delta.enableTypeWidening", "false");
 	dx_commit_has(uri, 5, "\"operation\":\"REORG\"");
