@@ -25,5 +25,12 @@ const df_step *df_step_for(int feature);
 int df_type_widening_prepare(ap_ctx *c, bool *changed);
 bool df_type_widening_clean(ap_ctx *c);
 bool df_type_widening_trace(const dl_action *a);
+/* The delta.rowTracking domain's rowIdHighWaterMark (-1: none). */
+int df_row_id_hwm(dl_snapshot *s, int64_t *hwm);
+
+/* drop_feature_mapping.c: columnMapping. */
+int df_column_mapping_prepare(ap_ctx *c, bool *changed);
+bool df_column_mapping_clean(ap_ctx *c);
+bool df_column_mapping_trace(const dl_action *a);
 
 #endif

@@ -19,9 +19,7 @@
  *                     delta.requireCheckpointProtectionBeforeVersion must be
  *                     gone; the property is removed with the feature.
  *   typeWidening      see drop_feature_types.c.
- * columnMapping needs every data file rewritten with the logical names,
- * which is not implemented: it is refused with a clear DL_EUNSUPPORTED
- * before anything changes. */
+ *   columnMapping     see drop_feature_mapping.c. */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -249,7 +247,7 @@ static const df_step steps[] = {
 	{DL_FEATURE_TYPE_WIDENING, df_type_widening_prepare, df_type_widening_clean, df_type_widening_trace, false},
 	{DL_FEATURE_TYPE_WIDENING_PREVIEW, df_type_widening_prepare, df_type_widening_clean,
 	 df_type_widening_trace, false},
-	{DL_FEATURE_COLUMN_MAPPING, not_implemented, always, NULL, false},
+	{DL_FEATURE_COLUMN_MAPPING, df_column_mapping_prepare, df_column_mapping_clean, df_column_mapping_trace, false},
 	{DL_FEATURE_COORDINATED_COMMITS_PREVIEW, not_implemented, always, NULL, false},
 	{DL_FEATURE_MATERIALIZE_PARTITION_COLUMNS, nothing, always, NULL, false},
 };

@@ -28,41 +28,6 @@
 
 #define TYPE_CHANGES "delta.typeChanges"
 
-/* `t` without delta.typeChanges in any field's metadata (new reference). */
-static int strip(dl_type **out, const dl_type *t)
-{
-	if (t->nchildren == 0 || t->id == DL_TYPE_VARIANT) {
-		*out = dl_type_ref((dl_type *)t);
-		return 0;
-	}
-	dl_type *cur = dl_type_ref((dl_type *)t);
-	int rc = 0;
-	for (int i = 0; i < t->nchildren && rc == 0; i++) {
-		const dl_field *f = &t->children[i];
-		dl_type *child = NULL;
-		rc = strip(&child, f->type);
-		char *meta = NULL;
-		bool has = t->id == DL_TYPE_STRUCT && f->metadata && strstr(f->metadata, TYPE_CHANGES);
-		if (rc == 0 && has) rc = se_meta_set(&meta, f->metadata, TYPE_CHANGES, NULL);
-		if (rc == 0 && (child != f->type || has)) {
-			dl_type *next = NULL;
-			rc = se_with_child(&next, cur, i, child, meta);
-			if (rc == 0) {
-				dl_type_unref(cur);
-				cur = next;
-			}
-		}
-		dl_free(meta);
-		dl_type_unref(child);
-	}
-	if (rc < 0) {
-		dl_type_unref(cur);
-		return rc;
-	}
-	*out = cur;
-	return 0;
-}
-
 static bool widening_enabled(ap_ctx *c)
 {
 	const char *v = dl_str_map_get(&ap_md(c)->configuration, "delta.enableTypeWidening", NULL);
@@ -70,7 +35,7 @@ static bool widening_enabled(ap_ctx *c)
 	return v && dl_parse_bool_property(v, &b) == 0 && b;
 }
 
-static int row_id_hwm(dl_snapshot *s, int64_t *hwm)
+int df_row_id_hwm(dl_snapshot *s, int64_t *hwm)
 {
 	*hwm = -1;
 	const char *conf = dl_snapshot_domain(s, "delta.rowTracking");
@@ -146,7 +111,8 @@ static int needs_rewrite(bool *out, ap_ctx *c, const dl_type *physical, const dl
 static int rewrite_files(ap_ctx *c)
 {
 	dl_type *schema;
-	DL_TRY(strip(&schema, dl_snapshot_schema(c->t.snap)));
+	const char *keys[] = {TYPE_CHANGES};
+	DL_TRY(se_strip_meta(&schema, dl_snapshot_schema(c->t.snap), keys, 1));
 	int rc = dl_alter_start(&c->t, "REORG");
 	dl_rewrite *rw = NULL;
 	if (rc == 0) {
@@ -174,7 +140,7 @@ static int rewrite_files(ap_ctx *c)
 	if (rc == 0) rc = dl_rewrite_run(rw);
 	bool tracked = dl_protocol_has(ap_proto(c), DL_FEATURE_ROW_TRACKING);
 	int64_t hwm = -1, before;
-	if (rc == 0 && tracked) rc = row_id_hwm(c->t.snap, &hwm);
+	if (rc == 0 && tracked) rc = df_row_id_hwm(c->t.snap, &hwm);
 	before = hwm;
 	if (rc == 0) rc = dl_rewrite_commit(rw, &hwm);
 	if (rc == 0 && tracked && hwm != before) {

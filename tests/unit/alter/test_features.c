@@ -315,6 +315,64 @@ static void test_type_widening(void **state)
 	dl_free(uri);
 }
 
+/* columnMapping: every file rewritten with the logical names (the footer
+ * says so), the mode, ids and physical names gone from the metaData, the
+ * partition values keyed by the logical name, the rows as before; a name
+ * that needs column mapping is refused first. */
+static void test_column_mapping(void **state)
+{
+	(void)state;
+	char *uri = fx_table(g_dir, "cm");
+	const char *props[] = {"delta.columnMapping.mode", "name"};
+	dx_create(uri, "id INT, name STRING, part STRING", "part", props, 1);
+	dx_append(uri, "id INT, name STRING, part STRING", "1,a,x;2,b,y");
+	int64_t v;
+	ax_ok(dl_alter_rename_column(&v, uri, "name", "label", NULL));
+	dx_append(uri, "id INT, label STRING, part STRING", "3,c,x");
+	ax_ok(dl_alter_rename_column(&v, uri, "label", "a b", NULL));
+	char *before = dx_tree(uri);
+	ax_fails(dl_drop_feature(&v, uri, "columnMapping", false, NULL), DL_EINVALID,
+	         "DELTA_INVALID_COLUMN_NAMES_WHEN_REMOVING_COLUMN_MAPPING", "a b");
+	char *after = dx_tree(uri);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	ax_ok(dl_alter_rename_column(&v, uri, "a b", "label", NULL));
+	int64_t renamed = v;
+	ax_ok(dl_drop_feature(&v, uri, "columnMapping", false, NULL));
+	dx_commit_has(uri, renamed + 1, "\"operation\":\"REMOVE COLUMN MAPPING\"");
+	dx_commit_has(uri, renamed + 1, "\"numRemovedFiles\":\"3\"");
+	char *proto = ax_protocol(uri);
+	if (strstr(proto, "columnMapping")) fail_msg("protocol still has columnMapping: %s", proto);
+	dl_free(proto);
+	ax_conf_is(uri, "delta.columnMapping.mode", NULL);
+	ax_conf_is(uri, "delta.columnMapping.maxColumnId", NULL);
+	dx_rows(uri, "id,label,part", "1,a,x;2,b,y;3,c,x");
+	dl_snapshot *s;
+	ax_ok(dl_snapshot_open(&s, uri, NULL));
+	const dl_log_state *st = dl_snapshot_state(s);
+	if (strstr(st->metadata->schema_string, "columnMapping")) fail_msg("schema: %s", st->metadata->schema_string);
+	assert_int_equal(st->nadds, 3);
+	for (size_t i = 0; i < st->nadds; i++) {
+		const dl_add *a = dl_log_state_add(st, i);
+		assert_non_null(dl_str_map_get(&a->partition_values, "part", NULL));
+		char path[1200];
+		snprintf(path, sizeof path, "%s/%s", uri, a->path);
+		dl_parquet_file *pf;
+		ax_ok(dl_parquet_open(&pf, path));
+		const char *text;
+		ax_ok(dl_parquet_schema_text(&text, pf));
+		if (!strstr(text, " id") || !strstr(text, " label") || strstr(text, "col-"))
+			fail_msg("%s: %s", path, text);
+		dl_parquet_free(pf);
+	}
+	dl_snapshot_free(s);
+	/* a table whose feature is gone takes appends under the plain names */
+	dx_append(uri, "id INT, label STRING, part STRING", "4,d,y");
+	dx_rows(uri, "id,label,part", "1,a,x;2,b,y;3,c,x;4,d,y");
+	dl_free(uri);
+}
+
 /* A transaction begun before an ALTER commits loses as Spark's
  * ConflictChecker says: a metaData winner is MetadataChangedException for
  * any transaction, a protocol winner ProtocolChangedException for one that
@@ -377,6 +435,7 @@ int main(void)
 		cmocka_unit_test(test_v2_checkpoint),
 		cmocka_unit_test(test_checkpoint_protection),
 		cmocka_unit_test(test_type_widening),
+		cmocka_unit_test(test_column_mapping),
 		cmocka_unit_test(test_conflicts),
 	};
 	return cmocka_run_group_tests(tests, fx_setup_tmpdir, fx_teardown_tmpdir);
