@@ -3,9 +3,11 @@
  * by their names in the Parquet files, so every live file is rewritten with
  * physical names equal to the logical names, and the metaData loses the
  * mode (delta.columnMapping.mode, maxColumnId) and the fields' ids and
- * physical names - one commit, operation "REMOVE COLUMN MAPPING"
- * (dataChange false, rows, row ids and commit versions kept; partition
- * values keyed by the logical names from then on). Refused first, as Spark,
+ * physical names - one commit, operation "REMOVE COLUMN MAPPING" (no
+ * parameters or metrics, as Spark's; dataChange false, rows, row ids and
+ * commit versions kept; partition values keyed by the logical names from
+ * then on). SET TBLPROPERTIES ('delta.columnMapping.mode' = 'none') runs
+ * the same rewrite and keeps the mode as none, the feature in the protocol. Refused first, as Spark,
  * when a column name is not valid without column mapping
  * (DELTA_INVALID_COLUMN_NAMES_WHEN_REMOVING_COLUMN_MAPPING). Traces in
  * history: metaData actions with a mode other than none. */
@@ -13,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 #include "alter/drop_feature_internal.h"
+#include "log/protocol.h"
 #include "alter/schema_edit.h"
 #include "json/json.h"
 #include "log/properties.h"
@@ -58,8 +61,9 @@ static void collect_bad(dl_buf *out, const dl_type *t, const char *prefix)
 }
 
 /* Every live file rewritten under the logical names, with the metaData
- * without column mapping, in one commit. */
-static int remove_mapping(ap_ctx *c)
+ * without column mapping, in one commit; the mode key removed (DROP
+ * FEATURE) or set to none (SET TBLPROPERTIES). */
+int ap_remove_column_mapping(ap_ctx *c, bool keep_mode_none)
 {
 	const dl_type *old = dl_snapshot_schema(c->t.snap);
 	dl_buf bad = DL_BUF_INIT;
@@ -79,10 +83,11 @@ static int remove_mapping(ap_ctx *c)
 	DL_TRY(se_strip_meta(&schema, old, keys, 4));
 	dl_str_map conf;
 	int rc = dl_alter_start(&c->t, "REMOVE COLUMN MAPPING");
-	if (rc == 0) rc = ap_conf_copy(&conf, c, &ap_md(c)->configuration, 0);
+	if (rc == 0) rc = ap_conf_copy(&conf, c, &ap_md(c)->configuration, 1);
 	if (rc == 0) {
 		ap_conf_remove(&conf, MODE_KEY);
 		ap_conf_remove(&conf, MAX_ID_KEY);
+		if (keep_mode_none) rc = ap_conf_put(&conf, c, MODE_KEY, "none");
 	}
 	dl_rewrite *rw = NULL;
 	if (rc == 0) {
@@ -112,13 +117,6 @@ static int remove_mapping(ap_ctx *c)
 		rc = dl_txn_set_domain(c->t.txn, "delta.rowTracking", dm, false);
 	}
 	if (rc == 0) rc = ap_stage(c, &conf, schema, ap_proto(c), NULL);
-	if (rc == 0) {
-		const dl_rewrite_metrics *m = dl_rewrite_get_metrics(rw);
-		rc = dl_txn_set_metric(c->t.txn, "numRemovedFiles", m->removed_files);
-		if (rc == 0) rc = dl_txn_set_metric(c->t.txn, "numAddedFiles", m->added_files);
-		if (rc == 0) rc = dl_txn_set_metric(c->t.txn, "numRemovedBytes", m->removed_bytes);
-		if (rc == 0) rc = dl_txn_set_metric(c->t.txn, "numAddedBytes", m->added_bytes);
-	}
 	int64_t v;
 	if (rc == 0) rc = dl_txn_commit(c->t.txn, &v);
 	if (rc < 0 && rw && !dl_txn_commit_unknown(c->t.txn)) dl_rewrite_discard(rw);
@@ -132,7 +130,7 @@ int df_column_mapping_prepare(ap_ctx *c, bool *changed)
 {
 	if (!mapped(ap_md(c)) && !se_any_field_has(dl_snapshot_schema(c->t.snap), DL_CM_PHYSICAL_NAME_KEY))
 		return 0;
-	DL_TRY(remove_mapping(c));
+	DL_TRY(ap_remove_column_mapping(c, false));
 	*changed = true;
 	return 0;
 }

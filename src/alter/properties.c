@@ -126,6 +126,20 @@ static int set_properties(ap_ctx *c, const char *const *keys, const char *const 
 		nv[j] = values[i];
 		if (j == m) m++;
 	}
+	/* Spark's AlterTableSetPropertiesDeltaCommand: a mapped table's mode
+	 * set to none first runs RemoveColumnMappingCommand (its own commit);
+	 * when that was the only property, nothing else is committed. */
+	for (size_t i = 0; i < m; i++) {
+		const char *mode = dl_str_map_get(&ap_md(c)->configuration, "delta.columnMapping.mode", NULL);
+		if (strcmp(nk[i], "delta.columnMapping.mode") != 0 || strcasecmp(nv[i], "none") != 0 || !mode ||
+		    strcasecmp(mode, "none") == 0)
+			continue;
+		DL_TRY(ap_remove_column_mapping(c, true));
+		if (m == 1 && !set_description) {
+			*version = dl_snapshot_version(c->t.snap);
+			return 0;
+		}
+	}
 	DL_TRY(dl_alter_start(&c->t, "SET TBLPROPERTIES"));
 	const dl_metadata *old = ap_md(c);
 	dl_str_map conf;

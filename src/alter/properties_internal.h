@@ -70,6 +70,12 @@ bool ap_conf_remove(dl_str_map *m, const char *key);
 int ap_column_mapping_change(dl_type **schema, ap_ctx *c, dl_str_map *conf);
 int ap_backfill_row_ids(ap_ctx *c, int64_t *nfiles);
 
+/* drop_feature_mapping.c: Spark's RemoveColumnMappingCommand - every live
+ * file rewritten with the logical names, the mode (kept as "none" when
+ * keep_mode_none, else removed), maxColumnId, ids and physical names gone,
+ * one commit; c->t.snap is the latest version afterwards. */
+int ap_remove_column_mapping(ap_ctx *c, bool keep_mode_none);
+
 /* features.c: the protocol with `feature` (and what it requires) added
  * (DL_EUNSUPPORTED for a feature this library cannot write). */
 int ap_protocol_with_feature(dl_protocol *out, ap_ctx *c, const dl_protocol *p, const char *feature);
