@@ -183,6 +183,19 @@ static int unset_properties(ap_ctx *c, const char *const *keys, size_t n, bool i
                             int64_t *version)
 {
 	if (n == 0) return dl_error_set(DL_EINVALID, "UNSET TBLPROPERTIES needs at least one key");
+	/* Spark's AlterTableUnsetPropertiesDeltaCommand: unsetting the mode of
+	 * a mapped table first runs RemoveColumnMappingCommand (the key
+	 * removed); when that was the only key, nothing else is committed. */
+	const char *mode = dl_str_map_get(&ap_md(c)->configuration, "delta.columnMapping.mode", NULL);
+	for (size_t i = 0; i < n && mode && strcasecmp(mode, "none") != 0; i++) {
+		if (!keys[i] || strcmp(keys[i], "delta.columnMapping.mode") != 0) continue;
+		DL_TRY(ap_remove_column_mapping(c, false));
+		if (n == 1) {
+			*version = dl_snapshot_version(c->t.snap);
+			return 0;
+		}
+		break;
+	}
 	DL_TRY(dl_alter_start(&c->t, "UNSET TBLPROPERTIES"));
 	const dl_metadata *old = ap_md(c);
 	const char **nk = dl_arena_calloc(&c->t.arena, n + 1, sizeof *nk);

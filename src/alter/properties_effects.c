@@ -6,9 +6,9 @@
  * and physical names equal to their logical names, which are the names its
  * files already use, so nothing is rewritten. Other mode changes are
  * DELTA_UNSUPPORTED_COLUMN_MAPPING_MODE_CHANGE; removing column mapping
- * by SET ... = 'none' is Spark's RemoveColumnMappingCommand
- * (drop_feature_mapping.c, run by properties.c before this), by UNSET it
- * is refused with DL_EUNSUPPORTED.
+ * by SET ... = 'none' or UNSET of the mode is Spark's
+ * RemoveColumnMappingCommand (drop_feature_mapping.c, run by properties.c
+ * before this).
  *
  * Row tracking backfill (PROTOCOL.md "Row Tracking", enabling on an
  * existing table): files without a baseRowId are re-added, dataChange
@@ -39,8 +39,8 @@ int ap_column_mapping_change(dl_type **schema, ap_ctx *c, dl_str_map *conf)
 	dl_column_mapping_mode from = dl_snapshot_props(c->t.snap)->column_mapping_mode, to = np.column_mapping_mode;
 	if (from == to) return 0;
 	if (to == DL_CM_NONE)
-		/* SET ... = 'none' never gets here (properties.c runs the removal
-		 * first); UNSET of the mode does */
+		/* not reached: properties.c runs the removal first (SET ... =
+		 * 'none', UNSET); kept so no path drops the mapping silently */
 		return dl_error_set(DL_EUNSUPPORTED,
 		                    "removing column mapping (delta.columnMapping.mode '%s') by UNSET "
 		                    "TBLPROPERTIES is not supported; use SET TBLPROPERTIES "

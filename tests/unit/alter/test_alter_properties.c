@@ -210,16 +210,19 @@ static void test_column_mapping_upgrade(void **state)
 	dx_commit_lacks(uri, v, "\"add\"");
 	assert_int_equal(fx_count_parquet(uri), files);
 	dx_rows(uri, "id,name", "1,a;2,b;3,c");
-	const char *cmk[] = {"delta.columnMapping.mode"};
-	ax_fails(dl_alter_unset_properties(&v, uri, cmk, 1, false, NULL), DL_EUNSUPPORTED, NULL,
-	         "removing column mapping");
-	ax_conf_is(uri, "delta.columnMapping.mode", "name");
 	/* writes after the upgrade land and read back */
 	dx_append(uri, DDL, "4,d");
 	dx_rows(uri, "id,name", "1,a;2,b;3,c;4,d");
 	/* and back to none: the files rewritten (test_features.c has the rest) */
 	ax_ok(ax_set1(uri, "delta.columnMapping.mode", "none"));
 	ax_conf_is(uri, "delta.columnMapping.mode", "none");
+	dx_rows(uri, "id,name", "1,a;2,b;3,c;4,d");
+	/* name again, then UNSET of the mode: the same removal, the key gone */
+	ax_ok(ax_set1(uri, "delta.columnMapping.mode", "name"));
+	const char *cmk[] = {"delta.columnMapping.mode"};
+	ax_ok(dl_alter_unset_properties(&v, uri, cmk, 1, false, NULL));
+	dx_commit_has(uri, v, "\"operation\":\"REMOVE COLUMN MAPPING\"");
+	ax_conf_is(uri, "delta.columnMapping.mode", NULL);
 	dx_rows(uri, "id,name", "1,a;2,b;3,c;4,d");
 	dl_free(uri);
 }
