@@ -30,6 +30,7 @@
 #include "log/schema.h"
 #include "log/snapshot.h"
 #include "ops/create.h"
+#include "util/arena.h"
 #include "util/error.h"
 #include "util/mem.h"
 
@@ -102,20 +103,35 @@ int dl_catalog_rename_table(dl_catalog *c, const char *name, const char *new_nam
 
 /* ---- SET LOCATION ---- */
 
-/* Same names, types and nullability, recursively: Spark's schema check
- * after removeInternalDeltaMetadata (column mapping ids and physical
+/* A field's comment (NULL: none); metadata that is not valid JSON counts
+ * as none (the schema parser already accepted it). */
+static const char *comment_of(const dl_field *f, dl_arena *a)
+{
+	const char *c = NULL;
+	if (dl_field_metadata_string(f, "comment", a, &c) < 0) {
+		dl_error_clear();
+		return NULL;
+	}
+	return c;
+}
+
+/* Same names, types, nullability and comments, recursively: Spark's schema
+ * check after removeInternalDeltaMetadata (column mapping ids and physical
  * names, type-widening history, generation and identity metadata are
- * internal; comments are not compared here either, which is lenient on
- * a comment-only difference). */
-static bool same_shape(const dl_type *a, const dl_type *b)
+ * internal, so only the user's comment is compared). */
+static bool same_shape(const dl_type *a, const dl_type *b, dl_arena *ar)
 {
 	if (a->id != b->id || a->nchildren != b->nchildren) return false;
 	if (a->id == DL_TYPE_DECIMAL && (a->precision != b->precision || a->scale != b->scale)) return false;
 	for (int i = 0; i < a->nchildren; i++) {
-		if (strcmp(a->children[i].name, b->children[i].name) != 0 ||
-		    a->children[i].nullable != b->children[i].nullable ||
-		    !same_shape(a->children[i].type, b->children[i].type))
+		const dl_field *fa = &a->children[i], *fb = &b->children[i];
+		if (strcmp(fa->name, fb->name) != 0 || fa->nullable != fb->nullable ||
+		    !same_shape(fa->type, fb->type, ar))
 			return false;
+		if (a->id == DL_TYPE_STRUCT) {
+			const char *ca = comment_of(fa, ar), *cb = comment_of(fb, ar);
+			if ((ca || cb) && (!ca || !cb || strcmp(ca, cb) != 0)) return false;
+		}
 	}
 	return true;
 }
@@ -144,7 +160,10 @@ static int open_table(dl_snapshot **out, dl_store **store, const dl_catalog *c, 
 static int check_schemas(dl_snapshot *old, dl_snapshot *neu)
 {
 	const dl_metadata *om = dl_snapshot_state(old)->metadata, *nm = dl_snapshot_state(neu)->metadata;
-	if (same_shape(dl_snapshot_schema(old), dl_snapshot_schema(neu)) && same_partitioning(om, nm)) return 0;
+	dl_arena ar = DL_ARENA_INIT;
+	bool same = same_shape(dl_snapshot_schema(old), dl_snapshot_schema(neu), &ar) && same_partitioning(om, nm);
+	dl_arena_free(&ar);
+	if (same) return 0;
 	return dl_error_set_class(DL_EINVALID, "DELTA_SET_LOCATION_SCHEMA_MISMATCH",
 	                          "The schema of the new Delta location is different than the current "
 	                          "table schema.\noriginal schema:\n%s\ndestination schema:\n%s\n\nIf "
