@@ -106,6 +106,30 @@ static void test_rename_survives_checkpoint(void **state)
 	dl_catalog_free(c);
 }
 
+/* Two handles, one stale: of two renames of one table one lands, the
+ * other is decided again on the newer catalog and finds the name gone. */
+static void test_rename_race(void **state)
+{
+	(void)state;
+	dl_catalog *a = open_cat("mem://cat_rename_race");
+	dl_catalog *b = open_cat("mem://cat_rename_race");
+	assert_int_equal(cf_create(a, "t", NULL, false, NULL), 0);
+	char *u = uri_of(b, "t"); /* b has seen t */
+	dl_free(u);
+	assert_int_equal(dl_catalog_rename_table(a, "t", "u"), 0);
+	assert_true(cf_error_is(dl_catalog_rename_table(b, "t", "v"), DL_ENOTFOUND, "TABLE_OR_VIEW_NOT_FOUND"));
+	assert_true(cf_error_is(dl_catalog_rename_table(b, "u", "u"), DL_EEXISTS, "TABLE_OR_VIEW_ALREADY_EXISTS"));
+	/* a new managed t finds the directory u still uses: LOCATION_ALREADY_EXISTS */
+	assert_true(cf_error_is(cf_create(b, "t", NULL, false, NULL), DL_EEXISTS, "LOCATION_ALREADY_EXISTS"));
+	dl_catalog_table_list l;
+	assert_int_equal(dl_catalog_list_tables(&l, b, NULL), 0);
+	assert_int_equal(l.count, 1);
+	assert_string_equal(l.items[0].name, "u");
+	dl_catalog_table_list_free(&l);
+	dl_catalog_free(a);
+	dl_catalog_free(b);
+}
+
 static void test_set_location(void **state)
 {
 	(void)state;
@@ -182,6 +206,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_rename),
 	    cmocka_unit_test(test_rename_survives_checkpoint),
+	    cmocka_unit_test(test_rename_race),
 	    cmocka_unit_test(test_set_location),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
