@@ -4,6 +4,7 @@
 #define DL_ALTER_DROP_FEATURE_INTERNAL_H
 #include <stdbool.h>
 #include "alter/properties_internal.h"
+#include "rewrite/rewrite.h"
 
 typedef struct df_step {
 	int feature;                               /* dl_table_feature */
@@ -25,8 +26,9 @@ const df_step *df_step_for(int feature);
 int df_type_widening_prepare(ap_ctx *c, bool *changed);
 bool df_type_widening_clean(ap_ctx *c);
 bool df_type_widening_trace(const dl_action *a);
-/* The delta.rowTracking domain's rowIdHighWaterMark (-1: none). */
-int df_row_id_hwm(dl_snapshot *s, int64_t *hwm);
+/* Runs a rewrite of copies and stages its actions in c->t.txn, with the
+ * delta.rowTracking high-water mark moved past any row ids it assigned. */
+int df_rewrite_stage(ap_ctx *c, dl_rewrite *rw);
 
 /* drop_feature_mapping.c: columnMapping. */
 int df_column_mapping_prepare(ap_ctx *c, bool *changed);

@@ -105,17 +105,7 @@ int ap_remove_column_mapping(ap_ctx *c, bool keep_mode_none)
 		rc = dl_rewrite_touch_copy(rw, dl_log_state_add(st, i));
 		if (rc == 0) rc = dl_alter_progress(&c->t, "rewriting files", "files", (int64_t)i + 1, (int64_t)st->nadds, -1);
 	}
-	if (rc == 0) rc = dl_rewrite_run(rw);
-	bool tracked = dl_protocol_has(ap_proto(c), DL_FEATURE_ROW_TRACKING);
-	int64_t hwm = -1, before;
-	if (rc == 0 && tracked) rc = df_row_id_hwm(c->t.snap, &hwm);
-	before = hwm;
-	if (rc == 0) rc = dl_rewrite_commit(rw, &hwm);
-	if (rc == 0 && tracked && hwm != before) {
-		char dm[64];
-		snprintf(dm, sizeof dm, "{\"rowIdHighWaterMark\":%lld}", (long long)hwm);
-		rc = dl_txn_set_domain(c->t.txn, "delta.rowTracking", dm, false);
-	}
+	if (rc == 0) rc = df_rewrite_stage(c, rw);
 	if (rc == 0) rc = ap_stage(c, &conf, schema, ap_proto(c), NULL);
 	int64_t v;
 	if (rc == 0) rc = dl_txn_commit(c->t.txn, &v);

@@ -35,7 +35,7 @@ static bool widening_enabled(ap_ctx *c)
 	return v && dl_parse_bool_property(v, &b) == 0 && b;
 }
 
-int df_row_id_hwm(dl_snapshot *s, int64_t *hwm)
+static int row_id_hwm(dl_snapshot *s, int64_t *hwm)
 {
 	*hwm = -1;
 	const char *conf = dl_snapshot_domain(s, "delta.rowTracking");
@@ -48,6 +48,20 @@ int df_row_id_hwm(dl_snapshot *s, int64_t *hwm)
 		rc = dl_error_set(DL_ECORRUPT, "rowIdHighWaterMark is not an integer: %s", conf);
 	dl_arena_free(&a);
 	return rc;
+}
+
+int df_rewrite_stage(ap_ctx *c, dl_rewrite *rw)
+{
+	DL_TRY(dl_rewrite_run(rw));
+	bool tracked = dl_protocol_has(ap_proto(c), DL_FEATURE_ROW_TRACKING);
+	int64_t hwm = -1;
+	if (tracked) DL_TRY(row_id_hwm(c->t.snap, &hwm));
+	int64_t before = hwm;
+	DL_TRY(dl_rewrite_commit(rw, &hwm));
+	if (!tracked || hwm == before) return 0;
+	char conf[64];
+	snprintf(conf, sizeof conf, "{\"rowIdHighWaterMark\":%lld}", (long long)hwm);
+	return dl_txn_set_domain(c->t.txn, "delta.rowTracking", conf, false);
 }
 
 /* The types a widening moves between (PROTOCOL.md "Type Widening"): only
@@ -137,17 +151,7 @@ static int rewrite_files(ap_ctx *c)
 		if (rc == 0) rc = dl_alter_progress(&c->t, "checking files", "files", (int64_t)i + 1, (int64_t)st->nadds, -1);
 	}
 	dl_type_unref(physical);
-	if (rc == 0) rc = dl_rewrite_run(rw);
-	bool tracked = dl_protocol_has(ap_proto(c), DL_FEATURE_ROW_TRACKING);
-	int64_t hwm = -1, before;
-	if (rc == 0 && tracked) rc = df_row_id_hwm(c->t.snap, &hwm);
-	before = hwm;
-	if (rc == 0) rc = dl_rewrite_commit(rw, &hwm);
-	if (rc == 0 && tracked && hwm != before) {
-		char conf[64];
-		snprintf(conf, sizeof conf, "{\"rowIdHighWaterMark\":%lld}", (long long)hwm);
-		rc = dl_txn_set_domain(c->t.txn, "delta.rowTracking", conf, false);
-	}
+	if (rc == 0) rc = df_rewrite_stage(c, rw);
 	dl_str_map conf;
 	if (rc == 0) rc = ap_conf_copy(&conf, c, &ap_md(c)->configuration, 0);
 	if (rc == 0) rc = ap_stage(c, &conf, schema, ap_proto(c), NULL);
