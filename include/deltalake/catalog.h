@@ -197,6 +197,20 @@ DL_EXTERN(int) dl_catalog_list_tables(dl_catalog_table_list *out, dl_catalog *c,
  * concurrent re-creation is never deleted. An external table's files are
  * kept. TABLE_OR_VIEW_NOT_FOUND unless if_exists. */
 DL_EXTERN(int) dl_catalog_drop_table(dl_catalog *c, const char *name, bool if_exists);
+/* ALTER TABLE name RENAME TO new_name: the entry moves to the new name in
+ * one catalog change (its data, id and location stay as they are; see
+ * docs/CATALOG.md). new_name unqualified or in the same schema
+ * (_LEGACY_ERROR_TEMP_1073 otherwise, as Spark); a taken name is
+ * TABLE_OR_VIEW_ALREADY_EXISTS (DL_EEXISTS), a missing one
+ * TABLE_OR_VIEW_NOT_FOUND. */
+DL_EXTERN(int) dl_catalog_rename_table(dl_catalog *c, const char *name, const char *new_name);
+/* ALTER TABLE name SET LOCATION 'location': the entry points at the Delta
+ * table there (made absolute) from then on; nothing is copied. The new
+ * location must hold a Delta table (DELTA_MISSING_DELTA_TABLE) with the
+ * same schema and partitioning (DELTA_SET_LOCATION_SCHEMA_MISMATCH), as
+ * Spark's AlterTableSetLocationDeltaCommand. The table keeps its type: a
+ * managed table's DROP then deletes the new location's table. */
+DL_EXTERN(int) dl_catalog_set_table_location(dl_catalog *c, const char *name, const char *location);
 
 #ifdef __cplusplus
 }

@@ -212,13 +212,9 @@ int ac_check_default_expr(const char *sql, const char *column)
 	return rc;
 }
 
-/* PROTOCOL.md "Type Widening": dl_type_widens_to's pairs, with the
- * protocol's bound for integers to decimals: Byte, Short and Int need
- * Decimal(10 + k1, k2), Long Decimal(20 + k1, k2) (k1 >= k2 >= 0). */
+/* PROTOCOL.md "Type Widening": exactly dl_type_widens_to's pairs (which
+ * carry the protocol's integer-to-decimal bound). */
 bool ac_widening_allowed(const dl_type *from, const dl_type *to)
 {
-	if (!dl_type_widens_to(from, to)) return false;
-	int r = dl_type_integral_rank(from->id);
-	if (r && to->id == DL_TYPE_DECIMAL) return to->precision - to->scale >= (r == 4 ? 20 : 10);
-	return true;
+	return dl_type_widens_to(from, to);
 }

@@ -14,11 +14,9 @@ static const size_t alter_options_ends[] = {
 };
 DL_OPTIONS_ENDS_CHECK(alter_options_ends, DL_ALTER_OPTIONS_VERSION);
 
-int dl_alter_begin(dl_alter_txn *a, const char *operation, const char *uri,
-                   const dl_alter_options *opts)
+int dl_alter_open(dl_alter_txn *a, const char *uri, const dl_alter_options *opts)
 {
 	memset(a, 0, sizeof *a);
-	a->operation = operation;
 	dl_alter_options defaults = DL_ALTER_OPTIONS_INIT;
 	a->opts = defaults;
 	DL_TRY(dl_options_load(&a->opts, opts, alter_options_ends, DL_ALTER_OPTIONS_VERSION,
@@ -26,14 +24,33 @@ int dl_alter_begin(dl_alter_txn *a, const char *operation, const char *uri,
 	if (a->opts.store) {
 		a->store = a->opts.store;
 	} else {
-		if (!uri || !*uri) return dl_error_set(DL_EINVALID, "%s: no table given", operation);
+		if (!uri || !*uri) return dl_error_set(DL_EINVALID, "ALTER TABLE: no table uri and no store");
 		DL_TRY(dl_store_open(&a->store, uri, a->opts.store_options));
 		a->owns_store = true;
 	}
+	a->uri = uri && *uri ? uri : dl_store_root(a->store);
+	return dl_alter_refresh(a);
+}
+
+int dl_alter_refresh(dl_alter_txn *a)
+{
+	dl_txn_free(a->txn);
+	a->txn = NULL;
+	dl_snapshot_free(a->snap);
+	a->snap = NULL;
 	DL_TRY(dl_ops_open_latest(&a->snap, a->store));
+	/* Spark's notADeltaTableException for a path without a Delta log */
 	if (!a->snap)
-		return dl_error_set_class(DL_ENOTFOUND, "DELTA_TABLE_NOT_FOUND",
-		                          "%s: no Delta table at %s", operation, dl_store_root(a->store));
+		return dl_error_set_class(DL_ENOTFOUND, "DELTA_MISSING_DELTA_TABLE", "%s is not a Delta table.",
+		                          a->uri);
+	return 0;
+}
+
+int dl_alter_start(dl_alter_txn *a, const char *operation)
+{
+	dl_txn_free(a->txn);
+	a->txn = NULL;
+	a->operation = operation;
 	dl_txn_options to = DL_TXN_OPTIONS_INIT;
 	to.operation = operation;
 	to.user_metadata = a->opts.user_metadata;
@@ -42,7 +59,15 @@ int dl_alter_begin(dl_alter_txn *a, const char *operation, const char *uri,
 	 * the transaction; the setters put new ones in the arena. */
 	a->md = *dl_alter_read_metadata(a);
 	a->proto = *dl_alter_read_protocol(a);
+	a->md_changed = a->proto_changed = false;
 	return 0;
+}
+
+int dl_alter_begin(dl_alter_txn *a, const char *operation, const char *uri,
+                   const dl_alter_options *opts)
+{
+	DL_TRY(dl_alter_open(a, uri, opts));
+	return dl_alter_start(a, operation);
 }
 
 int dl_alter_set_schema(dl_alter_txn *a, const dl_type *schema)

@@ -30,6 +30,7 @@
 
 typedef struct dl_alter_txn {
 	const char *operation;     /* "ADD COLUMNS", "CHANGE COLUMN"... */
+	const char *uri;           /* the table in messages: the caller's uri or the store's root */
 	dl_alter_options opts;     /* the caller's, loaded at the current version */
 	dl_store *store;
 	bool owns_store;
@@ -45,10 +46,19 @@ typedef struct dl_alter_txn {
 } dl_alter_txn;
 
 /* Opens the table (opts->store, else uri with opts->store_options) and
- * begins the transaction. DL_ENOTFOUND when there is no Delta table.
- * opts may be NULL. `a` must be dl_alter_end'ed even on failure. */
+ * begins the transaction: dl_alter_open then dl_alter_start. DL_ENOTFOUND
+ * (Spark's DELTA_MISSING_DELTA_TABLE) when there is no Delta table. opts
+ * may be NULL. `a` must be dl_alter_end'ed even on failure. */
 int dl_alter_begin(dl_alter_txn *a, const char *operation, const char *uri,
                    const dl_alter_options *opts);
+
+/* The two halves, for commands of several commits (DROP FEATURE): open the
+ * store and the latest snapshot; start (again) a transaction of
+ * `operation` on a->snap with fresh working copies; refresh drops the
+ * transaction and reopens the latest snapshot between commits. */
+int dl_alter_open(dl_alter_txn *a, const char *uri, const dl_alter_options *opts);
+int dl_alter_start(dl_alter_txn *a, const char *operation);
+int dl_alter_refresh(dl_alter_txn *a);
 
 /* The table as read. */
 static inline const dl_metadata *dl_alter_read_metadata(const dl_alter_txn *a)

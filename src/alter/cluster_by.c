@@ -19,6 +19,7 @@
  *     oldClusteringColumns / newClusteringColumns, the logical names
  *     joined by ",". */
 #include <string.h>
+#include "alter/alter_txn.h"
 #include "deltalake/alter.h"
 #include "log/protocol.h"
 #include "log/snapshot.h"
@@ -33,11 +34,7 @@
 #include "util/options.h"
 
 typedef struct cluster_ctx {
-	dl_store *store;
-	bool owns_store;
-	dl_snapshot *snap;
-	dl_transaction *txn;
-	dl_arena arena;
+	dl_alter_txn t; /* the shared ALTER transaction (alter_txn.h) */
 	dl_clustering old, neu;
 	dl_buf old_names, new_names, domain;
 } cluster_ctx;
@@ -56,22 +53,22 @@ static int join_names(dl_buf *out, const dl_clustering *c)
  * delta.feature.* key only asks for the protocol. */
 static int enable_clustering(cluster_ctx *c)
 {
-	const dl_log_state *st = dl_snapshot_state(c->snap);
+	const dl_log_state *st = dl_snapshot_state(c->t.snap);
 	const dl_str_map *cfg = &st->metadata->configuration;
-	dl_kv *items = dl_arena_calloc(&c->arena, (size_t)cfg->n + 1, sizeof *items);
+	dl_kv *items = dl_arena_calloc(&c->t.arena, (size_t)cfg->n + 1, sizeof *items);
 	if (!items) return DL_ENOMEM;
 	if (cfg->n) memcpy(items, cfg->items, cfg->n * sizeof *items);
 	items[cfg->n].key = "delta.feature.clustering";
 	items[cfg->n].value = "supported";
 	dl_str_map with = {items, cfg->n + 1};
 	dl_protocol p;
-	DL_TRY(dl_ops_choose_protocol(&p, &c->arena, dl_snapshot_schema(c->snap), &with, st->protocol));
-	if (!dl_ops_protocol_equal(&p, st->protocol)) DL_TRY(dl_txn_set_protocol(c->txn, &p));
-	return dl_txn_set_metadata(c->txn, st->metadata);
+	DL_TRY(dl_ops_choose_protocol(&p, &c->t.arena, dl_snapshot_schema(c->t.snap), &with, st->protocol));
+	if (!dl_ops_protocol_equal(&p, st->protocol)) DL_TRY(dl_txn_set_protocol(c->t.txn, &p));
+	return dl_txn_set_metadata(c->t.txn, st->metadata);
 }
 
 static int run(cluster_ctx *c, int64_t *version, const char *uri, const char *const *cols, size_t ncols,
-               const dl_alter_options *o)
+               const dl_alter_options *opts)
 {
 	if (ncols > (size_t)DL_CLUSTERING_MAX_COLUMNS)
 		return dl_error_set_class(DL_EINVALID, "DELTA_CLUSTER_BY_INVALID_NUM_COLUMNS",
@@ -79,18 +76,8 @@ static int run(cluster_ctx *c, int64_t *version, const char *uri, const char *co
 		                          "clustering columns. Please remove the extra clustering columns.",
 		                          DL_CLUSTERING_MAX_COLUMNS, ncols);
 	if (ncols && !cols) return dl_error_set(DL_EINVALID, "dl_alter_cluster_by: %zu columns without names", ncols);
-	if (o->store) {
-		c->store = o->store;
-	} else {
-		if (!uri) return dl_error_set(DL_EINVALID, "dl_alter_cluster_by: no table given");
-		DL_TRY(dl_store_open(&c->store, uri, o->store_options));
-		c->owns_store = true;
-	}
-	DL_TRY(dl_ops_open_latest(&c->snap, c->store));
-	if (!c->snap)
-		return dl_error_set_class(DL_ENOTFOUND, "DELTA_TABLE_NOT_FOUND", "ALTER TABLE CLUSTER BY: no Delta table at %s",
-		                          dl_store_root(c->store));
-	const dl_log_state *st = dl_snapshot_state(c->snap);
+	DL_TRY(dl_alter_open(&c->t, uri, opts));
+	const dl_log_state *st = dl_snapshot_state(c->t.snap);
 	if (st->metadata->npartition_columns)
 		return dl_error_set_class(DL_EINVALID, "DELTA_ALTER_TABLE_CLUSTER_BY_ON_PARTITIONED_TABLE_NOT_ALLOWED",
 		                          "ALTER TABLE CLUSTER BY cannot be applied to a partitioned table.");
@@ -99,51 +86,37 @@ static int run(cluster_ctx *c, int64_t *version, const char *uri, const char *co
 	dl_table_properties props;
 	dl_table_properties_defaults(&props);
 	DL_TRY(dl_table_properties_parse(&props, &st->metadata->configuration, false));
-	const dl_type *schema = dl_snapshot_schema(c->snap);
+	const dl_type *schema = dl_snapshot_schema(c->t.snap);
 	bool present;
-	DL_TRY(dl_clustering_from_snapshot(&c->old, &present, c->snap));
+	DL_TRY(dl_clustering_from_snapshot(&c->old, &present, c->t.snap));
 	DL_TRY(dl_clustering_resolve(&c->neu, cols, (int)ncols, schema, props.column_mapping_mode));
 	DL_TRY(dl_clustering_validate(&c->neu, schema, &props, NULL, 0));
 	DL_TRY(join_names(&c->old_names, &c->old));
 	DL_TRY(join_names(&c->new_names, &c->neu));
 	DL_TRY(dl_clustering_domain_json(&c->domain, &c->neu));
 	DL_TRY(dl_buf_putc(&c->domain, 0));
-	dl_txn_options to = DL_TXN_OPTIONS_INIT;
-	to.operation = "CLUSTER BY";
-	to.user_metadata = o->user_metadata;
-	DL_TRY(dl_txn_begin(&c->txn, c->store, c->snap, &to));
+	DL_TRY(dl_alter_start(&c->t, "CLUSTER BY"));
 	if (!supported) DL_TRY(enable_clustering(c));
-	DL_TRY(dl_txn_set_domain(c->txn, DL_CLUSTERING_DOMAIN, (const char *)c->domain.data, false));
-	DL_TRY(dl_txn_set_parameter(c->txn, "oldClusteringColumns", (const char *)c->old_names.data));
-	DL_TRY(dl_txn_set_parameter(c->txn, "newClusteringColumns", (const char *)c->new_names.data));
-	if (o->progress) {
-		dl_progress_info p = {"alter", "committing", "actions", 1, 1, -1, -1};
-		if (o->progress(&p, o->progress_payload) != 0)
-			return dl_error_set(DL_ECANCELLED, "ALTER TABLE CLUSTER BY cancelled by the progress callback");
-	}
-	return dl_txn_commit(c->txn, version);
+	DL_TRY(dl_txn_set_domain(c->t.txn, DL_CLUSTERING_DOMAIN, (const char *)c->domain.data, false));
+	DL_TRY(dl_txn_set_parameter(c->t.txn, "oldClusteringColumns", (const char *)c->old_names.data));
+	DL_TRY(dl_txn_set_parameter(c->t.txn, "newClusteringColumns", (const char *)c->new_names.data));
+	DL_TRY(dl_alter_progress(&c->t, "committing", "actions", 1, 1, -1));
+	return dl_txn_commit(c->t.txn, version);
 }
 
 int dl_alter_cluster_by(int64_t *version, const char *uri, const char *const *cols, size_t ncols,
                         const dl_alter_options *opts)
 {
-	static const size_t ends[] = {sizeof(dl_alter_options)};
-	DL_OPTIONS_ENDS_CHECK(ends, DL_ALTER_OPTIONS_VERSION);
 	if (!version) return dl_error_set(DL_EINVALID, "dl_alter_cluster_by: version is NULL");
 	*version = -1;
-	dl_alter_options o = DL_ALTER_OPTIONS_INIT;
-	if (opts) DL_TRY(dl_options_load(&o, opts, ends, DL_ALTER_OPTIONS_VERSION, "dl_alter_options", "DL_ALTER_OPTIONS_INIT"));
 	cluster_ctx c;
 	memset(&c, 0, sizeof c);
-	int rc = run(&c, version, uri, cols, ncols, &o);
-	dl_txn_free(c.txn);
-	dl_snapshot_free(c.snap);
-	if (c.owns_store) dl_store_free(c.store);
+	int rc = run(&c, version, uri, cols, ncols, opts);
+	dl_alter_end(&c.t);
 	dl_clustering_free(&c.old);
 	dl_clustering_free(&c.neu);
 	dl_buf_free(&c.old_names);
 	dl_buf_free(&c.new_names);
 	dl_buf_free(&c.domain);
-	dl_arena_free(&c.arena);
 	return rc;
 }

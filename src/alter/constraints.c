@@ -25,7 +25,7 @@
 static int constraint_key(char **out, ap_ctx *c, const char *name)
 {
 	size_t n = strlen(name) + 19;
-	char *k = dl_arena_alloc(&c->arena, n);
+	char *k = dl_arena_alloc(&c->t.arena, n);
 	if (!k) return DL_ENOMEM;
 	snprintf(k, n, "delta.constraints.%s", name);
 	for (char *p = k + 18; *p; p++) *p = (char)tolower((unsigned char)*p);
@@ -65,7 +65,7 @@ static int count_violations(ap_ctx *c, const char *key, const char *expr, int64_
 	int rc = dl_expr_parse(&pred, sql);
 	dl_free(sql);
 	dl_batch_stream *scan = NULL, *f = NULL;
-	if (rc == 0) rc = dl_exec_scan_snapshot(&scan, c->snap, NULL);
+	if (rc == 0) rc = dl_exec_scan_snapshot(&scan, c->t.snap, NULL);
 	dl_exec_ctx ctx = DL_EXEC_CTX_INIT;
 	if (rc == 0) {
 		rc = dl_exec_filter(&f, scan, pred, &ctx);
@@ -93,7 +93,7 @@ static int add_constraint(ap_ctx *c, const char *name, const char *expr, int64_t
 	if (strcmp(name, "__CHAR_VARCHAR_STRING_LENGTH_CHECK__") == 0)
 		return dl_error_set_class(DL_EINVALID, "_LEGACY_ERROR_TEMP_DELTA_0001",
 		                          "Cannot use '%s' as the name of a CHECK constraint.", name);
-	DL_TRY(ap_begin(c, "ADD CONSTRAINT"));
+	DL_TRY(dl_alter_start(&c->t, "ADD CONSTRAINT"));
 	char *key;
 	DL_TRY(constraint_key(&key, c, name));
 	const dl_metadata *md = ap_md(c);
@@ -106,7 +106,7 @@ static int add_constraint(ap_ctx *c, const char *name, const char *expr, int64_t
 	/* Bound against the table's columns: unknown columns, non-boolean. */
 	dl_expr *e = NULL;
 	int rc = dl_expr_parse(&e, expr);
-	if (rc == 0) rc = dl_expr_bind(e, dl_snapshot_schema(c->snap));
+	if (rc == 0) rc = dl_expr_bind(e, dl_snapshot_schema(c->t.snap));
 	if (rc < 0) {
 		dl_expr_free(e);
 		return dl_error_prefix("CHECK constraint %s", name);
@@ -128,10 +128,10 @@ static int add_constraint(ap_ctx *c, const char *name, const char *expr, int64_t
 	DL_TRY(ap_conf_copy(&conf, c, &md->configuration, 1));
 	DL_TRY(ap_conf_put(&conf, c, key, expr));
 	DL_TRY(ap_stage(c, &conf, NULL, NULL, NULL));
-	dl_txn_read_whole_table(c->txn);
-	DL_TRY(dl_txn_set_parameter(c->txn, "name", name));
-	DL_TRY(dl_txn_set_parameter(c->txn, "expr", expr));
-	return dl_txn_commit(c->txn, version);
+	dl_txn_read_whole_table(c->t.txn);
+	DL_TRY(dl_txn_set_parameter(c->t.txn, "name", name));
+	DL_TRY(dl_txn_set_parameter(c->t.txn, "expr", expr));
+	return dl_txn_commit(c->t.txn, version);
 }
 
 int dl_alter_add_constraint(int64_t *version, const char *uri, const char *name, const char *expr,
@@ -139,9 +139,9 @@ int dl_alter_add_constraint(int64_t *version, const char *uri, const char *name,
 {
 	*version = -1;
 	ap_ctx c;
-	int rc = ap_open(&c, uri, opts, "dl_alter_add_constraint");
+	int rc = ap_open(&c, uri, opts);
 	if (rc == 0) rc = add_constraint(&c, name, expr, version);
-	ap_close(&c);
+	dl_alter_end(&c.t);
 	return rc;
 }
 
@@ -161,15 +161,15 @@ static int drop_constraint(ap_ctx *c, const char *name, bool if_exists, int64_t 
 		                          "true.",
 		                          name, ap_table_name(c));
 	if (!old) return 0; /* IF EXISTS found nothing: *version stays -1 */
-	DL_TRY(ap_begin(c, "DROP CONSTRAINT"));
+	DL_TRY(dl_alter_start(&c->t, "DROP CONSTRAINT"));
 	dl_str_map conf;
 	DL_TRY(ap_conf_copy(&conf, c, &md->configuration, 0));
 	ap_conf_remove(&conf, key);
 	DL_TRY(ap_stage(c, &conf, NULL, ap_proto(c), NULL));
-	DL_TRY(dl_txn_set_parameter(c->txn, "name", name));
-	DL_TRY(dl_txn_set_parameter(c->txn, "expr", old));
-	DL_TRY(dl_txn_set_parameter(c->txn, "existed", "true"));
-	return dl_txn_commit(c->txn, version);
+	DL_TRY(dl_txn_set_parameter(c->t.txn, "name", name));
+	DL_TRY(dl_txn_set_parameter(c->t.txn, "expr", old));
+	DL_TRY(dl_txn_set_parameter(c->t.txn, "existed", "true"));
+	return dl_txn_commit(c->t.txn, version);
 }
 
 int dl_alter_drop_constraint(int64_t *version, const char *uri, const char *name, bool if_exists,
@@ -177,8 +177,8 @@ int dl_alter_drop_constraint(int64_t *version, const char *uri, const char *name
 {
 	*version = -1;
 	ap_ctx c;
-	int rc = ap_open(&c, uri, opts, "dl_alter_drop_constraint");
+	int rc = ap_open(&c, uri, opts);
 	if (rc == 0) rc = drop_constraint(&c, name, if_exists, version);
-	ap_close(&c);
+	dl_alter_end(&c.t);
 	return rc;
 }

@@ -28,6 +28,7 @@
 #include <strings.h>
 #include "alter/drop_feature_internal.h"
 #include "json/json.h"
+#include "log/delta_configs.h"
 #include "log/log_segment.h"
 #include "log/properties.h"
 #include "log/table_features.h"
@@ -80,13 +81,13 @@ static int retention_error(ap_ctx *c, const char *klass, const char *feature)
 /* An empty commit and a checkpoint of it (Spark's createEmptyCommitAndCheckpoint). */
 static int empty_commit_and_checkpoint(ap_ctx *c)
 {
-	DL_TRY(ap_begin(c, "Empty Commit"));
+	DL_TRY(dl_alter_start(&c->t, "Empty Commit"));
 	int64_t v;
-	DL_TRY(dl_txn_commit(c->txn, &v));
+	DL_TRY(dl_txn_commit(c->t.txn, &v));
 	dl_checkpoint_result r;
 	dl_ckpt_write_options o = DL_CKPT_WRITE_OPTIONS_INIT;
-	DL_TRY(dl_checkpoint_write_version(&r, c->store, v, &o));
-	return ap_refresh(c);
+	DL_TRY(dl_checkpoint_write_version(&r, c->t.store, v, &o));
+	return dl_alter_refresh(&c->t);
 }
 
 /* A commit file's actions against the step's trace test. */
@@ -94,7 +95,7 @@ static int commit_has_trace(bool *found, ap_ctx *c, const char *path, const df_s
 {
 	uint8_t *data;
 	size_t len;
-	DL_TRY(dl_store_get(&data, &len, c->store, path));
+	DL_TRY(dl_store_get(&data, &len, c->t.store, path));
 	int rc = 0;
 	const char *p = (const char *)data, *end = p + len;
 	while (p < end && rc == 0 && !*found) {
@@ -120,9 +121,9 @@ static int commit_has_trace(bool *found, ap_ctx *c, const char *path, const df_s
 static int history_contains(bool *found, ap_ctx *c, const df_step *s)
 {
 	*found = false;
-	int64_t to = dl_snapshot_version(c->snap);
+	int64_t to = dl_snapshot_version(c->t.snap);
 	dl_object_list l = {NULL, 0};
-	DL_TRY(dl_store_list_from(&l, c->store, DL_LOG_DIR, NULL));
+	DL_TRY(dl_store_list_from(&l, c->t.store, DL_LOG_DIR, NULL));
 	int64_t earliest_ckpt = -1;
 	int rc = 0;
 	for (size_t i = 0; i < l.count && rc == 0 && !*found; i++) {
@@ -144,10 +145,10 @@ static int history_contains(bool *found, ap_ctx *c, const df_step *s)
 	if (*found || !s->action_trace || earliest_ckpt < 0) return 0;
 	/* the checkpoint's state: live files and the tombstones it keeps */
 	dl_snapshot_options so = DL_SNAPSHOT_OPTIONS_INIT;
-	so.store = c->store;
+	so.store = c->t.store;
 	so.as_of_version = earliest_ckpt;
 	dl_snapshot *snap;
-	DL_TRY(dl_snapshot_open(&snap, c->uri, &so));
+	DL_TRY(dl_snapshot_open(&snap, c->t.uri, &so));
 	const dl_log_state *st = dl_snapshot_state(snap);
 	dl_action md = {.kind = DL_ACTION_METADATA, .u.metadata = *st->metadata};
 	*found = s->action_trace(&md);
@@ -168,7 +169,7 @@ static int earliest_commit(ap_ctx *c, int64_t *out)
 {
 	dl_log_file *files;
 	size_t n;
-	DL_TRY(dl_log_list_commits(c->store, &files, &n));
+	DL_TRY(dl_log_list_commits(c->t.store, &files, &n));
 	*out = n ? files[0].version : -1;
 	dl_log_files_free(files, n);
 	return 0;
@@ -177,7 +178,7 @@ static int earliest_commit(ap_ctx *c, int64_t *out)
 static int downgrade_commit(ap_ctx *c, const dl_table_feature_info *fi, bool truncate, bool protect,
                             int64_t *version)
 {
-	DL_TRY(ap_begin(c, "DROP FEATURE"));
+	DL_TRY(dl_alter_start(&c->t, "DROP FEATURE"));
 	const df_step *s = df_step_for(fi->id);
 	if (!s->clean(c))
 		return dl_error_set_class(DL_ECONFLICT, "DELTA_FEATURE_DROP_CONFLICT_REVALIDATION_FAIL",
@@ -190,14 +191,14 @@ static int downgrade_commit(ap_ctx *c, const dl_table_feature_info *fi, bool tru
 	DL_TRY(ap_conf_copy(&conf, c, &ap_md(c)->configuration, 1));
 	if (protect) {
 		char num[24];
-		snprintf(num, sizeof num, "%lld", (long long)dl_snapshot_version(c->snap) + 1);
+		snprintf(num, sizeof num, "%lld", (long long)dl_snapshot_version(c->t.snap) + 1);
 		DL_TRY(ap_conf_put(&conf, c, PROTECTION_KEY, num));
 	}
 	if (fi->id == DL_FEATURE_CHECKPOINT_PROTECTION) ap_conf_remove(&conf, PROTECTION_KEY);
 	DL_TRY(ap_stage(c, &conf, NULL, &out, NULL));
-	DL_TRY(dl_txn_set_parameter(c->txn, "featureName", fi->name));
-	DL_TRY(dl_txn_set_parameter(c->txn, "truncateHistory", truncate ? "true" : "false"));
-	return dl_txn_commit(c->txn, version);
+	DL_TRY(dl_txn_set_parameter(c->t.txn, "featureName", fi->name));
+	DL_TRY(dl_txn_set_parameter(c->t.txn, "truncateHistory", truncate ? "true" : "false"));
+	return dl_txn_commit(c->t.txn, version);
 }
 
 /* Whether the protocol supports the feature under exactly this name (Spark
@@ -216,7 +217,7 @@ static int check_droppable(ap_ctx *c, const char *name, bool truncate, const dl_
 	const dl_protocol *p = ap_proto(c);
 	bool has = present(p, name);
 	const dl_table_feature_info *fi = dl_table_feature_lookup(name);
-	if (!has && strncasecmp(name, "delta.", 6) == 0 && ap_is_known_config(name))
+	if (!has && strncasecmp(name, "delta.", 6) == 0 && dl_delta_config_is_known(name))
 		return dl_error_set_class(DL_EINVALID, "DELTA_FEATURE_DROP_FEATURE_IS_DELTA_PROPERTY",
 		                          "Cannot drop %s from this table because this is a delta table property "
 		                          "and not a table feature.",
@@ -277,21 +278,21 @@ static int drop_feature(ap_ctx *c, const char *name, bool truncate, int64_t *ver
 		/* the protected checkpoint, of the downgrade commit */
 		dl_checkpoint_result r;
 		dl_ckpt_write_options o = DL_CKPT_WRITE_OPTIONS_INIT;
-		if (dl_checkpoint_write_version(&r, c->store, *version, &o) < 0) dl_error_clear();
+		if (dl_checkpoint_write_version(&r, c->t.store, *version, &o) < 0) dl_error_clear();
 		return 0;
 	}
 	if (history) {
 		DL_TRY(empty_commit_and_checkpoint(c));
 		if (changed) return retention_error(c, "DELTA_FEATURE_DROP_WAIT_FOR_RETENTION_PERIOD", fi->name);
 	}
-	const dl_table_properties *props = dl_snapshot_props(c->snap);
+	const dl_table_properties *props = dl_snapshot_props(c->t.snap);
 	if (history || fi->id == DL_FEATURE_CHECKPOINT_PROTECTION) {
 		dl_log_cleanup_result cr;
 		if (truncate)
-			DL_TRY(dl_log_cleanup_truncate_history(&cr, c->store, props, props->truncate_history_retention_ms,
+			DL_TRY(dl_log_cleanup_truncate_history(&cr, c->t.store, props, props->truncate_history_retention_ms,
 			                                       INT64_MIN));
 		else
-			DL_TRY(dl_log_cleanup_store(&cr, c->store, props, INT64_MIN, NULL, NULL));
+			DL_TRY(dl_log_cleanup_store(&cr, c->t.store, props, INT64_MIN, NULL, NULL));
 	}
 	if (history) {
 		bool found;
@@ -323,8 +324,8 @@ int dl_drop_feature(int64_t *version, const char *uri, const char *feature, bool
 	*version = -1;
 	if (!feature || !feature[0]) return dl_error_set(DL_EINVALID, "dl_drop_feature: no feature name");
 	ap_ctx c;
-	int rc = ap_open(&c, uri, opts, "dl_drop_feature");
+	int rc = ap_open(&c, uri, opts);
 	if (rc == 0) rc = drop_feature(&c, feature, truncate_history, version);
-	ap_close(&c);
+	dl_alter_end(&c.t);
 	return rc;
 }

@@ -4,12 +4,13 @@
 #define DL_ALTER_DROP_FEATURE_INTERNAL_H
 #include <stdbool.h>
 #include "alter/properties_internal.h"
+#include "rewrite/rewrite.h"
 
 typedef struct df_step {
 	int feature;                               /* dl_table_feature */
 	/* Spark's preDowngradeCommand: disables the feature and removes its
 	 * traces from the latest version, in commits of its own; *changed when
-	 * it committed anything. c->snap is the latest version afterwards. */
+	 * it committed anything. c->t.snap is the latest version afterwards. */
 	int (*prepare)(ap_ctx *c, bool *changed);
 	/* validateDropInvariants on the latest snapshot. */
 	bool (*clean)(ap_ctx *c);
@@ -25,5 +26,13 @@ const df_step *df_step_for(int feature);
 int df_type_widening_prepare(ap_ctx *c, bool *changed);
 bool df_type_widening_clean(ap_ctx *c);
 bool df_type_widening_trace(const dl_action *a);
+/* Runs a rewrite of copies and stages its actions in c->t.txn, with the
+ * delta.rowTracking high-water mark moved past any row ids it assigned. */
+int df_rewrite_stage(ap_ctx *c, dl_rewrite *rw);
+
+/* drop_feature_mapping.c: columnMapping. */
+int df_column_mapping_prepare(ap_ctx *c, bool *changed);
+bool df_column_mapping_clean(ap_ctx *c);
+bool df_column_mapping_trace(const dl_action *a);
 
 #endif

@@ -19,9 +19,7 @@
  *                     delta.requireCheckpointProtectionBeforeVersion must be
  *                     gone; the property is removed with the feature.
  *   typeWidening      see drop_feature_types.c.
- * columnMapping needs every data file rewritten with the logical names,
- * which is not implemented: it is refused with a clear DL_EUNSUPPORTED
- * before anything changes. */
+ *   columnMapping     see drop_feature_mapping.c. */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -46,20 +44,20 @@ static bool conf_true(const dl_str_map *m, const char *key)
 static int set_property(ap_ctx *c, const char *key, const char *value)
 {
 	int64_t v;
-	dl_alter_options o = c->o;
-	o.store = c->store;
+	dl_alter_options o = c->t.opts;
+	o.store = c->t.store;
 	const char *keys[] = {key}, *values[] = {value};
-	DL_TRY(dl_alter_set_properties(&v, c->uri, keys, values, 1, &o));
-	return ap_refresh(c);
+	DL_TRY(dl_alter_set_properties(&v, c->t.uri, keys, values, 1, &o));
+	return dl_alter_refresh(&c->t);
 }
 
 static int unset_properties(ap_ctx *c, const char *const *keys, size_t n)
 {
 	int64_t v;
-	dl_alter_options o = c->o;
-	o.store = c->store;
-	DL_TRY(dl_alter_unset_properties(&v, c->uri, keys, n, true, &o));
-	return ap_refresh(c);
+	dl_alter_options o = c->t.opts;
+	o.store = c->t.store;
+	DL_TRY(dl_alter_unset_properties(&v, c->t.uri, keys, n, true, &o));
+	return dl_alter_refresh(&c->t);
 }
 
 /* ---- deletionVectors ---- */
@@ -79,13 +77,13 @@ static size_t files_with_dv(const dl_snapshot *s)
 static int purge_dvs(ap_ctx *c)
 {
 	dl_reorg_options ro = DL_REORG_OPTIONS_INIT;
-	ro.store = c->store;
-	ro.user_metadata = c->o.user_metadata;
-	ro.progress = c->o.progress;
-	ro.progress_payload = c->o.progress_payload;
+	ro.store = c->t.store;
+	ro.user_metadata = c->t.opts.user_metadata;
+	ro.progress = c->t.opts.progress;
+	ro.progress_payload = c->t.opts.progress_payload;
 	dl_optimize_metrics m;
-	DL_TRY(dl_reorg_purge(&m, c->uri, &ro));
-	return ap_refresh(c);
+	DL_TRY(dl_reorg_purge(&m, c->t.uri, &ro));
+	return dl_alter_refresh(&c->t);
 }
 
 static int dv_prepare(ap_ctx *c, bool *changed)
@@ -94,7 +92,7 @@ static int dv_prepare(ap_ctx *c, bool *changed)
 		DL_TRY(set_property(c, "delta.enableDeletionVectors", "false"));
 		*changed = true;
 	}
-	if (files_with_dv(c->snap)) {
+	if (files_with_dv(c->t.snap)) {
 		DL_TRY(purge_dvs(c));
 		*changed = true;
 	}
@@ -103,7 +101,7 @@ static int dv_prepare(ap_ctx *c, bool *changed)
 
 static bool dv_clean(ap_ctx *c)
 {
-	return !conf_true(&ap_md(c)->configuration, "delta.enableDeletionVectors") && files_with_dv(c->snap) == 0;
+	return !conf_true(&ap_md(c)->configuration, "delta.enableDeletionVectors") && files_with_dv(c->t.snap) == 0;
 }
 
 /* ---- v2Checkpoint ---- */
@@ -111,7 +109,7 @@ static bool dv_clean(ap_ctx *c)
 static int newest_checkpoint_is_v2(ap_ctx *c, bool *v2)
 {
 	dl_log_segment seg;
-	DL_TRY(dl_log_segment_build(&seg, c->store, dl_snapshot_version(c->snap)));
+	DL_TRY(dl_log_segment_build(&seg, c->t.store, dl_snapshot_version(c->t.snap)));
 	*v2 = seg.checkpoint_version >= 0 && (seg.checkpoint_kind == DL_LOGF_CHECKPOINT_V2_JSON ||
 	                                      seg.checkpoint_kind == DL_LOGF_CHECKPOINT_V2_PARQUET);
 	dl_log_segment_free(&seg);
@@ -123,8 +121,8 @@ static int classic_checkpoint(ap_ctx *c)
 	dl_checkpoint_result r;
 	dl_ckpt_write_options o = DL_CKPT_WRITE_OPTIONS_INIT;
 	o.kind = DL_CHECKPOINT_KIND_CLASSIC;
-	DL_TRY(dl_checkpoint_write_version(&r, c->store, -1, &o));
-	return ap_refresh(c);
+	DL_TRY(dl_checkpoint_write_version(&r, c->t.store, -1, &o));
+	return dl_alter_refresh(&c->t);
 }
 
 static int v2_prepare(ap_ctx *c, bool *changed)
@@ -249,7 +247,7 @@ static const df_step steps[] = {
 	{DL_FEATURE_TYPE_WIDENING, df_type_widening_prepare, df_type_widening_clean, df_type_widening_trace, false},
 	{DL_FEATURE_TYPE_WIDENING_PREVIEW, df_type_widening_prepare, df_type_widening_clean,
 	 df_type_widening_trace, false},
-	{DL_FEATURE_COLUMN_MAPPING, not_implemented, always, NULL, false},
+	{DL_FEATURE_COLUMN_MAPPING, df_column_mapping_prepare, df_column_mapping_clean, df_column_mapping_trace, false},
 	{DL_FEATURE_COORDINATED_COMMITS_PREVIEW, not_implemented, always, NULL, false},
 	{DL_FEATURE_MATERIALIZE_PARTITION_COLUMNS, nothing, always, NULL, false},
 };

@@ -55,7 +55,7 @@ int ap_protocol_with_feature(dl_protocol *out, ap_ctx *c, const dl_protocol *p, 
 	snprintf(key, sizeof key, "delta.feature.%s", feature);
 	dl_kv kv = {key, "supported"};
 	dl_str_map m = {&kv, 1};
-	return dl_ops_choose_protocol(out, &c->arena, dl_snapshot_schema(c->snap), &m, p);
+	return dl_ops_choose_protocol(out, &c->t.arena, dl_snapshot_schema(c->t.snap), &m, p);
 }
 
 /* The versions a legacy protocol (r, w) implies features for. */
@@ -89,8 +89,8 @@ int ap_protocol_without_feature(dl_protocol *out, ap_ctx *c, const dl_protocol *
 	/* Otherwise table features: writer 7, reader 3 when a reader-writer
 	 * table feature remains, listing every remaining feature in the order
 	 * the protocol had them, then the ones its legacy versions implied. */
-	out->writer_features = dl_arena_calloc(&c->arena, DL_FEATURE_COUNT + 1, sizeof(char *));
-	out->reader_features = dl_arena_calloc(&c->arena, DL_FEATURE_COUNT + 1, sizeof(char *));
+	out->writer_features = dl_arena_calloc(&c->t.arena, DL_FEATURE_COUNT + 1, sizeof(char *));
+	out->reader_features = dl_arena_calloc(&c->t.arena, DL_FEATURE_COUNT + 1, sizeof(char *));
 	if (!out->writer_features || !out->reader_features) return DL_ENOMEM;
 	bool listed[DL_FEATURE_COUNT] = {false};
 	bool any_reader = false;
@@ -145,16 +145,16 @@ static int upgrade(ap_ctx *c, int reader, int writer, int64_t *version)
 	dl_kv kv[2] = {{"delta.minReaderVersion", r}, {"delta.minWriterVersion", w}};
 	dl_str_map m = {kv, 2};
 	dl_protocol np;
-	DL_TRY(dl_ops_choose_protocol(&np, &c->arena, dl_snapshot_schema(c->snap), &m, cur));
+	DL_TRY(dl_ops_choose_protocol(&np, &c->t.arena, dl_snapshot_schema(c->t.snap), &m, cur));
 	if (dl_ops_protocol_equal(&np, cur)) return 0;
-	DL_TRY(ap_begin(c, "UPGRADE PROTOCOL"));
-	DL_TRY(dl_txn_set_protocol(c->txn, &np));
+	DL_TRY(dl_alter_start(&c->t, "UPGRADE PROTOCOL"));
+	DL_TRY(dl_txn_set_protocol(c->t.txn, &np));
 	char *text = ap_protocol_text(&np);
 	if (!text) return DL_ENOMEM;
-	int rc = dl_txn_set_parameter(c->txn, "newProtocol", text);
+	int rc = dl_txn_set_parameter(c->t.txn, "newProtocol", text);
 	dl_free(text);
 	DL_TRY(rc);
-	return dl_txn_commit(c->txn, version);
+	return dl_txn_commit(c->t.txn, version);
 }
 
 int dl_upgrade_protocol(int64_t *version, const char *uri, int reader_version, int writer_version,
@@ -162,9 +162,9 @@ int dl_upgrade_protocol(int64_t *version, const char *uri, int reader_version, i
 {
 	*version = -1;
 	ap_ctx c;
-	int rc = ap_open(&c, uri, opts, "dl_upgrade_protocol");
+	int rc = ap_open(&c, uri, opts);
 	if (rc == 0) rc = upgrade(&c, reader_version, writer_version, version);
-	ap_close(&c);
+	dl_alter_end(&c.t);
 	return rc;
 }
 
@@ -176,9 +176,9 @@ int dl_add_feature_support(int64_t *version, const char *uri, const char *featur
 	const dl_table_feature_info *fi = dl_table_feature_lookup(feature);
 	if (fi) {
 		ap_ctx c;
-		int rc = ap_open(&c, uri, opts, "dl_add_feature_support");
+		int rc = ap_open(&c, uri, opts);
 		bool has = rc == 0 && dl_protocol_has(ap_proto(&c), fi->id);
-		ap_close(&c);
+		dl_alter_end(&c.t);
 		DL_TRY(rc);
 		if (has) return 0;
 	}

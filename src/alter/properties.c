@@ -4,7 +4,7 @@
  * SET: reserved keys refused as Spark refuses them (delta.constraints.*:
  * ADD CONSTRAINT; location; provider; the clustering feature and columns),
  * `comment` becomes the description, every other key validated
- * (properties_validate.c) and merged into the configuration. The commit then
+ * (log/delta_configs.c) and merged into the configuration. The commit then
  * carries what the new configuration needs: the protocol with the features
  * it enables (delta.feature.X = supported too), the column mapping upgrade,
  * the row tracking backfill. UNSET: every key must exist unless IF EXISTS
@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 #include "alter/properties_internal.h"
+#include "log/delta_configs.h"
 #include "json/json.h"
 #include "log/properties.h"
 #include "util/buf.h"
@@ -53,15 +54,15 @@ static int reserved(const char *key)
 static int normalized_key(const char **out, ap_ctx *c, const char *key, const char *value)
 {
 	const char *name;
-	DL_TRY(ap_validate_property(&name, key, value));
+	DL_TRY(dl_delta_config_validate(&name, key, value));
 	if (name) {
 		size_t n = strlen(name) + 7;
-		char *k = dl_arena_alloc(&c->arena, n);
+		char *k = dl_arena_alloc(&c->t.arena, n);
 		if (!k) return DL_ENOMEM;
 		snprintf(k, n, "delta.%s", name);
 		*out = k;
 	} else if (strncasecmp(key, "delta.feature.", 14) == 0) {
-		char *k = dl_arena_strdup(&c->arena, key);
+		char *k = dl_arena_strdup(&c->t.arena, key);
 		if (!k) return DL_ENOMEM;
 		for (char *p = k; *p; p++) *p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
 		*out = k;
@@ -102,8 +103,8 @@ static int set_properties(ap_ctx *c, const char *const *keys, const char *const 
                           int64_t *version)
 {
 	if (n == 0) return dl_error_set(DL_EINVALID, "SET TBLPROPERTIES needs at least one property");
-	const char **nk = dl_arena_calloc(&c->arena, n + 1, sizeof *nk);
-	const char **nv = dl_arena_calloc(&c->arena, n + 1, sizeof *nv);
+	const char **nk = dl_arena_calloc(&c->t.arena, n + 1, sizeof *nk);
+	const char **nv = dl_arena_calloc(&c->t.arena, n + 1, sizeof *nv);
 	if (!nk || !nv) return DL_ENOMEM;
 	const char *description = NULL;
 	bool set_description = false;
@@ -125,7 +126,21 @@ static int set_properties(ap_ctx *c, const char *const *keys, const char *const 
 		nv[j] = values[i];
 		if (j == m) m++;
 	}
-	DL_TRY(ap_begin(c, "SET TBLPROPERTIES"));
+	/* Spark's AlterTableSetPropertiesDeltaCommand: a mapped table's mode
+	 * set to none first runs RemoveColumnMappingCommand (its own commit);
+	 * when that was the only property, nothing else is committed. */
+	for (size_t i = 0; i < m; i++) {
+		const char *mode = dl_str_map_get(&ap_md(c)->configuration, "delta.columnMapping.mode", NULL);
+		if (strcmp(nk[i], "delta.columnMapping.mode") != 0 || strcasecmp(nv[i], "none") != 0 || !mode ||
+		    strcasecmp(mode, "none") == 0)
+			continue;
+		DL_TRY(ap_remove_column_mapping(c, true));
+		if (m == 1 && !set_description) {
+			*version = dl_snapshot_version(c->t.snap);
+			return 0;
+		}
+	}
+	DL_TRY(dl_alter_start(&c->t, "SET TBLPROPERTIES"));
 	const dl_metadata *old = ap_md(c);
 	dl_str_map conf;
 	DL_TRY(ap_conf_copy(&conf, c, &old->configuration, m + 2));
@@ -147,10 +162,10 @@ static int set_properties(ap_ctx *c, const char *const *keys, const char *const 
 	}
 	char *params;
 	DL_TRY(json_map(&params, nk, nv, m));
-	rc = dl_txn_set_parameter(c->txn, "properties", params);
+	rc = dl_txn_set_parameter(c->t.txn, "properties", params);
 	dl_free(params);
 	DL_TRY(rc);
-	return dl_txn_commit(c->txn, version);
+	return dl_txn_commit(c->t.txn, version);
 }
 
 int dl_alter_set_properties(int64_t *version, const char *uri, const char *const *keys,
@@ -158,9 +173,9 @@ int dl_alter_set_properties(int64_t *version, const char *uri, const char *const
 {
 	*version = -1;
 	ap_ctx c;
-	int rc = ap_open(&c, uri, opts, "dl_alter_set_properties");
+	int rc = ap_open(&c, uri, opts);
 	if (rc == 0) rc = set_properties(&c, keys, values, n, version);
-	ap_close(&c);
+	dl_alter_end(&c.t);
 	return rc;
 }
 
@@ -168,9 +183,22 @@ static int unset_properties(ap_ctx *c, const char *const *keys, size_t n, bool i
                             int64_t *version)
 {
 	if (n == 0) return dl_error_set(DL_EINVALID, "UNSET TBLPROPERTIES needs at least one key");
-	DL_TRY(ap_begin(c, "UNSET TBLPROPERTIES"));
+	/* Spark's AlterTableUnsetPropertiesDeltaCommand: unsetting the mode of
+	 * a mapped table first runs RemoveColumnMappingCommand (the key
+	 * removed); when that was the only key, nothing else is committed. */
+	const char *mode = dl_str_map_get(&ap_md(c)->configuration, "delta.columnMapping.mode", NULL);
+	for (size_t i = 0; i < n && mode && strcasecmp(mode, "none") != 0; i++) {
+		if (!keys[i] || strcmp(keys[i], "delta.columnMapping.mode") != 0) continue;
+		DL_TRY(ap_remove_column_mapping(c, false));
+		if (n == 1) {
+			*version = dl_snapshot_version(c->t.snap);
+			return 0;
+		}
+		break;
+	}
+	DL_TRY(dl_alter_start(&c->t, "UNSET TBLPROPERTIES"));
 	const dl_metadata *old = ap_md(c);
-	const char **nk = dl_arena_calloc(&c->arena, n + 1, sizeof *nk);
+	const char **nk = dl_arena_calloc(&c->t.arena, n + 1, sizeof *nk);
 	if (!nk) return DL_ENOMEM;
 	dl_str_map conf;
 	DL_TRY(ap_conf_copy(&conf, c, &old->configuration, 1));
@@ -180,16 +208,16 @@ static int unset_properties(ap_ctx *c, const char *const *keys, size_t n, bool i
 		/* DeltaConfigs.normalizeConfigKeys: known keys take their canonical
 		 * spelling, delta.feature.* lower case, others stay. */
 		const char *k = keys[i];
-		if (ap_is_known_config(k) || strncasecmp(k, "delta.feature.", 14) == 0) {
+		if (dl_delta_config_is_known(k) || strncasecmp(k, "delta.feature.", 14) == 0) {
 			const char *name;
-			if (ap_validate_property(&name, k, "") < 0) dl_error_clear();
+			if (dl_delta_config_validate(&name, k, "") < 0) dl_error_clear();
 			if (name) {
-				char *s = dl_arena_alloc(&c->arena, strlen(name) + 7);
+				char *s = dl_arena_alloc(&c->t.arena, strlen(name) + 7);
 				if (!s) return DL_ENOMEM;
 				sprintf(s, "delta.%s", name);
 				k = s;
 			} else {
-				char *s = dl_arena_strdup(&c->arena, k);
+				char *s = dl_arena_strdup(&c->t.arena, k);
 				if (!s) return DL_ENOMEM;
 				for (char *p = s; *p; p++) *p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
 				k = s;
@@ -216,11 +244,11 @@ static int unset_properties(ap_ctx *c, const char *const *keys, size_t n, bool i
 	DL_TRY(rc);
 	char *params;
 	DL_TRY(json_map(&params, nk, NULL, n));
-	rc = dl_txn_set_parameter(c->txn, "properties", params);
+	rc = dl_txn_set_parameter(c->t.txn, "properties", params);
 	dl_free(params);
 	DL_TRY(rc);
-	DL_TRY(dl_txn_set_parameter(c->txn, "ifExists", if_exists ? "true" : "false"));
-	return dl_txn_commit(c->txn, version);
+	DL_TRY(dl_txn_set_parameter(c->t.txn, "ifExists", if_exists ? "true" : "false"));
+	return dl_txn_commit(c->t.txn, version);
 }
 
 int dl_alter_unset_properties(int64_t *version, const char *uri, const char *const *keys, size_t n,
@@ -228,8 +256,8 @@ int dl_alter_unset_properties(int64_t *version, const char *uri, const char *con
 {
 	*version = -1;
 	ap_ctx c;
-	int rc = ap_open(&c, uri, opts, "dl_alter_unset_properties");
+	int rc = ap_open(&c, uri, opts);
 	if (rc == 0) rc = unset_properties(&c, keys, n, if_exists, version);
-	ap_close(&c);
+	dl_alter_end(&c.t);
 	return rc;
 }

@@ -6,8 +6,9 @@
  * and physical names equal to their logical names, which are the names its
  * files already use, so nothing is rewritten. Other mode changes are
  * DELTA_UNSUPPORTED_COLUMN_MAPPING_MODE_CHANGE; removing column mapping
- * (to none, by SET or UNSET: Spark's RemoveColumnMappingCommand) would
- * rewrite every file and is refused with DL_EUNSUPPORTED.
+ * by SET ... = 'none' or UNSET of the mode is Spark's
+ * RemoveColumnMappingCommand (drop_feature_mapping.c, run by properties.c
+ * before this).
  *
  * Row tracking backfill (PROTOCOL.md "Row Tracking", enabling on an
  * existing table): files without a baseRowId are re-added, dataChange
@@ -35,20 +36,23 @@ int ap_column_mapping_change(dl_type **schema, ap_ctx *c, dl_str_map *conf)
 	*schema = NULL;
 	dl_table_properties np;
 	DL_TRY(dl_table_properties_parse(&np, conf, true));
-	dl_column_mapping_mode from = dl_snapshot_props(c->snap)->column_mapping_mode, to = np.column_mapping_mode;
+	dl_column_mapping_mode from = dl_snapshot_props(c->t.snap)->column_mapping_mode, to = np.column_mapping_mode;
 	if (from == to) return 0;
 	if (to == DL_CM_NONE)
+		/* not reached: properties.c runs the removal first (SET ... =
+		 * 'none', UNSET); kept so no path drops the mapping silently */
 		return dl_error_set(DL_EUNSUPPORTED,
-		                    "removing column mapping (delta.columnMapping.mode '%s' to 'none') rewrites "
-		                    "every data file with the logical column names, which this library does not "
-		                    "do yet; nothing was changed",
+		                    "removing column mapping (delta.columnMapping.mode '%s') by UNSET "
+		                    "TBLPROPERTIES is not supported; use SET TBLPROPERTIES "
+		                    "('delta.columnMapping.mode' = 'none') or DROP FEATURE columnMapping, "
+		                    "which rewrite the files with the logical names; nothing was changed",
 		                    mode_name(from));
 	if (from != DL_CM_NONE || to != DL_CM_NAME)
 		return dl_error_set_class(DL_EINVALID, "DELTA_UNSUPPORTED_COLUMN_MAPPING_MODE_CHANGE",
 		                          "Changing column mapping mode from '%s' to '%s' is not supported.",
 		                          mode_name(from), mode_name(to));
 	int64_t max_id = 0;
-	DL_TRY(dl_cm_assign_logical(schema, dl_snapshot_schema(c->snap), &max_id));
+	DL_TRY(dl_cm_assign_logical(schema, dl_snapshot_schema(c->t.snap), &max_id));
 	char num[24];
 	snprintf(num, sizeof num, "%lld", (long long)max_id);
 	int rc = ap_conf_put(conf, c, "delta.columnMapping.maxColumnId", num);
@@ -98,12 +102,12 @@ static int row_id_hwm(dl_snapshot *s, int64_t *hwm)
 int ap_backfill_row_ids(ap_ctx *c, int64_t *nfiles)
 {
 	*nfiles = 0;
-	const dl_log_state *st = dl_snapshot_state(c->snap);
+	const dl_log_state *st = dl_snapshot_state(c->t.snap);
 	int64_t hwm;
-	DL_TRY(row_id_hwm(c->snap, &hwm));
+	DL_TRY(row_id_hwm(c->t.snap, &hwm));
 	int64_t before = hwm;
-	int64_t next_version = dl_snapshot_version(c->snap) + 1;
-	dl_txn_read_whole_table(c->txn);
+	int64_t next_version = dl_snapshot_version(c->t.snap) + 1;
+	dl_txn_read_whole_table(c->t.txn);
 	for (size_t i = 0; i < st->nadds; i++) {
 		const dl_add *a = dl_log_state_add(st, i);
 		if (a->base_row_id != DL_NONE) continue;
@@ -114,11 +118,11 @@ int ap_backfill_row_ids(ap_ctx *c, int64_t *nfiles)
 		b.base_row_id = hwm + 1;
 		b.default_row_commit_version = next_version;
 		hwm += n;
-		DL_TRY(dl_txn_add_file(c->txn, &b));
+		DL_TRY(dl_txn_add_file(c->t.txn, &b));
 		(*nfiles)++;
 	}
 	if (hwm == before) return 0;
 	char conf[64];
 	snprintf(conf, sizeof conf, "{\"rowIdHighWaterMark\":%lld}", (long long)hwm);
-	return dl_txn_set_domain(c->txn, "delta.rowTracking", conf, false);
+	return dl_txn_set_domain(c->t.txn, "delta.rowTracking", conf, false);
 }

@@ -8,6 +8,8 @@
 #define DL_ALTER_PROPERTIES_INTERNAL_H
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
+#include "alter/alter_txn.h"
 #include "deltalake/alter.h"
 #include "deltalake/snapshot.h"
 #include "log/actions.h"
@@ -15,32 +17,32 @@
 #include "txn/txn.h"
 #include "util/arena.h"
 
+/* The shared ALTER transaction (alter_txn.h: options, store, latest
+ * snapshot, transaction, arena) and what ap_stage adds to it. Open with
+ * ap_open, start each commit with dl_alter_start,
+ * dl_alter_refresh between the commits of a multi-step command such as DROP
+ * FEATURE, close with dl_alter_end. */
 typedef struct ap_ctx {
-	dl_alter_options o;      /* the caller's options, loaded */
-	const char *uri;
-	dl_store *store;
-	bool own_store;
-	dl_snapshot *snap;       /* the latest version */
-	dl_transaction *txn;     /* ap_begin's, on snap */
-	dl_arena arena;          /* staged actions' strings */
+	dl_alter_txn t;
 	bool set_description;    /* ap_stage: replace the description by... */
 	const char *description; /* ...this (NULL: none) */
 } ap_ctx;
 
-/* Opens the store and the latest snapshot (a missing table is Spark's
- * DELTA_MISSING_DELTA_TABLE). `fn` names the API for option errors. */
-int ap_open(ap_ctx *c, const char *uri, const dl_alter_options *opts, const char *fn);
-/* Drops the transaction and reopens the latest snapshot (between the
- * commits of a multi-step command such as DROP FEATURE). */
-int ap_refresh(ap_ctx *c);
-/* Starts the transaction of `operation` on the snapshot. */
-int ap_begin(ap_ctx *c, const char *operation);
-void ap_close(ap_ctx *c);
+/* dl_alter_open with the rest of the context cleared. */
+static inline int ap_open(ap_ctx *c, const char *uri, const dl_alter_options *opts)
+{
+	memset(c, 0, sizeof *c);
+	return dl_alter_open(&c->t, uri, opts);
+}
 
-static inline const dl_metadata *ap_md(const ap_ctx *c) { return dl_snapshot_state(c->snap)->metadata; }
-static inline const dl_protocol *ap_proto(const ap_ctx *c) { return dl_snapshot_state(c->snap)->protocol; }
+static inline const dl_metadata *ap_md(const ap_ctx *c) { return dl_alter_read_metadata(&c->t); }
+static inline const dl_protocol *ap_proto(const ap_ctx *c) { return dl_alter_read_protocol(&c->t); }
 /* The table's name in messages: its catalog name or the uri. */
-const char *ap_table_name(const ap_ctx *c);
+static inline const char *ap_table_name(const ap_ctx *c)
+{
+	const dl_metadata *m = ap_md(c);
+	return m && m->name ? m->name : c->t.uri;
+}
 
 /* Stages metaData (the current one with `conf` - protocol-only keys such
  * as delta.feature.* dropped - and `schema`, NULL: unchanged) and, when it
@@ -59,13 +61,6 @@ int ap_conf_put(dl_str_map *m, ap_ctx *c, const char *key, const char *value);
 /* Removes key (exact match); true when it was there. */
 bool ap_conf_remove(dl_str_map *m, const char *key);
 
-/* properties_validate.c: Spark's DeltaConfigs.validateConfigurations for one
- * key. *config_name gets the canonical DeltaConfig name (after "delta.") of
- * a known delta.* key, NULL for user keys, delta.feature.* and
- * delta.constraints.*. */
-int ap_validate_property(const char **config_name, const char *key, const char *value);
-bool ap_is_known_config(const char *key);
-
 /* properties_effects.c: what a new configuration does beyond itself - the
  * column mapping upgrade (none -> name, physical names = logical names),
  * refused mode changes, and the row tracking backfill (every file without
@@ -74,6 +69,12 @@ bool ap_is_known_config(const char *key);
  * one more key needed). */
 int ap_column_mapping_change(dl_type **schema, ap_ctx *c, dl_str_map *conf);
 int ap_backfill_row_ids(ap_ctx *c, int64_t *nfiles);
+
+/* drop_feature_mapping.c: Spark's RemoveColumnMappingCommand - every live
+ * file rewritten with the logical names, the mode (kept as "none" when
+ * keep_mode_none, else removed), maxColumnId, ids and physical names gone,
+ * one commit; c->t.snap is the latest version afterwards. */
+int ap_remove_column_mapping(ap_ctx *c, bool keep_mode_none);
 
 /* features.c: the protocol with `feature` (and what it requires) added
  * (DL_EUNSUPPORTED for a feature this library cannot write). */

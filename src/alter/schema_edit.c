@@ -215,3 +215,57 @@ bool se_any_field_has(const dl_type *t, const char *key)
 	}
 	return false;
 }
+
+/* Whether field metadata `meta` has one of `keys` as a member. */
+static bool has_any_key(const char *meta, const char *const *keys, int n)
+{
+	for (int k = 0; meta && k < n; k++) {
+		char q[128];
+		snprintf(q, sizeof q, "\"%s\"", keys[k]);
+		if (strstr(meta, q)) return true;
+	}
+	return false;
+}
+
+int se_strip_meta(dl_type **out, const dl_type *t, const char *const *keys, int n)
+{
+	if (t->nchildren == 0 || t->id == DL_TYPE_VARIANT) {
+		*out = dl_type_ref((dl_type *)t);
+		return 0;
+	}
+	dl_type *cur = dl_type_ref((dl_type *)t);
+	int rc = 0;
+	for (int i = 0; i < t->nchildren && rc == 0; i++) {
+		const dl_field *f = &t->children[i];
+		dl_type *child = NULL;
+		rc = se_strip_meta(&child, f->type, keys, n);
+		char *meta = NULL;
+		bool has = t->id == DL_TYPE_STRUCT && has_any_key(f->metadata, keys, n);
+		if (rc == 0 && has) {
+			meta = dl_strdup(f->metadata);
+			if (!meta) rc = DL_ENOMEM;
+			for (int k = 0; k < n && rc == 0; k++) {
+				char *next = NULL;
+				rc = se_meta_set(&next, meta, keys[k], NULL);
+				dl_free(meta);
+				meta = next;
+			}
+		}
+		if (rc == 0 && (child != f->type || has)) {
+			dl_type *next = NULL;
+			rc = se_with_child(&next, cur, i, child, meta);
+			if (rc == 0) {
+				dl_type_unref(cur);
+				cur = next;
+			}
+		}
+		dl_free(meta);
+		dl_type_unref(child);
+	}
+	if (rc < 0) {
+		dl_type_unref(cur);
+		return rc;
+	}
+	*out = cur;
+	return 0;
+}

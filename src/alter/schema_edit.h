@@ -53,6 +53,11 @@ int se_meta_set(char **out, const char *meta, const char *key, const char *raw);
 /* The JSON text of a string value (quoted, escaped); malloc'd. */
 char *se_json_string(const char *s);
 
+/* `t` without the metadata members `keys` in any field at any depth (new
+ * reference): delta.typeChanges when type widening is dropped, the column
+ * mapping ids and physical names when column mapping is. */
+int se_strip_meta(dl_type **out, const dl_type *t, const char *const *keys, int n);
+
 /* True when any field at any depth has metadata key `key`. */
 bool se_any_field_has(const dl_type *t, const char *key);
 

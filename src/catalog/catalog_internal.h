@@ -51,5 +51,6 @@ int dl_cat_open_store(dl_store **out, const dl_catalog *c, const char *uri);
 /* Spark's errors. */
 int dl_cat_schema_not_found(const char *schema);
 int dl_cat_table_not_found(const char *schema, const char *table);
+int dl_cat_table_exists(const char *schema, const char *table);
 
 #endif

@@ -51,6 +51,8 @@ static const char *const op_names[] = {
 	[DL_CAT_CREATE_TABLE] = "createTable",
 	[DL_CAT_ACTIVATE_TABLE] = "activateTable",
 	[DL_CAT_DROP_TABLE] = "dropTable",
+	[DL_CAT_RENAME_TABLE] = "renameTable",
+	[DL_CAT_SET_LOCATION] = "setTableLocation",
 };
 
 void dl_cat_state_init(dl_cat_state *st)
@@ -190,6 +192,33 @@ static int apply(dl_cat_state *st, const dl_cat_change *c, const char *path)
 		*t = st->tables[--st->ntables];
 		return 0;
 	}
+	case DL_CAT_RENAME_TABLE: {
+		if (!t || !c->entry_id || strcmp(t->entry_id, c->entry_id) != 0 || !t->active)
+			return corrupt(path, "no such active entry", c);
+		if (!c->to_table || find_table(st, c->schema, c->to_table))
+			return corrupt(path, "the new name is missing or taken", c);
+		char *n = dl_strdup(c->to_table);
+		if (!n) return DL_ENOMEM;
+		dl_free(t->name);
+		t->name = n;
+		return 0;
+	}
+	case DL_CAT_SET_LOCATION: {
+		if (!t || !c->entry_id || strcmp(t->entry_id, c->entry_id) != 0 || !t->active)
+			return corrupt(path, "no such active entry", c);
+		if (!c->location || !c->table_id) return corrupt(path, "location or table id missing", c);
+		char *l = dl_strdup(c->location), *id = dl_strdup(c->table_id);
+		if (!l || !id) {
+			dl_free(l);
+			dl_free(id);
+			return DL_ENOMEM;
+		}
+		dl_free(t->location);
+		dl_free(t->table_id);
+		t->location = l;
+		t->table_id = id;
+		return 0;
+	}
 	}
 	return corrupt(path, "unknown change", c);
 }
@@ -212,6 +241,7 @@ static int parse_change(dl_cat_change *c, dl_arena *arena, const uint8_t *data, 
 	c->entry_id = dl_json_get_str(v, "entryId");
 	c->location = dl_json_get_str(v, "location");
 	c->table_id = dl_json_get_str(v, "tableId");
+	c->to_table = dl_json_get_str(v, "toTable");
 	const char *type = dl_json_get_str(v, "type");
 	c->external = type && strcmp(type, "EXTERNAL") == 0;
 	bool needs_table = c->op >= DL_CAT_CREATE_TABLE;
@@ -249,6 +279,10 @@ static int serialize(dl_buf *out, const dl_cat_change *c)
 	if (c->table_id) {
 		dl_jw_key(&w, "tableId");
 		dl_jw_string(&w, c->table_id);
+	}
+	if (c->to_table) {
+		dl_jw_key(&w, "toTable");
+		dl_jw_string(&w, c->to_table);
 	}
 	dl_jw_key(&w, "timestamp");
 	dl_jw_int(&w, dl_now_millis());

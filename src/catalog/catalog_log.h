@@ -32,6 +32,8 @@ typedef enum dl_cat_op {
 	DL_CAT_CREATE_TABLE,  /* reserved, not yet active */
 	DL_CAT_ACTIVATE_TABLE,
 	DL_CAT_DROP_TABLE,
+	DL_CAT_RENAME_TABLE,  /* the active entry under a new name, same schema */
+	DL_CAT_SET_LOCATION,  /* the active entry pointing at another Delta table */
 } dl_cat_op;
 
 /* One change: the content of one log version. Strings borrowed, and not
@@ -43,6 +45,7 @@ typedef struct dl_cat_change {
 	const char *entry_id;
 	const char *location;
 	const char *table_id;
+	const char *to_table;  /* rename: the new name */
 	bool external;
 } dl_cat_change;
 

@@ -139,7 +139,8 @@ int dl_cat_managed_path(char **out, const char *schema, const char *table)
 
 int dl_cat_entry_uri(char **out, const dl_catalog *c, const dl_cat_table *t)
 {
-	if (t->external) {
+	/* external, or a managed table moved by SET LOCATION: the URI itself */
+	if (t->external || strstr(t->location, "://") || t->location[0] == '/') {
 		*out = dl_strdup(t->location);
 		return *out ? 0 : DL_ENOMEM;
 	}

@@ -72,13 +72,13 @@ typedef struct table_change {
 	bool entry_gone; /* activate: the reserved entry was dropped meanwhile */
 } table_change;
 
-static int table_exists(const dl_cat_name *n)
+int dl_cat_table_exists(const char *schema, const char *table)
 {
 	return dl_error_set_class(DL_EEXISTS, "TABLE_OR_VIEW_ALREADY_EXISTS",
 	                          "Cannot create table or view `%s`.`%s` because it already exists. "
 	                          "Choose a different name, drop or replace the existing object, or "
 	                          "add the IF NOT EXISTS clause to tolerate pre-existing objects.",
-	                          n->schema, n->table);
+	                          schema, table);
 }
 
 static int decide_reserve(dl_cat_change *out, const dl_cat_state *st, void *payload)
@@ -87,7 +87,7 @@ static int decide_reserve(dl_cat_change *out, const dl_cat_state *st, void *payl
 	if (!dl_cat_has_schema(st, tc->n.schema)) return dl_cat_schema_not_found(tc->n.schema);
 	if (dl_cat_find_table(st, tc->n.schema, tc->n.table)) {
 		if (tc->if_not_exists) return 1;
-		return table_exists(&tc->n);
+		return dl_cat_table_exists(tc->n.schema, tc->n.table);
 	}
 	memset(out, 0, sizeof *out);
 	out->op = DL_CAT_CREATE_TABLE;
@@ -166,7 +166,7 @@ int dl_cat_open_store(dl_store **out, const dl_catalog *c, const char *uri)
 int dl_cat_delete_managed_data(dl_catalog *c, const dl_cat_table *t)
 {
 	char *uri;
-	DL_TRY(dl_cat_join(&uri, c->root, t->location));
+	DL_TRY(dl_cat_entry_uri(&uri, c, t));
 	dl_store *s = NULL;
 	dl_snapshot *snap = NULL;
 	int rc = dl_cat_open_store(&s, c, uri);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "deltalake/snapshot.h"
+#include "log/delta_configs.h"
 #include "log/schema.h"
 #include "log/snapshot.h"
 #include "ops/ddl.h"
@@ -96,9 +97,21 @@ int dl_ops_build_configuration(dl_str_map *out, dl_arena *arena, const char *con
 	for (int i = 0; i < n; i++) {
 		if (!keys[i] || !values[i] || !keys[i][0])
 			return dl_error_set(DL_EINVALID, "table property %d has no key or value", i);
+		/* Spark's DeltaConfigs.validateConfigurations, as ALTER TABLE SET
+		 * TBLPROPERTIES: unknown delta.* keys and bad values refused, a
+		 * known key stored under its canonical spelling */
+		const char *canonical, *key = keys[i];
+		DL_TRY(dl_delta_config_validate(&canonical, key, values[i]));
+		if (canonical) {
+			size_t len = strlen(canonical) + 7;
+			char *ck = dl_arena_alloc(arena, len);
+			if (!ck) return DL_ENOMEM;
+			snprintf(ck, len, "delta.%s", canonical);
+			key = ck;
+		}
 		uint32_t j = 0; /* a later value for the same key wins */
-		while (j < k && strcmp(items[j].key, keys[i]) != 0) j++;
-		items[j].key = keys[i];
+		while (j < k && strcmp(items[j].key, key) != 0) j++;
+		items[j].key = key;
 		items[j].value = values[i];
 		if (j == k) k++;
 	}

@@ -23,7 +23,10 @@ int dl_ops_remove_all(dl_transaction *t, int64_t now_ms, bool data_change, int64
                       int64_t *bytes);
 
 /* The configuration of a new table from parallel key/value arrays plus
- * CHECK constraints (stored as delta.constraints.<lower-case name>). */
+ * CHECK constraints (stored as delta.constraints.<lower-case name>). Each
+ * key is validated as Spark's DeltaConfigs.validateConfigurations
+ * (log/delta_configs.h: DELTA_UNKNOWN_CONFIGURATION, bad values) and a known
+ * delta.* key stored under its canonical spelling. */
 int dl_ops_build_configuration(dl_str_map *out, dl_arena *arena, const char *const *keys,
                                const char *const *values, int n, const char *const *cnames,
                                const char *const *cexprs, int nc);

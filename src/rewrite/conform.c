@@ -21,10 +21,14 @@ int dl_type_integral_rank(dl_type_id id)
 	}
 }
 
-/* Decimal digits an integral type needs. */
+/* The integral digits PROTOCOL.md "Type Widening" asks of a decimal an
+ * integer widens to: `Byte`, `Short` or `Int` -> `Decimal(10 + k1, k2)`,
+ * `Long` -> `Decimal(20 + k1, k2)`, k1 >= k2 >= 0. Byte and short take the
+ * int's 10 (not the 3 or 5 digits their values need): the protocol lists no
+ * smaller target, and a reader that follows it would refuse one. */
 static int integral_digits(dl_type_id id)
 {
-	return id == DL_TYPE_BYTE ? 3 : id == DL_TYPE_SHORT ? 5 : id == DL_TYPE_INTEGER ? 10 : 20;
+	return id == DL_TYPE_LONG ? 20 : 10;
 }
 
 bool dl_type_widens_to(const dl_type *from, const dl_type *to)

@@ -64,7 +64,10 @@ int sp_column_def(sql_parser *p, sql_column_def *c, bool alter)
 			DL_TRY(sp_advance(p));
 			DL_TRY(sp_expect(p, "NULL"));
 			c->not_null = true;
-		} else if (sp_is(p, "GENERATED")) {
+		} else if (!alter && sp_is(p, "GENERATED")) {
+			/* CREATE only: Spark's grammar for ALTER TABLE's column lists
+			 * (qualifiedColTypeWithPosition, colType) has no GENERATED
+			 * clause, so there it is the syntax error Spark reports. */
 			DL_TRY(generated(p, c));
 		} else if (sp_accept(p, "DEFAULT") == 1) {
 			DL_TRY(sp_expr(p, &c->default_value));

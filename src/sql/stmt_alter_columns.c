@@ -95,13 +95,10 @@ static const char *expr_text(texts *t, const ex_node *e)
 	return keep(t, &b);
 }
 
-static int column_of(dl_alter_column *out, texts *t, const sql_column_def *d, const char *form)
+static int column_of(dl_alter_column *out, texts *t, const sql_column_def *d)
 {
 	dl_alter_column init = DL_ALTER_COLUMN_INIT;
 	*out = init;
-	if (d->generated || d->identity)
-		return dl_error_set(DL_EUNSUPPORTED, "%s: %s columns can only be defined by CREATE TABLE",
-		                    form, d->generated ? "generated" : "identity");
 	out->name = name_text(t, &d->name);
 	out->type = type_text(t, d->type);
 	if (!out->name || (d->type && !out->type)) return dl_error_set(DL_ENOMEM, "out of memory");
@@ -117,11 +114,11 @@ static int column_of(dl_alter_column *out, texts *t, const sql_column_def *d, co
 	return 0;
 }
 
-static int columns_of(dl_alter_column **out, texts *t, const sql_stmt *st, const char *form)
+static int columns_of(dl_alter_column **out, texts *t, const sql_stmt *st)
 {
 	*out = dl_calloc((size_t)(st->ncols ? st->ncols : 1), sizeof **out);
 	if (!*out) return dl_error_set(DL_ENOMEM, "out of memory");
-	for (int i = 0; i < st->ncols; i++) DL_TRY(column_of(&(*out)[i], t, &st->cols[i], form));
+	for (int i = 0; i < st->ncols; i++) DL_TRY(column_of(&(*out)[i], t, &st->cols[i]));
 	return 0;
 }
 
@@ -173,6 +170,17 @@ static int hive_change_of(dl_column_change *ch, texts *t, const sql_stmt *st)
 	return 0;
 }
 
+/* The catalog entry's name as the catalog parses it: `schema`.`table`. */
+static const char *qualified_name(texts *t, const sql_target *tg)
+{
+	dl_buf b = DL_BUF_INIT;
+	if (dl_buf_printf(&b, "`%s`.`%s`", tg->info.schema, tg->info.name) < 0) {
+		dl_buf_free(&b);
+		return NULL;
+	}
+	return keep(t, &b);
+}
+
 static int run(dl_sql_conn *c, const sql_stmt *st, const sql_target *tg, texts *t)
 {
 	dl_alter_options o = DL_ALTER_OPTIONS_INIT;
@@ -185,7 +193,7 @@ static int run(dl_sql_conn *c, const sql_stmt *st, const sql_target *tg, texts *
 	case ALTER_REPLACE_COLUMNS: {
 		bool add = st->alter == ALTER_ADD_COLUMNS;
 		dl_alter_column *cols = NULL;
-		int rc = columns_of(&cols, t, st, add ? "ALTER TABLE ADD COLUMNS" : "ALTER TABLE REPLACE COLUMNS");
+		int rc = columns_of(&cols, t, st);
 		if (rc == 0)
 			rc = add ? dl_alter_add_columns(&v, tg->uri, cols, (size_t)st->ncols, &o)
 			         : dl_alter_replace_columns(&v, tg->uri, cols, (size_t)st->ncols, &o);
@@ -226,18 +234,16 @@ static int run(dl_sql_conn *c, const sql_stmt *st, const sql_target *tg, texts *
 			                          "Cannot change the location of a path based table (%s): "
 			                          "ALTER TABLE SET LOCATION changes where a catalog table "
 			                          "points", tg->display);
-		return dl_error_set(DL_EUNSUPPORTED, "ALTER TABLE %s SET LOCATION: the catalog does not "
-		                                     "support moving a table's location yet",
-		                    tg->display);
-	case ALTER_RENAME_TABLE:
+		return dl_catalog_set_table_location(c->cat, qualified_name(t, tg), st->location);
+	case ALTER_RENAME_TABLE: {
 		if (!tg->from_catalog)
 			return dl_error_set_class(DL_EUNSUPPORTED, "DELTA_CANNOT_RENAME_PATH",
 			                          "Cannot rename a path based table (%s): RENAME TO renames "
 			                          "a catalog table", tg->display);
-		return dl_error_set(DL_EUNSUPPORTED, "ALTER TABLE %s RENAME TO: the catalog does not "
-		                                     "support renaming tables yet (drop and re-create "
-		                                     "the entry of an external table instead)",
-		                    tg->display);
+		const char *to = name_text(t, &st->new_name);
+		if (!to) return dl_error_set(DL_ENOMEM, "out of memory");
+		return dl_catalog_rename_table(c->cat, qualified_name(t, tg), to);
+	}
 	default:
 		return dl_error_set(DL_EUNSUPPORTED, "this ALTER TABLE form is not a column form");
 	}

@@ -75,6 +75,19 @@ compare "UNSET"
 "$DL_CLI" -q sql "SHOW TBLPROPERTIES $T" >"$tmp/props" 2>&1
 grep -q 'owner' "$tmp/props" && fail "owner still set: $(cat "$tmp/props")"
 
+# column mapping on (no file rewritten), a column added under it (a col-<uuid>
+# physical name), then dropped again: the files are rewritten with the
+# logical names, which DuckDB reads without knowing column mapping
+sql "ALTER TABLE $T SET TBLPROPERTIES ('delta.columnMapping.mode' = 'name')"
+sql "ALTER TABLE $T ADD COLUMNS (extra INT)"
+compare "column mapping on" dv
+sql "ALTER TABLE $T DROP FEATURE columnMapping"
+compare "DROP FEATURE columnMapping"
+p=$(protocol)
+case "$p" in *columnMapping*) fail "the protocol still names columnMapping: $p" ;; esac
+"$DL_CLI" -q sql "SHOW TBLPROPERTIES $T" >"$tmp/props" 2>&1
+grep -q 'columnMapping' "$tmp/props" && fail "column mapping properties left: $(cat "$tmp/props")"
+
 # ---- errors: Spark's classes, exit 1, table unchanged ----
 before=$(cd "$t" && find . -type f | sort | xargs md5sum)
 check_err() { # CLASS SQL

@@ -108,6 +108,44 @@ static void test_validation(void **state)
 }
 
 /* Each enabling property adds its feature, as Spark's protocol upgrade. */
+/* CREATE TABLE validates its TBLPROPERTIES as SET TBLPROPERTIES does (the
+ * one DeltaConfigs table, log/delta_configs.c): an unknown delta.* key or a
+ * bad value is refused before anything is written; a known key in another
+ * case is stored under its canonical spelling; user keys are kept. */
+static int create_with(const char *uri, const char *k, const char *v)
+{
+	dl_create_options c = DL_CREATE_OPTIONS_INIT;
+	c.schema_ddl = DDL;
+	const char *keys[] = {k, "owner.Team"}, *vals[] = {v, "x"};
+	c.property_keys = keys;
+	c.property_values = vals;
+	c.nproperties = 2;
+	int64_t ver;
+	return dl_create_table(&ver, uri, &c);
+}
+
+static void test_create_validation(void **state)
+{
+	(void)state;
+	char *uri = fx_table(g_dir, "create_validate");
+	ax_fails(create_with(uri, "delta.noSuchThing", "1"), DL_EINVALID, "DELTA_UNKNOWN_CONFIGURATION",
+	         "Unknown configuration was specified: delta.noSuchThing");
+	ax_fails(create_with(uri, "delta.checkpointInterval", "0"), DL_EINVALID, NULL,
+	         "requirement failed: delta.checkpointInterval needs to be a positive integer");
+	ax_fails(create_with(uri, "delta.columnMapping.maxColumnId", "3"), DL_EINVALID,
+	         "DELTA_CANNOT_MODIFY_TABLE_PROPERTY", NULL);
+	ax_fails(create_with(uri, "delta.columnMapping.mode", "fancy"), DL_EINVALID, "DELTA_MODE_NOT_SUPPORTED",
+	         NULL);
+	dl_snapshot *snap = NULL;
+	assert_true(dl_snapshot_open(&snap, uri, NULL) < 0); /* nothing was created */
+	dl_error_clear();
+	ax_ok(create_with(uri, "DELTA.APPENDONLY", "true"));
+	ax_conf_is(uri, "delta.appendOnly", "true");
+	ax_conf_is(uri, "owner.Team", "x");
+	ax_conf_is(uri, "DELTA.APPENDONLY", NULL);
+	dl_free(uri);
+}
+
 static void test_enabling_properties(void **state)
 {
 	(void)state;
@@ -172,14 +210,19 @@ static void test_column_mapping_upgrade(void **state)
 	dx_commit_lacks(uri, v, "\"add\"");
 	assert_int_equal(fx_count_parquet(uri), files);
 	dx_rows(uri, "id,name", "1,a;2,b;3,c");
-	ax_fails(ax_set1(uri, "delta.columnMapping.mode", "none"), DL_EUNSUPPORTED, NULL,
-	         "removing column mapping");
-	const char *cmk[] = {"delta.columnMapping.mode"};
-	ax_fails(dl_alter_unset_properties(&v, uri, cmk, 1, false, NULL), DL_EUNSUPPORTED, NULL,
-	         "removing column mapping");
-	ax_conf_is(uri, "delta.columnMapping.mode", "name");
 	/* writes after the upgrade land and read back */
 	dx_append(uri, DDL, "4,d");
+	dx_rows(uri, "id,name", "1,a;2,b;3,c;4,d");
+	/* and back to none: the files rewritten (test_features.c has the rest) */
+	ax_ok(ax_set1(uri, "delta.columnMapping.mode", "none"));
+	ax_conf_is(uri, "delta.columnMapping.mode", "none");
+	dx_rows(uri, "id,name", "1,a;2,b;3,c;4,d");
+	/* name again, then UNSET of the mode: the same removal, the key gone */
+	ax_ok(ax_set1(uri, "delta.columnMapping.mode", "name"));
+	const char *cmk[] = {"delta.columnMapping.mode"};
+	ax_ok(dl_alter_unset_properties(&v, uri, cmk, 1, false, NULL));
+	dx_commit_has(uri, v, "\"operation\":\"REMOVE COLUMN MAPPING\"");
+	ax_conf_is(uri, "delta.columnMapping.mode", NULL);
 	dx_rows(uri, "id,name", "1,a;2,b;3,c;4,d");
 	dl_free(uri);
 }
@@ -250,6 +293,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_set_and_unset),
 		cmocka_unit_test(test_validation),
+		cmocka_unit_test(test_create_validation),
 		cmocka_unit_test(test_enabling_properties),
 		cmocka_unit_test(test_column_mapping_upgrade),
 		cmocka_unit_test(test_row_tracking_backfill),

@@ -233,7 +233,36 @@ static void test_checkpoint_protection(void **state)
 	dl_free(uri);
 }
 
-/* typeWidening: files rewritten with the widened type, typeChanges gone. */
+/* The live file paths of a table whose footer spells id as `type` ("INT32",
+ * "INT64"), joined by ';'. */
+static void files_with_id_type(const char *uri, const char *type, char *out, size_t cap)
+{
+	out[0] = 0;
+	dl_snapshot *s;
+	ax_ok(dl_snapshot_open(&s, uri, NULL));
+	const dl_log_state *st = dl_snapshot_state(s);
+	char want[32];
+	snprintf(want, sizeof want, "%s id", type);
+	for (size_t i = 0; i < st->nadds; i++) {
+		char path[1200];
+		snprintf(path, sizeof path, "%s/%s", uri, dl_log_state_add(st, i)->path);
+		dl_parquet_file *pf;
+		ax_ok(dl_parquet_open(&pf, path));
+		const char *text;
+		ax_ok(dl_parquet_schema_text(&text, pf));
+		if (strstr(text, want)) {
+			if (out[0]) strncat(out, ";", cap - strlen(out) - 1);
+			strncat(out, dl_log_state_add(st, i)->path, cap - strlen(out) - 1);
+		}
+		dl_parquet_free(pf);
+	}
+	dl_snapshot_free(s);
+}
+
+/* typeWidening: the files written before the widening rewritten with the
+ * widened type (the footer says so), the one written after it untouched
+ * (Spark's REORG ... REWRITE_TYPE_WIDENING reads footers), typeChanges
+ * gone. */
 static void test_type_widening(void **state)
 {
 	(void)state;
@@ -249,7 +278,18 @@ static void test_type_widening(void **state)
 	char *c = fx_commit(uri, v);
 	assert_non_null(strstr(c, "delta.typeChanges"));
 	dl_free(c);
+	char narrow[2048], wide_before[2048], wide_after[2048];
+	files_with_id_type(uri, "INT32", narrow, sizeof narrow);
+	files_with_id_type(uri, "INT64", wide_before, sizeof wide_before);
+	assert_true(narrow[0] && wide_before[0] && !strchr(narrow, ';') && !strchr(wide_before, ';'));
 	ax_ok(dl_drop_feature(&v, uri, "typeWidening", false, NULL));
+	dx_commit_has(uri, 5, "\"numRemovedFiles\":\"1\"");
+	dx_commit_has(uri, 5, "\"numAddedFiles\":\"1\"");
+	files_with_id_type(uri, "INT32", wide_after, sizeof wide_after);
+	assert_string_equal(wide_after, ""); /* no INT32 file is left */
+	files_with_id_type(uri, "INT64", wide_after, sizeof wide_after);
+	assert_non_null(strstr(wide_after, wide_before)); /* the later file is still live as it was */
+	assert_null(strstr(wide_after, narrow));
 	ax_protocol_is(uri, "(1,7) w[appendOnly,invariants,checkpointProtection]");
 	ax_conf_is(uri, "delta.enableTypeWidening", "false");
 	dx_commit_has(uri, 5, "\"operation\":\"REORG\"");
@@ -272,6 +312,88 @@ static void test_type_widening(void **state)
 		dl_parquet_free(pf);
 	}
 	dl_snapshot_free(s);
+	dl_free(uri);
+}
+
+/* columnMapping: every file rewritten with the logical names (the footer
+ * says so), the mode, ids and physical names gone from the metaData, the
+ * partition values keyed by the logical name, the rows as before; a name
+ * that needs column mapping is refused first. */
+static void test_column_mapping(void **state)
+{
+	(void)state;
+	char *uri = fx_table(g_dir, "cm");
+	const char *props[] = {"delta.columnMapping.mode", "name"};
+	dx_create(uri, "id INT, name STRING, part STRING", "part", props, 1);
+	dx_append(uri, "id INT, name STRING, part STRING", "1,a,x;2,b,y");
+	int64_t v;
+	ax_ok(dl_alter_rename_column(&v, uri, "name", "label", NULL));
+	dx_append(uri, "id INT, label STRING, part STRING", "3,c,x");
+	ax_ok(dl_alter_rename_column(&v, uri, "label", "a b", NULL));
+	char *before = dx_tree(uri);
+	ax_fails(dl_drop_feature(&v, uri, "columnMapping", false, NULL), DL_EINVALID,
+	         "DELTA_INVALID_COLUMN_NAMES_WHEN_REMOVING_COLUMN_MAPPING", "a b");
+	char *after = dx_tree(uri);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	ax_ok(dl_alter_rename_column(&v, uri, "a b", "label", NULL));
+	int64_t renamed = v;
+	ax_ok(dl_drop_feature(&v, uri, "columnMapping", false, NULL));
+	dx_commit_has(uri, renamed + 1, "\"operation\":\"REMOVE COLUMN MAPPING\"");
+	char *proto = ax_protocol(uri);
+	if (strstr(proto, "columnMapping")) fail_msg("protocol still has columnMapping: %s", proto);
+	dl_free(proto);
+	ax_conf_is(uri, "delta.columnMapping.mode", NULL);
+	ax_conf_is(uri, "delta.columnMapping.maxColumnId", NULL);
+	dx_rows(uri, "id,label,part", "1,a,x;2,b,y;3,c,x");
+	dl_snapshot *s;
+	ax_ok(dl_snapshot_open(&s, uri, NULL));
+	const dl_log_state *st = dl_snapshot_state(s);
+	if (strstr(st->metadata->schema_string, "columnMapping")) fail_msg("schema: %s", st->metadata->schema_string);
+	assert_int_equal(st->nadds, 3);
+	for (size_t i = 0; i < st->nadds; i++) {
+		const dl_add *a = dl_log_state_add(st, i);
+		assert_non_null(dl_str_map_get(&a->partition_values, "part", NULL));
+		char path[1200];
+		snprintf(path, sizeof path, "%s/%s", uri, a->path);
+		dl_parquet_file *pf;
+		ax_ok(dl_parquet_open(&pf, path));
+		const char *text;
+		ax_ok(dl_parquet_schema_text(&text, pf));
+		if (!strstr(text, " id") || !strstr(text, " label") || strstr(text, "col-"))
+			fail_msg("%s: %s", path, text);
+		dl_parquet_free(pf);
+	}
+	dl_snapshot_free(s);
+	/* a table whose feature is gone takes appends under the plain names */
+	dx_append(uri, "id INT, label STRING, part STRING", "4,d,y");
+	dx_rows(uri, "id,label,part", "1,a,x;2,b,y;3,c,x;4,d,y");
+	dl_free(uri);
+}
+
+/* SET TBLPROPERTIES ('delta.columnMapping.mode' = 'none'): Spark's
+ * RemoveColumnMappingCommand - the files rewritten with the logical names,
+ * the mode kept as none, the feature still in the protocol. */
+static void test_column_mapping_mode_none(void **state)
+{
+	(void)state;
+	char *uri = fx_table(g_dir, "cm_none");
+	const char *props[] = {"delta.columnMapping.mode", "name"};
+	dx_create(uri, "id INT, name STRING", NULL, props, 1);
+	dx_append(uri, "id INT, name STRING", "1,a;2,b");
+	int64_t v;
+	ax_ok(dl_alter_rename_column(&v, uri, "name", "label", NULL));
+	int64_t renamed = v;
+	ax_ok(ax_set1(uri, "delta.columnMapping.mode", "none"));
+	dx_commit_has(uri, renamed + 1, "\"operation\":\"REMOVE COLUMN MAPPING\"");
+	ax_conf_is(uri, "delta.columnMapping.mode", "none");
+	ax_conf_is(uri, "delta.columnMapping.maxColumnId", NULL);
+	ax_protocol_is(uri, "(2,5)"); /* the feature stays */
+	dx_rows(uri, "id,label", "1,a;2,b");
+	char *c = fx_commit(uri, renamed + 1);
+	if (strstr(c, "physicalName")) fail_msg("physical names left: %s", c);
+	dl_free(c);
 	dl_free(uri);
 }
 
@@ -337,6 +459,8 @@ int main(void)
 		cmocka_unit_test(test_v2_checkpoint),
 		cmocka_unit_test(test_checkpoint_protection),
 		cmocka_unit_test(test_type_widening),
+		cmocka_unit_test(test_column_mapping),
+		cmocka_unit_test(test_column_mapping_mode_none),
 		cmocka_unit_test(test_conflicts),
 	};
 	return cmocka_run_group_tests(tests, fx_setup_tmpdir, fx_teardown_tmpdir);

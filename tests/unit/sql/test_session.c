@@ -69,6 +69,32 @@ static void catalog_statements(void **state)
 	free(cd);
 	expect_rows(db, "SELECT count(*) FROM copy", "0\n");
 	expect_error(db, "CREATE TABLE copy2 LIKE nope", DL_ENOTFOUND, "TABLE_OR_VIEW_NOT_FOUND");
+	/* ALTER TABLE RENAME TO / SET LOCATION on catalog tables */
+	expect_rows(db, "INSERT INTO copy VALUES (1, 2.5, DATE'2024-01-01')", "1|1\n");
+	expect_error(db, "ALTER TABLE copy RENAME TO orders", DL_EEXISTS, "TABLE_OR_VIEW_ALREADY_EXISTS");
+	expect_error(db, "ALTER TABLE copy RENAME TO default.copy9", DL_EINVALID, "_LEGACY_ERROR_TEMP_1073");
+	expect_ok(db, "ALTER TABLE copy RENAME TO copy9");
+	expect_rows(db, "SELECT id FROM copy9", "1\n");
+	expect_error(db, "SELECT id FROM copy", DL_ENOTFOUND, "TABLE_OR_VIEW_NOT_FOUND");
+	char *cd9 = run(db, "DESCRIBE DETAIL copy9");
+	assert_non_null(strstr(cd9, "|spark_catalog.sales.copy9|"));
+	free(cd9);
+	expect_ok(db, "ALTER TABLE copy9 RENAME TO copy");
+	/* a path table of the same schema and partitioning, one of another */
+	char sql[512];
+	snprintf(sql, sizeof sql, "CREATE TABLE delta.`%s/moved` (id BIGINT NOT NULL, amount DOUBLE COMMENT "
+	                          "'in EUR', day DATE) USING DELTA PARTITIONED BY (day)", f->dir);
+	expect_ok(db, sql);
+	snprintf(sql, sizeof sql, "CREATE TABLE delta.`%s/unlike` (id BIGINT) USING DELTA", f->dir);
+	expect_ok(db, sql);
+	snprintf(sql, sizeof sql, "ALTER TABLE copy SET LOCATION '%s/unlike'", f->dir);
+	expect_error(db, sql, DL_EINVALID, "DELTA_SET_LOCATION_SCHEMA_MISMATCH");
+	expect_rows(db, "SELECT count(*) FROM copy", "1\n");
+	snprintf(sql, sizeof sql, "ALTER TABLE copy SET LOCATION '%s/moved'", f->dir);
+	expect_ok(db, sql);
+	expect_rows(db, "SELECT count(*) FROM copy", "0\n"); /* it reads the moved-to table */
+	expect_error(db, "ALTER TABLE copy SET LOCATION '/nonexistent/dl_no_table'", DL_ENOTFOUND,
+	             "DELTA_MISSING_DELTA_TABLE");
 	expect_ok(db, "DROP TABLE copy");
 	expect_error(db, "DROP SCHEMA sales", DL_EINVALID, "SCHEMA_NOT_EMPTY");
 	expect_ok(db, "DROP TABLE orders");

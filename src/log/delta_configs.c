@@ -1,5 +1,7 @@
-/* Validating the table properties a user sets (Spark's
- * DeltaConfigs.validateConfigurations): every delta.* key must be one
+/* DeltaConfigs: the table properties Delta defines, and validating the ones
+ * a user sets at CREATE TABLE (ops/create.c) and ALTER TABLE SET
+ * TBLPROPERTIES (alter/properties.c), as Spark's
+ * DeltaConfigs.validateConfigurations does for both: every delta.* key must be one
  * DeltaConfigs defines (DELTA_UNKNOWN_CONFIGURATION otherwise), its value
  * must pass the key's validation (Spark's IllegalArgumentException
  * "requirement failed: <key> <helpMessage>"), internal keys cannot be set
@@ -7,7 +9,7 @@
  * delta.constraints.* pass through (the caller handles them); other keys are
  * user keys, kept as given. Known keys are matched case-insensitively and
  * stored under their canonical spelling, as Spark's entries map does. */
-#include "alter/properties_internal.h"
+#include "log/delta_configs.h"
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -112,7 +114,7 @@ static const config *find(const char *name)
 	return NULL;
 }
 
-bool ap_is_known_config(const char *key)
+bool dl_delta_config_is_known(const char *key)
 {
 	return strncasecmp(key, "delta.", 6) == 0 && find(key + 6) != NULL;
 }
@@ -200,7 +202,7 @@ static bool value_ok(const config *c, const char *v)
 	return false;
 }
 
-int ap_validate_property(const char **config_name, const char *key, const char *value)
+int dl_delta_config_validate(const char **config_name, const char *key, const char *value)
 {
 	*config_name = NULL;
 	if (strncasecmp(key, "delta.", 6) != 0) return 0;
