@@ -4,9 +4,8 @@
  * and physical name above all) and gets the changes asked for. A rename
  * needs column mapping; a type change is only a typeWidening widening,
  * recorded in delta.typeChanges of the nearest struct field; SET NOT NULL
- * of a nullable column is refused as OSS Delta refuses it; SYNC IDENTITY
- * sets the identity high water mark from the data. No data file is
- * rewritten. */
+ * reads the table first; SYNC IDENTITY sets the identity high water mark
+ * from the data. No data file is rewritten. */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -138,6 +137,50 @@ static int check_type(change_ctx *c, const dl_type *old, bool nullable)
 	return 0;
 }
 
+/* Rows where the column is null: SET NOT NULL must find none. */
+static int count_nulls(change_ctx *c, int64_t *count)
+{
+	*count = 0;
+	dl_buf filter = DL_BUF_INIT;
+	for (int i = 0; i < c->path.n; i++) {
+		dl_buf_printf(&filter, "%s`", i ? "." : "");
+		for (const char *p = c->path.parts[i]; *p; p++) {
+			if (*p == '`') dl_buf_putc(&filter, '`');
+			dl_buf_putc(&filter, *p);
+		}
+		dl_buf_putc(&filter, '`');
+	}
+	dl_buf_puts(&filter, " IS NULL");
+	const char *cols[1] = {c->path.parts[0]};
+	dl_scan_options so = DL_SCAN_OPTIONS_INIT;
+	so.columns = cols;
+	so.ncolumns = 1;
+	so.filter = filter.data;
+	dl_scan *scan = NULL;
+	int rc = dl_scan_open(&scan, c->a->snap, &so);
+	struct ArrowArrayStream st = {0};
+	if (rc == 0) rc = dl_scan_to_arrow(&st, scan);
+	while (rc == 0) {
+		struct ArrowArray arr = {0};
+		if (st.get_next(&st, &arr) != 0) {
+			const char *msg = st.get_last_error ? st.get_last_error(&st) : NULL;
+			rc = dl_error_last()->code < 0 ? dl_error_last()->code
+			                               : dl_error_set(DL_EIO, "SET NOT NULL: reading the table "
+			                                                      "failed: %s", msg ? msg : "?");
+			break;
+		}
+		if (!arr.release) break;
+		*count += arr.length;
+		arr.release(&arr);
+		if (*count) break;
+		rc = dl_alter_progress(c->a, "checking rows", "rows", *count, -1, -1);
+	}
+	if (st.release) st.release(&st);
+	dl_scan_free(scan);
+	dl_buf_free(&filter);
+	return rc;
+}
+
 /* Spark's IdentityColumn.syncIdentity: the extreme of the data rounded
  * to the identity sequence start + k * step. */
 static int64_t round_to_sequence(int64_t start, int64_t step, int64_t v)
@@ -264,11 +307,22 @@ static int change_struct_field(dl_type **out, const dl_type *st, void *payload)
 	bool nullable = f->nullable;
 	DL_TRY(check_type(c, f->type, f->nullable));
 	if (ch->drop_not_null) nullable = true;
-	/* OSS Delta's verifyColumnChange refuses tightening nullability (it
-	 * does not scan the rows): nullable -> NOT NULL is
-	 * DELTA_UNSUPPORTED_ALTER_TABLE_CHANGE_COL_OP "... from T to T NOT NULL" */
-	if (ch->set_not_null && f->nullable)
-		return change_refused(c, f->type, true, c->new_type ? c->new_type : f->type, false);
+	if (ch->set_not_null && f->nullable) {
+		int64_t n;
+		DL_TRY(count_nulls(c, &n));
+		if (n > 0) {
+			dl_buf b = DL_BUF_INIT;
+			path_text(&b, &c->path, c->path.n);
+			int rc = dl_error_set_class(DL_ECONSTRAINT, "DELTA_NOT_NULL_CONSTRAINT_VIOLATED",
+			                            "NOT NULL constraint violated for column: %s. The table "
+			                            "has rows where it is null; update or delete them first.",
+			                            b.data);
+			dl_buf_free(&b);
+			return rc;
+		}
+		dl_txn_read_whole_table(c->a->txn);
+		nullable = false;
+	}
 	char *meta = dl_strdup(f->metadata ? f->metadata : "{}");
 	if (!meta) return DL_ENOMEM;
 	int rc = 0;

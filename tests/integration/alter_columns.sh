@@ -39,11 +39,12 @@ alter "$t" "ADD COLUMNS (s.b STRING FIRST)"
 alter "$t" "ALTER COLUMN v TYPE BIGINT"
 alter "$t" "CHANGE COLUMN name COMMENT 'the name'"
 alter "$t" "ALTER COLUMN v FIRST"
+alter "$t" "ALTER COLUMN id SET NOT NULL"
 "$DL_CLI" sql "INSERT INTO delta.\`$t\` (v, id, extra, g, name) VALUES (5000000000, 1000, 'e', 1, 'big')" \
 	>/dev/null 2>"$tmp/err" || fail "insert after the changes: $(cat "$tmp/err")"
 "$DL_CLI" schema "$t" --format csv >"$tmp/schema" 2>&1
 head -c 2000 "$tmp/schema" | grep -q '^v,BIGINT' || fail "v is not first and BIGINT: $(cat "$tmp/schema")"
-grep -q '^id,BIGINT,true' "$tmp/schema" || fail "id is not nullable: $(cat "$tmp/schema")"
+grep -q '^id,BIGINT,false' "$tmp/schema" || fail "id is not NOT NULL: $(cat "$tmp/schema")"
 grep -q 'STRUCT<b: STRING, a: INT>' "$tmp/schema" || fail "s.b not first in s: $(cat "$tmp/schema")"
 cols="v,id,extra,g,name"
 ours "$t" "$cols" >"$tmp/ours.rows"
@@ -57,7 +58,7 @@ grep -q '^5000000000,1000,e,1,big$' "$tmp/ours.rows" || fail "the widened value 
 for op in "ADD COLUMNS" "CHANGE COLUMN"; do grep -q "$op" "$tmp/hist" || fail "history lacks $op"; done
 
 # REPLACE COLUMNS: the same columns, reordered, one commented (a type only widens)
-alter "$t" "REPLACE COLUMNS (id BIGINT, v BIGINT, name STRING COMMENT 'n', g INT, extra STRING, s STRUCT<b: STRING, a: INT>)"
+alter "$t" "REPLACE COLUMNS (id BIGINT NOT NULL, v BIGINT, name STRING COMMENT 'n', g INT, extra STRING, s STRUCT<b: STRING, a: INT>)"
 "$DL_CLI" schema "$t" --format csv 2>&1 | tail -n +2 | cut -d, -f1 | tr '\n' ' ' >"$tmp/order"
 [ "$(cat "$tmp/order")" = "id v name g extra s " ] || fail "REPLACE COLUMNS order: $(cat "$tmp/order")"
 ours "$t" "$cols" >"$tmp/ours2.rows"
@@ -72,9 +73,7 @@ check_err() { # EXIT PATTERN ARGS...
 	[ "$got" -eq "$want" ] || fail "deltalake $* exited $got, expected $want"
 	grep -q -- "$pat" "$tmp/err" || fail "deltalake $*: stderr lacks '$pat': $(cat "$tmp/err")"
 }
-# OSS Delta refuses tightening nullability (verifyColumnChange), rows or not
-check_err 1 "from STRING to STRING NOT NULL" alter "$t" "ALTER COLUMN name SET NOT NULL"
-check_err 1 DELTA_UNSUPPORTED_ALTER_TABLE_CHANGE_COL_OP alter "$t" "ALTER COLUMN id SET NOT NULL"
+check_err 1 DELTA_NOT_NULL_CONSTRAINT_VIOLATED alter "$t" "ALTER COLUMN name SET NOT NULL"
 check_err 1 DELTA_UNSUPPORTED_DROP_COLUMN alter "$t" "DROP COLUMN extra"
 check_err 1 DELTA_UNSUPPORTED_RENAME_COLUMN alter "$t" "RENAME COLUMN extra TO more"
 check_err 1 DELTA_UNSUPPORTED_ALTER_TABLE_CHANGE_COL_OP alter "$t" "ALTER COLUMN v TYPE INT"

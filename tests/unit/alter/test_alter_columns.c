@@ -186,19 +186,17 @@ static void test_change_column(void **state)
 	columns_are(uri, "id,name,p");
 	dx_rows(uri, NULL, "1,a,1;2,b,1;3,NULL,2");
 
-	/* SET NOT NULL: refused as OSS Delta's verifyColumnChange refuses any
-	 * nullable -> non-nullable change, whether or not a row is null */
+	/* SET NOT NULL reads every row first */
 	char *before = dx_tree(uri);
 	dl_column_change nn = DL_COLUMN_CHANGE_INIT;
 	nn.set_not_null = true;
-	REFUSED(dl_alter_change_column(&v, uri, "name", &nn, NULL), "DELTA_UNSUPPORTED_ALTER_TABLE_CHANGE_COL_OP",
-	        uri, before);
-	assert_non_null(strstr(dl_error_last()->message, "column name from STRING to STRING NOT NULL"));
-	REFUSED(dl_alter_change_column(&v, uri, "id", &nn, NULL), "DELTA_UNSUPPORTED_ALTER_TABLE_CHANGE_COL_OP", uri,
+	REFUSED(dl_alter_change_column(&v, uri, "name", &nn, NULL), "DELTA_NOT_NULL_CONSTRAINT_VIOLATED", uri,
 	        before);
-	assert_non_null(strstr(dl_error_last()->message, "from BIGINT to BIGINT NOT NULL"));
 	free(before);
-	/* DROP NOT NULL on a nullable column: a no-op change */
+	assert_int_equal(dl_alter_change_column(&v, uri, "id", &nn, NULL), 0);
+	schema_has(uri, "{\"name\":\"id\",\"type\":\"long\",\"nullable\":false");
+	dl_write_options wo = fx_opts(DL_WRITE_APPEND);
+	assert_true(fx_write(&v, uri, DDL, "NULL,z,3", &wo) < 0); /* now enforced */
 	dl_column_change dn = DL_COLUMN_CHANGE_INIT;
 	dn.drop_not_null = true;
 	assert_int_equal(dl_alter_change_column(&v, uri, "id", &dn, NULL), 0);
