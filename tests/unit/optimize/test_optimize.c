@@ -446,8 +446,8 @@ static void concurrent_delete_conflicts(void **state)
 	dl_optimize_metrics m;
 	int files_before = count_parquet(t);
 	assert_int_equal(dl_optimize(&m, t, &o), DL_ECONFLICT);
-	/* the transaction layer's class for Spark's ConcurrentDeleteReadException */
-	assert_string_equal(dl_error_last()->klass, "ConcurrentDeleteReadException");
+	/* the transaction layer's class for Spark's DELTA_CONCURRENT_DELETE_READ */
+	assert_string_equal(dl_error_last()->klass, "DELTA_CONCURRENT_DELETE_READ");
 	assert_true(cc.done);
 	assert_int_equal(cc.rc, 0);
 	assert_int_equal(m.version, -1);
