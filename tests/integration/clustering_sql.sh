@@ -115,6 +115,20 @@ node "$here/clustering_sql_check.mjs" "$d" "$tmp/list" >"$tmp/duck" 2>"$tmp/derr
 [ "$(wc -l <"$tmp/ours")" -eq 99 ] || fail "expected 99 rows after the DELETE"
 diff "$tmp/ours" "$tmp/duck" >/dev/null || fail "our rows differ from DuckDB's reading the compacted file"
 
+# ---- REPLACE without CLUSTER BY: the domain stays with no columns ----
+rp="$tmp/rp"
+sql "CREATE TABLE delta.\`$rp\` (a BIGINT, b BIGINT) USING DELTA CLUSTER BY (a)" >/dev/null
+sql "CREATE OR REPLACE TABLE delta.\`$rp\` USING DELTA AS SELECT 1 AS a, 2 AS b" >/dev/null || fail "CTAS replace failed"
+has "$(log "$rp" 1)" '"partitionBy":"[]","clusterBy":"[]","properties"'
+has "$(log "$rp" 1)" '"domainMetadata":{"domain":"delta.clustering","configuration":"{\"clusteringColumns\":[]}","removed":false}'
+sql "CREATE OR REPLACE TABLE delta.\`$rp\` USING DELTA CLUSTER BY (b) AS SELECT 1 AS a, 2 AS b" >/dev/null || fail "CTAS CLUSTER BY failed"
+has "$(log "$rp" 2)" '"clusterBy":"[\"b\"]"'
+has "$(log "$rp" 2)" '"configuration":"{\"clusteringColumns\":[[\"b\"]]}","removed":false'
+sql "REPLACE TABLE delta.\`$rp\` (a BIGINT) USING DELTA" >/dev/null || fail "REPLACE failed"
+has "$(log "$rp" 3)" '"configuration":"{\"clusteringColumns\":[]}","removed":false'
+"$DL_CLI" detail "$rp" --format json >"$tmp/drp"
+has "$tmp/drp" '"clusteringColumns":[]'
+
 # ---- OPTIMIZE's result: Spark's OptimizeMetrics, zOrderStats / clusteringStats ----
 r="$tmp/res"
 sql "CREATE TABLE delta.\`$r\` (a BIGINT, b BIGINT) USING DELTA CLUSTER BY (a, b)" >/dev/null
