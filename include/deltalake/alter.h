@@ -24,7 +24,7 @@
  * "SET TBLPROPERTIES", "UNSET TBLPROPERTIES", "ADD CONSTRAINT",
  * "DROP CONSTRAINT", "UPGRADE PROTOCOL", "DROP FEATURE", "CLUSTER BY") and
  * operationParameters; a concurrent commit conflicts exactly where Spark's
- * does (MetadataChangedException, ProtocolChangedException...). Refusals
+ * does (DELTA_METADATA_CHANGED, DELTA_PROTOCOL_CHANGED...). Refusals
  * carry Spark's error classes in dl_error_last()->klass. *version is the
  * committed version, or -1 when nothing needed changing (an IF EXISTS that
  * found nothing, a feature already supported). A failure leaves the table

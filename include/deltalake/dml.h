@@ -42,8 +42,8 @@
  * ids and updated rows get the new commit version. Tables with
  * delta.appendOnly are refused (DELTA_CANNOT_MODIFY_APPEND_ONLY). The
  * predicate and the files read join the transaction's read set, so a
- * concurrent commit conflicts as in Spark (ConcurrentAppendException,
- * ConcurrentDeleteReadException...). A command that selects nothing commits
+ * concurrent commit conflicts as in Spark (DELTA_CONCURRENT_APPEND,
+ * DELTA_CONCURRENT_DELETE_READ...). A command that selects nothing commits
  * nothing (version -1). commitInfo carries operation "DELETE" / "UPDATE",
  * operationParameters {"predicate": "[\"(id = 2)\"]"} ("[]" without one)
  * and operationMetrics with Spark's keys, the same values as the metrics

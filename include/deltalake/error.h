@@ -4,7 +4,7 @@
  * negative dl_error_code. The details of the last failure on the calling
  * thread are in dl_error_last(): the code, a message that says what was wrong
  * and what to do, and for some errors a stable class name (for example the
- * conflict classes "ConcurrentAppendException"). The library never prints,
+ * conflict classes Spark raises, "DELTA_CONCURRENT_APPEND"). The library never prints,
  * never exits and never aborts on bad input.
  *
  * Thread safety: the last error is thread-local: each thread sees the

@@ -121,7 +121,41 @@ DL_EXTERN(int) dl_log_cleanup(dl_log_cleanup_result *out, dl_snapshot *snap, con
 
 /* ---- OPTIMIZE (OptimizeTableCommand) ---- */
 
-#define DL_OPTIMIZE_OPTIONS_VERSION 1
+/* The rest of Spark's OptimizeMetrics (the SQL result's `metrics`), filled
+ * when dl_optimize_options.stats (version 2) points to one. */
+typedef struct dl_optimize_file_stats {
+	int64_t num;                      /* ZOrderFileStats.num / ClusteringFileStats.numFiles */
+	int64_t size;
+} dl_optimize_file_stats;
+
+typedef struct dl_optimize_stats {
+	/* zOrderStats (ZOrderStats): OPTIMIZE ... ZORDER BY only */
+	bool has_zorder_stats;
+	const char *zorder_strategy_name; /* "all": every file of a partition (static text) */
+	dl_optimize_file_stats zorder_input_cube_files;
+	dl_optimize_file_stats zorder_input_other_files;
+	int64_t zorder_input_num_cubes;
+	dl_optimize_file_stats zorder_merged_files;
+	int64_t zorder_num_output_cubes;  /* one per partition optimized */
+	int64_t zorder_merged_num_cubes;  /* -1: None, as Spark leaves it */
+	/* clusteringStats (ClusteringStats): OPTIMIZE of a clustered table with
+	 * clustering columns. Files of a ZCube (ZCUBE_ID tag) clustered by the
+	 * same columns (or any, with FULL) are "zcube" files, the rest "other". */
+	bool has_clustering_stats;
+	dl_optimize_file_stats clustering_input_zcube_files;
+	dl_optimize_file_stats clustering_input_other_files;
+	int64_t clustering_input_num_zcubes;
+	dl_optimize_file_stats clustering_merged_files;
+	int64_t clustering_num_output_zcubes;
+	int64_t numBins;                  /* Spark OSS never sets it: 0 */
+	int64_t totalClusterParallelism;  /* the threads the bins ran on */
+	int64_t totalScheduledTasks;      /* Spark OSS never sets it: 0 */
+	int64_t numTableColumns;          /* top-level columns */
+	int64_t numTableColumnsWithStats; /* min(delta.dataSkippingNumIndexedCols, numTableColumns) */
+	int64_t numDeletionVectorBytesRemoved; /* the commit's metric of that name */
+} dl_optimize_stats;
+
+#define DL_OPTIMIZE_OPTIONS_VERSION 2
 typedef struct dl_optimize_options {
 	int version;                           /* DL_OPTIMIZE_OPTIONS_VERSION */
 	dl_store *store;
@@ -158,9 +192,12 @@ typedef struct dl_optimize_options {
 	/* Auto compaction (delta.autoOptimize.autoCompact): operationParameters
 	 * auto=true and its own defaults for small files. */
 	bool auto_compact;
+	/* version 2: when not NULL, filled with the rest of OptimizeMetrics
+	 * (zOrderStats, clusteringStats, ...) on success */
+	dl_optimize_stats *stats;
 } dl_optimize_options;
 #define DL_OPTIMIZE_OPTIONS_INIT \
-	{DL_OPTIMIZE_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, false, 0, 0, -1.0, 0, false}
+	{DL_OPTIMIZE_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, false, 0, 0, -1.0, 0, false, NULL}
 
 /* Spark's OPTIMIZE metrics (DeltaOperationMetrics.OPTIMIZE), plus the
  * figures of OPTIMIZE's SQL result (OptimizeMetrics). */
@@ -195,7 +232,7 @@ DL_EXTERN(int) dl_optimize(dl_optimize_metrics *metrics, const char *uri, const 
 
 /* ---- REORG TABLE ... APPLY (PURGE) (DeltaReorgTableCommand) ---- */
 
-#define DL_REORG_OPTIONS_VERSION 1
+#define DL_REORG_OPTIONS_VERSION 2
 typedef struct dl_reorg_options {
 	int version;                           /* DL_REORG_OPTIONS_VERSION */
 	dl_store *store;
@@ -205,8 +242,9 @@ typedef struct dl_reorg_options {
 	void *progress_payload;
 	const char *where;                     /* partition predicate, or NULL */
 	int threads;
+	dl_optimize_stats *stats;              /* version 2: as dl_optimize_options.stats */
 } dl_reorg_options;
-#define DL_REORG_OPTIONS_INIT {DL_REORG_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, NULL, 0}
+#define DL_REORG_OPTIONS_INIT {DL_REORG_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL}
 
 /* REORG TABLE <uri> [WHERE where] APPLY (PURGE): rewrites every file with a
  * deletion vector so the deleted rows are gone from storage; commits as

@@ -24,9 +24,9 @@
  * predicates, the whole table, app ids) under the table's isolation level;
  * without a conflict the commit lands at the next version by itself,
  * otherwise it fails with DL_ECONFLICT and a class from dl_error_last():
- * ConcurrentAppendException, ConcurrentDeleteReadException,
- * ConcurrentDeleteDeleteException, MetadataChangedException,
- * ProtocolChangedException or ConcurrentTransactionException. After a
+ * DELTA_CONCURRENT_APPEND, DELTA_CONCURRENT_DELETE_READ,
+ * DELTA_CONCURRENT_DELETE_DELETE, DELTA_METADATA_CHANGED,
+ * DELTA_PROTOCOL_CHANGED or DELTA_CONCURRENT_TRANSACTION. After a
  * commit the version checksum, a checkpoint every delta.checkpointInterval
  * versions and expired log cleanup run by themselves.
  *

@@ -13,8 +13,8 @@
  *   dl_alter_end(&a);
  *
  * Nothing is written before dl_alter_commit, so a failure anywhere (and a
- * lost race: DL_ECONFLICT with MetadataChangedException or
- * ProtocolChangedException, raised by the transaction layer because a
+ * lost race: DL_ECONFLICT with DELTA_METADATA_CHANGED or
+ * DELTA_PROTOCOL_CHANGED, raised by the transaction layer because a
  * metaData / protocol action is in the write set) leaves the table as it
  * was. A form that decides nothing needs changing calls dl_alter_end
  * without committing and reports version -1. */

@@ -286,7 +286,8 @@ static int build(clone_cmd *c, dl_clone_metrics *m)
 	m->numCopiedFiles = 0;
 	m->copiedFilesSize = 0;
 
-	/* DeltaOperations.Clone(source, sourceVersion) */
+	/* DeltaOperations.Clone(source, sourceVersion): only these two (Delta OSS
+	 * records no isShallow; every clone it makes is shallow) */
 	char v[32];
 	snprintf(v, sizeof v, "%" PRId64, dl_snapshot_version(c->src));
 	if (c->o.source_name) {
@@ -302,7 +303,6 @@ static int build(clone_cmd *c, dl_clone_metrics *m)
 		DL_TRY(dl_txn_set_parameter(c->txn, "source", name));
 	}
 	DL_TRY(dl_txn_set_parameter_json(c->txn, "sourceVersion", v));
-	DL_TRY(dl_txn_set_parameter_json(c->txn, "isShallow", "true"));
 	DL_TRY(dl_txn_set_metric(c->txn, "sourceTableSize", m->sourceTableSize));
 	DL_TRY(dl_txn_set_metric(c->txn, "sourceNumOfFiles", m->sourceNumOfFiles));
 	DL_TRY(dl_txn_set_metric(c->txn, "numRemovedFiles", m->numRemovedFiles));

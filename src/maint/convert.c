@@ -183,10 +183,26 @@ static int partition_values(convert_cmd *c, conv_file *f)
 	return rc;
 }
 
+/* The same rule for a directory: any hidden segment. */
+static bool hidden_dir(const char *rel)
+{
+	for (const char *seg = rel; *seg;) {
+		const char *slash = strchr(seg, '/');
+		size_t n = slash ? (size_t)(slash - seg) : strlen(seg);
+		if (n && (seg[0] == '.' || (seg[0] == '_' && !memchr(seg, '=', n)))) return true;
+		if (!slash) break;
+		seg = slash + 1;
+	}
+	return false;
+}
+
 static int list_files(convert_cmd *c)
 {
 	DL_TRY(dl_maint_progress(c->o.progress, c->o.progress_payload, PROGRESS, "listing", "files", 0, -1));
-	int rc = dl_store_list_recursive(&c->listing, c->store, "");
+	dl_pool *pool = NULL;
+	if (c->o.threads > 0) DL_TRY(dl_pool_create(&pool, c->o.threads));
+	int rc = dl_convert_list(&c->listing, c->store, pool, hidden_dir);
+	if (pool) dl_pool_free(pool);
 	if (rc == DL_ENOTFOUND) {
 		return dl_error_set_class(DL_ENOTFOUND, "DELTA_PATH_DOES_NOT_EXIST",
 		                          "[DELTA_PATH_DOES_NOT_EXIST] %s doesn't exist", dl_store_root(c->store));

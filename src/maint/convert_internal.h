@@ -8,6 +8,7 @@
 #include "columnar/types.h"
 #include "deltalake/store.h"
 #include "util/buf.h"
+#include "util/pool.h"
 
 /* What one file's footer says. */
 typedef struct dl_convert_footer {
@@ -31,6 +32,13 @@ void dl_convert_footer_free(dl_convert_footer *f);
  * files). *acc NULL takes next. Every field of the result is nullable, as
  * Spark's file-source schemas are. */
 int dl_convert_merge_schema(dl_type **acc, const dl_type *next, const char *acc_file, const char *next_file);
+
+/* Every object under the store's root, sorted by path, listed in parallel
+ * on `pool` (NULL: the shared pool) directory by directory where the root
+ * is local, never entering a directory `skip` refuses (its path relative
+ * to the root); one recursive store listing elsewhere (convert_list.c).
+ * DL_ENOTFOUND (no message) when a local root does not exist. */
+int dl_convert_list(dl_object_list *out, dl_store *store, dl_pool *pool, bool (*skip)(const char *rel_dir));
 
 /* The same type with every field nullable (a new reference). */
 dl_type *dl_convert_as_nullable(const dl_type *t);

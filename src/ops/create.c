@@ -12,6 +12,7 @@
 #include "ops/protocol_choose.h"
 #include "ops/table_def.h"
 #include "util/error.h"
+#include "optimize/clustering.h" /* DL_CLUSTERING_NO_COLUMNS */
 #include "util/mem.h"
 #include "util/options.h"
 #include "util/time.h"
@@ -232,10 +233,14 @@ static int commit_create(create_ctx *c, const dl_create_options *o, int64_t *ver
 int dl_ops_set_clustering_domain(dl_transaction *t, dl_snapshot *old, const dl_table_plan *plan)
 {
 	if (plan->clustering_domain) return dl_txn_set_domain(t, "delta.clustering", plan->clustering_domain, false);
-	/* Spark's DomainMetadataUtils.handleDomainMetadataForReplaceTable: a
-	 * replace without CLUSTER BY removes the old table's clustering */
+	/* A replace without CLUSTER BY of a clustered table: Spark's
+	 * ClusteredTableUtils.getDomainMetadataFromTransaction gives the domain
+	 * with no columns (getMatchingMetadataDomain), which
+	 * DomainMetadataUtils.handleDomainMetadataForReplaceTable then commits
+	 * in place of the old one (it removes only domains the new table does
+	 * not define): the table stays clustered, by nothing. */
 	const char *was = old ? dl_snapshot_domain(old, "delta.clustering") : NULL;
-	return was ? dl_txn_set_domain(t, "delta.clustering", was, true) : 0;
+	return was ? dl_txn_set_domain(t, "delta.clustering", DL_CLUSTERING_NO_COLUMNS, false) : 0;
 }
 
 int dl_create_table(int64_t *version, const char *uri, const dl_create_options *o)

@@ -178,9 +178,13 @@ static int define_table(write_ctx *c)
 	}
 	DL_TRY(dl_txn_set_metadata(c->txn, &c->plan.metadata));
 	c->metadata_set = c->joined = true;
-	/* overwriteSchema without cluster_by keeps the table's clustering */
+	/* overwriteSchema without cluster_by keeps the table's clustering; a
+	 * REPLACE TABLE ... AS SELECT without CLUSTER BY empties it as a plain
+	 * REPLACE does (dl_ops_set_clustering_domain) */
 	if (c->plan.clustering_domain)
 		DL_TRY(dl_txn_set_domain(c->txn, "delta.clustering", c->plan.clustering_domain, false));
+	else if (c->o->create_operation && c->snap && dl_snapshot_domain(c->snap, "delta.clustering"))
+		DL_TRY(dl_txn_set_domain(c->txn, "delta.clustering", DL_CLUSTERING_NO_COLUMNS, false));
 	return 0;
 }
 
@@ -576,6 +580,9 @@ static int set_create_parameters(write_ctx *c)
 	dl_buf b = DL_BUF_INIT;
 	int rc = dl_ops_partition_by_json(&b, md->partition_columns, md->npartition_columns);
 	if (rc == 0) rc = dl_txn_set_parameter(t, "partitionBy", b.data);
+	/* CreateTable / ReplaceTable: clusterBy always, the columns of the
+	 * clustering domain committed ("[]" without one) */
+	if (rc == 0) rc = dl_txn_set_parameter(t, "clusterBy", c->plan.cluster_by_json ? c->plan.cluster_by_json : "[]");
 	dl_buf_clear(&b);
 	if (rc == 0) {
 		dl_json_writer w;

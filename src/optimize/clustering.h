@@ -28,7 +28,10 @@
 
 #define DL_CLUSTERING_DOMAIN "delta.clustering"
 #define DL_CLUSTERING_PROVIDER "liquid"
-#define DL_CLUSTERING_MAX_COLUMNS 4 /* spark.databricks.delta.clustering.numClusteringColumnsLimit */
+#define DL_CLUSTERING_MAX_COLUMNS 4
+/* The domain of a clustered table without columns (CLUSTER BY NONE, a
+ * REPLACE without CLUSTER BY): ClusteringMetadataDomain(Seq()) as JSON */
+#define DL_CLUSTERING_NO_COLUMNS "{\"clusteringColumns\":[]}" /* spark.databricks.delta.clustering.numClusteringColumnsLimit */
 
 typedef struct dl_clustering_column {
 	char **physical;   /* name parts as the domain stores them */

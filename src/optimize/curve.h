@@ -6,9 +6,9 @@
  *   - Z-order (ZOrderClustering, OPTIMIZE ... ZORDER BY): Spark's
  *     interleave_bits, the bits of the ids interleaved from the most
  *     significant down, column by column;
- *   - Hilbert (HilbertClustering, liquid clustering): the index of the
- *     point along a Hilbert curve (Skilling's transpose algorithm; the same
- *     locality as Spark's HilbertStates tables, not bit-identical indexes).
+ *   - Hilbert (HilbertClustering, liquid clustering): Spark's hilbert_index
+ *     (HilbertLongIndex over numBits = 10 for 1000 ranges): the same state
+ *     tables, so the same index for every point.
  * Keys are unsigned 63-bit integers: ids below 2^b take b bits each, and
  * interleaving only those bits orders rows exactly as Spark's 32-bit
  * interleaving does (the higher bits are zero for every row). */
@@ -27,9 +27,22 @@ int dl_curve_bits(int n, int64_t ranges);
 
 /* Spark's interleave_bits over the low `bits` bits of ids[0..n). */
 uint64_t dl_zorder_key(const uint32_t *ids, int n, int bits);
-/* The Hilbert index of the point ids[0..n) on the curve of order `bits`
- * (each id < 2^bits). n == 1: the id itself. */
-uint64_t dl_hilbert_key(const uint32_t *ids, int n, int bits);
+/* Spark's InterleaveBits of n ints: n * 4 bytes, the bits taken from the
+ * most significant down, one of each input in turn (nulls are 0). */
+void dl_interleave_bits(uint8_t *out, const int32_t *in, int n);
+
+/* Spark's Hilbert state list for n dimensions (HilbertStates.getStateList,
+ * 2 <= n <= 9), built once and shared; DL_EINVALID with Spark's message
+ * outside 2..9, DL_ENOMEM. */
+#define DL_HILBERT_MAX_DIMS 9
+typedef struct dl_hilbert_table dl_hilbert_table;
+int dl_hilbert_table_get(const dl_hilbert_table **out, int n);
+/* translateNPointToDKey: the index of point[0..n) with k bits per
+ * coordinate (k * n < 64). */
+uint64_t dl_hilbert_index(const dl_hilbert_table *t, const uint32_t *point, int k);
+/* The clustering key of ids[0..n): the id itself for one column (t unused,
+ * may be NULL), else dl_hilbert_index. */
+uint64_t dl_hilbert_key(const dl_hilbert_table *t, const uint32_t *ids, int n, int bits);
 
 /* A value as an unsigned key that sorts as Spark orders the column (nulls
  * first): integers, dates and timestamps exactly, floating point and

@@ -26,6 +26,7 @@
 #include "util/mem.h"
 #include "util/pool.h"
 #include "util/time.h"
+#include "util/uuid.h"
 
 #define GIB (1024LL * 1024 * 1024)
 #define ROW_ID_KEY "delta.rowTracking.materializedRowIdColumnName"
@@ -286,6 +287,29 @@ static int partition_id(part_ids *p, dl_buf *k, const dl_add *a, uint32_t *out)
 	return 0;
 }
 
+/* Whether a file belongs to a ZCube of this clustering
+ * (ZCubeFileStatsCollector's "matchingCube"): it has ZCubeInfo tags and,
+ * unless FULL, was clustered by the same columns. */
+static bool in_matching_zcube(opt_cmd *c, const dl_add *a, bool full, const char **id)
+{
+	*id = dl_str_map_get(&a->tags, DL_TAG_ZCUBE_ID, NULL);
+	const char *by = dl_str_map_get(&a->tags, DL_TAG_ZCUBE_ZORDER_BY, NULL);
+	if (!*id || !by) return false;
+	dl_json *v;
+	if (dl_json_parse(&c->arena, by, strlen(by), "ZCUBE_ZORDER_BY tag", &v) < 0 || v->kind != DL_JSON_ARRAY) {
+		return false; /* not ZCubeInfo Spark could read: an unclustered file */
+	}
+	if (full) return true;
+	if ((int)v->u.arr.n != c->clustering.n) return false;
+	for (int i = 0; i < c->clustering.n; i++) {
+		const dl_json *e = &v->u.arr.items[i];
+		const char *want = c->clustering.cols[i].name;
+		if (e->kind != DL_JSON_STRING || e->u.str.len != strlen(want) || memcmp(e->u.str.ptr, want, e->u.str.len))
+			return false;
+	}
+	return true;
+}
+
 static int plan(opt_cmd *c, const opt_request *r, const dl_expr *where, int64_t *considered)
 {
 	dl_scan_options so = DL_SCAN_OPTIONS_INIT;
@@ -302,10 +326,28 @@ static int plan(opt_cmd *c, const opt_request *r, const dl_expr *where, int64_t 
 	int rc = files ? 0 : DL_ENOMEM;
 	size_t nf = 0;
 	bool ordered_clustering = c->clustered && c->clustering.n > 0;
+	dl_strmap cubes;
+	dl_strmap_init(&cubes, true);
+	dl_optimize_stats *os = &c->stats;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		size_t idx = dl_scan_file_snapshot_index(s, i);
 		const dl_add *a = dl_log_state_add(st, idx);
 		if (r->partition_filter && !r->partition_filter(a, r->filter_payload)) continue;
+		if (ordered_clustering && !r->purge) {
+			/* ClusteringStatsCollector.inputStats sees every candidate */
+			const char *id;
+			if (in_matching_zcube(c, a, r->full, &id)) {
+				os->clustering_input_zcube_files.num++;
+				os->clustering_input_zcube_files.size += a->size;
+				void **slot;
+				bool inserted;
+				rc = dl_strmap_upsert(&cubes, id, strlen(id), &slot, &inserted);
+				if (rc == 0 && inserted) os->clustering_input_num_zcubes++;
+			} else {
+				os->clustering_input_other_files.num++;
+				os->clustering_input_other_files.size += a->size;
+			}
+		}
 		/* incremental clustering: only files no clustering wrote */
 		if (ordered_clustering && !r->full && !r->purge && a->clustering_provider &&
 		    !strcmp(a->clustering_provider, DL_CLUSTERING_PROVIDER))
@@ -319,6 +361,7 @@ static int plan(opt_cmd *c, const opt_request *r, const dl_expr *where, int64_t 
 		rc = partition_id(&parts, &key, a, &f->partition);
 		nf++;
 	}
+	dl_strmap_free(&cubes);
 	*considered = (int64_t)nf;
 	dl_opt_rules rules = {c->norder ? DL_OPT_MULTIDIM : DL_OPT_BINPACK, r->min_file_size, r->max_file_size,
 	                      r->ratio};
@@ -390,11 +433,13 @@ static int run_bins(opt_cmd *c, int threads)
 	if (!c->outs) return DL_ENOMEM;
 	DL_TRY(progress(c));
 	run_ctx r = {c, pthread_self()};
+	c->threads = 1;
 	if (c->plan.nbins <= 1) return c->plan.nbins ? run_range(&r, 0, 1) : 0;
 	/* a pool of our own: the bins' scans decode on the shared pool, and a
 	 * bin waiting for its scan must not hold a thread that scan needs */
 	int n = threads > 0 ? threads : dl_default_threads();
 	if ((size_t)n > c->plan.nbins) n = (int)c->plan.nbins;
+	c->threads = n;
 	dl_pool *pool;
 	DL_TRY(dl_pool_create(&pool, n > 1 ? n - 1 : 1));
 	int rc = dl_parallel_for(pool, c->plan.nbins, 1, run_range, &r);
@@ -497,6 +542,7 @@ static int commit(opt_cmd *c, dl_optimize_metrics *m, const opt_request *r, cons
 		m->numRemovedFiles++;
 		m->numRemovedBytes += a->size;
 		if (a->dv) {
+			c->stats.numDeletionVectorBytesRemoved += a->dv->size_in_bytes;
 			m->numDeletionVectorsRemoved++;
 			m->numDeletionVectorRowsRemoved += a->dv->cardinality;
 		}
@@ -513,12 +559,40 @@ static int commit(opt_cmd *c, dl_optimize_metrics *m, const opt_request *r, cons
 	size_t k = 0;
 	bool liquid = c->clustered && c->clustering.n > 0 && !r->purge;
 	int rc = 0;
+	char *zorder_by = NULL;
+	if (liquid) {
+		/* ZCubeInfo.toAddFileTags: JsonUtils.toJson(Seq(names)) */
+		dl_buf jb = DL_BUF_INIT;
+		dl_json_writer jw;
+		dl_jw_init(&jw, &jb);
+		dl_jw_array_begin(&jw);
+		for (int i = 0; i < c->clustering.n; i++) dl_jw_string(&jw, c->clustering.cols[i].name);
+		dl_jw_array_end(&jw);
+		rc = dl_jw_finish(&jw);
+		if (rc == 0 && !(zorder_by = dl_arena_strndup(&c->arena, (const char *)jb.data, jb.len))) rc = DL_ENOMEM;
+		dl_buf_free(&jb);
+	}
 	for (size_t b = 0; b < c->plan.nbins && rc == 0; b++) {
 		dl_files_writer *w = c->outs[b];
+		dl_kv *tags = NULL;
+		if (liquid) {
+			/* one ZCube per bin (ClusteringStrategy.initNewBin) */
+			char *id = dl_arena_alloc(&c->arena, DL_UUID_TEXT_LEN + 1);
+			tags = dl_arena_calloc(&c->arena, 2, sizeof *tags);
+			if (!id || !tags) rc = DL_ENOMEM;
+			if (rc == 0) rc = dl_uuid_v4(id);
+			if (rc == 0) {
+				tags[0] = (dl_kv){DL_TAG_ZCUBE_ID, id};
+				tags[1] = (dl_kv){DL_TAG_ZCUBE_ZORDER_BY, zorder_by};
+			}
+		}
 		for (size_t i = 0; i < dl_files_writer_count(w) && rc == 0; i++) {
 			dl_add a = *dl_files_writer_add(w, i);
 			a.data_change = false;
-			if (liquid) a.clustering_provider = DL_CLUSTERING_PROVIDER;
+			if (liquid) {
+				a.clustering_provider = DL_CLUSTERING_PROVIDER;
+				a.tags = (dl_str_map){tags, 2};
+			}
 			if (c->tracked) {
 				a.base_row_id = hwm + 1;
 				a.default_row_commit_version = dl_txn_read_version(c->txn) + 1;
@@ -539,9 +613,10 @@ static int commit(opt_cmd *c, dl_optimize_metrics *m, const opt_request *r, cons
 		qsort(sizes, k, sizeof *sizes, cmp_i64);
 		if (k) {
 			m->minFileSize = sizes[0];
-			m->p25FileSize = sizes[(k - 1) / 4];
-			m->p50FileSize = sizes[(k - 1) / 2];
-			m->p75FileSize = sizes[(k - 1) * 3 / 4];
+			/* FileSizeStatsWithHistogram.create: sizes(count / 4) ... */
+			m->p25FileSize = sizes[k / 4];
+			m->p50FileSize = sizes[k / 2];
+			m->p75FileSize = sizes[k * 3 / 4];
 			m->maxFileSize = sizes[k - 1];
 		}
 	}
@@ -583,6 +658,38 @@ static int parse_size(const char *t, int64_t *out)
 }
 
 /* ---- the command ---- */
+
+/* What OptimizeExecutor and its strategy's updateOptimizeStats add to the
+ * metrics once the run is over. */
+static void finish_stats(opt_cmd *c, const dl_optimize_metrics *m, const opt_request *r)
+{
+	dl_optimize_stats *s = &c->stats;
+	dl_optimize_file_stats removed = {m->numRemovedFiles, m->numRemovedBytes};
+	if (c->norder > 0 && !c->hilbert) {
+		/* ZOrderStrategy: every file of a partition, one cube per partition */
+		s->has_zorder_stats = true;
+		s->zorder_strategy_name = "all";
+		s->zorder_input_other_files = removed;
+		s->zorder_merged_files = removed;
+		s->zorder_num_output_cubes = m->partitionsOptimized;
+		s->zorder_merged_num_cubes = -1;
+	}
+	if (c->hilbert && !r->purge) {
+		s->has_clustering_stats = true;
+		for (size_t i = 0; i < c->plan.nfiles; i++) {
+			s->clustering_merged_files.num++;
+			s->clustering_merged_files.size += c->plan.files[i].size;
+		}
+		s->clustering_num_output_zcubes = (int64_t)c->plan.nbins;
+	}
+	const dl_type *schema = dl_snapshot_schema(c->snap);
+	s->numTableColumns = schema->nchildren;
+	/* DATA_SKIPPING_NUM_INDEXED_COLS.fromMetaData(...).min(numTableColumns) */
+	s->numTableColumnsWithStats = c->props.data_skipping_num_indexed_cols < s->numTableColumns
+	                                  ? c->props.data_skipping_num_indexed_cols
+	                                  : s->numTableColumns;
+	s->totalClusterParallelism = c->threads;
+}
 
 int dl_opt_run(dl_optimize_metrics *m, const char *uri, const opt_request *r)
 {
@@ -629,6 +736,8 @@ int dl_opt_run(dl_optimize_metrics *m, const char *uri, const opt_request *r)
 		m->numBatches = (int64_t)c.plan.nbins;
 		m->totalConsideredFiles = considered;
 		m->totalFilesSkipped = considered - m->numRemovedFiles;
+		finish_stats(&c, m, &req);
+		if (r->stats) *r->stats = c.stats;
 	}
 	dl_expr_free(where);
 	end(&c, rc);
@@ -672,6 +781,8 @@ int dl_optimize(dl_optimize_metrics *metrics, const char *uri, const dl_optimize
 	r.min_file_size = o->min_file_size;
 	r.ratio = o->max_deleted_rows_ratio;
 	r.threads = o->threads;
+	/* version 1 callers' structs end before stats */
+	r.stats = o->version >= 2 ? o->stats : NULL;
 	if (o->auto_compact) {
 		/* Spark's AutoCompact: 128 MiB files, small means below half */
 		if (r.max_file_size <= 0) r.max_file_size = DL_AUTO_COMPACT_MAX_FILE_SIZE;
@@ -703,6 +814,7 @@ int dl_reorg_purge(dl_optimize_metrics *metrics, const char *uri, const dl_reorg
 	r.purge = true;
 	r.ratio = 0;
 	r.threads = o->threads;
+	r.stats = o->version >= 2 ? o->stats : NULL;
 	int rc = dl_opt_run(metrics, uri, &r);
 	if (rc < 0) dl_opt_metrics_init(metrics);
 	return rc;

@@ -140,6 +140,7 @@ typedef struct key_stream {
 	opt_cmd *c;
 	dl_curve_ranges *ranges;
 	int bits;
+	const dl_hilbert_table *hilbert; /* clustering by 2 or more columns */
 } key_stream;
 
 static const dl_type *ks_schema(dl_batch_stream *s) { return ((key_stream *)s)->schema; }
@@ -172,7 +173,7 @@ static int ks_next(dl_batch_stream *s, dl_batch **out)
 			uint32_t id = dl_curve_range_id(&k->ranges[j], v, np || null);
 			ids[j] = id >> (k->bits < 10 ? 10 - k->bits : 0);
 		}
-		uint64_t key = k->c->hilbert ? dl_hilbert_key(ids, k->c->norder, k->bits)
+		uint64_t key = k->c->hilbert ? dl_hilbert_key(k->hilbert, ids, k->c->norder, k->bits)
 		                             : dl_zorder_key(ids, k->c->norder, k->bits);
 		kv[r] = (int64_t)key; /* at most 63 bits: sorts as a signed long */
 	}
@@ -208,6 +209,11 @@ static int key_stream_open(dl_batch_stream **out, dl_batch_stream *in, opt_cmd *
 	k->ranges = ranges;
 	/* range ids are < 1000: 10 bits, fewer when the columns would not fit */
 	k->bits = dl_curve_bits(c->norder, DL_CURVE_RANGE_IDS);
+	int hrc = c->hilbert && c->norder > 1 ? dl_hilbert_table_get(&k->hilbert, c->norder) : 0;
+	if (hrc) {
+		ks_release(&k->base);
+		return hrc;
+	}
 	k->base.schema = ks_schema;
 	k->base.next = ks_next;
 	k->base.release = ks_release;

@@ -55,6 +55,7 @@ typedef struct opt_cmd {
 	_Atomic int64_t bins_done, files_done, rows_done;
 	bool purge;                     /* REORG ... APPLY (PURGE) */
 	int64_t now_ms;
+	dl_optimize_stats stats;        /* the rest of OptimizeMetrics */
 } opt_cmd;
 
 /* What one run is asked to do (optimize.c): OPTIMIZE, REORG or auto
@@ -80,7 +81,14 @@ typedef struct opt_request {
 	bool (*partition_filter)(const dl_add *a, void *payload);
 	void *filter_payload;
 	int64_t min_num_files;
+	dl_optimize_stats *stats;  /* out, or NULL */
 } opt_request;
+
+/* Spark's AddFile tags of a ZCube (ZCubeInfo): the files one clustering bin
+ * wrote share a ZCUBE_ID; ZCUBE_ZORDER_BY is the JSON array of the
+ * clustering columns' logical names. */
+#define DL_TAG_ZCUBE_ID "ZCUBE_ID"
+#define DL_TAG_ZCUBE_ZORDER_BY "ZCUBE_ZORDER_BY"
 
 /* Runs it (optimize.c); metrics as dl_optimize's. */
 int dl_opt_run(dl_optimize_metrics *m, const char *uri, const opt_request *r);

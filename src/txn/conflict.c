@@ -245,8 +245,8 @@ static int check_appends(winner *w)
 	for (size_t i = 0; i < w->nadds; i++) {
 		const char *which = NULL;
 		if (add_matches_reads(t, w->adds[i], &which))
-			return dl_error_set_class(DL_ECONFLICT, "ConcurrentAppendException",
-			        "Files were added by a concurrent update (version %lld added '%s') that "
+			return dl_error_set_class(DL_ECONFLICT, "DELTA_CONCURRENT_APPEND",
+			        "ConcurrentAppendException: Files were added by a concurrent update (version %lld added '%s') that "
 			        "this transaction should have read (it read %s%s%s). Retry the operation "
 			        "on the new version of the table.",
 			        (long long)w->version, w->adds[i]->path,
@@ -262,41 +262,41 @@ static int check(winner *w)
 	long long v = (long long)w->version;
 	if (w->protocol) {
 		if (dl_protocol_check_write(w->new_protocol) < 0)
-			return dl_error_set_class(DL_ECONFLICT, "ProtocolChangedException",
-			        "The protocol of the Delta table was changed by a concurrent update "
+			return dl_error_set_class(DL_ECONFLICT, "DELTA_PROTOCOL_CHANGED",
+			        "ProtocolChangedException: The protocol of the Delta table was changed by a concurrent update "
 			        "(version %lld) to one this library cannot write: %s",
 			        v, dl_error_last()->message);
 		if (t->protocol_json || t->read_version < 0)
-			return dl_error_set_class(DL_ECONFLICT, "ProtocolChangedException",
-			        "The protocol version of the Delta table has been changed by a concurrent "
+			return dl_error_set_class(DL_ECONFLICT, "DELTA_PROTOCOL_CHANGED",
+			        "ProtocolChangedException: The protocol version of the Delta table has been changed by a concurrent "
 			        "update (version %lld). This happens when multiple writers are writing to "
 			        "an empty directory: creating the table ahead of time avoids it.", v);
 	}
 	if (w->metadata)
-		return dl_error_set_class(DL_ECONFLICT, "MetadataChangedException",
-		        "The metadata of the Delta table has been changed by a concurrent update "
+		return dl_error_set_class(DL_ECONFLICT, "DELTA_METADATA_CHANGED",
+		        "MetadataChangedException: The metadata of the Delta table has been changed by a concurrent update "
 		        "(version %lld). Re-read the table and try the operation again.", v);
 	DL_TRY(check_appends(w));
 	if (w->delete_read || (w->any_remove && t->read_whole_table))
-		return dl_error_set_class(DL_ECONFLICT, "ConcurrentDeleteReadException",
-		        "This transaction read %s%s%s, which a concurrent update (version %lld) "
+		return dl_error_set_class(DL_ECONFLICT, "DELTA_CONCURRENT_DELETE_READ",
+		        "ConcurrentDeleteReadException: This transaction read %s%s%s, which a concurrent update (version %lld) "
 		        "deleted. Retry the operation on the new version of the table.",
 		        w->delete_read ? "the file '" : "the whole table",
 		        w->delete_read ? w->delete_read : "", w->delete_read ? "'" : "", v);
 	if (w->delete_delete)
-		return dl_error_set_class(DL_ECONFLICT, "ConcurrentDeleteDeleteException",
-		        "This transaction deletes the file '%s', which a concurrent update "
+		return dl_error_set_class(DL_ECONFLICT, "DELTA_CONCURRENT_DELETE_DELETE",
+		        "ConcurrentDeleteDeleteException: This transaction deletes the file '%s', which a concurrent update "
 		        "(version %lld) also deleted. Retry the operation on the new version.",
 		        w->delete_delete, v);
 	if (w->app_id)
-		return dl_error_set_class(DL_ECONFLICT, "ConcurrentTransactionException",
-		        "A concurrent update (version %lld) committed application transaction '%s', "
+		return dl_error_set_class(DL_ECONFLICT, "DELTA_CONCURRENT_TRANSACTION",
+		        "ConcurrentTransactionException: A concurrent update (version %lld) committed application transaction '%s', "
 		        "which this transaction also reads or writes: the same application wrote "
 		        "twice at once. Re-check the application's version before retrying.",
 		        v, w->app_id);
 	if (w->domain)
-		return dl_error_set_class(DL_ECONFLICT, "ConcurrentTransactionException",
-		        "A concurrent update (version %lld) changed metadata domain '%s', which "
+		return dl_error_set_class(DL_ECONFLICT, "DELTA_CONCURRENT_TRANSACTION",
+		        "ConcurrentTransactionException: A concurrent update (version %lld) changed metadata domain '%s', which "
 		        "this transaction also changes. Retry the operation.", v, w->domain);
 	return 0;
 }
@@ -313,8 +313,8 @@ int dl_txn_check_winner(dl_transaction *t, int64_t version)
 	 * so the table was deleted under this transaction. A conflict, not a
 	 * corrupt table: the caller decides whether to start again. */
 	if (rc == DL_ENOTFOUND)
-		return dl_error_set_class(DL_ECONFLICT, "ConcurrentWriteException",
-		        "A concurrent transaction wrote version %lld and the table was deleted "
+		return dl_error_set_class(DL_ECONFLICT, "DELTA_CONCURRENT_WRITE",
+		        "ConcurrentWriteException: A concurrent transaction wrote version %lld and the table was deleted "
 		        "before that commit (%s) could be read: the table is being deleted or "
 		        "replaced. Check the table and retry the operation.",
 		        (long long)version, path);

@@ -21,10 +21,10 @@
  * (WriteSerializable unless delta.isolationLevel = Serializable;
  * SnapshotIsolation when nothing changes data); no conflict means a retry
  * at the next version, bounded with backoff. A conflict is DL_ECONFLICT
- * with one of the classes ConcurrentAppendException,
- * ConcurrentDeleteReadException, ConcurrentDeleteDeleteException,
- * MetadataChangedException, ProtocolChangedException,
- * ConcurrentTransactionException (dl_error_class()).
+ * with one of the classes DELTA_CONCURRENT_APPEND,
+ * DELTA_CONCURRENT_DELETE_READ, DELTA_CONCURRENT_DELETE_DELETE,
+ * DELTA_METADATA_CHANGED, DELTA_PROTOCOL_CHANGED,
+ * DELTA_CONCURRENT_TRANSACTION (dl_error_class()).
  *
  * After a successful commit the post-commit hooks run (unless disabled):
  * the version checksum file N.crc when the new state is known, a
@@ -82,7 +82,7 @@ int dl_txn_set_metadata(dl_transaction *t, const dl_metadata *metadata);
 int dl_txn_set_protocol(dl_transaction *t, const dl_protocol *protocol);
 /* Records the application transaction (txn action) app_id -> version; its
  * lastUpdated is the commit time. A concurrent commit of the same app id
- * is a ConcurrentTransactionException. */
+ * is a DELTA_CONCURRENT_TRANSACTION. */
 int dl_txn_set_app_txn(dl_transaction *t, const char *app_id, int64_t version);
 int dl_txn_set_domain(dl_transaction *t, const char *domain, const char *configuration,
                       bool removed);

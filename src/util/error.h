@@ -16,7 +16,7 @@
  * `return dl_error_set(DL_EINVALID, "...")`. The message is formatted. */
 int dl_error_set(int code, const char *fmt, ...) DL_PRINTF(2, 3);
 int dl_error_setv(int code, const char *fmt, va_list ap);
-/* The same with a stable class name (e.g. "ConcurrentAppendException"). */
+/* The same with a stable class name (e.g. Spark's "DELTA_CONCURRENT_APPEND"). */
 int dl_error_set_class(int code, const char *klass, const char *fmt, ...) DL_PRINTF(3, 4);
 /* Prefixes the current message with context ("reading _delta_log/3.json: ...")
  * and returns the current code. Use when propagating an error upward. */

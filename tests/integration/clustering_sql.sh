@@ -115,6 +115,44 @@ node "$here/clustering_sql_check.mjs" "$d" "$tmp/list" >"$tmp/duck" 2>"$tmp/derr
 [ "$(wc -l <"$tmp/ours")" -eq 99 ] || fail "expected 99 rows after the DELETE"
 diff "$tmp/ours" "$tmp/duck" >/dev/null || fail "our rows differ from DuckDB's reading the compacted file"
 
+# ---- REPLACE without CLUSTER BY: the domain stays with no columns ----
+rp="$tmp/rp"
+sql "CREATE TABLE delta.\`$rp\` (a BIGINT, b BIGINT) USING DELTA CLUSTER BY (a)" >/dev/null
+sql "CREATE OR REPLACE TABLE delta.\`$rp\` USING DELTA AS SELECT 1 AS a, 2 AS b" >/dev/null || fail "CTAS replace failed"
+has "$(log "$rp" 1)" '"partitionBy":"[]","clusterBy":"[]","properties"'
+has "$(log "$rp" 1)" '"domainMetadata":{"domain":"delta.clustering","configuration":"{\"clusteringColumns\":[]}","removed":false}'
+sql "CREATE OR REPLACE TABLE delta.\`$rp\` USING DELTA CLUSTER BY (b) AS SELECT 1 AS a, 2 AS b" >/dev/null || fail "CTAS CLUSTER BY failed"
+has "$(log "$rp" 2)" '"clusterBy":"[\"b\"]"'
+has "$(log "$rp" 2)" '"configuration":"{\"clusteringColumns\":[[\"b\"]]}","removed":false'
+sql "REPLACE TABLE delta.\`$rp\` (a BIGINT) USING DELTA" >/dev/null || fail "REPLACE failed"
+has "$(log "$rp" 3)" '"configuration":"{\"clusteringColumns\":[]}","removed":false'
+"$DL_CLI" detail "$rp" --format json >"$tmp/drp"
+has "$tmp/drp" '"clusteringColumns":[]'
+
+# ---- OPTIMIZE's result: Spark's OptimizeMetrics, zOrderStats / clusteringStats ----
+r="$tmp/res"
+sql "CREATE TABLE delta.\`$r\` (a BIGINT, b BIGINT) USING DELTA CLUSTER BY (a, b)" >/dev/null
+sql "INSERT INTO delta.\`$r\` VALUES (1, 2), (3, 4)" >/dev/null
+sql "INSERT INTO delta.\`$r\` VALUES (5, 6)" >/dev/null
+"$DL_CLI" sql --format json "OPTIMIZE delta.\`$r\`" >"$tmp/opt_c" || fail "OPTIMIZE of a clustered table failed"
+has "$tmp/opt_c" '"partitionsOptimized":1,"zOrderStats":null,"clusteringStats":{"inputZCubeFiles":{"numFiles":0,"size":0},"inputOtherFiles":{"numFiles":2,'
+has "$tmp/opt_c" '"inputNumZCubes":0,"mergedFiles":{"numFiles":2,'
+has "$tmp/opt_c" '"numOutputZCubes":1},"numBins":0,"numBatches":1,"totalConsideredFiles":2,"totalFilesSkipped":0,"preserveInsertionOrder":false,"numFilesSkippedToReduceWriteAmplification":0,"numBytesSkippedToReduceWriteAmplification":0,"startTimeMs":'
+has "$tmp/opt_c" '"totalScheduledTasks":0,"autoCompactParallelismStats":null,"deletionVectorStats":null,"numTableColumns":2,"numTableColumnsWithStats":2}}'
+has "$(log "$r" 3)" '"tags":{"ZCUBE_ID":"'
+has "$(log "$r" 3)" '"ZCUBE_ZORDER_BY":"[\"a\",\"b\"]"}'
+sql "INSERT INTO delta.\`$r\` VALUES (7, 8)" >/dev/null
+sql "INSERT INTO delta.\`$r\` VALUES (9, 10)" >/dev/null
+"$DL_CLI" sql --format json "OPTIMIZE delta.\`$r\`" >"$tmp/opt_c2" || fail "incremental OPTIMIZE failed"
+has "$tmp/opt_c2" '"clusteringStats":{"inputZCubeFiles":{"numFiles":1,'
+has "$tmp/opt_c2" '"inputNumZCubes":1,"mergedFiles":{"numFiles":2,'
+z="$tmp/zo"
+sql "CREATE TABLE delta.\`$z\` (a BIGINT, b BIGINT) USING DELTA" >/dev/null
+sql "INSERT INTO delta.\`$z\` VALUES (1, 2), (3, 4)" >/dev/null
+"$DL_CLI" sql --format json "OPTIMIZE delta.\`$z\` ZORDER BY (a)" >"$tmp/opt_z" || fail "OPTIMIZE ZORDER BY failed"
+has "$tmp/opt_z" '"zOrderStats":{"strategyName":"all","inputCubeFiles":{"num":0,"size":0},"inputOtherFiles":{"num":1,'
+has "$tmp/opt_z" '"numOutputCubes":1,"mergedNumCubes":null},"clusteringStats":null,"numBins":0,'
+
 if [ "$fails" -ne 0 ]; then
 	echo "$fails failure(s)" >&2
 	exit 1

@@ -445,7 +445,7 @@ static void test_sync_identity(void **state)
 }
 
 /* An ALTER whose snapshot went stale under another metadata change fails
- * with MetadataChangedException, leaving the winner's change alone. */
+ * with DELTA_METADATA_CHANGED, leaving the winner's change alone. */
 static void test_concurrent_alter_conflicts(void **state)
 {
 	(void)state;
@@ -460,7 +460,7 @@ static void test_concurrent_alter_conflicts(void **state)
 	assert_int_equal(dl_alter_set_config(&a, "k", "v"), 0);
 	int64_t lost;
 	assert_int_equal(dl_alter_commit(&a, &lost), DL_ECONFLICT);
-	assert_string_equal(dl_error_last()->klass, "MetadataChangedException");
+	assert_string_equal(dl_error_last()->klass, "DELTA_METADATA_CHANGED");
 	assert_int_equal(lost, -1);
 	dl_alter_end(&a);
 	columns_are(uri, "id,name,p,x");
@@ -469,7 +469,7 @@ static void test_concurrent_alter_conflicts(void **state)
 }
 
 /* A writer that began before an ALTER and commits after it fails with
- * MetadataChangedException (its data was shaped for the old schema). */
+ * DELTA_METADATA_CHANGED (its data was shaped for the old schema). */
 static void test_writer_conflicts_with_alter(void **state)
 {
 	(void)state;
@@ -492,7 +492,7 @@ static void test_writer_conflicts_with_alter(void **state)
 	assert_int_equal(dl_alter_change_column(&v, uri, "name", &ch, NULL), 0);
 	int64_t wv;
 	assert_int_equal(dl_txn_commit(t, &wv), DL_ECONFLICT);
-	assert_string_equal(dl_error_last()->klass, "MetadataChangedException");
+	assert_string_equal(dl_error_last()->klass, "DELTA_METADATA_CHANGED");
 	assert_int_equal(fx_version(uri), v);
 	dl_txn_free(t);
 	dl_snapshot_free(snap);

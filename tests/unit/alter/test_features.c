@@ -398,8 +398,8 @@ static void test_column_mapping_mode_none(void **state)
 }
 
 /* A transaction begun before an ALTER commits loses as Spark's
- * ConflictChecker says: a metaData winner is MetadataChangedException for
- * any transaction, a protocol winner ProtocolChangedException for one that
+ * ConflictChecker says: a metaData winner is DELTA_METADATA_CHANGED for
+ * any transaction, a protocol winner DELTA_PROTOCOL_CHANGED for one that
  * changes the protocol too. */
 static void test_conflicts(void **state)
 {
@@ -430,7 +430,7 @@ static void test_conflicts(void **state)
 
 	int64_t v;
 	ax_ok(ax_set1(uri, "delta.appendOnly", "false")); /* metaData winner */
-	ax_fails(dl_txn_commit(append, &v), DL_ECONFLICT, "MetadataChangedException", NULL);
+	ax_fails(dl_txn_commit(append, &v), DL_ECONFLICT, "DELTA_METADATA_CHANGED", NULL);
 	dl_txn_free(append);
 	dl_txn_free(upgrade);
 	dl_snapshot_free(s);
@@ -440,7 +440,7 @@ static void test_conflicts(void **state)
 	ax_ok(dl_txn_begin(&upgrade, st, s, &to));
 	ax_ok(dl_txn_set_protocol(upgrade, &p13));
 	ax_ok(dl_upgrade_protocol(&v, uri, 1, 4, NULL)); /* protocol-only winner */
-	ax_fails(dl_txn_commit(upgrade, &v), DL_ECONFLICT, "ProtocolChangedException", NULL);
+	ax_fails(dl_txn_commit(upgrade, &v), DL_ECONFLICT, "DELTA_PROTOCOL_CHANGED", NULL);
 	dl_txn_free(upgrade);
 	dl_snapshot_free(s);
 	dl_store_free(st);

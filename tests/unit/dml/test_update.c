@@ -337,14 +337,14 @@ static void test_conflicts(void **state)
 	(void)state;
 	char *uri = make("race_delete", "p", NULL, 0);
 	assert_int_equal(raced_update(uri, 0, "id = 1"), DL_ECONFLICT);
-	assert_string_equal(dl_error_last()->klass, "ConcurrentDeleteReadException");
+	assert_string_equal(dl_error_last()->klass, "DELTA_CONCURRENT_DELETE_READ");
 	dx_rows(uri, "id,v", "3,30;4,40");
 	dl_free(uri);
 	/* a rewrite of the file read adds a file the condition may match: Spark
-	 * checks added files first (ConcurrentAppendException) */
+	 * checks added files first (DELTA_CONCURRENT_APPEND) */
 	uri = make("race_rewrite", "p", NULL, 0);
 	assert_int_equal(raced_update(uri, 3, "id = 1"), DL_ECONFLICT);
-	assert_string_equal(dl_error_last()->klass, "ConcurrentAppendException");
+	assert_string_equal(dl_error_last()->klass, "DELTA_CONCURRENT_APPEND");
 	dx_rows(uri, "id,v", "2,20;3,30;4,40");
 	dl_free(uri);
 	/* a blind append into the partition read: no conflict under
@@ -357,7 +357,7 @@ static void test_conflicts(void **state)
 	const char *ser[] = {"delta.isolationLevel", "Serializable"};
 	uri = make("race_append", "p", ser, 1);
 	assert_int_equal(raced_update(uri, 1, "p = 1"), DL_ECONFLICT);
-	assert_string_equal(dl_error_last()->klass, "ConcurrentAppendException");
+	assert_string_equal(dl_error_last()->klass, "DELTA_CONCURRENT_APPEND");
 	dl_free(uri);
 	/* ... and none there for an append into another partition */
 	uri = make("race_other", "p", NULL, 0);

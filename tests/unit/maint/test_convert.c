@@ -10,7 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include "restore_fixture.h"
+#include "maint/convert_internal.h"
 
 #define DDL "id BIGINT, name STRING, p INT"
 
@@ -149,6 +152,66 @@ static void test_no_statistics_and_empty(void **state)
 	dl_free(dir);
 }
 
+static void shf(const char *fmt, ...)
+{
+	char cmd[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof cmd, fmt, ap);
+	va_end(ap);
+	assert_int_equal(system(cmd), 0);
+}
+
+static bool skip_none(const char *rel) { (void)rel; return false; }
+static bool skip_underscore(const char *rel)
+{
+	const char *last = strrchr(rel, '/');
+	return (last ? last[1] : rel[0]) == '_';
+}
+
+/* The parallel listing (convert_list.c) lists exactly what the store's
+ * recursive listing lists, in the same order, over nested directories,
+ * temp files and a symlinked directory (not followed); skipped directories
+ * are never entered; a missing root is DL_ENOTFOUND. */
+static void test_parallel_listing(void **state)
+{
+	(void)state;
+	char *dir = fx_table(g_dir, "listing");
+	shf("mkdir -p '%s/a=1/b=x' '%s/a=1/b=y' '%s/a=2/b=x/deep' '%s/_skip/z' '%s/e'", dir, dir, dir, dir, dir);
+	for (int i = 0; i < 40; i++) shf("echo %d > '%s/a=1/b=x/f%02d.parquet'", i, dir, i);
+	shf("echo 1 > '%s/root.parquet'; echo 2 > '%s/a=2/b=x/deep/g.parquet'", dir, dir);
+	shf("echo 3 > '%s/_skip/z/h.parquet'; echo 4 > '%s/a=1/b=y/.tmp.0123456789abcdef'", dir, dir);
+	shf("ln -s '%s/a=1' '%s/link'", dir, dir);
+	dl_store *s;
+	assert_int_equal(dl_store_open(&s, dir, NULL), 0);
+	dl_object_list want, got;
+	assert_int_equal(dl_store_list_recursive(&want, s, ""), 0);
+	dl_pool *pool;
+	assert_int_equal(dl_pool_create(&pool, 3), 0);
+	assert_int_equal(dl_convert_list(&got, s, pool, skip_none), 0);
+	assert_int_equal(got.count, want.count);
+	assert_true(got.count >= 43); /* 43 data files, whatever the store makes of the dot file */
+	for (size_t i = 0; i < got.count; i++) {
+		assert_string_equal(got.items[i].path, want.items[i].path);
+		assert_int_equal(got.items[i].size, want.items[i].size);
+		assert_int_equal(got.items[i].mtime_ms, want.items[i].mtime_ms);
+	}
+	dl_object_list_free(&got);
+	assert_int_equal(dl_convert_list(&got, s, pool, skip_underscore), 0);
+	assert_int_equal(got.count, want.count - 1);
+	for (size_t i = 0; i < got.count; i++) assert_null(strstr(got.items[i].path, "_skip"));
+	dl_object_list_free(&got);
+	dl_object_list_free(&want);
+	dl_store_free(s);
+	char *missing = fx_table(g_dir, "no_such_dir");
+	assert_int_equal(dl_store_open(&s, missing, NULL), 0);
+	assert_int_equal(dl_convert_list(&got, s, NULL, skip_none), DL_ENOTFOUND);
+	dl_store_free(s);
+	dl_pool_free(pool);
+	dl_free(missing);
+	dl_free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -157,6 +220,7 @@ int main(void)
 		cmocka_unit_test(test_partition_errors),
 		cmocka_unit_test(test_schema_merge),
 		cmocka_unit_test(test_no_statistics_and_empty),
+		cmocka_unit_test(test_parallel_listing),
 	};
 	return cmocka_run_group_tests(tests, fx_setup_tmpdir, fx_teardown_tmpdir);
 }

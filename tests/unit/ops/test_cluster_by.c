@@ -182,8 +182,9 @@ static void test_replace(void **state)
 	char *uri = table("rep");
 	const char *cols[] = {"a"};
 	assert_int_equal(create(uri, "a INT, b STRING", cols, 1, NULL, 0), 0);
-	/* replaced by a table without CLUSTER BY: the domain is removed
-	 * (DomainMetadataUtils.handleDomainMetadataForReplaceTable); the
+	/* replaced by a table without CLUSTER BY: the domain stays, with no
+	 * columns (ClusteredTableUtils.getDomainMetadataFromTransaction; the
+	 * replace removes only domains the new table does not define); the
 	 * protocol is never downgraded */
 	dl_create_options c = DL_CREATE_OPTIONS_INIT;
 	c.schema_ddl = "a INT, b STRING";
@@ -193,10 +194,11 @@ static void test_replace(void **state)
 	assert_int_equal(v, 1);
 	char *log = fx_commit(uri, 1);
 	assert_non_null(strstr(log, "\"domain\":\"delta.clustering\""));
-	assert_non_null(strstr(log, "\"removed\":true"));
+	assert_non_null(strstr(log, "\"configuration\":\"{\\\"clusteringColumns\\\":[]}\",\"removed\":false"));
+	assert_non_null(strstr(log, "\"clusterBy\":\"[]\""));
 	dl_free(log);
 	dl_snapshot *s = open_snap(uri);
-	assert_null(dl_snapshot_domain(s, "delta.clustering"));
+	assert_string_equal(dl_snapshot_domain(s, "delta.clustering"), "{\"clusteringColumns\":[]}");
 	assert_true(dl_protocol_has(dl_snapshot_state(s)->protocol, DL_FEATURE_CLUSTERING));
 	dl_snapshot_free(s);
 	assert_clustering(uri, "[]");

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "optimize/bins.h"
 #include "optimize/curve.h"
+#include "util/error.h"
 #include "util/mem.h"
 
 #define MB (1024 * 1024)
@@ -123,25 +124,28 @@ static void zorder_interleaves_like_spark(void **state)
 }
 
 /* A Hilbert curve visits every cell once and each step moves to a
- * neighbour (one coordinate changes by one). */
+ * neighbour (one coordinate changes by one): HilbertIndexSuite's
+ * "continuous" and "1 to 1" for its n-k pairs. */
 static void hilbert_is_a_curve(void **state)
 {
 	(void)state;
-	for (int n = 2; n <= 4; n++) {
-		int bits = n == 2 ? 4 : 2;
+	static const int cases[][2] = {{2, 10}, {3, 6}, {4, 5}, {5, 4}, {6, 3}};
+	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+		int n = cases[c][0], bits = cases[c][1];
+		const dl_hilbert_table *t;
+		assert_int_equal(dl_hilbert_table_get(&t, n), 0);
 		int side = 1 << bits;
-		int cells = 1;
-		for (int i = 0; i < n; i++) cells *= side;
-		uint32_t(*at)[4] = calloc((size_t)cells, sizeof *at);
+		int cells = 1 << (n * bits);
+		uint32_t(*at)[6] = calloc((size_t)cells, sizeof *at);
 		uint8_t *seen = calloc((size_t)cells, 1);
 		for (int cell = 0; cell < cells; cell++) {
-			uint32_t p[4];
+			uint32_t p[6];
 			int rest = cell;
 			for (int i = 0; i < n; i++) {
 				p[i] = (uint32_t)(rest % side);
 				rest /= side;
 			}
-			uint64_t h = dl_hilbert_key(p, n, bits);
+			uint64_t h = dl_hilbert_key(t, p, n, bits);
 			assert_true(h < (uint64_t)cells);
 			assert_false(seen[h]);
 			seen[h] = 1;
@@ -156,7 +160,84 @@ static void hilbert_is_a_curve(void **state)
 		free(seen);
 	}
 	uint32_t one[] = {7};
-	assert_int_equal(dl_hilbert_key(one, 1, 10), 7);
+	assert_int_equal(dl_hilbert_key(NULL, one, 1, 10), 7);
+	const dl_hilbert_table *t;
+	assert_int_equal(dl_hilbert_table_get(&t, 1), DL_EINVALID);
+	assert_int_equal(dl_hilbert_table_get(&t, 10), DL_EINVALID);
+	assert_int_equal(dl_hilbert_table_get(&t, 9), 0);
+}
+
+/* The indexes Spark's HilbertLongIndex(10, ...) gives (its HilbertIndex
+ * generator run as written, for 10 bits as HilbertClustering uses over
+ * 1000 range ids): the same construction, so the same numbers, not only
+ * the same locality. */
+static void hilbert_matches_spark(void **state)
+{
+	(void)state;
+	const dl_hilbert_table *t2, *t3, *t4;
+	assert_int_equal(dl_hilbert_table_get(&t2, 2), 0);
+	assert_int_equal(dl_hilbert_table_get(&t3, 3), 0);
+	assert_int_equal(dl_hilbert_table_get(&t4, 4), 0);
+	/* the order-2 curve of 2 dimensions, point (x, y) at [x * 4 + y] */
+	static const uint64_t grid[16] = {0, 3, 4, 5, 1, 2, 7, 6, 14, 13, 8, 9, 15, 12, 11, 10};
+	for (uint32_t x = 0; x < 4; x++)
+		for (uint32_t y = 0; y < 4; y++) {
+			uint32_t p[] = {x, y};
+			assert_int_equal(dl_hilbert_index(t2, p, 2), grid[x * 4 + y]);
+		}
+	uint32_t a[] = {331, 970}, b[] = {666, 49};
+	assert_int_equal(dl_hilbert_index(t2, a, 10), 417929);
+	assert_int_equal(dl_hilbert_index(t2, b, 10), 969927);
+	uint32_t c[] = {548, 96, 374}, d[] = {88, 444, 428};
+	assert_int_equal(dl_hilbert_index(t3, c, 10), 1004180924);
+	assert_int_equal(dl_hilbert_index(t3, d, 10), 109973396);
+	uint32_t e[] = {71, 246, 92, 564}, f[] = {642, 596, 970, 63};
+	assert_int_equal(dl_hilbert_index(t4, e, 10), 72803268265);
+	assert_int_equal(dl_hilbert_index(t4, f, 10), 811796448283);
+}
+
+/* InterleaveBitsSuite's cases, byte for byte. */
+static void interleave_bits_as_spark(void **state)
+{
+	(void)state;
+	uint8_t out[36];
+	int32_t two[] = {0x000ff0ff, (int32_t)0xfff00f00};
+	static const uint8_t two_x[] = {0x55, 0x55, 0x55, 0xaa, 0xaa, 0x55, 0xaa, 0xaa};
+	dl_interleave_bits(out, two, 2);
+	assert_memory_equal(out, two_x, sizeof two_x);
+	int32_t three[] = {0xff00, 0x00ff, 0x0000};
+	static const uint8_t three_x[] = {0, 0, 0, 0, 0, 0, 0x92, 0x49, 0x24, 0x49, 0x24, 0x92};
+	dl_interleave_bits(out, three, 3);
+	assert_memory_equal(out, three_x, sizeof three_x);
+	int32_t nine[] = {0xff00, 0x00ff, 0, 0xff00, 0x00ff, 0, 0xff00, 0x00ff, 0};
+	static const uint8_t nine_x[36] = {[18] = 0x92, 0x49, 0x24, 0x92, 0x49, 0x24, 0x92, 0x49, 0x24,
+	                                   0x49, 0x24, 0x92, 0x49, 0x24, 0x92, 0x49, 0x24, 0x92};
+	dl_interleave_bits(out, nine, 9);
+	assert_memory_equal(out, nine_x, sizeof nine_x);
+	/* nulls are 0 */
+	int32_t ones_null[] = {-1, 0}, null_ones[] = {0, -1};
+	dl_interleave_bits(out, ones_null, 2);
+	for (int i = 0; i < 8; i++) assert_int_equal(out[i], 0xaa);
+	dl_interleave_bits(out, null_ones, 2);
+	for (int i = 0; i < 8; i++) assert_int_equal(out[i], 0x55);
+	/* one input: its big-endian bytes */
+	int32_t r[] = {0x12345678};
+	dl_interleave_bits(out, r, 1);
+	assert_int_equal(out[0], 0x12);
+	assert_int_equal(out[3], 0x78);
+	/* the compact key orders ids as Spark's bytes do */
+	uint32_t ids[][2] = {{3, 0}, {1, 2}, {999, 998}, {512, 7}, {0, 1}};
+	for (int i = 0; i < 5; i++)
+		for (int j = 0; j < 5; j++) {
+			uint8_t bi[8], bj[8];
+			int32_t si[] = {(int32_t)ids[i][0], (int32_t)ids[i][1]}, sj[] = {(int32_t)ids[j][0], (int32_t)ids[j][1]};
+			dl_interleave_bits(bi, si, 2);
+			dl_interleave_bits(bj, sj, 2);
+			int m = memcmp(bi, bj, 8);
+			uint64_t ki = dl_zorder_key(ids[i], 2, 10), kj = dl_zorder_key(ids[j], 2, 10);
+			assert_int_equal(m < 0, ki < kj);
+			assert_int_equal(m == 0, ki == kj);
+		}
 }
 
 static void range_ids(void **state)
@@ -167,13 +248,24 @@ static void range_ids(void **state)
 	dl_curve_ranges r;
 	assert_int_equal(dl_curve_ranges_from_sample(&r, s, 1000, 10), 0);
 	assert_int_equal(r.n, 9);
-	assert_int_equal(r.bounds[0], 1000);
+	assert_int_equal(r.bounds[0], 990); /* the 100th key: cumulative weight 100 reaches n/10 */
 	assert_int_equal(dl_curve_range_id(&r, 0, 0), 0);
-	assert_int_equal(dl_curve_range_id(&r, 1000, 0), 0); /* a key equal to a bound takes its range */
-	assert_int_equal(dl_curve_range_id(&r, 1001, 0), 1);
+	assert_int_equal(dl_curve_range_id(&r, 990, 0), 0); /* a key equal to a bound takes its range */
+	assert_int_equal(dl_curve_range_id(&r, 991, 0), 1);
 	assert_int_equal(dl_curve_range_id(&r, 99990, 0), 9);
 	assert_int_equal(dl_curve_range_id(&r, 99990, 1), 0); /* null first */
 	dl_curve_ranges_free(&r);
+	/* RangePartitionIdSuite "test basic": 0..11 into 2, 3, 4, 6 ranges gives
+	 * i / (12 / ranges) */
+	static const int parts[] = {2, 3, 4, 6};
+	for (int p = 0; p < 4; p++) {
+		uint64_t d[12];
+		for (int i = 0; i < 12; i++) d[i] = (uint64_t)(11 - i);
+		assert_int_equal(dl_curve_ranges_from_sample(&r, d, 12, parts[p]), 0);
+		for (int i = 0; i < 12; i++)
+			assert_int_equal(dl_curve_range_id(&r, (uint64_t)i, 0), (uint32_t)(i / (12 / parts[p])));
+		dl_curve_ranges_free(&r);
+	}
 	/* few distinct values: fewer, distinct bounds */
 	uint64_t few[100];
 	for (int i = 0; i < 100; i++) few[i] = (uint64_t)(i % 3);
@@ -214,6 +306,8 @@ int main(void)
 		cmocka_unit_test(multidim_takes_whole_partitions),
 		cmocka_unit_test(zorder_interleaves_like_spark),
 		cmocka_unit_test(hilbert_is_a_curve),
+		cmocka_unit_test(hilbert_matches_spark),
+		cmocka_unit_test(interleave_bits_as_spark),
 		cmocka_unit_test(range_ids),
 		cmocka_unit_test(value_keys_keep_order),
 	};

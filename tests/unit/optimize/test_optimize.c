@@ -253,10 +253,26 @@ static void zorder_skips_files(void **state)
 	o.zorder_by = cols;
 	o.nzorder_by = 2;
 	o.max_file_size = total / 16;
+	dl_optimize_stats zs;
+	o.stats = &zs;
 	dl_optimize_metrics m;
 	assert_int_equal(dl_optimize(&m, t, &o), 0);
 	assert_int_equal(m.numRemovedFiles, 16);
 	assert_true(m.numAddedFiles >= 8);
+	/* ZOrderStrategy.updateOptimizeStats: "all", the removed files as the
+	 * other and merged files, one cube per partition */
+	assert_true(zs.has_zorder_stats);
+	assert_false(zs.has_clustering_stats);
+	assert_string_equal(zs.zorder_strategy_name, "all");
+	assert_int_equal(zs.zorder_input_cube_files.num, 0);
+	assert_int_equal(zs.zorder_input_other_files.num, 16);
+	assert_int_equal(zs.zorder_input_other_files.size, m.numRemovedBytes);
+	assert_int_equal(zs.zorder_merged_files.num, 16);
+	assert_int_equal(zs.zorder_num_output_cubes, 1);
+	assert_int_equal(zs.zorder_merged_num_cubes, -1);
+	assert_int_equal(zs.numBins, 0);
+	assert_true(zs.numTableColumns >= 2);
+	assert_int_equal(zs.numTableColumnsWithStats, zs.numTableColumns);
 	char *after = of_read(t);
 	assert_string_equal(before, after);
 	double ax = avg_files(t, "x"), ay = avg_files(t, "y");
@@ -297,10 +313,26 @@ static void clustering_incremental_and_full(void **state)
 	assert_int_equal(dl_optimize(&m, t, &o), DL_EINVALID);
 	assert_string_equal(dl_error_last()->klass, "DELTA_CLUSTERING_WITH_ZORDER_BY");
 	o.nzorder_by = 0;
+	dl_optimize_stats cs;
+	o.stats = &cs;
 	assert_int_equal(dl_optimize(&m, t, &o), 0);
 	assert_int_equal(m.numRemovedFiles, 16);
+	/* ClusteringStatsCollector: nothing clustered yet, all merged, one
+	 * ZCube per bin */
+	assert_true(cs.has_clustering_stats);
+	assert_false(cs.has_zorder_stats);
+	assert_int_equal(cs.clustering_input_zcube_files.num, 0);
+	assert_int_equal(cs.clustering_input_other_files.num, 16);
+	assert_int_equal(cs.clustering_input_num_zcubes, 0);
+	assert_int_equal(cs.clustering_merged_files.num, 16);
+	assert_int_equal(cs.clustering_merged_files.size, m.numRemovedBytes);
+	assert_int_equal(cs.clustering_num_output_zcubes, m.numBatches);
 	char *c = of_commit(t, m.version);
 	assert_int_equal(of_count(c, "\"clusteringProvider\":\"liquid\""), (int)m.numAddedFiles);
+	/* ZCubeInfo tags on every file written */
+	assert_int_equal(of_count(c, "\"ZCUBE_ID\":\""), (int)m.numAddedFiles);
+	assert_int_equal(of_count(c, "\"ZCUBE_ZORDER_BY\":\"[\\\"x\\\",\\\"y\\\"]\""), (int)m.numAddedFiles);
+	int64_t zcubes = m.numBatches, clustered = m.numAddedFiles;
 	assert_non_null(strstr(c, "\"zOrderBy\":\"[]\",\"clusterBy\":\"[\\\"x\\\",\\\"y\\\"]\""));
 	free(c);
 	char *after = of_read(t);
@@ -314,6 +346,10 @@ static void clustering_incremental_and_full(void **state)
 	assert_int_equal(of_append(t, 100000, 200, 2, scatter), 0);
 	assert_int_equal(dl_optimize(&m, t, &o), 0);
 	assert_int_equal(m.numRemovedFiles, 2);
+	assert_int_equal(cs.clustering_input_zcube_files.num, clustered);
+	assert_int_equal(cs.clustering_input_num_zcubes, zcubes);
+	assert_int_equal(cs.clustering_input_other_files.num, 2);
+	assert_int_equal(cs.clustering_merged_files.num, 2);
 	/* FULL: everything again */
 	int64_t live = of_nfiles(t);
 	o.full = true;
@@ -410,8 +446,8 @@ static void concurrent_delete_conflicts(void **state)
 	dl_optimize_metrics m;
 	int files_before = count_parquet(t);
 	assert_int_equal(dl_optimize(&m, t, &o), DL_ECONFLICT);
-	/* the transaction layer's class for Spark's ConcurrentDeleteReadException */
-	assert_string_equal(dl_error_last()->klass, "ConcurrentDeleteReadException");
+	/* the transaction layer's class for Spark's DELTA_CONCURRENT_DELETE_READ */
+	assert_string_equal(dl_error_last()->klass, "DELTA_CONCURRENT_DELETE_READ");
 	assert_true(cc.done);
 	assert_int_equal(cc.rc, 0);
 	assert_int_equal(m.version, -1);

@@ -126,9 +126,10 @@ static void ctas(void **state)
 	assert_non_null(h);
 	assert_true(strncmp(h, "0|", 2) == 0);
 	assert_string_equal(strchr(h, '\n'), "\n");
-	/* recorded as Spark's CreateTable, managed (no LOCATION) */
+	/* recorded as Spark's CreateTable, managed (no LOCATION); clusterBy
+	 * always, [] without clustering */
 	assert_non_null(strstr(h, "|CREATE TABLE AS SELECT|{isManaged=true, description=NULL, partitionBy=[\"odd\"], "
-	                          "properties={\"delta.appendOnly\":\"true\"}}|"));
+	                          "clusterBy=[], properties={\"delta.appendOnly\":\"true\"}}|"));
 	assert_non_null(strstr(h, "{numFiles=2, numOutputRows=3, numOutputBytes="));
 	free(h);
 	expect_rows(db, "SHOW TBLPROPERTIES c ('delta.appendOnly')", "delta.appendOnly|true\n");

@@ -1,7 +1,7 @@
 /* Transactions across processes on a local table: 8 writers appending 50
  * commits each land 400 contiguous versions with every file present (and
  * the automatic checkpoints along the way); racing deletes of one file
- * give one winner and ConcurrentDelete* errors; writers SIGKILLed at
+ * give one winner and DELTA_CONCURRENT_DELETE_* errors; writers SIGKILLed at
  * random moments never leave a partial or unreadable table and never lose
  * a commit they reported. */
 #include <stdarg.h>
@@ -163,7 +163,7 @@ static void test_eight_writers(void **state)
 }
 
 /* Four processes delete the same file after reading it: one wins, the
- * others fail with a ConcurrentDelete* class and change nothing. */
+ * others fail with a DELTA_CONCURRENT_DELETE_* class and change nothing. */
 static void test_racing_deletes(void **state)
 {
 	(void)state;
@@ -204,8 +204,8 @@ static void test_racing_deletes(void **state)
 		int rc = dl_txn_commit(t, &v);
 		if (rc == 0) _exit(0);
 		const char *k = dl_error_last()->klass;
-		_exit(rc == DL_ECONFLICT && (strcmp(k, "ConcurrentDeleteReadException") == 0 ||
-		                             strcmp(k, "ConcurrentDeleteDeleteException") == 0) ? 10 : 1);
+		_exit(rc == DL_ECONFLICT && (strcmp(k, "DELTA_CONCURRENT_DELETE_READ") == 0 ||
+		                             strcmp(k, "DELTA_CONCURRENT_DELETE_DELETE") == 0) ? 10 : 1);
 	}
 	close(pipefd[0]);
 	close(readyfd[1]);

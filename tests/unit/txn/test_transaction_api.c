@@ -102,7 +102,7 @@ static void test_remove_and_conflict(void **state)
 	assert_int_equal(dl_transaction_commit(&v, a), 0);
 	assert_int_equal(v, 3);
 	assert_int_equal(dl_transaction_commit(&v, b), DL_ECONFLICT);
-	assert_string_equal(dl_error_last()->klass, "ConcurrentDeleteReadException");
+	assert_string_equal(dl_error_last()->klass, "DELTA_CONCURRENT_DELETE_READ");
 	dl_transaction_free(a);
 	dl_transaction_free(b);
 	dl_snapshot *s;

@@ -210,7 +210,7 @@ static void expect_class(dl_transaction *t, const char *klass)
 }
 
 /* A DELETE-like commit (reads a predicate, removes files) vs an append into
- * the partition it read: ConcurrentAppendException; into another partition:
+ * the partition it read: DELTA_CONCURRENT_APPEND; into another partition:
  * retried. */
 static void test_concurrent_append(void **state)
 {
@@ -244,7 +244,7 @@ static void test_concurrent_append(void **state)
 	assert_int_equal(dl_txn_commit(w, &v), 0);
 	assert_int_equal(v, 3);
 	dl_txn_free(w);
-	expect_class(del, "ConcurrentAppendException");
+	expect_class(del, "DELTA_CONCURRENT_APPEND");
 	dl_txn_free(del);
 	dl_snapshot_free(snap);
 	dl_store_free(s);
@@ -268,7 +268,7 @@ static void test_isolation_levels(void **state)
 		dl_txn_add_file(upd, &a);
 		append_file(s, snap, "d=a/blind.parquet", "a");
 		if (serializable) {
-			expect_class(upd, "ConcurrentAppendException");
+			expect_class(upd, "DELTA_CONCURRENT_APPEND");
 			char *c = read_commit(s, 1);
 			assert_non_null(strstr(c, "\"isolationLevel\":\"Serializable\""));
 			dl_free(c);
@@ -315,9 +315,9 @@ static void test_delete_conflicts(void **state)
 	assert_int_equal(dl_txn_commit(d1, &v), 0);
 	assert_int_equal(v, 3);
 	dl_txn_free(d1);
-	expect_class(reader, "ConcurrentDeleteReadException");
-	expect_class(d2, "ConcurrentDeleteDeleteException");
-	expect_class(whole, "ConcurrentDeleteReadException");
+	expect_class(reader, "DELTA_CONCURRENT_DELETE_READ");
+	expect_class(d2, "DELTA_CONCURRENT_DELETE_DELETE");
+	expect_class(whole, "DELTA_CONCURRENT_DELETE_READ");
 	dl_txn_free(reader);
 	dl_txn_free(d2);
 	dl_txn_free(whole);
@@ -347,7 +347,7 @@ static void test_metadata_protocol_conflicts(void **state)
 	int64_t v;
 	assert_int_equal(dl_txn_commit(alter, &v), 0);
 	dl_txn_free(alter);
-	expect_class(w, "MetadataChangedException");
+	expect_class(w, "DELTA_METADATA_CHANGED");
 	dl_txn_free(w);
 	/* protocol change vs protocol change */
 	dl_snapshot_free(snap);
@@ -358,7 +358,7 @@ static void test_metadata_protocol_conflicts(void **state)
 	p2 = begin(s, snap, "UPGRADE PROTOCOL");
 	dl_txn_set_protocol(p2, &p);
 	assert_int_equal(dl_txn_commit(p1, &v), 0);
-	expect_class(p2, "ProtocolChangedException");
+	expect_class(p2, "DELTA_PROTOCOL_CHANGED");
 	dl_txn_free(p1);
 	dl_txn_free(p2);
 	dl_snapshot_free(snap);
@@ -368,7 +368,7 @@ static void test_metadata_protocol_conflicts(void **state)
 	dl_transaction *c = begin(e, NULL, "CREATE TABLE");
 	dl_txn_set_protocol(c, &p);
 	dl_txn_set_metadata(c, &m);
-	expect_class(c, "ProtocolChangedException");
+	expect_class(c, "DELTA_PROTOCOL_CHANGED");
 	dl_txn_free(c);
 	dl_store_free(e);
 	dl_store_free(s);
@@ -392,7 +392,7 @@ static void test_app_ids(void **state)
 	assert_int_equal(dl_txn_commit(a1, &v), 0);
 	assert_int_equal(dl_txn_commit(other, &v), 0); /* different app: retried */
 	assert_int_equal(v, 2);
-	expect_class(a2, "ConcurrentTransactionException");
+	expect_class(a2, "DELTA_CONCURRENT_TRANSACTION");
 	dl_txn_free(a1);
 	dl_txn_free(a2);
 	dl_txn_free(other);
@@ -406,7 +406,7 @@ static void test_app_ids(void **state)
 	dl_txn_set_domain(d3, "user.other", "{}", false);
 	assert_int_equal(dl_txn_commit(d1, &v), 0);
 	assert_int_equal(dl_txn_commit(d3, &v), 0); /* another domain: retried */
-	expect_class(d2, "ConcurrentTransactionException");
+	expect_class(d2, "DELTA_CONCURRENT_TRANSACTION");
 	dl_txn_free(d1);
 	dl_txn_free(d2);
 	dl_txn_free(d3);
