@@ -124,10 +124,10 @@ static int set_partition(dl_ice_manifest_writer *w, avro_value_t *df, const dl_i
 		const dl_ice_part_field *pf = &w->s->parts[i];
 		AV(avro_value_get_by_index(&p, (size_t)i, &u, NULL));
 		bool found = false;
-		const char *text = f->partition ? dl_str_map_get(f->partition, pf->name, &found) : NULL;
+		const char *text = f->partition ? dl_str_map_get(f->partition, pf->physical, &found) : NULL;
 		if (!found && f->partition)
 			for (uint32_t j = 0; j < f->partition->n && !found; j++)
-				if (strcasecmp(f->partition->items[j].key, pf->name) == 0) {
+				if (strcasecmp(f->partition->items[j].key, pf->physical) == 0) {
 					found = true;
 					text = f->partition->items[j].value;
 				}

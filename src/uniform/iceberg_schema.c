@@ -234,6 +234,7 @@ int dl_ice_schema_build(dl_ice_table_schema *out, dl_arena *arena, const dl_type
 		dl_ice_part_field *p = &out->parts[i];
 		p->name = schema->children[k].name;
 		p->type = schema->children[k].type;
+		p->physical = out->cols[k].physical;
 		p->source_id = out->cols[k].id;
 		p->field_id = 1000 + (int32_t)i;
 		if (!partition_type_ok(p->type)) {

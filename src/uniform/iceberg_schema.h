@@ -23,6 +23,7 @@ typedef struct dl_ice_column {
 /* One identity partition field (Delta partition column). */
 typedef struct dl_ice_part_field {
 	const char *name;     /* the column's logical name */
+	const char *physical; /* its key in Delta's partitionValues (column mapping) */
 	const char *avro_name;/* the name made Avro-compatible */
 	int32_t source_id;
 	int32_t field_id;     /* 1000 + position */
