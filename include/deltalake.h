@@ -23,6 +23,7 @@
 #include "deltalake/dml.h"
 #include "deltalake/sql.h"
 #include "deltalake/alter.h"
+#include "deltalake/uniform.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -62,7 +62,7 @@ static int uniform_iceberg(dl_transaction *t)
 	                              : t->snap && dl_uniform_format_enabled(&dl_snapshot_state(t->snap)->metadata->configuration, "iceberg");
 	if (!maybe) return 0;
 	dl_uniform_result r;
-	return dl_uniform_convert(&r, t->store, t->version, false);
+	return dl_uniform_convert(&r, t->store, t->version, false, false);
 }
 
 int dl_txn_check_uniform(const dl_metadata *md)

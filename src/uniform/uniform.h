@@ -26,9 +26,11 @@ typedef struct dl_uniform_result {
 
 /* Brings the table's Iceberg metadata up to Delta version `version` (-1:
  * the latest) from the last converted one (its converted_delta_version),
- * as one Iceberg snapshot. Does nothing when UniForm Iceberg is not
- * enabled at that version, unless `force` (then it is an error). */
-int dl_uniform_convert(dl_uniform_result *out, dl_store *store, int64_t version, bool force);
+ * as one Iceberg snapshot. When UniForm Iceberg is not enabled at that
+ * version: nothing, or an error with `required`. `always`: a new version
+ * even when the metadata is up to date. */
+int dl_uniform_convert(dl_uniform_result *out, dl_store *store, int64_t version, bool required,
+                       bool always);
 
 /* CREATE/ALTER validation of a new configuration and schema (Spark's
  * IcebergCompat and UniversalFormat checks). protocol_has_dv: the

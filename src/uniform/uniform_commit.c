@@ -422,7 +422,8 @@ static int convert(conv *c, dl_uniform_result *out)
 	return 0;
 }
 
-int dl_uniform_convert(dl_uniform_result *out, dl_store *store, int64_t version, bool force)
+int dl_uniform_convert(dl_uniform_result *out, dl_store *store, int64_t version, bool required,
+                       bool always)
 {
 	memset(out, 0, sizeof *out);
 	out->from_version = out->delta_version = out->metadata_version = -1;
@@ -434,10 +435,10 @@ int dl_uniform_convert(dl_uniform_result *out, dl_store *store, int64_t version,
 	dl_strmap_init(&c.prev_files, true);
 	dl_strmap_init(&c.removed, true);
 	bool enabled = false;
-	int rc = load_state(&c, version, force, &enabled);
+	int rc = load_state(&c, version, required, &enabled);
 	if (rc == 0 && enabled) {
 		int64_t done = c.have_meta ? c.meta.converted_delta_version : -1;
-		if (done >= dl_snapshot_version(c.cur) && !force) {
+		if (done >= dl_snapshot_version(c.cur) && !always) {
 			out->delta_version = done;
 			out->from_version = done;
 			out->metadata_version = c.meta.file_version;
