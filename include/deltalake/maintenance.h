@@ -364,6 +364,15 @@ typedef struct dl_convert_metrics {
  * commits version 0 in place over the directory's Parquet files. */
 DL_EXTERN(int) dl_convert_to_delta(dl_convert_metrics *metrics, const char *uri, const dl_convert_options *opts);
 
+/* CONVERT TO DELTA iceberg.`<uri>`: version 0 in place over the data files
+ * of the Iceberg table's current snapshot (metadata/v<N>.metadata.json),
+ * column mapping ids from the Iceberg field ids; partition evolution,
+ * non-identity transforms and merge-on-read deletes are refused
+ * (DELTA_CONVERSION_UNSUPPORTED_SOURCE). partition_schema_ddl must be
+ * NULL; no_statistics and threads are unused (stats: numRecords). */
+DL_EXTERN(int) dl_convert_iceberg_to_delta(dl_convert_metrics *metrics, const char *uri,
+                                           const dl_convert_options *opts);
+
 /* ---- GENERATE symlink_format_manifest (DeltaGenerateCommand) ---- */
 
 #define DL_GENERATE_OPTIONS_VERSION 1

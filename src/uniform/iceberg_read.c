@@ -125,14 +125,19 @@ int dl_ice_metadata_parse(dl_ice_metadata *out, dl_arena *arena, const char *tex
 	return 0;
 }
 
-/* v<N>.metadata.json -> N, else -1. */
+/* N of "v<N>.metadata.json" (file-system tables) or
+ * "<N>-<uuid>.metadata.json" (metastore tables), else -1. */
 static int64_t metadata_file_version(const char *name)
 {
-	if (name[0] != 'v') return -1;
+	const char *p = name[0] == 'v' ? name + 1 : name;
 	char *end;
-	long long n = strtoll(name + 1, &end, 10);
-	if (end == name + 1 || n < 0 || strcmp(end, ".metadata.json") != 0) return -1;
-	return n;
+	if (*p < '0' || *p > '9') return -1;
+	long long n = strtoll(p, &end, 10);
+	if (n < 0) return -1;
+	if (name[0] == 'v' && strcmp(end, ".metadata.json") == 0) return n;
+	size_t len = strlen(end);
+	if (name[0] != 'v' && end[0] == '-' && len > 15 && strcmp(end + len - 14, ".metadata.json") == 0) return n;
+	return -1;
 }
 
 int dl_ice_metadata_load_latest(dl_ice_metadata *out, dl_arena *arena, dl_store *store)
@@ -140,20 +145,29 @@ int dl_ice_metadata_load_latest(dl_ice_metadata *out, dl_arena *arena, dl_store 
 	dl_object_list l = {NULL, 0};
 	DL_TRY(dl_store_list_from(&l, store, "metadata", NULL));
 	int64_t best = -1;
-	for (size_t i = 0; i < l.count; i++) {
+	char *path = NULL;
+	int rc = 0;
+	for (size_t i = 0; i < l.count && rc == 0; i++) {
 		const char *name = strrchr(l.items[i].path, '/');
 		int64_t n = metadata_file_version(name ? name + 1 : l.items[i].path);
-		if (n > best) best = n;
+		if (n <= best) continue;
+		best = n;
+		dl_free(path);
+		path = dl_strdup(l.items[i].path);
+		if (!path) rc = DL_ENOMEM;
 	}
 	dl_object_list_free(&l);
+	if (rc < 0) return rc;
 	if (best < 0) return dl_error_set(DL_ENOTFOUND, "no Iceberg metadata under %s/metadata", dl_store_root(store));
-	char path[64];
-	snprintf(path, sizeof path, "metadata/v%lld.metadata.json", (long long)best);
 	uint8_t *data;
 	size_t len;
-	DL_TRY(dl_store_get(&data, &len, store, path));
-	int rc = dl_ice_metadata_parse(out, arena, (const char *)data, len, path);
-	dl_free(data);
+	rc = dl_store_get(&data, &len, store, path);
+	if (rc == 0) {
+		char *what = dl_arena_strdup(arena, path);
+		rc = what ? dl_ice_metadata_parse(out, arena, (const char *)data, len, what) : DL_ENOMEM;
+		dl_free(data);
+	}
+	dl_free(path);
 	if (rc == 0) out->file_version = best;
 	return rc;
 }
