@@ -303,8 +303,10 @@ static int commit(ice_conv *c, dl_convert_metrics *m)
 	if (rc == 0) rc = dl_uuid_v4(id);
 	int64_t last_col = 0;
 	const dl_json *lc = dl_json_get(c->meta.root, "last-column-id");
-	if (lc && dl_json_int64(lc, &last_col) < 0) last_col = 0;
-	dl_error_clear();
+	if (lc && dl_json_int64(lc, &last_col) < 0) {
+		last_col = 0;
+		if (rc == 0) dl_error_clear();
+	}
 	snprintf(maxid, sizeof maxid, "%" PRId64, last_col);
 	dl_kv conf[] = {{"delta.columnMapping.mode", "id"}, {"delta.columnMapping.maxColumnId", maxid}};
 	md.id = id;

@@ -8,6 +8,11 @@
 //   check-avro TABLE       checks every manifest list and manifest of every snapshot against the
 //                          spec's Avro schemas (names, field ids), and the metadata's required fields
 //   prop TABLE KEY         a property of the current metadata
+//   fixture DIR KIND       writes a hand-made Iceberg v2 table following the spec: Parquet data files
+//                          by DuckDB with field ids (the identity partition column only in the
+//                          manifests), manifests and a manifest list by avsc, v1.metadata.json and
+//                          version-hint.text; prints its rows as sorted CSV. KIND: plain, deletes
+//                          (a merge-on-read delete manifest too), evolved (two partition specs)
 import {createRequire} from 'module';
 import {readFileSync} from 'fs';
 const require = createRequire((process.env.DL_ORACLE_DIR || process.cwd()) + '/');
@@ -103,6 +108,7 @@ async function liveFiles(m, snap) {
 	return out;
 }
 
+if (mode === 'fixture') await fixture(table, arg);
 const m = metadata();
 const snapOf = (id) => {
 	const s = (m.snapshots || []).find((x) => String(x['snapshot-id']) === String(id));
@@ -178,3 +184,105 @@ if (mode === 'rows') {
 	process.exit(0);
 }
 die(`unknown mode ${mode}`);
+
+// ---- the hand-made fixture ----
+async function fixture(dir, kind) {
+	const {mkdirSync, writeFileSync, statSync, createWriteStream} = await import('fs');
+	const db = await DuckDBInstance.create(':memory:');
+	const con = await db.connect();
+	mkdirSync(`${dir}/metadata`, {recursive: true});
+	mkdirSync(`${dir}/data`, {recursive: true});
+	// columns: 1 id long (required), 2 name string, 3 p int (identity partition), 4 amount decimal(9,2)
+	const files = [];
+	const expected = [];
+	for (const p of [1, 2]) {
+		const path = `${dir}/data/p=${p}/f${p}.parquet`;
+		mkdirSync(`${dir}/data/p=${p}`, {recursive: true});
+		await con.run(`COPY (SELECT (i * 10 + ${p})::BIGINT AS id, CASE WHEN i % 4 = 0 THEN NULL ELSE 'v' || i END AS name,
+			(i * 1.25 + ${p})::DECIMAL(9,2) AS amount FROM range(0, ${p * 5}) t(i))
+			TO '${path}' (FORMAT parquet, FIELD_IDS {id: 1, name: 2, amount: 4})`);
+		const rows = (await con.runAndReadAll(`SELECT id, name, amount FROM read_parquet('${path}')`)).getRows();
+		for (const r of rows) expected.push([r[0], r[1], p, r[2]].map((c) => (c === null ? '' : String(c))).join(','));
+		files.push({path, p, rows: rows.length, size: statSync(path).size});
+	}
+	const part = {type: 'record', name: 'r102', fields: [{name: 'p', type: ['null', 'int'], default: null, 'field-id': 1000}]};
+	const kv = (k, v, t) => ({type: 'array', logicalType: 'map', items: {type: 'record', name: `k${k}_v${v}`,
+		fields: [{name: 'key', type: 'int', 'field-id': k}, {name: 'value', type: t, 'field-id': v}]}});
+	const entrySchema = {type: 'record', name: 'manifest_entry', fields: [
+		{name: 'status', type: 'int', 'field-id': 0},
+		{name: 'snapshot_id', type: ['null', 'long'], default: null, 'field-id': 1},
+		{name: 'sequence_number', type: ['null', 'long'], default: null, 'field-id': 3},
+		{name: 'file_sequence_number', type: ['null', 'long'], default: null, 'field-id': 4},
+		{name: 'data_file', 'field-id': 2, type: {type: 'record', name: 'r2', fields: [
+			{name: 'content', type: 'int', 'field-id': 134},
+			{name: 'file_path', type: 'string', 'field-id': 100},
+			{name: 'file_format', type: 'string', 'field-id': 101},
+			{name: 'partition', type: part, 'field-id': 102},
+			{name: 'record_count', type: 'long', 'field-id': 103},
+			{name: 'file_size_in_bytes', type: 'long', 'field-id': 104},
+			{name: 'value_counts', type: ['null', kv(119, 120, 'long')], default: null, 'field-id': 109},
+			{name: 'null_value_counts', type: ['null', kv(121, 122, 'long')], default: null, 'field-id': 110},
+			{name: 'lower_bounds', type: ['null', kv(126, 127, 'bytes')], default: null, 'field-id': 125},
+			{name: 'upper_bounds', type: ['null', kv(129, 130, 'bytes')], default: null, 'field-id': 128},
+		]}},
+	]};
+	const listSchema = {type: 'record', name: 'manifest_file', fields: [
+		['manifest_path', 'string', 500], ['manifest_length', 'long', 501], ['partition_spec_id', 'int', 502],
+		['content', 'int', 517], ['sequence_number', 'long', 515], ['min_sequence_number', 'long', 516],
+		['added_snapshot_id', 'long', 503], ['added_files_count', 'int', 504], ['existing_files_count', 'int', 505],
+		['deleted_files_count', 'int', 506], ['added_rows_count', 'long', 512], ['existing_rows_count', 'long', 513],
+		['deleted_rows_count', 'long', 514]].map(([name, type, id]) => ({name, type, 'field-id': id}))};
+	const schema = {type: 'struct', 'schema-id': 0, fields: [
+		{id: 1, name: 'id', required: true, type: 'long'}, {id: 2, name: 'name', required: false, type: 'string'},
+		{id: 3, name: 'p', required: false, type: 'int'}, {id: 4, name: 'amount', required: false, type: 'decimal(9, 2)'}]};
+	const spec = [{name: 'p', transform: 'identity', 'source-id': 3, 'field-id': 1000}];
+	const write = (path, sch, rows, meta) => new Promise((resolve, reject) => {
+		const enc = new avro.streams.BlockEncoder(avro.Type.forSchema(sch, {registry: {long: bigLong}}), {codec: 'null',
+			metadata: Object.fromEntries(Object.entries(meta).map(([k, v]) => [k, Buffer.from(v)]))});
+		const out = createWriteStream(path);
+		enc.pipe(out);
+		enc.on('error', reject);
+		out.on('error', reject);
+		out.on('close', resolve);
+		for (const r of rows) enc.write(r);
+		enc.end();
+	});
+	const snap = 3051729675574597004n;
+	const manMeta = {schema: JSON.stringify(schema), 'schema-id': '0', 'partition-spec': JSON.stringify(spec),
+		'partition-spec-id': '0', 'format-version': '2', content: 'data'};
+	const entries = files.map((f) => ({status: 1, snapshot_id: snap, sequence_number: 1n, file_sequence_number: 1n,
+		data_file: {content: 0, file_path: f.path, file_format: 'PARQUET', partition: {p: f.p},
+			record_count: BigInt(f.rows), file_size_in_bytes: BigInt(f.size), value_counts: null,
+			null_value_counts: null, lower_bounds: null, upper_bounds: null}}));
+	const man = `${dir}/metadata/fixture-m0.avro`;
+	await write(man, entrySchema, entries, manMeta);
+	const manifests = [{manifest_path: man, manifest_length: BigInt(statSync(man).size), partition_spec_id: 0, content: 0,
+		sequence_number: 1n, min_sequence_number: 1n, added_snapshot_id: snap, added_files_count: files.length,
+		existing_files_count: 0, deleted_files_count: 0, added_rows_count: BigInt(expected.length),
+		existing_rows_count: 0n, deleted_rows_count: 0n}];
+	if (kind === 'deletes') {
+		const del = `${dir}/metadata/fixture-m1.avro`;
+		await write(del, entrySchema, [{...entries[0], data_file: {...entries[0].data_file, content: 1,
+			file_path: `${dir}/data/p=1/deletes.parquet`}}], {...manMeta, content: 'deletes'});
+		manifests.push({...manifests[0], manifest_path: del, manifest_length: BigInt(statSync(del).size), content: 1,
+			added_files_count: 1});
+	}
+	const list = `${dir}/metadata/snap-${snap}-1-fixture.avro`;
+	await write(list, listSchema, manifests, {'snapshot-id': String(snap), 'parent-snapshot-id': 'null',
+		'sequence-number': '1', 'format-version': '2'});
+	const specs = [{'spec-id': 0, fields: spec}];
+	if (kind === 'evolved') specs.push({'spec-id': 1, fields: []});
+	const md = `{"format-version":2,"table-uuid":"9c12d441-03fe-4693-9a96-a0705ddf69c1","location":"${dir}",
+"last-sequence-number":1,"last-updated-ms":1700000000000,"last-column-id":4,"current-schema-id":0,
+"schemas":[${JSON.stringify(schema)}],"default-spec-id":${kind === 'evolved' ? 1 : 0},
+"partition-specs":${JSON.stringify(specs)},"last-partition-id":1000,"default-sort-order-id":0,
+"sort-orders":[{"order-id":0,"fields":[]}],"properties":{},"current-snapshot-id":${snap},
+"snapshots":[{"snapshot-id":${snap},"sequence-number":1,"timestamp-ms":1700000000000,
+"summary":{"operation":"append"},"manifest-list":"${list}","schema-id":0}],
+"snapshot-log":[{"timestamp-ms":1700000000000,"snapshot-id":${snap}}],"metadata-log":[]}`;
+	writeFileSync(`${dir}/metadata/v1.metadata.json`, md);
+	writeFileSync(`${dir}/metadata/version-hint.text`, '1');
+	expected.sort();
+	for (const l of expected) console.log(l);
+	process.exit(0);
+}
