@@ -20,6 +20,7 @@ typedef struct dl_uniform_info {
 	int64_t previous_delta_version;  /* what it showed before (-1: no metadata) */
 	int64_t metadata_version;        /* N of metadata/v<N>.metadata.json */
 	int64_t snapshot_id;             /* the current Iceberg snapshot */
+	int64_t converted_delta_timestamp; /* epoch ms of that Delta commit (-1: none) */
 } dl_uniform_info;
 
 #define DL_UNIFORM_OPTIONS_VERSION 1
@@ -36,5 +37,11 @@ typedef struct dl_uniform_options {
  * Iceberg enabled is DL_EINVALID, class DELTA_UNIVERSAL_FORMAT_VIOLATION.
  * opts may be NULL. */
 DL_EXTERN(int) dl_uniform_regenerate(dl_uniform_info *out, const char *uri, const dl_uniform_options *opts);
+
+/* The state of the table's Iceberg metadata without writing any: the
+ * newest metadata/v<N>.metadata.json's converted_delta_version (-1 when
+ * there is no metadata), N and the current snapshot; converted is 0.
+ * opts may be NULL (force is ignored). */
+DL_EXTERN(int) dl_uniform_status(dl_uniform_info *out, const char *uri, const dl_uniform_options *opts);
 
 #endif

@@ -78,6 +78,26 @@ ice rows "$u" >"$tmp/ice.rows" || fail "later: the Iceberg reader failed"
 "$DL_CLI" cat "$u" --format csv | tail -n +2 | sort >"$tmp/ours.rows"
 cmp -s "$tmp/ice.rows" "$tmp/ours.rows" || fail "later: Iceberg rows differ from ours"
 
+# UniForm state: detail, SHOW TBLPROPERTIES, deltalake uniform.
+v=$(version "$u")
+"$DL_CLI" detail "$u" --format jsonl | grep -q "\"uniformIcebergConvertedVersion\":$v" || fail "detail lacks the converted version"
+"$DL_CLI" sql "SHOW TBLPROPERTIES $U (converted_delta_version)" --format csv | grep -q "^converted_delta_version,$v\$" || fail "SHOW TBLPROPERTIES lacks converted_delta_version"
+"$DL_CLI" uniform "$u" --format csv | tail -1 | grep -q "^false,$v,$v," || fail "uniform on an up-to-date table converted"
+
+# A failed conversion never fails the commit, and the next one catches up:
+# a corrupt newer metadata file makes the conversion after version v+1 fail.
+n=$(cat "$u/metadata/version-hint.text")
+echo 'not json' >"$u/metadata/v$((n + 1)).metadata.json"
+sql "INSERT INTO $U VALUES (4, 'd')" || fail "a failing conversion failed the commit"
+[ "$(cat "$u/metadata/version-hint.text")" = "$n" ] || fail "the failed conversion moved the hint"
+rm "$u/metadata/v$((n + 1)).metadata.json"
+sql "INSERT INTO $U VALUES (5, 'e')" || fail "insert after repair"
+[ "$(ice prop "$u" converted_delta_version)" = "$(version "$u")" ] || fail "the next commit did not catch up"
+ice rows "$u" >"$tmp/ice.rows" || fail "catch-up: the Iceberg reader failed"
+"$DL_CLI" cat "$u" --format csv | tail -n +2 | sort >"$tmp/ours.rows"
+cmp -s "$tmp/ice.rows" "$tmp/ours.rows" || fail "catch-up: Iceberg rows differ from ours"
+"$DL_CLI" uniform "$tmp/h_none" >/dev/null 2>&1 && fail "uniform on a missing table succeeded"
+
 # Refusals, with the table left as it was.
 expect_refusal() { # NAME CLASS SQL
 	local out
