@@ -213,6 +213,15 @@ typedef struct dl_reorg_options {
  * Spark's REORG (an OPTIMIZE with applyPurge); metrics as OPTIMIZE's. */
 DL_EXTERN(int) dl_reorg_purge(dl_optimize_metrics *metrics, const char *uri, const dl_reorg_options *opts);
 
+/* The file rewrite of REORG TABLE <uri> APPLY (UPGRADE
+ * UNIFORM(ICEBERG_COMPAT_VERSION=version)): every file without the tag
+ * ICEBERG_COMPAT_VERSION = version (files written before column mapping
+ * lack Parquet field ids) and every file with a deletion vector is
+ * rewritten (DVs applied) and tagged; metrics as OPTIMIZE's. The property
+ * changes around it are the SQL statement's (docs/UNIFORM.md). version: 2. */
+DL_EXTERN(int) dl_reorg_upgrade_uniform(dl_optimize_metrics *metrics, const char *uri, int version,
+                                        const dl_reorg_options *opts);
+
 /* ---- VACUUM (VacuumCommand) ---- */
 
 /* One file VACUUM deletes (or, with dry_run, would delete): its path

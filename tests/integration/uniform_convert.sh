@@ -64,5 +64,29 @@ ours "$u" >"$tmp/after"
 cmp -s "$tmp/before" "$tmp/after" || { fail "uniform: rows after CONVERT differ"; diff "$tmp/before" "$tmp/after" | head -5 >&2; }
 [ "$(wc -l <"$tmp/after")" -gt 30 ] || fail "uniform: too few rows"
 
+# 4. REORG TABLE ... APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION=2)) on a table with deletion
+# vectors and without column mapping: DVs purged, files rewritten with field ids and tagged,
+# UniForm enabled, the Iceberg rows equal ours; a second REORG rewrites nothing.
+r=$tmp/reorg
+R="delta.\`$r\`"
+sql "CREATE TABLE $R (id INT, name STRING) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')" || fail "reorg create"
+sql "INSERT INTO $R SELECT id, 'x' FROM range(0, 100)" || fail "reorg insert"
+sql "INSERT INTO $R SELECT id, 'y' FROM range(100, 150)" || fail "reorg insert 2"
+sql "DELETE FROM $R WHERE id % 3 = 0" || fail "reorg delete"
+ours "$r" >"$tmp/before"
+sql "REORG TABLE $R APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION=2))" || fail "reorg failed"
+ours "$r" >"$tmp/after"
+cmp -s "$tmp/before" "$tmp/after" || fail "reorg changed the rows"
+ice rows "$r" >"$tmp/ice" || fail "reorg: Iceberg reader"
+cmp -s "$tmp/ice" "$tmp/after" || fail "reorg: Iceberg rows differ from ours"
+"$DL_CLI" detail "$r" --format jsonl | grep -q '"delta.enableDeletionVectors":"false"' || fail "reorg: DVs still enabled"
+"$DL_CLI" detail "$r" --format jsonl | grep -q '"delta.columnMapping.mode":"name"' || fail "reorg: no column mapping"
+"$DL_CLI" protocol "$r" --format csv | grep -q icebergCompatV2 || fail "reorg: no icebergCompatV2"
+grep -h '"add"' "$r"/_delta_log/*.json | tail -1 | grep -q '"ICEBERG_COMPAT_VERSION":"2"' || fail "reorg: rewritten file not tagged"
+n=$(ls "$r"/_delta_log/*.json | wc -l)
+sql "REORG TABLE $R APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION=2))" || fail "second reorg failed"
+! grep -q '"add"' "$r/_delta_log/$(printf '%020d' "$n").json" 2>/dev/null || fail "second reorg rewrote files"
+out=$("$DL_CLI" -q sql "REORG TABLE $R APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION=3))" 2>&1) && fail "compat 3 accepted"
+
 [ "$fails" -eq 0 ] && echo "uniform_convert: ok"
 exit $((fails > 0))
