@@ -149,13 +149,10 @@ if (mode === 'check-avro') {
 	console.log('ok');
 	process.exit(0);
 }
-if (mode === 'rows') {
-	const snap = snapOf(arg || m['current-snapshot-id']);
+async function rowsOf(snap, con) {
 	const schema = m.schemas.find((s) => s['schema-id'] === (snap['schema-id'] ?? m['current-schema-id']));
 	const spec = m['partition-specs'].find((s) => s['spec-id'] === m['default-spec-id']);
 	const files = await liveFiles(m, snap);
-	const db = await DuckDBInstance.create(':memory:');
-	const con = await db.connect();
 	const q = (s) => `'${String(s).replaceAll("'", "''")}'`;
 	const duckType = {int: 'INTEGER', long: 'BIGINT', string: 'VARCHAR', boolean: 'BOOLEAN', date: 'DATE',
 		double: 'DOUBLE', float: 'FLOAT', timestamp: 'TIMESTAMP', timestamptz: 'TIMESTAMPTZ', binary: 'BLOB'};
@@ -167,11 +164,11 @@ if (mode === 'rows') {
 		const sel = schema.fields.map((c) => {
 			if (!partBySource.has(c.id)) return `"${c.name}"`;
 			const pfield = spec.fields[partBySource.get(c.id)];
+			if (pfield.transform !== 'identity') die('only identity partitions are expected');
 			const keys = Object.keys(f.partition);
-			let v = f.partition[keys[partBySource.get(c.id)]];
+			const v = f.partition[keys[partBySource.get(c.id)]];
 			if (v === null || v === undefined) return `NULL AS "${c.name}"`;
 			if (c.type === 'date') return `(DATE '1970-01-01' + INTERVAL (${v}) DAY)::DATE AS "${c.name}"`;
-			if (pfield.transform !== 'identity') die('only identity partitions are expected');
 			return `${q(v)}::${duckType[c.type]} AS "${c.name}"`;
 		});
 		const r = await con.runAndReadAll(`SELECT ${sel.join(', ')} FROM read_parquet(${q(local(f.file_path))}, schema = MAP {${map.join(', ')}})`);
@@ -180,7 +177,21 @@ if (mode === 'rows') {
 		for (const row of rows) lines.push(row.map((c) => (c === null ? '' : String(c))).join(','));
 	}
 	lines.sort();
-	for (const l of lines) console.log(l);
+	return lines;
+}
+if (mode === 'rows' || mode === 'rows-many') {
+	const db = await DuckDBInstance.create(':memory:');
+	const con = await db.connect();
+	if (mode === 'rows') {
+		for (const l of await rowsOf(snapOf(arg || m['current-snapshot-id']), con)) console.log(l);
+	} else {
+		// rows-many TABLE OUTDIR SID...: OUTDIR/SID.rows for each snapshot
+		const {writeFileSync} = await import('fs');
+		for (const sid of process.argv.slice(5)) {
+			const lines = await rowsOf(snapOf(sid), con);
+			writeFileSync(`${arg}/${sid}.rows`, lines.map((l) => l + '\n').join(''));
+		}
+	}
 	process.exit(0);
 }
 die(`unknown mode ${mode}`);
