@@ -438,7 +438,8 @@ int dl_uniform_convert(dl_uniform_result *out, dl_store *store, int64_t version,
 	int rc = load_state(&c, version, required, &enabled);
 	if (rc == 0 && enabled) {
 		int64_t done = c.have_meta ? c.meta.converted_delta_version : -1;
-		if (done >= dl_snapshot_version(c.cur) && !always) {
+		/* newer than the log: metadata of an earlier table at this path, rebuilt fresh */
+		if (done == dl_snapshot_version(c.cur) && !always) {
 			out->delta_version = done;
 			out->from_version = done;
 			out->metadata_version = c.meta.file_version;

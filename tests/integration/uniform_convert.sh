@@ -64,6 +64,16 @@ ours "$u" >"$tmp/after"
 cmp -s "$tmp/before" "$tmp/after" || { fail "uniform: rows after CONVERT differ"; diff "$tmp/before" "$tmp/after" | head -5 >&2; }
 [ "$(wc -l <"$tmp/after")" -gt 30 ] || fail "uniform: too few rows"
 
+# A new Delta table where an older one's Iceberg metadata remains: a fresh Iceberg history.
+rm -rf "$tmp/old_log"
+x=$tmp/recreated
+sql "CREATE TABLE delta.\`$x\` (a INT) TBLPROPERTIES ('delta.enableIcebergCompatV2' = 'true', 'delta.universalFormat.enabledFormats' = 'iceberg')" || fail "recreate 1"
+sql "INSERT INTO delta.\`$x\` VALUES (1), (2)" || fail "recreate insert"
+rm -rf "$x/_delta_log"
+sql "CREATE TABLE delta.\`$x\` (a INT) TBLPROPERTIES ('delta.enableIcebergCompatV2' = 'true', 'delta.universalFormat.enabledFormats' = 'iceberg')" || fail "recreate 2"
+[ "$(ice prop "$x" converted_delta_version)" = 0 ] || fail "recreated: converted_delta_version is not 0"
+[ -z "$(ice rows "$x")" ] || fail "recreated: the old rows are still seen through Iceberg"
+
 # 4. REORG TABLE ... APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION=2)) on a table with deletion
 # vectors and without column mapping: DVs purged, files rewritten with field ids and tagged,
 # UniForm enabled, the Iceberg rows equal ours; a second REORG rewrites nothing.
