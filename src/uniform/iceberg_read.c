@@ -252,8 +252,9 @@ int dl_ice_manifest_list_read(dl_ice_manifest_info **out, size_t *n, dl_store *s
 	FILE *fp;
 	uint8_t *data;
 	DL_TRY(open_reader(&r, &fp, &data, store, rel_path));
-	avro_schema_t ws = avro_file_reader_get_writer_schema(r);
+	avro_schema_t ws = avro_file_reader_get_writer_schema(r); /* a new reference */
 	avro_value_iface_t *iface = avro_generic_class_from_schema(ws);
+	avro_schema_decref(ws); /* the class holds its own */
 	avro_value_t rec;
 	bool have = iface && avro_generic_value_new(iface, &rec) == 0;
 	int rc = have ? 0 : dl_ice_avro_error(DL_ENOMEM, rel_path);
@@ -323,8 +324,9 @@ int dl_ice_manifest_read(dl_store *store, const char *rel_path, dl_ice_entry_fn 
 	FILE *fp;
 	uint8_t *data;
 	DL_TRY(open_reader(&r, &fp, &data, store, rel_path));
-	avro_schema_t ws = avro_file_reader_get_writer_schema(r);
+	avro_schema_t ws = avro_file_reader_get_writer_schema(r); /* a new reference */
 	avro_value_iface_t *iface = avro_generic_class_from_schema(ws);
+	avro_schema_decref(ws); /* the class holds its own */
 	avro_value_t rec;
 	bool have = iface && avro_generic_value_new(iface, &rec) == 0;
 	int rc = have ? 0 : dl_ice_avro_error(DL_ENOMEM, rel_path);
