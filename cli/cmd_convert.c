@@ -1,5 +1,6 @@
 /* `deltalake convert`: CONVERT TO DELTA parquet.`DIR` [NO STATISTICS]
  * [PARTITIONED BY (...)] through dl_convert_to_delta. */
+#include <string.h>
 #include "restore_clone_cli.h"
 
 typedef struct convert_args {
@@ -7,6 +8,7 @@ typedef struct convert_args {
 	const char *partition_by;
 	bool no_statistics;
 	const char *user_metadata;
+	const char *source;
 } convert_args;
 
 static const dl_cli_opt convert_opts[] = {
@@ -15,6 +17,8 @@ static const dl_cli_opt convert_opts[] = {
 	              "the partition columns the col=value/ directories hold, in order (Spark DDL)"),
 	DL_CLI_FLAG(convert_args, no_statistics, 0, "no-statistics", "NO STATISTICS: add files without stats"),
 	DL_CLI_STRING(convert_args, user_metadata, 0, "user-metadata", "TEXT", NULL, "commitInfo.userMetadata"),
+	DL_CLI_STRING(convert_args, source, 0, "source", "FORMAT", "parquet",
+	              "what DIR holds: parquet (files) or iceberg (an Iceberg table: CONVERT TO DELTA iceberg.`DIR`)"),
 	DL_CLI_END,
 };
 
@@ -31,7 +35,12 @@ static int convert_run(dl_cli *cli, const void *args)
 	o.progress = dl_cli_maint_progress;
 	o.progress_payload = &p;
 	dl_convert_metrics m;
-	int rc = dl_convert_to_delta(&m, a->dir, &o);
+	bool iceberg = a->source && strcmp(a->source, "iceberg") == 0;
+	if (!iceberg && a->source && strcmp(a->source, "parquet") != 0) {
+		dl_progress_end(&p);
+		return dl_cli_usage_error(cli, "--source must be parquet or iceberg, not '%s'", a->source);
+	}
+	int rc = iceberg ? dl_convert_iceberg_to_delta(&m, a->dir, &o) : dl_convert_to_delta(&m, a->dir, &o);
 	dl_progress_end(&p);
 	if (rc != 0) return rc;
 	static const char *const names[] = {"version", "num_converted_files"};

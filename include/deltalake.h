@@ -26,6 +26,7 @@
 #include "deltalake/alter.h"
 #include "deltalake/sharing.h"
 #include "deltalake/stats_summary.h"
+#include "deltalake/uniform.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -251,6 +251,15 @@ typedef struct dl_reorg_options {
  * Spark's REORG (an OPTIMIZE with applyPurge); metrics as OPTIMIZE's. */
 DL_EXTERN(int) dl_reorg_purge(dl_optimize_metrics *metrics, const char *uri, const dl_reorg_options *opts);
 
+/* The file rewrite of REORG TABLE <uri> APPLY (UPGRADE
+ * UNIFORM(ICEBERG_COMPAT_VERSION=version)): every file without the tag
+ * ICEBERG_COMPAT_VERSION = version (files written before column mapping
+ * lack Parquet field ids) and every file with a deletion vector is
+ * rewritten (DVs applied) and tagged; metrics as OPTIMIZE's. The property
+ * changes around it are the SQL statement's (docs/UNIFORM.md). version: 2. */
+DL_EXTERN(int) dl_reorg_upgrade_uniform(dl_optimize_metrics *metrics, const char *uri, int version,
+                                        const dl_reorg_options *opts);
+
 /* ---- VACUUM (VacuumCommand) ---- */
 
 /* One file VACUUM deletes (or, with dry_run, would delete): its path
@@ -401,6 +410,15 @@ typedef struct dl_convert_metrics {
 /* CONVERT TO DELTA parquet.`<uri>` [NO STATISTICS] [PARTITIONED BY (...)]:
  * commits version 0 in place over the directory's Parquet files. */
 DL_EXTERN(int) dl_convert_to_delta(dl_convert_metrics *metrics, const char *uri, const dl_convert_options *opts);
+
+/* CONVERT TO DELTA iceberg.`<uri>`: version 0 in place over the data files
+ * of the Iceberg table's current snapshot (metadata/v<N>.metadata.json),
+ * column mapping ids from the Iceberg field ids; partition evolution,
+ * non-identity transforms and merge-on-read deletes are refused
+ * (DELTA_CONVERSION_UNSUPPORTED_SOURCE). partition_schema_ddl must be
+ * NULL; no_statistics and threads are unused (stats: numRecords). */
+DL_EXTERN(int) dl_convert_iceberg_to_delta(dl_convert_metrics *metrics, const char *uri,
+                                           const dl_convert_options *opts);
 
 /* ---- GENERATE symlink_format_manifest (DeltaGenerateCommand) ---- */
 

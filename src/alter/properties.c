@@ -21,6 +21,7 @@
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/mem.h"
+#include "uniform/uniform.h"
 
 /* Spark's refusals before validation (the filterKeys of the command). */
 static int reserved(const char *key)
@@ -143,8 +144,13 @@ static int set_properties(ap_ctx *c, const char *const *keys, const char *const 
 	DL_TRY(dl_alter_start(&c->t, "SET TBLPROPERTIES"));
 	const dl_metadata *old = ap_md(c);
 	dl_str_map conf;
-	DL_TRY(ap_conf_copy(&conf, c, &old->configuration, m + 2));
+	DL_TRY(ap_conf_copy(&conf, c, &old->configuration, m + 3));
 	for (size_t i = 0; i < m; i++) DL_TRY(ap_conf_put(&conf, c, nk[i], nv[i]));
+	/* Enabling IcebergCompat turns column mapping on (name mode). */
+	bool cm_added;
+	dl_str_map with_cm;
+	DL_TRY(dl_uniform_required_properties(&with_cm, &c->t.arena, &conf, &cm_added));
+	if (cm_added) DL_TRY(ap_conf_put(&conf, c, "delta.columnMapping.mode", "name"));
 	dl_table_properties props;
 	DL_TRY(dl_table_properties_parse(&props, &conf, true));
 	dl_type *schema = NULL;

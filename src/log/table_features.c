@@ -122,14 +122,17 @@ static const dl_table_feature_info features[DL_FEATURE_COUNT] = {
 	{DL_FEATURE_CLUSTERING, "clustering", false, false, 1, 7, REQ1(DL_FEATURE_DOMAIN_METADATA),
 	 DL_TRIGGER_EXPLICIT, NULL, NULL, DL_SCHEMA_USE_NONE, DL_FEATURE_NONE, true, true, false,
 	 false},
-	/* "Iceberg Compatibility V1/V2" and the writer-compat and V3 variants:
-	 * their writer rules (Iceberg-compatible files) are not followed here. */
+	/* "Iceberg Compatibility V1/V2": written under the rules of
+	 * src/uniform/iceberg_compat.c (column mapping, no deletion vectors,
+	 * Iceberg types; field ids in every Parquet file), with Iceberg
+	 * metadata after each commit (src/uniform). The writer-compat and V3
+	 * variants' rules are not followed here. */
 	{DL_FEATURE_ICEBERG_COMPAT_V1, "icebergCompatV1", false, false, 1, 7,
 	 REQ1(DL_FEATURE_COLUMN_MAPPING), DL_TRIGGER_PROPERTY_TRUE, "delta.enableIcebergCompatV1",
-	 NULL, DL_SCHEMA_USE_NONE, DL_FEATURE_NONE, true, false, false, false},
+	 NULL, DL_SCHEMA_USE_NONE, DL_FEATURE_NONE, true, true, false, false},
 	{DL_FEATURE_ICEBERG_COMPAT_V2, "icebergCompatV2", false, false, 1, 7,
 	 REQ1(DL_FEATURE_COLUMN_MAPPING), DL_TRIGGER_PROPERTY_TRUE, "delta.enableIcebergCompatV2",
-	 NULL, DL_SCHEMA_USE_NONE, DL_FEATURE_NONE, true, false, false, false},
+	 NULL, DL_SCHEMA_USE_NONE, DL_FEATURE_NONE, true, true, false, false},
 	{DL_FEATURE_ICEBERG_COMPAT_V3, "icebergCompatV3", false, false, 1, 7,
 	 REQ2(DL_FEATURE_COLUMN_MAPPING, DL_FEATURE_ROW_TRACKING), DL_TRIGGER_PROPERTY_TRUE,
 	 "delta.enableIcebergCompatV3", NULL, DL_SCHEMA_USE_NONE, DL_FEATURE_NONE, true, false, false,

@@ -11,6 +11,7 @@
 #include "log/table_features.h"
 #include "log/schema.h"
 #include "ops/column_mapping.h"
+#include "uniform/uniform.h"
 #include "ops/protocol_choose.h"
 #include "optimize/clustering.h"
 #include "log/protocol.h"
@@ -297,6 +298,11 @@ static int plan_clustering(dl_table_plan *p, dl_arena *arena, const dl_table_def
 int dl_table_plan_build(dl_table_plan *p, dl_arena *arena, const dl_table_def *def)
 {
 	memset(p, 0, sizeof *p);
+	/* UniForm Iceberg needs column mapping: turned on when not asked for. */
+	dl_table_def with_cm = *def;
+	bool cm_added;
+	DL_TRY(dl_uniform_required_properties(&with_cm.configuration, arena, &def->configuration, &cm_added));
+	def = &with_cm;
 	dl_table_properties props;
 	DL_TRY(dl_table_properties_parse(&props, &def->configuration, true));
 	p->mode = props.column_mapping_mode;

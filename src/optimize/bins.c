@@ -9,7 +9,7 @@
 
 bool dl_opt_is_candidate(const dl_opt_file *f, const dl_opt_rules *r)
 {
-	if (r->mode == DL_OPT_MULTIDIM) return true;
+	if (r->mode == DL_OPT_MULTIDIM || f->force) return true;
 	if (f->size < r->min_file_size) return true;
 	if (!f->has_dv || f->dv_cardinality <= 0) return false;
 	/* Spark: deleted / physical rows above the ratio; without a row count
@@ -72,7 +72,7 @@ int dl_opt_plan_bins(dl_opt_plan *out, const dl_opt_file *files, size_t n, const
 				bytes += c[j++].size;
 		}
 		size_t len = j - i;
-		bool keep = r->mode == DL_OPT_MULTIDIM || len > 1 || (len == 1 && c[i].has_dv && c[i].dv_cardinality > 0);
+		bool keep = r->mode == DL_OPT_MULTIDIM || len > 1 || (len == 1 && ((c[i].has_dv && c[i].dv_cardinality > 0) || c[i].force));
 		if (keep) {
 			memcpy(kept + nk, c + i, len * sizeof *c);
 			rc = push_bin(out, &cap, nk, len, c[i].partition, bytes);

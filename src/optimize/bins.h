@@ -26,6 +26,7 @@ typedef struct dl_opt_file {
 	int64_t num_records;     /* physical rows (stats numRecords), -1 unknown */
 	int64_t dv_cardinality;  /* rows its deletion vector removes; 0 without one */
 	bool has_dv;
+	bool force;              /* rewritten whatever its size (REORG UPGRADE UNIFORM) */
 } dl_opt_file;
 
 typedef enum dl_opt_mode {

@@ -39,6 +39,7 @@ static int begin(opt_cmd *c, const char *uri, const opt_request *r)
 {
 	c->operation = r->operation;
 	c->purge = r->purge;
+	c->iceberg_compat = r->iceberg_compat;
 	c->now_ms = dl_now_millis();
 	c->progress = r->progress;
 	c->progress_payload = r->progress_payload;
@@ -358,6 +359,7 @@ static int plan(opt_cmd *c, const opt_request *r, const dl_expr *where, int64_t 
 		f->has_dv = a->dv != NULL;
 		f->dv_cardinality = a->dv ? a->dv->cardinality : 0;
 		f->num_records = stats_records(a);
+		f->force = r->iceberg_compat > 0 && !dl_opt_iceberg_tagged(a, r->iceberg_compat);
 		rc = partition_id(&parts, &key, a, &f->partition);
 		nf++;
 	}
@@ -520,6 +522,11 @@ static int set_parameters(opt_cmd *c, const opt_request *r, const dl_expr *where
 	dl_buf_free(&sql);
 	dl_buf_free(&par);
 	if (rc) return rc;
+	if (r->iceberg_compat) {
+		char v[16];
+		snprintf(v, sizeof v, "%d", r->iceberg_compat);
+		return dl_txn_set_parameter_json(c->txn, "icebergCompatVersion", v);
+	}
 	if (r->purge) return dl_txn_set_parameter_json(c->txn, "applyPurge", "true");
 	bool by_cluster = c->clustered && c->clustering.n > 0;
 	const char *names[32] = {0};
@@ -593,6 +600,8 @@ static int commit(opt_cmd *c, dl_optimize_metrics *m, const opt_request *r, cons
 				a.clustering_provider = DL_CLUSTERING_PROVIDER;
 				a.tags = (dl_str_map){tags, 2};
 			}
+			if (c->iceberg_compat) rc = dl_opt_iceberg_tag(&a, &c->arena, c->iceberg_compat);
+			if (rc < 0) break;
 			if (c->tracked) {
 				a.base_row_id = hwm + 1;
 				a.default_row_commit_version = dl_txn_read_version(c->txn) + 1;

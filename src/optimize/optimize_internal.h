@@ -54,6 +54,7 @@ typedef struct opt_cmd {
 	_Atomic bool cancel;
 	_Atomic int64_t bins_done, files_done, rows_done;
 	bool purge;                     /* REORG ... APPLY (PURGE) */
+	int iceberg_compat;             /* REORG UPGRADE UNIFORM: the version files get tagged with */
 	int64_t now_ms;
 	dl_optimize_stats stats;        /* the rest of OptimizeMetrics */
 } opt_cmd;
@@ -72,6 +73,7 @@ typedef struct opt_request {
 	int nzorder_by;
 	bool full;
 	bool purge;          /* REORG ... APPLY (PURGE) */
+	int iceberg_compat;  /* REORG ... APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION=N)): N, else 0 */
 	bool auto_compact;
 	int64_t max_file_size, min_file_size;
 	double ratio;
@@ -89,6 +91,11 @@ typedef struct opt_request {
  * clustering columns' logical names. */
 #define DL_TAG_ZCUBE_ID "ZCUBE_ID"
 #define DL_TAG_ZCUBE_ZORDER_BY "ZCUBE_ZORDER_BY"
+
+/* reorg_uniform.c: whether a file carries the tag ICEBERG_COMPAT_VERSION
+ * = version, and the tag added to an add action (tags copied to arena). */
+bool dl_opt_iceberg_tagged(const dl_add *a, int version);
+int dl_opt_iceberg_tag(dl_add *a, dl_arena *arena, int version);
 
 /* Runs it (optimize.c); metrics as dl_optimize's. */
 int dl_opt_run(dl_optimize_metrics *m, const char *uri, const opt_request *r);

@@ -241,10 +241,21 @@ int sql_run_convert(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st)
 		DL_TRY(rc);
 		return sql_empty_result(out);
 	}
+	if (ref->kind == TREF_PATH && strcmp(ref->format, "iceberg") == 0) {
+		/* CONVERT TO DELTA iceberg.`path` (maint/convert_iceberg.c) */
+		if (st->ncols || st->no_statistics)
+			return dl_error_set(DL_EINVALID, "CONVERT TO DELTA iceberg.`path` takes neither NO STATISTICS "
+			                                 "nor PARTITIONED BY (the Iceberg partition spec is used)");
+		dl_convert_options o = DL_CONVERT_OPTIONS_INIT;
+		o.store_options = c->store_options;
+		dl_convert_metrics m;
+		DL_TRY(cancelled_or(dl_convert_iceberg_to_delta(&m, ref->path, &o), c));
+		return sql_empty_result(out);
+	}
 	if (ref->kind != TREF_PATH || strcmp(ref->format, "parquet") != 0)
 		return dl_error_set_class(DL_EUNSUPPORTED, "DELTA_CONVERSION_UNSUPPORTED_SOURCE",
 		                          "[DELTA_CONVERSION_UNSUPPORTED_SOURCE] CONVERT TO DELTA only supports parquet "
-		                          "tables: parquet.`path`%s%s",
+		                          "and iceberg tables: parquet.`path` or iceberg.`path`%s%s",
 		                          ref->kind == TREF_PATH ? ", not " : "",
 		                          ref->kind == TREF_PATH ? ref->format : "");
 	dl_buf ddl = DL_BUF_INIT;

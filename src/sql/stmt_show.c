@@ -4,6 +4,7 @@
 #include "sql/session_internal.h"
 #include "json/json.h"
 #include "log/schema.h"
+#include "deltalake/uniform.h"
 #include "log/snapshot.h"
 #include "sql/print.h"
 #include "util/buf.h"
@@ -109,7 +110,10 @@ int sql_run_show_columns(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *
 }
 
 /* Delta's SHOW TBLPROPERTIES: the table's properties, then the protocol
- * versions as delta.minReaderVersion / delta.minWriterVersion. */
+ * versions as delta.minReaderVersion / delta.minWriterVersion; a UniForm
+ * Iceberg table also shows its Iceberg metadata's converted_delta_version
+ * and converted_delta_timestamp (what an Iceberg catalog's SHOW
+ * TBLPROPERTIES shows; docs/UNIFORM.md), when there is metadata. */
 int sql_run_show_tblproperties(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st)
 {
 	sql_target t;
@@ -125,11 +129,27 @@ int sql_run_show_tblproperties(dl_batch_stream **out, dl_sql_conn *c, const sql_
 	snprintf(wv, sizeof wv, "%d", dl_snapshot_min_writer_version(snap));
 	const char *only = st->nprops ? st->props[0].key : NULL;
 	bool found = false;
-	for (size_t i = 0; rc == 0 && i < n + 2; i++) {
+	size_t extra = 2;
+	char cv[24], ct[24];
+	const char *fmts = dl_snapshot_property(snap, "delta.universalFormat.enabledFormats");
+	if (rc == 0 && fmts && strstr(fmts, "iceberg")) {
+		dl_uniform_options uo = DL_UNIFORM_OPTIONS_INIT;
+		uo.store = dl_snapshot_store(snap);
+		dl_uniform_info u;
+		rc = dl_uniform_status(&u, NULL, &uo);
+		if (rc == 0 && u.converted_delta_version >= 0) {
+			snprintf(cv, sizeof cv, "%lld", (long long)u.converted_delta_version);
+			snprintf(ct, sizeof ct, "%lld", (long long)u.converted_delta_timestamp);
+			extra = 4;
+		}
+	}
+	for (size_t i = 0; rc == 0 && i < n + extra; i++) {
 		const char *k, *v;
 		if (i < n) dl_snapshot_property_at(&k, &v, snap, i);
 		else if (i == n) k = "delta.minReaderVersion", v = rv;
-		else k = "delta.minWriterVersion", v = wv;
+		else if (i == n + 1) k = "delta.minWriterVersion", v = wv;
+		else if (i == n + 2) k = "converted_delta_version", v = cv;
+		else k = "converted_delta_timestamp", v = ct;
 		if (only && strcmp(only, k) != 0) continue;
 		found = true;
 		rc = sql_rows_str(&r, 0, k);

@@ -11,6 +11,9 @@
 #include "txn/crc_write.h"
 #include "txn/log_cleanup.h"
 #include "txn/symlink_manifest.h"
+#include "uniform/uniform.h"
+#include "log/schema.h"
+#include "log/snapshot.h"
 #include "util/error.h"
 #include "util/mem.h"
 
@@ -49,10 +52,39 @@ static int symlink_manifest(dl_transaction *t)
 	return rc;
 }
 
+/* UniForm (Spark's IcebergConverter hook): when the committed state has
+ * delta.universalFormat.enabledFormats with iceberg, the Iceberg metadata
+ * is brought up to this version (catching up from the last converted one,
+ * so a failure here is repaired by the next commit). */
+static int uniform_iceberg(dl_transaction *t)
+{
+	bool maybe = t->metadata_json ? strstr(t->metadata_json, DL_UNIFORM_FORMATS_KEY) != NULL
+	                              : t->snap && dl_uniform_format_enabled(&dl_snapshot_state(t->snap)->metadata->configuration, "iceberg");
+	if (!maybe) return 0;
+	dl_uniform_result r;
+	return dl_uniform_convert(&r, t->store, t->version, false, false);
+}
+
+int dl_txn_check_uniform(const dl_metadata *md)
+{
+	bool any = false;
+	for (uint32_t i = 0; i < md->configuration.n && !any; i++) {
+		const char *k = md->configuration.items[i].key;
+		any = strcmp(k, DL_UNIFORM_FORMATS_KEY) == 0 || strncmp(k, "delta.enableIcebergCompat", 25) == 0;
+	}
+	if (!any) return 0;
+	dl_type *schema;
+	DL_TRY(dl_schema_parse(&schema, md->schema_string, strlen(md->schema_string)));
+	int rc = dl_uniform_validate(&md->configuration, schema);
+	dl_type_unref(schema);
+	return rc;
+}
+
 void dl_txn_post_commit(dl_transaction *t)
 {
 	if (!t->opts.no_crc) record(t, dl_txn_write_crc(t), "writing the checksum file");
 	record(t, symlink_manifest(t), "writing the symlink format manifest");
+	record(t, uniform_iceberg(t), "writing the Iceberg metadata (UniForm)");
 	const dl_table_properties *p = dl_txn_props(t);
 	int64_t interval = p->checkpoint_interval > 0 ? p->checkpoint_interval : 10;
 	if (t->version == 0 || t->version % interval != 0) return;

@@ -231,6 +231,7 @@ int dl_txn_set_metadata(dl_transaction *t, const dl_metadata *metadata)
 		return dl_error_set(DL_EINVALID, "a commit may carry only one metaData action");
 	if (!metadata->id || !metadata->schema_string)
 		return dl_error_set(DL_EINVALID, "metaData needs an id and a schemaString");
+	DL_TRY(dl_txn_check_uniform(metadata));
 	dl_action a = {.kind = DL_ACTION_METADATA, .u.metadata = *metadata};
 	DL_TRY(action_body(&t->metadata_json, &a));
 	dl_table_properties_parse(&t->new_props, &metadata->configuration, false);

@@ -133,5 +133,7 @@ int dl_txn_rebase_rows(dl_transaction *t, int64_t version);
 
 /* post_commit.c: checksum file, checkpoint and log cleanup after a commit. */
 void dl_txn_post_commit(dl_transaction *t);
+/* The UniForm/IcebergCompat rules for a commit's new metaData (uniform/iceberg_compat.c). */
+int dl_txn_check_uniform(const dl_metadata *md);
 
 #endif

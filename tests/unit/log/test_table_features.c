@@ -237,12 +237,16 @@ static void reads_and_writes_refused(void **state)
 	assert_int_equal(dl_protocol_check_read(&w), 0);
 	assert_int_equal(dl_protocol_check_write(&w), DL_EUNSUPPORTED);
 	assert_non_null(strstr(dl_error_last()->message, "'someFutureWriterFeature'"));
-	const char *ice[] = {"columnMapping", "icebergCompatV2"};
+	/* icebergCompatV2 is written (src/uniform); V3's rules are not followed */
+	const char *ice2[] = {"columnMapping", "icebergCompatV2"};
 	const char *cmr[] = {"columnMapping"};
-	dl_protocol i = {3, 7, cmr, 1, ice, 2};
+	dl_protocol i2 = {3, 7, cmr, 1, ice2, 2};
+	assert_int_equal(dl_protocol_check_write(&i2), 0);
+	const char *ice[] = {"columnMapping", "domainMetadata", "rowTracking", "icebergCompatV3"};
+	dl_protocol i = {3, 7, cmr, 1, ice, 4};
 	assert_int_equal(dl_protocol_check_read(&i), 0);
 	assert_int_equal(dl_protocol_check_write(&i), DL_EUNSUPPORTED);
-	assert_non_null(strstr(dl_error_last()->message, "'icebergCompatV2'"));
+	assert_non_null(strstr(dl_error_last()->message, "'icebergCompatV3'"));
 	/* catalog-managed tables: through the catalog only */
 	const char *co[] = {"catalogOwned-preview"};
 	dl_protocol c = {3, 7, co, 1, co, 1};

@@ -98,9 +98,9 @@ static void protocol_choice_as_spark(void **state)
 	/* features this library cannot write are refused, naming them */
 	dl_arena a = DL_ARENA_INIT;
 	dl_protocol p;
-	const char *ice[] = {"delta.enableIcebergCompatV2", "true"};
+	const char *ice[] = {"delta.enableIcebergCompatV3", "true"};
 	assert_int_equal(choose_rc(&p, &a, "a INT", ice, 1, NULL), DL_EUNSUPPORTED);
-	assert_non_null(strstr(dl_error_last()->message, "icebergCompatV2"));
+	assert_non_null(strstr(dl_error_last()->message, "icebergCompatV3"));
 	const char *made[] = {"delta.feature.madeUp", "supported"};
 	assert_int_equal(choose_rc(&p, &a, "a INT", made, 1, NULL), DL_EUNSUPPORTED);
 	assert_non_null(strstr(dl_error_last()->message, "delta.feature.madeUp"));

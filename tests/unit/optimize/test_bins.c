@@ -16,7 +16,7 @@
 
 static dl_opt_file file(size_t index, uint32_t part, int64_t size)
 {
-	dl_opt_file f = {index, part, size, 1000, 0, false};
+	dl_opt_file f = {index, part, size, 1000, 0, false, false};
 	return f;
 }
 
@@ -28,6 +28,9 @@ static void candidates(void **state)
 	assert_true(dl_opt_is_candidate(&f, &r));
 	f.size = 100 * MB; /* not below minFileSize */
 	assert_false(dl_opt_is_candidate(&f, &r));
+	f.force = true; /* REORG UPGRADE UNIFORM: rewritten whatever its size */
+	assert_true(dl_opt_is_candidate(&f, &r));
+	f.force = false;
 	f.has_dv = true;
 	f.dv_cardinality = 50; /* 5%: not more than the ratio */
 	assert_false(dl_opt_is_candidate(&f, &r));

@@ -1,0 +1,299 @@
+// Independent Iceberg reader for uniform_*.sh, assembled from avsc (Avro),
+// the metadata JSON as the Iceberg table spec (format v2) defines it, and
+// DuckDB reading the listed Parquet files with column names taken from the
+// Iceberg field ids (read_parquet's `schema` map by field_id), identity
+// partition values from the manifests.
+//   current TABLE          prints the current snapshot id (version-hint.text -> vN.metadata.json)
+//   rows TABLE [SNAPSHOT]  the rows of that snapshot (default current) as sorted CSV lines
+//   check-avro TABLE       checks every manifest list and manifest of every snapshot against the
+//                          spec's Avro schemas (names, field ids), and the metadata's required fields
+//   prop TABLE KEY         a property of the current metadata
+//   fixture DIR KIND       writes a hand-made Iceberg v2 table following the spec: Parquet data files
+//                          by DuckDB with field ids (the identity partition column only in the
+//                          manifests), manifests and a manifest list by avsc, v1.metadata.json and
+//                          version-hint.text; prints its rows as sorted CSV. KIND: plain, deletes
+//                          (a merge-on-read delete manifest too), evolved (two partition specs)
+import {createRequire} from 'module';
+import {readFileSync} from 'fs';
+const require = createRequire((process.env.DL_ORACLE_DIR || process.cwd()) + '/');
+const avro = require('avsc');
+const {DuckDBInstance} = require('@duckdb/node-api');
+
+const [, , mode, table, arg] = process.argv;
+const die = (m) => { console.error(`uniform_check: ${m}`); process.exit(1); };
+
+// Snapshot ids are 63-bit: parse long integers as strings (JSON.parse would round them).
+const parseBig = (t) => JSON.parse(t.replace(/([:\[,]\s*)(-?\d{16,})(?=\s*[,}\]])/g, '$1"$2"'));
+function metadata() {
+	const hint = readFileSync(`${table}/metadata/version-hint.text`, 'utf8').trim();
+	if (!/^\d+$/.test(hint)) die(`version-hint.text is not a version: ${hint}`);
+	const m = parseBig(readFileSync(`${table}/metadata/v${hint}.metadata.json`, 'utf8'));
+	for (const k of ['format-version', 'table-uuid', 'location', 'last-sequence-number', 'last-updated-ms',
+		'last-column-id', 'schemas', 'current-schema-id', 'partition-specs', 'default-spec-id',
+		'sort-orders', 'default-sort-order-id'])
+		if (!(k in m)) die(`metadata v${hint} lacks required field ${k}`);
+	if (m['format-version'] !== 2) die('format-version is not 2');
+	for (const s of m.snapshots || [])
+		for (const k of ['snapshot-id', 'sequence-number', 'timestamp-ms', 'manifest-list', 'summary'])
+			if (!(k in s)) die(`snapshot lacks ${k}`);
+	return m;
+}
+const local = (p) => p.replace(/^file:\/\//, '');
+
+// Avro longs as BigInt (snapshot ids exceed 2^53), printed as decimal text.
+const bigLong = avro.types.LongType.__with({
+	fromBuffer: (b) => b.readBigInt64LE(),
+	toBuffer: (n) => { const b = Buffer.alloc(8); b.writeBigInt64LE(BigInt(n)); return b; },
+	fromJSON: BigInt,
+	toJSON: Number,
+	isValid: (n) => typeof n === 'bigint',
+	compare: (a, b) => (a < b ? -1 : a > b ? 1 : 0),
+});
+function readAvro(path) {
+	return new Promise((resolve, reject) => {
+		const rows = [];
+		let header;
+		avro.createFileDecoder(local(path), {parseHook: (schema) => avro.Type.forSchema(schema, {registry: {long: bigLong}})})
+			.on('metadata', (type, codec, h) => { header = h; })
+			.on('data', (r) => rows.push(r))
+			.on('end', () => resolve({rows, meta: header.meta}))
+			.on('error', reject);
+	});
+}
+
+// The spec's field ids (Iceberg table spec, "Manifests" and "Manifest Lists"), by name.
+const ENTRY_IDS = {status: 0, snapshot_id: 1, sequence_number: 3, file_sequence_number: 4, data_file: 2};
+const FILE_IDS = {content: 134, file_path: 100, file_format: 101, partition: 102, record_count: 103,
+	file_size_in_bytes: 104, column_sizes: 108, value_counts: 109, null_value_counts: 110,
+	nan_value_counts: 137, lower_bounds: 125, upper_bounds: 128, key_metadata: 131, split_offsets: 132,
+	equality_ids: 135, sort_order_id: 140};
+const LIST_IDS = {manifest_path: 500, manifest_length: 501, partition_spec_id: 502, content: 517,
+	sequence_number: 515, min_sequence_number: 516, added_snapshot_id: 503, added_files_count: 504,
+	existing_files_count: 505, deleted_files_count: 506, added_rows_count: 512, existing_rows_count: 513,
+	deleted_rows_count: 514, partitions: 507, key_metadata: 519};
+const REQUIRED_LIST = ['manifest_path', 'manifest_length', 'partition_spec_id', 'content', 'sequence_number',
+	'min_sequence_number', 'added_snapshot_id', 'added_files_count', 'existing_files_count',
+	'deleted_files_count', 'added_rows_count', 'existing_rows_count', 'deleted_rows_count'];
+
+function checkIds(fields, ids, where, required = []) {
+	const byName = new Map(fields.map((f) => [f.name, f]));
+	for (const r of required) if (!byName.has(r)) die(`${where}: required field ${r} missing`);
+	for (const f of fields) {
+		if (!(f.name in ids)) die(`${where}: field ${f.name} is not in the spec`);
+		if (f['field-id'] !== ids[f.name]) die(`${where}: field ${f.name} has field-id ${f['field-id']}, the spec says ${ids[f.name]}`);
+	}
+}
+
+async function manifestsOf(snap) {
+	const list = await readAvro(snap['manifest-list']);
+	return list;
+}
+
+async function liveFiles(m, snap) {
+	const list = await manifestsOf(snap);
+	const out = [];
+	for (const mf of list.rows) {
+		const man = await readAvro(mf.manifest_path);
+		let added = 0, existing = 0, deleted = 0;
+		for (const e of man.rows) {
+			const st = e.status; if (st === 1) added++; else if (e.status === 0) existing++; else if (e.status === 2) deleted++;
+			else die(`bad status ${e.status}`);
+			if (e.status === 2) continue;
+			if (e.data_file.content !== 0) die('delete files are not expected');
+			out.push(e.data_file);
+		}
+		if (added !== mf.added_files_count || existing !== mf.existing_files_count || deleted !== mf.deleted_files_count)
+			die(`${mf.manifest_path}: counts in the manifest list (${mf.added_files_count}/${mf.existing_files_count}/${mf.deleted_files_count}) differ from its entries (${added}/${existing}/${deleted})`);
+	}
+	return out;
+}
+
+if (mode === 'fixture') await fixture(table, arg);
+const m = metadata();
+const snapOf = (id) => {
+	const s = (m.snapshots || []).find((x) => String(x['snapshot-id']) === String(id));
+	if (!s) die(`no snapshot ${id}`);
+	return s;
+};
+
+if (mode === 'current') {
+	console.log(String(m['current-snapshot-id']));
+	process.exit(0);
+}
+if (mode === 'prop') {
+	console.log(m.properties?.[arg] ?? '');
+	process.exit(0);
+}
+if (mode === 'check-avro') {
+	for (const s of m.snapshots) {
+		const list = await readAvro(s['manifest-list']);
+		const ls = JSON.parse(list.meta['avro.schema'].toString());
+		checkIds(ls.fields, LIST_IDS, `${s['manifest-list']}`, REQUIRED_LIST);
+		if (list.meta['format-version'].toString() !== '2') die('manifest list format-version is not 2');
+		for (const mf of list.rows) {
+			const man = await readAvro(mf.manifest_path);
+			const es = JSON.parse(man.meta['avro.schema'].toString());
+			checkIds(es.fields, ENTRY_IDS, mf.manifest_path, Object.keys(ENTRY_IDS));
+			const df = es.fields.find((f) => f.name === 'data_file').type;
+			checkIds(df.fields, FILE_IDS, `${mf.manifest_path} data_file`, ['content', 'file_path', 'file_format', 'partition', 'record_count', 'file_size_in_bytes']);
+			const spec = JSON.parse(man.meta['partition-spec'].toString());
+			const pf = df.fields.find((f) => f.name === 'partition').type.fields;
+			if (pf.length !== spec.length) die(`${mf.manifest_path}: partition struct does not match the spec`);
+			pf.forEach((f, i) => { if (f['field-id'] !== spec[i]['field-id']) die(`${mf.manifest_path}: partition field id`); });
+			const sch = JSON.parse(man.meta['schema'].toString());
+			if (!sch.fields) die('manifest schema metadata lacks fields');
+			if (man.meta['format-version'].toString() !== '2' || man.meta['content'].toString() !== 'data')
+				die('manifest format-version/content');
+		}
+	}
+	console.log('ok');
+	process.exit(0);
+}
+async function rowsOf(snap, con) {
+	const schema = m.schemas.find((s) => s['schema-id'] === (snap['schema-id'] ?? m['current-schema-id']));
+	const spec = m['partition-specs'].find((s) => s['spec-id'] === m['default-spec-id']);
+	const files = await liveFiles(m, snap);
+	const q = (s) => `'${String(s).replaceAll("'", "''")}'`;
+	const duckType = {int: 'INTEGER', long: 'BIGINT', string: 'VARCHAR', boolean: 'BOOLEAN', date: 'DATE',
+		double: 'DOUBLE', float: 'FLOAT', timestamp: 'TIMESTAMP', timestamptz: 'TIMESTAMPTZ', binary: 'BLOB'};
+	const partBySource = new Map(spec.fields.map((f, i) => [f['source-id'], i]));
+	const lines = [];
+	for (const f of files) {
+		const dataCols = schema.fields.filter((c) => !partBySource.has(c.id));
+		const map = dataCols.map((c) => `${c.id}: {name: ${q(c.name)}, type: ${q(duckType[c.type] || 'VARCHAR')}, default_value: NULL}`);
+		const sel = schema.fields.map((c) => {
+			if (!partBySource.has(c.id)) return `"${c.name}"`;
+			const pfield = spec.fields[partBySource.get(c.id)];
+			if (pfield.transform !== 'identity') die('only identity partitions are expected');
+			const keys = Object.keys(f.partition);
+			const v = f.partition[keys[partBySource.get(c.id)]];
+			if (v === null || v === undefined) return `NULL AS "${c.name}"`;
+			if (c.type === 'date') return `(DATE '1970-01-01' + INTERVAL (${v}) DAY)::DATE AS "${c.name}"`;
+			return `${q(v)}::${duckType[c.type]} AS "${c.name}"`;
+		});
+		const r = await con.runAndReadAll(`SELECT ${sel.join(', ')} FROM read_parquet(${q(local(f.file_path))}, schema = MAP {${map.join(', ')}})`);
+		const rows = r.getRows();
+		if (rows.length !== Number(f.record_count)) die(`${f.file_path}: record_count ${f.record_count} but ${rows.length} rows`);
+		for (const row of rows) lines.push(row.map((c) => (c === null ? '' : String(c))).join(','));
+	}
+	lines.sort();
+	return lines;
+}
+if (mode === 'rows' || mode === 'rows-many') {
+	const db = await DuckDBInstance.create(':memory:');
+	const con = await db.connect();
+	if (mode === 'rows') {
+		for (const l of await rowsOf(snapOf(arg || m['current-snapshot-id']), con)) console.log(l);
+	} else {
+		// rows-many TABLE OUTDIR SID...: OUTDIR/SID.rows for each snapshot
+		const {writeFileSync} = await import('fs');
+		for (const sid of process.argv.slice(5)) {
+			const lines = await rowsOf(snapOf(sid), con);
+			writeFileSync(`${arg}/${sid}.rows`, lines.map((l) => l + '\n').join(''));
+		}
+	}
+	process.exit(0);
+}
+die(`unknown mode ${mode}`);
+
+// ---- the hand-made fixture ----
+async function fixture(dir, kind) {
+	const {mkdirSync, writeFileSync, statSync, createWriteStream} = await import('fs');
+	const db = await DuckDBInstance.create(':memory:');
+	const con = await db.connect();
+	mkdirSync(`${dir}/metadata`, {recursive: true});
+	mkdirSync(`${dir}/data`, {recursive: true});
+	// columns: 1 id long (required), 2 name string, 3 p int (identity partition), 4 amount decimal(9,2)
+	const files = [];
+	const expected = [];
+	for (const p of [1, 2]) {
+		const path = `${dir}/data/p=${p}/f${p}.parquet`;
+		mkdirSync(`${dir}/data/p=${p}`, {recursive: true});
+		await con.run(`COPY (SELECT (i * 10 + ${p})::BIGINT AS id, CASE WHEN i % 4 = 0 THEN NULL ELSE 'v' || i END AS name,
+			(i * 1.25 + ${p})::DECIMAL(9,2) AS amount FROM range(0, ${p * 5}) t(i))
+			TO '${path}' (FORMAT parquet, FIELD_IDS {id: 1, name: 2, amount: 4})`);
+		const rows = (await con.runAndReadAll(`SELECT id, name, amount FROM read_parquet('${path}')`)).getRows();
+		for (const r of rows) expected.push([r[0], r[1], p, r[2]].map((c) => (c === null ? '' : String(c))).join(','));
+		files.push({path, p, rows: rows.length, size: statSync(path).size});
+	}
+	const part = {type: 'record', name: 'r102', fields: [{name: 'p', type: ['null', 'int'], default: null, 'field-id': 1000}]};
+	const kv = (k, v, t) => ({type: 'array', logicalType: 'map', items: {type: 'record', name: `k${k}_v${v}`,
+		fields: [{name: 'key', type: 'int', 'field-id': k}, {name: 'value', type: t, 'field-id': v}]}});
+	const entrySchema = {type: 'record', name: 'manifest_entry', fields: [
+		{name: 'status', type: 'int', 'field-id': 0},
+		{name: 'snapshot_id', type: ['null', 'long'], default: null, 'field-id': 1},
+		{name: 'sequence_number', type: ['null', 'long'], default: null, 'field-id': 3},
+		{name: 'file_sequence_number', type: ['null', 'long'], default: null, 'field-id': 4},
+		{name: 'data_file', 'field-id': 2, type: {type: 'record', name: 'r2', fields: [
+			{name: 'content', type: 'int', 'field-id': 134},
+			{name: 'file_path', type: 'string', 'field-id': 100},
+			{name: 'file_format', type: 'string', 'field-id': 101},
+			{name: 'partition', type: part, 'field-id': 102},
+			{name: 'record_count', type: 'long', 'field-id': 103},
+			{name: 'file_size_in_bytes', type: 'long', 'field-id': 104},
+			{name: 'value_counts', type: ['null', kv(119, 120, 'long')], default: null, 'field-id': 109},
+			{name: 'null_value_counts', type: ['null', kv(121, 122, 'long')], default: null, 'field-id': 110},
+			{name: 'lower_bounds', type: ['null', kv(126, 127, 'bytes')], default: null, 'field-id': 125},
+			{name: 'upper_bounds', type: ['null', kv(129, 130, 'bytes')], default: null, 'field-id': 128},
+		]}},
+	]};
+	const listSchema = {type: 'record', name: 'manifest_file', fields: [
+		['manifest_path', 'string', 500], ['manifest_length', 'long', 501], ['partition_spec_id', 'int', 502],
+		['content', 'int', 517], ['sequence_number', 'long', 515], ['min_sequence_number', 'long', 516],
+		['added_snapshot_id', 'long', 503], ['added_files_count', 'int', 504], ['existing_files_count', 'int', 505],
+		['deleted_files_count', 'int', 506], ['added_rows_count', 'long', 512], ['existing_rows_count', 'long', 513],
+		['deleted_rows_count', 'long', 514]].map(([name, type, id]) => ({name, type, 'field-id': id}))};
+	const schema = {type: 'struct', 'schema-id': 0, fields: [
+		{id: 1, name: 'id', required: true, type: 'long'}, {id: 2, name: 'name', required: false, type: 'string'},
+		{id: 3, name: 'p', required: false, type: 'int'}, {id: 4, name: 'amount', required: false, type: 'decimal(9, 2)'}]};
+	const spec = [{name: 'p', transform: 'identity', 'source-id': 3, 'field-id': 1000}];
+	const write = (path, sch, rows, meta) => new Promise((resolve, reject) => {
+		const enc = new avro.streams.BlockEncoder(avro.Type.forSchema(sch, {registry: {long: bigLong}}), {codec: 'null',
+			metadata: Object.fromEntries(Object.entries(meta).map(([k, v]) => [k, Buffer.from(v)]))});
+		const out = createWriteStream(path);
+		enc.pipe(out);
+		enc.on('error', reject);
+		out.on('error', reject);
+		out.on('close', resolve);
+		for (const r of rows) enc.write(r);
+		enc.end();
+	});
+	const snap = 3051729675574597004n;
+	const manMeta = {schema: JSON.stringify(schema), 'schema-id': '0', 'partition-spec': JSON.stringify(spec),
+		'partition-spec-id': '0', 'format-version': '2', content: 'data'};
+	const entries = files.map((f) => ({status: 1, snapshot_id: snap, sequence_number: 1n, file_sequence_number: 1n,
+		data_file: {content: 0, file_path: f.path, file_format: 'PARQUET', partition: {p: f.p},
+			record_count: BigInt(f.rows), file_size_in_bytes: BigInt(f.size), value_counts: null,
+			null_value_counts: null, lower_bounds: null, upper_bounds: null}}));
+	const man = `${dir}/metadata/fixture-m0.avro`;
+	await write(man, entrySchema, entries, manMeta);
+	const manifests = [{manifest_path: man, manifest_length: BigInt(statSync(man).size), partition_spec_id: 0, content: 0,
+		sequence_number: 1n, min_sequence_number: 1n, added_snapshot_id: snap, added_files_count: files.length,
+		existing_files_count: 0, deleted_files_count: 0, added_rows_count: BigInt(expected.length),
+		existing_rows_count: 0n, deleted_rows_count: 0n}];
+	if (kind === 'deletes') {
+		const del = `${dir}/metadata/fixture-m1.avro`;
+		await write(del, entrySchema, [{...entries[0], data_file: {...entries[0].data_file, content: 1,
+			file_path: `${dir}/data/p=1/deletes.parquet`}}], {...manMeta, content: 'deletes'});
+		manifests.push({...manifests[0], manifest_path: del, manifest_length: BigInt(statSync(del).size), content: 1,
+			added_files_count: 1});
+	}
+	const list = `${dir}/metadata/snap-${snap}-1-fixture.avro`;
+	await write(list, listSchema, manifests, {'snapshot-id': String(snap), 'parent-snapshot-id': 'null',
+		'sequence-number': '1', 'format-version': '2'});
+	const specs = [{'spec-id': 0, fields: spec}];
+	if (kind === 'evolved') specs.push({'spec-id': 1, fields: []});
+	const md = `{"format-version":2,"table-uuid":"9c12d441-03fe-4693-9a96-a0705ddf69c1","location":"${dir}",
+"last-sequence-number":1,"last-updated-ms":1700000000000,"last-column-id":4,"current-schema-id":0,
+"schemas":[${JSON.stringify(schema)}],"default-spec-id":${kind === 'evolved' ? 1 : 0},
+"partition-specs":${JSON.stringify(specs)},"last-partition-id":1000,"default-sort-order-id":0,
+"sort-orders":[{"order-id":0,"fields":[]}],"properties":{},"current-snapshot-id":${snap},
+"snapshots":[{"snapshot-id":${snap},"sequence-number":1,"timestamp-ms":1700000000000,
+"summary":{"operation":"append"},"manifest-list":"${list}","schema-id":0}],
+"snapshot-log":[{"timestamp-ms":1700000000000,"snapshot-id":${snap}}],"metadata-log":[]}`;
+	writeFileSync(`${dir}/metadata/v1.metadata.json`, md);
+	writeFileSync(`${dir}/metadata/version-hint.text`, '1');
+	expected.sort();
+	for (const l of expected) console.log(l);
+	process.exit(0);
+}

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# CONVERT TO DELTA iceberg.`path` (docs/UNIFORM.md): from a hand-made
+# Iceberg v2 table written by uniform_check.mjs following the spec (avsc
+# manifests, DuckDB Parquet files with field ids, identity partitions only
+# in the manifests) and from the Iceberg metadata our own UniForm wrote:
+# our reader then sees exactly the Iceberg rows. Merge-on-read deletes and
+# partition evolution are refused, leaving no log. Needs DL_CLI and
+# DL_ORACLE_DIR.
+set -uo pipefail
+: "${DL_CLI:?DL_CLI must name the deltalake binary}"
+: "${DL_ORACLE_DIR:?DL_ORACLE_DIR must name tools/oracle}"
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+ice() { (cd "$DL_ORACLE_DIR" && node "$here/uniform_check.mjs" "$@"); }
+sql() { "$DL_CLI" -q sql "$@" >/dev/null; }
+ours() { "$DL_CLI" cat "$1" --format csv | tail -n +2 | sort; }
+
+# 1. The hand-made fixture, through SQL and through the CLI.
+for how in sql cli; do
+	f=$tmp/fixture_$how
+	ice fixture "$f" plain >"$tmp/expected" || { fail "$how: the fixture could not be written"; continue; }
+	if [ "$how" = sql ]; then sql "CONVERT TO DELTA iceberg.\`$f\`" || fail "sql: convert failed"
+	else "$DL_CLI" -q convert "$f" --source iceberg >/dev/null || fail "cli: convert failed"; fi
+	ours "$f" >"$tmp/ours"
+	cmp -s "$tmp/expected" "$tmp/ours" || { fail "$how: converted rows differ from the fixture's"; diff "$tmp/expected" "$tmp/ours" | head -5 >&2; }
+	"$DL_CLI" detail "$f" --format jsonl | grep -q '"delta.columnMapping.mode":"id"' || fail "$how: not column mapping id mode"
+	"$DL_CLI" detail "$f" --format jsonl | grep -q '"partitionColumns":\["p"\]' || fail "$how: p is not the partition column"
+	"$DL_CLI" history "$f" --format jsonl | grep -q '"sourceFormat":"iceberg"' || fail "$how: commitInfo lacks sourceFormat iceberg"
+	[ "$("$DL_CLI" cat "$f" --where "p = 2" --format csv | tail -n +2 | wc -l)" = 10 ] || fail "$how: partition filter"
+done
+# a second CONVERT of a Delta table does nothing
+sql "CONVERT TO DELTA iceberg.\`$tmp/fixture_sql\`" || fail "re-convert failed"
+[ "$(ls "$tmp/fixture_sql/_delta_log" | grep -c '\.json$')" = 1 ] || fail "re-convert committed"
+
+# 2. Refusals: nothing written.
+for kind in deletes evolved; do
+	f=$tmp/$kind
+	ice fixture "$f" "$kind" >/dev/null || { fail "$kind: fixture"; continue; }
+	out=$("$DL_CLI" -q sql "CONVERT TO DELTA iceberg.\`$f\`" 2>&1) && fail "$kind: accepted"
+	echo "$out" | grep -q DELTA_CONVERSION_UNSUPPORTED_SOURCE || fail "$kind: wrong error: $out"
+	[ -e "$f/_delta_log" ] && [ -n "$(ls -A "$f/_delta_log")" ] && fail "$kind: a refused CONVERT left a log"
+done
+out=$("$DL_CLI" -q sql "CONVERT TO DELTA iceberg.\`$tmp/nothing\`" 2>&1) && fail "no metadata: accepted"
+mkdir -p "$tmp/nothing"
+out=$("$DL_CLI" -q sql "CONVERT TO DELTA iceberg.\`$tmp/nothing\`" 2>&1) && fail "no metadata: accepted"
+echo "$out" | grep -q "no Iceberg metadata" || fail "no metadata: wrong error: $out"
+
+# 3. From our own UniForm output: the Delta log moved away, the Iceberg metadata converted back.
+u=$tmp/uniform
+U="delta.\`$u\`"
+sql "CREATE TABLE $U (id BIGINT, name STRING, g INT, s STRUCT<a: INT, b: STRING>) USING DELTA PARTITIONED BY (g)
+     TBLPROPERTIES ('delta.enableIcebergCompatV2' = 'true', 'delta.universalFormat.enabledFormats' = 'iceberg')" || fail "uniform create"
+sql "INSERT INTO $U SELECT id, 'n' || CAST(id AS STRING), CAST(id % 3 AS INT), named_struct('a', CAST(id AS INT), 'b', 'x') FROM range(0, 50)" || fail "uniform insert"
+sql "DELETE FROM $U WHERE id % 7 = 1" || fail "uniform delete"
+sql "UPDATE $U SET name = 'u' WHERE g = 1" || fail "uniform update"
+ours "$u" >"$tmp/before"
+ice rows "$u" >"$tmp/ice" || fail "uniform: Iceberg reader"
+mv "$u/_delta_log" "$tmp/old_log"
+sql "CONVERT TO DELTA iceberg.\`$u\`" || fail "uniform: convert failed"
+ours "$u" >"$tmp/after"
+cmp -s "$tmp/before" "$tmp/after" || { fail "uniform: rows after CONVERT differ"; diff "$tmp/before" "$tmp/after" | head -5 >&2; }
+[ "$(wc -l <"$tmp/after")" -gt 30 ] || fail "uniform: too few rows"
+
+# A new Delta table where an older one's Iceberg metadata remains: a fresh Iceberg history.
+rm -rf "$tmp/old_log"
+x=$tmp/recreated
+sql "CREATE TABLE delta.\`$x\` (a INT) TBLPROPERTIES ('delta.enableIcebergCompatV2' = 'true', 'delta.universalFormat.enabledFormats' = 'iceberg')" || fail "recreate 1"
+sql "INSERT INTO delta.\`$x\` VALUES (1), (2)" || fail "recreate insert"
+rm -rf "$x/_delta_log"
+sql "CREATE TABLE delta.\`$x\` (a INT) TBLPROPERTIES ('delta.enableIcebergCompatV2' = 'true', 'delta.universalFormat.enabledFormats' = 'iceberg')" || fail "recreate 2"
+[ "$(ice prop "$x" converted_delta_version)" = 0 ] || fail "recreated: converted_delta_version is not 0"
+[ -z "$(ice rows "$x")" ] || fail "recreated: the old rows are still seen through Iceberg"
+
+# 4. REORG TABLE ... APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION=2)) on a table with deletion
+# vectors and without column mapping: DVs purged, files rewritten with field ids and tagged,
+# UniForm enabled, the Iceberg rows equal ours; a second REORG rewrites nothing.
+r=$tmp/reorg
+R="delta.\`$r\`"
+sql "CREATE TABLE $R (id INT, name STRING) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')" || fail "reorg create"
+sql "INSERT INTO $R SELECT id, 'x' FROM range(0, 100)" || fail "reorg insert"
+sql "INSERT INTO $R SELECT id, 'y' FROM range(100, 150)" || fail "reorg insert 2"
+sql "DELETE FROM $R WHERE id % 3 = 0" || fail "reorg delete"
+ours "$r" >"$tmp/before"
+sql "REORG TABLE $R APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION=2))" || fail "reorg failed"
+ours "$r" >"$tmp/after"
+cmp -s "$tmp/before" "$tmp/after" || fail "reorg changed the rows"
+ice rows "$r" >"$tmp/ice" || fail "reorg: Iceberg reader"
+cmp -s "$tmp/ice" "$tmp/after" || fail "reorg: Iceberg rows differ from ours"
+"$DL_CLI" detail "$r" --format jsonl | grep -q '"delta.enableDeletionVectors":"false"' || fail "reorg: DVs still enabled"
+"$DL_CLI" detail "$r" --format jsonl | grep -q '"delta.columnMapping.mode":"name"' || fail "reorg: no column mapping"
+"$DL_CLI" protocol "$r" --format csv | grep -q icebergCompatV2 || fail "reorg: no icebergCompatV2"
+grep -h '"add"' "$r"/_delta_log/*.json | tail -1 | grep -q '"ICEBERG_COMPAT_VERSION":"2"' || fail "reorg: rewritten file not tagged"
+n=$(ls "$r"/_delta_log/*.json | wc -l)
+sql "REORG TABLE $R APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION=2))" || fail "second reorg failed"
+! grep -q '"add"' "$r/_delta_log/$(printf '%020d' "$n").json" 2>/dev/null || fail "second reorg rewrote files"
+out=$("$DL_CLI" -q sql "REORG TABLE $R APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION=3))" 2>&1) && fail "compat 3 accepted"
+
+[ "$fails" -eq 0 ] && echo "uniform_convert: ok"
+exit $((fails > 0))
