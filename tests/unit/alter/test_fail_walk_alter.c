@@ -49,7 +49,7 @@ static void add_done(const char *dir, const char *what)
 static void add_columns_walk(void **state)
 {
 	(void)state;
-	fw_cmd c = {"ALTER TABLE ADD COLUMNS", base_table, NULL, NULL, add_run, add_done, 2, NULL};
+	fw_cmd c = {"ALTER TABLE ADD COLUMNS", base_table, NULL, NULL, add_run, add_done, 2, NULL, false};
 	fw_walk_both(&c);
 }
 

@@ -67,14 +67,14 @@ static void delete_done(const char *dir, const char *what)
 static void delete_dv_walk(void **state)
 {
 	(void)state;
-	fw_cmd c = {"DELETE (deletion vectors)", dv_table, NULL, NULL, delete_run, delete_done, 3, NULL};
+	fw_cmd c = {"DELETE (deletion vectors)", dv_table, NULL, NULL, delete_run, delete_done, 3, NULL, false};
 	fw_walk_both(&c);
 }
 
 static void delete_cow_walk(void **state)
 {
 	(void)state;
-	fw_cmd c = {"DELETE (copy-on-write)", cow_table, NULL, NULL, delete_run, delete_done, 3, NULL};
+	fw_cmd c = {"DELETE (copy-on-write)", cow_table, NULL, NULL, delete_run, delete_done, 3, NULL, false};
 	fw_walk_both(&c);
 }
 
@@ -128,7 +128,7 @@ static void merge_done(const char *dir, const char *what)
 static void merge_walk(void **state)
 {
 	(void)state;
-	fw_cmd c = {"MERGE", cow_table, merge_input, merge_release, merge_run, merge_done, 3, NULL};
+	fw_cmd c = {"MERGE", cow_table, merge_input, merge_release, merge_run, merge_done, 3, NULL, false};
 	fw_walk_both(&c);
 }
 
@@ -136,7 +136,7 @@ static void merge_dv_walk(void **state)
 {
 	(void)state;
 	fw_cmd c = {"MERGE (deletion vectors)", dv_table, merge_input, merge_release, merge_run, merge_done, 3,
-	            NULL};
+	            NULL, false};
 	fw_walk_both(&c);
 }
 

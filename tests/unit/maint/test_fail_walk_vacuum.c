@@ -99,7 +99,7 @@ static const char *vacuum_partial(const fw_tree *before, const fw_tree *done, co
 static void vacuum_walk(void **state)
 {
 	(void)state;
-	fw_cmd c = {"VACUUM", base_table, NULL, NULL, vacuum_run, vacuum_done, 4, vacuum_partial};
+	fw_cmd c = {"VACUUM", base_table, NULL, NULL, vacuum_run, vacuum_done, 4, vacuum_partial, false};
 	fw_walk_both(&c);
 }
 

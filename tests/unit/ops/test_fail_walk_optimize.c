@@ -47,7 +47,7 @@ static void optimize_done(const char *dir, const char *what)
 static void optimize_walk(void **state)
 {
 	(void)state;
-	fw_cmd c = {"OPTIMIZE", base_table, NULL, NULL, optimize_run, optimize_done, 4, NULL};
+	fw_cmd c = {"OPTIMIZE", base_table, NULL, NULL, optimize_run, optimize_done, 4, NULL, false};
 	fw_walk_both(&c);
 }
 

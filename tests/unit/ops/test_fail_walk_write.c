@@ -71,7 +71,7 @@ static void append_done(const char *dir, const char *what)
 static void append_walk(void **state)
 {
 	(void)state;
-	fw_cmd c = {"append", base_table, append_input, append_release, append_run, append_done, 2, NULL};
+	fw_cmd c = {"append", base_table, append_input, append_release, append_run, append_done, 2, NULL, false};
 	fw_walk_both(&c);
 }
 
@@ -152,7 +152,54 @@ static void checkpoint_walk(void **state)
 {
 	(void)state;
 	fw_cmd c = {"checkpoint", checkpoint_base, NULL, NULL, checkpoint_run, checkpoint_done, -1,
-	            checkpoint_partial};
+	            checkpoint_partial, false};
+	fw_walk_both(&c);
+}
+
+/* ---- snapshot open and scan (a read over the checkpointed table) ---- */
+
+static int scan_run(const char *dir, dl_store *store, void *input)
+{
+	(void)dir, (void)input;
+	dl_snapshot_options so = DL_SNAPSHOT_OPTIONS_INIT;
+	so.store = store;
+	dl_snapshot *snap;
+	DL_TRY(dl_snapshot_open(&snap, NULL, &so));
+	dl_scan_options o = DL_SCAN_OPTIONS_INIT;
+	o.threads = 1;
+	const char *cols[] = {"id", "p"};
+	o.columns = cols;
+	o.ncolumns = 2;
+	o.filter = "id > 1";
+	dl_scan *scan = NULL;
+	dl_batch_stream *st = NULL;
+	int rc = dl_scan_open(&scan, snap, &o);
+	if (rc == 0) rc = dl_scan_batches(&st, scan);
+	int64_t rows = 0, sum = 0;
+	dl_batch *b;
+	while (rc == 0 && (rc = dl_batch_stream_next(st, &b)) == 0 && b) {
+		const int64_t *id = b->cols[0]->values;
+		for (int64_t r = 0; r < b->num_rows; r++)
+			if (dl_array_is_valid(b->cols[0], r) && id[r] > 1) rows++, sum += id[r];
+		dl_batch_free(b);
+	}
+	dl_batch_stream_free(st);
+	dl_scan_free(scan);
+	dl_snapshot_free(snap);
+	if (rc == 0 && (rows != 3 || sum != 9))
+		fail_msg("the scan read %lld rows summing to %lld", (long long)rows, (long long)sum);
+	return rc;
+}
+
+static void scan_done(const char *dir, const char *what)
+{
+	(void)dir, (void)what;
+}
+
+static void scan_walk(void **state)
+{
+	(void)state;
+	fw_cmd c = {"snapshot open + scan", checkpoint_base, NULL, NULL, scan_run, scan_done, -1, NULL, true};
 	fw_walk_both(&c);
 }
 
@@ -197,6 +244,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(append_walk),
 		cmocka_unit_test(checkpoint_walk),
+		cmocka_unit_test(scan_walk),
 		cmocka_unit_test(post_commit_warning),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
