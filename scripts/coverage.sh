@@ -18,8 +18,12 @@ mapfile -t notes < <(find "$build/CMakeFiles" -path '*/dl_*.dir/src/*' -name '*.
 [ ${#notes[@]} -gt 0 ] || { echo "coverage: no .gcno under $build (configure with -DDL_COVERAGE=ON)" >&2; exit 1; }
 # gcov -n: summaries only, no .gcov files; -b: branches too
 (cd "$work" && printf '%s\n' "${notes[@]}" | xargs -n 64 gcov -n -b 2>/dev/null) >"$work/summary.txt" || true
-awk -v root="$root/src/" -v top="$top" '
-  /^File / { f = substr($2, 2, length($2) - 2); keep = index(f, root) == 1 && f ~ /\.c$/; next }
+# gcov names sources as compiled: absolute, or relative to the build
+# directory (ccache's CCACHE_BASEDIR): keep src/<layer>/<file>.c
+awk -v top="$top" '
+  /^File / {
+    f = substr($2, 2, length($2) - 2); keep = match(f, /src\/[a-z_0-9]+\/[^\/]+\.c$/)
+    if (keep) f = substr(f, RSTART); next }
   !keep { next }
   /^Lines executed:/ {
     split($2, a, ":"); pct = a[2] + 0; n = $4 + 0; c = int(pct * n / 100 + 0.5)
@@ -32,7 +36,7 @@ awk -v root="$root/src/" -v top="$top" '
     if (!(f in bseen)) { bseen[f] = 1; B += n; BC += c }
     next }
   END {
-    for (f in lines) { u = lines[f] - cov[f]; printf "%d\t%d\t%d\t%s\n", u, cov[f], lines[f], substr(f, length(root) - 3) }
+    for (f in lines) { u = lines[f] - cov[f]; printf "%d\t%d\t%d\t%s\n", u, cov[f], lines[f], f }
     printf "TOTAL\t%d\t%d\t%d\t%d\n", LC, L, BC, B
   }' "$work/summary.txt" >"$work/table.txt"
 echo "files with the most uncovered lines (uncovered, covered/lines, file):"
