@@ -2,6 +2,7 @@
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
+COV_BUILD  ?= build-coverage
 PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc)
 CMAKE_GEN  := -G Ninja
@@ -14,7 +15,7 @@ define run_ctest
 	  awk '/^[0-9]+% tests passed/ { s = $$0; next } { print; fflush() } END { if (s) print s }'
 endef
 
-.PHONY: all deps test run bench asan fuzz install conformance clean oracle
+.PHONY: all deps test run bench asan fuzz fuzz-ci torture coverage install conformance clean oracle
 
 all: deps
 	@test -f $(BUILD)/build.ninja || cmake -S . -B $(BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Release
@@ -49,8 +50,23 @@ fuzz: deps
 	cmake --build $(FUZZ_BUILD) -j $(JOBS)
 	@scripts/fuzz.sh $(FUZZ_BUILD) $${FUZZ_SECONDS:-60}
 
+# The failure walks (tests/unit/*/test_fail_walk_*.c) at every failure
+# point, not the sample `make test` walks.
+torture: all
+	cd $(BUILD) && DL_TORTURE=1 ctest --output-on-failure -j $(JOBS) -R fail_walk --timeout 7200
+
+# Line and branch coverage of src/ after the whole suite ran on a gcc
+# --coverage build (scripts/coverage.sh: gcov only; HTML too with lcov).
+coverage: deps oracle
+	@test -f $(COV_BUILD)/build.ninja || cmake -S . -B $(COV_BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Debug -DDL_COVERAGE=ON
+	cmake --build $(COV_BUILD) -j $(JOBS)
+	@find $(COV_BUILD) -name '*.gcda' -delete
+	@# a failing test still leaves its coverage: report it, then measure
+	cd $(COV_BUILD) && ctest -j $(JOBS) --output-on-failure 2>&1 | tail -40
+	@scripts/coverage.sh $(COV_BUILD)
+
 install: all
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(COV_BUILD)

@@ -224,7 +224,17 @@ static int run_command(dl_cli *cli, dl_cli_globals *g, const dl_cli_command *cmd
 	}
 	if (rc == 0) {
 		dl_cli_error_clear();
+		dl_warning_clear();
 		rc = cmd->run(cli, args);
+		/* what the library could not finish after a success, e.g. a
+		 * checkpoint on a full disk (issue 17 item 10): said, exit 0 */
+		const char *warn = dl_warning_last();
+		for (const char *w = warn; rc == 0 && w && *w;) {
+			const char *nl = strchr(w, '\n');
+			int n = nl ? (int)(nl - w) : (int)strlen(w);
+			fprintf(cli->err, "%s: warning: %.*s\n", cli->prog, n, w);
+			w = nl ? nl + 1 : w + n;
+		}
 		if (rc == 0 && (fflush(cli->out) != 0 || ferror(cli->out)))
 			rc = dl_cli_fail(DL_EIO, "writing the output failed: %s", strerror(errno));
 	}

@@ -48,6 +48,16 @@ DL_EXTERN(void) dl_error_clear(void);
 /* A short name for a code, e.g. "DL_ENOTFOUND". */
 DL_EXTERN(const char *) dl_error_code_name(int code);
 
+/* Warnings: a call that succeeded but could not do all it meant to, for
+ * example a commit whose post-commit work (the checksum file, the
+ * checkpoint, _last_checkpoint, log cleanup) failed on a full disk. The
+ * commit stands; the table is correct, only slower to read or without its
+ * checksum. The warnings raised on this thread since dl_warning_clear, one
+ * per line, or NULL when there were none (thread-local, like the error). */
+DL_EXTERN(const char *) dl_warning_last(void);
+/* Forget this thread's warnings (do it before a call to see its own). */
+DL_EXTERN(void) dl_warning_clear(void);
+
 #ifdef __cplusplus
 }
 #endif

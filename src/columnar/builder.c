@@ -105,7 +105,8 @@ void dl_builder_free(dl_builder *b)
 {
 	if (!b) return;
 	builder_release_buffers(b);
-	for (int i = 0; i < b->nchildren; i++) dl_builder_free(b->children[i]);
+	/* children is NULL when its allocation failed in builder_new_with */
+	for (int i = 0; b->children && i < b->nchildren; i++) dl_builder_free(b->children[i]);
 	dl_free(b->children);
 	dl_type_unref(b->type);
 	dl_free(b);

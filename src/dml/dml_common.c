@@ -137,8 +137,10 @@ int dl_dml_set_predicate_parameter(dl_dml_cmd *c, const char *predicate)
 		 * ours is the canonical SQL of the parsed predicate. */
 		dl_expr *e;
 		rc = dl_expr_parse(&e, predicate);
-		if (rc == 0) rc = dl_expr_sql(e, &sql);
-		if (rc == 0) dl_expr_free(e);
+		if (rc == 0) {
+			rc = dl_expr_sql(e, &sql);
+			dl_expr_free(e); /* also when the SQL text failed */
+		}
 	}
 	dl_json_writer w;
 	dl_jw_init(&w, &b);

@@ -345,7 +345,8 @@ static void free_exec(mg_exec *x)
 		for (int w = 0; c->set && w < x->nw; w++) dl_expr_free(c->set[w]);
 		dl_free(c->set);
 		c->set = NULL;
-		for (int i = 0; x->ins && i < x->nins[k]; i++) dl_batch_free(x->ins[k][i]);
+		/* ins, nins, capins are allocated together; any may have failed */
+		for (int i = 0; x->ins && x->nins && x->ins[k] && i < x->nins[k]; i++) dl_batch_free(x->ins[k][i]);
 		if (x->ins) dl_free(x->ins[k]);
 		if (x->ins_schema) dl_type_unref(x->ins_schema[k]);
 	}
@@ -354,8 +355,8 @@ static void free_exec(mg_exec *x)
 	dl_free(x->capins);
 	dl_free(x->ins_schema);
 	for (int k = 0; k < x->nkeys; k++) {
-		dl_expr_free(x->tkeys[k]);
-		dl_expr_free(x->skeys[k]);
+		if (x->tkeys) dl_expr_free(x->tkeys[k]);
+		if (x->skeys) dl_expr_free(x->skeys[k]);
 	}
 	dl_free(x->tkeys);
 	dl_free(x->skeys);

@@ -274,7 +274,8 @@ static int target_stream(mg_exec *x, dl_batch_stream **out)
 	}
 	dl_free(cols);
 	if (rc < 0) {
-		if (s && t) tstream_release(s);
+		/* wired up only when all three allocations succeeded */
+		if (s && s->private_data) tstream_release(s);
 		else {
 			dl_free(s);
 			dl_free(t);

@@ -55,7 +55,10 @@ int dl_mg_build_canon(mg_exec *x)
 		f[k].metadata = (char *)"{}";
 	}
 	f[k].name = (char *)"__srow", f[k].type = lt, f[k].nullable = true, f[k++].metadata = (char *)"{}";
-	x->canon = dl_type_struct(f, n);
+	/* a failed arena copy of a name is out of memory, not a nameless column */
+	bool named = true;
+	for (int i = 0; i < n; i++) named = named && f[i].name;
+	x->canon = named ? dl_type_struct(f, n) : NULL;
 	dl_free(f);
 	dl_type_unref(lt);
 	return x->canon ? 0 : dl_error_last()->code;

@@ -181,9 +181,10 @@ static int build_mem(join_op *j)
 			j->head[ids[s]] = row;
 		}
 	}
-	for (int k = 0; keys && k < j->nkeys; k++) {
-		dl_array_free(keys[k]);
-		dl_array_free(ukeys[k]);
+	/* either array may be NULL: its allocation failed */
+	for (int k = 0; k < j->nkeys; k++) {
+		if (keys) dl_array_free(keys[k]);
+		if (ukeys) dl_array_free(ukeys[k]);
 	}
 	dl_free(keys);
 	dl_free(ukeys);

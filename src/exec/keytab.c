@@ -240,7 +240,8 @@ void dl_keytab_free(dl_keytab *t)
 			for (int k = 0; k < t->nkeys; k++) dl_array_free(t->chunks[c].cols[k]);
 		dl_free(t->chunks[c].cols);
 	}
-	for (int k = 0; k < t->nkeys; k++) dl_type_unref(t->types[k]);
+	/* types is NULL when its allocation in dl_keytab_new failed */
+	for (int k = 0; t->types && k < t->nkeys; k++) dl_type_unref(t->types[k]);
 	dl_exec_mem_release(t->mem, t->charged);
 	dl_free(t->chunks);
 	dl_free(t->types);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "json/json.h"
+#include "storage/backend.h"
 #include "util/error.h"
 #include "util/mem.h"
 
@@ -120,7 +121,7 @@ static int list_log(dl_store *store, int64_t start, dl_log_file **out, size_t *n
 	*out = NULL;
 	*n = 0;
 	if (start > 0) snprintf(start_name, sizeof start_name, "%020" PRId64, start);
-	int rc = dl_store_list_from(&l, store, DL_LOG_DIR, start > 0 ? start_name : NULL);
+	int rc = dl_store_list_entries_from(&l, store, DL_LOG_DIR, start > 0 ? start_name : NULL);
 	if (rc == DL_ENOTFOUND) {
 		dl_error_clear();
 		return 0;
@@ -138,6 +139,16 @@ static int list_log(dl_store *store, int64_t start, dl_log_file **out, size_t *n
 		dl_log_file f = {0};
 		f.kind = dl_log_file_classify(name, &f.version, &f.end_version, &f.part, &f.nparts);
 		if (f.kind == DL_LOGF_OTHER) continue;
+		if (l.items[i].size < 0) {
+			/* a directory (or FIFO...) named like a commit or checkpoint:
+			 * skipping it would silently drop that version */
+			rc = dl_error_set(DL_ECORRUPT, "%s/%s is not a regular file but is named like a log file "
+			                  "(%s of version %lld): remove or rename it", DL_LOG_DIR, name,
+			                  f.kind == DL_LOGF_COMMIT ? "the commit" : "a file", (long long)f.version);
+			dl_log_files_free(files, k);
+			dl_object_list_free(&l);
+			return rc;
+		}
 		f.size = l.items[i].size;
 		f.mtime_ms = l.items[i].mtime_ms;
 		f.path = l.items[i].path; /* taken over below */

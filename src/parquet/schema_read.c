@@ -417,7 +417,8 @@ int pq_schema_build(pq_schema *out, const pq_file_metadata *md, const char *what
 void pq_plan_free(pq_out *p)
 {
 	if (!p) return;
-	for (int i = 0; i < p->nchildren; i++) pq_plan_free(&p->children[i]);
+	/* children is NULL when its allocation failed (nchildren is set first) */
+	for (int i = 0; p->children && i < p->nchildren; i++) pq_plan_free(&p->children[i]);
 	dl_free(p->children);
 	if (p->type) dl_type_unref(p->type);
 	memset(p, 0, sizeof *p);
@@ -438,6 +439,8 @@ void pq_schema_free(pq_schema *s)
 	memset(s, 0, sizeof *s);
 }
 
+/* On failure *out is released (the caller has nothing to free): the
+ * children array is zeroed, so the copies not made yet free as empty. */
 int pq_plan_copy(pq_out *out, const pq_out *src)
 {
 	*out = *src;
@@ -445,16 +448,11 @@ int pq_plan_copy(pq_out *out, const pq_out *src)
 	out->children = NULL;
 	if (src->nchildren) {
 		out->children = dl_calloc((size_t)src->nchildren, sizeof *out->children);
-		if (!out->children) {
-			out->nchildren = 0;
-			return DL_ENOMEM;
-		}
-		for (int i = 0; i < src->nchildren; i++) {
-			int rc = pq_plan_copy(&out->children[i], &src->children[i]);
-			if (rc < 0) {
-				out->nchildren = i;
-				return rc;
-			}
+		int rc = out->children ? 0 : DL_ENOMEM;
+		for (int i = 0; rc == 0 && i < src->nchildren; i++) rc = pq_plan_copy(&out->children[i], &src->children[i]);
+		if (rc < 0) {
+			pq_plan_free(out);
+			return rc;
 		}
 	}
 	return 0;

@@ -34,6 +34,11 @@ void *dl_store_impl_of(const dl_store *s, const dl_store_backend *be);
 int dl_store_options_check_namespace(const dl_store_options *o, const char *ns,
                                      const char *const *known);
 
+/* dl_store_list_from with the entries that are not objects (size -1; the
+ * backend contract, sys/store_backend.h): a directory in _delta_log named
+ * like a commit is an error for the log, not nothing. */
+int dl_store_list_entries_from(dl_object_list *out, dl_store *s, const char *dir, const char *start_name);
+
 /* Appends one entry (path copied) to a list. 0 or DL_ENOMEM. */
 int dl_object_list_push(dl_object_list *l, size_t *cap, const char *path, int64_t size,
                         int64_t mtime_ms);

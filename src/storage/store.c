@@ -319,6 +319,7 @@ typedef struct list_acc {
 	dl_object_list *out;
 	size_t cap;
 	dl_store *s;
+	bool entries; /* keep the non-objects (size -1) too */
 } list_acc;
 
 static int list_emit(const char *path, int64_t size, int64_t mtime_ms, void *payload)
@@ -327,11 +328,12 @@ static int list_emit(const char *path, int64_t size, int64_t mtime_ms, void *pay
 	if (!dl_path_is_valid_relative(path, false))
 		return dl_error_set(DL_ECORRUPT, "the backend of store %s listed an invalid object path \"%s\"",
 		                    a->s->root, path ? path : "(null)");
+	if (size < 0 && !a->entries) return 0;
 	return dl_object_list_push(a->out, &a->cap, path, size, mtime_ms);
 }
 
 static int list_sorted(dl_store *s, const char *dir, const char *start_name, bool recursive,
-                       dl_object_list *out)
+                       bool entries, dl_object_list *out)
 {
 	out->items = NULL;
 	out->count = 0;
@@ -345,7 +347,7 @@ static int list_sorted(dl_store *s, const char *dir, const char *start_name, boo
 		dir = trimmed;
 	}
 	DL_TRY(check_path(s, dir, true));
-	list_acc acc = {out, 0, s};
+	list_acc acc = {out, 0, s, entries};
 	/* an object store lists from the middle; the rest list all and filter */
 	int rc = !recursive && start_name && *start_name && s->backend.list_from
 	             ? s->backend.list_from(s->impl, dir, start_name, list_emit, &acc)
@@ -362,12 +364,17 @@ static int list_sorted(dl_store *s, const char *dir, const char *start_name, boo
 
 int dl_store_list_from(dl_object_list *out, dl_store *s, const char *dir, const char *start_name)
 {
-	return list_sorted(s, dir, start_name, false, out);
+	return list_sorted(s, dir, start_name, false, false, out);
+}
+
+int dl_store_list_entries_from(dl_object_list *out, dl_store *s, const char *dir, const char *start_name)
+{
+	return list_sorted(s, dir, start_name, false, true, out);
 }
 
 int dl_store_list_recursive(dl_object_list *out, dl_store *s, const char *dir)
 {
-	return list_sorted(s, dir, NULL, true, out);
+	return list_sorted(s, dir, NULL, true, false, out);
 }
 
 void dl_object_list_free(dl_object_list *l)

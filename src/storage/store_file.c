@@ -493,6 +493,8 @@ static int list_dir(file_store *fs, const char *dir, bool recursive, dl_store_li
 			rc = emit(rel, (int64_t)st.st_size, mtime_ms(&st), payload);
 		else if (S_ISDIR(st.st_mode) && recursive && !link)
 			rc = list_dir(fs, rel, true, emit, payload);
+		else if (!recursive) /* not an object (size -1: the backend contract) */
+			rc = emit(rel, -1, mtime_ms(&st), payload);
 		dl_free(rel);
 	}
 	if (rc == 0 && !e && errno != 0) rc = dl_error_errno("listing", full);

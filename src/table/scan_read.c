@@ -399,9 +399,19 @@ int dl_scan_read_add(dl_scan *s, const dl_add *add, const uint64_t *only_rows, s
 	if (rc == 0) rc = load_partitions(&f, nread);
 	if (rc == 0 && !use_only) rc = load_dv(&f);
 	/* A DV may mark rows past the file's end: Spark's own Base85 decoding of
-	 * an overflowing last group gives such rows (kernel-data/cdf-table-with-dv,
-	 * written by Databricks), and Spark reads them as deleting nothing, so
-	 * they are not an error here either. */
+	 * an overflowing last group of an inline DV gives such rows
+	 * (kernel-data/cdf-table-with-dv, written by Databricks), and Spark
+	 * reads them as deleting nothing, so for inline DVs they are not an
+	 * error. A DV file's bitmap has no such excuse: a row past the end is
+	 * a corrupt or misattached DV, and deleting "nothing" for it would make
+	 * the row count (numRecords - cardinality) disagree with the rows read
+	 * (issue 17 item 8). */
+	if (rc == 0 && !use_only && f.ndeleted && f.add->dv->storage_type != 'i' &&
+	    f.deleted[f.ndeleted - 1] >= (uint64_t)pq_reader_num_rows(f.r))
+		rc = dl_error_set(DL_ECORRUPT, "the deletion vector of data file %s (%c%s) deletes row %llu, "
+		                  "but the file has %lld rows", f.add->path, f.add->dv->storage_type,
+		                  f.add->dv->path_or_inline, (unsigned long long)f.deleted[f.ndeleted - 1],
+		                  (long long)pq_reader_num_rows(f.r));
 	if (rc == 0) rc = s->phys_request->nchildren ? read_data(&f, emit, payload) : read_counts_only(&f, emit, payload);
 	file_read_free(&f, nread);
 	if (rc < 0 && rc != DL_ECANCELLED && rc != DL_ENOTFOUND) dl_error_prefix("reading data file %s", f.add->path);

@@ -20,6 +20,10 @@
 static void record(dl_transaction *t, int rc, const char *hook)
 {
 	if (rc >= 0) return;
+	/* the caller's warning (dl_warning_last; the CLI prints it): the
+	 * command succeeded, but a full disk should not go unnoticed */
+	dl_warning_add("%s after committing version %lld failed (the commit stands): %s", hook,
+	               (long long)t->version, dl_error_last()->message);
 	if (!t->post_rc) {
 		t->post_rc = rc;
 		dl_buf b = DL_BUF_INIT;

@@ -11,6 +11,29 @@
 static _Thread_local char tl_message[DL_ERR_MSG_MAX];
 static _Thread_local char tl_class[DL_ERR_CLASS_MAX];
 static _Thread_local dl_error tl_error = {DL_OK, "", ""};
+/* warnings: fixed room too, so warning never needs memory either */
+static _Thread_local char tl_warnings[2048];
+
+const char *dl_warning_last(void)
+{
+	return tl_warnings[0] ? tl_warnings : NULL;
+}
+
+void dl_warning_clear(void)
+{
+	tl_warnings[0] = 0;
+}
+
+void dl_warning_add(const char *fmt, ...)
+{
+	size_t len = strlen(tl_warnings);
+	if (len + 2 >= sizeof tl_warnings) return;
+	if (len) tl_warnings[len++] = '\n';
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(tl_warnings + len, sizeof tl_warnings - len, fmt, ap);
+	va_end(ap);
+}
 
 const dl_error *dl_error_last(void)
 {

@@ -15,6 +15,9 @@
 /* Records an error for this thread and returns `code`, so callers can write
  * `return dl_error_set(DL_EINVALID, "...")`. The message is formatted. */
 int dl_error_set(int code, const char *fmt, ...) DL_PRINTF(2, 3);
+/* Adds a line to this thread's warnings (dl_warning_last); warnings past
+ * the buffer's room are dropped, the first ones matter most. */
+void dl_warning_add(const char *fmt, ...) DL_PRINTF(1, 2);
 int dl_error_setv(int code, const char *fmt, va_list ap);
 /* The same with a stable class name (e.g. Spark's "DELTA_CONCURRENT_APPEND"). */
 int dl_error_set_class(int code, const char *klass, const char *fmt, ...) DL_PRINTF(3, 4);

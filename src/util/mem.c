@@ -1,7 +1,46 @@
 #include "util/mem.h"
 #include "util/error.h"
+#include "util/mem_fault.h"
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- test-only failure injection (mem_fault.h) ---- */
+
+static atomic_bool fault_armed;
+static _Atomic int64_t fault_calls, fault_injected;
+static int64_t fault_nth, fault_times; /* written only while disarmed */
+
+void dl_mem_fault_arm(int64_t nth, int64_t times)
+{
+	atomic_store(&fault_armed, false);
+	fault_nth = nth;
+	fault_times = times;
+	atomic_store(&fault_calls, 0);
+	atomic_store(&fault_injected, 0);
+	atomic_store(&fault_armed, true);
+}
+
+void dl_mem_fault_disarm(int64_t *calls, int64_t *injected)
+{
+	atomic_store(&fault_armed, false);
+	if (calls) *calls = atomic_load(&fault_calls);
+	if (injected) *injected = atomic_load(&fault_injected);
+}
+
+/* Whether this allocation is to fail. Kept out of line: the armed check
+ * is all the allocators pay when no test armed it. */
+static bool __attribute__((noinline)) fault_hit(void)
+{
+	int64_t i = atomic_fetch_add(&fault_calls, 1) + 1;
+	bool fail = fault_nth > 0 && i >= fault_nth && (fault_times == 0 || i < fault_nth + fault_times);
+	if (fail) atomic_fetch_add(&fault_injected, 1);
+	return fail;
+}
+
+#define FAULT_INJECTED() \
+	(__builtin_expect(atomic_load_explicit(&fault_armed, memory_order_relaxed), 0) && fault_hit())
 
 static void *oom(size_t n)
 {
@@ -11,18 +50,22 @@ static void *oom(size_t n)
 
 void *dl_malloc(size_t n)
 {
+	if (FAULT_INJECTED()) return oom(n);
 	void *p = malloc(n ? n : 1);
 	return p ? p : oom(n);
 }
 
 void *dl_calloc(size_t count, size_t size)
 {
+	if (FAULT_INJECTED()) return oom(count * size);
 	void *p = calloc(count ? count : 1, size ? size : 1);
 	return p ? p : oom(count * size);
 }
 
 void *dl_realloc(void *p, size_t n)
 {
+	/* a failed realloc leaves p allocated, as realloc does */
+	if (FAULT_INJECTED()) return oom(n);
 	void *q = realloc(p, n ? n : 1);
 	return q ? q : oom(n);
 }

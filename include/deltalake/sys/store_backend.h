@@ -96,7 +96,11 @@ typedef struct dl_store_backend {
 	int (*put_if_absent)(void *impl, const char *path, const void *data, size_t len);
 	/* Calls emit for each object of `dir` ("" the root), recursively or
 	 * only its direct objects, in any order; paths relative to the store
-	 * root. A missing dir lists nothing. Required. */
+	 * root. A missing dir lists nothing. In a listing that is not
+	 * recursive, a store with directories may also emit each entry that
+	 * is not an object (a directory, a FIFO...) with size -1: listings
+	 * leave it out, but the log refuses a directory named like one of its
+	 * files instead of skipping it. Required. */
 	int (*list)(void *impl, const char *dir, int recursive, dl_store_list_fn emit, void *emit_payload);
 	/* DL_ENOTFOUND when missing. Required. */
 	int (*del)(void *impl, const char *path);
