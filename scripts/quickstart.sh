@@ -159,7 +159,27 @@ if has sql; then
 		deltalake sql --warehouse wh --format csv "EXPLAIN SELECT sum(amount) FROM shop.sales WHERE day = DATE'2024-01-02'"
 	step "DESCRIBE HISTORY, SHOW TABLES: the catalog's view" \
 		deltalake sql --warehouse wh --format csv "SHOW TABLES IN shop; DESCRIBE HISTORY shop.customers LIMIT 2"
+	step "ROLLUP: subtotals per country and a grand total (grouping() tells a rolled-up NULL)" \
+		deltalake sql --warehouse wh "SELECT c.country, c.name, sum(s.amount) AS total, grouping(c.name) AS subtotal
+		FROM shop.sales s JOIN shop.customers c ON s.customer = c.id GROUP BY ROLLUP(c.country, c.name)
+		ORDER BY c.country NULLS LAST, c.name NULLS LAST"
 	expect_fail 1 "Errors carry Spark's error class" deltalake sql --warehouse wh "SELECT nme FROM shop.customers"
+fi
+
+if has ingest && has optimize && has alter; then
+	cd "$work"
+	section "Streaming, ALTER and maintenance"
+	seq 1 2500 | awk 'BEGIN { print "id,kind" } { print $1 "," ($1 % 3 == 0 ? "click" : "view") }' >clicks.csv
+	step "ingest: CSV from a pipe in exactly-once micro-batches (a rerun on the same checkpoint adds nothing)" \
+		deltalake ingest clicks --input clicks.csv --checkpoint clicks.ckpt --batch-rows 1000
+	step "Each batch is one commit carrying its txn id" deltalake history clicks --format csv
+	step "ALTER TABLE: a new column with a comment" \
+		deltalake alter clicks "ADD COLUMNS (source STRING COMMENT 'where the click came from')"
+	step "A CHECK constraint: every existing row is checked first" deltalake alter clicks "ADD CONSTRAINT positive CHECK (id > 0)"
+	step "OPTIMIZE ZORDER BY: the small files compacted, rows ordered by id (Spark's metrics)" \
+		deltalake optimize clicks --zorder-by id --format vertical
+	step "VACUUM (dry run): the files no version inside the retention window needs" \
+		deltalake vacuum clicks --dry-run --retain 0 --no-retention-check --format csv
 fi
 
 cd "$work"

@@ -3,7 +3,9 @@
 # and read back by curl: the query response checked line by line against
 # PROTOCOL.md, every file URL downloaded (size as listed), and the rows (the
 # files' rows minus their deletion vectors) equal to reading the table
-# directly with `deltalake cat` (counted by DuckDB). Tables that cannot be
+# directly with `deltalake cat` (counted by DuckDB), and read again by our
+# own client (`deltalake cat PROFILE#share.schema.table`) with every row
+# equal to the direct read. Tables that cannot be
 # read directly must give a PROTOCOL.md error, not a 200. Needs DL_CLI,
 # DL_SHARED_DIR and DL_ORACLE_DIR.
 set -uo pipefail
@@ -104,6 +106,27 @@ done
 check conform "$tmp/conform.list" >"$tmp/conform.out" 2>"$tmp/conform.err" || fail "$(cat "$tmp/conform.err")"
 echo "served $served tables ($(cat "$tmp/conform.out")), $refused unreadable directly and handled as expected"
 [ "$served" -gt 120 ] || fail "only $served tables served"
+
+# Our own client (issue 16): every served table read as PROFILE#share.schema.table
+# gives exactly the rows of reading the table directly (sorted CSV of every
+# column), two tables at a time.
+printf '{"shareCredentialsVersion": 1, "endpoint": "%s", "bearerToken": "%s"}\n' "$base" "$token" >"$tmp/conf.share"
+export tmp
+cut -f1 "$tmp/conform.list" | while read -r dir; do
+	i=${dir##*/t}
+	printf '%s\0%s\0%s\0' "${tables[$i]}" "$tmp/conf.share#conformance.all.t$i" "$dir"
+done | xargs -0 -n 3 -P 2 sh -c '
+	"$DL_CLI" cat "$0" --format csv 2>"$2/direct.err" | sort >"$2/direct.csv"
+	"$DL_CLI" cat "$1" --format csv 2>"$2/client.err" | sort >"$2/client.csv"
+	if cmp -s "$2/direct.csv" "$2/client.csv" && [ -s "$2/direct.csv" ]; then echo ok >"$2/client.rc"
+	else echo "differ" >"$2/client.rc"; fi'
+client_ok=0
+while read -r dir; do
+	if [ "$(cat "$dir/client.rc" 2>/dev/null)" = ok ]; then client_ok=$((client_ok + 1)); continue; fi
+	i=${dir##*/t}
+	fail "${tables[$i]}: our client read $(($(wc -l <"$dir/client.csv") - 1)) rows ($(head -c 200 "$dir/client.err")), the direct read $(($(wc -l <"$dir/direct.csv") - 1))"
+done < <(cut -f1 "$tmp/conform.list")
+echo "our client read $client_ok of $served served tables exactly as the direct read"
 stop_server
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }
 echo "sharing_server_conformance: ok"
