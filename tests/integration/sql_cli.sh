@@ -230,6 +230,13 @@ sql 0 "CREATE TABLE long_b (x INT) USING DELTA; INSERT INTO long_b VALUES $value
 	>"$tmp/out" 2>"$tmp/err" &
 pid=$!
 sleep 1
+# a background job of a script starts with SIGINT ignored: wait for the
+# shell's handler (SigCgt bit 2) so the INT is not lost on a loaded machine
+for _ in $(seq 200); do
+	cgt=$(awk '/^SigCgt:/ { print $2 }' "/proc/$pid/status" 2>/dev/null)
+	[ -n "$cgt" ] && (((16#$cgt & 2) != 0)) && break
+	sleep 0.05
+done
 kill -INT $pid
 wait $pid
 got=$?

@@ -27,6 +27,18 @@ append() { # TABLE FIRST LAST: one commit with ids FIRST..LAST
 	"$DL_CLI" write "$t" -i "$tmp/in.csv" -m append -q >/dev/null || fail "append $2..$3 to $t failed"
 }
 ids_of() { sed -n 's/^{"id":\([0-9]*\),.*/\1/p' "$@"; }
+# until PID has its SIGINT handler (SigCgt bit 2): a background job of a
+# script starts with SIGINT ignored, so an INT sent before follow installs
+# its handler is lost and follow never ends (seen in CI)
+wait_handler() {
+	local i cgt
+	for ((i = 0; i < 300; i++)); do
+		cgt=$(awk '/^SigCgt:/ { print $2 }' "/proc/$1/status" 2>/dev/null)
+		[ -n "$cgt" ] && (((16#$cgt & 2) != 0)) && return 0
+		sleep 0.05
+	done
+	fail "follow (pid $1) never installed its SIGINT handler"
+}
 wait_rows() { # FILE N: until FILE holds N rows (30 s at most)
 	local i
 	for ((i = 0; i < 300; i++)); do
@@ -45,6 +57,7 @@ fp=$!
 pids+=("$fp")
 for ((i = 2; i <= 80; i++)); do append "$t" "$i" "$i"; done
 wait_rows "$tmp/out1" 80
+wait_handler "$fp"
 kill -INT "$fp"
 wait "$fp"
 rc=$?
@@ -68,6 +81,7 @@ for ((i = 11; i <= 20; i++)); do append "$t" "$i" "$i"; done
 fp=$!
 pids+=("$fp")
 wait_rows "$tmp/out2b" 10
+wait_handler "$fp"
 kill -INT "$fp"
 wait "$fp" || fail "the restarted follow failed"
 seq 1 20 | cmp -s - <(ids_of "$tmp/out2a" "$tmp/out2b") ||
@@ -94,6 +108,7 @@ for ((i = 0; i < 300; i++)); do
 	[ "$(ids_of "$tmp/out2c" | sort -un | wc -l)" -ge 36 ] && break
 	sleep 0.1
 done
+wait_handler "$fp"
 kill -INT "$fp"
 wait "$fp" || fail "the last follow failed"
 seq 21 56 | cmp -s - <(ids_of "$tmp/out2c" | sort -un) || fail "rows lost across SIGKILLs: $(ids_of "$tmp/out2c" | sort -un | tr '\n' ' ')"
