@@ -160,7 +160,9 @@ port=${UI_BASE##*:}
 B=http://127.0.0.1:${port%/}
 status 401 "$B/api/detail"
 status 401 "$B/"
-status 401 "$B/api/detail?token=${tok%?}0"
+# the token with its last digit changed (to another digit, always)
+[ "${tok: -1}" = 0 ] && badtok="${tok%?}1" || badtok="${tok%?}0"
+status 401 "$B/api/detail?token=$badtok"
 status 401 -H "Authorization: Bearer x$tok" "$B/api/detail"
 status 200 "$B/api/detail?token=$tok"
 status 200 -H "Authorization: Bearer $tok" "$B/api/detail"
