@@ -803,27 +803,33 @@ int dl_optimize(dl_optimize_metrics *metrics, const char *uri, const dl_optimize
 	return rc;
 }
 
+int dl_opt_reorg_request(opt_request *r, const dl_reorg_options *opts, const char *fn)
+{
+	static const dl_reorg_options d = DL_REORG_OPTIONS_INIT;
+	const dl_reorg_options *o = opts ? opts : &d;
+	if (o->version < 1 || o->version > DL_REORG_OPTIONS_VERSION)
+		return dl_error_set(DL_EINVALID, "%s: unknown options version %d", fn, o->version);
+	memset(r, 0, sizeof *r);
+	r->operation = "REORG";
+	r->store = o->store;
+	r->store_options = o->store_options;
+	r->user_metadata = o->user_metadata;
+	r->progress = o->progress;
+	r->progress_payload = o->progress_payload;
+	r->where = o->where;
+	r->purge = true;
+	r->ratio = 0;
+	r->threads = o->threads;
+	r->stats = o->version >= 2 ? o->stats : NULL;
+	return 0;
+}
+
 int dl_reorg_purge(dl_optimize_metrics *metrics, const char *uri, const dl_reorg_options *opts)
 {
 	if (!metrics) return dl_error_set(DL_EINVALID, "dl_reorg_purge: metrics missing");
 	dl_opt_metrics_init(metrics);
-	dl_reorg_options d = DL_REORG_OPTIONS_INIT;
-	const dl_reorg_options *o = opts ? opts : &d;
-	if (o->version < 1 || o->version > DL_REORG_OPTIONS_VERSION)
-		return dl_error_set(DL_EINVALID, "dl_reorg_purge: unknown options version %d", o->version);
 	opt_request r;
-	memset(&r, 0, sizeof r);
-	r.operation = "REORG";
-	r.store = o->store;
-	r.store_options = o->store_options;
-	r.user_metadata = o->user_metadata;
-	r.progress = o->progress;
-	r.progress_payload = o->progress_payload;
-	r.where = o->where;
-	r.purge = true;
-	r.ratio = 0;
-	r.threads = o->threads;
-	r.stats = o->version >= 2 ? o->stats : NULL;
+	DL_TRY(dl_opt_reorg_request(&r, opts, "dl_reorg_purge"));
 	int rc = dl_opt_run(metrics, uri, &r);
 	if (rc < 0) dl_opt_metrics_init(metrics);
 	return rc;

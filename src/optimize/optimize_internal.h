@@ -99,6 +99,9 @@ int dl_opt_iceberg_tag(dl_add *a, dl_arena *arena, int version);
 
 /* Runs it (optimize.c); metrics as dl_optimize's. */
 int dl_opt_run(dl_optimize_metrics *m, const char *uri, const opt_request *r);
+/* The request of a REORG ... APPLY (PURGE and UPGRADE UNIFORM share it):
+ * the options checked (fn names the caller in the error) and copied. */
+int dl_opt_reorg_request(opt_request *r, const dl_reorg_options *opts, const char *fn);
 void dl_opt_metrics_init(dl_optimize_metrics *m);
 /* The key of a partition: its values' text, never a NULL buffer. */
 int dl_opt_part_key(dl_buf *k, const dl_str_map *pv);

@@ -51,22 +51,9 @@ int dl_reorg_upgrade_uniform(dl_optimize_metrics *metrics, const char *uri, int 
 		                          "REORG TABLE ... APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION=%d)): "
 		                          "only ICEBERG_COMPAT_VERSION=2 is supported",
 		                          version);
-	dl_reorg_options d = DL_REORG_OPTIONS_INIT;
-	const dl_reorg_options *o = opts ? opts : &d;
-	if (o->version < 1 || o->version > DL_REORG_OPTIONS_VERSION)
-		return dl_error_set(DL_EINVALID, "dl_reorg_upgrade_uniform: unknown options version %d", o->version);
 	opt_request r;
-	memset(&r, 0, sizeof r);
-	r.operation = "REORG";
-	r.store = o->store;
-	r.store_options = o->store_options;
-	r.user_metadata = o->user_metadata;
-	r.progress = o->progress;
-	r.progress_payload = o->progress_payload;
-	r.where = o->where;
-	r.purge = true;
+	DL_TRY(dl_opt_reorg_request(&r, opts, "dl_reorg_upgrade_uniform"));
 	r.iceberg_compat = version;
-	r.threads = o->threads;
 	int rc = dl_opt_run(metrics, uri, &r);
 	if (rc < 0) dl_opt_metrics_init(metrics);
 	return rc;
