@@ -34,19 +34,27 @@ int dl_ops_open_latest(dl_snapshot **out, dl_store *store)
 	*out = NULL;
 	dl_snapshot_options o = DL_SNAPSHOT_OPTIONS_INIT;
 	o.store = store;
-	int rc = dl_snapshot_open(out, dl_store_root(store), &o);
-	if (rc != DL_ENOTFOUND) return rc;
 	/* Only "nothing committed yet" means no table; a log with commits that
-	 * cannot be opened must not be overwritten by a new version 0. */
-	dl_object_list l = {NULL, 0};
-	DL_TRY(dl_store_list_from(&l, store, "_delta_log", NULL));
-	bool any = false;
-	for (size_t i = 0; i < l.count && !any; i++) any = is_log_file(l.items[i].path);
-	dl_object_list_free(&l);
-	if (any) return rc;
-	dl_error_clear();
-	*out = NULL;
-	return 0;
+	 * cannot be opened must not be overwritten by a new version 0. The
+	 * second listing can also see a commit that a concurrent writer made
+	 * after the snapshot's listing found none: then the table now exists,
+	 * so open it again rather than call it unreadable. */
+	for (int attempt = 0;; attempt++) {
+		int rc = dl_snapshot_open(out, dl_store_root(store), &o);
+		if (rc != DL_ENOTFOUND) return rc;
+		dl_object_list l = {NULL, 0};
+		DL_TRY(dl_store_list_from(&l, store, "_delta_log", NULL));
+		bool any = false;
+		for (size_t i = 0; i < l.count && !any; i++) any = is_log_file(l.items[i].path);
+		dl_object_list_free(&l);
+		if (!any) {
+			dl_error_clear();
+			*out = NULL;
+			return 0;
+		}
+		if (attempt == 2) return rc;
+		dl_error_clear();
+	}
 }
 
 int dl_ops_remove_file(dl_transaction *t, const dl_add *add, int64_t now_ms, bool data_change)
