@@ -255,7 +255,15 @@ int dl_shr_open_snapshot(struct dl_snapshot **out, const dl_shr_table *t, int64_
 /* "yyyy-[m]m-[d]d hh:mm:ss[.f...]" (PROTOCOL.md "Timestamp Format", read in
  * UTC, the server's zone) or ISO-8601 to epoch ms. */
 int dl_shr_parse_timestamp(int64_t *ms, const char *text);
-/* Writes the protocol and metaData lines. */
+/* The protocol and metaData lines (version, size, numFiles: -1 for none);
+ * the query, metadata and changes endpoints all write them here. */
+struct dl_protocol;
+struct dl_metadata;
+int dl_shr_write_protocol_line(dl_buf *out, const struct dl_protocol *p, const dl_shr_caps *caps,
+                               int64_t version);
+int dl_shr_write_metadata_line(dl_buf *out, const struct dl_metadata *m, const dl_shr_caps *caps,
+                               int64_t version, int64_t size, int64_t num_files);
+/* Writes the snapshot's protocol and metaData lines. */
 int dl_shr_write_protocol_metadata(dl_buf *out, struct dl_snapshot *snap, const dl_shr_caps *caps,
                                    bool with_version, bool with_size);
 /* The URL of a file of the table (location: a table-root-joined location). */

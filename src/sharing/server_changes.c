@@ -146,80 +146,6 @@ static int write_action(chg_ctx *x, dl_action *a)
 	return rc;
 }
 
-static int write_metadata_line(chg_ctx *x, const dl_metadata *m)
-{
-	dl_json_writer w;
-	dl_jw_init(&w, x->out);
-	dl_jw_object_begin(&w);
-	dl_jw_key(&w, "metaData");
-	dl_jw_object_begin(&w);
-	if (x->caps->delta_format) {
-		dl_action a = {.kind = DL_ACTION_METADATA};
-		a.u.metadata = *m;
-		dl_buf t = DL_BUF_INIT;
-		int rc = dl_action_to_json(&t, &a);
-		if (rc < 0) return rc;
-		t.data[t.len - 1] = 0;
-		dl_jw_key(&w, "deltaMetadata");
-		dl_jw_raw(&w, t.data + strlen("{\"metaData\":"));
-		dl_buf_free(&t);
-	} else {
-		dl_jw_key(&w, "id");
-		dl_jw_string(&w, m->id ? m->id : "");
-		dl_jw_key(&w, "format");
-		dl_jw_object_begin(&w);
-		dl_jw_key(&w, "provider");
-		dl_jw_string(&w, m->format_provider ? m->format_provider : "parquet");
-		dl_jw_object_end(&w);
-		dl_jw_key(&w, "schemaString");
-		dl_jw_string(&w, m->schema_string ? m->schema_string : "");
-		dl_jw_key(&w, "partitionColumns");
-		dl_jw_array_begin(&w);
-		for (uint32_t i = 0; i < m->npartition_columns; i++) dl_jw_string(&w, m->partition_columns[i]);
-		dl_jw_array_end(&w);
-		dl_jw_key(&w, "configuration");
-		dl_str_map_write(&w, &m->configuration);
-	}
-	dl_jw_key(&w, "version");
-	dl_jw_int(&w, x->version);
-	dl_jw_object_end(&w);
-	dl_jw_object_end(&w);
-	DL_TRY(dl_jw_finish(&w));
-	return dl_buf_putc(x->out, '\n');
-}
-
-/* A historical protocol: the delta format's deltaProtocol; in the parquet
- * format the response protocol is always minReaderVersion 1, so the line
- * repeats it with the version it was seen at. */
-static int write_protocol_line(chg_ctx *x, const dl_protocol *p)
-{
-	dl_json_writer w;
-	dl_jw_init(&w, x->out);
-	dl_jw_object_begin(&w);
-	dl_jw_key(&w, "protocol");
-	dl_jw_object_begin(&w);
-	if (x->caps->delta_format) {
-		dl_action a = {.kind = DL_ACTION_PROTOCOL};
-		a.u.protocol = *p;
-		dl_buf t = DL_BUF_INIT;
-		int rc = dl_action_to_json(&t, &a);
-		if (rc < 0) return rc;
-		t.data[t.len - 1] = 0;
-		dl_jw_key(&w, "deltaProtocol");
-		dl_jw_raw(&w, t.data + strlen("{\"protocol\":"));
-		dl_buf_free(&t);
-	} else {
-		dl_jw_key(&w, "minReaderVersion");
-		dl_jw_int(&w, 1);
-	}
-	dl_jw_key(&w, "version");
-	dl_jw_int(&w, x->version);
-	dl_jw_object_end(&w);
-	dl_jw_object_end(&w);
-	DL_TRY(dl_jw_finish(&w));
-	return dl_buf_putc(x->out, '\n');
-}
-
 static int one_commit(chg_ctx *x, dl_store *store)
 {
 	char path[64];
@@ -236,11 +162,11 @@ static int one_commit(chg_ctx *x, dl_store *store)
 	for (size_t i = 0; rc == 0 && i < x->nacts; i++) {
 		dl_action *a = &x->acts[i];
 		if (a->kind == DL_ACTION_METADATA) {
-			if (x->with_metadata) rc = write_metadata_line(x, &a->u.metadata);
+			if (x->with_metadata) rc = dl_shr_write_metadata_line(x->out, &a->u.metadata, x->caps, x->version, -1, -1);
 			continue;
 		}
 		if (a->kind == DL_ACTION_PROTOCOL) {
-			if (x->with_protocol) rc = write_protocol_line(x, &a->u.protocol);
+			if (x->with_protocol) rc = dl_shr_write_protocol_line(x->out, &a->u.protocol, x->caps, x->version);
 			continue;
 		}
 		if (x->query_form && a->kind == DL_ACTION_CDC) continue;

@@ -227,10 +227,12 @@ static int write_action_body(dl_json_writer *w, const dl_action *a)
 	return rc;
 }
 
-int dl_shr_write_protocol_metadata(dl_buf *out, dl_snapshot *snap, const dl_shr_caps *caps,
-                                   bool with_version, bool with_size)
+/* One protocol line. In the parquet format the response protocol is always
+ * minReaderVersion 1; version (>= 0) is the commit it was seen at, for the
+ * historical lines of changes and streaming queries. */
+int dl_shr_write_protocol_line(dl_buf *out, const struct dl_protocol *p, const dl_shr_caps *caps,
+                               int64_t version)
 {
-	const dl_log_state *st = dl_snapshot_state(snap);
 	dl_json_writer w;
 	dl_jw_init(&w, out);
 	dl_jw_object_begin(&w);
@@ -238,28 +240,40 @@ int dl_shr_write_protocol_metadata(dl_buf *out, dl_snapshot *snap, const dl_shr_
 	dl_jw_object_begin(&w);
 	if (caps->delta_format) {
 		dl_action a = {.kind = DL_ACTION_PROTOCOL};
-		a.u.protocol = *st->protocol;
+		a.u.protocol = *p;
 		dl_jw_key(&w, "deltaProtocol");
 		DL_TRY(write_action_body(&w, &a));
 	} else {
 		dl_jw_key(&w, "minReaderVersion");
 		dl_jw_int(&w, 1);
 	}
+	if (version >= 0) {
+		dl_jw_key(&w, "version");
+		dl_jw_int(&w, version);
+	}
 	dl_jw_object_end(&w);
 	dl_jw_object_end(&w);
 	DL_TRY(dl_jw_finish(&w));
-	DL_TRY(dl_buf_putc(out, '\n'));
+	return dl_buf_putc(out, '\n');
+}
+
+/* One metaData line: version (>= 0) when the request asked for a version
+ * or the line is a historical one; size and numFiles (>= 0) for the
+ * metadata endpoint. */
+int dl_shr_write_metadata_line(dl_buf *out, const struct dl_metadata *m, const dl_shr_caps *caps,
+                               int64_t version, int64_t size, int64_t num_files)
+{
+	dl_json_writer w;
 	dl_jw_init(&w, out);
 	dl_jw_object_begin(&w);
 	dl_jw_key(&w, "metaData");
 	dl_jw_object_begin(&w);
 	if (caps->delta_format) {
 		dl_action a = {.kind = DL_ACTION_METADATA};
-		a.u.metadata = *st->metadata;
+		a.u.metadata = *m;
 		dl_jw_key(&w, "deltaMetadata");
 		DL_TRY(write_action_body(&w, &a));
 	} else {
-		const dl_metadata *m = st->metadata;
 		dl_jw_key(&w, "id");
 		dl_jw_string(&w, m->id ? m->id : "");
 		if (m->name) {
@@ -284,20 +298,33 @@ int dl_shr_write_protocol_metadata(dl_buf *out, dl_snapshot *snap, const dl_shr_
 		dl_jw_key(&w, "configuration");
 		dl_str_map_write(&w, &m->configuration);
 	}
-	if (with_version) {
+	if (version >= 0) {
 		dl_jw_key(&w, "version");
-		dl_jw_int(&w, dl_snapshot_version(snap));
+		dl_jw_int(&w, version);
 	}
-	if (with_size) {
+	if (size >= 0) {
 		dl_jw_key(&w, "size");
-		dl_jw_int(&w, dl_snapshot_total_size(snap));
+		dl_jw_int(&w, size);
+	}
+	if (num_files >= 0) {
 		dl_jw_key(&w, "numFiles");
-		dl_jw_int(&w, (int64_t)dl_snapshot_file_count(snap));
+		dl_jw_int(&w, num_files);
 	}
 	dl_jw_object_end(&w);
 	dl_jw_object_end(&w);
 	DL_TRY(dl_jw_finish(&w));
 	return dl_buf_putc(out, '\n');
+}
+
+int dl_shr_write_protocol_metadata(dl_buf *out, dl_snapshot *snap, const dl_shr_caps *caps,
+                                   bool with_version, bool with_size)
+{
+	const dl_log_state *st = dl_snapshot_state(snap);
+	DL_TRY(dl_shr_write_protocol_line(out, st->protocol, caps, -1));
+	return dl_shr_write_metadata_line(out, st->metadata, caps,
+	                                  with_version ? dl_snapshot_version(snap) : -1,
+	                                  with_size ? dl_snapshot_total_size(snap) : -1,
+	                                  with_size ? (int64_t)dl_snapshot_file_count(snap) : -1);
 }
 
 void dl_shr_table_metadata(dl_shr_request *req, dl_shr_response *resp, const dl_shr_target *t)
