@@ -283,10 +283,11 @@ int dl_shr_confine_rel(char **rel, const char *root, const char *location);
 /* server_changes.c: the lines of commits [start, end] (end -1: latest);
  * query_form: the startingVersion form of query (adds and removes);
  * with_protocol: also the protocol actions of those commits
- * (includeHistoricalProtocol). */
+ * (includeHistoricalProtocol); hints: predicateHints (SQL, the query
+ * form's), used to skip actions whose partition values cannot match. */
 int dl_shr_write_changes(dl_shr_request *req, dl_shr_response *resp, const dl_shr_target *t,
                          dl_shr_caps *caps, int64_t start, int64_t end, bool query_form,
-                         bool with_protocol);
+                         bool with_protocol, const char *const *hints, size_t nhints);
 
 /* server_log.c */
 void dl_shr_log_request(dl_shr_request *req, const dl_shr_response *resp, int64_t micros);
