@@ -274,8 +274,9 @@ int dl_shr_capability_header(dl_shr_response *resp, const dl_shr_caps *caps);
 /* jsonPredicateHints (PROTOCOL.md "JSON predicates for Filtering") as a
  * Spark SQL predicate (malloc'd); DL_EINVALID when it is not one. */
 int dl_shr_json_predicate_sql(char **out, const char *json);
-/* {"endStreamAction":{"minUrlExpirationTimestamp":..}} and a newline. */
-int dl_shr_write_end_stream(dl_buf *out, int64_t min_expiry);
+/* {"endStreamAction":{["nextPageToken":..,]"minUrlExpirationTimestamp":..}}
+ * and a newline (next_page_token NULL: the last page). */
+int dl_shr_write_end_stream(dl_buf *out, int64_t min_expiry, const char *next_page_token);
 /* server_files.c: the location of a log path of the table at root (joined
  * when relative), or of a location, relative to root; DL_EPERM outside. */
 int dl_shr_confine(char **location, const char *root, const char *path);

@@ -307,7 +307,7 @@ int dl_shr_write_changes(dl_shr_request *req, dl_shr_response *resp, const dl_sh
 		x.timestamp = ts[i];
 		rc = one_commit(&x, dl_snapshot_store(snap));
 	}
-	if (rc == 0 && caps->end_stream_action) rc = dl_shr_write_end_stream(&resp->body, x.expires);
+	if (rc == 0 && caps->end_stream_action) rc = dl_shr_write_end_stream(&resp->body, x.expires, NULL);
 	for (size_t i = 0; i < x.nfilters; i++) dl_scan_free(x.filters[i]);
 	dl_free(x.acts);
 	dl_arena_free(&x.arena);

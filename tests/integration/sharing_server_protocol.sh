@@ -186,6 +186,25 @@ status_is "$st" 200 "delta format" "$tmp/q"
 	fail "capabilities answer: $(header "$tmp/q.h" delta-sharing-capabilities)"
 lines_ok "$tmp/q" delta file endStreamAction; [ "$nfiles" = "$all" ] || fail "delta format: $nfiles files"
 tail -1 "$tmp/q" | grep -q '^{"endStreamAction":{"minUrlExpirationTimestamp":[0-9]*}}$' || fail "no endStreamAction line"
+# maxFiles / pageToken: pages of 2 files, each ending with an endStreamAction
+# carrying the next token; together exactly the unpaged files, in order
+st=$(req "$tmp/q" -X POST -H "$A" -H "$J" -d '{}' "$T/part/query"); grep -o '"id":"[0-9a-f]*"' <(grep '^{"file"' "$tmp/q") >"$tmp/ids.all"
+[ "$all" -gt 2 ] || fail "paging: the part table has only $all files"
+: >"$tmp/ids.paged"; tok=""; pages=0
+while :; do
+	body='{"maxFiles":2'${tok:+,\"pageToken\":\"$tok\"}'}'
+	st=$(req "$tmp/p" -X POST -H "$A" -H "$J" -d "$body" "$T/part/query"); status_is "$st" 200 "page $pages" "$tmp/p"
+	lines_ok "$tmp/p" parquet file endStreamAction; [ "$nfiles" -le 2 ] || fail "page $pages: $nfiles files"
+	grep -o '"id":"[0-9a-f]*"' <(grep '^{"file"' "$tmp/p") >>"$tmp/ids.paged"
+	pages=$((pages + 1)); [ "$pages" -le 100 ] || { fail "paging does not end"; break; }
+	tok=$(tail -1 "$tmp/p" | sed -n 's/^{"endStreamAction":{"nextPageToken":"\([^"]*\)",.*/\1/p')
+	[ -n "$tok" ] || break
+done
+[ "$pages" -eq $(( (all + 1) / 2 )) ] || fail "paging: $pages pages for $all files"
+cmp -s "$tmp/ids.all" "$tmp/ids.paged" || fail "paged files differ from the unpaged list"
+for bad in '{"maxFiles":0}' '{"maxFiles":2,"pageToken":"x"}' '{"maxFiles":2,"pageToken":"999_0"}'; do
+	st=$(req "$tmp/p" -X POST -H "$A" -H "$J" -d "$bad" "$T/part/query"); status_is "$st" 400 "paging $bad" "$tmp/p"; error_body "$tmp/p" "paging $bad"
+done
 # a table with deletion vectors and column mapping: parquet refused, delta served
 st=$(req "$tmp/q" -X POST -H "$A" -H "$J" -d '{}' "$base/shares/share1/schemas/s2/tables/dv/query")
 status_is "$st" 400 "dv table in parquet format" "$tmp/q"; error_body "$tmp/q" "dv parquet"
