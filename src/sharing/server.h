@@ -255,7 +255,15 @@ int dl_shr_open_snapshot(struct dl_snapshot **out, const dl_shr_table *t, int64_
 /* "yyyy-[m]m-[d]d hh:mm:ss[.f...]" (PROTOCOL.md "Timestamp Format", read in
  * UTC, the server's zone) or ISO-8601 to epoch ms. */
 int dl_shr_parse_timestamp(int64_t *ms, const char *text);
-/* Writes the protocol and metaData lines. */
+/* The protocol and metaData lines (version, size, numFiles: -1 for none);
+ * the query, metadata and changes endpoints all write them here. */
+struct dl_protocol;
+struct dl_metadata;
+int dl_shr_write_protocol_line(dl_buf *out, const struct dl_protocol *p, const dl_shr_caps *caps,
+                               int64_t version);
+int dl_shr_write_metadata_line(dl_buf *out, const struct dl_metadata *m, const dl_shr_caps *caps,
+                               int64_t version, int64_t size, int64_t num_files);
+/* Writes the snapshot's protocol and metaData lines. */
 int dl_shr_write_protocol_metadata(dl_buf *out, struct dl_snapshot *snap, const dl_shr_caps *caps,
                                    bool with_version, bool with_size);
 /* The URL of a file of the table (location: a table-root-joined location). */
@@ -266,8 +274,9 @@ int dl_shr_capability_header(dl_shr_response *resp, const dl_shr_caps *caps);
 /* jsonPredicateHints (PROTOCOL.md "JSON predicates for Filtering") as a
  * Spark SQL predicate (malloc'd); DL_EINVALID when it is not one. */
 int dl_shr_json_predicate_sql(char **out, const char *json);
-/* {"endStreamAction":{"minUrlExpirationTimestamp":..}} and a newline. */
-int dl_shr_write_end_stream(dl_buf *out, int64_t min_expiry);
+/* {"endStreamAction":{["nextPageToken":..,]"minUrlExpirationTimestamp":..}}
+ * and a newline (next_page_token NULL: the last page). */
+int dl_shr_write_end_stream(dl_buf *out, int64_t min_expiry, const char *next_page_token);
 /* server_files.c: the location of a log path of the table at root (joined
  * when relative), or of a location, relative to root; DL_EPERM outside. */
 int dl_shr_confine(char **location, const char *root, const char *path);
@@ -275,10 +284,11 @@ int dl_shr_confine_rel(char **rel, const char *root, const char *location);
 /* server_changes.c: the lines of commits [start, end] (end -1: latest);
  * query_form: the startingVersion form of query (adds and removes);
  * with_protocol: also the protocol actions of those commits
- * (includeHistoricalProtocol). */
+ * (includeHistoricalProtocol); hints: predicateHints (SQL, the query
+ * form's), used to skip actions whose partition values cannot match. */
 int dl_shr_write_changes(dl_shr_request *req, dl_shr_response *resp, const dl_shr_target *t,
                          dl_shr_caps *caps, int64_t start, int64_t end, bool query_form,
-                         bool with_protocol);
+                         bool with_protocol, const char *const *hints, size_t nhints);
 
 /* server_log.c */
 void dl_shr_log_request(dl_shr_request *req, const dl_shr_response *resp, int64_t micros);

@@ -10,9 +10,12 @@
  * says: "including historical metadata if seen in the delta log").
  *
  * Remove actions are not covered by the snapshot's path policy, so every
- * path is confined to the table root here before it is signed. Tables with
- * a partitionFilter do not share changes (filtering every action's
- * partition values is not implemented: refused rather than leaked). */
+ * path is confined to the table root here before it is signed. A table's
+ * partitionFilter is enforced on every add, remove and cdf action by its
+ * partition values (exact, as in the query path); a filter on other
+ * columns cannot be enforced that way, so such a table's changes are
+ * refused rather than leaked. predicateHints skip actions only where the
+ * partition values decide it: a hint never hides a file that may match. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +25,7 @@
 #include "log/actions.h"
 #include "log/log_segment.h"
 #include "log/snapshot.h"
+#include "table/scan.h"
 #include "sharing/server.h"
 #include "util/error.h"
 #include "util/mem.h"
@@ -38,7 +42,40 @@ typedef struct chg_ctx {
 	dl_arena arena;
 	dl_action *acts;             /* the commit's actions, in order */
 	size_t nacts, capacts;
+	dl_scan *filters[17];        /* the partitionFilter, then usable hints */
+	size_t nfilters;
 } chg_ctx;
+
+/* Whether an action's partition values pass every filter. */
+static int action_kept(bool *keep, chg_ctx *x, const dl_action *a)
+{
+	const dl_str_map *pv = a->kind == DL_ACTION_ADD      ? &a->u.add.partition_values
+	                       : a->kind == DL_ACTION_REMOVE ? &a->u.remove.partition_values
+	                                                     : &a->u.cdc.partition_values;
+	*keep = true;
+	for (size_t i = 0; *keep && i < x->nfilters; i++)
+		DL_TRY(dl_scan_partitions_may_match(keep, x->filters[i], pv));
+	return 0;
+}
+
+/* A scan of snap with filter, when the filter is decided by partition
+ * values alone; NULL (and no error) otherwise. */
+static int partition_filter_scan(dl_scan **out, dl_snapshot *snap, const char *filter)
+{
+	*out = NULL;
+	dl_scan_options so = DL_SCAN_OPTIONS_INIT;
+	so.filter = filter;
+	dl_scan *s;
+	DL_TRY(dl_scan_open(&s, snap, &so));
+	bool may;
+	dl_str_map none = {0};
+	if (dl_scan_partitions_may_match(&may, s, &none) < 0) {
+		dl_scan_free(s);
+		return 0;
+	}
+	*out = s;
+	return 0;
+}
 
 static int collect(const dl_json *line, int64_t lineno, void *payload)
 {
@@ -146,80 +183,6 @@ static int write_action(chg_ctx *x, dl_action *a)
 	return rc;
 }
 
-static int write_metadata_line(chg_ctx *x, const dl_metadata *m)
-{
-	dl_json_writer w;
-	dl_jw_init(&w, x->out);
-	dl_jw_object_begin(&w);
-	dl_jw_key(&w, "metaData");
-	dl_jw_object_begin(&w);
-	if (x->caps->delta_format) {
-		dl_action a = {.kind = DL_ACTION_METADATA};
-		a.u.metadata = *m;
-		dl_buf t = DL_BUF_INIT;
-		int rc = dl_action_to_json(&t, &a);
-		if (rc < 0) return rc;
-		t.data[t.len - 1] = 0;
-		dl_jw_key(&w, "deltaMetadata");
-		dl_jw_raw(&w, t.data + strlen("{\"metaData\":"));
-		dl_buf_free(&t);
-	} else {
-		dl_jw_key(&w, "id");
-		dl_jw_string(&w, m->id ? m->id : "");
-		dl_jw_key(&w, "format");
-		dl_jw_object_begin(&w);
-		dl_jw_key(&w, "provider");
-		dl_jw_string(&w, m->format_provider ? m->format_provider : "parquet");
-		dl_jw_object_end(&w);
-		dl_jw_key(&w, "schemaString");
-		dl_jw_string(&w, m->schema_string ? m->schema_string : "");
-		dl_jw_key(&w, "partitionColumns");
-		dl_jw_array_begin(&w);
-		for (uint32_t i = 0; i < m->npartition_columns; i++) dl_jw_string(&w, m->partition_columns[i]);
-		dl_jw_array_end(&w);
-		dl_jw_key(&w, "configuration");
-		dl_str_map_write(&w, &m->configuration);
-	}
-	dl_jw_key(&w, "version");
-	dl_jw_int(&w, x->version);
-	dl_jw_object_end(&w);
-	dl_jw_object_end(&w);
-	DL_TRY(dl_jw_finish(&w));
-	return dl_buf_putc(x->out, '\n');
-}
-
-/* A historical protocol: the delta format's deltaProtocol; in the parquet
- * format the response protocol is always minReaderVersion 1, so the line
- * repeats it with the version it was seen at. */
-static int write_protocol_line(chg_ctx *x, const dl_protocol *p)
-{
-	dl_json_writer w;
-	dl_jw_init(&w, x->out);
-	dl_jw_object_begin(&w);
-	dl_jw_key(&w, "protocol");
-	dl_jw_object_begin(&w);
-	if (x->caps->delta_format) {
-		dl_action a = {.kind = DL_ACTION_PROTOCOL};
-		a.u.protocol = *p;
-		dl_buf t = DL_BUF_INIT;
-		int rc = dl_action_to_json(&t, &a);
-		if (rc < 0) return rc;
-		t.data[t.len - 1] = 0;
-		dl_jw_key(&w, "deltaProtocol");
-		dl_jw_raw(&w, t.data + strlen("{\"protocol\":"));
-		dl_buf_free(&t);
-	} else {
-		dl_jw_key(&w, "minReaderVersion");
-		dl_jw_int(&w, 1);
-	}
-	dl_jw_key(&w, "version");
-	dl_jw_int(&w, x->version);
-	dl_jw_object_end(&w);
-	dl_jw_object_end(&w);
-	DL_TRY(dl_jw_finish(&w));
-	return dl_buf_putc(x->out, '\n');
-}
-
 static int one_commit(chg_ctx *x, dl_store *store)
 {
 	char path[64];
@@ -236,18 +199,20 @@ static int one_commit(chg_ctx *x, dl_store *store)
 	for (size_t i = 0; rc == 0 && i < x->nacts; i++) {
 		dl_action *a = &x->acts[i];
 		if (a->kind == DL_ACTION_METADATA) {
-			if (x->with_metadata) rc = write_metadata_line(x, &a->u.metadata);
+			if (x->with_metadata) rc = dl_shr_write_metadata_line(x->out, &a->u.metadata, x->caps, x->version, -1, -1);
 			continue;
 		}
 		if (a->kind == DL_ACTION_PROTOCOL) {
-			if (x->with_protocol) rc = write_protocol_line(x, &a->u.protocol);
+			if (x->with_protocol) rc = dl_shr_write_protocol_line(x->out, &a->u.protocol, x->caps, x->version);
 			continue;
 		}
 		if (x->query_form && a->kind == DL_ACTION_CDC) continue;
 		if (!x->query_form && x->has_cdc && a->kind != DL_ACTION_CDC) continue;
 		if (a->kind == DL_ACTION_ADD && !a->u.add.data_change) continue;
 		if (a->kind == DL_ACTION_REMOVE && !a->u.remove.data_change) continue;
-		rc = write_action(x, a);
+		bool keep;
+		rc = action_kept(&keep, x, a);
+		if (rc == 0 && keep) rc = write_action(x, a);
 	}
 	dl_arena_free(&parse);
 	return rc;
@@ -255,14 +220,8 @@ static int one_commit(chg_ctx *x, dl_store *store)
 
 int dl_shr_write_changes(dl_shr_request *req, dl_shr_response *resp, const dl_shr_target *t,
                          dl_shr_caps *caps, int64_t start, int64_t end, bool query_form,
-                         bool with_protocol)
+                         bool with_protocol, const char *const *hints, size_t nhints)
 {
-	if (t->table->partition_filter) {
-		dl_shr_error(resp, 400, "FEATURE_NOT_SUPPORTED",
-		             "changes of table '%s' are not shared: it is shared with a partition filter",
-		             t->table->name);
-		return -1;
-	}
 	if (start < t->table->start_version) {
 		dl_shr_error(resp, 400, "INVALID_PARAMETER_VALUE",
 		             "table '%s' is shared from version %" PRId64 " on, not %" PRId64, t->table->name,
@@ -318,6 +277,25 @@ int dl_shr_write_changes(dl_shr_request *req, dl_shr_response *resp, const dl_sh
 	}
 	chg_ctx x = {.req = req, .t = t, .caps = caps, .out = &resp->body, .query_form = query_form,
 	             .snap = snap};
+	if (rc == 0 && t->table->partition_filter) {
+		dl_scan *pf = NULL;
+		int frc = partition_filter_scan(&pf, snap, t->table->partition_filter);
+		if (frc < 0 || !pf) {
+			dl_free(vs);
+			dl_free(ts);
+			dl_snapshot_free(snap);
+			dl_shr_error(resp, 400, "FEATURE_NOT_SUPPORTED",
+			             "changes of table '%s' are not shared: its partitionFilter is not a filter "
+			             "on partition columns alone", t->table->name);
+			return -1;
+		}
+		x.filters[x.nfilters++] = pf;
+	}
+	for (size_t i = 0; rc == 0 && i < nhints && x.nfilters < sizeof x.filters / sizeof *x.filters; i++) {
+		dl_scan *h = NULL;
+		if (partition_filter_scan(&h, snap, hints[i]) < 0) dl_error_clear(); /* a hint that does not bind is dropped */
+		if (h) x.filters[x.nfilters++] = h;
+	}
 	const char *ihm = dl_shr_arg(req, "includeHistoricalMetadata");
 	x.with_metadata = query_form || (ihm && !strcasecmp(ihm, "true"));
 	x.with_protocol = with_protocol;
@@ -329,7 +307,8 @@ int dl_shr_write_changes(dl_shr_request *req, dl_shr_response *resp, const dl_sh
 		x.timestamp = ts[i];
 		rc = one_commit(&x, dl_snapshot_store(snap));
 	}
-	if (rc == 0 && caps->end_stream_action) rc = dl_shr_write_end_stream(&resp->body, x.expires);
+	if (rc == 0 && caps->end_stream_action) rc = dl_shr_write_end_stream(&resp->body, x.expires, NULL);
+	for (size_t i = 0; i < x.nfilters; i++) dl_scan_free(x.filters[i]);
 	dl_free(x.acts);
 	dl_arena_free(&x.arena);
 	dl_free(vs);
@@ -431,5 +410,5 @@ void dl_shr_table_changes(dl_shr_request *req, dl_shr_response *resp, const dl_s
 		             "the ending version %" PRId64 " is before the starting version %" PRId64, end, start);
 		return;
 	}
-	dl_shr_write_changes(req, resp, t, &caps, start, end, false, false);
+	dl_shr_write_changes(req, resp, t, &caps, start, end, false, false, NULL, 0);
 }

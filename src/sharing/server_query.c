@@ -227,10 +227,12 @@ static int write_action_body(dl_json_writer *w, const dl_action *a)
 	return rc;
 }
 
-int dl_shr_write_protocol_metadata(dl_buf *out, dl_snapshot *snap, const dl_shr_caps *caps,
-                                   bool with_version, bool with_size)
+/* One protocol line. In the parquet format the response protocol is always
+ * minReaderVersion 1; version (>= 0) is the commit it was seen at, for the
+ * historical lines of changes and streaming queries. */
+int dl_shr_write_protocol_line(dl_buf *out, const struct dl_protocol *p, const dl_shr_caps *caps,
+                               int64_t version)
 {
-	const dl_log_state *st = dl_snapshot_state(snap);
 	dl_json_writer w;
 	dl_jw_init(&w, out);
 	dl_jw_object_begin(&w);
@@ -238,28 +240,40 @@ int dl_shr_write_protocol_metadata(dl_buf *out, dl_snapshot *snap, const dl_shr_
 	dl_jw_object_begin(&w);
 	if (caps->delta_format) {
 		dl_action a = {.kind = DL_ACTION_PROTOCOL};
-		a.u.protocol = *st->protocol;
+		a.u.protocol = *p;
 		dl_jw_key(&w, "deltaProtocol");
 		DL_TRY(write_action_body(&w, &a));
 	} else {
 		dl_jw_key(&w, "minReaderVersion");
 		dl_jw_int(&w, 1);
 	}
+	if (version >= 0) {
+		dl_jw_key(&w, "version");
+		dl_jw_int(&w, version);
+	}
 	dl_jw_object_end(&w);
 	dl_jw_object_end(&w);
 	DL_TRY(dl_jw_finish(&w));
-	DL_TRY(dl_buf_putc(out, '\n'));
+	return dl_buf_putc(out, '\n');
+}
+
+/* One metaData line: version (>= 0) when the request asked for a version
+ * or the line is a historical one; size and numFiles (>= 0) for the
+ * metadata endpoint. */
+int dl_shr_write_metadata_line(dl_buf *out, const struct dl_metadata *m, const dl_shr_caps *caps,
+                               int64_t version, int64_t size, int64_t num_files)
+{
+	dl_json_writer w;
 	dl_jw_init(&w, out);
 	dl_jw_object_begin(&w);
 	dl_jw_key(&w, "metaData");
 	dl_jw_object_begin(&w);
 	if (caps->delta_format) {
 		dl_action a = {.kind = DL_ACTION_METADATA};
-		a.u.metadata = *st->metadata;
+		a.u.metadata = *m;
 		dl_jw_key(&w, "deltaMetadata");
 		DL_TRY(write_action_body(&w, &a));
 	} else {
-		const dl_metadata *m = st->metadata;
 		dl_jw_key(&w, "id");
 		dl_jw_string(&w, m->id ? m->id : "");
 		if (m->name) {
@@ -284,20 +298,33 @@ int dl_shr_write_protocol_metadata(dl_buf *out, dl_snapshot *snap, const dl_shr_
 		dl_jw_key(&w, "configuration");
 		dl_str_map_write(&w, &m->configuration);
 	}
-	if (with_version) {
+	if (version >= 0) {
 		dl_jw_key(&w, "version");
-		dl_jw_int(&w, dl_snapshot_version(snap));
+		dl_jw_int(&w, version);
 	}
-	if (with_size) {
+	if (size >= 0) {
 		dl_jw_key(&w, "size");
-		dl_jw_int(&w, dl_snapshot_total_size(snap));
+		dl_jw_int(&w, size);
+	}
+	if (num_files >= 0) {
 		dl_jw_key(&w, "numFiles");
-		dl_jw_int(&w, (int64_t)dl_snapshot_file_count(snap));
+		dl_jw_int(&w, num_files);
 	}
 	dl_jw_object_end(&w);
 	dl_jw_object_end(&w);
 	DL_TRY(dl_jw_finish(&w));
 	return dl_buf_putc(out, '\n');
+}
+
+int dl_shr_write_protocol_metadata(dl_buf *out, dl_snapshot *snap, const dl_shr_caps *caps,
+                                   bool with_version, bool with_size)
+{
+	const dl_log_state *st = dl_snapshot_state(snap);
+	DL_TRY(dl_shr_write_protocol_line(out, st->protocol, caps, -1));
+	return dl_shr_write_metadata_line(out, st->metadata, caps,
+	                                  with_version ? dl_snapshot_version(snap) : -1,
+	                                  with_size ? dl_snapshot_total_size(snap) : -1,
+	                                  with_size ? (int64_t)dl_snapshot_file_count(snap) : -1);
 }
 
 void dl_shr_table_metadata(dl_shr_request *req, dl_shr_response *resp, const dl_shr_target *t)
@@ -365,6 +392,8 @@ typedef struct query_req {
 	int64_t starting_version;    /* -1 */
 	int64_t ending_version;      /* -1 */
 	bool historical_protocol;    /* includeHistoricalProtocol */
+	int64_t max_files;           /* maxFiles; -1: one page */
+	const char *page_token;      /* pageToken: "<version>_<offset>" we gave */
 } query_req;
 
 static int get_long(const dl_json *body, const char *key, int64_t *out, dl_shr_response *resp)
@@ -410,6 +439,20 @@ static int parse_query(query_req *q, dl_shr_request *req, dl_shr_response *resp)
 	if (get_long(body, "version", &q->version, resp) < 0) return -1;
 	if (get_long(body, "startingVersion", &q->starting_version, resp) < 0) return -1;
 	if (get_long(body, "endingVersion", &q->ending_version, resp) < 0) return -1;
+	q->max_files = -1;
+	if (get_long(body, "maxFiles", &q->max_files, resp) < 0) return -1;
+	if (q->max_files == 0) {
+		dl_shr_error(resp, 400, "INVALID_PARAMETER_VALUE", "maxFiles must be a positive integer");
+		return -1;
+	}
+	const dl_json *pt = dl_json_get(body, "pageToken");
+	if (pt && !dl_json_is_null(pt)) {
+		if (pt->kind != DL_JSON_STRING) {
+			dl_shr_error(resp, 400, "INVALID_PARAMETER_VALUE", "pageToken must be a string");
+			return -1;
+		}
+		q->page_token = pt->u.str.ptr;
+	}
 	const dl_json *hp = dl_json_get(body, "includeHistoricalProtocol");
 	if (hp && !dl_json_is_null(hp)) {
 		if (hp->kind != DL_JSON_TRUE && hp->kind != DL_JSON_FALSE) {
@@ -560,10 +603,33 @@ static int write_file_line(dl_buf *out, dl_shr_request *req, const dl_shr_target
 	return rc;
 }
 
-int dl_shr_write_end_stream(dl_buf *out, int64_t min_expiry)
+int dl_shr_write_end_stream(dl_buf *out, int64_t min_expiry, const char *next_page_token)
 {
+	if (next_page_token)
+		return dl_buf_printf(out,
+		                     "{\"endStreamAction\":{\"nextPageToken\":\"%s\",\"minUrlExpirationTimestamp\":%" PRId64
+		                     "}}\n",
+		                     next_page_token, min_expiry);
 	return dl_buf_printf(out, "{\"endStreamAction\":{\"minUrlExpirationTimestamp\":%" PRId64 "}}\n",
 	                     min_expiry);
+}
+
+/* Our page tokens: the snapshot version the first page was read at and the
+ * index of the next file in that snapshot's scan, so every page lists the
+ * same snapshot. Not secret: a token edited to another version is a
+ * version request (checked like one), another offset another page. */
+static int parse_page_token(int64_t *version, int64_t *offset, const char *tok)
+{
+	char *e;
+	errno = 0;
+	long long v = strtoll(tok, &e, 10);
+	if (errno || e == tok || *e != '_' || v < 0) return DL_EINVALID;
+	const char *o = e + 1;
+	long long off = strtoll(o, &e, 10);
+	if (errno || e == o || *e || off < 0) return DL_EINVALID;
+	*version = v;
+	*offset = off;
+	return 0;
 }
 
 void dl_shr_table_query(dl_shr_request *req, dl_shr_response *resp, const dl_shr_target *t)
@@ -585,7 +651,14 @@ void dl_shr_table_query(dl_shr_request *req, dl_shr_response *resp, const dl_shr
 	}
 	if (q.starting_version >= 0) {
 		dl_shr_write_changes(req, resp, t, &caps, q.starting_version, q.ending_version, true,
-		                     q.historical_protocol);
+		                     q.historical_protocol, (const char *const *)q.hints, q.nhints);
+		query_free(&q);
+		return;
+	}
+	int64_t page_version = -1, offset = 0;
+	if (q.page_token && parse_page_token(&page_version, &offset, q.page_token) < 0) {
+		dl_shr_error(resp, 400, "INVALID_PARAMETER_VALUE", "pageToken '%s' is not one this server gave",
+		             q.page_token);
 		query_free(&q);
 		return;
 	}
@@ -596,9 +669,21 @@ void dl_shr_table_query(dl_shr_request *req, dl_shr_response *resp, const dl_shr
 		return;
 	}
 	dl_snapshot *snap;
-	int rc = dl_shr_open_snapshot(&snap, t->table, q.version, ts_ms, false);
+	/* A next page reads the version of the first; without history sharing
+	 * only while that is still the latest. */
+	bool pinned = page_version >= 0 && t->table->history_shared;
+	int rc = dl_shr_open_snapshot(&snap, t->table, pinned ? page_version : q.version,
+	                              pinned ? DL_NO_TIMESTAMP : ts_ms, false);
 	if (rc < 0) {
-		snapshot_error(resp, rc, t, time_travel);
+		snapshot_error(resp, rc, t, time_travel || pinned);
+		query_free(&q);
+		return;
+	}
+	if (page_version >= 0 && dl_snapshot_version(snap) != page_version) {
+		dl_shr_error(resp, 400, "INVALID_PARAMETER_VALUE",
+		             "pageToken '%s' is of version %" PRId64 " of table '%s', which is no longer its latest",
+		             q.page_token, page_version, t->table->name);
+		dl_snapshot_free(snap);
 		query_free(&q);
 		return;
 	}
@@ -620,17 +705,30 @@ void dl_shr_table_query(dl_shr_request *req, dl_shr_response *resp, const dl_shr
 	rc = dl_shr_write_protocol_metadata(&resp->body, snap, &caps, time_travel, false);
 	/* limitHint: enough files for that many rows, when the stats tell and no
 	 * hint pruned (a pruned file's rows may not all match). */
-	int64_t rows = 0;
+	/* maxFiles/pageToken: the files [offset, offset + maxFiles) of the same
+	 * list; rows for limitHint are counted from the first file, so the
+	 * pages together are the unpaged answer. */
+	int64_t rows = 0, written = 0;
+	char next[48] = "";
 	for (size_t i = 0; rc == 0 && i < dl_scan_file_count(scan); i++) {
 		if (q.limit >= 0 && !hints_used && rows >= q.limit) break;
+		if (q.max_files > 0 && written == q.max_files) {
+			snprintf(next, sizeof next, "%" PRId64 "_%zu", dl_snapshot_version(snap), i);
+			break;
+		}
 		dl_scan_file f;
 		rc = dl_scan_file_get(&f, scan, i);
 		if (rc < 0) break;
 		if (f.num_records >= 0) rows += f.num_records - (f.has_deletion_vector ? f.deletion_vector.cardinality : 0);
 		else rows = INT64_MIN / 2; /* unknown: no limit */
+		if ((int64_t)i < offset) continue;
 		rc = write_file_line(&resp->body, req, t, scan, snap, i, &caps, expires, time_travel);
+		written++;
 	}
-	if (rc == 0 && caps.end_stream_action) rc = dl_shr_write_end_stream(&resp->body, expires);
+	/* The next page token travels in the endStreamAction, which a paged
+	 * response therefore always ends with. */
+	if (rc == 0 && (caps.end_stream_action || q.max_files > 0))
+		rc = dl_shr_write_end_stream(&resp->body, expires, next[0] ? next : NULL);
 	if (rc < 0) dl_shr_error(resp, 500, "INTERNAL_ERROR", "could not list the table's files");
 	else {
 		resp->content_type = NDJSON;

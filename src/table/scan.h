@@ -80,6 +80,14 @@ int dl_scan_plan_files(dl_scan *s);
 int dl_scan_files_init(dl_scan *s);
 void dl_scan_files_free(dl_scan *s);
 
+/* Whether a file with these partition values may hold rows of the scan's
+ * filter, by the partition values alone (exact for a filter on partition
+ * columns). The sharing server filters change actions, which are not in
+ * the snapshot, by a table's partitionFilter. DL_EINVALID when the filter
+ * reads other columns: partition values cannot decide it. */
+struct dl_str_map;
+int dl_scan_partitions_may_match(bool *may, const dl_scan *s, const struct dl_str_map *partition_values);
+
 /* Row-group pruning over the footer statistics (scan_rowgroups.c). */
 struct pq_reader;
 int dl_scan_prune_row_groups(const dl_scan *s, struct pq_reader *r);

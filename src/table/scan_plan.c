@@ -435,6 +435,22 @@ static int provider_column(void *payload, const char *const *path, int depth, dl
 	return fp->inner.column(fp->inner.payload, path, depth, out);
 }
 
+int dl_scan_partitions_may_match(bool *may, const dl_scan *s, const dl_str_map *partition_values)
+{
+	*may = true;
+	if (!s->prune) return 0;
+	if (s->prune_data_cols || s->npart == 0)
+		return dl_error_set(DL_EINVALID, "the filter reads columns that are not partition columns");
+	dl_add a;
+	memset(&a, 0, sizeof a);
+	a.partition_values = *partition_values;
+	file_provider fp = {s, &a, {-1, NULL, NULL}};
+	dl_stats_provider p = {-1, provider_column, &fp};
+	DL_TRY(dl_expr_may_match(may, s->prune, &p));
+	if (*may && s->prune_generated) DL_TRY(dl_expr_may_match(may, s->prune_generated, &p));
+	return 0;
+}
+
 typedef struct prune_ctx {
 	dl_scan *s;
 	uint8_t *keep;      /* 0 pruned by partitions, 1 by stats, 2 kept */

@@ -36,6 +36,10 @@ shares:
       location: "$K/basic_partitioned"
       historyShared: true
       partitionFilter: "letter = 'a'"
+    - name: "cdffiltered"
+      location: "$K/cdf-table"
+      historyShared: true
+      partitionFilter: "birthday = '2023-12-23'"
   - name: "s2"
     tables:
     - name: "dec"
@@ -97,12 +101,12 @@ st=$(req "$tmp/r" -H "$A" "$base/shares/share2/schemas"); status_is "$st" 200 "e
 [ "$(cat "$tmp/r")" = '{"items":[]}' ] || fail "empty schemas: $(cat "$tmp/r")"
 st=$(req "$tmp/r" -H "$A" "$T"); status_is "$st" 200 tables "$tmp/r"; json_ct "$tmp/r" tables
 has "$tmp/r" '{"name":"part","schema":"s1","share":"share1","id":"00000000-0000-0000-0000-000000000001"}' tables
-[ "$(grep -o '"name"' "$tmp/r" | wc -l)" -eq 4 ] || fail "tables of s1: $(cat "$tmp/r")"
+[ "$(grep -o '"name"' "$tmp/r" | wc -l)" -eq 5 ] || fail "tables of s1: $(cat "$tmp/r")"
 st=$(req "$tmp/r" -H "$A" "$base/shares/share1/all-tables?maxResults=4"); status_is "$st" 200 all-tables "$tmp/r"
 [ "$(grep -o '"name"' "$tmp/r" | wc -l)" -eq 4 ] || fail "all-tables page 1: $(cat "$tmp/r")"
 has "$tmp/r" '"nextPageToken":"4"' all-tables
 st=$(req "$tmp/r" -H "$A" "$base/shares/share1/all-tables?maxResults=4&pageToken=4"); status_is "$st" 200 "all-tables 2" "$tmp/r"
-[ "$(grep -o '"name"' "$tmp/r" | wc -l)" -eq 2 ] || fail "all-tables page 2: $(cat "$tmp/r")"; hasnt "$tmp/r" nextPageToken "all-tables 2"
+[ "$(grep -o '"name"' "$tmp/r" | wc -l)" -eq 3 ] || fail "all-tables page 2: $(cat "$tmp/r")"; hasnt "$tmp/r" nextPageToken "all-tables 2"
 has "$tmp/r" '{"name":"dv","schema":"s2","share":"share1"}' "all-tables 2"
 st=$(req "$tmp/r" -H "$A" "$base/shares/share1/schemas/nope/tables"); status_is "$st" 404 "missing schema" "$tmp/r"
 
@@ -182,6 +186,25 @@ status_is "$st" 200 "delta format" "$tmp/q"
 	fail "capabilities answer: $(header "$tmp/q.h" delta-sharing-capabilities)"
 lines_ok "$tmp/q" delta file endStreamAction; [ "$nfiles" = "$all" ] || fail "delta format: $nfiles files"
 tail -1 "$tmp/q" | grep -q '^{"endStreamAction":{"minUrlExpirationTimestamp":[0-9]*}}$' || fail "no endStreamAction line"
+# maxFiles / pageToken: pages of 2 files, each ending with an endStreamAction
+# carrying the next token; together exactly the unpaged files, in order
+st=$(req "$tmp/q" -X POST -H "$A" -H "$J" -d '{}' "$T/part/query"); grep -o '"id":"[0-9a-f]*"' <(grep '^{"file"' "$tmp/q") >"$tmp/ids.all"
+[ "$all" -gt 2 ] || fail "paging: the part table has only $all files"
+: >"$tmp/ids.paged"; tok=""; pages=0
+while :; do
+	body='{"maxFiles":2'${tok:+,\"pageToken\":\"$tok\"}'}'
+	st=$(req "$tmp/p" -X POST -H "$A" -H "$J" -d "$body" "$T/part/query"); status_is "$st" 200 "page $pages" "$tmp/p"
+	lines_ok "$tmp/p" parquet file endStreamAction; [ "$nfiles" -le 2 ] || fail "page $pages: $nfiles files"
+	grep -o '"id":"[0-9a-f]*"' <(grep '^{"file"' "$tmp/p") >>"$tmp/ids.paged"
+	pages=$((pages + 1)); [ "$pages" -le 100 ] || { fail "paging does not end"; break; }
+	tok=$(tail -1 "$tmp/p" | sed -n 's/^{"endStreamAction":{"nextPageToken":"\([^"]*\)",.*/\1/p')
+	[ -n "$tok" ] || break
+done
+[ "$pages" -eq $(( (all + 1) / 2 )) ] || fail "paging: $pages pages for $all files"
+cmp -s "$tmp/ids.all" "$tmp/ids.paged" || fail "paged files differ from the unpaged list"
+for bad in '{"maxFiles":0}' '{"maxFiles":2,"pageToken":"x"}' '{"maxFiles":2,"pageToken":"999_0"}'; do
+	st=$(req "$tmp/p" -X POST -H "$A" -H "$J" -d "$bad" "$T/part/query"); status_is "$st" 400 "paging $bad" "$tmp/p"; error_body "$tmp/p" "paging $bad"
+done
 # a table with deletion vectors and column mapping: parquet refused, delta served
 st=$(req "$tmp/q" -X POST -H "$A" -H "$J" -d '{}' "$base/shares/share1/schemas/s2/tables/dv/query")
 status_is "$st" 400 "dv table in parquet format" "$tmp/q"; error_body "$tmp/q" "dv parquet"
@@ -201,8 +224,27 @@ for body in '{}' "{\"predicateHints\":[\"letter = 'e' OR true\"]}" '{"version":0
 done
 st=$(req "$tmp/q" -X POST -H "$A" -H "$J" -H "delta-sharing-capabilities: responseformat=delta" -d '{}' "$T/filtered/query")
 grep '^{"file"' "$tmp/q" | grep -vqF '"letter":"a"' && fail "filtered, delta format: a file of another partition"
-st=$(req "$tmp/q" -X POST -H "$A" -H "$J" -d '{"startingVersion":0}' "$T/filtered/query"); status_is "$st" 400 "filtered startingVersion" "$tmp/q"
-st=$(req "$tmp/q" -H "$A" "$T/filtered/changes?startingVersion=0"); status_is "$st" 400 "filtered changes" "$tmp/q"
+# ... and in the streaming form of query and in changes, action by action
+st=$(req "$tmp/q" -X POST -H "$A" -H "$J" -d '{"startingVersion":0}' "$T/filtered/query"); status_is "$st" 200 "filtered startingVersion" "$tmp/q"
+lines_ok "$tmp/q" parquet add remove metaData
+grep -q '^{"add"' "$tmp/q" || fail "filtered startingVersion: no adds"
+grep -E '^\{"(add|remove)"' "$tmp/q" | grep -vqF '"letter":"a"' && fail "filtered startingVersion: an action of another partition"
+# cdf-table's changes, whole and through the partitionFilter: the filtered
+# lines are exactly the whole feed's lines of that partition
+kinds() { grep -E '^\{"(add|cdf|remove)"' "$1" | sed 's/"url":"[^"]*",//; s/"expirationTimestamp":[0-9]*//' | sort; }
+st=$(req "$tmp/c0" -H "$A" "$T/cdf/changes?startingVersion=0"); status_is "$st" 200 "cdf changes" "$tmp/c0"
+st=$(req "$tmp/c1" -H "$A" "$T/cdffiltered/changes?startingVersion=0"); status_is "$st" 200 "filtered changes" "$tmp/c1"
+lines_ok "$tmp/c1" parquet add cdf remove
+[ "$nfiles" -ge 1 ] || fail "filtered changes: no files"
+diff <(kinds "$tmp/c0" | grep -F '"birthday":"2023-12-23"') <(kinds "$tmp/c1") >/dev/null || fail "filtered changes differ from the feed's 2023-12-23 lines"
+# predicateHints in the streaming form skip actions by partition values,
+# never one that may match; a hint on a data column skips nothing
+st=$(req "$tmp/s0" -X POST -H "$A" -H "$J" -d '{"startingVersion":0}' "$T/cdf/query"); status_is "$st" 200 "cdf streaming" "$tmp/s0"
+st=$(req "$tmp/s1" -X POST -H "$A" -H "$J" -d "{\"startingVersion\":0,\"predicateHints\":[\"birthday = '2023-12-24'\"]}" "$T/cdf/query")
+status_is "$st" 200 "cdf streaming with a hint" "$tmp/s1"; lines_ok "$tmp/s1" parquet add remove metaData
+diff <(kinds "$tmp/s0" | grep -F '"birthday":"2023-12-24"') <(kinds "$tmp/s1") >/dev/null || fail "streaming hint: not the 2023-12-24 actions"
+st=$(req "$tmp/s2" -X POST -H "$A" -H "$J" -d '{"startingVersion":0,"predicateHints":["id > 1000"]}' "$T/cdf/query")
+diff <(kinds "$tmp/s0") <(kinds "$tmp/s2") >/dev/null || fail "a data-column hint pruned actions of the streaming form"
 
 # ---- Read Change Data Feed
 st=$(req "$tmp/c" -H "$A" "$T/cdf/changes?startingVersion=0&endingVersion=3"); status_is "$st" 200 changes "$tmp/c"
