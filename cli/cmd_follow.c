@@ -4,8 +4,16 @@
  * given), so a restarted follow continues after the last batch it
  * printed; a batch printed but not yet committed when the process dies is
  * printed again (at-least-once output: the window is between the flush
- * and the commit). Ctrl-C (SIGINT) or SIGTERM ends it cleanly with exit
- * code 0. */
+ * and the commit; a terminal or a pipe cannot take back a line).
+ *
+ * With --into TABLE the batches go to a Delta table instead, exactly once,
+ * as Spark's Delta sink does: each batch is one commit carrying
+ * txn(appId = the checkpoint's query id, version = the batch id), so a
+ * batch written but not yet committed to the checkpoint when the process
+ * dies is re-delivered on restart and skipped by the sink (the Delta
+ * protocol's transaction identifiers).
+ *
+ * Ctrl-C (SIGINT) or SIGTERM ends it cleanly with exit code 0. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -29,6 +37,7 @@ typedef struct follow_args {
 	bool ignore_changes;
 	bool skip_change_commits;
 	const char *exclude;
+	const char *into;
 } follow_args;
 
 static const dl_cli_opt follow_opts[] = {
@@ -52,6 +61,8 @@ static const dl_cli_opt follow_opts[] = {
 	DL_CLI_FLAG(follow_args, skip_change_commits, 0, "skip-change-commits",
 	            "pass over commits that update or delete (skipChangeCommits)"),
 	DL_CLI_STRING(follow_args, exclude, 0, "exclude-regex", "REGEX", NULL, "leave out added files whose path matches"),
+	DL_CLI_STRING(follow_args, into, 0, "into", "TABLE", NULL,
+	              "append each batch to this Delta table exactly once instead of printing it (needs --checkpoint)"),
 	DL_CLI_END,
 };
 
@@ -134,7 +145,15 @@ static int print_batch(dl_cli *cli, printer *p, struct ArrowArrayStream *st)
 	return 0;
 }
 
-static int follow_loop(dl_cli *cli, dl_stream *s, const follow_args *a, double interval)
+/* Appends one batch to the --into table. The sink consumes `st`; a batch
+ * it already holds (a re-delivery after a crash) writes nothing. */
+static int sink_batch(dl_stream_sink *sink, int64_t id, struct ArrowArrayStream *st)
+{
+	int64_t version;
+	return dl_stream_sink_write(&version, sink, id, st);
+}
+
+static int follow_loop(dl_cli *cli, dl_stream *s, dl_stream_sink *sink, const follow_args *a, double interval)
 {
 	printer p;
 	memset(&p, 0, sizeof p);
@@ -150,8 +169,12 @@ static int follow_loop(dl_cli *cli, dl_stream *s, const follow_args *a, double i
 			pause_for(interval);
 			continue;
 		}
-		rc = print_batch(cli, &p, &st);
-		st.release(&st);
+		if (sink) {
+			rc = sink_batch(sink, id, &st);
+		} else {
+			rc = print_batch(cli, &p, &st);
+			st.release(&st);
+		}
 		if (rc < 0) break;
 		rc = dl_stream_commit(s, &end);
 		if (rc < 0) break;
@@ -175,6 +198,10 @@ static int follow_run(dl_cli *cli, const void *args)
 	if (a->max_bytes == 0 || a->max_bytes < -1) return dl_cli_usage_error(cli, "--max-bytes must be >= 1");
 	if (a->max_batches == 0 || a->max_batches < -1) return dl_cli_usage_error(cli, "--max-batches must be >= 1");
 	if (a->where && !*a->where) return dl_cli_usage_error(cli, "--where is empty");
+	if (a->into && !a->checkpoint)
+		return dl_cli_usage_error(cli, "--into needs --checkpoint: its query id is the sink's app id, which "
+		                          "makes a re-delivered batch recognizable");
+	if (a->into && cli->format_set) return dl_cli_usage_error(cli, "--into writes a table: --format does not apply");
 	double interval = 1;
 	int rc = parse_interval(cli, a->interval, &interval);
 	if (rc != 0) return rc;
@@ -199,12 +226,20 @@ static int follow_run(dl_cli *cli, const void *args)
 	stop_requested = 0;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
+	dl_stream_sink *sink = NULL;
+	if (a->into) {
+		dl_stream_sink_options ko = DL_STREAM_SINK_OPTIONS_INIT;
+		ko.checkpoint_location = a->checkpoint;
+		ko.store_options = o.store_options;
+		rc = dl_stream_sink_open(&sink, a->into, &ko);
+	}
 	dl_stream *s;
-	rc = dl_stream_open(&s, a->table, &o);
+	if (rc == 0) rc = dl_stream_open(&s, a->table, &o);
 	if (rc == 0) {
-		rc = follow_loop(cli, s, a, interval);
+		rc = follow_loop(cli, s, sink, a, interval);
 		dl_stream_close(s);
 	}
+	dl_stream_sink_free(sink);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	return rc;
@@ -217,9 +252,13 @@ DL_CLI_COMMAND(follow, .name = "follow", .summary = "print a table's new rows as
                               "delete or update rows stop it with Spark's error unless --ignore-deletes,\n"
                               "--ignore-changes or --skip-change-commits; --changes prints the change data\n"
                               "feed instead. With --checkpoint, a restart continues after the last batch\n"
-                              "printed. Ends on Ctrl-C (exit 0) or after --max-batches batches.",
+                              "printed (a batch printed just before a kill may be printed again). With\n"
+                              "--into TABLE each batch is appended to that Delta table exactly once\n"
+                              "(txn appId = the checkpoint's query id, version = the batch id), as Spark's\n"
+                              "Delta sink does. Ends on Ctrl-C (exit 0) or after --max-batches batches.",
                .examples = "  deltalake follow /data/events\n"
                            "  deltalake follow /data/events --from latest --interval 0.2 --format csv\n"
                            "  deltalake follow /data/events --checkpoint /data/_cp/tail --where \"country = 'FR'\"\n"
-                           "  deltalake follow /data/events --changes --from 12",
+                           "  deltalake follow /data/events --changes --from 12\n"
+                           "  deltalake follow /data/events --checkpoint /data/_cp/copy --into /data/events_copy",
                .opts = follow_opts, .args_size = sizeof(follow_args), .run = follow_run);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `deltalake follow` (the streaming source through the CLI):
-#  1. a writer appends 80 one-row commits while follow runs: every row is
+#  1. a writer appends 200 one-row commits (the issue's count) while follow runs: every row is
 #     printed exactly once, in commit order; Ctrl-C ends it with exit 0.
 #  2. follow killed with SIGKILL (idle, and at random moments while the
 #     writer runs) and restarted on its checkpoint: no row lost; killed
@@ -11,6 +11,10 @@
 #     unless --ignore-deletes), an UPDATE (DELTA_SOURCE_TABLE_IGNORE_CHANGES
 #     unless --skip-change-commits / --ignore-changes), --changes after DML,
 #     and usage errors (exit 2).
+#  4. --into TABLE (exactly once through the Delta sink's txn): killed at
+#     random moments while commits land and restarted, and a batch
+#     re-delivered after its checkpoint commit is lost: the target holds
+#     every row exactly once.
 # Needs DL_CLI.
 set -uo pipefail
 : "${DL_CLI:?DL_CLI must name the deltalake binary}"
@@ -55,14 +59,14 @@ append "$t" 1 1
 "$DL_CLI" follow "$t" --interval 0.05 >"$tmp/out1" 2>"$tmp/err1" &
 fp=$!
 pids+=("$fp")
-for ((i = 2; i <= 80; i++)); do append "$t" "$i" "$i"; done
-wait_rows "$tmp/out1" 80
+for ((i = 2; i <= 200; i++)); do append "$t" "$i" "$i"; done
+wait_rows "$tmp/out1" 200
 wait_handler "$fp"
 kill -INT "$fp"
 wait "$fp"
 rc=$?
 [ "$rc" = 0 ] || fail "follow ended with $rc after SIGINT: $(cat "$tmp/err1")"
-seq 1 80 | cmp -s - <(ids_of "$tmp/out1") || fail "follow printed $(ids_of "$tmp/out1" | wc -l) rows, not 1..80 once each in order"
+seq 1 200 | cmp -s - <(ids_of "$tmp/out1") || fail "follow printed $(ids_of "$tmp/out1" | wc -l) rows, not 1..200 once each in order"
 
 # ---- 2. killed and restarted from the checkpoint ----
 t=$tmp/t2
@@ -169,6 +173,53 @@ out=$("$DL_CLI" follow "$t" --changes --from 1 --max-batches 1 -c id,p,_change_t
 want=$(printf '1,p1,delete,3\n1,p1,insert,1\n2,p2,insert,1\n2,p2,update_preimage,2\n2,x,update_postimage,2\nid,p,_change_type,_commit_version' | sort)
 [ "$out" = "$want" ] || fail "--changes printed:
 $out"
+
+# ---- 4. --into: exactly once ----
+t=$tmp/t5
+d=$tmp/d5
+cp=$tmp/cp5
+"$DL_CLI" create "$t" --schema "id BIGINT, p STRING" -q >/dev/null || fail "create t5"
+append "$t" 1 1
+dest_ids() { "$DL_CLI" cat "$d" --format jsonl 2>/dev/null | ids_of /dev/stdin | sort -n; }
+rm -f "$tmp/writer-done"
+( for ((i = 2; i <= 40; i++)); do append "$t" "$i" "$i"; done; touch "$tmp/writer-done" ) &
+wp=$!
+pids+=("$wp")
+for round in 1 2 3 4; do
+	"$DL_CLI" follow "$t" --checkpoint "$cp" --into "$d" --interval 0.02 --max-files 2 2>>"$tmp/err5" &
+	fp=$!
+	pids+=("$fp")
+	sleep "0.$((RANDOM % 6 + 2))"
+	kill -9 "$fp"
+	wait "$fp" 2>/dev/null
+done
+wait "$wp"
+"$DL_CLI" follow "$t" --checkpoint "$cp" --into "$d" --interval 0.05 2>>"$tmp/err5" &
+fp=$!
+pids+=("$fp")
+for ((i = 0; i < 300; i++)); do
+	[ "$(dest_ids | wc -l)" -ge 40 ] && break
+	sleep 0.1
+done
+wait_handler "$fp"
+kill -INT "$fp"
+wait "$fp" || fail "follow --into failed: $(cat "$tmp/err5")"
+seq 1 40 | cmp -s - <(dest_ids) || fail "--into across SIGKILLs: target ids $(dest_ids | tr '\n' ' ')"
+# the crash window itself: the sink committed the last batch but the
+# checkpoint's commits/N was never written, so a restart re-delivers it
+last=$(ls "$cp/commits" | sort -n | tail -1)
+rm -f "$cp/commits/$last"
+before=$(ls "$d/_delta_log" | grep -c '\.json$')
+"$DL_CLI" follow "$t" --checkpoint "$cp" --into "$d" --max-batches 1 2>>"$tmp/err5" || fail "re-delivery run failed: $(cat "$tmp/err5")"
+[ -f "$cp/commits/$last" ] || fail "the re-delivered batch $last was not committed to the checkpoint"
+[ "$(ls "$d/_delta_log" | grep -c '\.json$')" = "$before" ] || fail "the re-delivered batch $last made a commit"
+seq 1 40 | cmp -s - <(dest_ids) || fail "re-delivered batch duplicated rows: $(dest_ids | tr '\n' ' ')"
+grep -q '"operation":"STREAMING UPDATE"' "$d/_delta_log/00000000000000000001.json" ||
+	fail "a batch commit of --into is not STREAMING UPDATE"
+grep -q '"txn":{"appId":"'"$(sed -n 's/.*"id":"\([^"]*\)".*/\1/p' "$cp/metadata")"'"' "$d/_delta_log/00000000000000000001.json" ||
+	fail "a batch commit of --into has no txn with the checkpoint's query id"
+"$DL_CLI" follow "$t" --into "$d" --max-batches 1 >/dev/null 2>&1
+[ $? = 2 ] || fail "--into without --checkpoint should be a usage error"
 
 # usage errors
 for bad in "--interval abc" "--interval -1" "--max-files 0" "--max-batches -3" "--format table" "--from yesterday-ish"; do
