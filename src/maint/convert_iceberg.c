@@ -47,10 +47,11 @@
 
 static const size_t ice_convert_ends[] = {sizeof(dl_convert_options)};
 
+/* Spark's IcebergTable / IcebergFileManifest refuse with a plain
+ * UnsupportedOperationException, no error class; so do we. */
 static int refuse(const char *what, const char *why)
 {
-	return dl_error_set_class(DL_EUNSUPPORTED, "DELTA_CONVERSION_UNSUPPORTED_SOURCE",
-	                          "CONVERT TO DELTA iceberg.`%s`: %s; nothing was converted", what, why);
+	return dl_error_set(DL_EUNSUPPORTED, "CONVERT TO DELTA iceberg.`%s`: %s; nothing was converted", what, why);
 }
 
 /* An Iceberg type (JSON) as a Delta type in the schema JSON being written. */
@@ -369,9 +370,9 @@ int dl_convert_iceberg_to_delta(dl_convert_metrics *metrics, const char *uri, co
 	if (rc == 0 && !existing) {
 		rc = dl_ice_metadata_load_latest(&c.meta, &c.arena, c.store);
 		if (rc == DL_ENOTFOUND)
-			rc = dl_error_set_class(DL_ENOTFOUND, "DELTA_CONVERSION_UNSUPPORTED_SOURCE",
-			                        "CONVERT TO DELTA iceberg.`%s`: no Iceberg metadata "
-			                        "(metadata/v<N>.metadata.json) under it", c.root);
+			rc = dl_error_set(DL_ENOTFOUND,
+			                  "CONVERT TO DELTA iceberg.`%s`: no Iceberg metadata "
+			                  "(metadata/v<N>.metadata.json) under it", c.root);
 		if (rc == 0) rc = convert_schema(&c);
 		if (rc == 0) rc = partition_spec(&c);
 		if (rc == 0) rc = commit(&c, metrics);

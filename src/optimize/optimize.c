@@ -522,12 +522,9 @@ static int set_parameters(opt_cmd *c, const opt_request *r, const dl_expr *where
 	dl_buf_free(&sql);
 	dl_buf_free(&par);
 	if (rc) return rc;
-	if (r->iceberg_compat) {
-		char v[16];
-		snprintf(v, sizeof v, "%d", r->iceberg_compat);
-		return dl_txn_set_parameter_json(c->txn, "icebergCompatVersion", v);
-	}
-	if (r->purge) return dl_txn_set_parameter_json(c->txn, "applyPurge", "true");
+	/* UPGRADE UNIFORM's rewrite is Spark's DeltaOperations.Reorg too, with
+	 * its default applyPurge = true (OptimizeExecutor.getOperation). */
+	if (r->purge || r->iceberg_compat) return dl_txn_set_parameter_json(c->txn, "applyPurge", "true");
 	bool by_cluster = c->clustered && c->clustering.n > 0;
 	const char *names[32] = {0};
 	int nn = 0;

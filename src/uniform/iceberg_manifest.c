@@ -55,6 +55,16 @@ int dl_ice_manifest_open(dl_ice_manifest_writer *w, dl_store *store, const char 
 	w->info.min_sequence_number = sequence_number;
 	w->info.path = dl_strdup(abs_path);
 	if (!w->info.path) return DL_ENOMEM;
+	if (s->nparts > 0) {
+		w->info.parts = dl_calloc((size_t)s->nparts, sizeof *w->info.parts);
+		w->lo = dl_calloc((size_t)s->nparts, sizeof *w->lo);
+		w->hi = dl_calloc((size_t)s->nparts, sizeof *w->hi);
+		w->info.nparts = s->nparts;
+		if (!w->info.parts || !w->lo || !w->hi) {
+			dl_ice_manifest_abort(w);
+			return DL_ENOMEM;
+		}
+	}
 	dl_buf avsc = DL_BUF_INIT, spec = DL_BUF_INIT;
 	int rc = dl_ice_manifest_avro_schema(&avsc, s);
 	dl_json_writer jw;
@@ -160,6 +170,79 @@ static int set_partition(dl_ice_manifest_writer *w, avro_value_t *df, const dl_i
 	return 0;
 }
 
+/* Iceberg's order of two non-null partition values of one type: strings
+ * by their UTF-8 bytes, numbers, dates and timestamps by value. */
+static int part_cmp(const dl_type *t, const dl_scalar *a, const dl_scalar *b)
+{
+	switch (t->id) {
+	case DL_TYPE_STRING: {
+		size_t n = a->v.str.len < b->v.str.len ? a->v.str.len : b->v.str.len;
+		int c = memcmp(a->v.str.ptr, b->v.str.ptr, n);
+		if (c) return c;
+		return a->v.str.len < b->v.str.len ? -1 : a->v.str.len > b->v.str.len;
+	}
+	case DL_TYPE_FLOAT:
+	case DL_TYPE_DOUBLE: return a->v.f64 < b->v.f64 ? -1 : a->v.f64 > b->v.f64;
+	case DL_TYPE_BOOLEAN: return (int)a->v.b - (int)b->v.b;
+	default: return a->v.i64 < b->v.i64 ? -1 : a->v.i64 > b->v.i64;
+	}
+}
+
+static int keep_bound(char **slot, const dl_type *t, const char *text, const dl_scalar *v, int sign)
+{
+	if (*slot) {
+		dl_scalar cur;
+		DL_TRY(dl_partition_value_parse(&cur, t, *slot));
+		if (part_cmp(t, v, &cur) * sign <= 0) return 0;
+	}
+	char *c = dl_strdup(text);
+	if (!c) return DL_ENOMEM;
+	dl_free(*slot);
+	*slot = c;
+	return 0;
+}
+
+/* The manifest list's field_summary: nulls, NaNs (kept out of the
+ * bounds, as the spec says) and the lower and upper bound of each
+ * partition field. */
+static int summarize(dl_ice_manifest_writer *w, const dl_ice_data_file *f)
+{
+	for (int i = 0; i < w->s->nparts; i++) {
+		const dl_ice_part_field *pf = &w->s->parts[i];
+		dl_ice_part_summary *ps = &w->info.parts[i];
+		bool found = false;
+		const char *text = f->partition ? dl_str_map_get(f->partition, pf->physical, &found) : NULL;
+		if (!found && f->partition)
+			for (uint32_t j = 0; j < f->partition->n; j++)
+				if (strcasecmp(f->partition->items[j].key, pf->physical) == 0) text = f->partition->items[j].value;
+		dl_scalar sv;
+		sv.is_null = true;
+		if (text) DL_TRY(dl_partition_value_parse(&sv, pf->type, text));
+		if (sv.is_null) {
+			ps->contains_null = true;
+			continue;
+		}
+		if ((pf->type->id == DL_TYPE_FLOAT || pf->type->id == DL_TYPE_DOUBLE) && sv.v.f64 != sv.v.f64) {
+			ps->contains_nan = true;
+			continue;
+		}
+		DL_TRY(keep_bound(&w->lo[i], pf->type, text, &sv, -1));
+		DL_TRY(keep_bound(&w->hi[i], pf->type, text, &sv, 1));
+	}
+	return 0;
+}
+
+static int encode_bound(uint8_t **out, size_t *len, dl_arena *a, const dl_type *t, const char *text)
+{
+	uint8_t *b;
+	DL_TRY(dl_ice_partition_bound(&b, len, a, t, text));
+	if (!b) return 0;
+	*out = dl_malloc(*len ? *len : 1);
+	if (!*out) return DL_ENOMEM;
+	memcpy(*out, b, *len);
+	return 0;
+}
+
 int dl_ice_manifest_add(dl_ice_manifest_writer *w, int status, int64_t snapshot_id,
                         int64_t sequence_number, int64_t file_sequence_number,
                         const dl_ice_data_file *f)
@@ -190,6 +273,7 @@ int dl_ice_manifest_add(dl_ice_manifest_writer *w, int status, int64_t snapshot_
 		CK(avro_value_get_by_name(&df, "file_format", &x, NULL) ||
 		   avro_value_set_string(&x, "PARQUET"));
 		if (rc == 0) rc = set_partition(w, &df, f);
+		if (rc == 0) rc = summarize(w, f);
 		CK(avro_value_get_by_name(&df, "record_count", &x, NULL) ||
 		   avro_value_set_long(&x, m.num_records));
 		CK(avro_value_get_by_name(&df, "file_size_in_bytes", &x, NULL) ||
@@ -221,10 +305,20 @@ int dl_ice_manifest_add(dl_ice_manifest_writer *w, int status, int64_t snapshot_
 
 int dl_ice_manifest_close(dl_ice_manifest_writer *w, dl_ice_manifest_info *out)
 {
-	int rc = dl_ice_avro_close(&w->av, &w->info.length);
+	dl_arena_reset(&w->tmp);
+	int rc = 0;
+	for (int i = 0; rc == 0 && i < w->info.nparts; i++) {
+		dl_ice_part_summary *ps = &w->info.parts[i];
+		const dl_type *t = w->s->parts[i].type;
+		rc = encode_bound(&ps->lower, &ps->lower_len, &w->tmp, t, w->lo[i]);
+		if (rc == 0) rc = encode_bound(&ps->upper, &ps->upper_len, &w->tmp, t, w->hi[i]);
+	}
+	if (rc == 0) rc = dl_ice_avro_close(&w->av, &w->info.length);
 	if (rc == 0) {
 		*out = w->info;
 		w->info.path = NULL;
+		w->info.parts = NULL;
+		w->info.nparts = 0;
 	}
 	dl_ice_manifest_abort(w);
 	return rc;
@@ -233,8 +327,14 @@ int dl_ice_manifest_close(dl_ice_manifest_writer *w, dl_ice_manifest_info *out)
 void dl_ice_manifest_abort(dl_ice_manifest_writer *w)
 {
 	dl_ice_avro_abort(&w->av);
-	dl_free(w->info.path);
-	w->info.path = NULL;
+	dl_ice_manifest_info_free(&w->info);
+	for (int i = 0; i < w->s->nparts; i++) {
+		if (w->lo) dl_free(w->lo[i]);
+		if (w->hi) dl_free(w->hi[i]);
+	}
+	dl_free(w->lo);
+	dl_free(w->hi);
+	w->lo = w->hi = NULL;
 	dl_arena_free(&w->tmp);
 }
 
@@ -243,6 +343,40 @@ void dl_ice_manifest_info_free(dl_ice_manifest_info *m)
 	if (!m) return;
 	dl_free(m->path);
 	m->path = NULL;
+	for (int i = 0; m->parts && i < m->nparts; i++) {
+		dl_free(m->parts[i].lower);
+		dl_free(m->parts[i].upper);
+	}
+	dl_free(m->parts);
+	m->parts = NULL;
+	m->nparts = 0;
+}
+
+/* manifest_file.partitions: one field_summary per partition field, null
+ * for an unpartitioned table (as Iceberg writes it). */
+static int set_summaries(avro_value_t *r, const dl_ice_manifest_info *f)
+{
+	if (f->nparts == 0) return set_null(r, "partitions");
+	avro_value_t u, arr, el, x, b;
+	if (avro_value_get_by_name(r, "partitions", &u, NULL) || avro_value_set_branch(&u, 1, &arr)) return -1;
+	for (int i = 0; i < f->nparts; i++) {
+		const dl_ice_part_summary *ps = &f->parts[i];
+		if (avro_value_append(&arr, &el, NULL)) return -1;
+		if (avro_value_get_by_name(&el, "contains_null", &x, NULL) || avro_value_set_boolean(&x, ps->contains_null))
+			return -1;
+		if (avro_value_get_by_name(&el, "contains_nan", &x, NULL) || avro_value_set_branch(&x, 1, &b) ||
+		    avro_value_set_boolean(&b, ps->contains_nan))
+			return -1;
+		if (avro_value_get_by_name(&el, "lower_bound", &x, NULL)) return -1;
+		if (ps->lower ? avro_value_set_branch(&x, 1, &b) || avro_value_set_bytes(&b, ps->lower, ps->lower_len)
+		              : avro_value_set_branch(&x, 0, &b) || avro_value_set_null(&b))
+			return -1;
+		if (avro_value_get_by_name(&el, "upper_bound", &x, NULL)) return -1;
+		if (ps->upper ? avro_value_set_branch(&x, 1, &b) || avro_value_set_bytes(&b, ps->upper, ps->upper_len)
+		              : avro_value_set_branch(&x, 0, &b) || avro_value_set_null(&b))
+			return -1;
+	}
+	return 0;
 }
 
 int dl_ice_manifest_list_write(dl_store *store, const char *rel_path, const dl_ice_manifest_info *m,
@@ -290,7 +424,7 @@ int dl_ice_manifest_list_write(dl_store *store, const char *rel_path, const dl_i
 		           avro_value_get_by_name(&r, "existing_rows_count", &x, NULL) ||
 		           avro_value_set_long(&x, f->existing_rows) ||
 		           avro_value_get_by_name(&r, "deleted_rows_count", &x, NULL) ||
-		           avro_value_set_long(&x, f->deleted_rows) || set_null(&r, "partitions") ||
+		           avro_value_set_long(&x, f->deleted_rows) || set_summaries(&r, f) ||
 		           set_null(&r, "key_metadata");
 		if (bad) rc = dl_ice_avro_error(DL_EINVALID, rel_path);
 		if (rc == 0) rc = dl_ice_avro_append(&w->av, &r);

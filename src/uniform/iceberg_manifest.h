@@ -9,8 +9,18 @@
 /* Iceberg's manifest entry status. */
 enum { DL_ICE_EXISTING = 0, DL_ICE_ADDED = 1, DL_ICE_DELETED = 2 };
 
+/* One partition field's field_summary in a manifest list: over every
+ * entry of the manifest (as Iceberg's ManifestWriter counts them). */
+typedef struct dl_ice_part_summary {
+	bool contains_null, contains_nan;
+	uint8_t *lower, *upper; /* single-value serialization; malloc'd, NULL if none */
+	size_t lower_len, upper_len;
+} dl_ice_part_summary;
+
 /* One manifest_file row of a manifest list. */
 typedef struct dl_ice_manifest_info {
+	dl_ice_part_summary *parts; /* one per partition field; malloc'd */
+	int nparts;
 	char *path; /* absolute (as written in the list); malloc'd */
 	int64_t length;
 	int32_t spec_id;
@@ -36,6 +46,7 @@ typedef struct dl_ice_manifest_writer {
 	dl_ice_manifest_info info;
 	dl_arena tmp;
 	bool any_seq;
+	char **lo, **hi; /* per partition field: bound values as text (malloc'd) */
 } dl_ice_manifest_writer;
 
 /* rel_path: the object in the table's store; abs_path what the manifest

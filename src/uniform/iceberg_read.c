@@ -243,6 +243,50 @@ static int field_str(avro_value_t *rec, const char *name, const char **out, cons
 	return 0;
 }
 
+/* An optional bytes or boolean member of a union, copied out. */
+static int opt_bytes(avro_value_t *rec, const char *name, uint8_t **out, size_t *len)
+{
+	avro_value_t u, b;
+	const void *p;
+	if (avro_value_get_by_name(rec, name, &u, NULL) || avro_value_get_current_branch(&u, &b)) return -1;
+	if (avro_value_get_type(&b) == AVRO_NULL) return 0;
+	if (avro_value_get_bytes(&b, &p, len)) return -1;
+	*out = dl_malloc(*len ? *len : 1);
+	if (!*out) return -1;
+	memcpy(*out, p, *len);
+	return 0;
+}
+
+/* manifest_file.partitions (field_summary list), kept so a manifest
+ * carried into the next snapshot's list keeps its summaries. */
+static int read_summaries(avro_value_t *rec, dl_ice_manifest_info *m, const char *path)
+{
+	avro_value_t u, arr, el, x, b;
+	size_t cnt;
+	if (avro_value_get_by_name(rec, "partitions", &u, NULL)) return 0;
+	if (avro_value_get_current_branch(&u, &arr)) return dl_ice_avro_error(DL_ECORRUPT, path);
+	if (avro_value_get_type(&arr) != AVRO_ARRAY || avro_value_get_size(&arr, &cnt) || cnt == 0) return 0;
+	m->parts = dl_calloc(cnt, sizeof *m->parts);
+	if (!m->parts) return DL_ENOMEM;
+	m->nparts = (int)cnt;
+	for (size_t i = 0; i < cnt; i++) {
+		dl_ice_part_summary *ps = &m->parts[i];
+		int bv = 0;
+		if (avro_value_get_by_index(&arr, i, &el, NULL) ||
+		    avro_value_get_by_name(&el, "contains_null", &x, NULL) || avro_value_get_boolean(&x, &bv))
+			return dl_ice_avro_error(DL_ECORRUPT, path);
+		ps->contains_null = bv;
+		if (avro_value_get_by_name(&el, "contains_nan", &x, NULL) == 0 &&
+		    avro_value_get_current_branch(&x, &b) == 0 && avro_value_get_type(&b) == AVRO_BOOLEAN &&
+		    avro_value_get_boolean(&b, &bv) == 0)
+			ps->contains_nan = bv;
+		if (opt_bytes(&el, "lower_bound", &ps->lower, &ps->lower_len) ||
+		    opt_bytes(&el, "upper_bound", &ps->upper, &ps->upper_len))
+			return dl_ice_avro_error(DL_ECORRUPT, path);
+	}
+	return 0;
+}
+
 int dl_ice_manifest_list_read(dl_ice_manifest_info **out, size_t *n, dl_store *store,
                               const char *rel_path)
 {
@@ -303,6 +347,7 @@ int dl_ice_manifest_list_read(dl_ice_manifest_info **out, size_t *n, dl_store *s
 			L("deleted_rows_count", m->deleted_rows);
 		}
 #undef L
+		if (rc == 0) rc = read_summaries(&rec, m, rel_path);
 	}
 	if (have) avro_value_decref(&rec);
 	if (iface) avro_value_iface_decref(iface);

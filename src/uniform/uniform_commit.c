@@ -245,7 +245,9 @@ static int carry_manifests(conv *c)
 		if (rc < 0) break;
 		if (!s.hit) {
 			rc = push_manifest(c, &old[i]);
-			old[i].path = NULL;
+			old[i].path = NULL; /* moved, with its partition summaries */
+			old[i].parts = NULL;
+			old[i].nparts = 0;
 			continue;
 		}
 		char rel[128];

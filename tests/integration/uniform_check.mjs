@@ -140,6 +140,25 @@ if (mode === 'check-avro') {
 			const pf = df.fields.find((f) => f.name === 'partition').type.fields;
 			if (pf.length !== spec.length) die(`${mf.manifest_path}: partition struct does not match the spec`);
 			pf.forEach((f, i) => { if (f['field-id'] !== spec[i]['field-id']) die(`${mf.manifest_path}: partition field id`); });
+			// the list's partition summaries (spec: field_summary) against the manifest's entries
+			if (spec.length && (!Array.isArray(mf.partitions) || mf.partitions.length !== spec.length))
+				die(`${mf.manifest_path}: the manifest list has no partition summary per partition field`);
+			pf.forEach((f, i) => {
+				const vals = man.rows.map((r) => r.data_file.partition[f.name]);
+				const sum = mf.partitions[i];
+				if (sum.contains_null !== vals.some((v) => v === null))
+					die(`${mf.manifest_path}: contains_null of ${f.name} is ${sum.contains_null}`);
+				const t = Array.isArray(f.type) ? f.type.find((x) => x !== 'null') : f.type;
+				const enc = t === 'int' ? (v) => { const b = Buffer.alloc(4); b.writeInt32LE(v); return b; }
+					: t === 'string' ? (v) => Buffer.from(v) : null;
+				if (!enc) return;
+				const nn = vals.filter((v) => v !== null).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+				const want = nn.length ? [enc(nn[0]), enc(nn[nn.length - 1])] : [null, null];
+				const got = [sum.lower_bound, sum.upper_bound];
+				for (let k = 0; k < 2; k++)
+					if ((want[k] === null) !== (got[k] === null) || (want[k] && !want[k].equals(got[k])))
+						die(`${mf.manifest_path}: ${k ? 'upper' : 'lower'} bound of ${f.name} is ${got[k]?.toString('hex')}, entries give ${want[k]?.toString('hex')}`);
+			});
 			const sch = JSON.parse(man.meta['schema'].toString());
 			if (!sch.fields) die('manifest schema metadata lacks fields');
 			if (man.meta['format-version'].toString() !== '2' || man.meta['content'].toString() !== 'data')
