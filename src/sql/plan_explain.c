@@ -173,8 +173,27 @@ static int line(dl_buf *out, planner *P, pn *n, const pn *root)
 	return 0;
 }
 
+/* A Project that passes its input's columns through unchanged, in order
+ * and under the same shown names (the planner's last Project, which gives
+ * the output its names, often repeats the one under it); EXPLAIN shows only its input, as Spark's collapsed plan
+ * does. */
+static bool identity_project(planner *P, const pn *n)
+{
+	const pn *c = n->in[0];
+	if (n->kind != PN_PROJECT || !c || !c->schema || c->schema->nchildren != n->n) return false;
+	for (int i = 0; i < n->n; i++) {
+		const ex_node *e = n->exprs[i];
+		if (e->kind != EX_COL || e->npath != 1 || !n->names[i] || !c->schema->children[i].name ||
+		    strcmp(e->path[0], c->schema->children[i].name) ||
+		    strcmp(pl_display(P, e->path[0]), pl_display(P, n->names[i])))
+			return false;
+	}
+	return true;
+}
+
 static int tree(dl_buf *out, planner *P, pn *n, const pn *root, int depth)
 {
+	if (identity_project(P, n)) return tree(out, P, n->in[0], root, depth);
 	for (int i = 0; i < depth; i++) DL_TRY(dl_buf_puts(out, "  "));
 	DL_TRY(line(out, P, n, root));
 	DL_TRY(dl_buf_putc(out, '\n'));

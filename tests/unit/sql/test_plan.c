@@ -352,7 +352,10 @@ static void test_explain_schema(void **state)
 	assert_int_equal(E.t[0].opens, opens); /* nothing opened */
 	assert_non_null(strstr(b.data, "TopN [g ASC] limit=3"));
 	assert_non_null(strstr(b.data, "Aggregate keys=[t.g] functions=[count(*)]"));
-	assert_non_null(strstr(b.data, "\n          HashJoin Inner keys=[t.g = u.k]"));
+	assert_non_null(strstr(b.data, "\n      HashJoin Inner keys=[t.g = u.k]"));
+	/* Projects that only pass their input's columns through (the naming
+	 * ones over the output) are not printed (issue 10: a doubled Project) */
+	assert_int_equal(strncmp(b.data, "TopN [g ASC]", 12), 0);
 	assert_non_null(strstr(b.data, "Scan mem.t [id, g] filter: id > 1 (memory table of 3 batches)"));
 	dl_buf_free(&b);
 	dl_type *ty;
