@@ -6,7 +6,9 @@
  * commitInfo, the commit. A failure anywhere deletes what was written. */
 #include "dml/merge.h"
 #include <string.h>
+#include "dml/merge_capture.h"
 #include "dml/merge_internal.h"
+#include "exec/spill.h"
 #include "log/snapshot.h"
 #include "ops/auto_optimize.h"
 #include "ops/create.h"
@@ -366,7 +368,12 @@ static void free_exec(mg_exec *x)
 	dl_expr_free(x->residual);
 	for (int i = 0; i < x->nsb; i++) dl_batch_free(x->sbatches[i]);
 	dl_free(x->sbatches);
-	dl_batch_free(x->sall);
+	dl_exec_mem_release(&x->mem, x->scharged);
+	dl_spill_free(x->sspill);
+	dl_mg_key_range_free(x);
+	dl_mg_capture_free(x);
+	dl_mg_inserts_free(x);
+	if (x->cap_lock_init) pthread_mutex_destroy(&x->cap_lock);
 	for (size_t f = 0; x->recs && f < x->nfiles; f++) dl_free(x->recs[f].r);
 	dl_free(x->recs);
 	dl_free((void *)x->files);
