@@ -131,9 +131,7 @@ typedef struct mg_exec {
 	/* clause shape */
 	bool matched_only, single_uncond_delete;
 	bool has_matched, has_not_matched, has_by_source;
-	/* inserts: per clause, batches of its insert schema */
-	dl_batch ***ins;
-	int *nins, *capins;
+	/* inserts: per clause, the schema of the rows it computes */
 	dl_type **ins_schema;
 	/* inserted rows, conformed to ins_us: in memory (ins_charged bytes of
 	 * x->mem) until the budget is used up, then in ins_spill (and, when the

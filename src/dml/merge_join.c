@@ -1,5 +1,6 @@
 /* MERGE's read side (Spark's ClassicMergeExecutor.findTouchedFiles and
- * writeAllChanges, done in one pass): the source read once into memory, the
+ * writeAllChanges, done in one pass): the source read once (in memory while
+ * it fits the budget, else spilled), the
  * target's candidate files (pruned by the ON condition's target-only terms
  * when no NOT MATCHED BY SOURCE clause needs every row) streamed with each
  * row's file and position, a hash join built on the smaller side whose kind
