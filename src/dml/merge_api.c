@@ -6,7 +6,9 @@
  * commitInfo, the commit. A failure anywhere deletes what was written. */
 #include "dml/merge.h"
 #include <string.h>
+#include "dml/merge_capture.h"
 #include "dml/merge_internal.h"
+#include "exec/spill.h"
 #include "log/snapshot.h"
 #include "ops/auto_optimize.h"
 #include "ops/create.h"
@@ -267,12 +269,9 @@ static int open_source(mg_exec *x)
 static int insert_schemas(mg_exec *x)
 {
 	int n = x->m->ncl;
-	x->ins = dl_calloc((size_t)n, sizeof *x->ins);
-	x->nins = dl_calloc((size_t)n, sizeof *x->nins);
-	x->capins = dl_calloc((size_t)n, sizeof *x->capins);
 	x->ins_schema = dl_calloc((size_t)n, sizeof *x->ins_schema);
 	dl_field *f = dl_calloc((size_t)x->nw + 1, sizeof *f);
-	int rc = x->ins && x->nins && x->capins && x->ins_schema && f ? 0 : DL_ENOMEM;
+	int rc = x->ins_schema && f ? 0 : DL_ENOMEM;
 	for (int k = 0; k < n && rc == 0; k++) {
 		mg_clause *c = &x->m->cl[k];
 		if (c->kind != MG_NOT_MATCHED) continue;
@@ -345,14 +344,8 @@ static void free_exec(mg_exec *x)
 		for (int w = 0; c->set && w < x->nw; w++) dl_expr_free(c->set[w]);
 		dl_free(c->set);
 		c->set = NULL;
-		/* ins, nins, capins are allocated together; any may have failed */
-		for (int i = 0; x->ins && x->nins && x->ins[k] && i < x->nins[k]; i++) dl_batch_free(x->ins[k][i]);
-		if (x->ins) dl_free(x->ins[k]);
 		if (x->ins_schema) dl_type_unref(x->ins_schema[k]);
 	}
-	dl_free(x->ins);
-	dl_free(x->nins);
-	dl_free(x->capins);
 	dl_free(x->ins_schema);
 	for (int k = 0; k < x->nkeys; k++) {
 		if (x->tkeys) dl_expr_free(x->tkeys[k]);
@@ -366,7 +359,12 @@ static void free_exec(mg_exec *x)
 	dl_expr_free(x->residual);
 	for (int i = 0; i < x->nsb; i++) dl_batch_free(x->sbatches[i]);
 	dl_free(x->sbatches);
-	dl_batch_free(x->sall);
+	dl_exec_mem_release(&x->mem, x->scharged);
+	dl_spill_free(x->sspill);
+	dl_mg_key_range_free(x);
+	dl_mg_capture_free(x);
+	dl_mg_inserts_free(x);
+	if (x->cap_lock_init) pthread_mutex_destroy(&x->cap_lock);
 	for (size_t f = 0; x->recs && f < x->nfiles; f++) dl_free(x->recs[f].r);
 	dl_free(x->recs);
 	dl_free((void *)x->files);

@@ -62,7 +62,20 @@ typedef struct mg_rec {
 	uint64_t pos;
 	int32_t clause;   /* index in cl, -1: matched but no clause acted (copied) */
 	int64_t srow;     /* source row (ns: the all-NULL row) */
+	int64_t crow;     /* its source columns: row of the file's capture, -1: none */
 } mg_rec;
+
+/* The source columns of one file's updated rows, captured during the join
+ * (the source itself is not kept): batches in memory, charged to x->mem,
+ * or, once the budget is used up, a spill file. */
+typedef struct mg_capture {
+	dl_batch **b;
+	int nb, capb;
+	int64_t rows, bytes;
+	struct dl_spill_file *spill;
+	dl_batch *all;            /* loaded for the update callback */
+	int64_t used;             /* rows of `all` the callback consumed */
+} mg_capture;
 
 typedef struct mg_file_recs {
 	mg_rec *r;
@@ -86,11 +99,22 @@ typedef struct mg_exec {
 	dl_str_map config;       /* committed configuration */
 	bool schema_changed;
 	dl_type *canon;          /* the canonical joined schema (reference) */
-	/* source, materialized once: ns columns + __srow, one all-NULL row at ns */
+	/* source, read once: ns columns + __srow; in memory while it fits
+	 * x->mem (scharged bytes), else spilled to sspill */
 	dl_batch **sbatches;
 	int nsb;
-	dl_batch *sall;          /* rows 0..nsrc-1 then the NULL row */
+	int64_t scharged;
+	struct dl_spill_file *sspill;
 	int64_t nsrc;
+	/* the source's key range, gathered while reading it */
+	bool kr_init;
+	dl_expr **kr_e;
+	dl_array **kr_best;
+	/* per candidate file: the source columns of its updated rows */
+	mg_capture *cap;
+	bool cap_spilling;
+	pthread_mutex_t cap_lock;
+	bool cap_lock_init;
 	/* ON */
 	int nkeys;
 	dl_expr **tkeys, **skeys; /* bound to the target / source stream schemas */
@@ -107,10 +131,18 @@ typedef struct mg_exec {
 	/* clause shape */
 	bool matched_only, single_uncond_delete;
 	bool has_matched, has_not_matched, has_by_source;
-	/* inserts: per clause, batches of its insert schema */
-	dl_batch ***ins;
-	int *nins, *capins;
+	/* inserts: per clause, the schema of the rows it computes */
 	dl_type **ins_schema;
+	/* inserted rows, conformed to ins_us: in memory (ins_charged bytes of
+	 * x->mem) until the budget is used up, then in ins_spill (and, when the
+	 * change data needs them too, ins_spill_cdc) */
+	bool ins_ready;
+	dl_type *ins_us;
+	bool *ins_given;
+	dl_batch **insb;
+	int ninsb, capinsb;
+	int64_t ins_rows, ins_charged;
+	struct dl_spill_file *ins_spill, *ins_spill_cdc;
 	/* write side */
 	dl_rewrite *rw;
 	dl_enforcer *enf;
@@ -141,6 +173,9 @@ int dl_mg_split_on(mg_exec *x);
 /* After the source is read: each plain `t.col = <source expr>` key adds
  * `col BETWEEN min AND max` of the source's values to x->prune. */
 int dl_mg_key_range(mg_exec *x);
+/* Adds a source batch (the source stream's columns) to the key range. */
+int dl_mg_key_range_add(mg_exec *x, const dl_batch *b);
+void dl_mg_key_range_free(mg_exec *x);
 /* Clause conditions and assignments (x->wschema known). */
 int dl_mg_resolve_clauses(mg_exec *x);
 /* The canonical schema of x (after tschema and sschema are known). */
@@ -153,6 +188,9 @@ int dl_mg_join(mg_exec *x);
 
 /* merge_write.c */
 int dl_mg_evolve_schema(mg_exec *x);
+/* Takes b (rows of clause k's insert schema) into the inserted rows. */
+int dl_mg_insert_add(mg_exec *x, int k, dl_batch *b);
+void dl_mg_inserts_free(mg_exec *x);
 int dl_mg_write(mg_exec *x);
 void dl_mg_discard(mg_exec *x);
 

@@ -1,5 +1,6 @@
 /* MERGE's read side (Spark's ClassicMergeExecutor.findTouchedFiles and
- * writeAllChanges, done in one pass): the source read once into memory, the
+ * writeAllChanges, done in one pass): the source read once (in memory while
+ * it fits the budget, else spilled), the
  * target's candidate files (pruned by the ON condition's target-only terms
  * when no NOT MATCHED BY SOURCE clause needs every row) streamed with each
  * row's file and position, a hash join built on the smaller side whose kind
@@ -7,6 +8,7 @@
  * outer for NOT MATCHED), and per joined row the first clause whose
  * condition holds. What a clause does to a target row is recorded by file
  * and position for the rewrite engine; inserted rows are computed here. */
+#include "dml/merge_capture.h"
 #include "dml/merge_internal.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 #include "log/replay.h"
 #include "log/snapshot.h"
 #include "table/scan.h"
+#include "exec/spill.h"
 #include "util/error.h"
 #include "util/mem.h"
 #include "util/time.h"
@@ -54,6 +57,56 @@ static int adopt(dl_batch **out, dl_type *schema, dl_batch *b, int n, int64_t ro
 	return 0;
 }
 
+static int source_ctx(mg_exec *x, dl_exec_ctx *ctx)
+{
+	*ctx = (dl_exec_ctx)DL_EXEC_CTX_INIT;
+	ctx->mem = &x->mem;
+	ctx->temp_dir = x->m->o.temp_dir;
+	return 0;
+}
+
+/* The source no longer fits the budget: what is held goes to a spill file,
+ * and every later batch with it. */
+static int spill_source(mg_exec *x, const dl_type *ss)
+{
+	dl_exec_ctx ctx;
+	source_ctx(x, &ctx);
+	DL_TRY(dl_spill_open(&x->sspill, &ctx, ss, "merge source"));
+	for (int i = 0; i < x->nsb; i++) {
+		DL_TRY(dl_spill_write(x->sspill, x->sbatches[i]));
+		dl_batch_free(x->sbatches[i]);
+		x->sbatches[i] = NULL;
+	}
+	x->nsb = 0;
+	dl_exec_mem_release(&x->mem, x->scharged);
+	x->scharged = 0;
+	return 0;
+}
+
+static int hold_source(mg_exec *x, const dl_type *ss, dl_batch *o, int *cap)
+{
+	if (!x->sspill) {
+		int64_t bytes = dl_exec_batch_bytes(o);
+		if (dl_exec_mem_charge(&x->mem, bytes, "merge source") == 0) {
+			if (x->nsb == *cap) {
+				int nc = *cap ? *cap * 2 : 16;
+				dl_batch **nb = dl_reallocarray(x->sbatches, (size_t)nc, sizeof *nb);
+				if (!nb) {
+					dl_exec_mem_release(&x->mem, bytes);
+					return DL_ENOMEM;
+				}
+				x->sbatches = nb;
+				*cap = nc;
+			}
+			x->sbatches[x->nsb++] = o;
+			x->scharged += bytes;
+			return 1;
+		}
+		DL_TRY(spill_source(x, ss));
+	}
+	return dl_spill_write(x->sspill, o);
+}
+
 int dl_mg_read_source(mg_exec *x)
 {
 	dl_type *ss = NULL;
@@ -70,36 +123,13 @@ int dl_mg_read_source(mg_exec *x)
 		if (rc == 0 && o) rc = long_column(&o->cols[x->ns], b->num_rows, row, 1);
 		row += b->num_rows;
 		dl_batch_free(b);
-		if (rc == 0 && o && x->nsb == cap) {
-			cap = cap ? cap * 2 : 16;
-			dl_batch **nb = dl_reallocarray(x->sbatches, (size_t)cap, sizeof *nb);
-			if (!nb) rc = DL_ENOMEM;
-			else x->sbatches = nb;
-		}
-		if (rc < 0) {
-			dl_batch_free(o);
-			break;
-		}
-		if (o) x->sbatches[x->nsb++] = o;
+		if (rc == 0 && o) rc = dl_mg_key_range_add(x, o);
+		if (rc == 0 && o) rc = hold_source(x, ss, o, &cap);
+		if (rc == 1) rc = 0; /* o is held */
+		else dl_batch_free(o);
+		if (rc < 0) break;
 	}
 	x->nsrc = row;
-	/* all rows then one all-NULL row (the source of NOT MATCHED BY SOURCE rows) */
-	dl_batch *nul = rc == 0 ? dl_batch_new(ss, 1) : NULL;
-	if (rc == 0 && !nul) rc = dl_error_last()->code;
-	for (int j = 0; rc == 0 && j <= x->ns; j++)
-		if (!(nul->cols[j] = dl_array_new_null(ss->children[j].type, 1))) rc = dl_error_last()->code;
-	if (rc == 0) {
-		dl_batch **all = dl_calloc((size_t)x->nsb + 1, sizeof *all);
-		if (!all) rc = DL_ENOMEM;
-		for (int i = 0; rc == 0 && i < x->nsb; i++) all[i] = x->sbatches[i];
-		if (rc == 0) {
-			all[x->nsb] = nul;
-			x->sall = dl_batch_concat(all, x->nsb + 1);
-			if (!x->sall) rc = dl_error_last()->code;
-		}
-		dl_free(all);
-	}
-	dl_batch_free(nul);
 	dl_type_unref(ss);
 	x->mt.num_source_rows = x->nsrc;
 	return rc;
@@ -288,7 +318,7 @@ static int target_stream(mg_exec *x, dl_batch_stream **out)
 
 /* ---- clause evaluation over joined rows ---- */
 
-static int push_rec(mg_exec *x, int64_t file, uint64_t pos, int32_t clause, int64_t srow)
+static int push_rec(mg_exec *x, int64_t file, uint64_t pos, int32_t clause, int64_t srow, int64_t crow)
 {
 	mg_file_recs *r = &x->recs[file];
 	if (r->n == r->cap) {
@@ -298,7 +328,7 @@ static int push_rec(mg_exec *x, int64_t file, uint64_t pos, int32_t clause, int6
 		r->r = nr;
 		r->cap = cap;
 	}
-	r->r[r->n++] = (mg_rec){pos, clause, srow};
+	r->r[r->n++] = (mg_rec){pos, clause, srow, crow};
 	return 0;
 }
 
@@ -356,22 +386,12 @@ static int add_inserts(mg_exec *x, const dl_batch *V, int k, const uint32_t *row
 		rc = dl_expr_eval(&o->cols[j++], c->set[w], sub, NULL);
 	}
 	dl_batch_free(sub);
-	if (rc == 0 && x->nins[k] == x->capins[k]) {
-		int cap = x->capins[k] ? x->capins[k] * 2 : 8;
-		dl_batch **nb = dl_reallocarray(x->ins[k], (size_t)cap, sizeof *nb);
-		if (!nb) rc = DL_ENOMEM;
-		else {
-			x->ins[k] = nb;
-			x->capins[k] = cap;
-		}
-	}
 	if (rc < 0) {
 		dl_batch_free(o);
 		return rc;
 	}
-	x->ins[k][x->nins[k]++] = o;
 	c->rows += n;
-	return 0;
+	return dl_mg_insert_add(x, k, o);
 }
 
 static int process(mg_exec *x, const dl_batch *V)
@@ -394,17 +414,36 @@ static int process(mg_exec *x, const dl_batch *V)
 	if (rc == 0 && nb && x->has_by_source) rc = assign_clauses(x, V, MG_BY_SOURCE, brow, nb, assign);
 	if (rc == 0 && ni && x->has_not_matched) rc = assign_clauses(x, V, MG_NOT_MATCHED, irow, ni, assign);
 	const int64_t *fv = fcol->values, *pv = pcol->values, *sv = scol->values;
+	/* the source columns of the rows a matched clause updates, kept for the
+	 * rewrite engine's callback (irow is free until the inserts) */
+	int64_t *crow = rc == 0 ? dl_malloc(((size_t)n + 1) * sizeof *crow) : NULL;
+	if (rc == 0 && !crow) rc = DL_ENOMEM;
+	int64_t nu = 0;
+	uint32_t *urow = brow + nb; /* brow has room for n rows, nb used */
+	for (int64_t k = 0; rc == 0 && k < nm; k++) {
+		uint32_t i = mrow[k];
+		crow[i] = -1;
+		if (assign[i] >= 0 && x->m->cl[assign[i]].action != MG_DELETE) urow[nu++] = i;
+	}
+	if (rc == 0 && nu) {
+		int64_t *cr = dl_malloc((size_t)nu * sizeof *cr);
+		if (!cr) rc = DL_ENOMEM;
+		if (rc == 0) rc = dl_mg_capture(x, V, urow, nu, cr);
+		for (int64_t k = 0; rc == 0 && k < nu; k++) crow[urow[k]] = cr[k];
+		dl_free(cr);
+	}
 	/* matched pairs: Spark counts every pair for the multiple-match check,
 	 * only those some clause acts on when all clauses are MATCHED ones */
 	for (int64_t k = 0; rc == 0 && k < nm; k++) {
 		uint32_t i = mrow[k];
 		if (x->has_matched && (assign[i] >= 0 || !x->matched_only))
-			rc = push_rec(x, fv[i], (uint64_t)pv[i], assign[i], sv[i]);
+			rc = push_rec(x, fv[i], (uint64_t)pv[i], assign[i], sv[i], crow[i]);
 	}
 	for (int64_t k = 0; rc == 0 && k < nb; k++) {
 		uint32_t i = brow[k];
-		if (assign[i] >= 0) rc = push_rec(x, fv[i], (uint64_t)pv[i], assign[i], x->nsrc);
+		if (assign[i] >= 0) rc = push_rec(x, fv[i], (uint64_t)pv[i], assign[i], x->nsrc, -1);
 	}
+	dl_free(crow);
 	/* inserts, per clause */
 	for (int c = 0; rc == 0 && ni && c < x->m->ncl; c++) {
 		if (x->m->cl[c].kind != MG_NOT_MATCHED) continue;
@@ -470,7 +509,13 @@ int dl_mg_join(mg_exec *x)
 	dl_type *sschema = NULL;
 	int rc = target_stream(x, &ts);
 	if (rc == 0) rc = side_schema(x, false, &sschema);
-	if (rc == 0) {
+	if (rc == 0 && x->sspill) {
+		rc = dl_spill_stream(&ss, x->sspill, &ctx);
+		x->sspill = NULL;
+	} else if (rc == 0) {
+		/* the join charges what it holds itself */
+		dl_exec_mem_release(&x->mem, x->scharged);
+		x->scharged = 0;
 		rc = dl_batch_stream_from_batches(&ss, sschema, x->sbatches, x->nsb);
 		dl_free(x->sbatches);
 		x->sbatches = NULL;

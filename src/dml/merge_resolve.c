@@ -569,41 +569,101 @@ static int print_cell(dl_buf *out, const dl_array *a, int64_t i)
 	return ex_print_scalar(out, &s);
 }
 
+/* The key range is gathered batch by batch while the source is read (it
+ * may not stay in memory): per key, a 2-row array of its least and greatest
+ * value so far (NULL until a non-NULL value is seen). */
+static int key_range_init(mg_exec *x)
+{
+	x->kr_init = true;
+	x->kr_e = dl_calloc((size_t)x->nkeys + 1, sizeof *x->kr_e);
+	x->kr_best = dl_calloc((size_t)x->nkeys + 1, sizeof *x->kr_best);
+	if (!x->kr_e || !x->kr_best) return DL_ENOMEM;
+	if (x->has_by_source) return 0; /* every target row takes part */
+	dl_type *ss = NULL;
+	int rc = stream_schema(x, false, &ss); /* the source batches' columns */
+	for (int k = 0; k < x->nkeys && rc == 0; k++) {
+		if (x->key_tcol[k] < 0 || x->null_safe[k]) continue;
+		if (!range_type(x->tschema->children[x->key_tcol[k]].type)) continue;
+		rc = dl_expr_parse(&x->kr_e[k], x->key_ssql[k]);
+		if (rc == 0) rc = dl_expr_bind(x->kr_e[k], ss);
+	}
+	dl_type_unref(ss);
+	return rc;
+}
+
+/* The least and greatest valid rows of v as a 2-row array, or NULL. */
+static int min_max(const dl_array *v, dl_array **out)
+{
+	*out = NULL;
+	int64_t lo = -1, hi = -1;
+	for (int64_t i = 0; i < v->length; i++) {
+		if (!dl_array_is_valid(v, i)) continue;
+		if (lo < 0 || cmp_cell(v, i, lo) < 0) lo = i;
+		if (hi < 0 || cmp_cell(v, i, hi) > 0) hi = i;
+	}
+	if (lo < 0) return 0;
+	uint32_t sel[2] = {(uint32_t)lo, (uint32_t)hi};
+	*out = dl_array_take(v, sel, 2);
+	return *out ? 0 : dl_error_last()->code;
+}
+
+int dl_mg_key_range_add(mg_exec *x, const dl_batch *b)
+{
+	if (!x->kr_init) DL_TRY(key_range_init(x));
+	int rc = 0;
+	for (int k = 0; k < x->nkeys && rc == 0; k++) {
+		if (!x->kr_e[k]) continue;
+		dl_array *v = NULL, *mm = NULL;
+		rc = dl_expr_eval(&v, x->kr_e[k], b, NULL);
+		if (rc == 0) rc = min_max(v, &mm);
+		dl_array_free(v);
+		if (rc == 0 && mm && x->kr_best[k]) {
+			dl_array *two[2] = {x->kr_best[k], mm}, *all = dl_array_concat(two, 2), *best = NULL;
+			if (!all) rc = dl_error_last()->code;
+			if (rc == 0) rc = min_max(all, &best);
+			dl_array_free(all);
+			dl_array_free(mm);
+			mm = NULL;
+			if (rc == 0) {
+				dl_array_free(x->kr_best[k]);
+				x->kr_best[k] = best;
+			}
+		} else if (rc == 0 && mm) {
+			x->kr_best[k] = mm;
+		}
+	}
+	return rc;
+}
+
+void dl_mg_key_range_free(mg_exec *x)
+{
+	for (int k = 0; k < x->nkeys; k++) {
+		if (x->kr_e) dl_expr_free(x->kr_e[k]);
+		if (x->kr_best) dl_array_free(x->kr_best[k]);
+	}
+	dl_free(x->kr_e);
+	dl_free(x->kr_best);
+}
+
 int dl_mg_key_range(mg_exec *x)
 {
+	if (!x->kr_init) DL_TRY(key_range_init(x));
 	if (x->has_by_source) return 0; /* every target row takes part */
 	dl_buf terms = DL_BUF_INIT;
 	int rc = 0;
 	for (int k = 0; k < x->nkeys && rc == 0; k++) {
-		if (x->key_tcol[k] < 0 || x->null_safe[k]) continue;
+		if (!x->kr_e[k]) continue;
 		const dl_field *f = &x->tschema->children[x->key_tcol[k]];
-		if (!range_type(f->type)) continue;
-		dl_expr *e;
-		dl_type *ss = NULL;
-		rc = dl_expr_parse(&e, x->key_ssql[k]);
-		if (rc == 0) rc = stream_schema(x, false, &ss); /* x->sall's columns */
-		if (rc == 0) rc = dl_expr_bind(e, ss);
-		dl_type_unref(ss);
-		dl_array *v = NULL;
-		if (rc == 0) rc = dl_expr_eval(&v, e, x->sall, NULL);
-		dl_expr_free(e);
-		if (rc < 0) break;
-		int64_t lo = -1, hi = -1;
-		for (int64_t i = 0; i < x->nsrc; i++) {
-			if (!dl_array_is_valid(v, i)) continue;
-			if (lo < 0 || cmp_cell(v, i, lo) < 0) lo = i;
-			if (hi < 0 || cmp_cell(v, i, hi) > 0) hi = i;
-		}
-		if (rc == 0) rc = dl_buf_printf(&terms, "%s", terms.len ? " AND " : "");
-		if (rc == 0 && lo < 0) {
+		const dl_array *v = x->kr_best[k];
+		rc = dl_buf_printf(&terms, "%s", terms.len ? " AND " : "");
+		if (rc == 0 && !v) {
 			rc = dl_buf_printf(&terms, "FALSE"); /* no source key can match */
 		} else if (rc == 0) {
 			rc = dl_buf_printf(&terms, "`%s` >= ", f->name);
-			if (rc == 0) rc = print_cell(&terms, v, lo);
+			if (rc == 0) rc = print_cell(&terms, v, 0);
 			if (rc == 0) rc = dl_buf_printf(&terms, " AND `%s` <= ", f->name);
-			if (rc == 0) rc = print_cell(&terms, v, hi);
+			if (rc == 0) rc = print_cell(&terms, v, 1);
 		}
-		dl_array_free(v);
 	}
 	if (rc == 0 && terms.len) {
 		size_t n = (x->prune ? strlen(x->prune) + 5 : 0) + terms.len + 1;

@@ -6,10 +6,12 @@
  * the deleted ones; inserted rows are appended through the write path
  * (dl_ops_write_into: every rule of an append). Schema evolution adds the
  * source's new top-level columns, as Spark's MERGE WITH SCHEMA EVOLUTION. */
+#include "dml/merge_capture.h"
 #include "dml/merge_internal.h"
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include "exec/spill.h"
 #include "json/json.h"
 #include "log/protocol.h"
 #include "log/snapshot.h"
@@ -91,15 +93,18 @@ static const mg_rec *find_rec(const mg_file_recs *r, uint64_t pos)
 
 /* The canonical rows of the matched target rows: their columns (borrowed
  * from m->rows) and their source rows. */
-static int canonical_rows(mg_exec *x, const dl_batch *rows, const int64_t *srow, int64_t n, dl_batch **out,
-                          bool *borrowed)
+static int canonical_rows(mg_exec *x, const dl_batch *rows, const dl_batch *cap, const int64_t *crow, int64_t n,
+                          dl_batch **out, bool *borrowed)
 {
 	int nc = x->nt + 2 + x->ns + 1;
 	dl_batch *V = dl_batch_new(x->canon, n);
 	if (!V) return dl_error_last()->code;
 	uint32_t *idx = dl_calloc((size_t)n + 1, sizeof *idx);
 	int rc = idx ? 0 : DL_ENOMEM;
-	for (int64_t i = 0; rc == 0 && i < n; i++) idx[i] = (uint32_t)srow[i];
+	/* rows without captured source columns (deleted rows, NOT MATCHED BY
+	 * SOURCE updates, whose values cannot name the source) take row 0:
+	 * nothing reads their source columns */
+	for (int64_t i = 0; rc == 0 && i < n; i++) idx[i] = crow[i] < 0 ? 0 : (uint32_t)crow[i];
 	for (int i = 0; rc == 0 && i < nc; i++) {
 		borrowed[i] = false;
 		if (i < x->nt) {
@@ -108,7 +113,8 @@ static int canonical_rows(mg_exec *x, const dl_batch *rows, const int64_t *srow,
 		} else if (i < x->nt + 2 || i == nc - 1) {
 			V->cols[i] = dl_array_new_null(x->canon->children[i].type, n);
 		} else {
-			V->cols[i] = dl_array_take(x->sall->cols[i - x->nt - 2], idx, n);
+			V->cols[i] = cap ? dl_array_take(cap->cols[i - x->nt - 2], idx, n)
+			                 : dl_array_new_null(x->canon->children[i].type, n);
 		}
 		if (!V->cols[i]) rc = dl_error_last()->code;
 	}
@@ -154,6 +160,7 @@ static int update_rows(dl_batch **out, const dl_rewrite_matched *mm, void *paylo
 	int64_t *cnt = dl_calloc((size_t)ng + 1, sizeof *cnt);
 	uint32_t *order = dl_calloc((size_t)n + 1, sizeof *order), *inv = dl_calloc((size_t)n + 1, sizeof *inv);
 	int rc = srow && grp && cnt && order && inv ? 0 : DL_ENOMEM;
+	int64_t consumed = 0;
 	for (int64_t i = 0; rc == 0 && i < n; i++) {
 		const mg_rec *r = find_rec(&x->recs[f], mm->positions[i]);
 		if (!r) {
@@ -161,7 +168,8 @@ static int update_rows(dl_batch **out, const dl_rewrite_matched *mm, void *paylo
 			                  (unsigned long long)mm->positions[i], mm->file->path);
 			break;
 		}
-		srow[i] = r->srow;
+		srow[i] = r->crow;
+		consumed += r->crow >= 0;
 		bool del = x->m->cl[r->clause].action == MG_DELETE;
 		grp[i] = del ? ng - 1 : r->clause;
 		mm->drop[i] = del;
@@ -179,7 +187,9 @@ static int update_rows(dl_batch **out, const dl_rewrite_matched *mm, void *paylo
 	bool *borrowed = dl_calloc((size_t)(x->nt + x->ns + 3), sizeof *borrowed);
 	dl_batch *V = NULL, *o = NULL;
 	if (rc == 0 && !borrowed) rc = DL_ENOMEM;
-	if (rc == 0) rc = canonical_rows(x, mm->rows, srow, n, &V, borrowed);
+	dl_batch *cap = NULL;
+	if (rc == 0) rc = dl_mg_capture_get(x, f, consumed, &cap);
+	if (rc == 0) rc = canonical_rows(x, mm->rows, cap, srow, n, &V, borrowed);
 	if (rc == 0 && !(o = dl_batch_new(x->wschema, n))) rc = dl_error_last()->code;
 	dl_batch **Vg = rc == 0 ? dl_calloc((size_t)ng, sizeof *Vg) : NULL;
 	if (rc == 0 && !Vg) rc = DL_ENOMEM;
@@ -221,6 +231,7 @@ static int update_rows(dl_batch **out, const dl_rewrite_matched *mm, void *paylo
 	dl_free(Vg);
 	dl_free(parts);
 	free_canonical(x, V, borrowed);
+	if (cap) dl_mg_capture_done(x, f);
 	dl_free(borrowed);
 	dl_free(start);
 	dl_free(srow);
@@ -311,7 +322,7 @@ static int cdc_insert(void *payload, dl_batch *b)
 
 /* Change data of the inserted rows, when the commit carries change data
  * (readers then take its cdc files instead of its adds). */
-static int insert_change_data(mg_exec *x, dl_batch **batches, int nb)
+static int insert_change_data(mg_exec *x, dl_batch **batches, int nb, struct dl_spill_file *spill)
 {
 	DL_TRY(dl_change_writer_open(&x->cdc, x->store, x->wschema,
 	                             (const char *const *)dl_snapshot_state(x->snap)->metadata->partition_columns,
@@ -335,18 +346,27 @@ static int insert_change_data(mg_exec *x, dl_batch **batches, int nb)
 			                      cdc_insert, &c);
 		if (rc == 0 || reader) dl_scan_free(reader);
 	} else {
-		for (int i = 0; i < nb && rc == 0; i++) {
-			dl_batch *b = dl_batch_new(x->wschema, batches[i]->num_rows);
-			if (!b) return dl_error_last()->code;
-			const dl_type *us = batches[i]->schema;
+		/* the rows as given: in memory, or read back from their spill file */
+		if (spill) rc = dl_spill_rewind(spill);
+		for (int i = 0; rc == 0 && (spill || i < nb); i++) {
+			dl_batch *in = NULL;
+			if (spill) {
+				rc = dl_spill_read(spill, &in);
+				if (rc < 0 || !in) break;
+			}
+			const dl_batch *src = spill ? in : batches[i];
+			dl_batch *b = dl_batch_new(x->wschema, src->num_rows);
+			if (!b) rc = dl_error_last()->code;
+			const dl_type *us = src->schema;
 			for (int w = 0; w < x->nw && rc == 0; w++) {
 				int k = dl_type_field_index(us, x->wschema->children[w].name);
-				b->cols[w] = k >= 0 ? dl_array_slice(batches[i]->cols[k], 0, b->num_rows)
+				b->cols[w] = k >= 0 ? dl_array_slice(src->cols[k], 0, b->num_rows)
 				                    : dl_array_new_null(x->wschema->children[w].type, b->num_rows);
 				if (!b->cols[w]) rc = dl_error_last()->code;
 			}
 			if (rc == 0) rc = dl_change_writer_write(x->cdc, b, "insert");
 			dl_batch_free(b);
+			dl_batch_free(in);
 		}
 	}
 	if (rc == 0) rc = dl_change_writer_finish(x->cdc);
@@ -354,37 +374,125 @@ static int insert_change_data(mg_exec *x, dl_batch **batches, int nb)
 	return rc;
 }
 
+static bool keeps_cdc(const mg_exec *x)
+{
+	return x->props.enable_change_data_feed && x->schema_changed;
+}
+
+static int inserts_begin(mg_exec *x)
+{
+	x->ins_ready = true;
+	x->ins_given = dl_calloc((size_t)x->nw + 1, sizeof *x->ins_given);
+	if (!x->ins_given) return DL_ENOMEM;
+	return union_schema(x, &x->ins_us, x->ins_given);
+}
+
+static int ins_spill_open(mg_exec *x, struct dl_spill_file **f)
+{
+	dl_exec_ctx ctx = DL_EXEC_CTX_INIT;
+	ctx.mem = &x->mem;
+	ctx.temp_dir = x->m->o.temp_dir;
+	return dl_spill_open(f, &ctx, x->ins_us, "merge inserted rows");
+}
+
+static int ins_spill_write(mg_exec *x, const dl_batch *b)
+{
+	DL_TRY(dl_spill_write(x->ins_spill, b));
+	return x->ins_spill_cdc ? dl_spill_write(x->ins_spill_cdc, b) : 0;
+}
+
+/* The budget is used up: the held rows go to the spill file(s). */
+static int spill_inserts(mg_exec *x)
+{
+	DL_TRY(ins_spill_open(x, &x->ins_spill));
+	if (keeps_cdc(x)) DL_TRY(ins_spill_open(x, &x->ins_spill_cdc));
+	for (int i = 0; i < x->ninsb; i++) {
+		DL_TRY(ins_spill_write(x, x->insb[i]));
+		dl_batch_free(x->insb[i]);
+		x->insb[i] = NULL;
+	}
+	x->ninsb = 0;
+	dl_exec_mem_release(&x->mem, x->ins_charged);
+	x->ins_charged = 0;
+	return 0;
+}
+
+int dl_mg_insert_add(mg_exec *x, int k, dl_batch *b)
+{
+	int rc = x->ins_ready ? 0 : inserts_begin(x);
+	dl_batch *o = NULL;
+	if (rc == 0) rc = conform_insert(x, k, b, x->ins_us, x->ins_given, &o);
+	dl_batch_free(b);
+	if (rc < 0) return rc;
+	x->ins_rows += o->num_rows;
+	int64_t bytes = dl_exec_batch_bytes(o);
+	if (!x->ins_spill && dl_exec_mem_charge(&x->mem, bytes, "merge inserted rows") != 0) rc = spill_inserts(x);
+	if (rc == 0 && x->ins_spill) {
+		rc = ins_spill_write(x, o);
+		dl_batch_free(o);
+		return rc;
+	}
+	if (rc == 0 && x->ninsb == x->capinsb) {
+		int nc = x->capinsb ? x->capinsb * 2 : 16;
+		dl_batch **nb = dl_reallocarray(x->insb, (size_t)nc, sizeof *nb);
+		if (!nb) rc = DL_ENOMEM;
+		else {
+			x->insb = nb;
+			x->capinsb = nc;
+		}
+	}
+	if (rc < 0) {
+		dl_exec_mem_release(&x->mem, bytes);
+		dl_batch_free(o);
+		return rc;
+	}
+	x->insb[x->ninsb++] = o;
+	x->ins_charged += bytes;
+	return 0;
+}
+
+void dl_mg_inserts_free(mg_exec *x)
+{
+	for (int i = 0; i < x->ninsb; i++) dl_batch_free(x->insb[i]);
+	dl_free(x->insb);
+	dl_exec_mem_release(&x->mem, x->ins_charged);
+	dl_spill_free(x->ins_spill);
+	dl_spill_free(x->ins_spill_cdc);
+	dl_type_unref(x->ins_us);
+	dl_free(x->ins_given);
+}
+
 static int write_inserts(mg_exec *x, bool cdf)
 {
-	int total = 0;
-	for (int k = 0; k < x->m->ncl; k++) total += x->nins ? x->nins[k] : 0;
-	if (!total && !x->schema_changed) return 0;
-	bool *given = dl_calloc((size_t)x->nw + 1, sizeof *given);
-	dl_type *us = NULL;
-	dl_batch **all = dl_calloc((size_t)total + 1, sizeof *all);
-	int rc = given && all ? 0 : DL_ENOMEM;
-	if (rc == 0) rc = union_schema(x, &us, given);
-	int n = 0;
-	for (int k = 0; k < x->m->ncl && rc == 0; k++)
-		for (int i = 0; x->nins && i < x->nins[k] && rc == 0; i++) {
-			rc = conform_insert(x, k, x->ins[k][i], us, given, &all[n]);
-			if (rc == 0) n++;
-		}
+	if (!x->ins_rows && !x->schema_changed) return 0;
+	int rc = x->ins_ready ? 0 : inserts_begin(x);
+	int n = x->ninsb;
 	/* the evolved schema must match what the write derives: keep the
 	 * batches for the change data before the stream takes them */
 	dl_batch **keep = NULL;
-	if (rc == 0 && cdf && x->schema_changed) {
+	if (rc == 0 && cdf && x->schema_changed && !x->ins_spill) {
 		keep = dl_calloc((size_t)n + 1, sizeof *keep);
 		if (!keep) rc = DL_ENOMEM;
 		for (int i = 0; rc == 0 && i < n; i++)
-			if (!(keep[i] = dl_batch_slice(all[i], 0, all[i]->num_rows))) rc = dl_error_last()->code;
+			if (!(keep[i] = dl_batch_slice(x->insb[i], 0, x->insb[i]->num_rows))) rc = dl_error_last()->code;
 	}
 	dl_batch_stream *s = NULL;
-	if (rc == 0) {
-		rc = dl_batch_stream_from_batches(&s, us, all, n);
-		n = 0;
+	dl_exec_ctx ctx = DL_EXEC_CTX_INIT;
+	ctx.mem = &x->mem;
+	ctx.temp_dir = x->m->o.temp_dir;
+	if (rc == 0 && x->ins_spill) {
+		rc = dl_spill_stream(&s, x->ins_spill, &ctx);
+		x->ins_spill = NULL;
+	} else if (rc == 0) {
+		rc = dl_batch_stream_from_batches(&s, x->ins_us, x->insb, n);
+		dl_free(x->insb);
+		x->insb = NULL;
+		x->ninsb = x->capinsb = 0;
+		/* the writer charges what it holds itself */
+		dl_exec_mem_release(&x->mem, x->ins_charged);
+		x->ins_charged = 0;
 	}
-	x->insert_files = dl_calloc(1, sizeof *x->insert_files);
+	x->insert_files = rc == 0 ? dl_calloc(1, sizeof *x->insert_files) : NULL;
 	if (rc == 0 && !x->insert_files) rc = DL_ENOMEM;
 	if (rc == 0) {
 		dl_write_options wo = DL_WRITE_OPTIONS_INIT;
@@ -395,13 +503,11 @@ static int write_inserts(mg_exec *x, bool cdf)
 		if (rc == 0) x->ninsert_files = 1;
 	}
 	dl_batch_stream_free(s);
-	for (int i = 0; i < n; i++) dl_batch_free(all[i]);
-	dl_free(all);
-	if (rc == 0 && cdf) rc = insert_change_data(x, keep, keep ? total : 0);
-	for (int i = 0; keep && i < total; i++) dl_batch_free(keep[i]);
+	if (rc == 0 && cdf) {
+		rc = insert_change_data(x, keep, keep ? n : 0, x->schema_changed ? x->ins_spill_cdc : NULL);
+	}
+	for (int i = 0; keep && i < n; i++) dl_batch_free(keep[i]);
 	dl_free(keep);
-	dl_free(given);
-	dl_type_unref(us);
 	return rc;
 }
 
@@ -417,6 +523,8 @@ static int open_enforcer(mg_exec *x)
 	DL_TRY(dl_enforcer_new(&x->enf, x->wschema, &x->config));
 	if (pthread_mutex_init(&x->enf_lock, NULL) != 0) return dl_error_set(DL_EIO, "mutex");
 	x->lock_init = true;
+	if (pthread_mutex_init(&x->cap_lock, NULL) != 0) return dl_error_set(DL_EIO, "mutex");
+	x->cap_lock_init = true;
 	x->gen_recompute = dl_calloc((size_t)x->nw + 1, sizeof *x->gen_recompute);
 	if (!x->gen_recompute) return DL_ENOMEM;
 	for (int w = 0; w < x->nw; w++) {
