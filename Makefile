@@ -15,7 +15,7 @@ define run_ctest
 	  awk '/^[0-9]+% tests passed/ { s = $$0; next } { print; fflush() } END { if (s) print s }'
 endef
 
-.PHONY: all deps test run bench asan fuzz fuzz-ci torture coverage install conformance clean oracle
+.PHONY: all deps test run bench asan fuzz fuzz-ci torture coverage valgrind install conformance clean oracle
 
 all: deps
 	@test -f $(BUILD)/build.ninja || cmake -S . -B $(BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Release
@@ -64,6 +64,11 @@ coverage: deps oracle
 	@# a failing test still leaves its coverage: report it, then measure
 	cd $(COV_BUILD) && ctest -j $(JOBS) --output-on-failure 2>&1 | tail -40
 	@scripts/coverage.sh $(COV_BUILD)
+
+# The conformance runner under valgrind memcheck on the Release build (not in
+# `make test`: it takes minutes). Any memcheck error or definite leak fails.
+valgrind: all
+	@scripts/valgrind.sh $(BUILD)
 
 install: all
 	cmake --install $(BUILD) --prefix $(PREFIX)
