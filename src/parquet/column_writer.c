@@ -292,12 +292,28 @@ static int put_value(pq_colw *c, const dl_array *a, int64_t i)
  * the dictionary; drops it when no page used it yet. */
 static int fall_back(pq_colw *c)
 {
+	/* One reservation, then plain copies: this runs for up to a page of
+	 * values of every high-cardinality column (a call per value cost more
+	 * than the copy itself). */
+	size_t total = c->nidx * (size_t)c->width;
+	for (size_t k = 0; !c->width && k < c->nidx; k++) {
+		size_t n;
+		pq_dict_entry(&c->dict, c->idx[k], &n);
+		total += n + 4;
+	}
+	DL_TRY(dl_buf_reserve(&c->plain, total + 1));
+	uint8_t *out = (uint8_t *)c->plain.data + c->plain.len;
 	for (size_t k = 0; k < c->nidx; k++) {
 		size_t n;
 		const uint8_t *p = pq_dict_entry(&c->dict, c->idx[k], &n);
 		if (!c->width) p -= 4, n += 4; /* the entry's length prefix is PLAIN's too */
-		DL_TRY(dl_buf_append(&c->plain, p, n));
+		if (n == 8) memcpy(out, p, 8); /* constant sizes inline the copy */
+		else if (n == 4) memcpy(out, p, 4);
+		else memcpy(out, p, n);
+		out += n;
 	}
+	c->plain.len += total;
+	c->plain.data[c->plain.len] = 0; /* dl_buf's promise */
 	c->nidx = 0;
 	c->dict_on = false;
 	c->fallback = false;

@@ -84,6 +84,19 @@ static int grow_entries(pq_dict *d)
 	return 0;
 }
 
+/* dl_buf_append without the call when there is room (one call per new
+ * entry otherwise dominated the inserts of high-cardinality columns). */
+static inline int buf_put(dl_buf *b, const void *p, size_t n)
+{
+	if (b->cap - b->len <= n + 1) return dl_buf_append(b, p, n);
+	if (n == 8) memcpy(b->data + b->len, p, 8);
+	else if (n == 4) memcpy(b->data + b->len, p, 4);
+	else memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = 0; /* dl_buf's promise */
+	return 0;
+}
+
 static int append_entry(pq_dict *d, const void *p, size_t n, uint32_t h)
 {
 	if (d->count == UINT32_MAX - 1) return dl_error_set(DL_ENOMEM, "dictionary has too many entries");
@@ -93,9 +106,9 @@ static int append_entry(pq_dict *d, const void *p, size_t n, uint32_t h)
 		uint8_t len4[4];
 		pq_store_le32(len4, (uint32_t)n);
 		d->offs[d->count] = d->data.len;
-		DL_TRY(dl_buf_append(&d->data, len4, 4));
+		DL_TRY(buf_put(&d->data, len4, 4));
 	}
-	DL_TRY(dl_buf_append(&d->data, p, n));
+	DL_TRY(buf_put(&d->data, p, n));
 	d->hashes[d->count++] = h;
 	return 0;
 }
