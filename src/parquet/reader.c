@@ -157,6 +157,7 @@ static void close_row_group(pq_reader *r)
 	if (!r->rg_open) return;
 	for (int i = 0; i < r->schema.nleaves; i++)
 		if (r->need[i]) pq_leaf_reader_close(&r->readers[i]);
+	pq_source_prefetch(&r->src, NULL, 0); /* drops the fetched chunks */
 	r->rg_open = false;
 }
 
@@ -329,11 +330,39 @@ int pq_reader_set_batch_size(pq_reader *r, int64_t rows)
 	return 0;
 }
 
+/* Fetches the needed column chunks of a row group in as few requests as
+ * pq_source_prefetch can (coalesced, several in flight); the leaf readers
+ * then find their bytes fetched. A chunk whose metadata is bad is left out:
+ * its leaf reader names the problem. */
+static int prefetch_row_group(pq_reader *r, int rg)
+{
+	if (!r->src.store) return 0;
+	pq_range *ranges = dl_malloc((size_t)(r->schema.nleaves ? r->schema.nleaves : 1) * sizeof *ranges);
+	if (!ranges) return DL_ENOMEM;
+	int n = 0;
+	for (int i = 0; i < r->schema.nleaves; i++) {
+		if (!r->need[i]) continue;
+		const pq_column_chunk *cc = &r->md.row_groups[rg].columns[i];
+		if (cc->encrypted || cc->file_path || !cc->has_meta_data) continue;
+		const pq_column_meta *m = &cc->meta_data;
+		int64_t start = m->data_page_offset;
+		if (m->has_dictionary_page_offset && m->dictionary_page_offset > 0 && m->dictionary_page_offset < start)
+			start = m->dictionary_page_offset;
+		if (start < 0 || m->total_compressed_size < 0 || m->total_compressed_size > r->src.size) continue;
+		ranges[n++] = (pq_range){start, (size_t)m->total_compressed_size};
+	}
+	int rc = pq_source_prefetch(&r->src, ranges, n);
+	dl_free(ranges);
+	if (rc < 0) return dl_error_prefix("%s, row group %d", r->src.name, rg);
+	return 0;
+}
+
 static int open_row_group(pq_reader *r, int rg)
 {
 	r->cur_rg = rg;
 	r->rg_done = 0;
 	r->rg_rows = r->md.row_groups[rg].num_rows;
+	DL_TRY(prefetch_row_group(r, rg));
 	r->rg_open = true;
 	for (int i = 0; i < r->schema.nleaves; i++) {
 		if (!r->need[i]) continue;

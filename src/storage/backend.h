@@ -28,6 +28,11 @@ const dl_store_options *dl_store_options_of(const dl_store *s);
  * their state from a dl_store. */
 void *dl_store_impl_of(const dl_store *s, const dl_store_backend *be);
 
+/* True when `s` is served by the built-in file or mem backend: a read
+ * there costs a system call, not a network request, so callers that
+ * batch requests (the Parquet reader's range coalescing) batch less. */
+bool dl_store_is_local(const dl_store *s);
+
 /* Checks the options a backend of namespace `ns` ("fault") reads: every
  * key "ns.*" must be one of `known` (NULL-terminated, without the
  * prefix). DL_EINVALID naming an unknown key. */

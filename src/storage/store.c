@@ -160,6 +160,11 @@ void *dl_store_impl_of(const dl_store *s, const dl_store_backend *be)
 	return s && s->backend.open == be->open ? s->impl : NULL;
 }
 
+bool dl_store_is_local(const dl_store *s)
+{
+	return s && (s->backend.open == dl_store_backend_file.open || s->backend.open == dl_store_backend_mem.open);
+}
+
 /* ---- open ---- */
 
 /* "PROFILE#share.schema.table" with PROFILE an existing regular file: a
