@@ -170,7 +170,7 @@ static void *fetch_worker(void *arg)
 
 /* Fetches every block, up to PQ_FETCH_PARALLEL at once (the calling thread
  * is one of them). The store's functions may run concurrently (the backend
- * contract, sys/store_backend.h). */
+ * contract, src/storage/backend.h). */
 static int fetch_blocks(pq_source *s, pq_block *blocks, int n, int parallel)
 {
 	fetch_job j = {.s = s, .blocks = blocks, .n = n};
