@@ -152,9 +152,7 @@ int dl_files_writer_open(dl_files_writer **out, const dl_files_writer_options *o
 	w->o = *o;
 	if (w->o.target_file_size <= 0) w->o.target_file_size = DEFAULT_TARGET_FILE_SIZE;
 	dl_strmap_init(&w->parts, true);
-	/* Spark's default (spark.sql.parquet.compression.codec = snappy);
-	 * delta.parquet.compression.codec chooses another */
-	w->codec = PQ_CODEC_SNAPPY;
+	w->codec = PQ_CODEC_ZSTD;
 	int rc = 0;
 	if (o->props->parquet_compression_codec)
 		rc = pq_codec_parse(o->props->parquet_compression_codec, &w->codec);

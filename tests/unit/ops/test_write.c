@@ -76,7 +76,7 @@ static void test_create_and_append(void **state)
 	assert_non_null(strstr(c1, "\"path\":\"d=2024-01-01/part-00"));
 	assert_non_null(strstr(c1, "\"path\":\"d=__HIVE_DEFAULT_PARTITION__/part-"));
 	assert_non_null(strstr(c1, "\"partitionValues\":{\"d\":null}"));
-	assert_non_null(strstr(c1, ".snappy.parquet"));
+	assert_non_null(strstr(c1, ".zstd.parquet"));
 	assert_non_null(strstr(c1, "\\\"numRecords\\\":1,\\\"minValues\\\":{\\\"id\\\":1,\\\"name\\\":\\\"a\\\"}"));
 	assert_non_null(strstr(c1, "\\\"nullCount\\\":{\\\"id\\\":0,\\\"name\\\":1}"));
 	dl_free(c1);
