@@ -191,17 +191,19 @@ static int fetch_blocks(pq_source *s, pq_block *blocks, int n, int parallel)
 int pq_source_prefetch(pq_source *s, pq_range *ranges, int n)
 {
 	drop_blocks(s);
-	if (s->mem || n <= 0) return 0;
+	/* A local read costs a system call, not a request: nothing to save by
+	 * merging, and holding a row group's chunks at once would raise the
+	 * memory of every local scan (MERGE's spill test measures it). */
+	if (s->mem || n <= 0 || dl_store_is_local(s->store)) return 0;
 	/* Only ranges inside the file; the read of a bad one reports it. */
 	int k = 0;
 	for (int i = 0; i < n; i++)
 		if (ranges[i].off >= 0 && ranges[i].off <= s->size &&
 		    (uint64_t)ranges[i].len <= (uint64_t)(s->size - ranges[i].off))
 			ranges[k++] = ranges[i];
-	bool local = dl_store_is_local(s->store);
 	pq_range *m;
 	int nm;
-	DL_TRY(pq_coalesce_ranges(&m, &nm, ranges, k, local ? PQ_COALESCE_GAP_LOCAL : PQ_COALESCE_GAP));
+	DL_TRY(pq_coalesce_ranges(&m, &nm, ranges, k, PQ_COALESCE_GAP));
 	if (!nm) {
 		dl_free(m);
 		return 0;
@@ -216,7 +218,7 @@ int pq_source_prefetch(pq_source *s, pq_range *ranges, int n)
 		b[i].len = m[i].len;
 	}
 	dl_free(m);
-	int rc = fetch_blocks(s, b, nm, local ? 1 : PQ_FETCH_PARALLEL);
+	int rc = fetch_blocks(s, b, nm, PQ_FETCH_PARALLEL);
 	s->blocks = b;
 	s->nblocks = nm;
 	if (rc < 0) drop_blocks(s);

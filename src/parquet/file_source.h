@@ -37,9 +37,8 @@ typedef struct pq_range {
 
 /* Merge two ranges when the bytes between them are fewer than this: one
  * more request costs about as much as reading 1 MiB on S3 (object_store's
- * default). Local stores use PQ_COALESCE_GAP_LOCAL (arrow's hole limit). */
+ * default). Local stores (file, mem) are not prefetched at all. */
 #define PQ_COALESCE_GAP ((int64_t)1 << 20)
-#define PQ_COALESCE_GAP_LOCAL ((int64_t)8 << 10)
 /* A merged range grows no longer than this (a single bigger range stays
  * whole), so one request does not hold a whole row group. */
 #define PQ_COALESCE_MAX ((int64_t)32 << 20)
