@@ -175,7 +175,7 @@ int dl_ice_partition_bound(uint8_t **out, size_t *len, dl_arena *arena, const dl
 		*out = le(arena, u, 8);
 		return *out ? 0 : DL_ENOMEM;
 	}
-	default: return encode_scalar(out, len, arena, t, s.v.i64, s.v.b);
+	default: return encode_scalar(out, len, arena, t, t->id == DL_TYPE_BOOLEAN ? 0 : s.v.i64, t->id == DL_TYPE_BOOLEAN && s.v.b);
 	}
 }
 

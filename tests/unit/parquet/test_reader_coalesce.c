@@ -49,6 +49,7 @@ static void write_file(dl_buf *out)
 	}
 	assert_int_equal(pq_writer_write(w, b), 0);
 	assert_int_equal(pq_writer_close(w), 0);
+	pq_writer_free(w);
 	dl_batch_free(b);
 	dl_type_unref(schema);
 }
