@@ -85,7 +85,9 @@ for limit in 4MB none; do
 	kb[$limit]=$(peak "$DL_CLI" sql "$set_limit MERGE INTO delta.\`$t\` AS t USING delta.\`$tmp/big\` AS s ON t.id = s.id WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
 done
 [ "${kb[4MB]}" -gt 0 ] && [ "${kb[none]}" -gt 0 ] || fail "big: merge failed"
-[ $((kb[4MB] * 10)) -lt $((kb[none] * 7)) ] ||
+# ASan's shadow memory and quarantine swamp the figure: the RSS bound is checked in plain builds.
+grep -q __asan_init "$DL_CLI" 2>/dev/null ||
+	[ $((kb[4MB] * 10)) -lt $((kb[none] * 7)) ] ||
 	fail "big: peak RSS ${kb[4MB]} KB under a 4 MB limit is not well below ${kb[none]} KB without one"
 a=$("$DL_CLI" cat "$tmp/big-4MB" --format csv | sort | md5sum)
 b=$("$DL_CLI" cat "$tmp/big-none" --format csv | sort | md5sum)
