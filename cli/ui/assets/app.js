@@ -241,7 +241,10 @@ function drawHistogram(L) {
     const where = t <= lo ? 0 : t >= hi ? 1 : (t - lo) / (hi - lo);
     const x = x0 + where * bins.length * bw;
     s.append(svg('line', { class: 'threshold', x1: x, x2: x, y1: top, y2: h + 20 }));
-    s.append(svg('text', { x: Math.min(x + 4, w - 150), y: h + 32 }, `small-file threshold ${bytes(L.smallFileThreshold)}`));
+    /* Off the axis, the line sits at its end: say so, or a 1 GiB threshold drawn just past a
+       2 KiB bucket reads as 2 KiB. */
+    const side = where === 1 && t > hi ? ', above every file' : where === 0 && t < lo ? ', below every file' : '';
+    s.append(svg('text', { x: Math.min(x + 4, w - 240), y: h + 32 }, `small-file threshold ${bytes(L.smallFileThreshold)}${side}`));
   }
   document.getElementById('histogram').replaceChildren(s);
 }
