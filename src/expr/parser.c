@@ -17,250 +17,9 @@
 #include <string.h>
 #include <strings.h>
 
-#define MAX_DEPTH EX_MAX_DEPTH
+#include "expr/parser_internal.h"
 
-typedef struct parser {
-	dl_expr *e;
-	ex_lexer lx;
-	ex_token tok;  /* current */
-	ex_token peek; /* next, when has_peek */
-	bool has_peek;
-	int depth;
-	const ex_sql_hooks *hooks; /* subqueries, when called from the SQL layer */
-} parser;
-
-static int advance(parser *p)
-{
-	if (p->has_peek) {
-		p->tok = p->peek;
-		p->has_peek = false;
-		return 0;
-	}
-	return ex_lex_next(&p->lx, &p->tok);
-}
-
-static int peek(parser *p, ex_token **out)
-{
-	if (!p->has_peek) {
-		DL_TRY(ex_lex_next(&p->lx, &p->peek));
-		p->has_peek = true;
-	}
-	*out = &p->peek;
-	return 0;
-}
-
-static int syntax_error(parser *p, const char *expected)
-{
-	if (p->tok.kind == TK_EOF)
-		return dl_error_set(DL_EINVALID, "syntax error at position %d near end of input: expected %s",
-		                    p->tok.pos, expected);
-	int n = (int)(p->tok.len > 40 ? 40 : p->tok.len);
-	return dl_error_set(DL_EINVALID, "syntax error at position %d near '%.*s': expected %s", p->tok.pos, n,
-	                    p->tok.p, expected);
-}
-
-static bool is_op(const parser *p, const char *op)
-{
-	return p->tok.kind == TK_OP && strcmp(p->tok.op, op) == 0;
-}
-
-static bool is_kw(const parser *p, const char *kw)
-{
-	return ex_tok_is(&p->tok, kw);
-}
-
-static int expect_op(parser *p, const char *op, const char *what)
-{
-	if (!is_op(p, op)) return syntax_error(p, what);
-	return advance(p);
-}
-
-static int expect_kw(parser *p, const char *kw, const char *what)
-{
-	if (!is_kw(p, kw)) return syntax_error(p, what);
-	return advance(p);
-}
-
-static int parse_expr(parser *p, ex_node **out);
-static int parse_value(parser *p, ex_node **out);
 static int parse_unary(parser *p, ex_node **out);
-static int parse_window(parser *p, ex_node *call);
-
-static ex_node *node(parser *p, ex_kind k, int pos)
-{
-	return ex_node_new(p->e, k, pos);
-}
-
-static int make_op(parser *p, ex_node **out, int op, int pos, ex_node *a, ex_node *b)
-{
-	ex_node *n = node(p, EX_OP, pos);
-	if (!n || ex_node_set_args(p->e, n, b ? 2 : 1) < 0) return DL_ENOMEM;
-	n->op = op;
-	n->args[0] = a;
-	if (b) n->args[1] = b;
-	*out = n;
-	return 0;
-}
-
-/* ---- literals ---------------------------------------------------------- */
-
-static int lit_node(parser *p, ex_node **out, int pos, dl_type_id t)
-{
-	ex_node *n = node(p, EX_LIT, pos);
-	if (!n) return DL_ENOMEM;
-	n->lit.type = t;
-	*out = n;
-	return 0;
-}
-
-static int number_literal(parser *p, ex_node **out)
-{
-	ex_token t = p->tok;
-	char *text = dl_arena_strndup(&p->e->arena, t.p, t.len);
-	if (!text) return DL_ENOMEM;
-	dl_scalar s;
-	if (ex_parse_number_literal(text, &s) < 0) {
-		char why[160];
-		snprintf(why, sizeof why, "%s", dl_error_last()->message);
-		return dl_error_set(DL_EINVALID, "syntax error at position %d near '%s': invalid numeric literal (%s)",
-		                    t.pos, text, why);
-	}
-	DL_TRY(lit_node(p, out, t.pos, s.type));
-	(*out)->lit = s;
-	return advance(p);
-}
-
-/* Undoes Spark's string escapes and concatenates adjacent literals
- * ('a' 'b' is 'ab'). */
-static int string_literal(parser *p, const char **str, size_t *len)
-{
-	dl_buf b = DL_BUF_INIT;
-	int rc = 0;
-	while (p->tok.kind == TK_STRING) {
-		if ((rc = ex_unescape_string(&b, p->tok.p + 1, p->tok.len - 2)) < 0) break;
-		if ((rc = advance(p)) < 0) break;
-	}
-	if (rc == 0) {
-		char *s = dl_arena_strndup(&p->e->arena, b.data ? b.data : "", b.len);
-		if (!s) rc = DL_ENOMEM;
-		*str = s;
-		*len = b.len;
-	}
-	dl_buf_free(&b);
-	return rc;
-}
-
-static int hex_literal(parser *p, ex_node **out)
-{
-	ex_token t = p->tok;
-	const char *h = t.p + 2;
-	size_t n = t.len - 3;
-	if (n % 2) {
-		return dl_error_set(DL_EINVALID, "syntax error at position %d: hex literal X'...' needs an even number of digits",
-		                    t.pos);
-	}
-	char *bytes = dl_arena_alloc(&p->e->arena, n / 2 + 1);
-	if (!bytes) return DL_ENOMEM;
-	for (size_t i = 0; i < n; i += 2) {
-		int hi = ex_hex_value(h[i]), lo = ex_hex_value(h[i + 1]);
-		if (hi < 0 || lo < 0)
-			return dl_error_set(DL_EINVALID, "syntax error at position %d: invalid hex digit in X'...'", t.pos);
-		bytes[i / 2] = (char)(hi << 4 | lo);
-	}
-	DL_TRY(lit_node(p, out, t.pos, DL_TYPE_BINARY));
-	(*out)->lit.v.str.ptr = bytes;
-	(*out)->lit.v.str.len = n / 2;
-	return advance(p);
-}
-
-/* DATE '...', TIMESTAMP '...', TIMESTAMP_NTZ '...', TIMESTAMP_LTZ '...',
- * X'..' is handled by the lexer. */
-static int typed_literal(parser *p, ex_node **out, dl_type_id t)
-{
-	int pos = p->tok.pos;
-	DL_TRY(advance(p));
-	const char *s;
-	size_t n;
-	DL_TRY(string_literal(p, &s, &n));
-	DL_TRY(lit_node(p, out, pos, t));
-	bool ok;
-	if (t == DL_TYPE_DATE) {
-		int32_t d;
-		ok = ex_date_parse(s, n, &d);
-		(*out)->lit.v.i64 = d;
-	} else {
-		bool zone;
-		ok = ex_ts_parse_zone(s, n, t == DL_TYPE_TIMESTAMP_NTZ, NULL, &(*out)->lit.v.i64, &zone);
-		/* a TIMESTAMP without a zone is wall-clock time in the session
-		 * zone, resolved when binding */
-		(*out)->flag = t == DL_TYPE_TIMESTAMP && !zone;
-	}
-	if (!ok) {
-		return dl_error_set(DL_EINVALID, "syntax error at position %d: cannot parse '%.*s' as a %s literal", pos,
-		                    (int)(n > 60 ? 60 : n), s, t == DL_TYPE_DATE ? "DATE" : "TIMESTAMP");
-	}
-	return 0;
-}
-
-/* INTERVAL <value> <unit> [<value> <unit>...] and INTERVAL '1 2:03' forms
- * limited to single-unit strings. */
-static int interval_literal(parser *p, ex_node **out)
-{
-	int pos = p->tok.pos;
-	DL_TRY(advance(p));
-	ex_node *n = node(p, EX_INTERVAL, pos);
-	if (!n) return DL_ENOMEM;
-	int parts = 0;
-	for (;;) {
-		bool neg = false;
-		if (is_op(p, "-")) {
-			neg = true;
-			DL_TRY(advance(p));
-		}
-		const char *num;
-		size_t nlen;
-		if (p->tok.kind == TK_STRING) {
-			DL_TRY(string_literal(p, &num, &nlen));
-		} else if (p->tok.kind == TK_NUMBER) {
-			num = p->tok.p;
-			nlen = p->tok.len;
-			DL_TRY(advance(p));
-		} else {
-			if (parts) break;
-			return syntax_error(p, "an interval value");
-		}
-		if (p->tok.kind != TK_IDENT) return syntax_error(p, "an interval unit (YEAR, MONTH, DAY, HOUR...)");
-		char unit[24];
-		size_t ul = p->tok.len < sizeof unit - 1 ? p->tok.len : sizeof unit - 1;
-		memcpy(unit, p->tok.p, ul);
-		unit[ul] = 0;
-		if (ex_interval_add(unit, num, nlen, neg, &n->months, &n->days, &n->micros) < 0)
-			return dl_error_prefix("syntax error at position %d: ", p->tok.pos);
-		DL_TRY(advance(p));
-		parts++;
-	}
-	*out = n;
-	return 0;
-}
-
-/* ---- types ------------------------------------------------------------- */
-
-/* The shared type grammar (type_parse.c) reads from the current token's
- * start; the lexer resumes after the type. */
-static int parse_type(parser *p, dl_type **out)
-{
-	size_t pos = (size_t)p->tok.pos;
-	int rc = ex_parse_type_at(out, p->lx.src, p->lx.len, &pos);
-	if (rc < 0) return rc;
-	p->has_peek = false;
-	p->lx.i = pos;
-	rc = advance(p);
-	if (rc < 0) {
-		dl_type_unref(*out);
-		*out = NULL;
-	}
-	return rc;
-}
 
 /* ---- primaries --------------------------------------------------------- */
 
@@ -281,7 +40,7 @@ static int parse_args(parser *p, ex_node *n, bool allow_star)
 	while (!n->flag && !is_op(p, ")")) {
 		if (na == 256) return dl_error_set(DL_EUNSUPPORTED, "more than 256 arguments in a function call");
 		if (na) DL_TRY(expect_op(p, ",", "',' or ')'"));
-		DL_TRY(parse_expr(p, &args[na]));
+		DL_TRY(exp_parse_expr(p, &args[na]));
 		na++;
 	}
 	DL_TRY(expect_op(p, ")", "')'"));
@@ -297,10 +56,10 @@ static int parse_cast(parser *p, ex_node **out, bool try_cast)
 	n->flag = try_cast;
 	DL_TRY(advance(p));
 	DL_TRY(expect_op(p, "(", "'(' after CAST"));
-	DL_TRY(parse_expr(p, &n->args[0]));
+	DL_TRY(exp_parse_expr(p, &n->args[0]));
 	DL_TRY(expect_kw(p, "AS", "AS"));
 	dl_type *t;
-	DL_TRY(parse_type(p, &t));
+	DL_TRY(exp_parse_type(p, &t));
 	if (!(n->to = ex_keep_type(p->e, t))) return DL_ENOMEM;
 	DL_TRY(expect_op(p, ")", "')'"));
 	*out = n;
@@ -317,149 +76,24 @@ static int parse_case(parser *p, ex_node **out)
 	if (is_kw(p, "END") || is_kw(p, "ELSE")) return syntax_error(p, "WHEN");
 	if (!is_kw(p, "WHEN")) {
 		n->flag = true;
-		DL_TRY(parse_expr(p, &args[na++]));
+		DL_TRY(exp_parse_expr(p, &args[na++]));
 	}
 	if (!is_kw(p, "WHEN")) return syntax_error(p, "WHEN");
 	while (is_kw(p, "WHEN")) {
 		if (na > 500) return dl_error_set(DL_EUNSUPPORTED, "CASE with more than 250 branches");
 		DL_TRY(advance(p));
-		DL_TRY(parse_expr(p, &args[na++]));
+		DL_TRY(exp_parse_expr(p, &args[na++]));
 		DL_TRY(expect_kw(p, "THEN", "THEN"));
-		DL_TRY(parse_expr(p, &args[na++]));
+		DL_TRY(exp_parse_expr(p, &args[na++]));
 	}
 	if (is_kw(p, "ELSE")) {
 		DL_TRY(advance(p));
-		DL_TRY(parse_expr(p, &args[na++]));
+		DL_TRY(exp_parse_expr(p, &args[na++]));
 		n->has_else = true;
 	}
 	DL_TRY(expect_kw(p, "END", "WHEN, ELSE or END"));
 	DL_TRY(ex_node_set_args(p->e, n, na));
 	if (na) memcpy(n->args, args, (size_t)na * sizeof *args);
-	*out = n;
-	return 0;
-}
-
-/* ---- window specs and subqueries ---------------------------------------- */
-
-static int parse_expr_list(parser *p, ex_node ***out, int *n, bool (*stop)(parser *))
-{
-	ex_node *items[256];
-	int k = 0;
-	for (;;) {
-		if (k == 256) return dl_error_set(DL_EUNSUPPORTED, "more than 256 items in a list");
-		DL_TRY(parse_expr(p, &items[k++]));
-		if (!is_op(p, ",") || (stop && stop(p))) break;
-		DL_TRY(advance(p));
-	}
-	*out = dl_arena_alloc(&p->e->arena, (size_t)k * sizeof **out);
-	if (!*out) return DL_ENOMEM;
-	memcpy(*out, items, (size_t)k * sizeof *items);
-	*n = k;
-	return 0;
-}
-
-static int parse_sort_list(parser *p, ex_sort_item **out, int *n)
-{
-	ex_sort_item items[256];
-	int k = 0;
-	for (;;) {
-		if (k == 256) return dl_error_set(DL_EUNSUPPORTED, "more than 256 ORDER BY items");
-		ex_sort_item *it = &items[k++];
-		memset(it, 0, sizeof *it);
-		DL_TRY(parse_expr(p, &it->expr));
-		if (is_kw(p, "ASC") || is_kw(p, "DESC")) {
-			it->desc = is_kw(p, "DESC");
-			DL_TRY(advance(p));
-		}
-		if (is_kw(p, "NULLS")) {
-			DL_TRY(advance(p));
-			if (is_kw(p, "FIRST")) it->nulls = NULLS_FIRST;
-			else if (is_kw(p, "LAST")) it->nulls = NULLS_LAST;
-			else return syntax_error(p, "FIRST or LAST after NULLS");
-			DL_TRY(advance(p));
-		}
-		if (!is_op(p, ",")) break;
-		DL_TRY(advance(p));
-	}
-	*out = dl_arena_alloc(&p->e->arena, (size_t)k * sizeof **out);
-	if (!*out) return DL_ENOMEM;
-	memcpy(*out, items, (size_t)k * sizeof *items);
-	*n = k;
-	return 0;
-}
-
-static int parse_bound(parser *p, ex_frame_bound *b)
-{
-	if (is_kw(p, "UNBOUNDED")) {
-		DL_TRY(advance(p));
-		if (is_kw(p, "PRECEDING")) b->kind = BOUND_UNBOUNDED_PRECEDING;
-		else if (is_kw(p, "FOLLOWING")) b->kind = BOUND_UNBOUNDED_FOLLOWING;
-		else return syntax_error(p, "PRECEDING or FOLLOWING");
-		return advance(p);
-	}
-	if (is_kw(p, "CURRENT")) {
-		DL_TRY(advance(p));
-		b->kind = BOUND_CURRENT_ROW;
-		return expect_kw(p, "ROW", "ROW after CURRENT");
-	}
-	DL_TRY(parse_value(p, &b->offset));
-	if (is_kw(p, "PRECEDING")) b->kind = BOUND_PRECEDING;
-	else if (is_kw(p, "FOLLOWING")) b->kind = BOUND_FOLLOWING;
-	else return syntax_error(p, "PRECEDING or FOLLOWING");
-	return advance(p);
-}
-
-static int parse_window(parser *p, ex_node *call)
-{
-	ex_window *w = dl_arena_calloc(&p->e->arena, 1, sizeof *w);
-	if (!w) return DL_ENOMEM;
-	DL_TRY(advance(p));
-	DL_TRY(expect_op(p, "(", "'(' after OVER (named windows are not supported)"));
-	if (is_kw(p, "PARTITION") || is_kw(p, "DISTRIBUTE")) {
-		DL_TRY(advance(p));
-		DL_TRY(expect_kw(p, "BY", "BY"));
-		DL_TRY(parse_expr_list(p, &w->partition, &w->npartition, NULL));
-	}
-	if (is_kw(p, "ORDER") || is_kw(p, "SORT")) {
-		DL_TRY(advance(p));
-		DL_TRY(expect_kw(p, "BY", "BY"));
-		DL_TRY(parse_sort_list(p, &w->order, &w->norder));
-	}
-	if (is_kw(p, "ROWS") || is_kw(p, "RANGE")) {
-		w->frame = is_kw(p, "ROWS") ? FRAME_ROWS : FRAME_RANGE;
-		DL_TRY(advance(p));
-		w->hi.kind = BOUND_CURRENT_ROW;
-		if (is_kw(p, "BETWEEN")) {
-			DL_TRY(advance(p));
-			DL_TRY(parse_bound(p, &w->lo));
-			DL_TRY(expect_kw(p, "AND", "AND in the frame"));
-			DL_TRY(parse_bound(p, &w->hi));
-		} else {
-			DL_TRY(parse_bound(p, &w->lo));
-		}
-	}
-	DL_TRY(expect_op(p, ")", "PARTITION BY, ORDER BY, ROWS, RANGE or ')'"));
-	call->over = w;
-	return 0;
-}
-
-/* ( query ), EXISTS ( query ), x IN ( query ): the current token is the
- * query's first; the SQL layer parses it and hands back where it ended. */
-static int parse_subquery(parser *p, ex_node **out, int kind, int pos, ex_node *lhs, bool neg)
-{
-	if (!p->hooks) return syntax_error(p, "an expression (subqueries are not supported outside a SQL statement)");
-	ex_node *n = node(p, EX_SUBQUERY, pos);
-	if (!n || ex_node_set_args(p->e, n, lhs ? 1 : 0) < 0) return DL_ENOMEM;
-	n->op = kind;
-	n->negated = neg;
-	if (lhs) n->args[0] = lhs;
-	size_t at = (size_t)p->tok.pos;
-	DL_TRY(p->hooks->parse_query(p->hooks->payload, &at, p->depth, &n->query));
-	n->print_query = p->hooks->print_query;
-	p->has_peek = false;
-	p->lx.i = at;
-	DL_TRY(advance(p));
-	DL_TRY(expect_op(p, ")", "')' after the subquery"));
 	*out = n;
 	return 0;
 }
@@ -490,7 +124,7 @@ static int parse_name(parser *p, ex_node **out)
 		for (char *c = first; *c; c++) *c = (char)tolower((unsigned char)*c);
 		n->name = first;
 		DL_TRY(parse_args(p, n, true));
-		if (is_kw(p, "OVER")) DL_TRY(parse_window(p, n));
+		if (is_kw(p, "OVER")) DL_TRY(exp_parse_window(p, n));
 		*out = n;
 		return 0;
 	}
@@ -574,7 +208,7 @@ static int parse_special_call(parser *p, ex_node **out)
 		for (size_t i = 0; i < sizeof map / sizeof map[0] && !fn; i++)
 			if (strcasecmp(field, map[i][0]) == 0) fn = map[i][1];
 		if (!fn) return dl_error_set(DL_EINVALID, "syntax error at position %d: unknown date/time field '%s'", pos, field);
-		DL_TRY(parse_expr(p, &a[0]));
+		DL_TRY(exp_parse_expr(p, &a[0]));
 		DL_TRY(expect_op(p, ")", "')'"));
 		DL_TRY(make_call(p, out, fn, pos, a, 1));
 		return 1;
@@ -582,13 +216,13 @@ static int parse_special_call(parser *p, ex_node **out)
 	if (is_kw(p, "POSITION")) {
 		DL_TRY(advance(p));
 		DL_TRY(expect_op(p, "(", "'('"));
-		DL_TRY(parse_value(p, &a[0]));
+		DL_TRY(exp_parse_value(p, &a[0]));
 		if (is_kw(p, "IN")) {
 			DL_TRY(advance(p));
-			DL_TRY(parse_value(p, &a[1]));
+			DL_TRY(exp_parse_value(p, &a[1]));
 		} else {
 			DL_TRY(expect_op(p, ",", "IN or ','"));
-			DL_TRY(parse_expr(p, &a[1]));
+			DL_TRY(exp_parse_expr(p, &a[1]));
 		}
 		DL_TRY(expect_op(p, ")", "')'"));
 		DL_TRY(make_call(p, out, "locate", pos, a, 2));
@@ -597,15 +231,15 @@ static int parse_special_call(parser *p, ex_node **out)
 	if (is_kw(p, "SUBSTRING") || is_kw(p, "SUBSTR")) {
 		DL_TRY(advance(p));
 		DL_TRY(expect_op(p, "(", "'('"));
-		DL_TRY(parse_expr(p, &a[0]));
+		DL_TRY(exp_parse_expr(p, &a[0]));
 		int na = 1;
 		if (is_kw(p, "FROM") || is_op(p, ",")) {
 			bool sql = is_kw(p, "FROM");
 			DL_TRY(advance(p));
-			DL_TRY(parse_expr(p, &a[na++]));
+			DL_TRY(exp_parse_expr(p, &a[na++]));
 			if (sql ? is_kw(p, "FOR") : is_op(p, ",")) {
 				DL_TRY(advance(p));
-				DL_TRY(parse_expr(p, &a[na++]));
+				DL_TRY(exp_parse_expr(p, &a[na++]));
 			}
 		}
 		DL_TRY(expect_op(p, ")", "')'"));
@@ -624,18 +258,18 @@ static int parse_special_call(parser *p, ex_node **out)
 		}
 		int na = 0;
 		ex_node *chars = NULL;
-		if (!(spec && is_kw(p, "FROM"))) DL_TRY(parse_expr(p, &chars));
+		if (!(spec && is_kw(p, "FROM"))) DL_TRY(exp_parse_expr(p, &chars));
 		if (is_kw(p, "FROM")) {
 			/* Spark's function form is trim([trimStr, ]str) */
 			DL_TRY(advance(p));
 			if (chars) a[na++] = chars;
-			DL_TRY(parse_expr(p, &a[na++]));
+			DL_TRY(exp_parse_expr(p, &a[na++]));
 		} else if (chars && !spec) {
 			a[0] = chars;
 			na = 1;
 			if (is_op(p, ",")) {
 				DL_TRY(advance(p));
-				DL_TRY(parse_expr(p, &a[na++]));
+				DL_TRY(exp_parse_expr(p, &a[na++]));
 			}
 		} else {
 			return syntax_error(p, "FROM");
@@ -671,14 +305,14 @@ static int parse_param(parser *p, ex_node **out)
 static int parse_primary(parser *p, ex_node **out)
 {
 	ex_token *t = &p->tok;
-	if (t->kind == TK_NUMBER) return number_literal(p, out);
-	if (t->kind == TK_HEXSTR) return hex_literal(p, out);
+	if (t->kind == TK_NUMBER) return exp_number_literal(p, out);
+	if (t->kind == TK_HEXSTR) return exp_hex_literal(p, out);
 	if (t->kind == TK_STRING) {
 		int pos = t->pos;
 		const char *s;
 		size_t n;
-		DL_TRY(string_literal(p, &s, &n));
-		DL_TRY(lit_node(p, out, pos, DL_TYPE_STRING));
+		DL_TRY(exp_string_literal(p, &s, &n));
+		DL_TRY(exp_lit_node(p, out, pos, DL_TYPE_STRING));
 		(*out)->lit.v.str.ptr = s;
 		(*out)->lit.v.str.len = n;
 		return 0;
@@ -688,37 +322,37 @@ static int parse_primary(parser *p, ex_node **out)
 	if (is_op(p, "(")) {
 		int pos = p->tok.pos;
 		DL_TRY(advance(p));
-		if (p->hooks && starts_query(p)) return parse_subquery(p, out, SQ_SCALAR, pos, NULL, false);
-		DL_TRY(parse_expr(p, out));
+		if (p->hooks && starts_query(p)) return exp_parse_subquery(p, out, SQ_SCALAR, pos, NULL, false);
+		DL_TRY(exp_parse_expr(p, out));
 		return expect_op(p, ")", "')'");
 	}
 	if (t->kind != TK_IDENT) return syntax_error(p, "an expression");
 	if (is_kw(p, "NULL")) {
-		DL_TRY(lit_node(p, out, t->pos, DL_TYPE_NULL));
+		DL_TRY(exp_lit_node(p, out, t->pos, DL_TYPE_NULL));
 		(*out)->lit.is_null = true;
 		return advance(p);
 	}
 	if (is_kw(p, "TRUE") || is_kw(p, "FALSE")) {
-		DL_TRY(lit_node(p, out, t->pos, DL_TYPE_BOOLEAN));
+		DL_TRY(exp_lit_node(p, out, t->pos, DL_TYPE_BOOLEAN));
 		(*out)->lit.v.b = is_kw(p, "TRUE");
 		return advance(p);
 	}
 	ex_token *nx;
 	DL_TRY(peek(p, &nx));
 	if (nx->kind == TK_STRING) {
-		if (is_kw(p, "DATE")) return typed_literal(p, out, DL_TYPE_DATE);
-		if (is_kw(p, "TIMESTAMP") || is_kw(p, "TIMESTAMP_LTZ")) return typed_literal(p, out, DL_TYPE_TIMESTAMP);
-		if (is_kw(p, "TIMESTAMP_NTZ")) return typed_literal(p, out, DL_TYPE_TIMESTAMP_NTZ);
+		if (is_kw(p, "DATE")) return exp_typed_literal(p, out, DL_TYPE_DATE);
+		if (is_kw(p, "TIMESTAMP") || is_kw(p, "TIMESTAMP_LTZ")) return exp_typed_literal(p, out, DL_TYPE_TIMESTAMP);
+		if (is_kw(p, "TIMESTAMP_NTZ")) return exp_typed_literal(p, out, DL_TYPE_TIMESTAMP_NTZ);
 	}
 	if (is_kw(p, "INTERVAL") && (nx->kind == TK_STRING || nx->kind == TK_NUMBER ||
 	                             (nx->kind == TK_OP && strcmp(nx->op, "-") == 0)))
-		return interval_literal(p, out);
+		return exp_interval_literal(p, out);
 	bool call = nx->kind == TK_OP && strcmp(nx->op, "(") == 0;
 	if (call && p->hooks && is_kw(p, "EXISTS")) {
 		int pos = p->tok.pos;
 		DL_TRY(advance(p));
 		DL_TRY(advance(p));
-		return parse_subquery(p, out, SQ_EXISTS, pos, NULL, false);
+		return exp_parse_subquery(p, out, SQ_EXISTS, pos, NULL, false);
 	}
 	if (call) {
 		int rc = parse_special_call(p, out);
@@ -745,7 +379,7 @@ static int parse_postfix(parser *p, ex_node **out)
 			if (!n || ex_node_set_args(p->e, n, 2) < 0) return DL_ENOMEM;
 			DL_TRY(advance(p));
 			n->args[0] = *out;
-			DL_TRY(parse_expr(p, &n->args[1]));
+			DL_TRY(exp_parse_expr(p, &n->args[1]));
 			DL_TRY(expect_op(p, "]", "']'"));
 			*out = n;
 		} else if (is_op(p, ".")) {
@@ -765,7 +399,7 @@ static int parse_postfix(parser *p, ex_node **out)
 			DL_TRY(advance(p));
 			n->args[0] = *out;
 			dl_type *t;
-			DL_TRY(parse_type(p, &t));
+			DL_TRY(exp_parse_type(p, &t));
 			if (!(n->to = ex_keep_type(p->e, t))) return DL_ENOMEM;
 			*out = n;
 		} else {
@@ -781,7 +415,7 @@ static int parse_unary(parser *p, ex_node **out)
 	else if (is_op(p, "+")) op = OP_POS;
 	else if (is_op(p, "~")) op = OP_BITNOT;
 	if (op < 0) return parse_postfix(p, out);
-	if (++p->depth > MAX_DEPTH) return dl_error_set(DL_EINVALID, "expression nested too deeply at position %d", pos);
+	if (++p->depth > EX_MAX_DEPTH) return dl_error_set(DL_EINVALID, "expression nested too deeply at position %d", pos);
 	DL_TRY(advance(p));
 	ex_node *a;
 	DL_TRY(parse_unary(p, &a));
@@ -851,7 +485,7 @@ static int parse_level(parser *p, int lvl, ex_node **out)
 	return 0;
 }
 
-static int parse_value(parser *p, ex_node **out)
+int exp_parse_value(parser *p, ex_node **out)
 {
 	return parse_level(p, NLEVELS - 1, out);
 }
@@ -869,7 +503,7 @@ static int parse_in_list(parser *p, ex_node *lhs, ex_node **out, bool neg, int p
 	int rc = 0;
 	if (starts_query(p)) {
 		dl_free(args);
-		return parse_subquery(p, out, SQ_IN, pos, lhs, neg);
+		return exp_parse_subquery(p, out, SQ_IN, pos, lhs, neg);
 	}
 	while (rc == 0) {
 		if (na == cap) {
@@ -881,7 +515,7 @@ static int parse_in_list(parser *p, ex_node *lhs, ex_node **out, bool neg, int p
 			args = g;
 			cap *= 2;
 		}
-		if ((rc = parse_expr(p, &args[na++])) < 0) break;
+		if ((rc = exp_parse_expr(p, &args[na++])) < 0) break;
 		if (is_op(p, ")")) break;
 		rc = expect_op(p, ",", "',' or ')'");
 	}
@@ -895,7 +529,7 @@ static int parse_in_list(parser *p, ex_node *lhs, ex_node **out, bool neg, int p
 
 static int parse_predicate(parser *p, ex_node **out)
 {
-	DL_TRY(parse_value(p, out));
+	DL_TRY(exp_parse_value(p, out));
 	int pos = p->tok.pos;
 	if (is_kw(p, "IS")) {
 		DL_TRY(advance(p));
@@ -908,7 +542,7 @@ static int parse_predicate(parser *p, ex_node **out)
 			DL_TRY(advance(p));
 			DL_TRY(expect_kw(p, "FROM", "FROM after IS [NOT] DISTINCT"));
 			ex_node *b;
-			DL_TRY(parse_value(p, &b));
+			DL_TRY(exp_parse_value(p, &b));
 			DL_TRY(make_op(p, out, OP_NSEQ, pos, *out, b));
 			if (!neg) DL_TRY(make_op(p, out, OP_NOT, pos, *out, NULL));
 			return 0;
@@ -945,9 +579,9 @@ static int parse_predicate(parser *p, ex_node **out)
 		n->negated = neg;
 		n->args[0] = *out;
 		DL_TRY(advance(p));
-		DL_TRY(parse_value(p, &n->args[1]));
+		DL_TRY(exp_parse_value(p, &n->args[1]));
 		DL_TRY(expect_kw(p, "AND", "AND in BETWEEN"));
-		DL_TRY(parse_value(p, &n->args[2]));
+		DL_TRY(exp_parse_value(p, &n->args[2]));
 		*out = n;
 		return 0;
 	}
@@ -960,13 +594,13 @@ static int parse_predicate(parser *p, ex_node **out)
 		n->negated = neg;
 		n->args[0] = *out;
 		DL_TRY(advance(p));
-		DL_TRY(parse_value(p, &n->args[1]));
+		DL_TRY(exp_parse_value(p, &n->args[1]));
 		if (lk != LIKE_RLIKE && is_kw(p, "ESCAPE")) {
 			DL_TRY(advance(p));
 			const char *s;
 			size_t len;
 			if (p->tok.kind != TK_STRING) return syntax_error(p, "a one-character string after ESCAPE");
-			DL_TRY(string_literal(p, &s, &len));
+			DL_TRY(exp_string_literal(p, &s, &len));
 			if (len != 1) return dl_error_set(DL_EINVALID, "the ESCAPE string must be one character, got '%s'", s);
 			n->escape = (unsigned char)s[0];
 		}
@@ -981,7 +615,7 @@ static int parse_not(parser *p, ex_node **out)
 {
 	if (is_kw(p, "NOT") || is_op(p, "!")) {
 		int pos = p->tok.pos;
-		if (++p->depth > MAX_DEPTH)
+		if (++p->depth > EX_MAX_DEPTH)
 			return dl_error_set(DL_EINVALID, "expression nested too deeply at position %d", pos);
 		DL_TRY(advance(p));
 		ex_node *a;
@@ -1005,9 +639,9 @@ static int parse_and(parser *p, ex_node **out)
 	return 0;
 }
 
-static int parse_expr(parser *p, ex_node **out)
+int exp_parse_expr(parser *p, ex_node **out)
 {
-	if (++p->depth > MAX_DEPTH)
+	if (++p->depth > EX_MAX_DEPTH)
 		return dl_error_set(DL_EINVALID, "expression nested too deeply at position %d", p->tok.pos);
 	DL_TRY(parse_and(p, out));
 	while (is_kw(p, "OR")) {
@@ -1029,7 +663,7 @@ int dl_expr_parse(dl_expr **out, const char *sql)
 	if (!e) return DL_ENOMEM;
 	parser p = {.e = e, .lx = {sql, strlen(sql), 0}};
 	int rc = advance(&p);
-	if (rc == 0) rc = parse_expr(&p, &e->root);
+	if (rc == 0) rc = exp_parse_expr(&p, &e->root);
 	if (rc == 0 && p.tok.kind != TK_EOF) rc = syntax_error(&p, "end of input or an operator");
 	if (rc < 0) {
 		dl_expr_free(e);
@@ -1044,7 +678,7 @@ int ex_parse_expr_at(dl_expr *e, const char *src, size_t len, size_t *pos, const
 {
 	parser p = {.e = e, .lx = {src, len, *pos}, .hooks = hooks, .depth = hooks ? hooks->depth : 0};
 	int rc = advance(&p);
-	if (rc == 0) rc = parse_expr(&p, out);
+	if (rc == 0) rc = exp_parse_expr(&p, out);
 	*pos = rc < 0 && p.tok.pos < (int)*pos ? p.lx.i : (size_t)p.tok.pos;
 	return rc;
 }
@@ -1055,7 +689,7 @@ int ex_parse_type_text(dl_type **out, const char *text)
 	if (!e) return DL_ENOMEM;
 	parser p = {.e = e, .lx = {text, strlen(text), 0}};
 	int rc = advance(&p);
-	if (rc == 0) rc = parse_type(&p, out);
+	if (rc == 0) rc = exp_parse_type(&p, out);
 	if (rc == 0 && p.tok.kind != TK_EOF) {
 		dl_type_unref(*out);
 		rc = syntax_error(&p, "end of the type");
