@@ -82,6 +82,13 @@ const ex_func *ex_func_at(size_t i);
 
 int ex_eval_node(ex_vec *out, const ex_node *n, ex_run *r);
 void ex_vec_release(ex_vec *v);
+/* Makes a the result of out (owned); is_const: a one-row constant. */
+static inline int ex_vec_set(ex_vec *out, dl_array *a, bool is_const)
+{
+	out->a = out->owned = a;
+	out->is_const = is_const;
+	return 0;
+}
 /* A fixed-width array of n rows with uninitialized values and no validity,
  * recycled from a small per-thread pool of released intermediates (fresh
  * large allocations cost page faults on every batch). */
