@@ -50,12 +50,6 @@ dl_type *ex_type_code(ex_bind *b, char c)
 	}
 }
 
-static const char *tname(const dl_type *t, char *buf, size_t cap)
-{
-	dl_type_sql(t, buf, cap);
-	return buf;
-}
-
 ex_node *ex_lit_node(ex_bind *b, const dl_scalar *s, int pos)
 {
 	ex_node *n = ex_node_new(b->e, EX_LIT, pos);
@@ -70,7 +64,7 @@ ex_node *ex_lit_node(ex_bind *b, const dl_scalar *s, int pos)
 	return n->type ? n : NULL;
 }
 
-static int precedence(dl_type_id id)
+int ex_numeric_rank(dl_type_id id)
 {
 	switch (id) {
 	case DL_TYPE_BYTE: return 1;
@@ -84,7 +78,12 @@ static int precedence(dl_type_id id)
 	}
 }
 
-static const dl_type *wider_decimal(ex_bind *b, const dl_type *x, const dl_type *y)
+bool ex_is_numeric(const dl_type *t)
+{
+	return ex_numeric_rank(t->id) > 0;
+}
+
+const dl_type *ex_wider_decimal(ex_bind *b, const dl_type *x, const dl_type *y)
 {
 	const dl_type *dx = ex_decimal_of(b, x), *dy = ex_decimal_of(b, y);
 	if (!dx || !dy) return NULL;
@@ -101,11 +100,11 @@ const dl_type *ex_common_type(ex_bind *b, const dl_type *x, const dl_type *y, co
 	if (dl_type_equals(x, y)) return x;
 	if (x->id == DL_TYPE_NULL) return y;
 	if (y->id == DL_TYPE_NULL) return x;
-	int px = precedence(x->id), py = precedence(y->id);
+	int px = ex_numeric_rank(x->id), py = ex_numeric_rank(y->id);
 	if (px && py) {
 		if (x->id == DL_TYPE_DECIMAL || y->id == DL_TYPE_DECIMAL) {
 			if (px > 5 || py > 5) return ex_type(b, DL_TYPE_DOUBLE);
-			return wider_decimal(b, x, y);
+			return ex_wider_decimal(b, x, y);
 		}
 		return px > py ? x : y;
 	}
@@ -141,7 +140,7 @@ const dl_type *ex_common_type(ex_bind *b, const dl_type *x, const dl_type *y, co
 	}
 	dl_error_set(DL_EINVALID,
 	             "[DATATYPE_MISMATCH] %s at position %d: cannot use %s and %s together; add an explicit CAST", what,
-	             pos, tname(x, t1, sizeof t1), tname(y, t2, sizeof t2));
+	             pos, ex_tname(x, t1, sizeof t1), ex_tname(y, t2, sizeof t2));
 	return NULL;
 }
 
@@ -249,7 +248,7 @@ static int resolve_path(ex_bind *b, const ex_node *src, int skip, ex_node *n)
 		if (t->id != DL_TYPE_STRUCT) {
 			char tn[128];
 			return dl_error_set(DL_EINVALID, "cannot access field '%s' of %s '%s' (not a struct)", src->path[skip + i],
-			                    tname(t, tn, sizeof tn), src->path[skip + i - 1]);
+			                    ex_tname(t, tn, sizeof tn), src->path[skip + i - 1]);
 		}
 		int k = dl_type_field_index(t, src->path[skip + i]);
 		if (k < 0) return unknown_column(src, t, skip + i);
@@ -270,265 +269,7 @@ static int bind_column(ex_bind *b, const ex_node *src, ex_node *n)
 	return resolve_path(b, src, 0, n);
 }
 
-/* ---- operators --------------------------------------------------------- */
-
-static bool is_numeric(const dl_type *t)
-{
-	return precedence(t->id) > 0;
-}
-
-static bool is_datetime(const dl_type *t)
-{
-	return t->id == DL_TYPE_DATE || t->id == DL_TYPE_TIMESTAMP || t->id == DL_TYPE_TIMESTAMP_NTZ;
-}
-
-static int op_mismatch(ex_node *n, const char *sym)
-{
-	char t1[128], t2[128] = "";
-	tname(n->args[0]->type, t1, sizeof t1);
-	if (n->nargs > 1) tname(n->args[1]->type, t2, sizeof t2);
-	return dl_error_set(DL_EINVALID, "[DATATYPE_MISMATCH] operator '%s' at position %d does not accept %s%s%s", sym,
-	                    n->pos, t1, n->nargs > 1 ? " and " : "", t2);
-}
-
-static void dec_adjust(int *p, int *s)
-{
-	if (*p <= 38) return;
-	int intd = *p - *s, mins = *s < 6 ? *s : 6;
-	*s = 38 - intd > mins ? 38 - intd : mins;
-	*p = 38;
-}
-
-static const dl_type *decimal_result(ex_bind *b, int op, const dl_type *x, const dl_type *y)
-{
-	int p1 = x->precision, s1 = x->scale, p2 = y->precision, s2 = y->scale, p, s;
-	switch (op) {
-	case OP_ADD:
-	case OP_SUB:
-		s = s1 > s2 ? s1 : s2;
-		p = (p1 - s1 > p2 - s2 ? p1 - s1 : p2 - s2) + s + 1;
-		break;
-	case OP_MUL:
-		p = p1 + p2 + 1;
-		s = s1 + s2;
-		break;
-	case OP_DIV:
-		s = 6 > s1 + p2 + 1 ? 6 : s1 + p2 + 1;
-		p = p1 - s1 + s2 + s;
-		break;
-	default: /* OP_MOD */
-		s = s1 > s2 ? s1 : s2;
-		p = (p1 - s1 < p2 - s2 ? p1 - s1 : p2 - s2) + s;
-		break;
-	}
-	dec_adjust(&p, &s);
-	return ex_type_dec(b, p, s);
-}
-
-static int call_internal(ex_bind *b, ex_node *n, const char *fname);
 int ex_regex_prepare(dl_expr *e, ex_node *n); /* fn_string.c */
-
-/* Date/time arithmetic: date +/- int, date/timestamp +/- interval. */
-static int bind_datetime_arith(ex_bind *b, ex_node *n, bool *handled)
-{
-	ex_node *x = n->args[0], *y = n->args[1];
-	*handled = false;
-	bool yint = y->type->id == DL_TYPE_INTEGER || y->type->id == DL_TYPE_SHORT || y->type->id == DL_TYPE_BYTE;
-	bool xint = x->type->id == DL_TYPE_INTEGER || x->type->id == DL_TYPE_SHORT || x->type->id == DL_TYPE_BYTE;
-	if (x->type->id == DL_TYPE_DATE && yint && (n->op == OP_ADD || n->op == OP_SUB)) {
-		*handled = true;
-		return call_internal(b, n, n->op == OP_ADD ? "date_add" : "date_sub");
-	}
-	if (xint && y->type->id == DL_TYPE_DATE && n->op == OP_ADD) {
-		n->args[0] = y;
-		n->args[1] = x;
-		*handled = true;
-		return call_internal(b, n, "date_add");
-	}
-	if (x->type->id == DL_TYPE_DATE && y->type->id == DL_TYPE_DATE && n->op == OP_SUB) {
-		return dl_error_set(DL_EUNSUPPORTED,
-		                    "date - date at position %d yields an INTERVAL, which is not supported; use datediff(end, start)",
-		                    n->pos);
-	}
-	return 0;
-}
-
-static int bind_interval_arith(ex_bind *b, ex_node *n)
-{
-	ex_node *x = n->args[0], *iv = n->args[1];
-	if (n->op != OP_ADD && n->op != OP_SUB) return dl_error_set(DL_EINVALID, "an INTERVAL can only be added or subtracted");
-	if (x->kind == EX_INTERVAL) {
-		if (n->op == OP_SUB) return dl_error_set(DL_EINVALID, "cannot subtract a date/time from an INTERVAL");
-		ex_node *t = x;
-		x = iv;
-		iv = t;
-	}
-	if (x->type->id == DL_TYPE_STRING) DL_TRY(ex_coerce(b, &x, ex_type(b, DL_TYPE_TIMESTAMP)));
-	if (!is_datetime(x->type))
-		return dl_error_set(DL_EINVALID, "an INTERVAL at position %d can only be added to a DATE or TIMESTAMP", n->pos);
-	int sign = n->op == OP_SUB ? -1 : 1;
-	/* DATE + days-only interval stays a DATE (Spark's DateAddInterval). */
-	if (x->type->id == DL_TYPE_DATE && iv->micros != 0) DL_TRY(ex_coerce(b, &x, ex_type(b, DL_TYPE_TIMESTAMP)));
-	DL_TRY(ex_node_set_args(b->e, n, 4));
-	n->args[0] = x;
-	dl_scalar s = {.type = DL_TYPE_INTEGER};
-	s.v.i64 = sign * (int64_t)iv->months;
-	if (!(n->args[1] = ex_lit_node(b, &s, n->pos))) return DL_ENOMEM;
-	s.v.i64 = sign * (int64_t)iv->days;
-	if (!(n->args[2] = ex_lit_node(b, &s, n->pos))) return DL_ENOMEM;
-	s.type = DL_TYPE_LONG;
-	s.v.i64 = sign * iv->micros;
-	if (!(n->args[3] = ex_lit_node(b, &s, n->pos))) return DL_ENOMEM;
-	return call_internal(b, n, "__add_interval");
-}
-
-static int bind_arith(ex_bind *b, ex_node *n)
-{
-	static const char *const sym[] = {[OP_ADD] = "+", [OP_SUB] = "-", [OP_MUL] = "*", [OP_DIV] = "/",
-	                                  [OP_MOD] = "%", [OP_IDIV] = "div"};
-	ex_node **x = &n->args[0], **y = &n->args[1];
-	if ((*x)->kind == EX_INTERVAL || (*y)->kind == EX_INTERVAL) return bind_interval_arith(b, n);
-	bool handled;
-	DL_TRY(bind_datetime_arith(b, n, &handled));
-	if (handled) return 0;
-	/* Strings in arithmetic: cast to the numeric side's type (ANSI). */
-	if ((*x)->type->id == DL_TYPE_STRING && is_numeric((*y)->type))
-		DL_TRY(ex_coerce(b, x, ex_type(b, (*y)->type->id == DL_TYPE_DECIMAL ? DL_TYPE_DOUBLE : DL_TYPE_LONG)));
-	if ((*y)->type->id == DL_TYPE_STRING && is_numeric((*x)->type))
-		DL_TRY(ex_coerce(b, y, ex_type(b, (*x)->type->id == DL_TYPE_DECIMAL ? DL_TYPE_DOUBLE : DL_TYPE_LONG)));
-	if ((*x)->type->id == DL_TYPE_STRING && (*y)->type->id == DL_TYPE_STRING) {
-		DL_TRY(ex_coerce(b, x, ex_type(b, DL_TYPE_DOUBLE)));
-		DL_TRY(ex_coerce(b, y, ex_type(b, DL_TYPE_DOUBLE)));
-	}
-	if ((*x)->type->id == DL_TYPE_NULL) DL_TRY(ex_coerce(b, x, (*y)->type->id == DL_TYPE_NULL ? ex_type(b, DL_TYPE_DOUBLE) : (*y)->type));
-	if ((*y)->type->id == DL_TYPE_NULL) DL_TRY(ex_coerce(b, y, (*x)->type));
-	const dl_type *tx = (*x)->type, *ty = (*y)->type;
-	if (!is_numeric(tx) || !is_numeric(ty)) return op_mismatch(n, sym[n->op]);
-	bool dec = (tx->id == DL_TYPE_DECIMAL || ty->id == DL_TYPE_DECIMAL) && precedence(tx->id) <= 5 &&
-	           precedence(ty->id) <= 5;
-	if (n->op == OP_IDIV) {
-		const dl_type *c = dec ? wider_decimal(b, tx, ty) : ex_common_type(b, tx, ty, "div", n->pos);
-		if (!c) return DL_ENOMEM;
-		if (c->id == DL_TYPE_FLOAT || c->id == DL_TYPE_DOUBLE) return op_mismatch(n, "div");
-		if (!dec) c = ex_type(b, DL_TYPE_LONG);
-		DL_TRY(ex_coerce(b, x, c));
-		DL_TRY(ex_coerce(b, y, c));
-		n->type = ex_type(b, DL_TYPE_LONG);
-		return 0;
-	}
-	if (dec) {
-		const dl_type *dx = ex_decimal_of(b, tx), *dy = ex_decimal_of(b, ty);
-		DL_TRY(ex_coerce(b, x, dx));
-		DL_TRY(ex_coerce(b, y, dy));
-		n->type = (dl_type *)decimal_result(b, n->op, dx, dy);
-		return n->type ? 0 : DL_ENOMEM;
-	}
-	if (n->op == OP_DIV) {
-		const dl_type *d = ex_type(b, DL_TYPE_DOUBLE);
-		DL_TRY(ex_coerce(b, x, d));
-		DL_TRY(ex_coerce(b, y, d));
-		n->type = (dl_type *)d;
-		return 0;
-	}
-	const dl_type *c = ex_common_type(b, tx, ty, sym[n->op], n->pos);
-	if (!c) return DL_EINVALID;
-	DL_TRY(ex_coerce(b, x, c));
-	DL_TRY(ex_coerce(b, y, c));
-	n->type = (dl_type *)c;
-	return 0;
-}
-
-/* Binds a function call with operator semantics (mod, try_add...). */
-int ex_bind_arith_op(ex_bind *b, ex_node *n, int op)
-{
-	const ex_func *f = n->fn;
-	n->kind = EX_OP;
-	n->op = op;
-	DL_TRY(bind_arith(b, n));
-	if (n->kind == EX_OP) {
-		n->kind = EX_CALL;
-		n->fn = f;
-	}
-	return 0;
-}
-
-static int bind_compare(ex_bind *b, ex_node *n)
-{
-	static const char *const sym[] = {[OP_EQ] = "=", [OP_NE] = "!=", [OP_LT] = "<", [OP_LE] = "<=",
-	                                  [OP_GT] = ">", [OP_GE] = ">=", [OP_NSEQ] = "<=>"};
-	const dl_type *c = ex_common_type(b, n->args[0]->type, n->args[1]->type, sym[n->op], n->pos);
-	if (!c) return DL_EINVALID;
-	if (c->id == DL_TYPE_MAP || c->id == DL_TYPE_VARIANT) return op_mismatch(n, sym[n->op]);
-	DL_TRY(ex_coerce(b, &n->args[0], c));
-	DL_TRY(ex_coerce(b, &n->args[1], c));
-	n->type = ex_type(b, DL_TYPE_BOOLEAN);
-	return n->type ? 0 : DL_ENOMEM;
-}
-
-static int to_boolean(ex_bind *b, ex_node **slot, const char *what, int pos)
-{
-	const dl_type *t = (*slot)->type;
-	if (t->id == DL_TYPE_BOOLEAN) return 0;
-	if (t->id == DL_TYPE_NULL || t->id == DL_TYPE_STRING) return ex_coerce(b, slot, ex_type(b, DL_TYPE_BOOLEAN));
-	char tn[128];
-	return dl_error_set(DL_EINVALID, "[DATATYPE_MISMATCH] %s at position %d needs a BOOLEAN operand, got %s", what, pos,
-	                    tname(t, tn, sizeof tn));
-}
-
-static int bind_integral_bits(ex_bind *b, ex_node *n, const char *sym)
-{
-	for (int i = 0; i < n->nargs; i++) {
-		if (n->args[i]->type->id == DL_TYPE_NULL) DL_TRY(ex_coerce(b, &n->args[i], ex_type(b, DL_TYPE_INTEGER)));
-		if (!dl_type_is_integral(n->args[i]->type)) return op_mismatch(n, sym);
-	}
-	const dl_type *c = n->args[0]->type;
-	if (n->nargs == 2) {
-		c = ex_common_type(b, c, n->args[1]->type, sym, n->pos);
-		if (!c) return DL_EINVALID;
-		DL_TRY(ex_coerce(b, &n->args[0], c));
-		DL_TRY(ex_coerce(b, &n->args[1], c));
-	}
-	n->type = (dl_type *)c;
-	return 0;
-}
-
-static int bind_op(ex_bind *b, ex_node *n)
-{
-	switch (n->op) {
-	case OP_NEG:
-	case OP_POS:
-		if (n->args[0]->type->id == DL_TYPE_STRING) DL_TRY(ex_coerce(b, &n->args[0], ex_type(b, DL_TYPE_DOUBLE)));
-		if (n->args[0]->type->id == DL_TYPE_NULL) DL_TRY(ex_coerce(b, &n->args[0], ex_type(b, DL_TYPE_INTEGER)));
-		if (!is_numeric(n->args[0]->type)) return op_mismatch(n, n->op == OP_NEG ? "-" : "+");
-		n->type = n->args[0]->type;
-		return 0;
-	case OP_NOT:
-		DL_TRY(to_boolean(b, &n->args[0], "NOT", n->pos));
-		n->type = ex_type(b, DL_TYPE_BOOLEAN);
-		return 0;
-	case OP_BITNOT: return bind_integral_bits(b, n, "~");
-	case OP_BITAND: return bind_integral_bits(b, n, "&");
-	case OP_BITOR: return bind_integral_bits(b, n, "|");
-	case OP_BITXOR: return bind_integral_bits(b, n, "^");
-	case OP_AND:
-	case OP_OR:
-		DL_TRY(to_boolean(b, &n->args[0], n->op == OP_AND ? "AND" : "OR", n->pos));
-		DL_TRY(to_boolean(b, &n->args[1], n->op == OP_AND ? "AND" : "OR", n->pos));
-		n->type = ex_type(b, DL_TYPE_BOOLEAN);
-		return 0;
-	case OP_CONCAT:
-		if (n->args[0]->type->id == DL_TYPE_ARRAY) return call_internal(b, n, "concat");
-		return call_internal(b, n, "concat");
-	case OP_EQ:
-	case OP_NE:
-	case OP_LT:
-	case OP_LE:
-	case OP_GT:
-	case OP_GE:
-	case OP_NSEQ: return bind_compare(b, n);
-	default: return bind_arith(b, n);
-	}
-}
 
 /* ---- functions --------------------------------------------------------- */
 
@@ -560,16 +301,16 @@ static int apply_spec(ex_bind *b, ex_node *n, const ex_func *f)
 		case 'C': DL_TRY(ex_coerce(b, a, common)); break;
 		case 'N':
 			if (t->id == DL_TYPE_STRING || t->id == DL_TYPE_NULL) DL_TRY(ex_coerce(b, a, ex_type(b, DL_TYPE_DOUBLE)));
-			else if (!is_numeric(t))
+			else if (!ex_is_numeric(t))
 				return dl_error_set(DL_EINVALID,
 				                    "[DATATYPE_MISMATCH] argument %d of %s() must be numeric, got %s", i + 1, f->name,
-				                    tname(t, tn, sizeof tn));
+				                    ex_tname(t, tn, sizeof tn));
 			break;
 		case 'Z':
 			if (t->id == DL_TYPE_STRING || t->id == DL_TYPE_NULL) DL_TRY(ex_coerce(b, a, ex_type(b, DL_TYPE_TIMESTAMP)));
-			else if (!is_datetime(t))
+			else if (!ex_is_datetime(t))
 				return dl_error_set(DL_EINVALID, "[DATATYPE_MISMATCH] argument %d of %s() must be a DATE or TIMESTAMP, got %s",
-				                    i + 1, f->name, tname(t, tn, sizeof tn));
+				                    i + 1, f->name, ex_tname(t, tn, sizeof tn));
 			break;
 		default: {
 			dl_type *want = ex_type_code(b, c);
@@ -577,10 +318,10 @@ static int apply_spec(ex_bind *b, ex_node *n, const ex_func *f)
 			if (want->id == DL_TYPE_BOOLEAN && t->id != DL_TYPE_BOOLEAN && t->id != DL_TYPE_NULL &&
 			    t->id != DL_TYPE_STRING)
 				return dl_error_set(DL_EINVALID, "[DATATYPE_MISMATCH] argument %d of %s() must be BOOLEAN, got %s", i + 1,
-				                    f->name, tname(t, tn, sizeof tn));
+				                    f->name, ex_tname(t, tn, sizeof tn));
 			if ((t->id == DL_TYPE_STRUCT || t->id == DL_TYPE_ARRAY || t->id == DL_TYPE_MAP) && !dl_type_equals(t, want))
 				return dl_error_set(DL_EINVALID, "[DATATYPE_MISMATCH] argument %d of %s() cannot be %s", i + 1, f->name,
-				                    tname(t, tn, sizeof tn));
+				                    ex_tname(t, tn, sizeof tn));
 			DL_TRY(ex_coerce(b, a, want));
 		}
 		}
@@ -612,7 +353,7 @@ static int bind_call_fn(ex_bind *b, ex_node *n, const ex_func *f)
 	return 0;
 }
 
-static int call_internal(ex_bind *b, ex_node *n, const char *fname)
+int ex_bind_call_internal(ex_bind *b, ex_node *n, const char *fname)
 {
 	const ex_func *f = ex_func_lookup(fname);
 	if (!f) return dl_error_set(DL_ERROR, "internal function %s missing", fname);
@@ -661,13 +402,13 @@ static int bind_case(ex_bind *b, ex_node *n)
 			eq->op = OP_EQ;
 			eq->args[0] = x;
 			eq->args[1] = n->args[2 * i];
-			DL_TRY(bind_compare(b, eq));
+			DL_TRY(ex_bind_compare(b, eq));
 			n->args[2 * i] = eq;
 		}
 		n->flag = false;
 	}
 	int nconds = (n->nargs - (n->has_else ? 1 : 0)) / 2;
-	for (int i = 0; i < nconds; i++) DL_TRY(to_boolean(b, &n->args[2 * i], "CASE WHEN", n->pos));
+	for (int i = 0; i < nconds; i++) DL_TRY(ex_to_boolean(b, &n->args[2 * i], "CASE WHEN", n->pos));
 	const dl_type *c = NULL;
 	for (int i = 0; i < nconds; i++) {
 		const dl_type *t = n->args[2 * i + 1]->type;
@@ -696,8 +437,8 @@ static int bind_between(ex_bind *b, ex_node *n)
 	le->op = OP_LE;
 	le->args[0] = n->args[0];
 	le->args[1] = n->args[2];
-	DL_TRY(bind_compare(b, ge));
-	DL_TRY(bind_compare(b, le));
+	DL_TRY(ex_bind_compare(b, ge));
+	DL_TRY(ex_bind_compare(b, le));
 	bool neg = n->negated;
 	n->kind = EX_OP;
 	n->op = OP_AND;
@@ -736,7 +477,7 @@ static int bind_like(ex_bind *b, ex_node *n)
 		const dl_type *t = n->args[i]->type;
 		if (t->id != DL_TYPE_STRING) {
 			if (t->id == DL_TYPE_STRUCT || t->id == DL_TYPE_ARRAY || t->id == DL_TYPE_MAP || t->id == DL_TYPE_BINARY)
-				return op_mismatch(n, "LIKE");
+				return ex_op_mismatch(n, "LIKE");
 			DL_TRY(ex_coerce(b, &n->args[i], ex_type(b, DL_TYPE_STRING)));
 		}
 	}
@@ -772,7 +513,7 @@ static int bind_index(ex_bind *b, ex_node *n)
 		n->type = t->children[k].type;
 		return 0;
 	}
-	return dl_error_set(DL_EINVALID, "[DATATYPE_MISMATCH] cannot subscript %s at position %d", tname(t, tn, sizeof tn),
+	return dl_error_set(DL_EINVALID, "[DATATYPE_MISMATCH] cannot subscript %s at position %d", ex_tname(t, tn, sizeof tn),
 	                    n->pos);
 }
 
@@ -781,7 +522,7 @@ static int bind_field(ex_bind *b, ex_node *n, const char *name)
 	const dl_type *t = n->args[0]->type;
 	char tn[128];
 	if (t->id != DL_TYPE_STRUCT)
-		return dl_error_set(DL_EINVALID, "cannot access field '%s' of %s at position %d", name, tname(t, tn, sizeof tn),
+		return dl_error_set(DL_EINVALID, "cannot access field '%s' of %s at position %d", name, ex_tname(t, tn, sizeof tn),
 		                    n->pos);
 	int k = dl_type_field_index(t, name);
 	if (k < 0) return dl_error_set(DL_EINVALID, "struct has no field '%s' (position %d)", name, n->pos);
@@ -816,7 +557,7 @@ static int bind_node(ex_bind *b, const ex_node *src, ex_node **out)
 		n->type = ex_type(b, DL_TYPE_NULL); /* only valid inside +/- */
 		return n->type ? 0 : DL_ENOMEM;
 	case EX_COL: return bind_column(b, src, n);
-	case EX_OP: DL_TRY(bind_op(b, n)); break;
+	case EX_OP: DL_TRY(ex_bind_op(b, n)); break;
 	case EX_CALL:
 		if (src->over || src->distinct)
 			return dl_error_set(DL_EUNSUPPORTED, "%s at position %d is an aggregate or window function, "
@@ -838,7 +579,7 @@ static int bind_node(ex_bind *b, const ex_node *src, ex_node **out)
 	case EX_BETWEEN: DL_TRY(bind_between(b, n)); break;
 	case EX_LIKE: DL_TRY(bind_like(b, n)); break;
 	case EX_IS:
-		if (n->op != IS_NULL) DL_TRY(to_boolean(b, &n->args[0], "IS TRUE/FALSE", n->pos));
+		if (n->op != IS_NULL) DL_TRY(ex_to_boolean(b, &n->args[0], "IS TRUE/FALSE", n->pos));
 		n->type = ex_type(b, DL_TYPE_BOOLEAN);
 		break;
 	case EX_INDEX: DL_TRY(bind_index(b, n)); break;
