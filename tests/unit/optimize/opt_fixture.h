@@ -22,6 +22,7 @@
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/mem.h"
+#include "unit/table_fixture.h"
 
 #define OF_F(n, t) "{\"name\":\"" n "\",\"type\":\"" t "\",\"nullable\":true,\"metadata\":{}}"
 #define OF_SCHEMA                                                                                     \
@@ -32,21 +33,12 @@ static char g_of_root[256];
 
 static inline char *of_table(const char *name)
 {
-	if (!g_of_root[0]) {
-		snprintf(g_of_root, sizeof g_of_root, "/tmp/dl_optimize_test_XXXXXX");
-		if (!mkdtemp(g_of_root)) return NULL;
-	}
-	char *p = malloc(512);
-	snprintf(p, 512, "%s/%s", g_of_root, name);
-	return p;
+	return fx_table_path(g_of_root, sizeof g_of_root, "/tmp/dl_optimize_test_XXXXXX", name);
 }
 
 static inline void of_cleanup(void)
 {
-	if (!g_of_root[0]) return;
-	char cmd[300];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_of_root);
-	if (system(cmd) != 0) fprintf(stderr, "cleanup of %s failed\n", g_of_root);
+	fx_remove_root(g_of_root);
 }
 
 /* extra: more configuration (key, value pairs, NULL-terminated) */
@@ -210,82 +202,25 @@ static inline int of_delete(const char *uri, const char *pred)
 	return rc;
 }
 
-static inline int of_cmp(const void *a, const void *b)
+
+static inline void of_row_text(const dl_batch *b, int64_t r, char *out, size_t cap)
 {
-	long long x, y;
-	sscanf(*(char *const *)a, "%lld", &x);
-	sscanf(*(char *const *)b, "%lld", &y);
-	return x < y ? -1 : x > y;
+	const dl_array *sa = b->cols[3];
+	int len = sa->offsets[r + 1] - sa->offsets[r];
+	snprintf(out, cap, "%lld:%lld:%lld:%.*s:%d:%lld:%lld", (long long)((int64_t *)b->cols[0]->values)[r],
+	         (long long)((int64_t *)b->cols[1]->values)[r], (long long)((int64_t *)b->cols[2]->values)[r], len,
+	         (const char *)sa->data + sa->offsets[r], ((int32_t *)b->cols[4]->values)[r],
+	         (long long)((int64_t *)b->cols[5]->values)[r], (long long)((int64_t *)b->cols[6]->values)[r]);
 }
 
 /* Every row of the latest version with its row id and commit version. */
 static inline char *of_read(const char *uri)
 {
-	dl_snapshot *snap;
-	if (dl_snapshot_open(&snap, uri, NULL) < 0) return NULL;
 	const char *cols[] = {"id", "x", "y", "s", "p", DL_SCAN_ROW_ID, DL_SCAN_ROW_COMMIT_VERSION};
-	dl_scan_options so = DL_SCAN_OPTIONS_INIT;
-	so.columns = cols;
-	so.ncolumns = 7;
-	dl_scan *scan;
-	if (dl_scan_open(&scan, snap, &so) < 0) {
-		dl_snapshot_free(snap);
-		return NULL;
-	}
-	dl_batch_stream *s;
-	char **rows = NULL;
-	size_t n = 0;
-	int rc = dl_scan_batches(&s, scan);
-	while (rc == 0) {
-		dl_batch *b;
-		rc = dl_batch_stream_next(s, &b);
-		if (rc < 0 || !b) break;
-		for (int64_t r = 0; r < b->num_rows; r++) {
-			rows = realloc(rows, (n + 1) * sizeof *rows);
-			rows[n] = malloc(160);
-			const dl_array *sa = b->cols[3];
-			int len = sa->offsets[r + 1] - sa->offsets[r];
-			snprintf(rows[n++], 160, "%lld:%lld:%lld:%.*s:%d:%lld:%lld", (long long)((int64_t *)b->cols[0]->values)[r],
-			         (long long)((int64_t *)b->cols[1]->values)[r], (long long)((int64_t *)b->cols[2]->values)[r], len,
-			         (const char *)sa->data + sa->offsets[r], ((int32_t *)b->cols[4]->values)[r],
-			         (long long)((int64_t *)b->cols[5]->values)[r], (long long)((int64_t *)b->cols[6]->values)[r]);
-		}
-		dl_batch_free(b);
-	}
-	if (rc == 0) dl_batch_stream_free(s);
-	dl_scan_free(scan);
-	dl_snapshot_free(snap);
-	if (rc < 0) return NULL;
-	qsort(rows, n, sizeof *rows, of_cmp);
-	dl_buf out = DL_BUF_INIT;
-	for (size_t i = 0; i < n; i++) {
-		dl_buf_printf(&out, "%s%s", i ? " " : "", rows[i]);
-		free(rows[i]);
-	}
-	free(rows);
-	if (!out.data) return dl_strdup("");
-	return dl_buf_detach(&out, NULL);
+	return fx_read_rows(uri, cols, 7, of_row_text, 160);
 }
 
-static inline char *of_commit(const char *uri, int64_t version)
-{
-	char path[600];
-	snprintf(path, sizeof path, "%s/_delta_log/%020lld.json", uri, (long long)version);
-	FILE *f = fopen(path, "rb");
-	if (!f) return NULL;
-	char *buf = calloc(1, 1 << 20);
-	size_t got = fread(buf, 1, (1 << 20) - 1, f);
-	buf[got] = 0;
-	fclose(f);
-	return buf;
-}
 
-static inline int of_count(const char *hay, const char *needle)
-{
-	int n = 0;
-	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle)) n++;
-	return n;
-}
 
 /* Live files of the latest version. */
 static inline int64_t of_nfiles(const char *uri)

@@ -74,14 +74,14 @@ static void binpack_keeps_rows_and_row_ids(void **state)
 	assert_true(m.minFileSize > 0 && m.minFileSize == m.maxFileSize && m.p50FileSize == m.minFileSize);
 	char *after = of_read(t);
 	assert_string_equal(before, after); /* rows, row ids and commit versions */
-	char *c = of_commit(t, m.version);
+	char *c = fx_commit_text(t, m.version);
 	assert_non_null(strstr(c, "\"operation\":\"OPTIMIZE\""));
 	assert_non_null(strstr(c, "\"operationParameters\":{\"predicate\":\"[]\",\"zOrderBy\":\"[]\","
 	                          "\"clusterBy\":\"[]\",\"auto\":false}"));
 	assert_non_null(strstr(c, "\"numRemovedFiles\":\"10\""));
 	assert_non_null(strstr(c, "\"numDeletionVectorsRemoved\":\"10\""));
-	assert_int_equal(of_count(c, "\"dataChange\":false"), 11);
-	assert_int_equal(of_count(c, "\"dataChange\":true"), 0);
+	assert_int_equal(fx_count(c, "\"dataChange\":false"), 11);
+	assert_int_equal(fx_count(c, "\"dataChange\":true"), 0);
 	/* the new file has no deletion vector: the deleted rows are gone */
 	const char *add = strstr(c, "{\"add\":");
 	assert_non_null(add);
@@ -176,9 +176,9 @@ static void where_selects_partitions(void **state)
 	assert_int_equal(m.numRemovedFiles, 3);
 	assert_int_equal(m.partitionsOptimized, 1);
 	assert_int_equal(of_nfiles(t), 4);
-	char *c = of_commit(t, m.version);
+	char *c = fx_commit_text(t, m.version);
 	assert_non_null(strstr(c, "\"predicate\":\"[\\\"(p = 1)\\\"]\""));
-	assert_int_equal(of_count(c, "\"partitionValues\":{\"p\":\"0\"}"), 0);
+	assert_int_equal(fx_count(c, "\"partitionValues\":{\"p\":\"0\"}"), 0);
 	char *after = of_read(t);
 	assert_string_equal(before, after);
 	/* every partition */
@@ -284,7 +284,7 @@ static void zorder_skips_files(void **state)
 	assert_true(bx >= files - 0.5 && by >= files - 0.5);
 	assert_true(ax <= nf * 0.6);
 	assert_true(ay <= nf * 0.6);
-	char *c = of_commit(t, m.version);
+	char *c = fx_commit_text(t, m.version);
 	assert_non_null(strstr(c, "\"zOrderBy\":\"[\\\"x\\\",\\\"y\\\"]\""));
 	free(c);
 	dl_free(before);
@@ -327,11 +327,11 @@ static void clustering_incremental_and_full(void **state)
 	assert_int_equal(cs.clustering_merged_files.num, 16);
 	assert_int_equal(cs.clustering_merged_files.size, m.numRemovedBytes);
 	assert_int_equal(cs.clustering_num_output_zcubes, m.numBatches);
-	char *c = of_commit(t, m.version);
-	assert_int_equal(of_count(c, "\"clusteringProvider\":\"liquid\""), (int)m.numAddedFiles);
+	char *c = fx_commit_text(t, m.version);
+	assert_int_equal(fx_count(c, "\"clusteringProvider\":\"liquid\""), (int)m.numAddedFiles);
 	/* ZCubeInfo tags on every file written */
-	assert_int_equal(of_count(c, "\"ZCUBE_ID\":\""), (int)m.numAddedFiles);
-	assert_int_equal(of_count(c, "\"ZCUBE_ZORDER_BY\":\"[\\\"x\\\",\\\"y\\\"]\""), (int)m.numAddedFiles);
+	assert_int_equal(fx_count(c, "\"ZCUBE_ID\":\""), (int)m.numAddedFiles);
+	assert_int_equal(fx_count(c, "\"ZCUBE_ZORDER_BY\":\"[\\\"x\\\",\\\"y\\\"]\""), (int)m.numAddedFiles);
 	int64_t zcubes = m.numBatches, clustered = m.numAddedFiles;
 	assert_non_null(strstr(c, "\"zOrderBy\":\"[]\",\"clusterBy\":\"[\\\"x\\\",\\\"y\\\"]\""));
 	free(c);
@@ -378,7 +378,7 @@ static void reorg_purges_deletion_vectors(void **state)
 	assert_int_equal(m.numAddedFiles, 1);
 	assert_int_equal(m.numDeletionVectorsRemoved, 1);
 	assert_int_equal(m.numDeletionVectorRowsRemoved, 2);
-	char *c = of_commit(t, m.version);
+	char *c = fx_commit_text(t, m.version);
 	assert_non_null(strstr(c, "\"operation\":\"REORG\""));
 	assert_non_null(strstr(c, "\"applyPurge\":true"));
 	const char *add = strstr(c, "{\"add\":");
@@ -428,7 +428,7 @@ static void concurrent_append_does_not_conflict(void **state)
 	assert_int_equal(m.numRemovedFiles, 4);
 	assert_int_equal(of_nfiles(t), 2); /* the compacted file and the appended one */
 	char *rows = of_read(t);
-	assert_int_equal(of_count(rows, " ") + 1, 410);
+	assert_int_equal(fx_count(rows, " ") + 1, 410);
 	dl_free(rows);
 	free(t);
 }
@@ -509,7 +509,7 @@ static void auto_compaction_of_touched_partitions(void **state)
 	ao.min_num_files = 2;
 	assert_int_equal(dl_auto_compact(&m, store, v, &ao), 0);
 	assert_int_equal(m.numRemovedFiles, 6);
-	char *c = of_commit(t, m.version);
+	char *c = fx_commit_text(t, m.version);
 	assert_non_null(strstr(c, "\"auto\":true"));
 	free(c);
 	dl_str_map conf = {NULL, 0};

@@ -23,6 +23,7 @@
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/mem.h"
+#include "unit/table_fixture.h"
 
 #define RWF_SCHEMA "{\"type\":\"struct\",\"fields\":[{\"name\":\"id\",\"type\":\"long\",\"nullable\":true,\"metadata\":{}}]}"
 
@@ -35,21 +36,12 @@ static inline int64_t dl_txn_row_id_hwm_of(dl_snapshot *snap)
 
 static inline char *rwf_table(const char *name)
 {
-	if (!g_rwf_root[0]) {
-		snprintf(g_rwf_root, sizeof g_rwf_root, "/tmp/dl_rewrite_test_XXXXXX");
-		if (!mkdtemp(g_rwf_root)) return NULL;
-	}
-	char *p = malloc(512);
-	snprintf(p, 512, "%s/%s", g_rwf_root, name);
-	return p;
+	return fx_table_path(g_rwf_root, sizeof g_rwf_root, "/tmp/dl_rewrite_test_XXXXXX", name);
 }
 
 static inline void rwf_cleanup(void)
 {
-	if (!g_rwf_root[0]) return;
-	char cmd[300];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_rwf_root);
-	if (system(cmd) != 0) fprintf(stderr, "cleanup of %s failed\n", g_rwf_root);
+	fx_remove_root(g_rwf_root);
 }
 
 /* Creates the table with row tracking (with or without the materialized
@@ -168,81 +160,21 @@ static inline int fx_strcmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static inline int rwf_cmp(const void *a, const void *b)
+
+static inline void rwf_row_text(const dl_batch *b, int64_t r, char *out, size_t cap)
 {
-	long long x, y;
-	sscanf(*(char *const *)a, "%lld", &x);
-	sscanf(*(char *const *)b, "%lld", &y);
-	return x < y ? -1 : x > y;
+	snprintf(out, cap, "%lld:%lld:%lld", (long long)((int64_t *)b->cols[0]->values)[r],
+	         (long long)((int64_t *)b->cols[1]->values)[r], (long long)((int64_t *)b->cols[2]->values)[r]);
 }
 
 /* "id:row_id:commit_version id:..." of the latest version, sorted by id. */
 static inline char *rwf_read(const char *uri)
 {
-	dl_snapshot *snap;
-	if (dl_snapshot_open(&snap, uri, NULL) < 0) return NULL;
 	const char *cols[] = {"id", DL_SCAN_ROW_ID, DL_SCAN_ROW_COMMIT_VERSION};
-	dl_scan_options so = DL_SCAN_OPTIONS_INIT;
-	so.columns = cols;
-	so.ncolumns = 3;
-	dl_scan *scan;
-	if (dl_scan_open(&scan, snap, &so) < 0) {
-		dl_snapshot_free(snap);
-		return NULL;
-	}
-	dl_batch_stream *s;
-	char **rows = NULL;
-	size_t n = 0;
-	int rc = dl_scan_batches(&s, scan);
-	while (rc == 0) {
-		dl_batch *b;
-		rc = dl_batch_stream_next(s, &b);
-		if (rc < 0 || !b) break;
-		for (int64_t r = 0; r < b->num_rows; r++) {
-			rows = realloc(rows, (n + 1) * sizeof *rows);
-			rows[n] = malloc(64);
-			snprintf(rows[n++], 64, "%lld:%lld:%lld", (long long)((int64_t *)b->cols[0]->values)[r],
-			         (long long)((int64_t *)b->cols[1]->values)[r],
-			         (long long)((int64_t *)b->cols[2]->values)[r]);
-		}
-		dl_batch_free(b);
-	}
-	if (rc == 0) dl_batch_stream_free(s);
-	dl_scan_free(scan);
-	dl_snapshot_free(snap);
-	if (rc < 0) return NULL;
-	qsort(rows, n, sizeof *rows, rwf_cmp);
-	dl_buf out = DL_BUF_INIT;
-	for (size_t i = 0; i < n; i++) {
-		dl_buf_printf(&out, "%s%s", i ? " " : "", rows[i]);
-		free(rows[i]);
-	}
-	free(rows);
-	if (!out.data) return dl_strdup("");
-	return dl_buf_detach(&out, NULL);
+	return fx_read_rows(uri, cols, 3, rwf_row_text, 64);
 }
 
-/* The text of commit `version`. */
-static inline char *rwf_commit(const char *uri, int64_t version)
-{
-	char path[600];
-	snprintf(path, sizeof path, "%s/_delta_log/%020lld.json", uri, (long long)version);
-	FILE *f = fopen(path, "rb");
-	if (!f) return NULL;
-	char *buf = calloc(1, 1 << 20);
-	size_t got = fread(buf, 1, (1 << 20) - 1, f);
-	buf[got] = 0;
-	fclose(f);
-	return buf;
-}
 
-/* Occurrences of `needle` in `hay`. */
-static inline int rwf_count(const char *hay, const char *needle)
-{
-	int n = 0;
-	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle)) n++;
-	return n;
-}
 
 /* Files (recursively, outside _delta_log) whose name starts with prefix. */
 static inline int rwf_files(const char *dir, const char *prefix)

@@ -44,14 +44,14 @@ static void test_dv_output(void **state)
 	/* both files got a DV, packed in ONE file; no data file was written */
 	assert_int_equal(rwf_files(uri, "deletion_vector_"), 1);
 	assert_int_equal(rwf_files(uri, "part-"), 2);
-	char *c = rwf_commit(uri, 2);
-	assert_int_equal(rwf_count(c, "\"remove\""), 2);
-	assert_int_equal(rwf_count(c, "\"add\""), 2);
-	assert_int_equal(rwf_count(c, "\"deletionVector\":{\"storageType\":\"u\""), 2);
-	assert_int_equal(rwf_count(c, "tightBounds\\\":false"), 2);
+	char *c = fx_commit_text(uri, 2);
+	assert_int_equal(fx_count(c, "\"remove\""), 2);
+	assert_int_equal(fx_count(c, "\"add\""), 2);
+	assert_int_equal(fx_count(c, "\"deletionVector\":{\"storageType\":\"u\""), 2);
+	assert_int_equal(fx_count(c, "tightBounds\\\":false"), 2);
 	/* the adds keep their row ids and commit versions */
-	assert_int_equal(rwf_count(c, "\"baseRowId\":0,\"defaultRowCommitVersion\":1"), 2); /* remove + add */
-	assert_int_equal(rwf_count(c, "\"baseRowId\":5,\"defaultRowCommitVersion\":1"), 2);
+	assert_int_equal(fx_count(c, "\"baseRowId\":0,\"defaultRowCommitVersion\":1"), 2); /* remove + add */
+	assert_int_equal(fx_count(c, "\"baseRowId\":5,\"defaultRowCommitVersion\":1"), 2);
 	/* one DV file: both descriptors name the same id, at different offsets */
 	const char *p1 = strstr(c, "\"add\"");
 	p1 = strstr(p1, "pathOrInlineDv\":\"");
@@ -64,19 +64,19 @@ static void test_dv_output(void **state)
 
 	/* a second delete merges with the existing DV */
 	OK(rwf_rewrite(&v, uri, "id = 1 OR id = 9", &ro, NULL, NULL));
-	c = rwf_commit(uri, 3);
+	c = fx_commit_text(uri, 3);
 	/* the adds: {0,2,4} + 1 and {6,8} + 9 (the removes carry the old DVs) */
-	assert_int_equal(rwf_count(c, "\"cardinality\":4"), 1);
-	assert_int_equal(rwf_count(c, "\"cardinality\":3},\"baseRowId\":5"), 1);
+	assert_int_equal(fx_count(c, "\"cardinality\":4"), 1);
+	assert_int_equal(fx_count(c, "\"cardinality\":3},\"baseRowId\":5"), 1);
 	free(c);
 	check_rows(uri, "3:3:1 5:5:1 7:7:1");
 	assert_int_equal(rwf_files(uri, "deletion_vector_"), 2);
 
 	/* the last row of file 0-4 goes: the file is removed, not given a DV */
 	OK(rwf_rewrite(&v, uri, "id = 3", &ro, NULL, NULL));
-	c = rwf_commit(uri, 4);
-	assert_int_equal(rwf_count(c, "\"remove\""), 1);
-	assert_int_equal(rwf_count(c, "\"add\""), 0);
+	c = fx_commit_text(uri, 4);
+	assert_int_equal(fx_count(c, "\"remove\""), 1);
+	assert_int_equal(fx_count(c, "\"add\""), 0);
 	free(c);
 	assert_int_equal(rwf_files(uri, "deletion_vector_"), 2); /* no DV for a removed file */
 	check_rows(uri, "5:5:1 7:7:1");
@@ -90,9 +90,9 @@ static void test_copy_output(void **state)
 	dl_rewrite_options ro = DL_REWRITE_OPTIONS_INIT;
 	int64_t v;
 	OK(rwf_rewrite(&v, uri, "id >= 3 AND id <= 6", &ro, NULL, NULL));
-	char *c = rwf_commit(uri, 2);
-	assert_int_equal(rwf_count(c, "\"remove\""), 2);
-	assert_int_equal(rwf_count(c, "\"add\""), 2);
+	char *c = fx_commit_text(uri, 2);
+	assert_int_equal(fx_count(c, "\"remove\""), 2);
+	assert_int_equal(fx_count(c, "\"add\""), 2);
 	assert_null(strstr(c, "deletionVector"));
 	/* the copies get fresh ids after the high-water mark (9) */
 	assert_non_null(strstr(c, "\"baseRowId\":10,\"defaultRowCommitVersion\":2"));
@@ -107,8 +107,8 @@ static void test_copy_output(void **state)
 	check_rows(uri, "1:1:1 2:2:1 7:7:1 8:8:1 9:9:1");
 	/* untouched files stay: nothing matches */
 	OK(rwf_rewrite(&v, uri, "id = 100", &ro, NULL, NULL));
-	c = rwf_commit(uri, v);
-	assert_int_equal(rwf_count(c, "\"remove\""), 0);
+	c = fx_commit_text(uri, v);
+	assert_int_equal(fx_count(c, "\"remove\""), 0);
 	free(c);
 
 	/* a DV table asked for copies copies */
@@ -176,8 +176,8 @@ static void test_change_data(void **state)
 	/* copy-on-write: the deleted rows are `delete` change rows */
 	char *uri = two_files("cdf_copy", false, true);
 	OK(rwf_rewrite(&v, uri, "id = 2 OR id = 7", &ro, NULL, NULL));
-	char *c = rwf_commit(uri, v);
-	assert_int_equal(rwf_count(c, "\"cdc\""), 2);
+	char *c = fx_commit_text(uri, v);
+	assert_int_equal(fx_count(c, "\"cdc\""), 2);
 	free(c);
 	char *got = changes(uri, v);
 	assert_non_null(got);
@@ -188,7 +188,7 @@ static void test_change_data(void **state)
 	/* DVs: a delete writes no change data (derived from the DVs) */
 	uri = two_files("cdf_dv", true, true);
 	OK(rwf_rewrite(&v, uri, "id = 2", &ro, NULL, NULL));
-	c = rwf_commit(uri, v);
+	c = fx_commit_text(uri, v);
 	assert_null(strstr(c, "\"cdc\""));
 	free(c);
 	assert_int_equal(rwf_files(uri, "cdc-"), 0);
@@ -217,9 +217,9 @@ static void test_parallel_files(void **state)
 	ro.threads = 4;
 	int64_t v;
 	OK(rwf_rewrite(&v, uri, "id % 100 < 98", &ro, NULL, NULL));
-	char *c = rwf_commit(uri, v);
-	assert_int_equal(rwf_count(c, "\"remove\""), 8);
-	assert_int_equal(rwf_count(c, "\"add\""), 8);
+	char *c = fx_commit_text(uri, v);
+	assert_int_equal(fx_count(c, "\"remove\""), 8);
+	assert_int_equal(fx_count(c, "\"add\""), 8);
 	assert_non_null(strstr(c, "\"rowIdHighWaterMark\\\":815"));
 	free(c);
 	dl_buf want = DL_BUF_INIT;
@@ -288,7 +288,7 @@ static void test_failure_leaves_nothing(void **state)
 	assert_int_equal(rwf_files(uri, "part-"), parts);
 	assert_int_equal(rwf_files(uri, "cdc-"), 0);
 	assert_int_equal(rwf_files(uri, "deletion_vector_"), 0);
-	assert_null(rwf_commit(uri, 2));
+	assert_null(fx_commit_text(uri, 2));
 	check_rows(uri, before);
 	dl_free(before);
 	free(uri);
@@ -324,11 +324,11 @@ static void test_expr_and_purge(void **state)
 	OK(rwf_rewrite(&v, uri, NULL, &ro, touch_by_expr, (void *)"id IN (1, 2, 6)"));
 	check_rows(uri, "0:0:1 3:3:1 4:4:1 5:5:1 7:7:1 8:8:1 9:9:1");
 	OK(rwf_rewrite(&v, uri, NULL, &ro, touch_copy_all, NULL));
-	char *c = rwf_commit(uri, v);
-	assert_int_equal(rwf_count(c, "\"remove\""), 2);
-	assert_int_equal(rwf_count(c, "\"add\""), 2);
+	char *c = fx_commit_text(uri, v);
+	assert_int_equal(fx_count(c, "\"remove\""), 2);
+	assert_int_equal(fx_count(c, "\"add\""), 2);
 	/* the two removes carry the old DVs; the new files have none */
-	assert_int_equal(rwf_count(c, "deletionVector"), 2);
+	assert_int_equal(fx_count(c, "deletionVector"), 2);
 	free(c);
 	check_rows(uri, "0:0:1 3:3:1 4:4:1 5:5:1 7:7:1 8:8:1 9:9:1");
 	free(uri);
