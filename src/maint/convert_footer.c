@@ -17,11 +17,11 @@
 #include "json/json.h"
 #include "maint/convert_internal.h"
 #include "parquet/reader.h"
+#include "rewrite/stats_write.h"
 #include "util/error.h"
 #include "util/mem.h"
 #include "util/time.h"
 
-#define STATS_STRING_CHARS 32
 
 typedef struct leaf_stats {
 	const dl_type *type;
@@ -125,71 +125,10 @@ static int collect(leaf_stats *ls, const pq_reader *r, int nleaves)
 	return 0;
 }
 
-static void put_string(dl_json_writer *w, const char *s, size_t n, bool is_max, dl_buf *tmp)
-{
-	size_t i = 0;
-	int chars = 0;
-	while (i < n && chars < STATS_STRING_CHARS) {
-		unsigned char c = (unsigned char)s[i];
-		size_t len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-		if (i + len > n) len = n - i;
-		i += len;
-		chars++;
-	}
-	while (is_max && i < n) {
-		const unsigned char *u = (const unsigned char *)s + i;
-		bool at_least_fffd = u[0] >= 0xF0 || (u[0] == 0xEF && i + 2 < n && u[1] == 0xBF && u[2] >= 0xBD);
-		if (!at_least_fffd) break;
-		i += u[0] >= 0xF0 ? 4 : 3;
-	}
-	if (i >= n) {
-		dl_jw_string_n(w, s, n);
-		return;
-	}
-	dl_buf_clear(tmp);
-	dl_buf_append(tmp, s, i);
-	if (is_max) dl_buf_puts(tmp, "\xEF\xBF\xBD");
-	dl_jw_string_n(w, tmp->data ? tmp->data : "", tmp->len);
-}
-
 static void put_bound(dl_json_writer *w, const leaf_stats *s, bool is_max, dl_buf *tmp)
 {
 	const pq_stat_value *v = is_max ? &s->max : &s->min;
-	char text[DL_TIME_TEXT_MAX > 64 ? DL_TIME_TEXT_MAX : 64];
-	switch (s->type->id) {
-	case DL_TYPE_FLOAT: case DL_TYPE_DOUBLE:
-		dl_jw_double(w, v->d);
-		return;
-	case DL_TYPE_DECIMAL: {
-		char num[DL_NUMBER_TEXT_MAX];
-		size_t n = dl_format_decimal(num, v->dec, s->type->scale);
-		num[n] = 0;
-		dl_jw_raw(w, num);
-		return;
-	}
-	case DL_TYPE_DATE:
-		dl_date_format(text, (int32_t)v->i);
-		dl_jw_string(w, text);
-		return;
-	case DL_TYPE_TIMESTAMP: case DL_TYPE_TIMESTAMP_NTZ: {
-		/* milliseconds, as Spark writes them: the min floored, and the max
-		 * too (readers widen a max by a millisecond) */
-		int64_t us = dl_floor_div(v->i, 1000) * 1000;
-		dl_timestamp_format_iso(text, us, NULL, 3);
-		if (s->type->id == DL_TYPE_TIMESTAMP) {
-			size_t n = strlen(text);
-			text[n] = 'Z';
-			text[n + 1] = 0;
-		}
-		dl_jw_string(w, text);
-		return;
-	}
-	case DL_TYPE_STRING:
-		put_string(w, (const char *)v->s, v->len, is_max, tmp);
-		return;
-	default:
-		dl_jw_int(w, v->i);
-	}
+	dl_stats_put_bound(w, s->type, v->i, v->d, v->dec, (const char *)v->s, v->len, is_max, tmp);
 }
 
 typedef enum pass { PASS_MIN, PASS_MAX, PASS_NULLS } pass;

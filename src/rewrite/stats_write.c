@@ -105,31 +105,31 @@ static bool has_bounds(const pq_leaf *leaf, const pq_stats *st)
 	}
 }
 
-static void put_bound(dl_json_writer *w, const pq_leaf *leaf, const pq_stats *st, bool is_max,
-                      dl_buf *tmp)
+void dl_stats_put_bound(dl_json_writer *w, const dl_type *t, int64_t i, double d, dl_i128 dec, const char *str,
+                        size_t len, bool is_max, dl_buf *tmp)
 {
-	const pq_stats_value *v = is_max ? &st->max : &st->min;
 	char text[DL_TIME_TEXT_MAX > 64 ? DL_TIME_TEXT_MAX : 64];
-	switch (leaf->type->id) {
+	switch (t->id) {
 	case DL_TYPE_FLOAT: case DL_TYPE_DOUBLE:
-		dl_jw_double(w, v->d);
+		dl_jw_double(w, d);
 		return;
 	case DL_TYPE_DECIMAL: {
 		char num[DL_NUMBER_TEXT_MAX];
-		size_t n = dl_format_decimal(num, v->dec, leaf->type->scale);
+		size_t n = dl_format_decimal(num, dec, t->scale);
 		num[n] = 0;
 		dl_jw_raw(w, num);
 		return;
 	}
 	case DL_TYPE_DATE:
-		dl_date_format(text, (int32_t)v->i);
+		dl_date_format(text, (int32_t)i);
 		dl_jw_string(w, text);
 		return;
 	case DL_TYPE_TIMESTAMP: case DL_TYPE_TIMESTAMP_NTZ: {
-		/* Milliseconds, as Spark writes them; readers widen the max. */
-		int64_t us = dl_floor_div(v->i, 1000) * 1000;
+		/* Milliseconds, as Spark writes them: the min floored, and the max
+		 * too (readers widen a max by a millisecond). */
+		int64_t us = dl_floor_div(i, 1000) * 1000;
 		dl_timestamp_format_iso(text, us, NULL, 3);
-		if (leaf->type->id == DL_TYPE_TIMESTAMP) {
+		if (t->id == DL_TYPE_TIMESTAMP) {
 			size_t n = strlen(text);
 			text[n] = 'Z';
 			text[n + 1] = 0;
@@ -137,14 +137,20 @@ static void put_bound(dl_json_writer *w, const pq_leaf *leaf, const pq_stats *st
 		dl_jw_string(w, text);
 		return;
 	}
-	case DL_TYPE_STRING: {
-		const dl_buf *b = is_max ? &st->max_bytes : &st->min_bytes;
-		put_string(w, b->data ? b->data : "", b->len, is_max, tmp);
+	case DL_TYPE_STRING:
+		put_string(w, str ? str : "", len, is_max, tmp);
 		return;
-	}
 	default:
-		dl_jw_int(w, v->i);
+		dl_jw_int(w, i);
 	}
+}
+
+static void put_bound(dl_json_writer *w, const pq_leaf *leaf, const pq_stats *st, bool is_max,
+                      dl_buf *tmp)
+{
+	const pq_stats_value *v = is_max ? &st->max : &st->min;
+	const dl_buf *b = is_max ? &st->max_bytes : &st->min_bytes;
+	dl_stats_put_bound(w, leaf->type, v->i, v->d, v->dec, b->data, b->len, is_max, tmp);
 }
 
 typedef struct nest {
