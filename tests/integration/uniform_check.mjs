@@ -5,6 +5,8 @@
 // partition values from the manifests.
 //   current TABLE          prints the current snapshot id (version-hint.text -> vN.metadata.json)
 //   rows TABLE [SNAPSHOT]  the rows of that snapshot (default current) as sorted CSV lines
+//   rows-json TABLE [SNAPSHOT]  the same as JSON objects, nested columns (list, map, struct)
+//                          resolved by field id (element-id, key-id, value-id) in each file
 //   check-avro TABLE       checks every manifest list and manifest of every snapshot against the
 //                          spec's Avro schemas (names, field ids), and the metadata's required fields
 //   prop TABLE KEY         a property of the current metadata
@@ -168,6 +170,74 @@ if (mode === 'check-avro') {
 	console.log('ok');
 	process.exit(0);
 }
+// Nested columns (lists, maps, structs) are resolved by field id through
+// the file's own Parquet schema (parquet_schema: names, field ids, number of
+// children, depth first): a struct's fields by their ids, and a list
+// element / map key / value must carry the element-id / key-id / value-id
+// of the Iceberg schema. The expression renames the file's physical names
+// to the Iceberg names.
+async function parquetTree(con, path) {
+	const r = await con.runAndReadAll(`SELECT name, field_id, num_children FROM parquet_schema('${path.replaceAll("'", "''")}')`);
+	const rows = r.getRows();
+	let i = 0;
+	const node = () => {
+		const [name, fid, n] = rows[i++];
+		const kids = [];
+		for (let k = 0; k < Number(n ?? 0); k++) kids.push(node());
+		return {name, id: fid === null ? null : Number(fid), kids};
+	};
+	return node();
+}
+const qi = (n) => `"${String(n).replaceAll('"', '""')}"`;
+let lambdaN = 0;
+function nestedExpr(t, node, ref, file) {
+	const slot = (n, want, what) => {
+		if (n.id !== want) die(`${file}: the Parquet ${what} node has field id ${n.id}, the Iceberg schema says ${want}`);
+		return n;
+	};
+	if (typeof t === 'string') return ref;
+	if (t.type === 'struct') {
+		const parts = t.fields.map((f) => {
+			const c = node.kids.find((k) => k.id === f.id);
+			return `${qi(f.name)} := ${c ? nestedExpr(f.type, c, `(${ref}).${qi(c.name)}`, file) : 'NULL'}`;
+		});
+		return `CASE WHEN ${ref} IS NULL THEN NULL ELSE struct_pack(${parts.join(', ')}) END`;
+	}
+	const v = `x${lambdaN++}`;
+	if (t.type === 'list') {
+		const el = slot(node.kids[0].kids[0], t['element-id'], 'list element');
+		return `list_transform(${ref}, lambda ${v}: ${nestedExpr(t.element, el, v, file)})`;
+	}
+	if (t.type === 'map') {
+		const kv = node.kids[0];
+		const k = slot(kv.kids.find((n) => n.name === 'key'), t['key-id'], 'map key');
+		const val = slot(kv.kids.find((n) => n.name === 'value'), t['value-id'], 'map value');
+		return `map_from_entries(list_transform(map_entries(${ref}), lambda ${v}: {'key': ${nestedExpr(t.key, k, `${v}.key`, file)}, 'value': ${nestedExpr(t.value, val, `${v}.value`, file)}}))`;
+	}
+	die(`unexpected Iceberg type ${JSON.stringify(t)}`);
+}
+// rows-json: every row as one JSON object (DuckDB's to_json), for tables
+// with nested columns, compared with `deltalake cat --format jsonl`.
+async function jsonRowsOf(snap, con) {
+	const schema = m.schemas.find((s) => s['schema-id'] === (snap['schema-id'] ?? m['current-schema-id']));
+	const spec = m['partition-specs'].find((s) => s['spec-id'] === m['default-spec-id']);
+	if (spec.fields.length) die('rows-json: partitioned tables are not expected');
+	const lines = [];
+	for (const f of await liveFiles(m, snap)) {
+		const path = local(f.file_path);
+		const tree = await parquetTree(con, path);
+		const parts = schema.fields.map((c) => {
+			const n = tree.kids.find((k) => k.id === c.id);
+			return `${qi(c.name)} := ${n ? nestedExpr(c.type, n, qi(n.name), path) : 'NULL'}`;
+		});
+		const r = await con.runAndReadAll(`SELECT to_json(struct_pack(${parts.join(', ')}))::VARCHAR FROM read_parquet('${path.replaceAll("'", "''")}')`);
+		const rows = r.getRows();
+		if (rows.length !== Number(f.record_count)) die(`${f.file_path}: record_count ${f.record_count} but ${rows.length} rows`);
+		for (const row of rows) lines.push(row[0]);
+	}
+	lines.sort();
+	return lines;
+}
 async function rowsOf(snap, con) {
 	const schema = m.schemas.find((s) => s['schema-id'] === (snap['schema-id'] ?? m['current-schema-id']));
 	const spec = m['partition-specs'].find((s) => s['spec-id'] === m['default-spec-id']);
@@ -197,6 +267,12 @@ async function rowsOf(snap, con) {
 	}
 	lines.sort();
 	return lines;
+}
+if (mode === 'rows-json') {
+	const db = await DuckDBInstance.create(':memory:');
+	const con = await db.connect();
+	for (const l of await jsonRowsOf(snapOf(arg || m['current-snapshot-id']), con)) console.log(l);
+	process.exit(0);
 }
 if (mode === 'rows' || mode === 'rows-many') {
 	const db = await DuckDBInstance.create(':memory:');
