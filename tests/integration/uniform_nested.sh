@@ -6,7 +6,8 @@
 # field ids, and the Iceberg schema as element-id / key-id / value-id. The
 # independent reader (uniform_check.mjs rows-json) resolves every nested
 # node of every file by those ids and must see exactly our rows, after
-# CREATE + write, ALTER ADD COLUMNS and a schema-evolving write; a wrong
+# CREATE + write, ALTER ADD COLUMNS, a schema-evolving write and REORG ...
+# UPGRADE UNIFORM of a table that had none; a wrong
 # element-id in the metadata makes it fail. Needs DL_CLI and DL_ORACLE_DIR.
 set -uo pipefail
 : "${DL_CLI:?DL_CLI must name the deltalake binary}"
@@ -87,6 +88,26 @@ EOF
 schema_json | grep -q 'element.element' || fail "merge-schema: the nested array lacks its ids"
 same_rows merge-schema
 [ "$(ice check-avro "$t")" = ok ] || fail "the Avro files do not follow the spec's schemas"
+
+# REORG ... UPGRADE UNIFORM of a (1,2) table with arrays: the one property commit sets V2 (so
+# the nested ids exist before the rewrite) and Spark's minReaderVersion 3 / minWriterVersion 7;
+# the rewritten files carry the ids the Iceberg reader resolves.
+r=$tmp/r
+R="delta.\`$r\`"
+sql "CREATE TABLE $R (id INT, a ARRAY<STRUCT<p INT, q MAP<STRING, INT>>>) USING DELTA" || fail "reorg create"
+cat >"$tmp/in4.jsonl" <<'EOF'
+{"id":1,"a":[{"p":1,"q":{"x":1}},null]}
+{"id":2,"a":null}
+EOF
+"$DL_CLI" -q write "$r" -i "$tmp/in4.jsonl" -m append >/dev/null || fail "reorg write"
+sql "REORG TABLE $R APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION=2))" || fail "reorg"
+grep -h '"commitInfo"' "$r/_delta_log/00000000000000000002.json" | grep -qF '"operation":"REORG TABLE UPGRADE UNIFORM","operationParameters":{"properties":"{\"delta.enableIcebergCompatV2\":\"true\",\"delta.columnMapping.mode\":\"name\",\"delta.enableDeletionVectors\":\"false\",\"delta.minWriterVersion\":\"7\",\"delta.minReaderVersion\":\"3\"}"}' ||
+	fail "reorg: the property commit is not Spark's UpgradeUniformProperties"
+grep -h '"protocol"' "$r/_delta_log/00000000000000000002.json" | grep -q '"readerFeatures":\["columnMapping"\]' ||
+	fail "reorg: reader version 3 without columnMapping in readerFeatures"
+t=$r
+same_rows reorg
+t=$tmp/t
 
 # The reader really checks the ids: a wrong element-id in the metadata fails it.
 n=$(cat "$t/metadata/version-hint.text")
