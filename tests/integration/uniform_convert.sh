@@ -35,6 +35,26 @@ for how in sql cli; do
 	"$DL_CLI" history "$f" --format jsonl | grep -q '"sourceFormat":"iceberg"' || fail "$how: commitInfo lacks sourceFormat iceberg"
 	[ "$("$DL_CLI" cat "$f" --where "p = 2" --format csv | tail -n +2 | wc -l)" = 10 ] || fail "$how: partition filter"
 done
+# Decimal and binary identity partitions (Avro fixed decimal and bytes in the manifests) become
+# Delta partition values as the protocol serializes them: "1.50", "-2.25", the bytes' string.
+f=$tmp/decbin
+ice fixture "$f" decbin >"$tmp/expected" || fail "decbin: the fixture could not be written"
+sql "CONVERT TO DELTA iceberg.\`$f\`" || fail "decbin: convert failed"
+ours "$f" >"$tmp/ours"
+cmp -s "$tmp/expected" "$tmp/ours" || { fail "decbin: converted rows differ from the fixture's"; diff "$tmp/expected" "$tmp/ours" | head -5 >&2; }
+grep -h '"add"' "$f"/_delta_log/*.json | grep -o '"partitionValues":{[^}]*}' | sort >"$tmp/pv"
+printf '%s\n' '"partitionValues":{"p":"-2.25","b":"\u0001A"}' '"partitionValues":{"p":"1.50","b":"é!"}' | sort >"$tmp/pv.want"
+cmp -s "$tmp/pv" "$tmp/pv.want" || { fail "decbin: partition values are not the protocol's"; cat "$tmp/pv" >&2; }
+"$DL_CLI" detail "$f" --format jsonl | grep -q '"partitionColumns":\["p","b"\]' || fail "decbin: p, b are not the partition columns"
+[ "$("$DL_CLI" cat "$f" --where "p = -2.25" --format csv | tail -n +2 | wc -l)" = 10 ] || fail "decbin: decimal partition filter"
+[ "$("$DL_CLI" cat "$f" --where "b = X'C3A921'" --format csv | tail -n +2 | wc -l)" = 5 ] || fail "decbin: binary partition filter"
+# a binary value that is not UTF-8 cannot be a Delta partition string without loss: refused
+f=$tmp/decbin_bad
+ice fixture "$f" decbin_bad >/dev/null || fail "decbin_bad: fixture"
+out=$("$DL_CLI" -q sql "CONVERT TO DELTA iceberg.\`$f\`" 2>&1) && fail "decbin_bad: accepted"
+echo "$out" | grep -q "not UTF-8 text" || fail "decbin_bad: wrong error: $out"
+[ -e "$f/_delta_log" ] && [ -n "$(ls -A "$f/_delta_log")" ] && fail "decbin_bad: a refused CONVERT left a log"
+
 # a second CONVERT of a Delta table does nothing
 sql "CONVERT TO DELTA iceberg.\`$tmp/fixture_sql\`" || fail "re-convert failed"
 [ "$(ls "$tmp/fixture_sql/_delta_log" | grep -c '\.json$')" = 1 ] || fail "re-convert committed"
