@@ -123,6 +123,12 @@ DL_EXTERN(int) dl_alter_change_column(int64_t *version, const char *uri, const c
  * backfilling row tracking, upgrading column mapping...). */
 DL_EXTERN(int) dl_alter_set_properties(int64_t *version, const char *uri, const char *const *keys,
                                        const char *const *values, size_t n, const dl_alter_options *opts);
+/* The property commit of REORG TABLE ... APPLY (UPGRADE UNIFORM(...)): as
+ * dl_alter_set_properties, recorded as Spark's UpgradeUniformProperties
+ * (operation "REORG TABLE UPGRADE UNIFORM", parameter properties). */
+DL_EXTERN(int) dl_alter_upgrade_uniform_properties(int64_t *version, const char *uri, const char *const *keys,
+                                                   const char *const *values, size_t n,
+                                                   const dl_alter_options *opts);
 /* UNSET TBLPROPERTIES [IF EXISTS] (...) */
 DL_EXTERN(int) dl_alter_unset_properties(int64_t *version, const char *uri, const char *const *keys, size_t n,
                                          bool if_exists, const dl_alter_options *opts);

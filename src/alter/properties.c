@@ -101,7 +101,7 @@ static bool enabled_in(const dl_str_map *m, const char *key)
 }
 
 static int set_properties(ap_ctx *c, const char *const *keys, const char *const *values, size_t n,
-                          int64_t *version)
+                          const char *operation, int64_t *version)
 {
 	if (n == 0) return dl_error_set(DL_EINVALID, "SET TBLPROPERTIES needs at least one property");
 	const char **nk = dl_arena_calloc(&c->t.arena, n + 1, sizeof *nk);
@@ -141,7 +141,7 @@ static int set_properties(ap_ctx *c, const char *const *keys, const char *const 
 			return 0;
 		}
 	}
-	DL_TRY(dl_alter_start(&c->t, "SET TBLPROPERTIES"));
+	DL_TRY(dl_alter_start(&c->t, operation));
 	const dl_metadata *old = ap_md(c);
 	dl_str_map conf;
 	DL_TRY(ap_conf_copy(&conf, c, &old->configuration, m + 3));
@@ -180,7 +180,21 @@ int dl_alter_set_properties(int64_t *version, const char *uri, const char *const
 	*version = -1;
 	ap_ctx c;
 	int rc = ap_open(&c, uri, opts);
-	if (rc == 0) rc = set_properties(&c, keys, values, n, version);
+	if (rc == 0) rc = set_properties(&c, keys, values, n, "SET TBLPROPERTIES", version);
+	dl_alter_end(&c.t);
+	return rc;
+}
+
+/* Spark's DeltaOperations.UpgradeUniformProperties: the one commit of
+ * ReorgTableForUpgradeUniformHelper.enableIcebergCompat, a SET TBLPROPERTIES
+ * recorded under its own operation name with the same parameter. */
+int dl_alter_upgrade_uniform_properties(int64_t *version, const char *uri, const char *const *keys,
+                                        const char *const *values, size_t n, const dl_alter_options *opts)
+{
+	*version = -1;
+	ap_ctx c;
+	int rc = ap_open(&c, uri, opts);
+	if (rc == 0) rc = set_properties(&c, keys, values, n, "REORG TABLE UPGRADE UNIFORM", version);
 	dl_alter_end(&c.t);
 	return rc;
 }

@@ -201,7 +201,43 @@ static int convert_schema(ice_conv *c)
 	return rc;
 }
 
-/* A partition tuple value (Avro) as Delta's partitionValues text. */
+/* Whether n bytes are well-formed UTF-8 (RFC 3629: no overlongs, no
+ * surrogates, at most U+10FFFF) without NUL. */
+static bool utf8_text(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		uint8_t b = p[i];
+		size_t len = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 0;
+		if (b == 0 || len == 0 || i + len > n) return false;
+		uint32_t cp = len == 1 ? b : (uint32_t)(b & (0x7f >> len));
+		for (size_t k = 1; k < len; k++) {
+			if ((p[i + k] & 0xc0) != 0x80) return false;
+			cp = (cp << 6) | (p[i + k] & 0x3f);
+		}
+		static const uint32_t min[] = {0, 0, 0x80, 0x800, 0x10000};
+		if (cp < min[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+		i += len;
+	}
+	return true;
+}
+
+/* An Iceberg decimal partition value (Appendix D / the Avro mapping: the
+ * unscaled value as big-endian two's complement, in a fixed or bytes). */
+static bool unscaled(dl_i128 *out, const uint8_t *p, size_t n)
+{
+	if (n == 0 || n > 16) return false;
+	/* Sign-extended, then byte by byte: every step fits (n <= 16). */
+	dl_i128 v = (p[0] & 0x80) ? -1 : 0;
+	for (size_t i = 0; i < n; i++) v = v * 256 + p[i];
+	*out = v;
+	return true;
+}
+
+/* A partition tuple value (Avro) as Delta's partitionValues text
+ * (PROTOCOL.md "Partition Value Serialization"): decimals as their plain
+ * decimal text, binaries as the string of their bytes. A binary value must
+ * be UTF-8 text then (Delta readers take the string's UTF-8 bytes, as
+ * Spark's cast to binary does), so other bytes are refused, not mangled. */
 static int partition_text(const char **out, ice_conv *c, avro_value_t *v, const dl_type *t)
 {
 	*out = NULL;
@@ -229,7 +265,34 @@ static int partition_text(const char **out, ice_conv *c, avro_value_t *v, const 
 		s.v.str.ptr = str;
 		s.v.str.len = n ? n - 1 : 0;
 		break;
-	default: return refuse(c->root, "a partition value has a type this converter does not read");
+	case AVRO_FIXED:
+	case AVRO_BYTES: {
+		const void *bp;
+		if (avro_value_get_type(&b) == AVRO_FIXED ? avro_value_get_fixed(&b, &bp, &n)
+		                                          : avro_value_get_bytes(&b, &bp, &n))
+			goto bad;
+		if (t->id == DL_TYPE_DECIMAL) {
+			s.precision = t->precision;
+			s.scale = t->scale;
+			if (!unscaled(&s.v.dec, bp, n))
+				return dl_error_set(DL_ECORRUPT, "Iceberg manifest of %s: a decimal partition value of "
+				                    "%zu bytes", c->root, n);
+			break;
+		}
+		if (t->id != DL_TYPE_BINARY) goto other;
+		if (n == 0)
+			return refuse(c->root, "an empty binary partition value has no Delta serialization "
+			                       "(\"\" is null)");
+		if (!utf8_text(bp, n))
+			return refuse(c->root, "a binary partition value is not UTF-8 text, which Delta's "
+			                       "partition value string cannot carry without loss");
+		s.v.str.ptr = bp;
+		s.v.str.len = n;
+		break;
+	}
+	default:
+	other:
+		return refuse(c->root, "a partition value has a type this converter does not read");
 	}
 	dl_buf_clear(&c->tmp);
 	bool is_null;

@@ -125,13 +125,16 @@ static int add_existing(feature_set *s, const dl_protocol *p, int *min_r, int *m
 	return 0;
 }
 
-static int build_lists(dl_protocol *out, dl_arena *arena, const feature_set *s, bool defaults)
+static int build_lists(dl_protocol *out, dl_arena *arena, const feature_set *s, bool defaults,
+                       bool reader3)
 {
 	out->reader_features = dl_arena_calloc(arena, (size_t)s->n + 1, sizeof(char *));
 	out->writer_features = dl_arena_calloc(arena, (size_t)s->n + 3, sizeof(char *));
 	if (!out->reader_features || !out->writer_features) return DL_ENOMEM;
 	out->nreader_features = out->nwriter_features = 0;
-	bool any_reader = false;
+	/* Reader version 3 asked for explicitly lists every reader-writer
+	 * feature, legacy ones (columnMapping) too. */
+	bool any_reader = reader3;
 	const dl_table_feature_info *ao = dl_table_feature_get(DL_FEATURE_APPEND_ONLY);
 	const dl_table_feature_info *inv = dl_table_feature_get(DL_FEATURE_INVARIANTS);
 	/* Features with no legacy version first, then the legacy ones, as Spark
@@ -190,14 +193,7 @@ int dl_ops_choose_protocol(dl_protocol *out, dl_arena *arena, const dl_type *sch
 	memset(out, 0, sizeof *out);
 	if (s.needs_table_features || min_w >= DL_TABLE_FEATURES_WRITER_VERSION ||
 	    min_r >= DL_TABLE_FEATURES_READER_VERSION) {
-		DL_TRY(build_lists(out, arena, &s, defaults));
-		if (min_r >= DL_TABLE_FEATURES_READER_VERSION &&
-		    out->min_reader_version < DL_TABLE_FEATURES_READER_VERSION) {
-			/* Asked for reader 3 explicitly: an empty readerFeatures list. */
-			out->min_reader_version = DL_TABLE_FEATURES_READER_VERSION;
-			out->reader_features = dl_arena_calloc(arena, 1, sizeof(char *));
-			if (!out->reader_features) return DL_ENOMEM;
-		}
+		DL_TRY(build_lists(out, arena, &s, defaults, min_r >= DL_TABLE_FEATURES_READER_VERSION));
 		if (min_r == 2 && out->min_reader_version < 2) out->min_reader_version = 2;
 		return 0;
 	}

@@ -11,6 +11,7 @@
 #include "log/table_features.h"
 #include "log/schema.h"
 #include "ops/column_mapping.h"
+#include "uniform/iceberg_nested_ids.h"
 #include "uniform/uniform.h"
 #include "ops/protocol_choose.h"
 #include "optimize/clustering.h"
@@ -234,7 +235,15 @@ static int plan_schema(dl_table_plan *p, const dl_table_def *def, int64_t *max_i
 	bool found;
 	const char *m = dl_str_map_get(&def->configuration, "delta.columnMapping.maxColumnId", &found);
 	*max_id = m ? strtoll(m, NULL, 10) : 0;
-	return dl_cm_assign(&p->schema, def->schema, max_id);
+	DL_TRY(dl_cm_assign(&p->schema, def->schema, max_id));
+	if (!dl_ice_compat_v2_enabled(&def->configuration)) return 0;
+	/* Files written with the table (CTAS) carry the nested ids too. */
+	dl_type *nested;
+	bool changed;
+	DL_TRY(dl_ice_assign_nested_ids(&nested, p->schema, max_id, &changed));
+	dl_type_unref(p->schema);
+	p->schema = nested;
+	return 0;
 }
 
 /* CLUSTER BY (Spark's ClusteredTableUtils): the user may not ask for the

@@ -20,6 +20,7 @@
 #include "log/schema.h"
 #include "log/snapshot.h"
 #include "ops/column_mapping.h"
+#include "uniform/iceberg_nested_ids.h"
 #include "ops/create.h"
 #include "ops/auto_optimize.h"
 #include "ops/enforce.h"
@@ -315,8 +316,18 @@ static int existing_table(write_ctx *c)
 		if (rc == 0) {
 			dl_type_unref(merged);
 			merged = mapped;
-			rc = config_with_max_id(c, &c->config, max_id, &c->config);
 		}
+		/* New arrays and maps of an IcebergCompatV2 table get their nested
+		 * ids before this commit's files are written with them. */
+		bool nchanged;
+		if (rc == 0 && dl_ice_compat_v2_enabled(&c->config)) {
+			rc = dl_ice_assign_nested_ids(&mapped, merged, &max_id, &nchanged);
+			if (rc == 0) {
+				dl_type_unref(merged);
+				merged = mapped;
+			}
+		}
+		if (rc == 0) rc = config_with_max_id(c, &c->config, max_id, &c->config);
 	}
 	c->schema = merged;
 	if (rc == 0) rc = commit_schema(c, merged, &c->config);

@@ -340,36 +340,56 @@ static bool prop_true(const dl_snapshot *s, const char *key)
 	return v && strcasecmp(v, "true") == 0;
 }
 
-/* REORG TABLE t APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION=2)), as the
- * seeds describe it: (1) deletion vectors are disabled and column mapping
- * (name mode) enabled where needed, one SET TBLPROPERTIES commit; (2) the
- * files that predate the feature or have deletion vectors are rewritten
- * and tagged (dl_reorg_upgrade_uniform); (3) IcebergCompatV2 and
- * enabledFormats = iceberg are set (IcebergCompatV1 unset), whose commit
- * writes the Iceberg metadata. The result is the rewrite's metrics. */
+/* REORG TABLE t APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION=2)), as
+ * Spark's ReorgTableForUpgradeUniformHelper.doRewrite: (1) unless V2 is
+ * already on, one commit "REORG TABLE UPGRADE UNIFORM" (its
+ * enableIcebergCompat) with properties {enableIcebergCompatV2: true,
+ * columnMapping.mode: name, enableIcebergCompatV1: false when V1 was on,
+ * enableDeletionVectors: false, minWriterVersion 7 / minReaderVersion 3
+ * when the protocol is lower}; (2) the files that predate the feature or
+ * have deletion vectors are rewritten and tagged (dl_reorg_upgrade_uniform,
+ * operation REORG); (3) when iceberg is not yet in enabledFormats, a SET
+ * TBLPROPERTIES of enabledFormats = iceberg, whose commit writes the
+ * Iceberg metadata. The result is the rewrite's metrics. */
 static int upgrade_uniform(dl_sql_conn *c, const char *uri, int version, const char *where,
                            dl_optimize_metrics *m, dl_optimize_stats *ms)
 {
+	if (version != 2) {
+		/* dl_reorg_upgrade_uniform says why, before anything is committed. */
+		dl_reorg_options o = DL_REORG_OPTIONS_INIT;
+		o.store_options = c->store_options;
+		return dl_reorg_upgrade_uniform(m, uri, version, &o);
+	}
 	dl_snapshot_options so = DL_SNAPSHOT_OPTIONS_INIT;
 	so.store_options = c->store_options;
 	so.metadata_only = true;
 	dl_snapshot *snap;
 	DL_TRY(dl_snapshot_open(&snap, uri, &so));
-	const char *k1[2], *v1[2];
+	const char *k1[6], *v1[6];
 	size_t n1 = 0;
-	if (prop_true(snap, "delta.enableDeletionVectors")) k1[n1] = "delta.enableDeletionVectors", v1[n1++] = "false";
-	const char *mode = dl_snapshot_property(snap, "delta.columnMapping.mode");
-	if (!mode || strcasecmp(mode, "none") == 0) k1[n1] = "delta.columnMapping.mode", v1[n1++] = "name";
-	const char *k3[3], *v3[3];
-	size_t n3 = 0;
-	if (prop_true(snap, "delta.enableIcebergCompatV1")) k3[n3] = "delta.enableIcebergCompatV1", v3[n3++] = "false";
-	k3[n3] = "delta.enableIcebergCompatV2", v3[n3++] = "true";
-	k3[n3] = "delta.universalFormat.enabledFormats", v3[n3++] = "iceberg";
+	bool v2_on = prop_true(snap, "delta.enableIcebergCompatV2");
+	if (!v2_on) {
+		k1[n1] = "delta.enableIcebergCompatV2", v1[n1++] = "true";
+		k1[n1] = "delta.columnMapping.mode", v1[n1++] = "name";
+		if (prop_true(snap, "delta.enableIcebergCompatV1"))
+			k1[n1] = "delta.enableIcebergCompatV1", v1[n1++] = "false";
+		k1[n1] = "delta.enableDeletionVectors", v1[n1++] = "false";
+		if (dl_snapshot_min_writer_version(snap) < 7) k1[n1] = "delta.minWriterVersion", v1[n1++] = "7";
+		if (dl_snapshot_min_reader_version(snap) < 3) k1[n1] = "delta.minReaderVersion", v1[n1++] = "3";
+	}
+	const char *formats = dl_snapshot_property(snap, "delta.universalFormat.enabledFormats");
+	bool iceberg_on = false;
+	for (const char *p = formats; p && *p; p += strcspn(p, ",")) {
+		p += strspn(p, ", ");
+		size_t len = strcspn(p, ",");
+		while (len && p[len - 1] == ' ') len--;
+		if (len == 7 && strncasecmp(p, "iceberg", 7) == 0) iceberg_on = true;
+	}
 	dl_snapshot_free(snap);
 	dl_alter_options ao = DL_ALTER_OPTIONS_INIT;
 	ao.store_options = c->store_options;
 	int64_t v;
-	if (n1) DL_TRY(dl_alter_set_properties(&v, uri, k1, v1, n1, &ao));
+	if (n1) DL_TRY(dl_alter_upgrade_uniform_properties(&v, uri, k1, v1, n1, &ao));
 	dl_reorg_options o = DL_REORG_OPTIONS_INIT;
 	o.store_options = c->store_options;
 	o.progress = on_progress;
@@ -377,7 +397,9 @@ static int upgrade_uniform(dl_sql_conn *c, const char *uri, int version, const c
 	o.where = where;
 	o.stats = ms;
 	DL_TRY(dl_reorg_upgrade_uniform(m, uri, version, &o));
-	return dl_alter_set_properties(&v, uri, k3, v3, n3, &ao);
+	if (iceberg_on) return 0;
+	const char *k3[] = {"delta.universalFormat.enabledFormats"}, *v3[] = {"iceberg"};
+	return dl_alter_set_properties(&v, uri, k3, v3, 1, &ao);
 }
 
 int sql_run_reorg(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st)

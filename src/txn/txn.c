@@ -10,6 +10,7 @@
 #include "deltalake.h"
 #include "log/protocol.h"
 #include "log/snapshot.h"
+#include "uniform/iceberg_nested_ids.h"
 #include "util/error.h"
 #include "util/mem.h"
 
@@ -232,9 +233,16 @@ int dl_txn_set_metadata(dl_transaction *t, const dl_metadata *metadata)
 	if (!metadata->id || !metadata->schema_string)
 		return dl_error_set(DL_EINVALID, "metaData needs an id and a schemaString");
 	DL_TRY(dl_txn_check_uniform(metadata));
-	dl_action a = {.kind = DL_ACTION_METADATA, .u.metadata = *metadata};
-	DL_TRY(action_body(&t->metadata_json, &a));
-	dl_table_properties_parse(&t->new_props, &metadata->configuration, false);
+	/* IcebergCompatV2 gives arrays and maps their nested ids on every
+	 * metaData, as Spark's updateMetadata assigns column mapping ids. */
+	dl_arena ma = DL_ARENA_INIT;
+	dl_metadata md;
+	int rc = dl_ice_metadata_with_nested_ids(&md, &ma, metadata);
+	dl_action a = {.kind = DL_ACTION_METADATA, .u.metadata = md};
+	if (rc == 0) rc = action_body(&t->metadata_json, &a);
+	if (rc == 0) dl_table_properties_parse(&t->new_props, &md.configuration, false);
+	dl_arena_free(&ma);
+	DL_TRY(rc);
 	/* The string fields point into the caller's memory: drop them. */
 	t->new_props.data_skipping_stats_columns = NULL;
 	t->new_props.parquet_compression_codec = NULL;

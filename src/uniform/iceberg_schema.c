@@ -5,9 +5,9 @@
  * `required` is not nullable. Types: byte, short and integer are int;
  * timestamp is timestamptz, timestamp_ntz is timestamp; decimal(p, s);
  * string, binary, boolean, long, float, double, date as themselves.
- * Arrays and maps need the element/key/value ids Spark records as
- * delta.columnMapping.nested.ids, which this library does not assign yet:
- * they are refused, as are VOID, variant and geospatial columns (Spark's
+ * Arrays are lists and maps maps, with the element/key/value ids from
+ * delta.columnMapping.nested.ids (iceberg_nested_ids.c). VOID, variant and
+ * geospatial columns are refused (Spark's
  * IcebergCompatV2 CheckTypeInV2AllowList).
  *
  * The partition spec has one identity field per Delta partition column,
@@ -21,20 +21,13 @@
 
 #include "log/properties.h"
 #include "log/schema.h"
+#include "uniform/iceberg_nested_ids.h"
 #include "util/error.h"
-
-static bool list_like(const dl_type *t) { return t->id == DL_TYPE_ARRAY || t->id == DL_TYPE_MAP; }
 
 static int unsupported(const dl_type *t, const char *col, int version)
 {
 	char name[128];
 	dl_type_name(t, name, sizeof name);
-	if (list_like(t))
-		return dl_error_set_class(DL_EUNSUPPORTED, "DELTA_ICEBERG_COMPAT_VIOLATION.UNSUPPORTED_DATA_TYPE",
-		                          "IcebergCompatV%d does not support the data type %s in your "
-		                          "schema (column %s): Iceberg needs ids for array elements and "
-		                          "map keys and values, which this library does not assign yet.",
-		                          version, name, col);
 	return dl_error_set_class(DL_EUNSUPPORTED, "DELTA_ICEBERG_COMPAT_VIOLATION.UNSUPPORTED_DATA_TYPE",
 	                          "IcebergCompatV%d does not support the data type %s in your schema "
 	                          "(column %s).",
@@ -45,13 +38,15 @@ static int check_type(const dl_type *t, const char *col, int version)
 {
 	switch (t->id) {
 	case DL_TYPE_NULL:
-	case DL_TYPE_VARIANT:
-	case DL_TYPE_ARRAY:
-	case DL_TYPE_MAP: return unsupported(t, col, version);
+	case DL_TYPE_VARIANT: return unsupported(t, col, version);
 	case DL_TYPE_BINARY: return t->geo ? unsupported(t, col, version) : 0;
 	case DL_TYPE_STRUCT:
 		for (int i = 0; i < t->nchildren; i++)
 			DL_TRY(check_type(t->children[i].type, t->children[i].name, version));
+		return 0;
+	case DL_TYPE_ARRAY:
+	case DL_TYPE_MAP:
+		for (int i = 0; i < t->nchildren; i++) DL_TRY(check_type(t->children[i].type, col, version));
 		return 0;
 	default: return 0;
 	}
@@ -83,7 +78,7 @@ static void primitive_name(const dl_type *t, char *out, size_t cap)
 	snprintf(out, cap, "%s", n);
 }
 
-static void write_type(dl_json_writer *w, const dl_type *t);
+static void write_type(dl_json_writer *w, const dl_type *t, const dl_json *ids, const char *path);
 
 static void write_fields(dl_json_writer *w, const dl_type *st)
 {
@@ -101,19 +96,64 @@ static void write_fields(dl_json_writer *w, const dl_type *st)
 		dl_jw_key(w, "required");
 		dl_jw_bool(w, !f->nullable);
 		dl_jw_key(w, "type");
-		write_type(w, f->type);
+		/* Lists and maps below take their ids from this field's nested ids. */
+		dl_arena a = DL_ARENA_INIT;
+		const dl_json *ids = NULL;
+		const char *phys = f->name;
+		if (dl_ice_nested_ids_of(f, &a, &ids) < 0 || dl_field_physical_name(f, DL_CM_NAME, &a, &phys) < 0)
+			dl_error_clear(); /* checked in build */
+		write_type(w, f->type, ids, phys);
+		dl_arena_free(&a);
 		dl_jw_object_end(w);
 	}
 	dl_jw_array_end(w);
 }
 
-static void write_type(dl_json_writer *w, const dl_type *t)
+/* One element/key/value of a list or map: "<slot>-id", the type and, for
+ * element and value, "<slot>-required". */
+static void write_slot(dl_json_writer *w, const dl_type *t, bool nullable, const dl_json *ids,
+                       const char *path, const char *slot, bool has_required)
+{
+	char sub[1024], key[32];
+	int32_t id = 0;
+	snprintf(sub, sizeof sub, "%s.%s", path, slot);
+	dl_ice_nested_id(ids, sub, &id); /* every one was checked in build */
+	snprintf(key, sizeof key, "%s-id", slot);
+	dl_jw_key(w, key);
+	dl_jw_int(w, id);
+	if (has_required) {
+		snprintf(key, sizeof key, "%s-required", slot);
+		dl_jw_key(w, key);
+		dl_jw_bool(w, !nullable);
+	}
+	dl_jw_key(w, slot);
+	write_type(w, t, ids, sub);
+}
+
+static void write_type(dl_json_writer *w, const dl_type *t, const dl_json *ids, const char *path)
 {
 	if (t->id == DL_TYPE_STRUCT) {
 		dl_jw_object_begin(w);
 		dl_jw_key(w, "type");
 		dl_jw_string(w, "struct");
 		write_fields(w, t);
+		dl_jw_object_end(w);
+		return;
+	}
+	if (t->id == DL_TYPE_ARRAY) {
+		dl_jw_object_begin(w);
+		dl_jw_key(w, "type");
+		dl_jw_string(w, "list");
+		write_slot(w, t->children[0].type, t->children[0].nullable, ids, path, "element", true);
+		dl_jw_object_end(w);
+		return;
+	}
+	if (t->id == DL_TYPE_MAP) {
+		dl_jw_object_begin(w);
+		dl_jw_key(w, "type");
+		dl_jw_string(w, "map");
+		write_slot(w, t->children[0].type, false, ids, path, "key", false);
+		write_slot(w, t->children[1].type, t->children[1].nullable, ids, path, "value", true);
 		dl_jw_object_end(w);
 		return;
 	}
@@ -200,6 +240,7 @@ int dl_ice_schema_build(dl_ice_table_schema *out, dl_arena *arena, const dl_type
 {
 	memset(out, 0, sizeof *out);
 	DL_TRY(dl_ice_check_types(schema, 2));
+	DL_TRY(dl_ice_check_nested_ids(schema));
 	out->cols = dl_arena_calloc(arena, (size_t)schema->nchildren + 1, sizeof *out->cols);
 	out->parts = dl_arena_calloc(arena, (size_t)md->npartition_columns + 1, sizeof *out->parts);
 	if (!out->cols || !out->parts) return DL_ENOMEM;

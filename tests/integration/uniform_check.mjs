@@ -5,6 +5,8 @@
 // partition values from the manifests.
 //   current TABLE          prints the current snapshot id (version-hint.text -> vN.metadata.json)
 //   rows TABLE [SNAPSHOT]  the rows of that snapshot (default current) as sorted CSV lines
+//   rows-json TABLE [SNAPSHOT]  the same as JSON objects, nested columns (list, map, struct)
+//                          resolved by field id (element-id, key-id, value-id) in each file
 //   check-avro TABLE       checks every manifest list and manifest of every snapshot against the
 //                          spec's Avro schemas (names, field ids), and the metadata's required fields
 //   prop TABLE KEY         a property of the current metadata
@@ -12,7 +14,9 @@
 //                          by DuckDB with field ids (the identity partition column only in the
 //                          manifests), manifests and a manifest list by avsc, v1.metadata.json and
 //                          version-hint.text; prints its rows as sorted CSV. KIND: plain, deletes
-//                          (a merge-on-read delete manifest too), evolved (two partition specs)
+//                          (a merge-on-read delete manifest too), evolved (two partition specs),
+//                          decbin (decimal and binary identity partitions; binaries printed X'HEX'
+//                          as deltalake cat does), decbin_bad (a binary value that is not UTF-8)
 import {createRequire} from 'module';
 import {readFileSync} from 'fs';
 const require = createRequire((process.env.DL_ORACLE_DIR || process.cwd()) + '/');
@@ -168,6 +172,74 @@ if (mode === 'check-avro') {
 	console.log('ok');
 	process.exit(0);
 }
+// Nested columns (lists, maps, structs) are resolved by field id through
+// the file's own Parquet schema (parquet_schema: names, field ids, number of
+// children, depth first): a struct's fields by their ids, and a list
+// element / map key / value must carry the element-id / key-id / value-id
+// of the Iceberg schema. The expression renames the file's physical names
+// to the Iceberg names.
+async function parquetTree(con, path) {
+	const r = await con.runAndReadAll(`SELECT name, field_id, num_children FROM parquet_schema('${path.replaceAll("'", "''")}')`);
+	const rows = r.getRows();
+	let i = 0;
+	const node = () => {
+		const [name, fid, n] = rows[i++];
+		const kids = [];
+		for (let k = 0; k < Number(n ?? 0); k++) kids.push(node());
+		return {name, id: fid === null ? null : Number(fid), kids};
+	};
+	return node();
+}
+const qi = (n) => `"${String(n).replaceAll('"', '""')}"`;
+let lambdaN = 0;
+function nestedExpr(t, node, ref, file) {
+	const slot = (n, want, what) => {
+		if (n.id !== want) die(`${file}: the Parquet ${what} node has field id ${n.id}, the Iceberg schema says ${want}`);
+		return n;
+	};
+	if (typeof t === 'string') return ref;
+	if (t.type === 'struct') {
+		const parts = t.fields.map((f) => {
+			const c = node.kids.find((k) => k.id === f.id);
+			return `${qi(f.name)} := ${c ? nestedExpr(f.type, c, `(${ref}).${qi(c.name)}`, file) : 'NULL'}`;
+		});
+		return `CASE WHEN ${ref} IS NULL THEN NULL ELSE struct_pack(${parts.join(', ')}) END`;
+	}
+	const v = `x${lambdaN++}`;
+	if (t.type === 'list') {
+		const el = slot(node.kids[0].kids[0], t['element-id'], 'list element');
+		return `list_transform(${ref}, lambda ${v}: ${nestedExpr(t.element, el, v, file)})`;
+	}
+	if (t.type === 'map') {
+		const kv = node.kids[0];
+		const k = slot(kv.kids.find((n) => n.name === 'key'), t['key-id'], 'map key');
+		const val = slot(kv.kids.find((n) => n.name === 'value'), t['value-id'], 'map value');
+		return `map_from_entries(list_transform(map_entries(${ref}), lambda ${v}: {'key': ${nestedExpr(t.key, k, `${v}.key`, file)}, 'value': ${nestedExpr(t.value, val, `${v}.value`, file)}}))`;
+	}
+	die(`unexpected Iceberg type ${JSON.stringify(t)}`);
+}
+// rows-json: every row as one JSON object (DuckDB's to_json), for tables
+// with nested columns, compared with `deltalake cat --format jsonl`.
+async function jsonRowsOf(snap, con) {
+	const schema = m.schemas.find((s) => s['schema-id'] === (snap['schema-id'] ?? m['current-schema-id']));
+	const spec = m['partition-specs'].find((s) => s['spec-id'] === m['default-spec-id']);
+	if (spec.fields.length) die('rows-json: partitioned tables are not expected');
+	const lines = [];
+	for (const f of await liveFiles(m, snap)) {
+		const path = local(f.file_path);
+		const tree = await parquetTree(con, path);
+		const parts = schema.fields.map((c) => {
+			const n = tree.kids.find((k) => k.id === c.id);
+			return `${qi(c.name)} := ${n ? nestedExpr(c.type, n, qi(n.name), path) : 'NULL'}`;
+		});
+		const r = await con.runAndReadAll(`SELECT to_json(struct_pack(${parts.join(', ')}))::VARCHAR FROM read_parquet('${path.replaceAll("'", "''")}')`);
+		const rows = r.getRows();
+		if (rows.length !== Number(f.record_count)) die(`${f.file_path}: record_count ${f.record_count} but ${rows.length} rows`);
+		for (const row of rows) lines.push(row[0]);
+	}
+	lines.sort();
+	return lines;
+}
 async function rowsOf(snap, con) {
 	const schema = m.schemas.find((s) => s['schema-id'] === (snap['schema-id'] ?? m['current-schema-id']));
 	const spec = m['partition-specs'].find((s) => s['spec-id'] === m['default-spec-id']);
@@ -198,6 +270,12 @@ async function rowsOf(snap, con) {
 	lines.sort();
 	return lines;
 }
+if (mode === 'rows-json') {
+	const db = await DuckDBInstance.create(':memory:');
+	const con = await db.connect();
+	for (const l of await jsonRowsOf(snapOf(arg || m['current-snapshot-id']), con)) console.log(l);
+	process.exit(0);
+}
 if (mode === 'rows' || mode === 'rows-many') {
 	const db = await DuckDBInstance.create(':memory:');
 	const con = await db.connect();
@@ -225,6 +303,12 @@ async function fixture(dir, kind) {
 	// columns: 1 id long (required), 2 name string, 3 p int (identity partition), 4 amount decimal(9,2)
 	const files = [];
 	const expected = [];
+	// decbin: p is decimal(9,2) (1.50, -2.25) and column 5 b binary a second identity partition
+	// (the UTF-8 bytes of 'é!', then 0x01 0x41): Avro fixed(4) decimal and bytes in the manifests.
+	const decbin = kind === 'decbin' || kind === 'decbin_bad';
+	const pval = {1: decbin ? '1.50' : '1', 2: decbin ? '-2.25' : '2'};
+	const bval = {1: Buffer.from('é!'), 2: Buffer.from(kind === 'decbin_bad' ? [0xff, 0x41] : [0x01, 0x41])};
+	const fixed4 = (x) => { const b = Buffer.alloc(4); b.writeInt32BE(x); return b; };
 	for (const p of [1, 2]) {
 		const path = `${dir}/data/p=${p}/f${p}.parquet`;
 		mkdirSync(`${dir}/data/p=${p}`, {recursive: true});
@@ -232,10 +316,15 @@ async function fixture(dir, kind) {
 			(i * 1.25 + ${p})::DECIMAL(9,2) AS amount FROM range(0, ${p * 5}) t(i))
 			TO '${path}' (FORMAT parquet, FIELD_IDS {id: 1, name: 2, amount: 4})`);
 		const rows = (await con.runAndReadAll(`SELECT id, name, amount FROM read_parquet('${path}')`)).getRows();
-		for (const r of rows) expected.push([r[0], r[1], p, r[2]].map((c) => (c === null ? '' : String(c))).join(','));
+		for (const r of rows)
+			expected.push([r[0], r[1], pval[p], r[2], ...(decbin ? [`X'${bval[p].toString('hex').toUpperCase()}'`] : [])]
+				.map((c) => (c === null ? '' : String(c))).join(','));
 		files.push({path, p, rows: rows.length, size: statSync(path).size});
 	}
-	const part = {type: 'record', name: 'r102', fields: [{name: 'p', type: ['null', 'int'], default: null, 'field-id': 1000}]};
+	const part = {type: 'record', name: 'r102', fields: decbin
+		? [{name: 'p', type: ['null', {type: 'fixed', name: 'fixed_p', size: 4, logicalType: 'decimal', precision: 9, scale: 2}], default: null, 'field-id': 1000},
+			{name: 'b', type: ['null', 'bytes'], default: null, 'field-id': 1001}]
+		: [{name: 'p', type: ['null', 'int'], default: null, 'field-id': 1000}]};
 	const kv = (k, v, t) => ({type: 'array', logicalType: 'map', items: {type: 'record', name: `k${k}_v${v}`,
 		fields: [{name: 'key', type: 'int', 'field-id': k}, {name: 'value', type: t, 'field-id': v}]}});
 	const entrySchema = {type: 'record', name: 'manifest_entry', fields: [
@@ -264,8 +353,11 @@ async function fixture(dir, kind) {
 		['deleted_rows_count', 'long', 514]].map(([name, type, id]) => ({name, type, 'field-id': id}))};
 	const schema = {type: 'struct', 'schema-id': 0, fields: [
 		{id: 1, name: 'id', required: true, type: 'long'}, {id: 2, name: 'name', required: false, type: 'string'},
-		{id: 3, name: 'p', required: false, type: 'int'}, {id: 4, name: 'amount', required: false, type: 'decimal(9, 2)'}]};
-	const spec = [{name: 'p', transform: 'identity', 'source-id': 3, 'field-id': 1000}];
+		{id: 3, name: 'p', required: false, type: decbin ? 'decimal(9, 2)' : 'int'},
+		{id: 4, name: 'amount', required: false, type: 'decimal(9, 2)'},
+		...(decbin ? [{id: 5, name: 'b', required: false, type: 'binary'}] : [])]};
+	const spec = [{name: 'p', transform: 'identity', 'source-id': 3, 'field-id': 1000},
+		...(decbin ? [{name: 'b', transform: 'identity', 'source-id': 5, 'field-id': 1001}] : [])];
 	const write = (path, sch, rows, meta) => new Promise((resolve, reject) => {
 		const enc = new avro.streams.BlockEncoder(avro.Type.forSchema(sch, {registry: {long: bigLong}}), {codec: 'null',
 			metadata: Object.fromEntries(Object.entries(meta).map(([k, v]) => [k, Buffer.from(v)]))});
@@ -281,7 +373,8 @@ async function fixture(dir, kind) {
 	const manMeta = {schema: JSON.stringify(schema), 'schema-id': '0', 'partition-spec': JSON.stringify(spec),
 		'partition-spec-id': '0', 'format-version': '2', content: 'data'};
 	const entries = files.map((f) => ({status: 1, snapshot_id: snap, sequence_number: 1n, file_sequence_number: 1n,
-		data_file: {content: 0, file_path: f.path, file_format: 'PARQUET', partition: {p: f.p},
+		data_file: {content: 0, file_path: f.path, file_format: 'PARQUET',
+			partition: decbin ? {p: fixed4(f.p === 1 ? 150 : -225), b: bval[f.p]} : {p: f.p},
 			record_count: BigInt(f.rows), file_size_in_bytes: BigInt(f.size), value_counts: null,
 			null_value_counts: null, lower_bounds: null, upper_bounds: null}}));
 	const man = `${dir}/metadata/fixture-m0.avro`;
@@ -303,9 +396,9 @@ async function fixture(dir, kind) {
 	const specs = [{'spec-id': 0, fields: spec}];
 	if (kind === 'evolved') specs.push({'spec-id': 1, fields: []});
 	const md = `{"format-version":2,"table-uuid":"9c12d441-03fe-4693-9a96-a0705ddf69c1","location":"${dir}",
-"last-sequence-number":1,"last-updated-ms":1700000000000,"last-column-id":4,"current-schema-id":0,
+"last-sequence-number":1,"last-updated-ms":1700000000000,"last-column-id":${decbin ? 5 : 4},"current-schema-id":0,
 "schemas":[${JSON.stringify(schema)}],"default-spec-id":${kind === 'evolved' ? 1 : 0},
-"partition-specs":${JSON.stringify(specs)},"last-partition-id":1000,"default-sort-order-id":0,
+"partition-specs":${JSON.stringify(specs)},"last-partition-id":${decbin ? 1001 : 1000},"default-sort-order-id":0,
 "sort-orders":[{"order-id":0,"fields":[]}],"properties":{},"current-snapshot-id":${snap},
 "snapshots":[{"snapshot-id":${snap},"sequence-number":1,"timestamp-ms":1700000000000,
 "summary":{"operation":"append"},"manifest-list":"${list}","schema-id":0}],
