@@ -25,9 +25,11 @@
 #include <string.h>
 
 #include <strings.h>
+#include <unistd.h>
 
 #include "deltalake/error.h"
 #include "deltalake/snapshot.h"
+#include "storage/backend.h"
 #include "log/snapshot.h"
 #include "uniform/iceberg_metadata.h"
 #include "util/error.h"
@@ -192,12 +194,22 @@ typedef struct scan_ctx {
 	dl_ice_manifest_writer *w; /* rewriting */
 } scan_ctx;
 
+/* A path the previous Iceberg metadata wrote, relative to the table: it
+ * was written under that metadata's location, which need not be spelled as
+ * this store's root (a table opened as "t" that was created as "/data/t"). */
+static const char *old_relative(const conv *c, const char *path)
+{
+	const char *loc = c->have_meta && c->meta.location ? c->meta.location : c->location;
+	const char *rel = dl_ice_relative(path, loc);
+	return rel != path ? rel : dl_ice_relative(path, c->location);
+}
+
 static int scan_entry(const dl_ice_entry *e, avro_value_t *df, void *payload)
 {
 	(void)df;
 	scan_ctx *s = payload;
 	if (e->status == DL_ICE_DELETED) return 0;
-	const char *rel = dl_ice_relative(e->file_path, s->c->location);
+	const char *rel = old_relative(s->c, e->file_path);
 	if (dl_strmap_find(&s->c->removed, rel, strlen(rel), NULL)) s->hit = true;
 	return 0;
 }
@@ -208,7 +220,7 @@ static int rewrite_entry(const dl_ice_entry *e, avro_value_t *df, void *payload)
 	scan_ctx *s = payload;
 	conv *c = s->c;
 	if (e->status == DL_ICE_DELETED) return 0; /* deleted by an earlier snapshot */
-	const char *rel = dl_ice_relative(e->file_path, c->location);
+	const char *rel = old_relative(c, e->file_path);
 	void *v = NULL;
 	bool removed = dl_strmap_find(&c->removed, rel, strlen(rel), &v);
 	if (!removed && !dl_strmap_find(&c->prev_files, rel, strlen(rel), &v))
@@ -235,11 +247,11 @@ static int carry_manifests(conv *c)
 	dl_ice_manifest_info *old;
 	size_t n;
 	DL_TRY(dl_ice_manifest_list_read(&old, &n, c->store,
-	                                 dl_ice_relative(c->meta.current_manifest_list, c->location)));
+	                                 old_relative(c, c->meta.current_manifest_list)));
 	int rc = 0;
 	size_t i = 0;
 	for (; rc == 0 && i < n; i++) {
-		const char *mrel = dl_ice_relative(old[i].path, c->location);
+		const char *mrel = old_relative(c, old[i].path);
 		scan_ctx s = {c, false, NULL};
 		if (c->removed.count) rc = dl_ice_manifest_read(c->store, mrel, scan_entry, &s);
 		if (rc < 0) break;
@@ -324,6 +336,17 @@ static int convert(conv *c, dl_uniform_result *out)
 {
 	const dl_metadata *md = dl_snapshot_state(c->cur)->metadata;
 	c->location = dl_store_root(c->store);
+	/* Iceberg locations are absolute: a local table opened by a relative
+	 * path is named from the working directory. */
+	if (dl_store_is_local(c->store) && c->location[0] != '/' && !strstr(c->location, "://")) {
+		char cwd[4096];
+		if (!getcwd(cwd, sizeof cwd)) return dl_error_errno("UniForm: resolving the working directory for", c->location);
+		size_t n = strlen(cwd) + strlen(c->location) + 2;
+		char *abs = dl_arena_alloc(&c->arena, n);
+		if (!abs) return DL_ENOMEM;
+		snprintf(abs, n, "%s/%s", cwd, c->location);
+		c->location = abs;
+	}
 	DL_TRY(dl_ice_schema_build(&c->ice, &c->arena, dl_snapshot_schema(c->cur), md));
 	dl_buf sj = DL_BUF_INIT;
 	dl_json_writer w;

@@ -79,6 +79,20 @@ ice rows "$u" >"$tmp/ice.rows" || fail "later: the Iceberg reader failed"
 "$DL_CLI" cat "$u" --format csv | tail -n +2 | sort >"$tmp/ours.rows"
 cmp -s "$tmp/ice.rows" "$tmp/ours.rows" || fail "later: Iceberg rows differ from ours"
 
+# A table created by a relative path and written by relative and absolute
+# paths: its Iceberg location is absolute, and every commit converts (no
+# warning), whichever way the table is named.
+mkdir -p "$tmp/cwd"
+(cd "$tmp/cwd" && "$DL_CLI" -q sql "CREATE TABLE delta.\`rel\` (a INT) USING DELTA TBLPROPERTIES ('delta.enableIcebergCompatV2' = 'true', 'delta.universalFormat.enabledFormats' = 'iceberg')" >/dev/null) || fail "relative: create"
+printf 'a\n1\n2\n' >"$tmp/rel.csv"
+(cd "$tmp/cwd" && "$DL_CLI" -q write rel --input "$tmp/rel.csv" --mode append 2>"$tmp/rel.err" >/dev/null) || fail "relative: write"
+"$DL_CLI" -q write "$tmp/cwd/rel" --input "$tmp/rel.csv" --mode append 2>>"$tmp/rel.err" >/dev/null || fail "absolute: write"
+(cd "$tmp" && "$DL_CLI" -q write cwd/rel --input "$tmp/rel.csv" --mode append 2>>"$tmp/rel.err" >/dev/null) || fail "other relative: write"
+[ -s "$tmp/rel.err" ] && fail "relative: $(head -1 "$tmp/rel.err")"
+grep -q "\"location\":\"$tmp/cwd/rel\"" "$(ls "$tmp"/cwd/rel/metadata/v*.metadata.json | sort -V | tail -1)" || fail "relative: the Iceberg location is not absolute"
+[ "$(ice prop "$tmp/cwd/rel" converted_delta_version)" = 3 ] || fail "relative: not every commit was converted"
+[ "$(ice rows "$tmp/cwd/rel" | wc -l)" = 6 ] || fail "relative: the Iceberg reader does not see the 6 rows"
+
 # UniForm state: detail, SHOW TBLPROPERTIES, deltalake uniform.
 v=$(version "$u")
 "$DL_CLI" detail "$u" --format jsonl | grep -q "\"uniformIcebergConvertedVersion\":$v" || fail "detail lacks the converted version"
