@@ -275,14 +275,13 @@ int dl_mg_set_stored(mg_exec *x, mg_clause *c, int w, const char *sql, bool at, 
                      const char *orig_sql, const char *what)
 {
 	const dl_type *to = x->wschema->children[w].type;
-	if (to->id != DL_TYPE_STRUCT)
-		return dl_mg_resolve_bound(x, &c->set[w], sql, at, as, what, to);
+	if (!dl_dml_has_struct(to)) return dl_mg_resolve_bound(x, &c->set[w], sql, at, as, what, to);
 	dl_expr *e;
 	char *text;
 	DL_TRY(canonical(x, sql, at, as, what, &e, &text));
 	const dl_type *from = dl_expr_type(e);
 	int rc;
-	if (from->id != DL_TYPE_STRUCT || dl_dml_same_type(from, to)) {
+	if (!dl_dml_has_struct(from) || dl_dml_same_type(from, to)) {
 		rc = dl_mg_resolve_bound(x, &c->set[w], text, false, false, what, to);
 	} else {
 		dl_buf b = DL_BUF_INIT;

@@ -5,7 +5,8 @@
  * columns not assigned are recomputed, NOT NULL / CHECK enforced) and drops
  * the deleted ones; inserted rows are appended through the write path
  * (dl_ops_write_into: every rule of an append). Schema evolution adds the
- * source's new top-level columns, as Spark's MERGE WITH SCHEMA EVOLUTION. */
+ * source's new top-level columns and nested struct fields (merge_nested.c),
+ * as Spark's MERGE WITH SCHEMA EVOLUTION. */
 #include "dml/merge_capture.h"
 #include "dml/merge_internal.h"
 #include "dml/merge_nested.h"

@@ -75,14 +75,53 @@ static void quoted_string(dl_buf *b, const char *s)
 	dl_buf_putc(b, '\'');
 }
 
+bool dl_dml_has_struct(const dl_type *t)
+{
+	if (t->id == DL_TYPE_STRUCT) return true;
+	if (t->id != DL_TYPE_ARRAY && t->id != DL_TYPE_MAP) return false;
+	for (int i = 0; i < t->nchildren; i++)
+		if (dl_dml_has_struct(t->children[i].type)) return true;
+	return false;
+}
+
+/* Whether a positional CAST from `from` to `to` pairs every struct field
+ * with the field of its name (same names in the same order at every
+ * level), so that it is the by-name store. */
+static bool names_align(const dl_type *from, const dl_type *to)
+{
+	if (from->id == DL_TYPE_STRUCT || to->id == DL_TYPE_STRUCT) {
+		if (from->id != to->id || from->nchildren != to->nchildren) return false;
+		for (int i = 0; i < to->nchildren; i++)
+			if (strcasecmp(from->children[i].name, to->children[i].name) != 0 ||
+			    !names_align(from->children[i].type, to->children[i].type))
+				return false;
+		return true;
+	}
+	if (from->id != to->id || (from->id != DL_TYPE_ARRAY && from->id != DL_TYPE_MAP)) return true;
+	for (int i = 0; i < to->nchildren && i < from->nchildren; i++)
+		if (!names_align(from->children[i].type, to->children[i].type)) return false;
+	return true;
+}
+
 int dl_dml_store_sql(dl_buf *b, const char *e, const dl_type *from, const dl_type *to,
                      const char *orig, const dl_type *otype, bool evolve, const char *col)
 {
 	char ts[4096];
 	dl_type_sql(to, ts, sizeof ts);
 	if (!e || !from || from->id == DL_TYPE_NULL) return dl_buf_printf(b, "CAST(NULL AS %s)", ts);
-	if (from->id != DL_TYPE_STRUCT || to->id != DL_TYPE_STRUCT || dl_dml_same_type(from, to)) {
-		if (dl_dml_same_type(from, to)) return dl_buf_printf(b, "(%s)", e);
+	if (dl_dml_same_type(from, to)) return dl_buf_printf(b, "(%s)", e);
+	if (from->id != DL_TYPE_STRUCT || to->id != DL_TYPE_STRUCT) {
+		/* structs inside arrays and maps: Spark stores them by name with a
+		 * lambda over the elements, which the expression engine lacks; a
+		 * CAST is right only when the names line up */
+		if ((dl_dml_has_struct(from) || dl_dml_has_struct(to)) && !names_align(from, to)) {
+			char fs[4096];
+			dl_type_sql(from, fs, sizeof fs);
+			return dl_error_set(DL_EUNSUPPORTED, "storing %s into the column %s of type %s: struct "
+			                                     "fields inside arrays and maps are not matched by "
+			                                     "name yet",
+			                    fs, col, ts);
+		}
 		return dl_buf_printf(b, "CAST((%s) AS %s)", e, ts);
 	}
 	for (int i = 0; i < from->nchildren; i++)

@@ -201,11 +201,11 @@ static int cast_text(dl_buf *b, const char *expr, const dl_type *t, const dl_typ
 {
 	char ts[4096];
 	dl_type_sql(t, ts, sizeof ts);
-	if (t->id == DL_TYPE_STRUCT) {
+	if (dl_dml_has_struct(t)) {
 		dl_expr *e = NULL;
 		/* errors are reported where the value is bound (build_values) */
 		if (dl_expr_parse(&e, expr) == 0 && dl_expr_bind(e, schema) == 0 &&
-		    dl_expr_type(e)->id == DL_TYPE_STRUCT) {
+		    dl_dml_has_struct(dl_expr_type(e))) {
 			int rc = dl_dml_store_sql(b, expr, dl_expr_type(e), t, NULL, NULL, false, col);
 			dl_expr_free(e);
 			return rc;

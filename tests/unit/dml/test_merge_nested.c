@@ -211,6 +211,40 @@ static void test_evolution_assignments(void **state)
 	dl_free(s);
 }
 
+/* Structs inside arrays are stored by a CAST only when their names line
+ * up (the engine has no lambda to match them by name): otherwise refused
+ * rather than paired by position. */
+static void test_array_of_structs(void **state)
+{
+	(void)state;
+	char *t = fx_table(g_dir, "arr"), *s = fx_table(g_dir, "arr_src");
+	dx_create(t, "id BIGINT, arr ARRAY<STRUCT<x: BIGINT, y: BIGINT>>", NULL, NULL, 0);
+	dx_append(t, "id BIGINT", "1");
+	dx_create(s, "id BIGINT, a ARRAY<STRUCT<x: INT, y: INT>>, b ARRAY<STRUCT<y: BIGINT, x: BIGINT>>", NULL, NULL, 0);
+	dx_append(s, "id BIGINT", "1");
+	dl_update_metrics u;
+	dl_update_assignment set[] = {{"a", "array(named_struct('x', 1, 'y', 2))"}, {"b", "array(named_struct('y', 5, 'x', 6))"}};
+	assert_int_equal(dl_update(&u, s, set, 2, NULL, NULL), 0);
+	dl_merge *m = begin(t, s);
+	const char *c1[] = {"arr"}, *v1[] = {"u.a"};
+	assert_int_equal(dl_merge_when_matched_update(m, NULL, c1, v1, 1), 0);
+	run(m);
+	dx_rows(t, "id,arr", "1,[{x: 1, y: 2}]");
+	m = begin(t, s);
+	const char *v2[] = {"u.b"};
+	assert_int_equal(dl_merge_when_matched_update(m, NULL, c1, v2, 1), 0);
+	char *before = dx_tree(t);
+	dl_merge_metrics r;
+	assert_int_equal(dl_merge_execute(&r, m), DL_EUNSUPPORTED);
+	dl_merge_free(m);
+	char *after = dx_tree(t);
+	assert_string_equal(before, after);
+	dl_free(before);
+	dl_free(after);
+	dl_free(t);
+	dl_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -219,6 +253,7 @@ int main(void)
 		cmocka_unit_test(test_store_by_name),
 		cmocka_unit_test(test_evolution_star),
 		cmocka_unit_test(test_evolution_assignments),
+		cmocka_unit_test(test_array_of_structs),
 	};
 	return cmocka_run_group_tests(tests, fx_setup_tmpdir, fx_teardown_tmpdir);
 }
