@@ -53,7 +53,7 @@ int dl_mg_evolve_schema(mg_exec *x)
 	int extra = 0;
 	bool nested = false;
 	dl_field *f = dl_calloc((size_t)(x->nt + x->ns) + 1, sizeof *f);
-	dl_type **merged = dl_calloc((size_t)x->nt + 1, sizeof *merged);
+	dl_type **merged = dl_calloc((size_t)(x->nt + x->ns) + 1, sizeof *merged);
 	if (!f || !merged) {
 		dl_free(f);
 		dl_free(merged);
@@ -78,8 +78,24 @@ int dl_mg_evolve_schema(mg_exec *x)
 			if (dl_type_field_index(x->tschema, s->name) >= 0) continue;
 			bool dup = false;
 			for (int i = 0; i < x->nt; i++) dup |= strcasecmp(x->tschema->children[i].name, s->name) == 0;
-			if (dup || (!star && !assigned_by_name(x->m, s->name))) continue;
+			if (dup) continue;
+			dl_type *only = NULL;
+			if (!star && !assigned_by_name(x->m, s->name)) {
+				/* a new struct column that assignments to its fields name
+				 * joins with just those fields (Spark's filterSchema) */
+				if (s->type->id != DL_TYPE_STRUCT) continue;
+				dl_type *none = dl_type_struct(s, 0);
+				char *path[32] = {s->name};
+				rc = none ? dl_mg_evolve_type(x, none, s->type, path, 1, &only) : dl_error_last()->code;
+				dl_type_unref(none);
+				if (rc < 0) break;
+				if (only->nchildren == 0) {
+					dl_type_unref(only);
+					continue;
+				}
+			}
 			f[x->nt + extra] = *s;
+			if (only) f[x->nt + extra].type = merged[x->nt + extra] = only;
 			f[x->nt + extra].nullable = true;
 			f[x->nt + extra].metadata = (char *)"{}";
 			extra++;
@@ -89,7 +105,7 @@ int dl_mg_evolve_schema(mg_exec *x)
 		rc = dl_error_set(DL_EUNSUPPORTED, "MERGE schema evolution on a table with column "
 		                                    "mapping is not supported yet");
 	if (rc == 0 && !(x->wschema = dl_type_struct(f, x->nt + extra))) rc = dl_error_last()->code;
-	for (int i = 0; i < x->nt; i++) dl_type_unref(merged[i]);
+	for (int i = 0; i < x->nt + extra; i++) dl_type_unref(merged[i]);
 	dl_free(merged);
 	dl_free(f);
 	if (rc < 0) return rc;

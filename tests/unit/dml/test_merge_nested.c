@@ -211,6 +211,25 @@ static void test_evolution_assignments(void **state)
 	dl_free(s);
 }
 
+/* A new struct column named only by assignments to its fields joins the
+ * table with just those fields. */
+static void test_evolution_new_struct_column(void **state)
+{
+	(void)state;
+	char *t = fx_table(g_dir, "newcol"), *s = source("newcol_src", SDDL);
+	dx_create(t, "id BIGINT", NULL, NULL, 0);
+	dx_append(t, "id BIGINT", "1;4");
+	dl_merge *m = begin(t, s);
+	assert_int_equal(dl_merge_with_schema_evolution(m), 0);
+	const char *c[] = {"t.s.n.q", "t.s.a"}, *v[] = {"u.s.n.q", "u.s.a"};
+	assert_int_equal(dl_merge_when_matched_update(m, NULL, c, v, 2), 0);
+	run(m);
+	schema_has(t, "STRUCT<id: BIGINT, s: STRUCT<a: BIGINT, n: STRUCT<q: STRING>>>");
+	dx_rows(t, "id,s", "1,{a: -1, n: {q: q1}};4,NULL");
+	dl_free(t);
+	dl_free(s);
+}
+
 /* Structs inside arrays are stored by a CAST only when their names line
  * up (the engine has no lambda to match them by name): otherwise refused
  * rather than paired by position. */
@@ -253,6 +272,7 @@ int main(void)
 		cmocka_unit_test(test_store_by_name),
 		cmocka_unit_test(test_evolution_star),
 		cmocka_unit_test(test_evolution_assignments),
+		cmocka_unit_test(test_evolution_new_struct_column),
 		cmocka_unit_test(test_array_of_structs),
 	};
 	return cmocka_run_group_tests(tests, fx_setup_tmpdir, fx_teardown_tmpdir);
