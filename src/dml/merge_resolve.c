@@ -7,6 +7,7 @@
  * condition is split into equi-keys for the hash join (target side = source
  * side, `=` or `<=>`), a residual, and its target-only terms for pruning. */
 #include "dml/merge_internal.h"
+#include "dml/merge_nested.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -441,7 +442,10 @@ static bool is_identity(const dl_field *f)
 	return f->metadata && strstr(f->metadata, "delta.identity.");
 }
 
-static int set_value(mg_exec *x, mg_clause *c, int w, const char *sql, bool allow_t, bool allow_s)
+/* orig_sql: the target's old value of column w, whose fields the value
+ * lacks are kept (UPDATE SET * with schema evolution), or NULL. */
+static int set_value(mg_exec *x, mg_clause *c, int w, const char *sql, bool allow_t, bool allow_s,
+                     const char *orig_sql)
 {
 	if (c->kind != MG_NOT_MATCHED && is_identity(&x->wschema->children[w]))
 		return dl_error_set_class(DL_EINVALID, "DELTA_IDENTITY_COLUMNS_UPDATE_NOT_SUPPORTED",
@@ -453,19 +457,21 @@ static int set_value(mg_exec *x, mg_clause *c, int w, const char *sql, bool allo
 		                          "[DELTA_DUPLICATE_COLUMNS_FOUND] column %s is assigned more than "
 		                          "once in the %s",
 		                          x->wschema->children[w].name, clause_what(c));
-	return dl_mg_resolve_bound(x, &c->set[w], sql, allow_t, allow_s, clause_what(c),
-	                           x->wschema->children[w].type);
+	return dl_mg_set_stored(x, c, w, sql, allow_t, allow_s, orig_sql, clause_what(c));
 }
 
 static int target_column(mg_exec *x, mg_clause *c, const char *name, int *w)
 {
-	const char *n = name;
-	size_t al = x->m->talias ? strlen(x->m->talias) : 0;
-	if (al && strncasecmp(n, x->m->talias, al) == 0 && n[al] == '.') n += al + 1;
-	if (strchr(n, '.'))
-		return dl_error_set(DL_EUNSUPPORTED, "assigning the nested field %s in a MERGE %s is not "
-		                                     "supported yet; assign the whole struct column",
-		                    name, clause_what(c));
+	const char *n;
+	char **parts;
+	int np;
+	DL_TRY(dl_mg_target_path(x, name, &parts, &np));
+	if (np > 1) /* UPDATE clauses with nested fields go to dl_mg_update_nested */
+		return dl_error_set_class(DL_EINVALID, "DELTA_UNSUPPORTED_NESTED_FIELD_IN_OPERATION",
+		                          "[DELTA_UNSUPPORTED_NESTED_FIELD_IN_OPERATION] Nested field is not "
+		                          "supported in the INSERT clause of MERGE operation (field = %s).",
+		                          name);
+	n = parts[0];
 	*w = find_col(x->wschema, n);
 	if (*w < 0)
 		return dl_error_set_class(DL_EINVALID, "DELTA_MERGE_UNRESOLVED_EXPRESSION",
@@ -473,6 +479,21 @@ static int target_column(mg_exec *x, mg_clause *c, const char *name, int *w)
 		                          "given columns of the target table",
 		                          name, clause_what(c));
 	return 0;
+}
+
+/* Whether one of the clause's assignments names a nested field. */
+static bool nested_assignment(mg_exec *x, const mg_clause *c)
+{
+	for (int k = 0; k < c->n; k++) {
+		char **parts;
+		int np;
+		if (dl_mg_target_path(x, c->cols[k], &parts, &np) < 0) {
+			dl_error_clear();
+			continue; /* reported where the column is resolved */
+		}
+		if (np > 1) return true;
+	}
+	return false;
 }
 
 static int star(mg_exec *x, mg_clause *c, bool update)
@@ -493,7 +514,10 @@ static int star(mg_exec *x, mg_clause *c, bool update)
 			                          f->name, update ? "UPDATE clause" : "INSERT clause", f->name);
 		}
 		dl_mg_sname(nm, sizeof nm, s);
-		DL_TRY(set_value(x, c, w, nm, false, false));
+		char old[32];
+		dl_mg_tname(old, sizeof old, w);
+		/* UPDATE SET * with evolution keeps the target-only fields of structs */
+		DL_TRY(set_value(x, c, w, nm, false, false, update && x->m->evolve && in_target ? old : NULL));
 	}
 	return 0;
 }
@@ -512,15 +536,19 @@ int dl_mg_resolve_clauses(mg_exec *x)
 		if (c->action == MG_DELETE) continue;
 		c->set = dl_calloc((size_t)x->nw + 1, sizeof *c->set);
 		if (!c->set) return DL_ENOMEM;
+		bool update = c->action == MG_UPDATE || c->action == MG_UPDATE_ALL;
 		if (c->action == MG_UPDATE_ALL || c->action == MG_INSERT_ALL) {
 			DL_TRY(star(x, c, c->action == MG_UPDATE_ALL));
-			continue;
+		} else if (update && nested_assignment(x, c)) {
+			DL_TRY(dl_mg_update_nested(x, c, at, as, clause_what(c)));
+		} else {
+			for (int k = 0; k < c->n; k++) {
+				int w;
+				DL_TRY(target_column(x, c, c->cols[k], &w));
+				DL_TRY(set_value(x, c, w, c->vals[k], at, as, NULL));
+			}
 		}
-		for (int k = 0; k < c->n; k++) {
-			int w;
-			DL_TRY(target_column(x, c, c->cols[k], &w));
-			DL_TRY(set_value(x, c, w, c->vals[k], at, as));
-		}
+		if (update) DL_TRY(dl_mg_evolved_defaults(x, c, clause_what(c)));
 	}
 	return 0;
 }

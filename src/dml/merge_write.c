@@ -5,9 +5,11 @@
  * columns not assigned are recomputed, NOT NULL / CHECK enforced) and drops
  * the deleted ones; inserted rows are appended through the write path
  * (dl_ops_write_into: every rule of an append). Schema evolution adds the
- * source's new top-level columns, as Spark's MERGE WITH SCHEMA EVOLUTION. */
+ * source's new top-level columns and nested struct fields (merge_nested.c),
+ * as Spark's MERGE WITH SCHEMA EVOLUTION. */
 #include "dml/merge_capture.h"
 #include "dml/merge_internal.h"
+#include "dml/merge_nested.h"
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -18,6 +20,7 @@
 #include "log/table_features.h"
 #include "ops/write.h"
 #include "rewrite/change_data.h"
+#include "rewrite/conform.h"
 #include "rewrite/file_writer.h"
 #include "table/scan.h"
 #include "util/error.h"
@@ -48,33 +51,66 @@ static bool assigned_by_name(const dl_merge *m, const char *name)
 int dl_mg_evolve_schema(mg_exec *x)
 {
 	int extra = 0;
+	bool nested = false;
 	dl_field *f = dl_calloc((size_t)(x->nt + x->ns) + 1, sizeof *f);
-	if (!f) return DL_ENOMEM;
-	for (int i = 0; i < x->nt; i++) f[i] = x->tschema->children[i];
-	if (x->m->evolve) {
+	dl_type **merged = dl_calloc((size_t)(x->nt + x->ns) + 1, sizeof *merged);
+	if (!f || !merged) {
+		dl_free(f);
+		dl_free(merged);
+		return DL_ENOMEM;
+	}
+	int rc = 0;
+	for (int i = 0; i < x->nt; i++) {
+		f[i] = x->tschema->children[i];
+		int j = x->m->evolve ? dl_type_field_index(x->sschema, f[i].name) : -1;
+		if (j < 0 || f[i].type->id != DL_TYPE_STRUCT) continue;
+		/* the source's new nested fields join the target's struct */
+		char *path[32] = {f[i].name};
+		rc = dl_mg_evolve_type(x, f[i].type, x->sschema->children[j].type, path, 1, &merged[i]);
+		if (rc < 0) break;
+		nested |= !dl_type_equals(merged[i], f[i].type);
+		f[i].type = merged[i];
+	}
+	if (rc == 0 && x->m->evolve) {
 		bool star = star_clauses(x->m);
 		for (int j = 0; j < x->ns; j++) {
 			const dl_field *s = &x->sschema->children[j];
 			if (dl_type_field_index(x->tschema, s->name) >= 0) continue;
 			bool dup = false;
 			for (int i = 0; i < x->nt; i++) dup |= strcasecmp(x->tschema->children[i].name, s->name) == 0;
-			if (dup || (!star && !assigned_by_name(x->m, s->name))) continue;
+			if (dup) continue;
+			dl_type *only = NULL;
+			if (!star && !assigned_by_name(x->m, s->name)) {
+				/* a new struct column that assignments to its fields name
+				 * joins with just those fields (Spark's filterSchema) */
+				if (s->type->id != DL_TYPE_STRUCT) continue;
+				dl_type *none = dl_type_struct(s, 0);
+				char *path[32] = {s->name};
+				rc = none ? dl_mg_evolve_type(x, none, s->type, path, 1, &only) : dl_error_last()->code;
+				dl_type_unref(none);
+				if (rc < 0) break;
+				if (only->nchildren == 0) {
+					dl_type_unref(only);
+					continue;
+				}
+			}
 			f[x->nt + extra] = *s;
+			if (only) f[x->nt + extra].type = merged[x->nt + extra] = only;
 			f[x->nt + extra].nullable = true;
 			f[x->nt + extra].metadata = (char *)"{}";
 			extra++;
 		}
 	}
-	if (extra && x->props.column_mapping_mode != DL_CM_NONE) {
-		dl_free(f);
-		return dl_error_set(DL_EUNSUPPORTED, "MERGE schema evolution on a table with column "
-		                                      "mapping is not supported yet");
-	}
-	x->wschema = dl_type_struct(f, x->nt + extra);
+	if (rc == 0 && (extra || nested) && x->props.column_mapping_mode != DL_CM_NONE)
+		rc = dl_error_set(DL_EUNSUPPORTED, "MERGE schema evolution on a table with column "
+		                                    "mapping is not supported yet");
+	if (rc == 0 && !(x->wschema = dl_type_struct(f, x->nt + extra))) rc = dl_error_last()->code;
+	for (int i = 0; i < x->nt + extra; i++) dl_type_unref(merged[i]);
+	dl_free(merged);
 	dl_free(f);
-	if (!x->wschema) return dl_error_last()->code;
+	if (rc < 0) return rc;
 	x->nw = x->nt + extra;
-	x->schema_changed = extra > 0;
+	x->schema_changed = extra > 0 || nested;
 	return 0;
 }
 
@@ -141,8 +177,12 @@ static void free_canonical(mg_exec *x, dl_batch *V, const bool *borrowed)
 static int group_column(mg_exec *x, const mg_clause *c, int w, const dl_batch *Vg, dl_array **out)
 {
 	if (c && c->set && c->set[w]) return dl_expr_eval(out, c->set[w], Vg, NULL);
+	dl_type *to = x->wschema->children[w].type;
+	/* the dropped rows' struct gained nested fields: the old value in the
+	 * new type, as every group's part is concatenated */
+	if (w < x->nt && !dl_type_equals(Vg->cols[w]->type, to)) return dl_array_conform(out, Vg->cols[w], to);
 	if (w < x->nt) *out = dl_array_slice(Vg->cols[w], 0, Vg->num_rows);
-	else *out = dl_array_new_null(x->wschema->children[w].type, Vg->num_rows);
+	else *out = dl_array_new_null(to, Vg->num_rows);
 	return *out ? 0 : dl_error_last()->code;
 }
 
@@ -271,7 +311,8 @@ static int union_schema(mg_exec *x, dl_type **out, bool *given)
 	if (!f) return DL_ENOMEM;
 	int n = 0;
 	for (int w = 0; w < x->nw; w++) {
-		given[w] = w >= x->nt;
+		/* new columns, and columns whose struct gained nested fields */
+		given[w] = w >= x->nt || !dl_type_equals(x->tschema->children[w].type, x->wschema->children[w].type);
 		for (int k = 0; k < x->m->ncl; k++)
 			if (x->m->cl[k].kind == MG_NOT_MATCHED && x->m->cl[k].set && x->m->cl[k].set[w]) given[w] = true;
 		if (given[w]) f[n++] = x->wschema->children[w];

@@ -23,6 +23,7 @@
 #include <strings.h>
 #include "deltalake/dml.h"
 #include "dml/dml_common.h"
+#include "dml/struct_store.h"
 #include "log/schema.h"
 #include "ops/enforce.h"
 #include "rewrite/conform.h"
@@ -192,21 +193,36 @@ static void quoted_string(dl_buf *b, const char *s)
 	dl_buf_putc(b, '\'');
 }
 
-static int cast_text(dl_buf *b, const char *expr, const dl_type *t)
+/* The value expr (over the table's columns) stored into type t: a struct
+ * value by field name (Spark's castIfNeeded, struct_store.c), else a
+ * CAST. */
+static int cast_text(dl_buf *b, const char *expr, const dl_type *t, const dl_type *schema,
+                     const char *col)
 {
 	char ts[4096];
 	dl_type_sql(t, ts, sizeof ts);
-	dl_buf_printf(b, "CAST((%s) AS %s)", expr, ts);
-	return 0;
+	if (dl_dml_has_struct(t)) {
+		dl_expr *e = NULL;
+		/* errors are reported where the value is bound (build_values) */
+		if (dl_expr_parse(&e, expr) == 0 && dl_expr_bind(e, schema) == 0 &&
+		    dl_dml_has_struct(dl_expr_type(e))) {
+			int rc = dl_dml_store_sql(b, expr, dl_expr_type(e), t, NULL, NULL, false, col);
+			dl_expr_free(e);
+			return rc;
+		}
+		if (e) dl_expr_free(e);
+		dl_error_clear();
+	}
+	return dl_buf_printf(b, "CAST((%s) AS %s)", expr, ts);
 }
 
 /* The value of the field at `prefix` (SQL text of its path, depth `depth`)
  * of type `t` given the assignments rs (all under this prefix). */
 static int value_sql(dl_buf *b, const dl_type *t, const char *prefix, int depth,
-                     const resolved *const *rs, size_t n)
+                     const resolved *const *rs, size_t n, const dl_type *schema)
 {
 	for (size_t i = 0; i < n; i++)
-		if (rs[i]->depth == depth) return cast_text(b, rs[i]->expression, t);
+		if (rs[i]->depth == depth) return cast_text(b, rs[i]->expression, t, schema, rs[i]->column);
 	/* nested assignments: rebuild the struct field by field */
 	dl_buf_puts(b, "named_struct(");
 	const resolved **sub = dl_calloc(n + 1, sizeof *sub);
@@ -225,7 +241,7 @@ static int value_sql(dl_buf *b, const dl_type *t, const char *prefix, int depth,
 		dl_buf_putc(&path, '.');
 		quoted(&path, fld->name);
 		if (m == 0) dl_buf_puts(b, path.data);
-		else rc = value_sql(b, fld->type, path.data, depth + 1, sub, m);
+		else rc = value_sql(b, fld->type, path.data, depth + 1, sub, m, schema);
 		dl_buf_free(&path);
 	}
 	dl_free(sub);
@@ -262,7 +278,7 @@ static int build_values(update_ctx *u, const resolved *rs, size_t n)
 		const dl_field *f = &u->schema->children[col];
 		dl_buf sql = DL_BUF_INIT, prefix = DL_BUF_INIT;
 		quoted(&prefix, f->name);
-		rc = value_sql(&sql, f->type, prefix.data, 1, mine, m);
+		rc = value_sql(&sql, f->type, prefix.data, 1, mine, m, u->schema);
 		if (rc == 0) rc = dl_expr_parse(&u->values[col], sql.data);
 		if (rc == 0) rc = dl_expr_bind(u->values[col], u->schema);
 		if (rc < 0) rc = dl_error_prefix("SET %s", mine[0]->column);

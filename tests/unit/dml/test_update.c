@@ -242,6 +242,15 @@ static void test_nested_fields(void **state)
 	dl_free(got);
 	dl_update_assignment clash[] = {{"s.b", "s.b"}, {"s.b.x", "'z'"}};
 	expect_error(uri, clash, 2, NULL, DL_EINVALID, "DELTA_CONFLICT_SET_COLUMN");
+	/* a struct value is stored by field name (Spark's castIfNeeded), a NULL
+	 * one stays NULL; other fields are refused */
+	UPDATE_OK(&m, uri, "s", "named_struct('b', named_struct('y', id, 'x', 'k'), 'a', 7)", "id = 1");
+	UPDATE_OK(&m, uri, "s.b", "IF(id = 2, NULL, named_struct('y', 1, 'x', 'k'))", "id = 2");
+	dx_rows(uri, "id,s", "1,{a: 7, b: {x: k, y: 1}};2,{a: NULL, b: NULL}");
+	dl_update_assignment other[] = {{"s", "named_struct('a', 1, 'z', named_struct('x', 'k', 'y', 1))"}};
+	expect_error(uri, other, 1, NULL, DL_EINVALID, "DELTA_UPDATE_SCHEMA_MISMATCH_EXPRESSION");
+	dl_update_assignment fewer[] = {{"s.b", "named_struct('x', 'k')"}};
+	expect_error(uri, fewer, 1, NULL, DL_EINVALID, "DELTA_UPDATE_SCHEMA_MISMATCH_EXPRESSION");
 	dl_free(uri);
 }
 

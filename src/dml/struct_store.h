@@ -1,0 +1,30 @@
+/* Storing a struct value into a struct column of another type, as Spark's
+ * UpdateExpressionsSupport.castIfNeeded does for UPDATE and MERGE
+ * (struct_store.c): shared by update.c and merge_nested.c. */
+#ifndef DL_DML_STRUCT_STORE_H
+#define DL_DML_STRUCT_STORE_H
+#include <stdbool.h>
+#include "columnar/types.h"
+#include "util/buf.h"
+
+/* Whether a and b are the same type up to the case of field names and
+ * nullability (Spark's equalsIgnoreCaseAndNullability). */
+bool dl_dml_same_type(const dl_type *a, const dl_type *b);
+
+/* Whether t is a struct or has one inside its arrays and maps. */
+bool dl_dml_has_struct(const dl_type *t);
+
+/* Appends to b the SQL of the value `e` (SQL text of type `from`; NULL: a
+ * NULL) stored into type `to`: unchanged when the types agree, structs
+ * matched by field name at every level, anything else a CAST (structs
+ * inside arrays and maps only when their names line up: DL_EUNSUPPORTED
+ * otherwise). Every field
+ * of a struct value must exist in the column, and unless `evolve` they
+ * must be as many (DELTA_UPDATE_SCHEMA_MISMATCH_EXPRESSION, naming `col`);
+ * fields the value lacks are NULL, or the fields of `orig` (SQL of the
+ * target's old value, of type otype) when given. A NULL struct stays NULL
+ * (with orig: when orig is NULL too). */
+int dl_dml_store_sql(dl_buf *b, const char *e, const dl_type *from, const dl_type *to,
+                     const char *orig, const dl_type *otype, bool evolve, const char *col);
+
+#endif
