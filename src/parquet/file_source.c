@@ -50,6 +50,7 @@ int pq_source_open_memory(pq_source *s, const uint8_t *data, size_t len, const c
 void pq_source_close(pq_source *s)
 {
 	drop_blocks(s);
+	dl_free(s->whole);
 	dl_free(s->path);
 	dl_free(s->name);
 	memset(s, 0, sizeof *s);
@@ -194,7 +195,7 @@ int pq_source_prefetch(pq_source *s, pq_range *ranges, int n)
 	/* A local read costs a system call, not a request: nothing to save by
 	 * merging, and holding a row group's chunks at once would raise the
 	 * memory of every local scan (MERGE's spill test measures it). */
-	if (s->mem || n <= 0 || dl_store_is_local(s->store)) return 0;
+	if (s->mem || s->whole || n <= 0 || dl_store_is_local(s->store)) return 0;
 	/* Only ranges inside the file; the read of a bad one reports it. */
 	int k = 0;
 	for (int i = 0; i < n; i++)
@@ -230,8 +231,8 @@ int pq_source_read(pq_source *s, int64_t off, size_t len, const uint8_t **ptr, u
 	*owned = NULL;
 	*ptr = NULL;
 	DL_TRY(check_range(s, off, len));
-	if (s->mem) {
-		*ptr = s->mem + off;
+	if (s->mem || s->whole) {
+		*ptr = (s->mem ? s->mem : s->whole) + off;
 		return 0;
 	}
 	const pq_block *b = find_block(s, off, len);
@@ -247,7 +248,8 @@ int pq_source_read(pq_source *s, int64_t off, size_t len, const uint8_t **ptr, u
 		return rc;
 	}
 	*ptr = buf;
-	*owned = buf;
+	if (off == 0 && (int64_t)len == s->size) s->whole = buf; /* kept: see file_source.h */
+	else *owned = buf;
 	return 0;
 }
 
@@ -255,8 +257,8 @@ int pq_source_read_into(pq_source *s, int64_t off, size_t len, const uint8_t **p
 {
 	*ptr = NULL;
 	DL_TRY(check_range(s, off, len));
-	if (s->mem) {
-		*ptr = s->mem + off;
+	if (s->mem || s->whole) {
+		*ptr = (s->mem ? s->mem : s->whole) + off;
 		return 0;
 	}
 	const pq_block *b = find_block(s, off, len);

@@ -22,6 +22,10 @@ typedef struct pq_source {
 	/* blocks fetched by the last pq_source_prefetch */
 	struct pq_block *blocks;
 	int nblocks;
+	/* the whole object, once one read asked for all of it (the footer read
+	 * of a file smaller than its guess): every later read is served from
+	 * it, so such a file costs one request in all */
+	uint8_t *whole;
 } pq_source;
 
 typedef struct pq_block {
@@ -61,7 +65,9 @@ void pq_source_close(pq_source *s);
 /* Bytes [off, off+len): *ptr points at them (into a prefetched block when
  * one holds them: valid until the next prefetch or close); for store sources
  * they are otherwise read into a new buffer returned in *owned (free with dl_free), for memory
- * sources *owned is NULL. DL_ECORRUPT when the range is outside the file. */
+ * sources *owned is NULL. A read of the whole object keeps it in the source
+ * (*owned NULL; valid until close) and serves every later read from it.
+ * DL_ECORRUPT when the range is outside the file. */
 int pq_source_read(pq_source *s, int64_t off, size_t len, const uint8_t **ptr, uint8_t **owned);
 /* The same, reading store bytes into *buf (grown as needed, reused across
  * calls so repeated chunk reads do not fault in fresh memory). */

@@ -75,18 +75,22 @@ static int sign_cb(dl_http_headers *out, void *payload)
 	return rc;
 }
 
+int dl_az_url_path(dl_buf *path, const dl_az_store *s, const char *blob)
+{
+	DL_TRY(dl_buf_printf(path, "%s/", s->url_path));
+	DL_TRY(dl_http_encode(path, s->cfg.container, strlen(s->cfg.container), false));
+	if (!blob) return 0;
+	DL_TRY(dl_buf_putc(path, '/'));
+	return dl_http_encode(path, blob, strlen(blob), true);
+}
+
 int dl_az_request(dl_http_response *resp, dl_az_store *s, const dl_az_req *r, bool *ambiguous)
 {
 	memset(resp, 0, sizeof *resp);
 	if (ambiguous) *ambiguous = false;
 	const dl_az_config *cfg = &s->cfg;
 	dl_buf path = DL_BUF_INIT, url = DL_BUF_INIT, disp = DL_BUF_INIT;
-	int rc = dl_buf_printf(&path, "%s/", s->url_path);
-	if (rc == 0) rc = dl_http_encode(&path, cfg->container, strlen(cfg->container), false);
-	if (rc == 0 && r->blob) {
-		rc = dl_buf_putc(&path, '/');
-		if (rc == 0) rc = dl_http_encode(&path, r->blob, strlen(r->blob), true);
-	}
+	int rc = dl_az_url_path(&path, s, r->blob);
 	const char *host = strstr(cfg->endpoint, "://") + 3;
 	const char *host_end = strchr(host, '/');
 	size_t base_len = host_end ? (size_t)(host_end - cfg->endpoint) : strlen(cfg->endpoint);
@@ -654,6 +658,7 @@ static void r_close(void *state)
 		.list = az_list, .del = az_del, .stat = az_stat, .writer_open = w_open,                    \
 		.writer_write = w_write, .writer_commit = w_commit, .writer_abort = w_abort,               \
 		.reader_open = r_open, .reader_read = r_read, .reader_close = r_close,                     \
+		.delete_many = dl_az_delete_many,                                                          \
 	}
 const dl_store_backend dl_store_backend_az = AZ_BACKEND("az");
 const dl_store_backend dl_store_backend_azure = AZ_BACKEND("azure");

@@ -6,12 +6,14 @@
  *   store_azure_commit.c  put-if-absent: the commit primitive
  *   store_azure_config.c  URIs, options, environment, connection strings
  *   store_azure_sign.c    Shared Key signing (OpenSSL HMAC-SHA256)
+ *   store_azure_batch.c   Blob Batch: many Delete Blob in one request
  *
  * The XML of the answers is read with the helpers of store_s3_xml.c
  * (dl_s3_xml_*): both services answer in the same flat, machine-written
  * XML. */
 #ifndef DL_STORAGE_STORE_AZURE_H
 #define DL_STORAGE_STORE_AZURE_H
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -102,6 +104,7 @@ typedef struct dl_az_store {
 	char *uri;      /* the root as given, without trailing '/', for messages */
 	char *url_path; /* the endpoint's path ("" or "/devstoreaccount1") */
 	dl_http *http;
+	atomic_int no_batch; /* the endpoint refused a Blob Batch: delete blob by blob */
 } dl_az_store;
 
 /* One request: method, blob name (full, unencoded; NULL for the
@@ -125,8 +128,29 @@ int dl_az_request(dl_http_response *resp, dl_az_store *s, const dl_az_req *r, bo
  * the HTTP status, the service's error code and message, and what to check.
  * Returns `code` (or one chosen from the status when code is 0). */
 int dl_az_error(dl_az_store *s, const dl_http_response *resp, const char *op, const char *blob, int code);
+/* The URL's encoded path of `blob` (NULL: the container), the endpoint's
+ * own path first: what a request line names and Shared Key signs. */
+int dl_az_url_path(dl_buf *path, const dl_az_store *s, const char *blob);
 /* The full blob name of a store path (prefix + path). */
 int dl_az_blob(char **out, const dl_az_store *s, const char *path);
+
+/* ---- Blob Batch (store_azure_batch.c) ---- */
+
+/* At most this many subrequests in one batch (the service's limit). */
+#define DL_AZ_BATCH_MAX 256
+/* One subrequest's answer, in Content-ID order. */
+typedef struct dl_az_batch_result {
+	int status;          /* the subrequest's HTTP status; 0 when it had no answer */
+	char error_code[64]; /* x-ms-error-code, "" when none */
+} dl_az_batch_result;
+/* Reads a multipart/mixed Blob Batch response of n subrequests into
+ * res[0..n) (by Content-ID). A part without a Content-ID is the service
+ * refusing the whole batch: DL_EIO naming its status and error code.
+ * DL_ECORRUPT for a body that is not such a response. */
+int dl_az_batch_parse(dl_az_batch_result *res, size_t n, const char *body, size_t len, const char *uri);
+/* The backend's delete_many: Blob Batch requests of up to 256 Delete Blob
+ * subrequests. */
+int dl_az_delete_many(size_t *deleted, void *impl, const char *const *paths, size_t n);
 
 int dl_az_put_if_absent(void *impl, const char *path, const void *data, size_t len);
 /* 0 we won (the blob holds `data`), DL_EEXISTS another writer did,

@@ -15,7 +15,7 @@
 
 static const char *const kind_names[DL_FAULT_NKINDS + 1] = {
 	"get", "get_range", "put", "put_if_absent", "list", "delete", "stat", "writer_open",
-	"writer_write", "writer_commit", "reader_open", "reader_read", "any",
+	"writer_write", "writer_commit", "reader_open", "reader_read", "delete_many", "any",
 };
 
 const char *dl_fault_kind_name(dl_fault_kind k)
@@ -253,6 +253,26 @@ static int f_del(void *impl, const char *path)
 	return injected(fs, DL_FAULT_DELETE, path);
 }
 
+/* A batch is counted once as delete_many (and can fail whole there), then
+ * each path goes through f_del, so a test counts the batches an operation
+ * sends and can still fail its nth single delete. */
+static int f_delete_many(size_t *deleted, void *impl, const char *const *paths, size_t n)
+{
+	fault_store *fs = impl;
+	*deleted = 0;
+	if (hit(fs, DL_FAULT_DELETE_MANY)) return injected(fs, DL_FAULT_DELETE_MANY, n ? paths[0] : "");
+	for (size_t i = 0; i < n; i++) {
+		int rc = f_del(impl, paths[i]);
+		if (rc == DL_ENOTFOUND) {
+			dl_error_clear();
+			continue;
+		}
+		if (rc < 0) return rc;
+		(*deleted)++;
+	}
+	return 0;
+}
+
 static int f_stat(int64_t *size, int64_t *mtime, void *impl, const char *path)
 {
 	FAULT(impl, DL_FAULT_STAT, path);
@@ -389,6 +409,7 @@ const dl_store_backend dl_store_backend_fault = {
 	.reader_open = fr_open,
 	.reader_read = fr_read,
 	.reader_close = fr_close,
+	.delete_many = f_delete_many,
 };
 
 int dl_store_fault_counts_get(dl_store_fault_counts *out, const dl_store *s)

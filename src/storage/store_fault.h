@@ -7,7 +7,7 @@
  *   fault.fail_kind  which calls can fail: get, get_range, put,
  *                    put_if_absent, list, delete, stat, writer_open,
  *                    writer_write, writer_commit, reader_open, reader_read,
- *                    or any (default any)
+ *                    delete_many, or any (default any)
  *   fault.fail_nth   the first failing call, 1-based, counted among the
  *                    calls of fail_kind (for any: among all calls); 0 or
  *                    unset: none fails
@@ -49,6 +49,7 @@ typedef enum dl_fault_kind {
 	DL_FAULT_WRITER_COMMIT,
 	DL_FAULT_READER_OPEN,
 	DL_FAULT_READER_READ,
+	DL_FAULT_DELETE_MANY, /* one per batch; each of its paths counts as a delete too */
 	DL_FAULT_NKINDS,
 	DL_FAULT_ANY = DL_FAULT_NKINDS,
 } dl_fault_kind;

@@ -86,6 +86,36 @@ static int64_t cutoff_commit(const listing *l, int64_t cutoff_ms)
 	return best;
 }
 
+/* The caller's progress callback before a deletion; non-zero stops. */
+static int report_progress(dl_progress_fn progress, void *payload, int64_t done, int64_t total)
+{
+	if (!progress) return 0;
+	dl_progress_info p = {"log cleanup", "deleting", "files", done, total, -1, -1};
+	if (progress(&p, payload) == 0) return 0;
+	return dl_error_set(DL_ECANCELLED, "log cleanup cancelled by the progress callback after "
+	                    "deleting %lld of %lld files", (long long)done, (long long)total);
+}
+
+/* Deletes paths[0..n) in batches (one DeleteObjects or Blob Batch request
+ * each on an object store, dl_store_delete_many), telling progress (may be
+ * NULL) before each; *counter gains the files removed (one a concurrent
+ * cleanup removed first is not counted), *done the files handled. */
+#define CLEANUP_BATCH 1000
+static int delete_batched(int64_t *counter, int64_t *done, int64_t total, dl_store *store,
+                          const char **paths, size_t n, dl_progress_fn progress, void *payload)
+{
+	for (size_t i = 0; i < n;) {
+		size_t k = n - i < CLEANUP_BATCH ? n - i : CLEANUP_BATCH, d = 0;
+		DL_TRY(report_progress(progress, payload, *done, total));
+		int rc = dl_store_delete_many(&d, store, paths + i, k);
+		*counter += (int64_t)d;
+		if (rc < 0) return rc;
+		*done += (int64_t)k;
+		i += k;
+	}
+	return 0;
+}
+
 /* Sidecars no remaining V2 checkpoint references, older than a day as of
  * midnight UTC (a checkpoint being written may not reference its own yet). */
 static int cleanup_sidecars(dl_log_cleanup_result *out, dl_store *store, const listing *l,
@@ -107,19 +137,19 @@ static int cleanup_sidecars(dl_log_cleanup_result *out, dl_store *store, const l
 			rc = dl_sidecar_refs_add(&refs, store, l->objs.items[i].path);
 	}
 	int64_t keep_after = dl_floor_div(now_ms, DAY_MS) * DAY_MS - DAY_MS;
+	const char **paths = rc == 0 ? dl_malloc(sc.count * sizeof *paths) : NULL;
+	if (!paths && rc == 0) rc = DL_ENOMEM;
+	size_t n = 0;
 	for (size_t i = 0; i < sc.count && rc == 0; i++) {
 		const char *name = strrchr(sc.items[i].path, '/');
 		name = name ? name + 1 : sc.items[i].path;
 		if (name[0] == '.' || sc.items[i].mtime_ms >= keep_after) continue;
 		if (dl_strmap_find(&refs, name, strlen(name), NULL)) continue;
-		rc = dl_store_delete(store, sc.items[i].path);
-		if (rc == DL_ENOTFOUND) {
-			dl_error_clear();
-			rc = 0;
-			continue;
-		}
-		if (rc == 0) out->deleted_sidecars++;
+		paths[n++] = sc.items[i].path;
 	}
+	int64_t done = 0;
+	if (rc == 0) rc = delete_batched(&out->deleted_sidecars, &done, 0, store, paths, n, NULL, NULL);
+	dl_free(paths);
 	dl_strmap_free(&refs);
 	dl_object_list_free(&sc);
 	return rc;
@@ -131,19 +161,19 @@ static int cleanup_sidecars(dl_log_cleanup_result *out, dl_store *store, const l
 static int cleanup_stale_temps(dl_log_cleanup_result *out, dl_store *store, const listing *l,
                                int64_t now_ms)
 {
+	const char **paths = dl_malloc((l->objs.count ? l->objs.count : 1) * sizeof *paths);
+	if (!paths) return DL_ENOMEM;
+	size_t n = 0;
 	for (size_t i = 0; i < l->objs.count; i++) {
 		const char *name = strrchr(l->objs.items[i].path, '/');
 		name = name ? name + 1 : l->objs.items[i].path;
 		if (name[0] != '.' || l->objs.items[i].mtime_ms >= now_ms - DAY_MS) continue;
-		int rc = dl_store_delete(store, l->objs.items[i].path);
-		if (rc == DL_ENOTFOUND) {
-			dl_error_clear();
-			continue;
-		}
-		if (rc < 0) return rc;
-		out->deleted_other++;
+		paths[n++] = l->objs.items[i].path;
 	}
-	return 0;
+	int64_t done = 0;
+	int rc = delete_batched(&out->deleted_other, &done, 0, store, paths, n, NULL, NULL);
+	dl_free(paths);
+	return rc;
 }
 
 /* The files of the log before the kept checkpoint, oldest first (the
@@ -157,16 +187,6 @@ static int64_t *expired_counter(dl_log_cleanup_result *out, const listing *l, si
 	if (k == DL_LOGF_CRC && old) return &out->deleted_other;
 	if (k == DL_LOGF_COMPACTION && l->version[i] <= ckpt) return &out->deleted_other;
 	return NULL;
-}
-
-/* The caller's progress callback before a deletion; non-zero stops. */
-static int report_progress(dl_progress_fn progress, void *payload, int64_t done, int64_t total)
-{
-	if (!progress) return 0;
-	dl_progress_info p = {"log cleanup", "deleting", "files", done, total, -1, -1};
-	if (progress(&p, payload) == 0) return 0;
-	return dl_error_set(DL_ECANCELLED, "log cleanup cancelled by the progress callback after "
-	                    "deleting %lld of %lld files", (long long)done, (long long)total);
 }
 
 static int cleanup(dl_log_cleanup_result *out, dl_store *store, const dl_table_properties *props,
@@ -192,18 +212,19 @@ static int cleanup(dl_log_cleanup_result *out, dl_store *store, const dl_table_p
 	int64_t total = 0, done = 0;
 	for (size_t i = 0; rc == 0 && ckpt > 0 && i < l.objs.count; i++)
 		if (expired_counter(out, &l, i, ckpt)) total++;
-	for (size_t i = 0; rc == 0 && ckpt > 0 && i < l.objs.count; i++) {
-		int64_t *counter = expired_counter(out, &l, i, ckpt);
-		if (!counter) continue;
-		rc = report_progress(progress, payload, done++, total);
-		if (rc == 0) rc = dl_store_delete(store, l.objs.items[i].path);
-		if (rc == DL_ENOTFOUND) { /* a concurrent cleanup got there first */
-			dl_error_clear();
-			rc = 0;
-			continue;
-		}
-		if (rc == 0) (*counter)++;
+	/* by kind, so each batch's count lands on its counter: the commits,
+	 * then the checkpoints, then the rest, each oldest first; a reader of
+	 * the kept checkpoint on needs none of them */
+	const char **paths = dl_malloc((size_t)(total ? total : 1) * sizeof *paths);
+	if (!paths && rc == 0) rc = DL_ENOMEM;
+	int64_t *counters[] = {&out->deleted_commits, &out->deleted_checkpoints, &out->deleted_other};
+	for (size_t c = 0; rc == 0 && ckpt > 0 && c < 3; c++) {
+		size_t n = 0;
+		for (size_t i = 0; i < l.objs.count; i++)
+			if (expired_counter(out, &l, i, ckpt) == counters[c]) paths[n++] = l.objs.items[i].path;
+		rc = delete_batched(counters[c], &done, total, store, paths, n, progress, payload);
 	}
+	dl_free(paths);
 	if (rc == 0 && ckpt > 0) rc = cleanup_sidecars(out, store, &l, ckpt, now_ms);
 	if (rc == 0) rc = cleanup_stale_temps(out, store, &l, now_ms);
 	if (rc == 0 && progress) { /* done: too late to cancel */

@@ -16,7 +16,8 @@
  * clock. Then sidecar files that no remaining checkpoint references and
  * that are older than a day (as of midnight UTC) are deleted too, and
  * temporary files of writes that died, once a day old. progress (NULL:
- * none) is told before each deletion and can stop the cleanup there
+ * none) is told before each batch of deletions (one request on an object
+ * store, up to 1000 files) and can stop the cleanup there
  * (DL_ECANCELLED). The public dl_log_cleanup (deltalake/maintenance.h) is
  * this over a snapshot. */
 int dl_log_cleanup_store(dl_log_cleanup_result *out, dl_store *store, const dl_table_properties *props,

@@ -20,8 +20,9 @@
 #define ROWS 3000
 #define RG_ROWS 1000
 
-/* A file of NCOLS long columns (value row * 10 + column) in 3 row groups. */
-static void write_file(dl_buf *out)
+/* A file of NCOLS long columns (value row * 10 + column) in row groups of
+ * rg_rows, uncompressed: 8 bytes a value. */
+static void write_file_rows(dl_buf *out, int64_t rows, int64_t rg_rows)
 {
 	dl_field f[NCOLS];
 	char names[NCOLS][8];
@@ -33,17 +34,18 @@ static void write_file(dl_buf *out)
 	dl_type *schema = dl_type_struct(f, NCOLS);
 	dl_type_unref(lt);
 	pq_writer_options opt = PQ_WRITER_OPTIONS_INIT;
-	opt.row_group_rows = RG_ROWS;
+	opt.row_group_rows = rg_rows;
 	opt.dictionary = false;
+	opt.codec = PQ_CODEC_UNCOMPRESSED; /* sizes as written: the big file outgrows the footer guess */
 	pq_sink sink;
 	pq_sink_init_buf(&sink, out);
 	pq_writer *w;
 	assert_int_equal(pq_writer_open(&w, schema, &sink, &opt), 0);
-	dl_batch *b = dl_batch_new(schema, ROWS);
+	dl_batch *b = dl_batch_new(schema, rows);
 	for (int c = 0; c < NCOLS; c++) {
 		dl_builder *bl;
 		assert_int_equal(dl_builder_new(&bl, lt = schema->children[c].type), 0);
-		for (int64_t r = 0; r < ROWS; r++) assert_int_equal(dl_builder_append_int(bl, r * 10 + c), 0);
+		for (int64_t r = 0; r < rows; r++) assert_int_equal(dl_builder_append_int(bl, r * 10 + c), 0);
 		assert_int_equal(dl_builder_finish(&b->cols[c], bl), 0);
 		dl_builder_free(bl);
 	}
@@ -53,6 +55,8 @@ static void write_file(dl_buf *out)
 	dl_batch_free(b);
 	dl_type_unref(schema);
 }
+
+static void write_file(dl_buf *out) { write_file_rows(out, ROWS, RG_ROWS); }
 
 static dl_store *store_with_file(const char *uri, const dl_store_options *o, dl_buf *file)
 {
@@ -70,7 +74,7 @@ static int64_t range_gets(dl_store *s)
 }
 
 /* Reads every batch and checks the values of the selected columns. */
-static void read_all(pq_reader *rd, const int *cols, int n)
+static void read_rows(pq_reader *rd, const int *cols, int n, int64_t rows)
 {
 	int64_t seen = 0;
 	for (;;) {
@@ -86,8 +90,10 @@ static void read_all(pq_reader *rd, const int *cols, int n)
 		seen += b->num_rows;
 		dl_batch_free(b);
 	}
-	assert_int_equal(seen, ROWS);
+	assert_int_equal(seen, rows);
 }
+
+static void read_all(pq_reader *rd, const int *cols, int n) { read_rows(rd, cols, n, ROWS); }
 
 /* All columns: one request per row group instead of one per chunk. */
 static void test_all_columns_one_get_per_row_group(void **state)
@@ -95,6 +101,7 @@ static void test_all_columns_one_get_per_row_group(void **state)
 	(void)state;
 	dl_buf file = DL_BUF_INIT;
 	write_file(&file);
+	assert_true(file.len > 64 * 1024); /* the footer read does not take it whole */
 	dl_store *s = store_with_file("fault://mem://coalesce_all", NULL, &file);
 	pq_reader *rd;
 	assert_int_equal(pq_reader_open_store(&rd, s, "f.parquet", (int64_t)file.len), 0);
@@ -127,6 +134,28 @@ static void test_projection_coalesced_across_gap(void **state)
 	int cols[2] = {0, 5};
 	read_all(rd, cols, 2);
 	assert_int_equal(range_gets(s) - footer, 3);
+	pq_reader_free(rd);
+	dl_store_free(s);
+	dl_buf_free(&file);
+}
+
+/* A file smaller than the footer guess (64 KB) is fetched whole for its
+ * footer; its row groups are then read from that buffer: one request in
+ * all, not one more per row group. */
+static void test_small_file_one_request(void **state)
+{
+	(void)state;
+	dl_buf file = DL_BUF_INIT;
+	write_file_rows(&file, 600, 200); /* 3 row groups, about 29 KB */
+	assert_true(file.len < 64 * 1024);
+	dl_store *s = store_with_file("fault://mem://coalesce_small", NULL, &file);
+	pq_reader *rd;
+	assert_int_equal(pq_reader_open_store(&rd, s, "f.parquet", (int64_t)file.len), 0);
+	assert_int_equal(pq_reader_num_row_groups(rd), 3);
+	assert_int_equal(range_gets(s), 1);
+	int cols[NCOLS] = {0, 1, 2, 3, 4, 5};
+	read_rows(rd, cols, NCOLS, 600);
+	assert_int_equal(range_gets(s), 1);
 	pq_reader_free(rd);
 	dl_store_free(s);
 	dl_buf_free(&file);
@@ -207,6 +236,7 @@ int main(void)
 		cmocka_unit_test(test_all_columns_one_get_per_row_group),
 		cmocka_unit_test(test_projection_coalesced_across_gap),
 		cmocka_unit_test(test_coalesce_ranges),
+		cmocka_unit_test(test_small_file_one_request),
 		cmocka_unit_test(test_failed_fetch_reports_store_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

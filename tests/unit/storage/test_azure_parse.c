@@ -200,6 +200,57 @@ static void errors_name_the_problem(void **state)
 	dl_az_config_free(&c);
 }
 
+/* Blob Batch answers as the REST reference shows them: parts by Content-ID
+ * in any order, a subrequest's error code, the whole batch refused, and
+ * bodies that are not such an answer. */
+static void batch_answers(void **state)
+{
+	(void)state;
+	const char *ok =
+		"--batchresponse_66925647-d0cb-4109-b6d3-28efe3e1e5ed\r\n"
+		"Content-Type: application/http\r\nContent-ID: 1\r\n\r\n"
+		"HTTP/1.1 404 The specified blob does not exist.\r\nx-ms-error-code: BlobNotFound\r\n"
+		"x-ms-request-id: 778fdc83-801e-0000-62ff-0334671e2852\r\nx-ms-version: 2018-11-09\r\n"
+		"Content-Length: 216\r\nContent-Type: application/xml\r\n\r\n"
+		"<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<Error><Code>BlobNotFound</Code></Error>\r\n"
+		"--batchresponse_66925647-d0cb-4109-b6d3-28efe3e1e5ed\r\n"
+		"Content-Type: application/http\r\nContent-ID: 0\r\n\r\n"
+		"HTTP/1.1 202 Accepted\r\nx-ms-delete-type-permanent: true\r\nx-ms-version: 2018-11-09\r\n\r\n"
+		"--batchresponse_66925647-d0cb-4109-b6d3-28efe3e1e5ed\r\n"
+		"Content-Type: application/http\r\nContent-ID: 2\r\n\r\n"
+		"HTTP/1.1 412 There is currently a lease on the blob and no lease ID was specified in the request.\r\n"
+		"x-ms-error-code: LeaseIdMissing\r\n\r\n"
+		"--batchresponse_66925647-d0cb-4109-b6d3-28efe3e1e5ed--\r\n";
+	dl_az_batch_result r[3];
+	assert_int_equal(dl_az_batch_parse(r, 3, ok, strlen(ok), "az://c/t"), 0);
+	assert_int_equal(r[0].status, 202);
+	assert_string_equal(r[0].error_code, "");
+	assert_int_equal(r[1].status, 404);
+	assert_string_equal(r[1].error_code, "BlobNotFound");
+	assert_int_equal(r[2].status, 412);
+	assert_string_equal(r[2].error_code, "LeaseIdMissing");
+	/* an answer missing for a subrequest that was sent */
+	dl_az_batch_result r4[4];
+	assert_int_equal(dl_az_batch_parse(r4, 4, ok, strlen(ok), "az://c/t"), DL_ECORRUPT);
+	assert_non_null(strstr(dl_error_last()->message, "subrequest 3 of 4"));
+	/* more answers than subrequests */
+	assert_int_equal(dl_az_batch_parse(r, 2, ok, strlen(ok), "az://c/t"), DL_ECORRUPT);
+	/* the whole batch refused: one part without a Content-ID */
+	const char *refused = "--batchresponse_x\r\nContent-Type: application/http\r\n\r\n"
+	                      "HTTP/1.1 400 One of the request inputs is not valid.\r\n"
+	                      "x-ms-error-code: InvalidInput\r\n\r\n--batchresponse_x--\r\n";
+	assert_int_equal(dl_az_batch_parse(r, 3, refused, strlen(refused), "az://c/t"), DL_EIO);
+	assert_non_null(strstr(dl_error_last()->message, "InvalidInput"));
+	assert_non_null(strstr(dl_error_last()->message, "az://c/t"));
+	/* not multipart; cut off inside a part */
+	const char *xml = "<?xml version=\"1.0\"?><Error/>";
+	assert_int_equal(dl_az_batch_parse(r, 1, xml, strlen(xml), "az://c/t"), DL_ECORRUPT);
+	const char *cut = "--b\r\nContent-ID: 0\r\n\r\nHTTP/1.1 202 Accepted\r\n";
+	assert_int_equal(dl_az_batch_parse(r, 1, cut, strlen(cut), "az://c/t"), DL_ECORRUPT);
+	assert_int_equal(dl_az_batch_parse(r, 1, "", 0, "az://c/t"), DL_ECORRUPT);
+	dl_error_clear();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +259,7 @@ int main(void)
 		cmocka_unit_test(emulator_and_endpoints),
 		cmocka_unit_test(connection_strings),
 		cmocka_unit_test(errors_name_the_problem),
+		cmocka_unit_test(batch_answers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 #include "json/json.h"
 #include "log/log_segment.h"
 #include "log/snapshot.h"
+#include "storage/store_fault.h"
 #include "txn/checkpoint_write.h"
 #include "txn/log_cleanup.h"
 #include "txn/txn.h"
@@ -444,6 +445,67 @@ static void test_log_cleanup(void **state)
 	dl_store_free(s);
 }
 
+/* The deletions go in batches (dl_store_delete_many: one DeleteObjects or
+ * Blob Batch request each on an object store), one per kind of file, not a
+ * delete call per file; a fault:// store counts the batches. */
+static void test_log_cleanup_batches(void **state)
+{
+	(void)state;
+	char uri[64];
+	snprintf(uri, sizeof uri, "fault://mem://ckpt-batch-%d", ++counter);
+	dl_store *s = NULL;
+	assert_int_equal(dl_store_open(&s, uri, NULL), 0);
+	create(s, &P12, NULL, NULL, 0, true); /* post-commit on: .crc files too */
+	grow_table(s, 1, 12, true, 1800000000000);
+	dl_checkpoint_result cr;
+	assert_int_equal(dl_checkpoint_write_version(&cr, s, 5, NULL), 0);
+	assert_int_equal(dl_checkpoint_write_version(&cr, s, 10, NULL), 0);
+	dl_table_properties props;
+	dl_table_properties_defaults(&props);
+	dl_snapshot *latest = snap_at(s, -1);
+	int64_t later = dl_snapshot_timestamp(latest) + 60 * 86400000LL;
+	dl_snapshot_free(latest);
+	assert_int_equal(dl_store_fault_counts_reset(s), 0);
+	dl_log_cleanup_result r;
+	assert_int_equal(dl_log_cleanup_store(&r, s, &props, later, NULL, NULL), 0);
+	assert_int_equal(r.cutoff_checkpoint, 10);
+	assert_int_equal(r.deleted_commits, 10);
+	assert_int_equal(r.deleted_checkpoints, 1);
+	assert_true(r.deleted_other >= 10); /* the .crc files of 0..9 */
+	dl_store_fault_counts c;
+	assert_int_equal(dl_store_fault_counts_get(&c, s), 0);
+	/* commits, checkpoints, the rest: three batches */
+	assert_int_equal(c.calls[DL_FAULT_DELETE_MANY], 3);
+	assert_int_equal(c.calls[DL_FAULT_DELETE], r.deleted_commits + r.deleted_checkpoints + r.deleted_other);
+	dl_object_info info;
+	assert_int_equal(dl_store_stat(&info, s, "_delta_log/00000000000000000009.json"), DL_ENOTFOUND);
+	dl_error_clear();
+	assert_int_equal(dl_store_stat(&info, s, "_delta_log/00000000000000000010.json"), 0);
+	dl_object_info_free(&info);
+	/* a batch that fails stops the cleanup with its error, nothing of it
+	 * deleted, the table readable */
+	assert_int_equal(dl_checkpoint_write_version(&cr, s, 12, NULL), 0);
+	dl_store_free(s);
+	const char *keys[] = {"fault.fail_kind", "fault.fail_nth"}, *vals[] = {"delete_many", "1"};
+	dl_store_options so = DL_STORE_OPTIONS_INIT;
+	so.keys = keys;
+	so.values = vals;
+	so.noptions = 2;
+	assert_int_equal(dl_store_open(&s, uri, &so), 0);
+	assert_int_equal(dl_log_cleanup_store(&r, s, &props, later, NULL, NULL), DL_EIO);
+	assert_non_null(strstr(dl_error_last()->message, "delete_many"));
+	assert_int_equal(r.deleted_commits, 0);
+	assert_int_equal(dl_store_stat(&info, s, "_delta_log/00000000000000000010.json"), 0);
+	dl_object_info_free(&info);
+	dl_snapshot_options o = DL_SNAPSHOT_OPTIONS_INIT;
+	o.store = s;
+	dl_snapshot *snap = NULL;
+	assert_int_equal(dl_snapshot_open(&snap, NULL, &o), 0);
+	assert_int_equal(dl_snapshot_version(snap), 12);
+	dl_snapshot_free(snap);
+	dl_store_free(s);
+}
+
 static int checksum_of(char out[33], const char *json)
 {
 	dl_arena a = DL_ARENA_INIT;
@@ -520,6 +582,7 @@ int main(void)
 		cmocka_unit_test(test_metadata_only_refused),
 		cmocka_unit_test(test_post_commit_hook),
 		cmocka_unit_test(test_log_cleanup),
+		cmocka_unit_test(test_log_cleanup_batches),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
