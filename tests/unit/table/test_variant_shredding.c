@@ -89,8 +89,9 @@ static void required_elements(dl_type *t)
 }
 
 /* A Parquet file of one column `v` of SQL type `type`; `rows` is a JSON
- * array of its values. */
-static void write_file(dl_buf *out, const char *type, const char *rows)
+ * array of its values. With `annotate`, the group `v` gets the VARIANT
+ * logical type (edited into the writer's schema: our writer leaves it off). */
+static void write_file_as(dl_buf *out, const char *type, const char *rows, bool annotate)
 {
 	dl_type *vt;
 	if (ex_parse_type_text(&vt, type) < 0) fail_msg("%s", dl_error_last()->message);
@@ -110,6 +111,11 @@ static void write_file(dl_buf *out, const char *type, const char *rows)
 	pq_sink_init_buf(&sink, out);
 	pq_writer *w;
 	assert_int_equal(pq_writer_open(&w, schema, &sink, NULL), 0);
+	if (annotate) {
+		pq_wschema *ws = (pq_wschema *)pq_writer_schema(w);
+		assert_string_equal(ws->elems[1].name, "v");
+		ws->elems[1].logical.kind = PQ_LT_VARIANT;
+	}
 	assert_int_equal(pq_writer_write(w, b), 0);
 	assert_int_equal(pq_writer_close(w), 0);
 	pq_writer_free(w);
@@ -117,6 +123,11 @@ static void write_file(dl_buf *out, const char *type, const char *rows)
 	dl_arena_free(&arena);
 	dl_type_unref(schema);
 	dl_type_unref(vt);
+}
+
+static void write_file(dl_buf *out, const char *type, const char *rows)
+{
+	write_file_as(out, type, rows, false);
 }
 
 /* Reads `v` of the file as a variant: each row's JSON (NULL for a null
@@ -409,6 +420,47 @@ static void rebuilt_bytes(void **state)
 	dl_buf_free(&file);
 }
 
+/* A VARIANT-annotated group with typed_value is a variant in the file's
+ * own schema (no projection: `parquet cat`, CONVERT TO DELTA); a malformed
+ * one stays a plain group, and only reading it as a variant fails. */
+static void annotated_group(void **state)
+{
+	(void)state;
+	dl_buf file = DL_BUF_INIT;
+	write_file_as(&file, "STRUCT<metadata: BINARY NOT NULL, value: BINARY, typed_value: BIGINT>",
+	              "[{\"metadata\":\"010000\",\"typed_value\":34},{\"metadata\":\"010000\",\"value\":\"0d6e2f61\"}]", true);
+	pq_reader *r;
+	assert_int_equal(pq_reader_open_memory(&r, (const uint8_t *)file.data, file.len, "annotated.parquet"), 0);
+	assert_int_equal(pq_reader_schema(r)->children[0].type->id, DL_TYPE_VARIANT);
+	dl_batch *b;
+	int64_t first;
+	assert_int_equal(pq_reader_next(r, &b, &first), 0);
+	const dl_array *a = b->cols[0];
+	assert_int_equal(a->type->id, DL_TYPE_VARIANT);
+	dl_buf text = DL_BUF_INIT;
+	for (int64_t i = 0; i < 2; i++) {
+		const dl_array *val = a->children[0], *meta = a->children[1];
+		assert_int_equal(dl_variant_to_json(&text, val->data + val->offsets[i], (size_t)(val->offsets[i + 1] - val->offsets[i]),
+		                                    meta->data + meta->offsets[i], (size_t)(meta->offsets[i + 1] - meta->offsets[i])), 0);
+		dl_buf_putc(&text, ' ');
+	}
+	assert_string_equal(text.data, "34 \"n/a\" ");
+	dl_buf_free(&text);
+	dl_batch_free(b);
+	pq_reader_free(r);
+	dl_buf_free(&file);
+
+	write_file_as(&file, "STRUCT<metadata: BINARY NOT NULL, value: BINARY, typed_value: MAP<STRING, INT>>",
+	              "[{\"metadata\":\"010000\",\"value\":\"00\"}]", true);
+	assert_int_equal(pq_reader_open_memory(&r, (const uint8_t *)file.data, file.len, "annotated.parquet"), 0);
+	assert_int_equal(pq_reader_schema(r)->children[0].type->id, DL_TYPE_STRUCT);
+	pq_reader_free(r);
+	assert_int_equal(read_variant(&file, &text), DL_ECORRUPT);
+	assert_non_null(strstr(dl_error_last()->message, "neither a primitive, a LIST nor a group"));
+	dl_buf_free(&text);
+	dl_buf_free(&file);
+}
+
 /* A Delta table with the variantShredding reader feature whose file is
  * shredded: opened and scanned, the variant rebuilt. */
 static void delta_table_with_shredding(void **state)
@@ -461,7 +513,8 @@ int main(void)
 	    cmocka_unit_test(shredded_int64),  cmocka_unit_test(shredded_array),
 	    cmocka_unit_test(shredded_object), cmocka_unit_test(shredded_object_invalid),
 	    cmocka_unit_test(shredded_nested), cmocka_unit_test(shredded_scalars),
-	    cmocka_unit_test(rebuilt_bytes),   cmocka_unit_test(delta_table_with_shredding),
+	    cmocka_unit_test(rebuilt_bytes),   cmocka_unit_test(annotated_group),
+	    cmocka_unit_test(delta_table_with_shredding),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
