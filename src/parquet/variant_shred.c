@@ -129,11 +129,24 @@ typedef struct part {
 	const pq_out *p;
 } part;
 
+/* Dictionary ids of shredded field names, keyed by the (stable) name
+ * pointer of the plan's type, valid while rows repeat the same metadata
+ * bytes (writers usually give every row the same dictionary). */
+#define ID_CACHE 64
+
+typedef struct idslot {
+	const char *name;
+	uint32_t id;
+} idslot;
+
 typedef struct ctx {
 	const pq_leaf_reader *readers;
 	const char *file, *column;
 	int64_t row; /* of the batch, for messages */
 	vmeta m;
+	const uint8_t *cache_meta; /* the metadata the cache holds ids of */
+	size_t cache_meta_len;
+	idslot cache[ID_CACHE];
 } ctx;
 
 /* An object field gathered for the rebuilt object. */
@@ -210,7 +223,21 @@ static int name_cmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
 
 /* The dictionary id of a shredded field name: "All field names of a
  * Variant, whether shredded or not, must be present in the metadata". */
-static int dict_find(const ctx *c, const pq_out *p, const char *name, uint32_t *id)
+static int dict_search(const ctx *c, const pq_out *p, const char *name, uint32_t *id);
+
+static int dict_find(ctx *c, const pq_out *p, const char *name, uint32_t *id)
+{
+	idslot *slot = &c->cache[((uintptr_t)name >> 4) & (ID_CACHE - 1)];
+	if (slot->name == name) {
+		*id = slot->id;
+		return 0;
+	}
+	DL_TRY(dict_search(c, p, name, id));
+	*slot = (idslot){name, *id};
+	return 0;
+}
+
+static int dict_search(const ctx *c, const pq_out *p, const char *name, uint32_t *id)
 {
 	size_t n = strlen(name);
 	uint64_t lo = 0, hi = c->m.dict_size;
@@ -374,8 +401,14 @@ static void group_parts(const dl_array *g, const pq_out *gp, part *value, part *
 	}
 }
 
+static void store_le(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
 /* Writes an array or object: header, [ids], offsets and the values of
- * `vals` in the order of `f` (arrays: f[k].id unused). */
+ * `vals` in the order of `f` (arrays: f[k].id unused), with one reserve:
+ * containers are built for every row. */
 static int put_container(dl_buf *out, bool object, const ofield *f, size_t n, const dl_buf *vals)
 {
 	uint64_t total = 0, max_id = 0;
@@ -384,19 +417,29 @@ static int put_container(dl_buf *out, bool object, const ofield *f, size_t n, co
 		if (f[k].id > max_id) max_id = f[k].id;
 	}
 	if (total > UINT32_MAX || n > UINT32_MAX) return dl_error_set(DL_EUNSUPPORTED, "variant value larger than 4 GiB");
-	int large = n > 0xFF, off_size = width_of(total), id_size = width_of(max_id);
+	int large = n > 0xFF, off_size = width_of(total), id_size = object ? width_of(max_id) : 0;
 	int hdr = object ? (large << 4) | ((id_size - 1) << 2) | (off_size - 1) : (large << 2) | (off_size - 1);
-	DL_TRY(dl_buf_putc(out, (char)(hdr << 2 | (object ? 2 : 3))));
-	DL_TRY(put_le(out, n, large ? 4 : 1));
-	if (object)
-		for (size_t k = 0; k < n; k++) DL_TRY(put_le(out, f[k].id, id_size));
+	int cs = large ? 4 : 1;
+	size_t head = 1 + (size_t)cs + n * (size_t)id_size + (n + 1) * (size_t)off_size;
+	DL_TRY(dl_buf_reserve(out, head + (size_t)total));
+	uint8_t *p = (uint8_t *)out->data + out->len;
+	*p++ = (uint8_t)(hdr << 2 | (object ? 2 : 3));
+	store_le(p, n, cs);
+	p += cs;
+	for (size_t k = 0; k < n && object; k++, p += id_size) store_le(p, f[k].id, id_size);
 	uint64_t at = 0;
-	for (size_t k = 0; k < n; k++) {
-		DL_TRY(put_le(out, at, off_size));
+	for (size_t k = 0; k < n; k++, p += off_size) {
+		store_le(p, at, off_size);
 		at += f[k].len;
 	}
-	DL_TRY(put_le(out, at, off_size));
-	for (size_t k = 0; k < n; k++) DL_TRY(dl_buf_append(out, vals->data + f[k].at, f[k].len));
+	store_le(p, at, off_size);
+	p += off_size;
+	for (size_t k = 0; k < n; k++) {
+		memcpy(p, vals->data + f[k].at, f[k].len);
+		p += f[k].len;
+	}
+	out->len += head + (size_t)total;
+	out->data[out->len] = 0;
 	return 0;
 }
 
@@ -543,7 +586,7 @@ int pq_variant_unshred(dl_array *a, const pq_out *o, const pq_leaf_reader *reade
 	size_t ml = strlen(mpath);
 	char column[512];
 	snprintf(column, sizeof column, "%.*s", (int)(ml > 9 && !strcmp(mpath + ml - 9, ".metadata") ? ml - 9 : ml), mpath);
-	ctx c = {readers, file, column, 0, {0}};
+	ctx c = {readers, file, column, 0, {0}, NULL, 0, {{0}}};
 	dl_type *bin = dl_type_new(DL_TYPE_BINARY);
 	dl_builder *b = NULL;
 	int rc = bin ? dl_builder_new(&b, bin) : DL_ENOMEM;
@@ -558,8 +601,14 @@ int pq_variant_unshred(dl_array *a, const pq_out *o, const pq_leaf_reader *reade
 			rc = bad(&c, &o->children[1], "metadata is null");
 			break;
 		}
-		rc = parse_metadata(&c, meta->data + meta->offsets[i], (size_t)(meta->offsets[i + 1] - meta->offsets[i]),
-		                    &o->children[1]);
+		const uint8_t *mp = meta->data + meta->offsets[i];
+		size_t ml = (size_t)(meta->offsets[i + 1] - meta->offsets[i]);
+		if (!c.cache_meta || ml != c.cache_meta_len || memcmp(mp, c.cache_meta, ml)) {
+			memset(c.cache, 0, sizeof c.cache);
+			c.cache_meta = mp;
+			c.cache_meta_len = ml;
+		}
+		rc = parse_metadata(&c, mp, ml, &o->children[1]);
 		bool missing = false;
 		dl_buf_clear(&row);
 		if (rc == 0) rc = rebuild(&c, &row, value, typed, i, &missing, 0);
