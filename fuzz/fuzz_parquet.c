@@ -2,7 +2,9 @@
  * file, must open and decode or fail with an error (never crash, hang, leak
  * or allocate without bound). Reads the metadata, every row group's
  * statistics, and all batches (small batches, so batch boundaries fall
- * inside pages and nested rows), then a projection of the first column. */
+ * inside pages and nested rows), then a projection of the first column,
+ * and of the first column as a variant when it is a group (a shredded
+ * variant is rebuilt from its typed_value columns, src/parquet/variant_shred.c). */
 #include <stdint.h>
 #include <stdlib.h>
 #include "parquet/reader.h"
@@ -42,6 +44,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			const char *names[] = {t->children[0].name};
 			if (pq_reader_select_columns(r, names, 1) == 0) drain(r);
 		}
+		pq_reader_free(r);
+	}
+	if (pq_reader_open_memory(&r, data, size, "fuzz.parquet") == 0) {
+		const dl_type *t = pq_reader_schema(r);
+		dl_type *var = dl_type_variant(), *req = NULL;
+		if (var && t->nchildren > 0 && t->children[0].type->id == DL_TYPE_STRUCT) {
+			dl_field f = {t->children[0].name, var, true, (char *)"{}"};
+			req = dl_type_struct(&f, 1);
+		}
+		if (req && pq_reader_set_projection(r, req, false) == 0) {
+			pq_reader_set_batch_size(r, 37);
+			drain(r);
+		}
+		if (req) dl_type_unref(req);
+		if (var) dl_type_unref(var);
 		pq_reader_free(r);
 	}
 	return 0;

@@ -79,14 +79,15 @@ static const dl_table_feature_info features[DL_FEATURE_COUNT] = {
 	{DL_FEATURE_VARIANT_TYPE_PREVIEW, "variantType-preview", true, false, 3, 7, NONE_REQ,
 	 DL_TRIGGER_EXPLICIT, NULL, NULL, DL_SCHEMA_USE_NONE, DL_FEATURE_VARIANT_TYPE, true, true,
 	 false, false},
-	/* "Variant Shredding": delta.enableVariantShredding=true. Shredded
-	 * variant files are not read here. */
+	/* "Variant Shredding": delta.enableVariantShredding=true. Readers
+	 * rebuild shredded values (src/parquet/variant_shred.c); writers may
+	 * always write unshredded variants, which is all this library writes. */
 	{DL_FEATURE_VARIANT_SHREDDING, "variantShredding", true, false, 3, 7, NONE_REQ,
 	 DL_TRIGGER_PROPERTY_TRUE, "delta.enableVariantShredding", NULL,
-	 DL_SCHEMA_USE_NONE, DL_FEATURE_VARIANT_SHREDDING_PREVIEW, false, false, false, false},
+	 DL_SCHEMA_USE_NONE, DL_FEATURE_VARIANT_SHREDDING_PREVIEW, true, true, false, false},
 	{DL_FEATURE_VARIANT_SHREDDING_PREVIEW, "variantShredding-preview", true, false, 3, 7,
 	 NONE_REQ, DL_TRIGGER_EXPLICIT, "delta.enableVariantShredding", NULL, DL_SCHEMA_USE_NONE,
-	 DL_FEATURE_VARIANT_SHREDDING, false, false, false, false},
+	 DL_FEATURE_VARIANT_SHREDDING, true, true, false, false},
 	/* Geospatial types (RFC "geospatial-types"): a geometry/geography
 	 * column. */
 	{DL_FEATURE_GEOSPATIAL, "geospatial", true, false, 3, 7, NONE_REQ, DL_TRIGGER_SCHEMA, NULL,

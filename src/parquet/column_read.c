@@ -7,6 +7,7 @@
  * node's own level. A list's elements are its child's entries that fall
  * between its own entries, which gives the offsets. */
 #include "parquet/column_read.h"
+#include "parquet/variant_shred.h"
 #include <zstd.h>
 #include "util/error.h"
 #include "util/mem.h"
@@ -476,6 +477,15 @@ int pq_assemble(dl_array **out, const pq_out *o, pq_leaf_reader *readers, int64_
 		return assemble_leaf(out, o, &readers[o->leaf], n, file);
 	case PQ_OUT_STRUCT:
 		return assemble_struct(out, o, readers, n, file);
+	case PQ_OUT_VARIANT: {
+		DL_TRY(assemble_struct(out, o, readers, n, file));
+		int rc = pq_variant_unshred(*out, o, readers, file);
+		if (rc < 0) {
+			dl_array_free(*out);
+			*out = NULL;
+		}
+		return rc;
+	}
 	case PQ_OUT_LIST:
 	case PQ_OUT_MAP:
 		return assemble_list(out, o, readers, n, file);

@@ -5,6 +5,7 @@
  * Lists and maps follow LogicalTypes.md, including the backward-compatibility
  * rules for 2-level lists, bare repeated fields and MAP_KEY_VALUE. */
 #include "parquet/schema_read.h"
+#include "parquet/variant_shred.h"
 #include "columnar/geo_type.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -354,6 +355,22 @@ static int build_as(const pq_schema *s, const pq_node *n, int16_t rep_ctx, int16
 	}
 	dl_free(fields);
 	dl_free(meta);
+	if (rc == 0 && el->logical.kind == PQ_LT_VARIANT) {
+		/* a VARIANT group with typed_value: the rebuilt variant */
+		dl_type *vt = dl_type_variant();
+		pq_out v;
+		bool shredded = false;
+		rc = vt ? pq_variant_plan(&v, o, vt, what, el->name, &shredded) : DL_ENOMEM;
+		if (vt) dl_type_unref(vt);
+		if (rc < 0 && shredded) pq_plan_free(&v);
+		/* a malformed one stays a plain group: the file's other columns
+		 * still read, and reading it as a variant gives the error */
+		if (rc == DL_ECORRUPT && !shredded) rc = 0;
+		if (rc == 0 && shredded) {
+			pq_plan_free(o);
+			*o = v;
+		}
+	}
 	return rc;
 }
 
@@ -543,6 +560,19 @@ static int project_struct(pq_out *out, const pq_out *file, const dl_type *req, b
 static int project(pq_out *out, const pq_out *file, const dl_type *req, bool by_id, const char *what,
                    const char *name)
 {
+	if (file->kind == PQ_OUT_VARIANT && req->id == DL_TYPE_VARIANT) {
+		int rc = pq_plan_copy(out, file);
+		if (rc == 0) {
+			dl_type_unref(out->type);
+			out->type = dl_type_ref((dl_type *)req);
+		}
+		return rc;
+	}
+	if (file->kind == PQ_OUT_STRUCT && req->id == DL_TYPE_VARIANT) {
+		bool shredded;
+		int rc = pq_variant_plan(out, file, req, what, name, &shredded);
+		if (rc < 0 || shredded) return rc;
+	}
 	if (file->kind == PQ_OUT_STRUCT && (req->id == DL_TYPE_STRUCT || req->id == DL_TYPE_VARIANT))
 		return project_struct(out, file, req, by_id, what);
 	if ((file->kind == PQ_OUT_LIST && req->id == DL_TYPE_ARRAY) || (file->kind == PQ_OUT_MAP && req->id == DL_TYPE_MAP)) {

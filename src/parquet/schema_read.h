@@ -57,6 +57,7 @@ typedef struct pq_rleaf {
 /* Assembly plan: one node per output array. */
 typedef enum pq_out_kind {
 	PQ_OUT_LEAF, PQ_OUT_STRUCT, PQ_OUT_LIST, PQ_OUT_MAP, PQ_OUT_ABSENT,
+	PQ_OUT_VARIANT, /* a shredded variant group: children value, metadata, typed_value */
 } pq_out_kind;
 
 typedef struct pq_out pq_out;
