@@ -237,6 +237,92 @@ static int key_stream_open(dl_batch_stream **out, dl_batch_stream *in, opt_cmd *
 	return 0;
 }
 
+/* ---- gathering small batches ---- */
+
+/* Small input files make small batches (5,000 rows a file in
+ * bench_optimize.sh), and the Parquet writer splits each batch over its
+ * threads column by column, then waits for every column: for 5,000 rows
+ * waking a helper costs about as much as its share of the work, so the
+ * helpers sat mostly idle and the encoding ran on about one core. The
+ * batches are gathered up to the writer's largest slice (64Ki rows, or
+ * GATHER_BYTES of arrays, whichever comes first) and written as one;
+ * a batch already that large goes through as it is. The rows and their
+ * order do not change, and neither the gathering nor the output depends
+ * on the thread count. */
+#define GATHER_ROWS 65536
+#define GATHER_BYTES (16LL * 1024 * 1024)
+#define GATHER_MAX 256
+
+typedef struct gather {
+	dl_batch *held[GATHER_MAX];
+	int nheld;
+	int64_t rows, bytes;
+	int ncols; /* the columns written (the curve key stays behind) */
+} gather;
+
+/* Bytes of an array's buffers, about. */
+static int64_t array_bytes(const dl_array *a)
+{
+	int64_t n = a->data_len + a->length * (dl_type_fixed_width(a->type) + (a->offsets ? 4 : 0) + 1);
+	for (int k = 0; k < a->nchildren; k++) n += array_bytes(a->children[k]);
+	return n;
+}
+
+static int write_view(dl_files_writer *w, const dl_batch *b, int ncols)
+{
+	dl_batch view = *b;
+	view.ncols = ncols;
+	return dl_files_writer_write(w, &view);
+}
+
+/* Writes the held batches as one and lets them go. */
+static int gather_write(gather *g, dl_files_writer *w)
+{
+	if (g->nheld == 0) return 0;
+	int rc;
+	if (g->nheld == 1) {
+		rc = write_view(w, g->held[0], g->ncols);
+	} else {
+		dl_batch *all = dl_batch_concat(g->held, g->nheld);
+		rc = all ? write_view(w, all, g->ncols) : dl_error_last()->code;
+		dl_batch_free(all);
+	}
+	for (int k = 0; k < g->nheld; k++) dl_batch_free(g->held[k]);
+	g->nheld = 0;
+	g->rows = g->bytes = 0;
+	return rc;
+}
+
+/* Takes b (owned). */
+static int gather_add(gather *g, dl_files_writer *w, dl_batch *b)
+{
+	int64_t bytes = 0;
+	for (int k = 0; k < b->ncols; k++) bytes += array_bytes(b->cols[k]);
+	if (g->nheld == 0 && (b->num_rows >= GATHER_ROWS || bytes >= GATHER_BYTES)) {
+		int rc = write_view(w, b, g->ncols);
+		dl_batch_free(b);
+		return rc;
+	}
+	if (g->nheld > 0 && (g->rows + b->num_rows > GATHER_ROWS || g->bytes + bytes > GATHER_BYTES)) {
+		int rc = gather_write(g, w);
+		if (rc < 0) {
+			dl_batch_free(b);
+			return rc;
+		}
+	}
+	g->held[g->nheld++] = b;
+	g->rows += b->num_rows;
+	g->bytes += bytes;
+	return g->nheld == GATHER_MAX || g->rows >= GATHER_ROWS || g->bytes >= GATHER_BYTES ? gather_write(g, w)
+	                                                                                   : 0;
+}
+
+static void gather_free(gather *g)
+{
+	for (int k = 0; k < g->nheld; k++) dl_batch_free(g->held[k]);
+	g->nheld = 0;
+}
+
 /* ---- the bin ---- */
 
 int dl_opt_write_bin(opt_cmd *c, size_t i)
@@ -308,17 +394,17 @@ int dl_opt_write_bin(opt_cmd *c, size_t i)
 	fo.hidden = c->hidden;
 	fo.nhidden = c->nhidden;
 	if (rc == 0) rc = dl_files_writer_open(&c->outs[i], &fo);
+	gather g = {.ncols = ns + c->nhidden};
 	while (rc == 0) {
 		dl_batch *bt = NULL;
 		if ((rc = dl_batch_stream_next(st, &bt)) < 0 || !bt) break;
-		dl_batch view = *bt;
-		view.ncols = ns + c->nhidden; /* without the curve key */
-		rc = dl_files_writer_write(c->outs[i], &view);
 		atomic_fetch_add(&c->rows_done, bt->num_rows);
-		dl_batch_free(bt);
+		rc = gather_add(&g, c->outs[i], bt);
 		if (rc == 0 && atomic_load(&c->cancel))
 			rc = dl_error_set(DL_ECANCELLED, "%s cancelled by the progress callback", c->operation);
 	}
+	if (rc == 0) rc = gather_write(&g, c->outs[i]);
+	gather_free(&g);
 	if (rc == 0) rc = dl_files_writer_finish(c->outs[i]);
 	dl_batch_stream_free(st);
 	dl_scan_free(s);
