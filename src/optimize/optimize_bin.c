@@ -258,6 +258,19 @@ typedef struct gather {
 	int nheld;
 	int64_t rows, bytes;
 	int ncols; /* the columns written (the curve key stays behind) */
+	/* Write-behind (a bin alone on the machine): the gathered batch is
+	 * written by a thread of `behind` while this thread reads and gathers
+	 * the next, so decoding, gathering and encoding overlap. One write in
+	 * flight at a time, so at most two gathered batches exist and the
+	 * output is written in the same order. */
+	dl_pool *behind;
+	dl_waitgroup wg;
+	struct behind_job {
+		dl_files_writer *w;
+		dl_batch *b;
+		int ncols;
+	} job;
+	bool in_flight;
 } gather;
 
 /* Bytes of an array's buffers, about. */
@@ -275,22 +288,57 @@ static int write_view(dl_files_writer *w, const dl_batch *b, int ncols)
 	return dl_files_writer_write(w, &view);
 }
 
+static int behind_task(void *arg)
+{
+	struct behind_job *j = arg;
+	int rc = write_view(j->w, j->b, j->ncols);
+	dl_batch_free(j->b);
+	j->b = NULL;
+	return rc;
+}
+
+/* Waits for the write in flight; its failure, if any. */
+static int gather_wait(gather *g)
+{
+	if (!g->in_flight) return 0;
+	g->in_flight = false;
+	return dl_waitgroup_wait(&g->wg);
+}
+
+/* Writes b (owned) now, or hands it to the write-behind thread once the
+ * previous write is done. */
+static int write_owned(gather *g, dl_files_writer *w, dl_batch *b)
+{
+	if (!g->behind) {
+		int rc = write_view(w, b, g->ncols);
+		dl_batch_free(b);
+		return rc;
+	}
+	int rc = gather_wait(g);
+	if (rc < 0) {
+		dl_batch_free(b);
+		return rc;
+	}
+	g->job = (struct behind_job){w, b, g->ncols};
+	rc = dl_pool_submit(g->behind, &g->wg, behind_task, &g->job);
+	if (rc < 0) {
+		dl_batch_free(b);
+		return rc;
+	}
+	g->in_flight = true;
+	return 0;
+}
+
 /* Writes the held batches as one and lets them go. */
 static int gather_write(gather *g, dl_files_writer *w)
 {
 	if (g->nheld == 0) return 0;
-	int rc;
-	if (g->nheld == 1) {
-		rc = write_view(w, g->held[0], g->ncols);
-	} else {
-		dl_batch *all = dl_batch_concat(g->held, g->nheld);
-		rc = all ? write_view(w, all, g->ncols) : dl_error_last()->code;
-		dl_batch_free(all);
-	}
-	for (int k = 0; k < g->nheld; k++) dl_batch_free(g->held[k]);
+	dl_batch *all = g->nheld == 1 ? g->held[0] : dl_batch_concat(g->held, g->nheld);
+	int rc = all ? 0 : dl_error_last()->code;
+	for (int k = g->nheld == 1 ? 1 : 0; k < g->nheld; k++) dl_batch_free(g->held[k]);
 	g->nheld = 0;
 	g->rows = g->bytes = 0;
-	return rc;
+	return rc < 0 ? rc : write_owned(g, w, all);
 }
 
 /* Takes b (owned). */
@@ -298,11 +346,7 @@ static int gather_add(gather *g, dl_files_writer *w, dl_batch *b)
 {
 	int64_t bytes = 0;
 	for (int k = 0; k < b->ncols; k++) bytes += array_bytes(b->cols[k]);
-	if (g->nheld == 0 && (b->num_rows >= GATHER_ROWS || bytes >= GATHER_BYTES)) {
-		int rc = write_view(w, b, g->ncols);
-		dl_batch_free(b);
-		return rc;
-	}
+	if (g->nheld == 0 && (b->num_rows >= GATHER_ROWS || bytes >= GATHER_BYTES)) return write_owned(g, w, b);
 	if (g->nheld > 0 && (g->rows + b->num_rows > GATHER_ROWS || g->bytes + bytes > GATHER_BYTES)) {
 		int rc = gather_write(g, w);
 		if (rc < 0) {
@@ -317,10 +361,24 @@ static int gather_add(gather *g, dl_files_writer *w, dl_batch *b)
 	                                                                                   : 0;
 }
 
-static void gather_free(gather *g)
+static int gather_init(gather *g, int ncols, bool behind)
 {
+	memset(g, 0, sizeof *g);
+	g->ncols = ncols;
+	dl_waitgroup_init(&g->wg);
+	return behind ? dl_pool_create(&g->behind, 1) : 0;
+}
+
+/* Waits for the write in flight (the writer outlives it) and frees the
+ * rest; the first failure of the wait when rc is 0. */
+static int gather_end(gather *g, int rc)
+{
+	int wrc = gather_wait(g);
+	if (g->behind) dl_pool_free(g->behind);
+	dl_waitgroup_destroy(&g->wg);
 	for (int k = 0; k < g->nheld; k++) dl_batch_free(g->held[k]);
 	g->nheld = 0;
+	return rc < 0 ? rc : wrc;
 }
 
 /* ---- the bin ---- */
@@ -394,7 +452,9 @@ int dl_opt_write_bin(opt_cmd *c, size_t i)
 	fo.hidden = c->hidden;
 	fo.nhidden = c->nhidden;
 	if (rc == 0) rc = dl_files_writer_open(&c->outs[i], &fo);
-	gather g = {.ncols = ns + c->nhidden};
+	gather g;
+	int grc = gather_init(&g, ns + c->nhidden, c->plan.nbins == 1);
+	if (rc == 0) rc = grc;
 	while (rc == 0) {
 		dl_batch *bt = NULL;
 		if ((rc = dl_batch_stream_next(st, &bt)) < 0 || !bt) break;
@@ -404,7 +464,7 @@ int dl_opt_write_bin(opt_cmd *c, size_t i)
 			rc = dl_error_set(DL_ECANCELLED, "%s cancelled by the progress callback", c->operation);
 	}
 	if (rc == 0) rc = gather_write(&g, c->outs[i]);
-	gather_free(&g);
+	rc = gather_end(&g, rc);
 	if (rc == 0) rc = dl_files_writer_finish(c->outs[i]);
 	dl_batch_stream_free(st);
 	dl_scan_free(s);
