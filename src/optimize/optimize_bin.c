@@ -9,6 +9,7 @@
  * of maxFileSize. */
 #include "optimize/optimize_internal.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "exec/exec.h"
@@ -373,7 +374,14 @@ static int gather_init(gather *g, int ncols, bool behind)
  * rest; the first failure of the wait when rc is 0. */
 static int gather_end(gather *g, int rc)
 {
+	/* a failure here keeps its own message over the write's */
+	char msg[1024] = "", klass[128] = "";
+	if (rc < 0) {
+		snprintf(msg, sizeof msg, "%s", dl_error_last()->message);
+		snprintf(klass, sizeof klass, "%s", dl_error_last()->klass ? dl_error_last()->klass : "");
+	}
 	int wrc = gather_wait(g);
+	if (rc < 0 && wrc < 0) dl_error_set_class(rc, klass, "%s", msg);
 	if (g->behind) dl_pool_free(g->behind);
 	dl_waitgroup_destroy(&g->wg);
 	for (int k = 0; k < g->nheld; k++) dl_batch_free(g->held[k]);
