@@ -9,6 +9,7 @@
  * of maxFileSize. */
 #include "optimize/optimize_internal.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "exec/exec.h"
@@ -237,6 +238,157 @@ static int key_stream_open(dl_batch_stream **out, dl_batch_stream *in, opt_cmd *
 	return 0;
 }
 
+/* ---- gathering small batches ---- */
+
+/* Small input files make small batches (5,000 rows a file in
+ * bench_optimize.sh), and the Parquet writer splits each batch over its
+ * threads column by column, then waits for every column: for 5,000 rows
+ * waking a helper costs about as much as its share of the work, so the
+ * helpers sat mostly idle and the encoding ran on about one core. The
+ * batches are gathered up to the writer's largest slice (64Ki rows, or
+ * GATHER_BYTES of arrays, whichever comes first) and written as one;
+ * a batch already that large goes through as it is. The rows and their
+ * order do not change, and neither the gathering nor the output depends
+ * on the thread count. */
+#define GATHER_ROWS 65536
+#define GATHER_BYTES (16LL * 1024 * 1024)
+#define GATHER_MAX 256
+
+typedef struct gather {
+	dl_batch *held[GATHER_MAX];
+	int nheld;
+	int64_t rows, bytes;
+	int ncols; /* the columns written (the curve key stays behind) */
+	/* Write-behind (a bin alone on the machine): the gathered batch is
+	 * written by a thread of `behind` while this thread reads and gathers
+	 * the next, so decoding, gathering and encoding overlap. One write in
+	 * flight at a time, so at most two gathered batches exist and the
+	 * output is written in the same order. */
+	dl_pool *behind;
+	dl_waitgroup wg;
+	struct behind_job {
+		dl_files_writer *w;
+		dl_batch *b;
+		int ncols;
+	} job;
+	bool in_flight;
+} gather;
+
+/* Bytes of an array's buffers, about. */
+static int64_t array_bytes(const dl_array *a)
+{
+	int64_t n = a->data_len + a->length * (dl_type_fixed_width(a->type) + (a->offsets ? 4 : 0) + 1);
+	for (int k = 0; k < a->nchildren; k++) n += array_bytes(a->children[k]);
+	return n;
+}
+
+static int write_view(dl_files_writer *w, const dl_batch *b, int ncols)
+{
+	dl_batch view = *b;
+	view.ncols = ncols;
+	return dl_files_writer_write(w, &view);
+}
+
+static int behind_task(void *arg)
+{
+	struct behind_job *j = arg;
+	int rc = write_view(j->w, j->b, j->ncols);
+	dl_batch_free(j->b);
+	j->b = NULL;
+	return rc;
+}
+
+/* Waits for the write in flight; its failure, if any. */
+static int gather_wait(gather *g)
+{
+	if (!g->in_flight) return 0;
+	g->in_flight = false;
+	return dl_waitgroup_wait(&g->wg);
+}
+
+/* Writes b (owned) now, or hands it to the write-behind thread once the
+ * previous write is done. */
+static int write_owned(gather *g, dl_files_writer *w, dl_batch *b)
+{
+	if (!g->behind) {
+		int rc = write_view(w, b, g->ncols);
+		dl_batch_free(b);
+		return rc;
+	}
+	int rc = gather_wait(g);
+	if (rc < 0) {
+		dl_batch_free(b);
+		return rc;
+	}
+	g->job = (struct behind_job){w, b, g->ncols};
+	rc = dl_pool_submit(g->behind, &g->wg, behind_task, &g->job);
+	if (rc < 0) {
+		dl_batch_free(b);
+		return rc;
+	}
+	g->in_flight = true;
+	return 0;
+}
+
+/* Writes the held batches as one and lets them go. */
+static int gather_write(gather *g, dl_files_writer *w)
+{
+	if (g->nheld == 0) return 0;
+	dl_batch *all = g->nheld == 1 ? g->held[0] : dl_batch_concat(g->held, g->nheld);
+	int rc = all ? 0 : dl_error_last()->code;
+	for (int k = g->nheld == 1 ? 1 : 0; k < g->nheld; k++) dl_batch_free(g->held[k]);
+	g->nheld = 0;
+	g->rows = g->bytes = 0;
+	return rc < 0 ? rc : write_owned(g, w, all);
+}
+
+/* Takes b (owned). */
+static int gather_add(gather *g, dl_files_writer *w, dl_batch *b)
+{
+	int64_t bytes = 0;
+	for (int k = 0; k < b->ncols; k++) bytes += array_bytes(b->cols[k]);
+	if (g->nheld == 0 && (b->num_rows >= GATHER_ROWS || bytes >= GATHER_BYTES)) return write_owned(g, w, b);
+	if (g->nheld > 0 && (g->rows + b->num_rows > GATHER_ROWS || g->bytes + bytes > GATHER_BYTES)) {
+		int rc = gather_write(g, w);
+		if (rc < 0) {
+			dl_batch_free(b);
+			return rc;
+		}
+	}
+	g->held[g->nheld++] = b;
+	g->rows += b->num_rows;
+	g->bytes += bytes;
+	return g->nheld == GATHER_MAX || g->rows >= GATHER_ROWS || g->bytes >= GATHER_BYTES ? gather_write(g, w)
+	                                                                                   : 0;
+}
+
+static int gather_init(gather *g, int ncols, bool behind)
+{
+	memset(g, 0, sizeof *g);
+	g->ncols = ncols;
+	dl_waitgroup_init(&g->wg);
+	return behind ? dl_pool_create(&g->behind, 1) : 0;
+}
+
+/* Waits for the write in flight (the writer outlives it) and frees the
+ * rest; the first failure of the wait when rc is 0. */
+static int gather_end(gather *g, int rc)
+{
+	/* a failure here keeps its own message over the write's */
+	char msg[1024] = "", klass[128] = "";
+	if (rc < 0) {
+		snprintf(msg, sizeof msg, "%s", dl_error_last()->message);
+		snprintf(klass, sizeof klass, "%s", dl_error_last()->klass ? dl_error_last()->klass : "");
+	}
+	int wrc = gather_wait(g);
+	if (rc < 0 && wrc < 0) dl_error_set_class(rc, klass, "%s", msg);
+	if (g->behind) dl_pool_free(g->behind);
+	dl_waitgroup_destroy(&g->wg);
+	for (int k = 0; k < g->nheld; k++) dl_batch_free(g->held[k]);
+	g->nheld = 0;
+	return rc < 0 ? rc : wrc;
+}
+
 /* ---- the bin ---- */
 
 int dl_opt_write_bin(opt_cmd *c, size_t i)
@@ -308,17 +460,19 @@ int dl_opt_write_bin(opt_cmd *c, size_t i)
 	fo.hidden = c->hidden;
 	fo.nhidden = c->nhidden;
 	if (rc == 0) rc = dl_files_writer_open(&c->outs[i], &fo);
+	gather g;
+	int grc = gather_init(&g, ns + c->nhidden, c->plan.nbins == 1);
+	if (rc == 0) rc = grc;
 	while (rc == 0) {
 		dl_batch *bt = NULL;
 		if ((rc = dl_batch_stream_next(st, &bt)) < 0 || !bt) break;
-		dl_batch view = *bt;
-		view.ncols = ns + c->nhidden; /* without the curve key */
-		rc = dl_files_writer_write(c->outs[i], &view);
 		atomic_fetch_add(&c->rows_done, bt->num_rows);
-		dl_batch_free(bt);
+		rc = gather_add(&g, c->outs[i], bt);
 		if (rc == 0 && atomic_load(&c->cancel))
 			rc = dl_error_set(DL_ECANCELLED, "%s cancelled by the progress callback", c->operation);
 	}
+	if (rc == 0) rc = gather_write(&g, c->outs[i]);
+	rc = gather_end(&g, rc);
 	if (rc == 0) rc = dl_files_writer_finish(c->outs[i]);
 	dl_batch_stream_free(st);
 	dl_scan_free(s);

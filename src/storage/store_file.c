@@ -384,8 +384,30 @@ typedef struct file_writer {
 	staged st;
 	int fd;
 	size_t used;
+	int64_t written;   /* bytes handed to write() so far */
+	int64_t unstarted; /* from here on, no write-back has been started */
 	char buf[WRITER_BUF];
 } file_writer;
+
+/* Write-back of a big file is started every WRITEBACK_STEP bytes, in the
+ * background (sync_file_range without waiting), so the fsync at commit
+ * finds little left to write: that fsync of a 240 MB OPTIMIZE output
+ * otherwise waited ~0.5 s with both cores idle. */
+#define WRITEBACK_STEP (INT64_C(8) << 20)
+
+static int fw_write_out(file_writer *w, const void *data, size_t len)
+{
+	DL_TRY(write_fully(w->fd, w->st.tmp, data, len));
+	w->written += (int64_t)len;
+#ifdef SYNC_FILE_RANGE_WRITE
+	if (w->written - w->unstarted >= WRITEBACK_STEP) {
+		/* advisory: a failure here resurfaces at the fsync */
+		(void)sync_file_range(w->fd, w->unstarted, w->written - w->unstarted, SYNC_FILE_RANGE_WRITE);
+		w->unstarted = w->written;
+	}
+#endif
+	return 0;
+}
 
 static int fw_open(void **state, void *impl, const char *path)
 {
@@ -401,13 +423,14 @@ static int fw_open(void **state, void *impl, const char *path)
 		return rc;
 	}
 	w->used = 0;
+	w->written = w->unstarted = 0;
 	*state = w;
 	return 0;
 }
 
 static int fw_flush(file_writer *w)
 {
-	int rc = write_fully(w->fd, w->st.tmp, w->buf, w->used);
+	int rc = fw_write_out(w, w->buf, w->used);
 	w->used = 0;
 	return rc;
 }
@@ -424,7 +447,7 @@ static int fw_write(void *state, const void *data, size_t len)
 		return 0;
 	}
 	DL_TRY(fw_flush(w));
-	if (len >= WRITER_BUF) return write_fully(w->fd, w->st.tmp, data, len);
+	if (len >= WRITER_BUF) return fw_write_out(w, data, len);
 	memcpy(w->buf, data, len);
 	w->used = len;
 	return 0;
