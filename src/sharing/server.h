@@ -255,6 +255,10 @@ int dl_shr_open_snapshot(struct dl_snapshot **out, const dl_shr_table *t, int64_
 /* "yyyy-[m]m-[d]d hh:mm:ss[.f...]" (PROTOCOL.md "Timestamp Format", read in
  * UTC, the server's zone) or ISO-8601 to epoch ms. */
 int dl_shr_parse_timestamp(int64_t *ms, const char *text);
+/* The library's message `msg` about table t made fit for the recipient:
+ * without the "opening table <location>: " prefix, and never naming the
+ * location (a server path) anywhere: then a general sentence instead. */
+const char *dl_shr_table_message(const dl_shr_table *t, const char *msg);
 /* The protocol and metaData lines (version, size, numFiles: -1 for none);
  * the query, metadata and changes endpoints all write them here. */
 struct dl_protocol;

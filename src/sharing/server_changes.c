@@ -402,7 +402,8 @@ void dl_shr_table_changes(dl_shr_request *req, dl_shr_response *resp, const dl_s
 	}
 	if ((sts && ts_bound(&start, t->table, sts, true) < 0) ||
 	    (ets && ts_bound(&end, t->table, ets, false) < 0)) {
-		dl_shr_error(resp, 400, "INVALID_PARAMETER_VALUE", "%s", dl_error_last()->message);
+		dl_shr_error(resp, 400, "INVALID_PARAMETER_VALUE", "%s",
+		             dl_shr_table_message(t->table, dl_error_last()->message));
 		return;
 	}
 	if (end >= 0 && end < start) {

@@ -166,6 +166,13 @@ sed -n 2p "$tmp/q" | grep -q '"version":0' || fail "metaData of a version query 
 grep '"file"' "$tmp/q" | grep -vq '"version":0,"timestamp":' && fail "files of a version query lack version/timestamp"
 st=$(req "$tmp/q" -X POST -H "$A" -H "$J" -d '{"timestamp":"2999-01-01 00:00:00"}' "$T/tt/query")
 status_is "$st" 400 "timestamp after the last commit" "$tmp/q"; error_body "$tmp/q" "future timestamp"
+# the reason is given, the table's location (a server path) never
+grep -q 'after the latest version' "$tmp/q" || fail "future timestamp: no reason: $(cat "$tmp/q")"
+grep -qF "$G" "$tmp/q" && fail "future timestamp: the error names the table's location: $(cat "$tmp/q")"
+st=$(req "$tmp/q" -X POST -H "$A" -H "$J" -d '{"timestamp":"1999-01-01 00:00:00"}' "$T/tt/query")
+status_is "$st" 400 "timestamp before the first commit" "$tmp/q"; error_body "$tmp/q" "past timestamp"
+grep -q 'before the earliest version' "$tmp/q" || fail "past timestamp: no reason: $(cat "$tmp/q")"
+grep -qF "$G" "$tmp/q" && fail "past timestamp: the error names the table's location: $(cat "$tmp/q")"
 st=$(req "$tmp/q" -X POST -H "$A" -H "$J" -d '{"version":0}' "$T/part/query"); status_is "$st" 400 "no history" "$tmp/q"
 error_body "$tmp/q" "time travel without historyShared"
 st=$(req "$tmp/q" -X POST -H "$A" -H "$J" -d '{"version":99}' "$T/tt/query"); status_is "$st" 400 "version 99" "$tmp/q"
