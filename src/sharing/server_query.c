@@ -665,7 +665,8 @@ void dl_shr_table_query(dl_shr_request *req, dl_shr_response *resp, const dl_shr
 	}
 	if (q.starting_version >= 0) {
 		dl_shr_write_changes(req, resp, t, &caps, q.starting_version, q.ending_version, true,
-		                     q.historical_protocol, (const char *const *)q.hints, q.nhints);
+		                     q.historical_protocol, (const char *const *)q.hints, q.nhints,
+		                     q.max_files, q.page_token);
 		query_free(&q);
 		return;
 	}
