@@ -151,7 +151,7 @@ typedef struct dl_sharing_line {
 } dl_sharing_line;
 typedef int (*dl_sharing_line_fn)(const dl_sharing_line *line, void *payload);
 
-#define DL_SHARING_QUERY_VERSION 1
+#define DL_SHARING_QUERY_VERSION 2
 typedef struct dl_sharing_query {
 	int version;                    /* DL_SHARING_QUERY_VERSION */
 	int64_t as_of_version;          /* -1: latest */
@@ -165,9 +165,16 @@ typedef struct dl_sharing_query {
 	int include_historical_metadata; /* changes */
 	const char *starting_timestamp; /* changes */
 	const char *ending_timestamp;   /* changes */
+	/* since version 2: paging (PROTOCOL.md maxFiles / pageToken). With
+	 * max_files > 0 the server answers at most that many file lines and,
+	 * while more remain, an endStreamAction whose nextPageToken
+	 * (dl_sharing_line.next_page_token) is sent back as page_token with
+	 * the same query for the next page. */
+	int64_t max_files;              /* -1: no paging */
+	const char *page_token;         /* NULL: the first page */
 } dl_sharing_query;
 #define DL_SHARING_QUERY_INIT \
-	{DL_SHARING_QUERY_VERSION, -1, NULL, -1, -1, NULL, 0, NULL, -1, 0, NULL, NULL}
+	{DL_SHARING_QUERY_VERSION, -1, NULL, -1, -1, NULL, 0, NULL, -1, 0, NULL, NULL, -1, NULL}
 
 /* POST .../query: every line to fn; *table_version (may be NULL) gets the
  * Delta-Table-Version header (-1 when not sent). */

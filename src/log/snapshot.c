@@ -6,6 +6,7 @@
 #include "json/json.h"
 #include "log/protocol.h"
 #include "log/schema.h"
+#include "storage/backend.h"
 #include "util/error.h"
 #include "util/mem.h"
 #include "util/options.h"
@@ -146,6 +147,10 @@ static void unload(dl_snapshot *s)
 
 static int resolve_timestamp(dl_snapshot *s, const dl_snapshot_options *o, int64_t *version)
 {
+	/* A store that resolves times itself (a shared table: its server). */
+	int by_store = dl_store_version_at_timestamp(version, s->store, o->as_of_timestamp_ms,
+	                                             DL_STORE_TS_AS_OF, o->allow_after_latest);
+	if (by_store != 0) return by_store < 0 ? by_store : 0;
 	/* The latest metadata says whether in-commit timestamps are on. */
 	dl_replay_options meta = {.metadata_only = 1};
 	DL_TRY(load(s, -1, &meta));

@@ -16,6 +16,7 @@
 #include "sharing/client.h"
 #include "util/error.h"
 #include "util/mem.h"
+#include "util/options.h"
 
 /* ---- parsing one line ---- */
 
@@ -299,21 +300,29 @@ static int run(int64_t *table_version, dl_sharing_client *c, const char *method,
 	return rc;
 }
 
-static int check_query(const dl_sharing_query *q)
+/* A caller's query of any version into the current struct (later fields
+ * at their defaults). */
+static int load_query(dl_sharing_query *dst, const dl_sharing_query *q)
 {
-	if (q && (q->version < 1 || q->version > DL_SHARING_QUERY_VERSION))
-		return dl_error_set(DL_EINVALID, "dl_sharing_query.version is %d; initialize it with "
-		                    "DL_SHARING_QUERY_INIT", q->version);
-	return 0;
+	static const size_t ends[] = {
+		DL_OPTIONS_END(dl_sharing_query, ending_timestamp), /* 1 */
+		sizeof(dl_sharing_query),                            /* 2: paging */
+	};
+	DL_OPTIONS_ENDS_CHECK(ends, DL_SHARING_QUERY_VERSION);
+	dl_sharing_query d = DL_SHARING_QUERY_INIT;
+	*dst = d;
+	if (!q) return 0;
+	return dl_options_load(dst, q, ends, DL_SHARING_QUERY_VERSION, "dl_sharing_query",
+	                       "DL_SHARING_QUERY_INIT");
 }
 
 int dl_sharing_query_table(int64_t *table_version, dl_sharing_client *c, const char *share,
                            const char *schema, const char *table, const dl_sharing_query *q,
                            dl_sharing_line_fn fn, void *payload)
 {
-	DL_TRY(check_query(q));
-	dl_sharing_query d = DL_SHARING_QUERY_INIT;
-	if (!q) q = &d;
+	dl_sharing_query d;
+	DL_TRY(load_query(&d, q));
+	q = &d;
 	dl_buf url = DL_BUF_INIT, body = DL_BUF_INIT;
 	dl_json_writer w;
 	int rc = sh_url(&url, c, share, schema, table, "/query");
@@ -349,6 +358,14 @@ int dl_sharing_query_table(int64_t *table_version, dl_sharing_client *c, const c
 		dl_jw_key(&w, "endingVersion");
 		dl_jw_int(&w, q->ending_version);
 	}
+	if (q->max_files > 0) {
+		dl_jw_key(&w, "maxFiles");
+		dl_jw_int(&w, q->max_files);
+	}
+	if (q->page_token) {
+		dl_jw_key(&w, "pageToken");
+		dl_jw_string(&w, q->page_token);
+	}
 	dl_jw_object_end(&w);
 	if (rc == 0) rc = dl_jw_finish(&w);
 	else dl_jw_finish(&w);
@@ -383,8 +400,10 @@ int dl_sharing_table_changes(int64_t *table_version, dl_sharing_client *c, const
                              const char *schema, const char *table, const dl_sharing_query *q,
                              dl_sharing_line_fn fn, void *payload)
 {
-	DL_TRY(check_query(q));
-	if (!q || (q->starting_version < 0 && !q->starting_timestamp))
+	dl_sharing_query d;
+	DL_TRY(load_query(&d, q));
+	q = &d;
+	if (q->starting_version < 0 && !q->starting_timestamp)
 		return dl_error_set(DL_EINVALID, "table changes need a starting version or timestamp");
 	dl_buf url = DL_BUF_INIT;
 	char sep = '?', num[32];

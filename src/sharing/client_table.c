@@ -38,6 +38,9 @@
 #include "util/uuid.h"
 #include "util/z85.h"
 
+/* Files per query page unless delta-sharing.max_files says otherwise. */
+#define DEFAULT_MAX_FILES 10000
+
 /* ---- paths ---- */
 
 int dl_sharing_parse_path(char **profile, char **share, char **schema, char **table, const char *path)
@@ -213,7 +216,7 @@ static int on_line(const dl_sharing_line *l, void *p)
 	case DL_SHARING_PROTOCOL:
 		b->saw_protocol = true;
 		b->delta = l->delta_format;
-		if (!o) return 0;
+		if (!o || b->page > 0) return 0;
 		/* The parquet format's protocol is the sharing protocol's; the
 		 * table it describes needs no reader feature (else the server
 		 * must answer in delta). */
@@ -221,7 +224,7 @@ static int on_line(const dl_sharing_line *l, void *p)
 		return dl_buf_puts(o, "{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":2}}\n");
 	case DL_SHARING_METADATA:
 		b->saw_metadata = true;
-		return o ? dl_buf_printf(o, "{\"metaData\":%s}\n", l->metadata) : 0;
+		return o && b->page == 0 ? dl_buf_printf(o, "{\"metaData\":%s}\n", l->metadata) : 0;
 	case DL_SHARING_FILE: {
 		dl_buf name = DL_BUF_INIT;
 		int rc = sh_hex_name(&name, DATA_DIR "/", l->id, ".parquet");
@@ -261,6 +264,10 @@ static int on_line(const dl_sharing_line *l, void *p)
 		return rc;
 	}
 	case DL_SHARING_END_STREAM:
+		dl_free(b->next_token);
+		b->next_token = NULL;
+		if (l->next_page_token && l->next_page_token[0] && !(b->next_token = dl_strdup(l->next_page_token)))
+			return DL_ENOMEM;
 		return 0;
 	default:
 		return dl_error_set(DL_ECORRUPT, "query line %" PRId64 ": a change-data line in a snapshot "
@@ -269,24 +276,108 @@ static int on_line(const dl_sharing_line *l, void *p)
 }
 
 /* Sends the query of version qv (-1: latest) and builds its checkpoint
- * into out, or (out NULL) refreshes the URLs. Called with t->mu held. */
+ * into out, or (out NULL) refreshes the URLs. In pages of t->max_files
+ * files (PROTOCOL.md maxFiles / pageToken) when set: each page's
+ * endStreamAction names the next, and the server pins the version of the
+ * first, so the pages together are one snapshot. Called with t->mu held. */
 static int run_query(sh_table *t, int64_t qv, dl_buf *out)
 {
 	dl_sharing_query q = DL_SHARING_QUERY_INIT;
 	q.as_of_version = qv;
+	q.max_files = t->max_files > 0 ? t->max_files : -1;
 	build_ctx b = {.t = t, .qv = qv, .out = out};
-	int64_t tv;
+	int64_t first_version = -1;
+	char *token = NULL;
 	t->generation++;
 	if (out) DL_TRY(dl_buf_printf(out, "{\"checkpointMetadata\":{\"version\":%" PRId64 "}}\n",
 	                              qv >= 0 ? qv : t->latest));
-	int rc = dl_sharing_query_table(&tv, t->c, t->share, t->schema, t->table, &q, on_line, &b);
-	if (rc == 0 && (!b.saw_protocol || !b.saw_metadata))
-		rc = dl_error_set(DL_ECORRUPT, "query of %s.%s.%s: the answer lacks the %s line", t->share,
-		                  t->schema, t->table, b.saw_protocol ? "metaData" : "protocol");
+	int rc = 0;
+	for (;; b.page++) {
+		int64_t tv;
+		q.page_token = token;
+		b.saw_protocol = b.saw_metadata = false;
+		rc = dl_sharing_query_table(&tv, t->c, t->share, t->schema, t->table, &q, on_line, &b);
+		if (rc == 0 && (!b.saw_protocol || !b.saw_metadata))
+			rc = dl_error_set(DL_ECORRUPT, "query of %s.%s.%s: the answer lacks the %s line", t->share,
+			                  t->schema, t->table, b.saw_protocol ? "metaData" : "protocol");
+		if (rc == 0 && b.page == 0) first_version = tv;
+		else if (rc == 0 && tv >= 0 && first_version >= 0 && tv != first_version)
+			rc = dl_error_set(DL_ECORRUPT, "query of %s.%s.%s: page %d is of version %" PRId64 ", the "
+			                  "first of version %" PRId64 "; read it again", t->share, t->schema,
+			                  t->table, b.page + 1, tv, first_version);
+		if (rc < 0 || !b.next_token) break;
+		/* A server repeating a token would page for ever. */
+		if (token && strcmp(token, b.next_token) == 0) {
+			rc = dl_error_set(DL_ECORRUPT, "query of %s.%s.%s: the server gave the same pageToken "
+			                  "twice", t->share, t->schema, t->table);
+			break;
+		}
+		dl_free(token);
+		token = b.next_token;
+		b.next_token = NULL;
+	}
+	dl_free(token);
+	dl_free(b.next_token);
 	if (rc < 0) dl_error_prefix("shared table %s.%s.%s", t->share, t->schema, t->table);
 	return rc;
 }
 
+/* ---- timestamps: the server resolves them ---- */
+
+static int ignore_line(const dl_sharing_line *l, void *p)
+{
+	(void)l;
+	(void)p;
+	return 0;
+}
+
+/* The table version at ts_ms, asked of the server (the store lists no
+ * commit files whose times the reader could use): the earliest version at
+ * or after it from GET .../version?startingTimestamp (what the protocol's
+ * changes do with startingTimestamp), the version as of it from the
+ * Delta-Table-Version of a query with "timestamp" (one file asked for:
+ * only the header is used). The server's own errors (a time before the
+ * first commit or after the last, a table without history sharing) are
+ * passed on with its message. */
+static int t_version_at(int64_t *version, void *impl, int64_t ts_ms, int mode, int after_latest_ok)
+{
+	sh_table *t = impl;
+	*version = -1;
+	if (ts_ms > INT64_MAX / 1000 || ts_ms < INT64_MIN / 1000)
+		return dl_error_set(DL_EINVALID, "timestamp %" PRId64 " ms is out of range", ts_ms);
+	char iso[DL_TIME_TEXT_MAX + 2];
+	size_t n = dl_timestamp_format_iso(iso, ts_ms * 1000, NULL, 3);
+	iso[n] = 'Z';
+	iso[n + 1] = 0;
+	int rc;
+	if (mode == DL_STORE_TS_STARTING) {
+		rc = dl_sharing_table_version(version, t->c, t->share, t->schema, t->table, iso);
+	} else {
+		dl_sharing_query q = DL_SHARING_QUERY_INIT;
+		q.timestamp = iso;
+		q.max_files = 1;
+		rc = dl_sharing_query_table(version, t->c, t->share, t->schema, t->table, &q, ignore_line, NULL);
+		if (rc == DL_EINVALID && after_latest_ok) {
+			/* After the last commit no version starts at or after it: then
+			 * the latest is meant; any other refusal stands. */
+			char *msg = dl_strdup(dl_error_last()->message);
+			int64_t sv;
+			int r2 = dl_sharing_table_version(&sv, t->c, t->share, t->schema, t->table, iso);
+			if (r2 == DL_EINVALID) {
+				rc = dl_sharing_table_version(version, t->c, t->share, t->schema, t->table, NULL);
+			} else if (msg) {
+				dl_error_set(rc, "%s", msg);
+			}
+			dl_free(msg);
+		}
+	}
+	if (rc == 0 && *version < 0)
+		rc = dl_error_set(DL_ECORRUPT, "the server did not give the version at %s (no "
+		                  "Delta-Table-Version header)", iso);
+	if (rc < 0) return dl_error_prefix("shared table %s.%s.%s: the version at %s", t->share,
+	                                   t->schema, t->table, iso);
+	return 0;
+}
 
 /* ---- the backend ---- */
 
@@ -328,6 +419,18 @@ static int t_open(void **impl, const char *uri, const dl_store_options *opts, vo
 	const char *ma = dl_store_options_get(opts, "retry.max_attempts");
 	if (to) co.timeout_ms = strtol(to, NULL, 10);
 	if (ma) co.max_attempts = (int)strtol(ma, NULL, 10);
+	/* Query answers in pages: a table of millions of files never needs
+	 * one giant response. */
+	t->max_files = DEFAULT_MAX_FILES;
+	const char *mf = dl_store_options_get(opts, "delta-sharing.max_files");
+	if (mf) {
+		char *end;
+		long long v = strtoll(mf, &end, 10);
+		if (end == mf || *end || v < 0)
+			rc = dl_error_set(DL_EINVALID, "store option delta-sharing.max_files is '%s': give the "
+			                  "files per query page (a whole number; 0: no paging)", mf);
+		t->max_files = v;
+	}
 	if (rc == 0) rc = dl_sharing_client_open(&t->c, profile, &co);
 	/* Asking for the version now makes a table that is not shared (404)
 	 * or a refused token fail the open with the server's words; the
@@ -604,6 +707,7 @@ static const dl_store_backend sharing_backend = {
 	.reader_open = t_reader_open,
 	.reader_read = t_reader_read,
 	.reader_close = t_reader_close,
+	.version_at_timestamp = t_version_at,
 };
 
 int dl_sharing_register(void)

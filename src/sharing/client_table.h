@@ -27,6 +27,7 @@ typedef struct sh_table {
 	char *share, *schema, *table;
 	pthread_mutex_t mu;
 	int64_t latest; /* -1 until listed */
+	int64_t max_files; /* files per query page (delta-sharing.max_files); 0: unpaged */
 	bool fresh_latest; /* latest was asked for by the open: the first listing uses it */
 	dl_strmap files; /* store name -> vfile */
 	int64_t generation;
@@ -42,6 +43,8 @@ typedef struct build_ctx {
 	dl_buf *out; /* NULL on a refresh: only the URLs are updated */
 	bool saw_protocol, saw_metadata;
 	bool delta;
+	int page;         /* 0 the first page: later ones repeat protocol and metaData */
+	char *next_token; /* the page's endStreamAction nextPageToken (malloc'd) */
 } build_ctx;
 
 /* Registers (or replaces) a store name's URL; the query that produced it is

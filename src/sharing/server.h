@@ -255,6 +255,10 @@ int dl_shr_open_snapshot(struct dl_snapshot **out, const dl_shr_table *t, int64_
 /* "yyyy-[m]m-[d]d hh:mm:ss[.f...]" (PROTOCOL.md "Timestamp Format", read in
  * UTC, the server's zone) or ISO-8601 to epoch ms. */
 int dl_shr_parse_timestamp(int64_t *ms, const char *text);
+/* The library's message `msg` about table t made fit for the recipient:
+ * without the "opening table <location>: " prefix, and never naming the
+ * location (a server path) anywhere: then a general sentence instead. */
+const char *dl_shr_table_message(const dl_shr_table *t, const char *msg);
 /* The protocol and metaData lines (version, size, numFiles: -1 for none);
  * the query, metadata and changes endpoints all write them here. */
 struct dl_protocol;
@@ -285,10 +289,15 @@ int dl_shr_confine_rel(char **rel, const char *root, const char *location);
  * query_form: the startingVersion form of query (adds and removes);
  * with_protocol: also the protocol actions of those commits
  * (includeHistoricalProtocol); hints: predicateHints (SQL, the query
- * form's), used to skip actions whose partition values cannot match. */
+ * form's), used to skip actions whose partition values cannot match.
+ * max_files > 0 pages the answer: at most that many add/cdf/remove lines,
+ * ended by an endStreamAction whose nextPageToken ("c<start>_<last>_<n>",
+ * pinning the last version of the first page) page_token gives back. A
+ * token we did not give, or of another start, is 400. */
 int dl_shr_write_changes(dl_shr_request *req, dl_shr_response *resp, const dl_shr_target *t,
                          dl_shr_caps *caps, int64_t start, int64_t end, bool query_form,
-                         bool with_protocol, const char *const *hints, size_t nhints);
+                         bool with_protocol, const char *const *hints, size_t nhints,
+                         int64_t max_files, const char *page_token);
 
 /* server_log.c */
 void dl_shr_log_request(dl_shr_request *req, const dl_shr_response *resp, int64_t micros);

@@ -44,7 +44,24 @@ typedef struct chg_ctx {
 	size_t nacts, capacts;
 	dl_scan *filters[17];        /* the partitionFilter, then usable hints */
 	size_t nfilters;
+	/* paging: lines [offset, offset + max) of the whole answer's file
+	 * lines; metaData and protocol lines go with the page their position
+	 * (the file lines before them) falls in */
+	int64_t page_offset, page_max; /* page_max -1: one answer */
+	int64_t seen;                  /* file lines before this one */
+	bool more;                     /* a line was left for a next page */
 } chg_ctx;
+
+/* Whether the line at the current position belongs to this page; a file
+ * line (counted) moves the position on. */
+static bool in_page(chg_ctx *x, bool counted)
+{
+	bool in = x->page_max < 0 ||
+	          (x->seen >= x->page_offset && x->seen < x->page_offset + x->page_max);
+	if (x->page_max >= 0 && x->seen >= x->page_offset + x->page_max) x->more = true;
+	if (counted) x->seen++;
+	return in;
+}
 
 /* Whether an action's partition values pass every filter. */
 static int action_kept(bool *keep, chg_ctx *x, const dl_action *a)
@@ -199,11 +216,13 @@ static int one_commit(chg_ctx *x, dl_store *store)
 	for (size_t i = 0; rc == 0 && i < x->nacts; i++) {
 		dl_action *a = &x->acts[i];
 		if (a->kind == DL_ACTION_METADATA) {
-			if (x->with_metadata) rc = dl_shr_write_metadata_line(x->out, &a->u.metadata, x->caps, x->version, -1, -1);
+			if (x->with_metadata && in_page(x, false))
+				rc = dl_shr_write_metadata_line(x->out, &a->u.metadata, x->caps, x->version, -1, -1);
 			continue;
 		}
 		if (a->kind == DL_ACTION_PROTOCOL) {
-			if (x->with_protocol) rc = dl_shr_write_protocol_line(x->out, &a->u.protocol, x->caps, x->version);
+			if (x->with_protocol && in_page(x, false))
+				rc = dl_shr_write_protocol_line(x->out, &a->u.protocol, x->caps, x->version);
 			continue;
 		}
 		if (x->query_form && a->kind == DL_ACTION_CDC) continue;
@@ -212,16 +231,49 @@ static int one_commit(chg_ctx *x, dl_store *store)
 		if (a->kind == DL_ACTION_REMOVE && !a->u.remove.data_change) continue;
 		bool keep;
 		rc = action_kept(&keep, x, a);
-		if (rc == 0 && keep) rc = write_action(x, a);
+		if (rc == 0 && keep && in_page(x, true)) rc = write_action(x, a);
 	}
 	dl_arena_free(&parse);
 	return rc;
 }
 
+/* "c<start>_<last>_<offset>", all decimal without sign or leading zeros. */
+static int parse_changes_token(int64_t *start, int64_t *last, int64_t *offset, const char *tok)
+{
+	int64_t *out[3] = {start, last, offset};
+	const char *p = tok;
+	if (*p++ != 'c') return -1;
+	for (int i = 0; i < 3; i++) {
+		if (*p < '0' || *p > '9' || (*p == '0' && p[1] >= '0' && p[1] <= '9')) return -1;
+		int64_t v = 0;
+		for (; *p >= '0' && *p <= '9'; p++) {
+			if (v > (INT64_MAX - (*p - '0')) / 10) return -1;
+			v = v * 10 + (*p - '0');
+		}
+		*out[i] = v;
+		if (*p != (i < 2 ? '_' : 0)) return -1;
+		p++;
+	}
+	return *last >= *start ? 0 : -1;
+}
+
 int dl_shr_write_changes(dl_shr_request *req, dl_shr_response *resp, const dl_shr_target *t,
                          dl_shr_caps *caps, int64_t start, int64_t end, bool query_form,
-                         bool with_protocol, const char *const *hints, size_t nhints)
+                         bool with_protocol, const char *const *hints, size_t nhints,
+                         int64_t max_files, const char *page_token)
 {
+	int64_t page_offset = 0;
+	if (page_token) {
+		int64_t ts_start, ts_last;
+		if (max_files <= 0 || parse_changes_token(&ts_start, &ts_last, &page_offset, page_token) < 0 ||
+		    ts_start != start || (end >= 0 && ts_last > end)) {
+			dl_shr_error(resp, 400, "INVALID_PARAMETER_VALUE",
+			             "pageToken '%s' is not one this server gave for these changes (give the "
+			             "same parameters and maxFiles as for the first page)", page_token);
+			return -1;
+		}
+		end = ts_last; /* the pages read the versions of the first */
+	}
 	if (start < t->table->start_version) {
 		dl_shr_error(resp, 400, "INVALID_PARAMETER_VALUE",
 		             "table '%s' is shared from version %" PRId64 " on, not %" PRId64, t->table->name,
@@ -276,7 +328,7 @@ int dl_shr_write_changes(dl_shr_request *req, dl_shr_response *resp, const dl_sh
 		return -1;
 	}
 	chg_ctx x = {.req = req, .t = t, .caps = caps, .out = &resp->body, .query_form = query_form,
-	             .snap = snap};
+	             .snap = snap, .page_offset = page_offset, .page_max = max_files > 0 ? max_files : -1};
 	if (rc == 0 && t->table->partition_filter) {
 		dl_scan *pf = NULL;
 		int frc = partition_filter_scan(&pf, snap, t->table->partition_filter);
@@ -306,8 +358,16 @@ int dl_shr_write_changes(dl_shr_request *req, dl_shr_response *resp, const dl_sh
 		x.version = vs[i];
 		x.timestamp = ts[i];
 		rc = one_commit(&x, dl_snapshot_store(snap));
+		if (x.more) break; /* the rest is for the next pages */
 	}
-	if (rc == 0 && caps->end_stream_action) rc = dl_shr_write_end_stream(&resp->body, x.expires, NULL);
+	/* The next page token travels in the endStreamAction, which a paged
+	 * answer therefore always ends with. */
+	char next[80] = "";
+	if (x.more)
+		snprintf(next, sizeof next, "c%" PRId64 "_%" PRId64 "_%" PRId64, start, last,
+		         page_offset + max_files);
+	if (rc == 0 && (caps->end_stream_action || max_files > 0))
+		rc = dl_shr_write_end_stream(&resp->body, x.expires, next[0] ? next : NULL);
 	for (size_t i = 0; i < x.nfilters; i++) dl_scan_free(x.filters[i]);
 	dl_free(x.acts);
 	dl_arena_free(&x.arena);
@@ -402,7 +462,8 @@ void dl_shr_table_changes(dl_shr_request *req, dl_shr_response *resp, const dl_s
 	}
 	if ((sts && ts_bound(&start, t->table, sts, true) < 0) ||
 	    (ets && ts_bound(&end, t->table, ets, false) < 0)) {
-		dl_shr_error(resp, 400, "INVALID_PARAMETER_VALUE", "%s", dl_error_last()->message);
+		dl_shr_error(resp, 400, "INVALID_PARAMETER_VALUE", "%s",
+		             dl_shr_table_message(t->table, dl_error_last()->message));
 		return;
 	}
 	if (end >= 0 && end < start) {
@@ -410,5 +471,12 @@ void dl_shr_table_changes(dl_shr_request *req, dl_shr_response *resp, const dl_s
 		             "the ending version %" PRId64 " is before the starting version %" PRId64, end, start);
 		return;
 	}
-	dl_shr_write_changes(req, resp, t, &caps, start, end, false, false, NULL, 0);
+	int64_t max_files = -1;
+	if (get_version_arg(&max_files, req, resp, "maxFiles") < 0) return;
+	if (max_files == 0) {
+		dl_shr_error(resp, 400, "INVALID_PARAMETER_VALUE", "maxFiles must be a positive integer");
+		return;
+	}
+	dl_shr_write_changes(req, resp, t, &caps, start, end, false, false, NULL, 0, max_files,
+	                     dl_shr_arg(req, "pageToken"));
 }

@@ -149,11 +149,24 @@ int dl_shr_parse_timestamp(int64_t *ms, const char *text)
 	return 0;
 }
 
+const char *dl_shr_table_message(const dl_shr_table *t, const char *msg)
+{
+	static const char pre[] = "opening table ";
+	size_t ln = strlen(t->location);
+	if (!msg) return "the table could not be read";
+	if (strncmp(msg, pre, sizeof pre - 1) == 0 && strncmp(msg + sizeof pre - 1, t->location, ln) == 0 &&
+	    strncmp(msg + sizeof pre - 1 + ln, ": ", 2) == 0)
+		msg += sizeof pre - 1 + ln + 2;
+	return ln && strstr(msg, t->location) ? "the table's log could not be read at that version" : msg;
+}
+
 static void snapshot_error(dl_shr_response *resp, int rc, const dl_shr_target *t, bool time_travel)
 {
 	if (time_travel && (rc == DL_ENOTFOUND || rc == DL_EINVALID)) {
+		/* The reason (a version or time outside the history) helps the
+		 * recipient; the table's location must not reach it. */
 		dl_shr_error(resp, 400, "INVALID_PARAMETER_VALUE", "table '%s': %s", t->table->name,
-		             dl_error_last()->message);
+		             dl_shr_table_message(t->table, dl_error_last()->message));
 		return;
 	}
 	char ctx[300];
@@ -202,7 +215,8 @@ void dl_shr_table_version(dl_shr_request *req, dl_shr_response *resp, const dl_s
 		dl_free(ts);
 		if (rc < 0) {
 			dl_snapshot_free(snap);
-			dl_shr_error(resp, 400, "INVALID_PARAMETER_VALUE", "%s", dl_error_last()->message);
+			dl_shr_error(resp, 400, "INVALID_PARAMETER_VALUE", "%s",
+			             dl_shr_table_message(t->table, dl_error_last()->message));
 			return;
 		}
 	}
@@ -651,7 +665,8 @@ void dl_shr_table_query(dl_shr_request *req, dl_shr_response *resp, const dl_shr
 	}
 	if (q.starting_version >= 0) {
 		dl_shr_write_changes(req, resp, t, &caps, q.starting_version, q.ending_version, true,
-		                     q.historical_protocol, (const char *const *)q.hints, q.nhints);
+		                     q.historical_protocol, (const char *const *)q.hints, q.nhints,
+		                     q.max_files, q.page_token);
 		query_free(&q);
 		return;
 	}

@@ -28,6 +28,12 @@ const dl_store_options *dl_store_options_of(const dl_store *s);
  * their state from a dl_store. */
 void *dl_store_impl_of(const dl_store *s, const dl_store_backend *be);
 
+/* The backend's version_at_timestamp (store_backend.h): 1 with *version
+ * set when the store resolves times itself, 0 when it does not (the log's
+ * commit times decide), or an error. */
+int dl_store_version_at_timestamp(int64_t *version, dl_store *s, int64_t ts_ms, int mode,
+                                  bool after_latest_ok);
+
 /* True when `s` is served by the built-in file or mem backend: a read
  * there costs a system call, not a network request, so callers that
  * batch requests (the Parquet reader's range coalescing) batch less. */

@@ -45,10 +45,13 @@ static int push(const dl_store_backend *be, bool builtin)
 	if (!scheme) return DL_ENOMEM;
 	for (char *c = scheme; *c; c++) *c = (char)tolower((unsigned char)*c);
 	entry *e = &g_entries[g_count++];
-	/* an application's version 1 struct ends at payload: copy only what it
-	 * has, the version 2 functions stay NULL (built from the others) */
+	/* an application's version 1 struct ends at payload, a version 2 one
+	 * at delete_many: copy only what it has, later functions stay NULL
+	 * (built from the others, or not offered) */
 	memset(&e->be, 0, sizeof e->be);
-	memcpy(&e->be, be, be->version >= 2 ? sizeof *be : offsetof(dl_store_backend, list_from));
+	memcpy(&e->be, be, be->version >= 3   ? sizeof *be
+	                   : be->version == 2 ? offsetof(dl_store_backend, version_at_timestamp)
+	                                      : offsetof(dl_store_backend, list_from));
 	e->be.version = DL_STORE_BACKEND_VERSION;
 	e->be.scheme = scheme;
 	e->scheme = scheme;

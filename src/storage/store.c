@@ -367,6 +367,14 @@ static int list_sorted(dl_store *s, const char *dir, const char *start_name, boo
 	return 0;
 }
 
+int dl_store_version_at_timestamp(int64_t *version, dl_store *s, int64_t ts_ms, int mode,
+                                  bool after_latest_ok)
+{
+	if (!s->backend.version_at_timestamp) return 0;
+	int rc = s->backend.version_at_timestamp(version, s->impl, ts_ms, mode, after_latest_ok);
+	return rc < 0 ? rc : 1;
+}
+
 int dl_store_list_from(dl_object_list *out, dl_store *s, const char *dir, const char *start_name)
 {
 	return list_sorted(s, dir, start_name, false, false, out);

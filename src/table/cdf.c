@@ -14,6 +14,7 @@
 #include "columnar/builder.h"
 #include "deltalake/changes.h"
 #include "log/snapshot.h"
+#include "storage/backend.h"
 #include "table/scan.h"
 #include "util/error.h"
 #include "util/mem.h"
@@ -408,7 +409,18 @@ static int resolve_range(cdf *c, const dl_changes_options *o)
 {
 	int64_t latest = dl_snapshot_version(c->snap);
 	int64_t start = o->start_version, end = o->end_version;
-	if (o->start_timestamp_ms != DL_NO_TIMESTAMP) {
+	/* A store that resolves times itself (a shared table: its server). */
+	dl_store *st = dl_snapshot_store(c->snap);
+	int by_store = 0;
+	if (o->start_timestamp_ms != DL_NO_TIMESTAMP)
+		by_store = dl_store_version_at_timestamp(&start, st, o->start_timestamp_ms,
+		                                         DL_STORE_TS_STARTING, false);
+	if (by_store >= 0 && o->end_timestamp_ms != DL_NO_TIMESTAMP) {
+		int e = dl_store_version_at_timestamp(&end, st, o->end_timestamp_ms, DL_STORE_TS_AS_OF, true);
+		by_store = e < 0 ? e : by_store | e;
+	}
+	if (by_store < 0) return by_store;
+	if (by_store == 0 && o->start_timestamp_ms != DL_NO_TIMESTAMP) {
 		/* the first commit at or after the start timestamp */
 		start = -1;
 		for (size_t i = 0; i < c->nversions && start < 0; i++)
@@ -417,7 +429,7 @@ static int resolve_range(cdf *c, const dl_changes_options *o)
 			return dl_error_set(DL_EINVALID, "no commit at or after the start timestamp: the latest version %"
 			                    PRId64 " is older; use an earlier start", latest);
 	}
-	if (o->end_timestamp_ms != DL_NO_TIMESTAMP)
+	if (by_store == 0 && o->end_timestamp_ms != DL_NO_TIMESTAMP)
 		DL_TRY(dl_log_version_at_timestamp(c->versions, c->ts, c->nversions, o->end_timestamp_ms, true, &end));
 	if (end < 0) end = latest;
 	if (start < 0) return dl_error_set(DL_EINVALID, "the start version must be >= 0");

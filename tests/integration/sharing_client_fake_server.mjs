@@ -24,6 +24,7 @@ const [cfgPath, portFile] = process.argv.slice(2);
 const cfg = JSON.parse(fs.readFileSync(cfgPath, 'utf8'));
 const PREFIX = '/delta-sharing';
 const stats = {};
+const pages = {}; // query pages after the first, per table (GET /_pages)
 const oauthTokens = new Set();
 let serial = 0;
 
@@ -129,8 +130,13 @@ function answerDelta(req, t) {
   return t.format === 'delta' ? f.includes('delta') : f.length === 1 && f[0] === 'delta';
 }
 
-function queryLines(tidx, t, version, delta) {
-  const st = stats[t.name] = (stats[t.name] || 0) + 1;
+// page: {offset, size} when the client asked for pages (maxFiles); this
+// server's pages hold at most PAGE_FILES files whatever maxFiles says (the
+// protocol lets a server return fewer), and the next page's token is in a
+// last endStreamAction line. A query is counted once, on its first page.
+const PAGE_FILES = 2;
+function queryLines(tidx, t, version, delta, page) {
+  const st = !page || page.offset === 0 ? (stats[t.name] = (stats[t.name] || 0) + 1) : stats[t.name];
   const snap = snapshot(t.location, version);
   const now = Date.now();
   let exp = now + 3600_000, bad = false;
@@ -145,7 +151,8 @@ function queryLines(tidx, t, version, delta) {
     const { id, name, description, format, schemaString, partitionColumns, configuration } = snap.metaData;
     lines.push({ metaData: { id, name, description, format, schemaString, partitionColumns, configuration, version } });
   }
-  for (const f of snap.files) {
+  const files = page ? snap.files.slice(page.offset, page.offset + page.size) : snap.files;
+  for (const f of files) {
     const id = crypto.createHash('md5').update(f.path).digest('hex');
     const url = fileUrl(tidx, decodeURIComponent(f.path), exp, bad);
     if (delta) {
@@ -164,6 +171,11 @@ function queryLines(tidx, t, version, delta) {
         version: f.version, timestamp: commitTs(commits(t.location).find((c) => c.version === f.version)),
         expirationTimestamp: exp } });
     }
+  }
+  if (page) {
+    const end = { minUrlExpirationTimestamp: exp };
+    if (page.offset + page.size < snap.files.length) end.nextPageToken = `p${version}_${page.offset + page.size}`;
+    lines.push({ endStreamAction: end });
   }
   return lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
 }
@@ -246,6 +258,7 @@ function serveFile(req, res, parts, url) {
 function handle(req, res, body) {
   const url = new URL(req.url, base);
   if (url.pathname === '/_stats') return send(res, 200, stats);
+  if (url.pathname === '/_pages') return send(res, 200, pages);
   if (url.pathname === '/oauth/token') {
     const a = req.headers.authorization || '';
     const [id, secret] = Buffer.from(a.replace(/^Basic /, ''), 'base64').toString().split(':');
@@ -295,9 +308,20 @@ function handle(req, res, body) {
   if (p[6] === 'query' && req.method === 'POST') {
     let q;
     try { q = JSON.parse(body || '{}'); } catch { return err(res, 400, 'MALFORMED_REQUEST', 'body is not JSON'); }
-    const v = q.version ?? cur;
+    let v = q.version ?? cur, page = null;
+    if (q.maxFiles !== undefined) {
+      if (!Number.isInteger(q.maxFiles) || q.maxFiles < 1) return err(res, 400, 'INVALID_PARAMETER_VALUE', 'bad maxFiles');
+      page = { offset: 0, size: Math.min(q.maxFiles, PAGE_FILES) };
+      if (q.pageToken !== undefined) {
+        const m = /^p(\d+)_(\d+)$/.exec(q.pageToken);
+        if (!m) return err(res, 400, 'INVALID_PARAMETER_VALUE', 'bad pageToken');
+        v = Number(m[1]);
+        page.offset = Number(m[2]);
+        pages[t.name] = (pages[t.name] || 0) + 1;
+      }
+    }
     if (!Number.isInteger(v) || v < 0 || v > cur) return err(res, 400, 'INVALID_PARAMETER_VALUE', `bad version ${v}`);
-    return send(res, 200, queryLines(tidx, t, v, delta), { ...nd, 'Delta-Table-Version': String(v) });
+    return send(res, 200, queryLines(tidx, t, v, delta, page), { ...nd, 'Delta-Table-Version': String(v) });
   }
   if (p[6] === 'changes' && req.method === 'GET') {
     const sv = url.searchParams.get('startingVersion');

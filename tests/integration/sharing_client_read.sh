@@ -118,6 +118,18 @@ node -e 'const s=JSON.parse(require("fs").readFileSync(process.argv[1]));
   if (!(s.expiring >= 2 && s.refusing >= 2 && s.cdfexp >= 2)) { console.error(JSON.stringify(s)); process.exit(1); }' "$tmp/stats" ||
 	fail "no re-query after expired or refused URLs: $(cat "$tmp/stats")"
 
+# ---- query pages: this server pages by 2 files whatever maxFiles asks,
+# and the client follows its tokens; unpaged (max_files=0) reads the same ----
+curl -s "http://127.0.0.1:$port/_pages" >"$tmp/pages"
+node -e 'const s=JSON.parse(require("fs").readFileSync(process.argv[1]));
+  if (!(s.parted >= 1 && s.dvcm >= 1)) { console.error(JSON.stringify(s)); process.exit(1); }' "$tmp/pages" ||
+	fail "the client did not follow the server's query pages: $(cat "$tmp/pages")"
+same "unpaged (max_files=0)" "$P#share1.default.parted" "$parted" --storage-option delta-sharing.max_files=0
+same "unpaged, delta format" "$P#share1.default.dvcm" "$dvcm" --storage-option delta-sharing.max_files=0
+same "pages of one file" "$P#share1.default.parted" "$parted" --storage-option delta-sharing.max_files=1
+"$D" cat "$P#share1.default.parted" --storage-option delta-sharing.max_files=x >"$tmp/o" 2>&1
+[ $? = 1 ] && grep -q 'delta-sharing.max_files' "$tmp/o" || fail "a bad max_files: $(cat "$tmp/o")"
+
 # a server handing out file:// URLs does not get the recipient's files read
 "$D" cat "$P#share2.s2.hostile" >"$tmp/o" 2>&1
 [ $? = 1 ] && grep -qi 'protocol' "$tmp/o" || fail "a file:// URL was followed: $(cat "$tmp/o")"

@@ -166,6 +166,13 @@ sed -n 2p "$tmp/q" | grep -q '"version":0' || fail "metaData of a version query 
 grep '"file"' "$tmp/q" | grep -vq '"version":0,"timestamp":' && fail "files of a version query lack version/timestamp"
 st=$(req "$tmp/q" -X POST -H "$A" -H "$J" -d '{"timestamp":"2999-01-01 00:00:00"}' "$T/tt/query")
 status_is "$st" 400 "timestamp after the last commit" "$tmp/q"; error_body "$tmp/q" "future timestamp"
+# the reason is given, the table's location (a server path) never
+grep -q 'after the latest version' "$tmp/q" || fail "future timestamp: no reason: $(cat "$tmp/q")"
+grep -qF "$G" "$tmp/q" && fail "future timestamp: the error names the table's location: $(cat "$tmp/q")"
+st=$(req "$tmp/q" -X POST -H "$A" -H "$J" -d '{"timestamp":"1999-01-01 00:00:00"}' "$T/tt/query")
+status_is "$st" 400 "timestamp before the first commit" "$tmp/q"; error_body "$tmp/q" "past timestamp"
+grep -q 'before the earliest version' "$tmp/q" || fail "past timestamp: no reason: $(cat "$tmp/q")"
+grep -qF "$G" "$tmp/q" && fail "past timestamp: the error names the table's location: $(cat "$tmp/q")"
 st=$(req "$tmp/q" -X POST -H "$A" -H "$J" -d '{"version":0}' "$T/part/query"); status_is "$st" 400 "no history" "$tmp/q"
 error_body "$tmp/q" "time travel without historyShared"
 st=$(req "$tmp/q" -X POST -H "$A" -H "$J" -d '{"version":99}' "$T/tt/query"); status_is "$st" 400 "version 99" "$tmp/q"
@@ -245,6 +252,66 @@ status_is "$st" 200 "cdf streaming with a hint" "$tmp/s1"; lines_ok "$tmp/s1" pa
 diff <(kinds "$tmp/s0" | grep -F '"birthday":"2023-12-24"') <(kinds "$tmp/s1") >/dev/null || fail "streaming hint: not the 2023-12-24 actions"
 st=$(req "$tmp/s2" -X POST -H "$A" -H "$J" -d '{"startingVersion":0,"predicateHints":["id > 1000"]}' "$T/cdf/query")
 diff <(kinds "$tmp/s0") <(kinds "$tmp/s2") >/dev/null || fail "a data-column hint pruned actions of the streaming form"
+
+# maxFiles / pageToken for the startingVersion form of query and for
+# changes (query parameters there): every page ends with an endStreamAction,
+# holds at most maxFiles add/cdf/remove lines, and the pages' lines after
+# their protocol and metaData, one after the other, are exactly the unpaged
+# answer's (URLs and expiry aside); bad and stale tokens are 400.
+strip() { tail -n +3 "$1" | grep -v '^{"endStreamAction"' | sed 's/"url":"[^"]*",//; s/"expirationTimestamp":[0-9]*//'; }
+pages_of() { # NAME MAX OUT KIND(query|changes) BODY-OR-PARAMS TABLE
+	local name=$1 max=$2 out=$3 kind=$4 what=$5 table=$6 tok="" n=0
+	: >"$out"
+	while :; do
+		if [ "$kind" = query ]; then
+			st=$(req "$tmp/pg" -X POST -H "$A" -H "$J" -d "{$what,\"maxFiles\":$max${tok:+,\"pageToken\":\"$tok\"}}" "$T/$table/query")
+		else
+			st=$(req "$tmp/pg" -H "$A" "$T/$table/changes?$what&maxFiles=$max${tok:+&pageToken=$tok}")
+		fi
+		status_is "$st" 200 "$name page $n" "$tmp/pg"
+		# every line checked on the first page; the others by their count (node per page is slow)
+		[ "$n" = 0 ] && lines_ok "$tmp/pg" parquet add cdf remove metaData protocol endStreamAction
+		nfiles=$(grep -cE '^\{"(add|cdf|remove)"' "$tmp/pg")
+		[ "$nfiles" -le "$max" ] || fail "$name page $n: $nfiles files"
+		tail -1 "$tmp/pg" | grep -q '^{"endStreamAction":' || fail "$name page $n: no endStreamAction last"
+		strip "$tmp/pg" >>"$out"
+		n=$((n + 1)); [ "$n" -le 200 ] || { fail "$name: paging does not end"; break; }
+		tok=$(tail -1 "$tmp/pg" | sed -n 's/^{"endStreamAction":{"nextPageToken":"\([^"]*\)",.*/\1/p')
+		[ -n "$tok" ] || break
+	done
+	npages=$n
+}
+for max in 2 5; do
+	st=$(req "$tmp/u" -X POST -H "$A" -H "$J" -d '{"startingVersion":0,"includeHistoricalProtocol":true}' "$T/cdf/query")
+	strip "$tmp/u" >"$tmp/u.lines"; total=$(grep -cE '^\{"(add|remove)"' "$tmp/u.lines")
+	pages_of "streaming by $max" "$max" "$tmp/p.lines" query '"startingVersion":0,"includeHistoricalProtocol":true' cdf
+	cmp -s "$tmp/u.lines" "$tmp/p.lines" || fail "streaming pages of $max differ from the whole: $(diff "$tmp/u.lines" "$tmp/p.lines" | head -3)"
+	[ "$npages" -ge $(( (total + max - 1) / max )) ] || fail "streaming by $max: $npages pages for $total files"
+	st=$(req "$tmp/u" -H "$A" "$T/cdf/changes?startingVersion=0&includeHistoricalMetadata=true")
+	strip "$tmp/u" >"$tmp/u.lines"; total=$(grep -cE '^\{"(add|cdf|remove)"' "$tmp/u.lines")
+	pages_of "changes by $max" "$max" "$tmp/p.lines" changes 'startingVersion=0&includeHistoricalMetadata=true' cdf
+	cmp -s "$tmp/u.lines" "$tmp/p.lines" || fail "changes pages of $max differ from the whole: $(diff "$tmp/u.lines" "$tmp/p.lines" | head -3)"
+	[ "$npages" -ge $(( (total + max - 1) / max )) ] || fail "changes by $max: $npages pages for $total files"
+done
+[ "$total" -ge 4 ] || fail "changes paging: only $total files"
+# by timestamps too (the token pins the versions of the first page)
+pages_of "changes by time" 2 "$tmp/p.lines" changes 'startingTimestamp=2000-01-01%2000:00:00' cdf
+st=$(req "$tmp/u" -H "$A" "$T/cdf/changes?startingTimestamp=2000-01-01%2000:00:00"); strip "$tmp/u" >"$tmp/u.lines"
+cmp -s "$tmp/u.lines" "$tmp/p.lines" || fail "changes by time: pages differ from the whole"
+# bad tokens: not ours, a snapshot query's, of another start, past the end version, without maxFiles
+st=$(req "$tmp/pg" -H "$A" "$T/cdf/changes?startingVersion=0&maxFiles=2"); tok=$(tail -1 "$tmp/pg" | sed -n 's/.*"nextPageToken":"\([^"]*\)".*/\1/p')
+[ -n "$tok" ] || fail "changes: no nextPageToken with maxFiles=2"
+for bad in "startingVersion=0&maxFiles=2&pageToken=x" "startingVersion=0&maxFiles=2&pageToken=3_0" \
+	"startingVersion=1&maxFiles=2&pageToken=$tok" "startingVersion=0&endingVersion=0&maxFiles=2&pageToken=c0_3_2" \
+	"startingVersion=0&pageToken=$tok" "startingVersion=0&maxFiles=0" "startingVersion=0&maxFiles=-1" \
+	"startingVersion=0&maxFiles=2&pageToken=c0_3_02" "startingVersion=0&maxFiles=2&pageToken=c0_99999999999999999999_2"; do
+	st=$(req "$tmp/pg" -H "$A" "$T/cdf/changes?$bad"); status_is "$st" 400 "changes $bad" "$tmp/pg"; error_body "$tmp/pg" "changes $bad"
+done
+for bad in '"pageToken":"x"' "\"pageToken\":\"$tok\",\"startingVersion\":1" '"pageToken":"0_0"'; do
+	st=$(req "$tmp/pg" -X POST -H "$A" -H "$J" -d "{\"startingVersion\":0,\"maxFiles\":2,$bad}" "$T/cdf/query")
+	[ "$bad" = "\"pageToken\":\"$tok\",\"startingVersion\":1" ] && st=$(req "$tmp/pg" -X POST -H "$A" -H "$J" -d "{\"maxFiles\":2,$bad}" "$T/cdf/query")
+	status_is "$st" 400 "streaming $bad" "$tmp/pg"; error_body "$tmp/pg" "streaming $bad"
+done
 
 # ---- Read Change Data Feed
 st=$(req "$tmp/c" -H "$A" "$T/cdf/changes?startingVersion=0&endingVersion=3"); status_is "$st" 200 changes "$tmp/c"

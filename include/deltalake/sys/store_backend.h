@@ -67,8 +67,12 @@ extern "C" {
 typedef int (*dl_store_list_fn)(const char *path, int64_t size, int64_t mtime_ms, void *payload);
 
 /* Version 2 added list_from and delete_many (after payload, so a version
- * 1 struct is a prefix of a version 2 one). */
-#define DL_STORE_BACKEND_VERSION 2
+ * 1 struct is a prefix of a version 2 one); version 3 version_at_timestamp. */
+#define DL_STORE_BACKEND_VERSION 3
+
+/* The modes of version_at_timestamp. */
+#define DL_STORE_TS_AS_OF 0    /* the latest version committed at or before */
+#define DL_STORE_TS_STARTING 1 /* the earliest version committed at or after */
 typedef struct dl_store_backend {
 	int version; /* DL_STORE_BACKEND_VERSION */
 	/* The URI scheme, lower case ("s3" serves "s3://..."; matched without
@@ -143,6 +147,18 @@ typedef struct dl_store_backend {
 	 * apart). On an error some objects may be gone: the message names one
 	 * that is not. Optional: dl_store calls del for each path. */
 	int (*delete_many)(size_t *deleted, void *impl, const char *const *paths, size_t n);
+
+	/* ---- version 3 ---- */
+
+	/* For a store that knows its table's history better than its listing
+	 * (a shared table lists no commit files; its server resolves times):
+	 * the table version at `ts_ms` (epoch ms) in `mode` (DL_STORE_TS_*;
+	 * AS_OF with after_latest_ok gives the latest version for a time after
+	 * it instead of an error). An error says why (a time before the first
+	 * commit or after the last one: DL_ENOTFOUND or DL_EINVALID with the
+	 * reason). Optional: NULL lets the log's commit times decide. */
+	int (*version_at_timestamp)(int64_t *version, void *impl, int64_t ts_ms, int mode,
+	                            int after_latest_ok);
 } dl_store_backend;
 
 /* Adds a backend for its scheme (the struct is copied; the scheme string
