@@ -214,8 +214,11 @@ before=$(ls "$d/_delta_log" | grep -c '\.json$')
 [ -f "$cp/commits/$last" ] || fail "the re-delivered batch $last was not committed to the checkpoint"
 [ "$(ls "$d/_delta_log" | grep -c '\.json$')" = "$before" ] || fail "the re-delivered batch $last made a commit"
 seq 1 40 | cmp -s - <(dest_ids) || fail "re-delivered batch duplicated rows: $(dest_ids | tr '\n' ' ')"
-grep -q '"operation":"STREAMING UPDATE"' "$d/_delta_log/00000000000000000001.json" ||
-	fail "a batch commit of --into is not STREAMING UPDATE"
+for v in 0 1; do
+	grep -q '"operation":"STREAMING UPDATE","operationParameters":{"outputMode":"Append","queryId":"[^"]*","epochId":"'$v'"}' \
+		"$d/_delta_log/0000000000000000000$v.json" ||
+		fail "batch $v of --into (version $v; 0 created the table) is not STREAMING UPDATE with epochId $v"
+done
 grep -q '"txn":{"appId":"'"$(sed -n 's/.*"id":"\([^"]*\)".*/\1/p' "$cp/metadata")"'"' "$d/_delta_log/00000000000000000001.json" ||
 	fail "a batch commit of --into has no txn with the checkpoint's query id"
 "$DL_CLI" follow "$t" --into "$d" --max-batches 1 >/dev/null 2>&1
