@@ -266,15 +266,24 @@ static int plan_commit(dl_stream *s, st_plan *p, admission *a, const st_commit *
 	bool skip;
 	DL_TRY(dl_stream_check_commit(&skip, s, c, v));
 	if (s->o.read_change_feed) {
-		int64_t files = 0, bytes = 0;
+		/* DeltaSourceCDCSupport.filterCDCActions: a commit with cdc files
+		 * is its cdc files; otherwise its data-changing adds and removes
+		 * (a remove without a size counts 0 bytes, as getFileSize) */
+		int64_t files = 0, bytes = 0, cdc_files = 0, cdc_bytes = 0;
 		for (size_t i = 0; i < c->n; i++) {
 			const dl_action *x = &c->items[i];
-			if ((x->kind == DL_ACTION_ADD && x->u.add.data_change) ||
-			    (x->kind == DL_ACTION_REMOVE && x->u.remove.data_change) || x->kind == DL_ACTION_CDC) {
+			if (x->kind == DL_ACTION_CDC) {
+				cdc_files++;
+				cdc_bytes += x->u.cdc.size;
+			} else if (x->kind == DL_ACTION_ADD && x->u.add.data_change) {
 				files++;
-				bytes += x->kind == DL_ACTION_ADD ? x->u.add.size : x->kind == DL_ACTION_CDC ? x->u.cdc.size : 0;
+				bytes += x->u.add.size;
+			} else if (x->kind == DL_ACTION_REMOVE && x->u.remove.data_change) {
+				files++;
+				bytes += x->u.remove.size != DL_NONE ? x->u.remove.size : 0;
 			}
 		}
+		if (cdc_files > 0) files = cdc_files, bytes = cdc_bytes;
 		bool ok = s->forced ? within_forced(s, v + 1, DL_STREAM_BASE_INDEX, false) : admit_commit(a, files, bytes);
 		if (!ok) return 1;
 		if (files > 0) DL_TRY(plan_push(p, (st_unit){ST_COMMIT_CHANGES, v, NULL}));

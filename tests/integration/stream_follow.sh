@@ -174,6 +174,27 @@ want=$(printf '1,p1,delete,3\n1,p1,insert,1\n2,p2,insert,1\n2,p2,update_preimage
 [ "$out" = "$want" ] || fail "--changes printed:
 $out"
 
+# readChangeFeed admission (DeltaSourceCDCSupport.filterCDCActions): an
+# UPDATE commit with cdc files counts its cdc files only (1, not also its
+# add and remove), so with --max-files 2 it joins the 1-file append before
+# it; the first commit of a batch is taken whole even past the limit
+t=$tmp/t6
+"$DL_CLI" create "$t" --schema "id BIGINT, p STRING" --property delta.enableChangeDataFeed=true -q >/dev/null
+append "$t" 1 1
+append "$t" 2 2
+"$DL_CLI" update "$t" --set "id = id + 10" --where "id = 1" -q >/dev/null || fail "update t6"
+grep -q '"cdc":' "$t/_delta_log/00000000000000000003.json" || fail "t6's UPDATE wrote no cdc file"
+append "$t" 3 3
+append "$t" 4 4
+out=$("$DL_CLI" follow "$t" --changes --from 2 --max-batches 2 --max-files 2 -c id,_change_type,_commit_version --format csv)
+want=$(printf 'id,_change_type,_commit_version\n2,insert,2\n1,update_preimage,3\n11,update_postimage,3\n3,insert,4\n4,insert,5')
+[ "$out" = "$want" ] || fail "--changes --max-files 2 over an UPDATE printed:
+$out"
+cp=$tmp/cp6
+"$DL_CLI" follow "$t" --changes --from 3 --max-batches 1 --max-files 1 --checkpoint "$cp" -c id --format csv >/dev/null ||
+	fail "follow t6 --max-files 1"
+grep -q '"reservoirVersion":4,"index":-1' "$cp/offsets/0" || fail "batch 0 of --max-files 1 is not the whole UPDATE: $(cat "$cp/offsets/0")"
+
 # ---- 4. --into: exactly once ----
 t=$tmp/t5
 d=$tmp/d5
