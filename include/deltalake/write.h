@@ -101,7 +101,7 @@ typedef enum dl_write_mode {
 	DL_WRITE_IGNORE,              /* create the table; nothing when it exists */
 } dl_write_mode;
 
-#define DL_WRITE_OPTIONS_VERSION 4
+#define DL_WRITE_OPTIONS_VERSION 5
 typedef struct dl_write_options {
 	int version;                       /* DL_WRITE_OPTIONS_VERSION */
 	dl_write_mode mode;
@@ -163,11 +163,19 @@ typedef struct dl_write_options {
 	 * target_file_size. */
 	int optimize_write;
 	int64_t optimize_write_bin_size;
+	/* version 5: the batch of a streaming sink (Spark's DeltaSink, which
+	 * records every batch so, the one creating the table included):
+	 * commitInfo.operation "STREAMING UPDATE" with the parameters
+	 * outputMode (this: "Append", "Complete" or "Update"), queryId
+	 * (txn_app_id) and epochId (txn_version), and the metrics numAddedFiles,
+	 * numRemovedFiles, numOutputRows, numOutputBytes. Needs mode append and
+	 * txn_app_id. NULL: not a streaming batch. */
+	const char *streaming_output_mode;
 } dl_write_options;
 #define DL_WRITE_OPTIONS_INIT \
 	{DL_WRITE_OPTIONS_VERSION, DL_WRITE_ERROR_IF_EXISTS, NULL, true, false, false, false, \
 	 NULL, 0, NULL, -1, NULL, 0, 0, true, NULL, NULL, 0, \
-	 NULL, NULL, NULL, NULL, NULL, false, NULL, NULL, 0, -1, -1, 0}
+	 NULL, NULL, NULL, NULL, NULL, false, NULL, NULL, 0, -1, -1, 0, NULL}
 
 /* Writes the rows of `data` (consumed and released) to the table at `uri`
  * (or opts->store), creating it when absent. *version is the committed

@@ -38,7 +38,11 @@ static int writes_before_commit(void *payload, dl_transaction *t)
 		snprintf(conf, sizeof conf, "{\"rowIdHighWaterMark\":%lld}", (long long)w->row_hwm);
 		DL_TRY(dl_txn_set_domain(t, "delta.rowTracking", conf, false));
 	}
-	DL_TRY(dl_txn_set_metric(t, "numFiles", w->nout));
+	/* Spark keeps the metrics of the operation's set: a streaming batch
+	 * (DeltaOperationMetrics.STREAMING_UPDATE) counts numAddedFiles, a
+	 * write numFiles. */
+	bool streaming = strcmp(dl_txn_operation(t), "STREAMING UPDATE") == 0;
+	DL_TRY(dl_txn_set_metric(t, streaming ? "numAddedFiles" : "numFiles", w->nout));
 	DL_TRY(dl_txn_set_metric(t, "numOutputRows", w->rows));
 	DL_TRY(dl_txn_set_metric(t, "numOutputBytes", w->bytes));
 	w->prepared = true;

@@ -87,7 +87,8 @@ static const size_t write_options_ends[] = {
 	DL_OPTIONS_END(dl_write_options, nproperties),      /* 1 */
 	DL_OPTIONS_END(dl_write_options, progress_payload), /* 2: progress */
 	DL_OPTIONS_END(dl_write_options, store_options),    /* 3: store, store options */
-	sizeof(dl_write_options),                           /* 4: CTAS operation, clustering, auto optimize */
+	DL_OPTIONS_END(dl_write_options, optimize_write_bin_size), /* 4: CTAS operation, clustering, auto optimize */
+	sizeof(dl_write_options),                           /* 5: streaming sink batch */
 };
 DL_OPTIONS_ENDS_CHECK(write_options_ends, DL_WRITE_OPTIONS_VERSION);
 
@@ -121,6 +122,13 @@ static int check_options(const dl_write_options *o)
 		return dl_error_set(DL_EINVALID,
 		                    "overwriteSchema needs a full overwrite (mode overwrite, without "
 		                    "replaceWhere or dynamic partition overwrite)");
+	if (o->streaming_output_mode &&
+	    (o->mode != DL_WRITE_APPEND || !o->txn_app_id || o->create_operation ||
+	     (strcmp(o->streaming_output_mode, "Append") != 0 && strcmp(o->streaming_output_mode, "Complete") != 0 &&
+	      strcmp(o->streaming_output_mode, "Update") != 0)))
+		return dl_error_set(DL_EINVALID, "streaming_output_mode (%s) is Append, Complete or Update, for an "
+		                                 "append with a txn app id and version",
+		                    o->streaming_output_mode);
 	if ((o->txn_app_id != NULL) != (o->txn_version >= 0))
 		return dl_error_set(DL_EINVALID,
 		                    "idempotent writes need both txnAppId and txnVersion (>= 0)");
@@ -609,6 +617,18 @@ static int set_create_parameters(write_ctx *c)
 static int set_commit_info(write_ctx *c)
 {
 	dl_transaction *t = c->txn;
+	if (c->o->streaming_output_mode) {
+		/* DeltaOperations.StreamingUpdate and DeltaOperationMetrics.STREAMING_UPDATE */
+		char epoch[24];
+		snprintf(epoch, sizeof epoch, "%lld", (long long)c->o->txn_version);
+		DL_TRY(dl_txn_set_parameter(t, "outputMode", c->o->streaming_output_mode));
+		DL_TRY(dl_txn_set_parameter(t, "queryId", c->o->txn_app_id));
+		DL_TRY(dl_txn_set_parameter(t, "epochId", epoch));
+		DL_TRY(dl_txn_set_metric(t, "numAddedFiles", (int64_t)dl_files_writer_count(c->fw)));
+		DL_TRY(dl_txn_set_metric(t, "numRemovedFiles", 0));
+		DL_TRY(dl_txn_set_metric(t, "numOutputRows", dl_files_writer_rows(c->fw)));
+		return dl_txn_set_metric(t, "numOutputBytes", dl_files_writer_bytes(c->fw));
+	}
 	if (c->o->create_operation) {
 		DL_TRY(set_create_parameters(c));
 		DL_TRY(dl_txn_set_metric(t, "numFiles", (int64_t)dl_files_writer_count(c->fw)));
@@ -834,7 +854,9 @@ static int run(write_ctx *c, const char *uri, dl_batch_stream *data, int64_t *ve
 		                    dl_store_root(c->store));
 	if (c->snap && c->o->mode == DL_WRITE_IGNORE) return 0;
 	dl_txn_options to = DL_TXN_OPTIONS_INIT;
-	to.operation = c->o->create_operation ? c->o->create_operation : "WRITE";
+	to.operation = c->o->create_operation       ? c->o->create_operation
+	               : c->o->streaming_output_mode ? "STREAMING UPDATE"
+	                                             : "WRITE";
 	to.user_metadata = c->o->user_metadata;
 	/* Row ids and defaultRowCommitVersion are fixed for the version after
 	 * the read one; a retry at a later version moves them (txn layer). */

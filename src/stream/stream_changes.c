@@ -106,9 +106,10 @@ typedef struct cdf_units {
 	st_plan *plan;
 	size_t next;
 	dl_batch_stream *cur;     /* the changes of one commit */
-	dl_batch **q;             /* snapshot inserts of one file */
+	dl_batch **q;             /* the change rows of one file */
 	size_t nq, head, cap;
-	int64_t snap_version, snap_ts_us;
+	const char *change_type;  /* of the file being read */
+	int64_t snap_version, snap_ts_us; /* its commit and the commit's time */
 } cdf_units;
 
 static dl_array *const_array(dl_type *t, const char *s, int64_t v, int64_t n)
@@ -125,7 +126,8 @@ static dl_array *const_array(dl_type *t, const char *s, int64_t v, int64_t n)
 	return a;
 }
 
-/* An initial snapshot batch as inserts at the snapshot's version. */
+/* A file's rows as changes of one type at one version (the initial
+ * snapshot's inserts, or a file of a commit split across batches). */
 static int cu_emit(void *payload, dl_batch *in)
 {
 	cdf_units *c = payload;
@@ -139,7 +141,7 @@ static int cu_emit(void *payload, dl_batch *in)
 		in->cols[k] = NULL;
 	}
 	if (rc == 0) {
-		o->cols[k] = const_array(sch->children[k].type, "insert", 0, n);
+		o->cols[k] = const_array(sch->children[k].type, c->change_type, 0, n);
 		o->cols[k + 1] = const_array(sch->children[k + 1].type, NULL, c->snap_version, n);
 		o->cols[k + 2] = const_array(sch->children[k + 2].type, NULL, c->snap_ts_us, n);
 		if (!o->cols[k] || !o->cols[k + 1] || !o->cols[k + 2]) rc = DL_ENOMEM;
@@ -172,6 +174,27 @@ static int open_commit(cdf_units *c, int64_t v)
 	return 0;
 }
 
+/* The commit time of version v, as the change data feed gives it
+ * (_commit_timestamp): the listing's timestamps for versions after the
+ * stream's snapshot. */
+static int commit_ms(int64_t *ms, dl_stream *s, int64_t v)
+{
+	if (v <= dl_snapshot_version(s->read_snap)) return dl_snapshot_commit_timestamp(ms, s->read_snap, v);
+	int64_t *vs, *ts;
+	size_t n;
+	DL_TRY(dl_log_commit_timestamps(s->store, dl_snapshot_props(s->read_snap), &vs, &ts, &n));
+	int rc = dl_error_set(DL_ENOTFOUND, "%s: the commit of version %" PRId64 " is not in the log", s->table, v);
+	for (size_t i = 0; i < n; i++)
+		if (vs[i] == v) {
+			*ms = ts[i];
+			rc = 0;
+			dl_error_clear();
+		}
+	dl_free(vs);
+	dl_free(ts);
+	return rc;
+}
+
 static int cu_next(dl_batch_stream *bs, dl_batch **out)
 {
 	cdf_units *c = bs->private_data;
@@ -200,10 +223,11 @@ static int cu_next(dl_batch_stream *bs, dl_batch **out)
 		}
 		if (c->snap_version != u->version) {
 			int64_t ms = 0;
-			DL_TRY(dl_snapshot_commit_timestamp(&ms, c->s->read_snap, u->version));
+			DL_TRY(commit_ms(&ms, c->s, u->version));
 			c->snap_version = u->version;
 			c->snap_ts_us = ms * 1000;
 		}
+		c->change_type = u->kind == ST_CHANGE_DELETE ? "delete" : "insert";
 		DL_TRY(dl_scan_read_add(c->s->cdf_scan, u->add, NULL, 0, false, cu_emit, c));
 	}
 }

@@ -20,12 +20,14 @@ typedef enum st_unit_kind {
 	ST_FILE = 0,        /* add: read its rows */
 	ST_SNAPSHOT_INSERT, /* readChangeFeed: an initial snapshot file as inserts */
 	ST_COMMIT_CHANGES,  /* readChangeFeed: the changes of `version` */
+	ST_CHANGE_INSERT,   /* readChangeFeed, a commit split across batches: an add's rows */
+	ST_CHANGE_DELETE,   /* the same for a remove's rows (as an add: path, partition values) */
 } st_unit_kind;
 
 typedef struct st_unit {
 	st_unit_kind kind;
 	int64_t version;
-	const dl_add *add;  /* ST_FILE, ST_SNAPSHOT_INSERT (in the plan's arena or the snapshot) */
+	const dl_add *add;  /* all but ST_COMMIT_CHANGES (in the plan's arena or the snapshot) */
 } st_unit;
 
 typedef struct st_plan {

@@ -103,13 +103,20 @@ static void release(struct ArrowArrayStream *data)
 	if (data->release) data->release(data);
 }
 
+static const char *mode_name(const dl_stream_sink *k)
+{
+	return k->mode == DL_STREAM_COMPLETE ? "Complete" : "Append";
+}
+
 /* The first batch of a table that does not exist yet: an idempotent
  * dl_write creates it (two racing creators: the loser's commit conflicts
- * and the replay finds the txn). */
+ * and the replay finds the txn), recorded as Spark's sink records every
+ * batch: STREAMING UPDATE with outputMode, queryId, epochId. */
 static int create_with_batch(int64_t *version, dl_stream_sink *k, int64_t batch_id, struct ArrowArrayStream *data)
 {
 	dl_write_options w = DL_WRITE_OPTIONS_INIT;
 	w.mode = DL_WRITE_APPEND;
+	w.streaming_output_mode = mode_name(k);
 	w.store = k->store;
 	w.txn_app_id = k->app_id;
 	w.txn_version = batch_id;
@@ -168,7 +175,7 @@ int dl_stream_sink_write(int64_t *version, dl_stream_sink *k, int64_t batch_id, 
 	rc = rc == DL_ENOTFOUND ? 0 : rc;
 	char epoch[24];
 	snprintf(epoch, sizeof epoch, "%" PRId64, batch_id);
-	if (rc == 0) rc = dl_transaction_set_parameter(t, "outputMode", k->mode == DL_STREAM_COMPLETE ? "Complete" : "Append");
+	if (rc == 0) rc = dl_transaction_set_parameter(t, "outputMode", mode_name(k));
 	if (rc == 0) rc = dl_transaction_set_parameter(t, "queryId", k->app_id);
 	if (rc == 0) rc = dl_transaction_set_parameter(t, "epochId", epoch);
 	int64_t nremoved = 0;
@@ -179,7 +186,8 @@ int dl_stream_sink_write(int64_t *version, dl_stream_sink *k, int64_t batch_id, 
 	} else {
 		release(data);
 	}
-	if (rc == 0 && k->mode == DL_STREAM_COMPLETE) rc = dl_transaction_set_metric(t, "numRemovedFiles", nremoved);
+	/* Spark's PendingTxn sets numRemovedFiles for every batch (0 in append mode) */
+	if (rc == 0) rc = dl_transaction_set_metric(t, "numRemovedFiles", nremoved);
 	if (rc == 0) rc = dl_transaction_set_app_version(t, k->app_id, batch_id);
 	if (rc == 0) rc = dl_transaction_commit(version, t);
 	dl_transaction_free(t);

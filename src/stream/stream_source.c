@@ -260,21 +260,97 @@ int dl_stream_check_schema(dl_stream *s, const dl_metadata *m, int64_t version)
 	                          version, s->table, dl_snapshot_version(s->read_snap), m->schema_string);
 }
 
+static bool has_dv(const st_commit *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		const dl_action *x = &c->items[i];
+		if ((x->kind == DL_ACTION_ADD && x->u.add.data_change && x->u.add.dv) ||
+		    (x->kind == DL_ACTION_REMOVE && x->u.remove.data_change && x->u.remove.dv))
+			return true;
+	}
+	return false;
+}
+
+/* readChangeFeed over a commit of adds and removes only (no cdc files, no
+ * deletion vectors): admitted file by file, as Spark's filterFiles, the
+ * index counting its data-changing adds and removes in log order. Taken
+ * whole from its start, it is one ST_COMMIT_CHANGES (the rows of
+ * deltalake/changes.h); split, each file is its own unit. */
+static int plan_change_files(dl_stream *s, st_plan *p, admission *a, const st_commit *c, int64_t v)
+{
+	size_t first = p->n;
+	bool whole = !(v == s->pos.reservoir_version && s->pos.index >= 0 && !s->pos.is_starting_version);
+	int64_t index = -1;
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < c->n; i++) {
+		const dl_action *x = &c->items[i];
+		bool add = x->kind == DL_ACTION_ADD && x->u.add.data_change;
+		bool rem = x->kind == DL_ACTION_REMOVE && x->u.remove.data_change;
+		if (!add && !rem) continue;
+		index++;
+		if (!whole && index <= s->pos.index) continue;
+		int64_t size = add ? x->u.add.size : x->u.remove.size != DL_NONE ? x->u.remove.size : 0;
+		bool ok = s->forced ? within_forced(s, v, index, false) : admit_file(a, size);
+		if (!ok) {
+			whole = false;
+			rc = 1;
+			break;
+		}
+		dl_add *f = dl_arena_alloc(&p->arena, sizeof *f);
+		if (!f) return DL_ENOMEM;
+		if (add) {
+			*f = x->u.add;
+		} else {
+			const dl_remove *r = &x->u.remove;
+			memset(f, 0, sizeof *f);
+			f->path = r->path;
+			f->partition_values = r->partition_values;
+			f->size = r->size != DL_NONE ? r->size : 0;
+			f->stats = r->stats;
+			f->stats_len = r->stats_len;
+			f->data_change = true;
+			f->tags = r->tags;
+			f->base_row_id = r->base_row_id;
+			f->default_row_commit_version = r->default_row_commit_version;
+		}
+		DL_TRY(plan_push(p, (st_unit){add ? ST_CHANGE_INSERT : ST_CHANGE_DELETE, v, f}));
+		set_end(p, v, index, false);
+	}
+	if (rc == 0) set_end(p, v + 1, DL_STREAM_BASE_INDEX, false);
+	if (whole && p->n > first) {
+		p->n = first;
+		DL_TRY(plan_push(p, (st_unit){ST_COMMIT_CHANGES, v, NULL}));
+	}
+	return rc;
+}
+
 /* Commit v's units. Returns 1 when the batch is full before the end of v. */
 static int plan_commit(dl_stream *s, st_plan *p, admission *a, const st_commit *c, int64_t v)
 {
 	bool skip;
 	DL_TRY(dl_stream_check_commit(&skip, s, c, v));
 	if (s->o.read_change_feed) {
-		int64_t files = 0, bytes = 0;
+		/* DeltaSourceCDCSupport.filterCDCActions: a commit with cdc files
+		 * is its cdc files; otherwise its data-changing adds and removes
+		 * (a remove without a size counts 0 bytes, as getFileSize) */
+		int64_t files = 0, bytes = 0, cdc_files = 0, cdc_bytes = 0;
 		for (size_t i = 0; i < c->n; i++) {
 			const dl_action *x = &c->items[i];
-			if ((x->kind == DL_ACTION_ADD && x->u.add.data_change) ||
-			    (x->kind == DL_ACTION_REMOVE && x->u.remove.data_change) || x->kind == DL_ACTION_CDC) {
+			if (x->kind == DL_ACTION_CDC) {
+				cdc_files++;
+				cdc_bytes += x->u.cdc.size;
+			} else if (x->kind == DL_ACTION_ADD && x->u.add.data_change) {
 				files++;
-				bytes += x->kind == DL_ACTION_ADD ? x->u.add.size : x->kind == DL_ACTION_CDC ? x->u.cdc.size : 0;
+				bytes += x->u.add.size;
+			} else if (x->kind == DL_ACTION_REMOVE && x->u.remove.data_change) {
+				files++;
+				bytes += x->u.remove.size != DL_NONE ? x->u.remove.size : 0;
 			}
 		}
+		if (cdc_files > 0) files = cdc_files, bytes = cdc_bytes;
+		if (cdc_files == 0 && !has_dv(c)) return plan_change_files(s, p, a, c, v);
+		/* cdc files, or deletion vectors (an add/remove pair must not be
+		 * split): all or nothing, as Spark */
 		bool ok = s->forced ? within_forced(s, v + 1, DL_STREAM_BASE_INDEX, false) : admit_commit(a, files, bytes);
 		if (!ok) return 1;
 		if (files > 0) DL_TRY(plan_push(p, (st_unit){ST_COMMIT_CHANGES, v, NULL}));

@@ -38,6 +38,11 @@ const char *dl_txn_engine_info(void)
 	return engine_info;
 }
 
+const char *dl_txn_operation(const dl_transaction *t)
+{
+	return t->operation;
+}
+
 int dl_txn_begin(dl_transaction **out, dl_store *store, dl_snapshot *snapshot,
                  const dl_txn_options *opts)
 {

@@ -127,6 +127,8 @@ int dl_txn_commit(dl_transaction *t, int64_t *version);
 int64_t dl_txn_commit_timestamp(const dl_transaction *t);
 int dl_txn_attempts(const dl_transaction *t);
 int dl_txn_post_commit_error(const dl_transaction *t, const char **message);
+/* commitInfo.operation of the transaction ("WRITE" when none was given). */
+const char *dl_txn_operation(const dl_transaction *t);
 
 /* The engineInfo this library writes: "deltalake-c/<version>". */
 const char *dl_txn_engine_info(void);

@@ -10,6 +10,8 @@
 #     --where / --columns, csv, a partition DELETE (DELTA_SOURCE_IGNORE_DELETE
 #     unless --ignore-deletes), an UPDATE (DELTA_SOURCE_TABLE_IGNORE_CHANGES
 #     unless --skip-change-commits / --ignore-changes), --changes after DML,
+#     --changes admission (whole UPDATEs with cdc files, commits of adds and
+#     removes split file by file),
 #     and usage errors (exit 2).
 #  4. --into TABLE (exactly once through the Delta sink's txn): killed at
 #     random moments while commits land and restarted, and a batch
@@ -174,6 +176,55 @@ want=$(printf '1,p1,delete,3\n1,p1,insert,1\n2,p2,insert,1\n2,p2,update_preimage
 [ "$out" = "$want" ] || fail "--changes printed:
 $out"
 
+# readChangeFeed admission (DeltaSourceCDCSupport.filterCDCActions): an
+# UPDATE commit with cdc files counts its cdc files only (1, not also its
+# add and remove), so with --max-files 2 it joins the 1-file append before
+# it; the first commit of a batch is taken whole even past the limit
+t=$tmp/t6
+"$DL_CLI" create "$t" --schema "id BIGINT, p STRING" --property delta.enableChangeDataFeed=true -q >/dev/null
+append "$t" 1 1
+append "$t" 2 2
+"$DL_CLI" update "$t" --set "id = id + 10" --where "id = 1" -q >/dev/null || fail "update t6"
+grep -q '"cdc":' "$t/_delta_log/00000000000000000003.json" || fail "t6's UPDATE wrote no cdc file"
+append "$t" 3 3
+append "$t" 4 4
+out=$("$DL_CLI" follow "$t" --changes --from 2 --max-batches 2 --max-files 2 -c id,_change_type,_commit_version --format csv)
+want=$(printf 'id,_change_type,_commit_version\n2,insert,2\n1,update_preimage,3\n11,update_postimage,3\n3,insert,4\n4,insert,5')
+[ "$out" = "$want" ] || fail "--changes --max-files 2 over an UPDATE printed:
+$out"
+cp=$tmp/cp6
+"$DL_CLI" follow "$t" --changes --from 3 --max-batches 1 --max-files 1 --checkpoint "$cp" -c id --format csv >/dev/null ||
+	fail "follow t6 --max-files 1"
+grep -q '"reservoirVersion":4,"index":-1' "$cp/offsets/0" || fail "batch 0 of --max-files 1 is not the whole UPDATE: $(cat "$cp/offsets/0")"
+
+# a commit of adds and removes only (no cdc files, no deletion vectors) is
+# admitted file by file under --changes, as Spark's
+# DeltaSourceCDCSupport.filterFiles: batches end inside commits, the index
+# counting the commit's adds and removes in log order
+t=$tmp/t7
+"$DL_CLI" create "$t" --schema "id BIGINT, p STRING" --partition-by p --property delta.enableChangeDataFeed=true -q >/dev/null
+append "$t" 1 3
+append "$t" 4 6
+"$DL_CLI" delete "$t" --where "p = 'p1' OR p = 'p2'" -q >/dev/null || fail "delete t7"
+grep -q '"cdc":\|"deletionVector":{' "$t/_delta_log/00000000000000000003.json" && fail "t7's delete is not removes only"
+order=$(for v in 1 2 3; do sed -n 's/.*"\(add\|remove\)":{"path":"p=\(p[0-9]\)\/.*/\1 \2/p' "$t/_delta_log/0000000000000000000$v.json"; done | tr '\n' ,)
+[ "$order" = "add p1,add p2,add p0,add p1,add p2,add p0,remove p1,remove p2,remove p1,remove p2," ] ||
+	fail "t7's log is not in the order the checks below assume: $order"
+cp=$tmp/cp7
+want=("1,insert,1 2,insert,1 |1,1" "3,insert,1 4,insert,2 |2,0" "5,insert,2 6,insert,2 |3,-1" "4,delete,3 5,delete,3 |3,1"
+	"1,delete,3 2,delete,3 |4,-1")
+for b in 0 1 2 3 4; do
+	got=$("$DL_CLI" follow "$t" --changes --from 1 --max-files 2 --max-batches 1 --checkpoint "$cp" \
+		-c id,_change_type,_commit_version --format csv | tail -n +2 | tr '\n' ' ')
+	got="$got|$(tail -1 "$cp/offsets/$b" | sed 's/.*"reservoirVersion":\([0-9]*\),"index":\(-*[0-9]*\).*/\1,\2/')"
+	[ "$got" = "${want[$b]}" ] || fail "--changes --max-files 2 batch $b: '$got', expected '${want[$b]}'"
+done
+# a file of a split commit has the commit's time, as the whole feed gives it
+got=$("$DL_CLI" follow "$t" --changes --from 1 --max-files 1 --max-batches 1 -c id,_commit_timestamp --format csv | tail -n +2)
+want1=$("$DL_CLI" changes "$t" --from 1 --to 1 -c id,_commit_timestamp --format csv 2>/dev/null | grep '^1,')
+[ -n "$want1" ] || want1=$("$DL_CLI" changes "$t" --from 1 --to 1 --format csv | awk -F, '$1 == 1 { print $1 "," $5 }')
+[ "$got" = "$want1" ] || fail "a split commit's _commit_timestamp: '$got', the feed says '$want1'"
+
 # ---- 4. --into: exactly once ----
 t=$tmp/t5
 d=$tmp/d5
@@ -214,10 +265,15 @@ before=$(ls "$d/_delta_log" | grep -c '\.json$')
 [ -f "$cp/commits/$last" ] || fail "the re-delivered batch $last was not committed to the checkpoint"
 [ "$(ls "$d/_delta_log" | grep -c '\.json$')" = "$before" ] || fail "the re-delivered batch $last made a commit"
 seq 1 40 | cmp -s - <(dest_ids) || fail "re-delivered batch duplicated rows: $(dest_ids | tr '\n' ' ')"
-grep -q '"operation":"STREAMING UPDATE"' "$d/_delta_log/00000000000000000001.json" ||
-	fail "a batch commit of --into is not STREAMING UPDATE"
-grep -q '"txn":{"appId":"'"$(sed -n 's/.*"id":"\([^"]*\)".*/\1/p' "$cp/metadata")"'"' "$d/_delta_log/00000000000000000001.json" ||
-	fail "a batch commit of --into has no txn with the checkpoint's query id"
+# batch N is version N (a replayed batch commits nothing); 0 created the table
+qid=$(sed -n 's/.*"id":"\([^"]*\)".*/\1/p' "$cp/metadata")
+[ -f "$d/_delta_log/00000000000000000000.json" ] || fail "--into made no version 0"
+for f in "$d"/_delta_log/*.json; do
+	v=$((10#$(basename "$f" .json)))
+	grep -q '"operation":"STREAMING UPDATE","operationParameters":{"outputMode":"Append","queryId":"'"$qid"'","epochId":"'$v'"}' "$f" ||
+		fail "version $v of --into is not STREAMING UPDATE with epochId $v"
+	grep -q '"txn":{"appId":"'"$qid"'","version":'$v',' "$f" || fail "version $v of --into has no txn($qid, $v)"
+done
 "$DL_CLI" follow "$t" --into "$d" --max-batches 1 >/dev/null 2>&1
 [ $? = 2 ] || fail "--into without --checkpoint should be a usage error"
 

@@ -46,6 +46,11 @@ seq 1 6000 | cmp -s - "$tmp/ids1" ||
 "$DL_CLI" cat "$t" --where "id = 17" --format csv | grep -q '^17,"n,17",119.5$' || fail "row 17 was not read back as written"
 hist=$("$DL_CLI" history "$t" --format csv)
 grep -q "STREAMING UPDATE" <<<"$hist" || fail "no STREAMING UPDATE commit in the history"
+# the batch that created the table is a STREAMING UPDATE too (Spark's DeltaSink), with its epoch
+hist0=$(grep '^0,' <<<"$hist")
+grep -q 'STREAMING UPDATE' <<<"$hist0" || fail "version 0 (the creating batch) is not STREAMING UPDATE: $hist0"
+grep -q '""epochId"":""0""' <<<"$hist0" || fail "version 0 lacks epochId 0: $hist0"
+if grep -q ',WRITE,' <<<"$hist"; then fail "a WRITE commit in an ingested table's history"; fi
 [ "$(ls "$cp/commits" | wc -l)" = 24 ] || fail "expected 24 committed batches, found $(ls "$cp/commits" | wc -l)"
 grep -q '"txn":{"appId":"'"$(sed 's/.*"id":"\([^"]*\)".*/\1/' "$cp/metadata")"'","version":23' "$t"/_delta_log/*.json ||
 	fail "no txn of the checkpoint's query id at batch 23"

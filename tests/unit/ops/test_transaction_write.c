@@ -114,7 +114,7 @@ static void test_one_commit(void **state)
 	check_rows(uri, NULL, "3,c;4,d;5,NULL");
 	char *c = fx_commit(uri, 2);
 	expect_in(c, "\"operation\":\"STREAMING UPDATE\"");
-	expect_in(c, "\"numFiles\":\"2\"");
+	expect_in(c, "\"numAddedFiles\":\"2\"");
 	expect_in(c, "\"numOutputRows\":\"3\"");
 	expect_in(c, "{\"txn\":{\"appId\":\"stream-1\",\"version\":7");
 	expect_in(c, "{\"remove\":{\"path\":\"");

@@ -583,12 +583,25 @@ static void test_sink(void **state)
 	char *r = fx_read(t, -1, NULL);
 	assert_string_equal(r, "1,a;2,a;3,a");
 	dl_free(r);
-	char *commit = fx_commit(t, 1);
-	assert_non_null(strstr(commit, "\"operation\":\"STREAMING UPDATE\""));
-	assert_non_null(strstr(commit, "\"outputMode\":\"Append\""));
-	assert_non_null(strstr(commit, "\"epochId\":\"1\""));
-	assert_non_null(strstr(commit, "{\"txn\":{\"appId\":\""));
-	dl_free(commit);
+	/* every batch, the one that created the table too, is Spark's
+	 * StreamingUpdate with DeltaOperationMetrics.STREAMING_UPDATE */
+	for (int64_t ver = 0; ver <= 1; ver++) {
+		char *commit = fx_commit(t, ver);
+		char want[256];
+		assert_non_null(strstr(commit, "\"operation\":\"STREAMING UPDATE\""));
+		snprintf(want, sizeof want, "\"operationParameters\":{\"outputMode\":\"Append\",\"queryId\":\"%s\","
+		         "\"epochId\":\"%lld\"}", dl_stream_sink_app_id(k), (long long)ver);
+		if (!strstr(commit, want)) fail_msg("version %lld lacks %s: %s", (long long)ver, want, commit);
+		snprintf(want, sizeof want, "{\"txn\":{\"appId\":\"%s\",\"version\":%lld", dl_stream_sink_app_id(k),
+		         (long long)ver);
+		if (!strstr(commit, want)) fail_msg("version %lld lacks %s", (long long)ver, want);
+		assert_non_null(strstr(commit, "\"numAddedFiles\":\"1\""));
+		assert_non_null(strstr(commit, "\"numRemovedFiles\":\"0\""));
+		assert_non_null(strstr(commit, ver == 0 ? "\"numOutputRows\":\"2\"" : "\"numOutputRows\":\"1\""));
+		assert_non_null(strstr(commit, "\"numOutputBytes\":\""));
+		assert_null(strstr(commit, "\"numFiles\""));
+		dl_free(commit);
+	}
 	/* the app id is the checkpoint's query id */
 	dl_stream_checkpoint *c;
 	assert_int_equal(dl_stream_checkpoint_open(&c, cp, NULL), 0);
