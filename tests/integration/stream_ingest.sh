@@ -57,7 +57,11 @@ grep -q '"txn":{"appId":"'"$(sed 's/.*"id":"\([^"]*\)".*/\1/' "$cp/metadata")"'"
 
 # ---- 2. a pipe with a pause: --batch-seconds ----
 t=$tmp/t2
-{ echo "id,name"; for i in 1 2 3; do echo "$i,a"; done; sleep 1.5; for i in 4 5; do echo "$i,b"; done; } |
+# The writer pauses until the first batch has committed (not for a fixed
+# time: a slow start, as under ASan, would find all five rows waiting).
+{ echo "id,name"; for i in 1 2 3; do echo "$i,a"; done
+  for _ in $(seq 600); do [ -e "$t/_delta_log/00000000000000000000.json" ] && break; sleep 0.1; done
+  for i in 4 5; do echo "$i,b"; done; } |
 	"$DL_CLI" ingest "$t" -i - --checkpoint "$tmp/cp2" --batch-rows 100 --batch-seconds 0.2 --format csv >"$tmp/out2" ||
 	fail "pipe ingest failed"
 out=$(cat "$tmp/out2")
