@@ -77,10 +77,11 @@ static bool ends_with(const char *s, const char *suffix)
 }
 
 /* The table's schema JSON (malloc'd), for typing text input; NULL when
- * there is no table. */
-static int table_schema(char **out, const char *uri)
+ * there is no table. *widening: the table enables type widening. */
+static int table_schema(char **out, bool *widening, const char *uri)
 {
 	*out = NULL;
+	*widening = false;
 	dl_snapshot_options o = DL_SNAPSHOT_OPTIONS_INIT;
 	o.metadata_only = true;
 	o.store_options = dl_cli_store_options(NULL);
@@ -93,6 +94,8 @@ static int table_schema(char **out, const char *uri)
 	DL_CLI_TRY(rc);
 	const char *json = dl_snapshot_schema_json(snap);
 	if (json && !(*out = dl_cli_strdup(json))) rc = DL_ENOMEM;
+	const char *tw = dl_snapshot_property(snap, "delta.enableTypeWidening");
+	*widening = tw && strcasecmp(tw, "true") == 0;
 	dl_snapshot_free(snap);
 	return rc;
 }
@@ -121,15 +124,21 @@ static int open_input(dl_cli *cli, const write_args *a, struct ArrowArrayStream 
 		return dl_parquet_read(st, *pq, NULL);
 	}
 	char *schema = NULL;
-	DL_CLI_TRY(table_schema(&schema, a->table));
+	bool widening;
+	DL_CLI_TRY(table_schema(&schema, &widening, a->table));
+	/* Spark widens a column automatically only under schema evolution:
+	 * without --merge-schema a wider value stays an error naming its line */
+	bool widen = widening && a->merge_schema;
 	int rc;
 	if (csv) {
 		dl_csv_options o = DL_CSV_OPTIONS_INIT;
 		o.schema_json = schema;
+		o.widen_types = widen;
 		rc = dl_read_csv(st, a->input, &o);
 	} else {
 		dl_jsonl_options o = DL_JSONL_OPTIONS_INIT;
 		o.schema_json = schema;
+		o.widen_types = widen;
 		rc = dl_read_jsonl(st, a->input, &o);
 	}
 	free(schema);

@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in->len = size - 1;
 	in->path = dl_strdup("fuzz.csv");
 	dl_batch_stream *s;
-	int rc = dl_io_csv_stream(&s, in, schema, &fmt, (sel & 64) ? 3 : 0);
+	int rc = dl_io_csv_stream(&s, in, schema, &fmt, (sel & 64) ? 3 : 0, (sel & 128) != 0);
 	if (rc == 0) {
 		for (;;) {
 			dl_batch *b;

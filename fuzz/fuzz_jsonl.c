@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in->len = size - 1;
 	in->path = dl_strdup("fuzz.jsonl");
 	dl_batch_stream *s;
-	int rc = dl_io_jsonl_stream(&s, in, schema, (sel & 2) ? 2 : 0);
+	int rc = dl_io_jsonl_stream(&s, in, schema, (sel & 2) ? 2 : 0, (sel & 4) != 0);
 	if (rc == 0) {
 		for (;;) {
 			dl_batch *b;

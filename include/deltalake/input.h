@@ -31,7 +31,7 @@
 extern "C" {
 #endif
 
-#define DL_CSV_OPTIONS_VERSION 1
+#define DL_CSV_OPTIONS_VERSION 2
 typedef struct dl_csv_options {
 	int version;               /* DL_CSV_OPTIONS_VERSION */
 	bool header;               /* the first line names the columns (default true);
@@ -42,8 +42,17 @@ typedef struct dl_csv_options {
 	                              an empty unquoted field is always NULL, "" quoted never */
 	const char *schema_json;   /* Delta schema JSON to type columns by, or NULL */
 	int64_t batch_rows;        /* rows per batch; 0 = 65536 */
+	/* version 2: type widening, for a table with delta.enableTypeWidening
+	 * written with merge_schema. A schema_json column whose type does not
+	 * hold a value of the file is read with the narrowest type the
+	 * automatic widenings reach that does (BYTE -> SHORT -> INT -> BIGINT,
+	 * FLOAT -> DOUBLE, DECIMAL(p,s) -> DECIMAL(p+k,s), DATE ->
+	 * TIMESTAMP_NTZ), and dl_write widens the table column. The whole file
+	 * is read once more before the first batch. A value no such widening
+	 * holds is still an error naming its line and column. */
+	bool widen_types;
 } dl_csv_options;
-#define DL_CSV_OPTIONS_INIT {DL_CSV_OPTIONS_VERSION, true, ',', '"', NULL, NULL, 0}
+#define DL_CSV_OPTIONS_INIT {DL_CSV_OPTIONS_VERSION, true, ',', '"', NULL, NULL, 0, false}
 
 /* The rows of a CSV file (a path or file:// URI) as an ArrowArrayStream
  * owned by the caller. Errors here: DL_ENOTFOUND for a missing file,
@@ -51,14 +60,17 @@ typedef struct dl_csv_options {
  * schema_json that is not a Delta schema. opts NULL: the defaults. */
 DL_EXTERN(int) dl_read_csv(struct ArrowArrayStream *out, const char *path_or_uri, const dl_csv_options *opts);
 
-#define DL_JSONL_OPTIONS_VERSION 1
+#define DL_JSONL_OPTIONS_VERSION 2
 typedef struct dl_jsonl_options {
 	int version;               /* DL_JSONL_OPTIONS_VERSION */
 	const char *schema_json;   /* Delta schema JSON to type columns by, or NULL; nested
 	                              objects and arrays fill its struct, array and map columns */
 	int64_t batch_rows;        /* rows per batch; 0 = 65536 */
+	/* version 2: as dl_csv_options' widen_types, for columns and the fields
+	 * of struct columns (not inside arrays or maps) */
+	bool widen_types;
 } dl_jsonl_options;
-#define DL_JSONL_OPTIONS_INIT {DL_JSONL_OPTIONS_VERSION, NULL, 0}
+#define DL_JSONL_OPTIONS_INIT {DL_JSONL_OPTIONS_VERSION, NULL, 0, false}
 
 /* The rows of a JSON lines file (one object per line; blank lines skipped;
  * members matched to columns case-insensitively). Errors here as

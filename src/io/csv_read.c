@@ -184,13 +184,39 @@ static int read_header(csv_state *st, char ***names)
 }
 
 /* Types: the table's for its columns, else guessed from the first rows. */
-static int build_schema(csv_state *st, char **names, const dl_type *table)
+/* Type widening: the table's types of the columns in from_table widened
+ * to hold every value of the file (input.h). A malformed record ends the
+ * pass; reading reports it, as it does a value no widening holds. */
+static int widen_columns(csv_state *st, dl_field *fs, const bool *from_table)
+{
+	bool any = false;
+	for (int c = 0; c < st->ncols; c++) any = any || (from_table[c] && dl_io_widenable(fs[c].type));
+	if (!any) return 0;
+	size_t p = st->pos;
+	const char *s;
+	size_t n;
+	bool quoted, eol;
+	int64_t line = 0;
+	int c = 0, rc = 0, fr;
+	while (rc == 0 &&
+	       (fr = next_field(st, st->in->data, st->in->len, &p, &line, &st->field, &s, &n, &quoted, &eol)) > 0) {
+		if (c < st->ncols && from_table[c] && !is_null(st, s, n, quoted))
+			rc = dl_io_widen_for_text(&fs[c].type, s, n);
+		c = eol ? 0 : c + 1;
+	}
+	if (rc == 0 && fr < 0) dl_error_clear(); /* malformed: reading reports it again */
+	return rc;
+}
+
+static int build_schema(csv_state *st, char **names, const dl_type *table, bool widen)
 {
 	guess *g = dl_calloc((size_t)st->ncols, sizeof *g);
 	dl_field *fs = dl_calloc((size_t)st->ncols, sizeof *fs);
-	if (!g || !fs) {
+	bool *from_table = dl_calloc((size_t)st->ncols + 1, sizeof *from_table);
+	if (!g || !fs || !from_table) {
 		dl_free(g);
 		dl_free(fs);
+		dl_free(from_table);
 		return DL_ENOMEM;
 	}
 	for (int c = 0; c < st->ncols; c++)
@@ -217,13 +243,13 @@ static int build_schema(csv_state *st, char **names, const dl_type *table)
 		fs[c].nullable = true;
 		fs[c].metadata = (char *)"{}";
 		int k = table ? dl_name_index_find(&ix, names[c]) : -1;
-		fs[c].type = k >= 0 && dl_type_is_primitive(table->children[k].type) &&
-		                     table->children[k].type->id != DL_TYPE_NULL
-		                 ? dl_type_ref(table->children[k].type)
-		                 : guessed_type(&g[c]);
+		from_table[c] = k >= 0 && dl_type_is_primitive(table->children[k].type) &&
+		                table->children[k].type->id != DL_TYPE_NULL;
+		fs[c].type = from_table[c] ? dl_type_ref(table->children[k].type) : guessed_type(&g[c]);
 		if (!fs[c].type) rc = DL_ENOMEM;
 	}
 	if (table) dl_name_index_free(&ix);
+	if (rc == 0 && widen) rc = widen_columns(st, fs, from_table);
 	if (rc == 0) {
 		st->schema = dl_type_struct(fs, st->ncols);
 		if (!st->schema) rc = DL_ENOMEM;
@@ -231,6 +257,7 @@ static int build_schema(csv_state *st, char **names, const dl_type *table)
 	for (int c = 0; c < st->ncols; c++) dl_type_unref(fs[c].type);
 	dl_free(fs);
 	dl_free(g);
+	dl_free(from_table);
 	return rc;
 }
 
@@ -311,7 +338,7 @@ static void csv_release(dl_batch_stream *s)
 }
 
 int dl_io_csv_stream(dl_batch_stream **out, dl_io_input *in, const dl_type *table, const dl_io_csv_format *fmt,
-                     int64_t batch_rows)
+                     int64_t batch_rows, bool widen)
 {
 	*out = NULL;
 	dl_io_csv_format defaults = DL_IO_CSV_FORMAT_INIT;
@@ -347,7 +374,7 @@ int dl_io_csv_stream(dl_batch_stream **out, dl_io_input *in, const dl_type *tabl
 	}
 	char **names = NULL;
 	if (rc == 0) rc = read_header(st, &names);
-	if (rc == 0) rc = build_schema(st, names, table);
+	if (rc == 0) rc = build_schema(st, names, table, widen);
 	for (int c = 0; names && c < st->ncols; c++) dl_free(names[c]);
 	dl_free(names);
 	if (rc == 0) {

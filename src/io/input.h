@@ -36,10 +36,22 @@ typedef struct dl_io_csv_format {
 
 /* Streams over `in`, which they own from then on (freed with them, or
  * here on failure). `table` is the schema to type by, or NULL;
- * batch_rows 0 means DL_IO_BATCH_ROWS. */
+ * batch_rows 0 means DL_IO_BATCH_ROWS. widen: a table column's type is
+ * widened as dl_io_widen_for_text says wherever a value needs it (one more
+ * pass over the whole file before the first batch); the write then widens
+ * the table column, when type widening and schema merging allow it. */
 int dl_io_csv_stream(dl_batch_stream **out, dl_io_input *in, const dl_type *table, const dl_io_csv_format *fmt,
-                     int64_t batch_rows);
-int dl_io_jsonl_stream(dl_batch_stream **out, dl_io_input *in, const dl_type *table, int64_t batch_rows);
+                     int64_t batch_rows, bool widen);
+int dl_io_jsonl_stream(dl_batch_stream **out, dl_io_input *in, const dl_type *table, int64_t batch_rows,
+                       bool widen);
+
+/* Replaces *t (a reference, given up) by the narrowest type an automatic
+ * type widening (text_widen.c) takes it to that holds the value s, when
+ * *t does not hold it and such a widening does; else leaves it. 0 or
+ * DL_ENOMEM. */
+int dl_io_widen_for_text(dl_type **t, const char *s, size_t n);
+/* Whether a text value can need dl_io_widen_for_text to widen t. */
+bool dl_io_widenable(const dl_type *t);
 
 /* Appends the text of one value to a builder of a primitive type; used by
  * the CSV and JSON readers. DL_EINVALID names the value and the type. */

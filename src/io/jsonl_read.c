@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 #include "columnar/builder.h"
+#include "columnar/name_index.h"
 #include "io/input.h"
 #include "json/json.h"
 #include "log/schema.h"
@@ -291,14 +292,98 @@ static int infer(jl_state *st, guess *root)
 	return rc;
 }
 
-static int build_schema(jl_state *st, const dl_type *table)
+/* *t with field k's type replaced by c. */
+static int replace_field(dl_type **t, int k, dl_type *c)
+{
+	const dl_type *cur = *t;
+	dl_field *fs = dl_calloc((size_t)cur->nchildren + 1, sizeof *fs);
+	if (!fs) return DL_ENOMEM;
+	memcpy(fs, cur->children, (size_t)cur->nchildren * sizeof *fs);
+	fs[k].type = c;
+	dl_type *r = dl_type_struct(fs, cur->nchildren);
+	dl_free(fs);
+	if (!r) return DL_ENOMEM;
+	dl_type_unref(*t);
+	*t = r;
+	return 0;
+}
+
+/* Type widening (input.h): *t widened where the value v needs it, in
+ * primitive columns and the fields of structs. Not inside arrays and maps:
+ * the write records a widening in delta.typeChanges only for struct
+ * fields, and an unrecorded change would leave older files unreadable to
+ * a reader that trusts the record. Values of the wrong kind are left to
+ * reading, which names them. */
+static int widen_json(dl_type **t, const dl_json *v, int depth)
+{
+	if (v->kind == DL_JSON_NULL || depth > 200) return 0;
+	if ((*t)->id == DL_TYPE_STRUCT) {
+		if (v->kind != DL_JSON_OBJECT) return 0;
+		for (size_t m = 0; m < v->u.obj.n; m++) {
+			int k = dl_schema_find(*t, v->u.obj.items[m].key);
+			if (k < 0) continue;
+			dl_type *c = dl_type_ref((*t)->children[k].type);
+			int rc = widen_json(&c, &v->u.obj.items[m].value, depth + 1);
+			if (rc == 0 && c != (*t)->children[k].type) rc = replace_field(t, k, c);
+			dl_type_unref(c);
+			if (rc < 0) return rc;
+		}
+		return 0;
+	}
+	if (!dl_io_widenable(*t)) return 0;
+	if (v->kind == DL_JSON_NUMBER) return dl_io_widen_for_text(t, v->u.num.ptr, v->u.num.len);
+	if (v->kind == DL_JSON_STRING) return dl_io_widen_for_text(t, v->u.str.ptr, v->u.str.len);
+	return 0;
+}
+
+/* The whole file's values widen the types of the table's columns
+ * (use_table); a line that does not parse ends the pass, reading reports
+ * it. */
+static int widen_columns(jl_state *st, dl_field *fs, const bool *use_table, int n)
+{
+	/* members found by name in constant time: an index over the column
+	 * names (the types in fs change, the names do not) */
+	dl_type *names = dl_type_struct(fs, n);
+	if (!names) return DL_ENOMEM;
+	dl_name_index ix;
+	int rc = dl_name_index_init(&ix, names);
+	if (rc < 0) {
+		dl_type_unref(names);
+		return rc;
+	}
+	size_t saved = st->pos;
+	int64_t saved_line = st->line;
+	const char *s;
+	size_t len;
+	for (int64_t lines = 1; rc == 0 && next_line(st, &s, &len); lines++) {
+		dl_json *v;
+		if (dl_json_parse(&st->arena, s, len, st->in->path, &v) < 0 || v->kind != DL_JSON_OBJECT) {
+			dl_error_clear();
+			break;
+		}
+		for (size_t m = 0; m < v->u.obj.n && rc == 0; m++) {
+			int c = dl_name_index_find(&ix, v->u.obj.items[m].key);
+			if (c >= 0 && use_table[c]) rc = widen_json(&fs[c].type, &v->u.obj.items[m].value, 0);
+		}
+		if ((lines & 1023) == 0) dl_arena_reset(&st->arena);
+	}
+	dl_name_index_free(&ix);
+	dl_type_unref(names);
+	dl_arena_reset(&st->arena);
+	st->pos = saved;
+	st->line = saved_line;
+	return rc;
+}
+
+static int build_schema(jl_state *st, const dl_type *table, bool widen)
 {
 	guess root;
 	memset(&root, 0, sizeof root);
 	int rc = infer(st, &root);
 	int n = root.n;
 	dl_field *fs = rc == 0 ? dl_calloc((size_t)n + 1, sizeof *fs) : NULL;
-	if (rc == 0 && !fs) rc = DL_ENOMEM;
+	bool *use = rc == 0 ? dl_calloc((size_t)n + 1, sizeof *use) : NULL;
+	if (rc == 0 && (!fs || !use)) rc = DL_ENOMEM;
 	for (int c = 0; c < n && rc == 0; c++) {
 		const guess *g = &root.kids[c];
 		int k = table ? dl_schema_find(table, g->name) : -1;
@@ -306,16 +391,18 @@ static int build_schema(jl_state *st, const dl_type *table)
 		fs[c].nullable = true;
 		fs[c].metadata = (char *)"{}";
 		/* A NullType table column takes the data's type (schema evolution). */
-		bool use_table = k >= 0 && table->children[k].type->id != DL_TYPE_NULL;
-		fs[c].type = use_table ? table_type_with_data(table->children[k].type, g) : guess_type(g, true);
+		use[c] = k >= 0 && table->children[k].type->id != DL_TYPE_NULL;
+		fs[c].type = use[c] ? table_type_with_data(table->children[k].type, g) : guess_type(g, true);
 		if (!fs[c].type) rc = DL_ENOMEM;
 	}
+	if (rc == 0 && widen) rc = widen_columns(st, fs, use, n);
 	if (rc == 0) {
 		st->schema = dl_type_struct(fs, n);
 		if (!st->schema) rc = DL_ENOMEM;
 	}
 	for (int c = 0; fs && c < n; c++) dl_type_unref(fs[c].type);
 	dl_free(fs);
+	dl_free(use);
 	guess_free(&root);
 	return rc;
 }
@@ -374,7 +461,8 @@ static void jl_release(dl_batch_stream *s)
 	dl_free(s);
 }
 
-int dl_io_jsonl_stream(dl_batch_stream **out, dl_io_input *in, const dl_type *table, int64_t batch_rows)
+int dl_io_jsonl_stream(dl_batch_stream **out, dl_io_input *in, const dl_type *table, int64_t batch_rows,
+                       bool widen)
 {
 	*out = NULL;
 	dl_batch_stream *s = dl_calloc(1, sizeof *s);
@@ -391,7 +479,7 @@ int dl_io_jsonl_stream(dl_batch_stream **out, dl_io_input *in, const dl_type *ta
 	s->schema = jl_schema;
 	s->next = jl_next;
 	s->release = jl_release;
-	int rc = build_schema(st, table);
+	int rc = build_schema(st, table, widen);
 	if (rc == 0) rc = dl_builder_new(&st->b, st->schema);
 	if (rc < 0) {
 		jl_release(s);

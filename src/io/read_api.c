@@ -32,7 +32,8 @@ int dl_read_csv(struct ArrowArrayStream *out, const char *path_or_uri, const dl_
 	dl_io_input *in;
 	int rc = dl_io_input_open(&in, path_or_uri);
 	dl_batch_stream *s = NULL;
-	if (rc == 0) rc = dl_io_csv_stream(&s, in, schema, &fmt, opts->batch_rows);
+	if (rc == 0) rc = dl_io_csv_stream(&s, in, schema, &fmt, opts->batch_rows,
+		                                 opts->version >= 2 && opts->widen_types);
 	dl_type_unref(schema);
 	return rc < 0 ? rc : dl_batch_stream_export(out, s);
 }
@@ -48,7 +49,8 @@ int dl_read_jsonl(struct ArrowArrayStream *out, const char *path_or_uri, const d
 	dl_io_input *in;
 	int rc = dl_io_input_open(&in, path_or_uri);
 	dl_batch_stream *s = NULL;
-	if (rc == 0) rc = dl_io_jsonl_stream(&s, in, schema, opts->batch_rows);
+	if (rc == 0) rc = dl_io_jsonl_stream(&s, in, schema, opts->batch_rows,
+		                                   opts->version >= 2 && opts->widen_types);
 	dl_type_unref(schema);
 	return rc < 0 ? rc : dl_batch_stream_export(out, s);
 }

@@ -431,11 +431,32 @@ static int az_list(void *impl, const char *dir, int recursive, dl_store_list_fn 
 			if (rc == 0 && !is_dir && nl > plen && name[nl - 1] != '/') {
 				int64_t t = lm ? dl_http_parse_date(lm) : 0;
 				rc = emit(name + plen, size ? strtoll(size, NULL, 10) : 0, t < 0 ? 0 : t, payload);
+			} else if (rc == 0 && is_dir && !recursive && nl > plen) {
+				rc = emit(name + plen, -1, 0, payload); /* an ADLS Gen2 directory */
 			}
 			dl_free(name);
 			dl_free(size);
 			dl_free(lm);
 			dl_free(folder);
+			pos = be;
+		}
+		/* a non-recursive listing's BlobPrefix entries are the directories
+		 * of dir (blobs "dir/x/..."): entries of size -1, the backend
+		 * contract. An ADLS Gen2 directory with blobs under it is both a
+		 * folder blob and a prefix: two such entries of one name are
+		 * harmless, listings drop them and the log refuses the first. */
+		pos = 0;
+		while (rc == 0 && x && !recursive && dl_s3_xml_element(&bs, &be, x, xl, pos, "BlobPrefix") == 0) {
+			char *name = NULL;
+			rc = entry_name(&name, x + bs, be - bs);
+			if (rc == DL_ENOTFOUND)
+				rc = dl_error_set(DL_ECORRUPT, "%s: a List Blobs prefix without <Name>", s->uri);
+			size_t nl = name ? strlen(name) : 0;
+			if (rc == 0 && nl > plen + 1 && name[nl - 1] == '/') {
+				name[nl - 1] = 0;
+				rc = emit(name + plen, -1, 0, payload);
+			}
+			dl_free(name);
 			pos = be;
 		}
 		dl_free(marker);

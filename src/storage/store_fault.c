@@ -237,8 +237,10 @@ static int f_list(void *impl, const char *dir, int recursive, dl_store_list_fn e
 	fault_store *fs = impl;
 	FAULT(fs, DL_FAULT_LIST, dir);
 	dl_object_list l;
+	/* entries that are not objects (size -1) pass through: the log refuses
+	 * a directory named like a commit under fault:// too */
 	int rc = recursive ? dl_store_list_recursive(&l, fs->inner, dir)
-	                   : dl_store_list_from(&l, fs->inner, dir, NULL);
+	                   : dl_store_list_entries_from(&l, fs->inner, dir, NULL);
 	for (size_t i = 0; rc == 0 && i < l.count; i++)
 		rc = emit(l.items[i].path, l.items[i].size, l.items[i].mtime_ms, payload);
 	dl_object_list_free(&l);

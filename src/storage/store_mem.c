@@ -255,7 +255,18 @@ static int ms_list(void *impl, const char *dir, int recursive, dl_store_list_fn 
 		const char *k = g_objects[i].key;
 		if (strncmp(k, prefix, pl) != 0) break;
 		if (k[pl] != '/') continue; /* "ab" is not under "a" */
-		if (!recursive && strchr(k + pl + 1, '/')) continue;
+		const char *deeper = recursive ? NULL : strchr(k + pl + 1, '/');
+		if (deeper) {
+			/* "dir/x/..." makes x a directory of this listing: one entry of
+			 * size -1 (the backend contract), keys under x being adjacent */
+			size_t n = (size_t)(deeper - (k + root_len));
+			const char *last = out.count ? out.items[out.count - 1].path : NULL;
+			if (last && strlen(last) == n && memcmp(last, k + root_len, n) == 0) continue;
+			char *sub = dl_strndup(k + root_len, n);
+			rc = sub ? dl_object_list_push(&out, &cap, sub, -1, 0) : DL_ENOMEM;
+			dl_free(sub);
+			continue;
+		}
 		rc = dl_object_list_push(&out, &cap, k + root_len, (int64_t)g_objects[i].len,
 		                         g_objects[i].mtime_ms);
 	}

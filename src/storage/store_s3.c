@@ -387,6 +387,24 @@ static int list_objects(dl_s3_store *s, const char *dir, int recursive, const ch
 			dl_free(lm);
 			pos = ce;
 		}
+		/* a non-recursive listing's CommonPrefixes are the directories of
+		 * dir (keys "dir/x/..."): entries of size -1, the backend contract */
+		pos = 0;
+		while (rc == 0 && x && !recursive && dl_s3_xml_element(&cs, &ce, x, xl, pos, "CommonPrefixes") == 0) {
+			char *epre = NULL, *pre = NULL;
+			rc = dl_s3_xml_text(&epre, x + cs, ce - cs, 0, "Prefix", NULL);
+			if (rc == 0) rc = dl_http_decode(&pre, epre, strlen(epre));
+			if (rc == DL_ENOTFOUND)
+				rc = dl_error_set(DL_ECORRUPT, "s3://%s: a CommonPrefixes entry without <Prefix>", s->cfg.bucket);
+			size_t n = pre ? strlen(pre) : 0;
+			if (rc == 0 && n > plen + 1 && pre[n - 1] == '/') {
+				pre[n - 1] = 0;
+				rc = emit(pre + plen, -1, 0, payload);
+			}
+			dl_free(epre);
+			dl_free(pre);
+			pos = ce;
+		}
 		char *trunc = NULL;
 		bool more = false;
 		if (rc == 0 && x && dl_s3_xml_text(&trunc, x, xl, 0, "IsTruncated", NULL) == 0) more = strcmp(trunc, "true") == 0;

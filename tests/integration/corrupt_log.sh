@@ -3,7 +3,8 @@
 # read with exit 0 (issue "Hardening", item 8 and the missing-file version
 # of item 10): an empty commit, an add and a remove of the same file in one
 # commit, a negative size, a negative DV offset, %00 in a path, reader
-# version 3 without its feature list. Needs DL_CLI.
+# version 3 without its feature list, a directory named like a commit.
+# Needs DL_CLI.
 set -uo pipefail
 : "${DL_CLI:?DL_CLI must name the deltalake binary}"
 tmp=$(mktemp -d)
@@ -61,6 +62,20 @@ mk missing
 f=$(grep -o '"path":"[^"]*"' "$(log missing 1)" | head -1 | cut -d'"' -f4)
 rm "$tmp/missing/$f"
 refused missing "data file $f is missing (version 1 added it)"
+
+# a directory named like the next commit is an error naming it and its
+# version, not a version skipped: through the file store and fault://
+mk dir
+mkdir "$tmp/dir/_delta_log/00000000000000000002.json"
+refused dir "_delta_log/00000000000000000002.json is not a regular file but is named like a log file (the commit of version 2)"
+"$DL_CLI" cat "fault://file://$tmp/dir" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 1 ] || fail "fault:// with a directory commit: exit $rc, expected 1"
+grep -qF "00000000000000000002.json is not a regular file" "$tmp/err" ||
+	fail "fault:// did not name the directory: $(cat "$tmp/err")"
+rmdir "$tmp/dir/_delta_log/00000000000000000002.json"
+n=$("$DL_CLI" cat "$tmp/dir" --format csv | tail -n +2 | wc -l)
+[ "$n" -eq 4 ] || fail "the table without the directory reads $n rows, expected 4"
 
 [ $fails -eq 0 ] && echo "corrupt_log: every corruption refused with its file and problem"
 exit $((fails > 0))

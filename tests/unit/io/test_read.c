@@ -216,6 +216,66 @@ static void csv_decimals_round_half_up(void **state)
 	assert_int_equal(rc, DL_EINVALID);
 }
 
+/* The header line of rows_of: the columns' "name:format". */
+static char *header_of(const char *path, const dl_csv_options *o, int *rc)
+{
+	struct ArrowArrayStream st;
+	assert_int_equal(dl_read_csv(&st, path, o), 0);
+	char *t = rows_of(&st, rc);
+	char *nl = strchr(t, '\n');
+	if (nl) *nl = 0;
+	return t;
+}
+
+/* widen_types: a column gets the narrowest automatic widening holding its
+ * values; others keep the schema's type; options of version 1 never widen. */
+static void csv_widen_types(void **state)
+{
+	(void)state;
+	dl_csv_options o = DL_CSV_OPTIONS_INIT;
+	o.schema_json = "{\"type\":\"struct\",\"fields\":["
+	                "{\"name\":\"f\",\"type\":\"float\",\"nullable\":true,\"metadata\":{}},"
+	                "{\"name\":\"d\",\"type\":\"decimal(5,2)\",\"nullable\":true,\"metadata\":{}},"
+	                "{\"name\":\"b\",\"type\":\"byte\",\"nullable\":true,\"metadata\":{}},"
+	                "{\"name\":\"n\",\"type\":\"byte\",\"nullable\":true,\"metadata\":{}},"
+	                "{\"name\":\"t\",\"type\":\"date\",\"nullable\":true,\"metadata\":{}}]}";
+	o.widen_types = true;
+	int rc;
+	const char *p = file_with("w1.csv", "f,d,b,n,t\n0.1,-123.456,-128,1,2024-01-01 00:00:00\n"
+	                                    "16777217,-1234.565,-129,,2024-01-02\n");
+	char *h = header_of(p, &o, &rc);
+	assert_int_equal(rc, 0);
+	/* 16777217 is not a FLOAT; -1234.565 rounds to -1234.57, six digits at
+	 * scale 2; -129 needs a SHORT; midnight is still a date */
+	assert_string_equal(h, "f:g|d:d:6,2|b:s|n:c|t:tdD");
+	free(h);
+	p = file_with("w2.csv", "f,d,b,n,t\n0.1,1,1,1,2024-01-01\n3.5,2,2,2,2024-01-02 10:00:00\ninf,3,3,3,\n");
+	h = header_of(p, &o, &rc);
+	assert_int_equal(rc, 0);
+	assert_string_equal(h, "f:f|d:d:5,2|b:c|n:c|t:tsu:");
+	free(h);
+	p = file_with("w3.csv", "f,d,b,n,t\n1e-50,1,3000000000,1,2024-01-01\n");
+	h = header_of(p, &o, &rc);
+	assert_int_equal(rc, 0);
+	assert_string_equal(h, "f:g|d:d:5,2|b:l|n:c|t:tdD");
+	free(h);
+	/* no automatic widening makes 1.5 an integer: reading names it */
+	p = file_with("w4.csv", "f,d,b,n,t\n1,1,300,1.5,2024-01-01\n");
+	free(header_of(p, &o, &rc));
+	assert_int_equal(rc, DL_EINVALID);
+	assert_non_null(strstr(dl_error_last()->message, "w4.csv: line 2, column n: value '1.5' is not a valid byte"));
+	/* without the option, or with options of version 1, the schema's types */
+	p = file_with("w5.csv", "f,d,b,n,t\n1,1,-129,1,2024-01-01\n");
+	o.widen_types = false;
+	free(header_of(p, &o, &rc));
+	assert_int_equal(rc, DL_EINVALID);
+	assert_non_null(strstr(dl_error_last()->message, "w5.csv: line 2, column b: value '-129' is not a valid byte"));
+	o.widen_types = true;
+	o.version = 1;
+	free(header_of(p, &o, &rc));
+	assert_int_equal(rc, DL_EINVALID);
+}
+
 static void jsonl_typed_inferred_and_errors(void **state)
 {
 	(void)state;
@@ -301,6 +361,7 @@ int main(void)
 		cmocka_unit_test(csv_options),
 		cmocka_unit_test(csv_errors_name_file_line_and_column),
 		cmocka_unit_test(csv_decimals_round_half_up),
+		cmocka_unit_test(csv_widen_types),
 		cmocka_unit_test(jsonl_typed_inferred_and_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "deltalake/store.h"
+#include "storage/backend.h"
 #include "storage/path.h"
 #include "storage/store_mem.h"
 #include "util/error.h"
@@ -438,6 +439,43 @@ static void uris_and_paths(void **state)
 	assert_int_equal(dl_path_dirname_len("c.json"), 0);
 }
 
+/* A directory of a non-recursive listing (a file store's directory, keys
+ * under "x/" in the mem store) is an entry of size -1: dl_store_list_from
+ * leaves it out, dl_store_list_entries_from (the log's) keeps it, also
+ * through fault:// (issue 17 item 8). */
+static void check_directory_entry(const char *uri)
+{
+	dl_store *s;
+	assert_int_equal(dl_store_open(&s, uri, NULL), 0);
+	put_str(s, "_delta_log/00000000000000000001.json", "one");
+	put_str(s, "_delta_log/00000000000000000002.json/a", "a");
+	put_str(s, "_delta_log/00000000000000000002.json/b", "b");
+	dl_object_list l;
+	assert_int_equal(dl_store_list_from(&l, s, "_delta_log", NULL), 0);
+	assert_int_equal(l.count, 1);
+	assert_string_equal(l.items[0].path, "_delta_log/00000000000000000001.json");
+	dl_object_list_free(&l);
+	assert_int_equal(dl_store_list_entries_from(&l, s, "_delta_log", NULL), 0);
+	assert_int_equal(l.count, 2);
+	assert_string_equal(l.items[1].path, "_delta_log/00000000000000000002.json");
+	assert_int_equal(l.items[1].size, -1);
+	assert_int_equal(l.items[0].size, 3);
+	dl_object_list_free(&l);
+	dl_store_free(s);
+}
+
+static void directories_are_entries(void **state)
+{
+	(void)state;
+	char uri[300];
+	snprintf(uri, sizeof uri, "file://%s/dirs", g_tmp);
+	check_directory_entry(uri);
+	snprintf(uri, sizeof uri, "fault://file://%s/dirs", g_tmp);
+	check_directory_entry(uri);
+	check_directory_entry("mem://store_test/dirs");
+	assert_true(dl_store_mem_drop("store_test/dirs") == 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -445,6 +483,7 @@ int main(void)
 		cmocka_unit_test(file_uri_is_percent_decoded),
 		cmocka_unit_test(mem_backend),
 		cmocka_unit_test(uris_and_paths),
+		cmocka_unit_test(directories_are_entries),
 	};
 	return cmocka_run_group_tests(tests, make_tmp, remove_tmp);
 }
