@@ -39,6 +39,9 @@ int dl_store_version_at_timestamp(int64_t *version, dl_store *s, int64_t ts_ms, 
  * batch requests (the Parquet reader's range coalescing) batch less. */
 bool dl_store_is_local(const dl_store *s);
 
+/* The scheme of the backend serving `s` ("file", "s3", "delta-sharing"...). */
+const char *dl_store_scheme(const dl_store *s);
+
 /* Checks the options a backend of namespace `ns` ("fault") reads: every
  * key "ns.*" must be one of `known` (NULL-terminated, without the
  * prefix). DL_EINVALID naming an unknown key. */

@@ -165,6 +165,11 @@ bool dl_store_is_local(const dl_store *s)
 	return s && (s->backend.open == dl_store_backend_file.open || s->backend.open == dl_store_backend_mem.open);
 }
 
+const char *dl_store_scheme(const dl_store *s)
+{
+	return s->backend.scheme;
+}
+
 /* ---- open ---- */
 
 /* "PROFILE#share.schema.table" with PROFILE an existing regular file: a

@@ -15,6 +15,7 @@
 #include "json/json.h"
 #include "log/log_segment.h"
 #include "log/schema.h"
+#include "storage/backend.h"
 #include "stream/stream_internal.h"
 #include "util/buf.h"
 #include "util/error.h"
@@ -604,6 +605,14 @@ static int open_stream(dl_stream *s, const char *uri, const dl_stream_options *o
 	}
 	s->table = dl_strdup(uri ? uri : dl_store_root(s->store));
 	if (!s->table) return DL_ENOMEM;
+	/* The stream finds new commits as log files; a shared table's store
+	 * serves only the snapshot it was asked for, so a stream over it would
+	 * print that snapshot and then wait forever. */
+	if (strcmp(dl_store_scheme(s->store), "delta-sharing") == 0)
+		return dl_error_set(DL_EUNSUPPORTED,
+		                    "%s: streaming reads of a shared table are not supported yet; read its changes with "
+		                    "`deltalake changes` (the server's changes endpoint)",
+		                    s->table);
 	dl_snapshot_options so = DL_SNAPSHOT_OPTIONS_INIT;
 	so.store = s->store;
 	so.metadata_only = true;
