@@ -419,7 +419,7 @@ static int process(mg_exec *x, const dl_batch *V)
 	int64_t *crow = rc == 0 ? dl_malloc(((size_t)n + 1) * sizeof *crow) : NULL;
 	if (rc == 0 && !crow) rc = DL_ENOMEM;
 	int64_t nu = 0;
-	uint32_t *urow = brow + nb; /* brow has room for n rows, nb used */
+	uint32_t *urow = brow ? brow + nb : NULL; /* brow has room for n rows, nb used (NULL when out of memory) */
 	for (int64_t k = 0; rc == 0 && k < nm; k++) {
 		uint32_t i = mrow[k];
 		crow[i] = -1;
