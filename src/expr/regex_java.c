@@ -1,4 +1,5 @@
 #include "expr/regex_java.h"
+#include <stdbool.h>
 #include <string.h>
 
 /* The POSIX spelling of a Java class escape, inside or outside brackets. */
@@ -113,9 +114,19 @@ int ex_regex_from_java(dl_buf *out, const char *p, size_t n)
 	DL_TRY(dl_buf_reserve(out, n + 16));
 	DL_TRY(dl_buf_append(out, "", 0)); /* terminated even when empty */
 	int in_bracket = 0;
+	bool after_quantifier = false; /* the last thing written was *, + or ? */
 	for (size_t i = 0; i < n;) {
 		char c = p[i];
 		if (c == 0) return unsupported(p, n, "a NUL character");
+		bool quantifier = !in_bracket && (c == '*' || c == '+' || c == '?');
+		/* Java refuses a quantifier on a quantifier (a**: "Dangling meta
+		 * character"); POSIX takes it, and glibc's regcomp grows
+		 * exponentially with each stacked one. */
+		if (quantifier && after_quantifier)
+			return dl_error_set(DL_EINVALID, "[INVALID_PARAMETER_VALUE.PATTERN] the regular expression '%.*s' has "
+			                    "a dangling meta character '%c' at position %zu (a quantifier after a quantifier)",
+			                    (int)(n > 80 ? 80 : n), p, c, i);
+		after_quantifier = quantifier;
 		if (c == '\\') {
 			if (i + 1 >= n) return dl_error_set(DL_EINVALID, "[INVALID_PARAMETER_VALUE.PATTERN] the regular "
 			                                    "expression '%.*s' ends with a lone backslash",

@@ -129,6 +129,7 @@ static const tcase cases[] = {
     {"regexp_extract('x1+5y', '1\\\\+5', 0)", "1+5"}, {"split('a1b22c', '\\\\d+')", "[a, b, c]"},
     {"'ab' RLIKE 'a.*?b'", "ERR:lazy or possessive quantifier"}, {"'ab' RLIKE '(?i)AB'", "ERR:(?...) group"},
     {"regexp_extract('ab', '\\\\bab', 0)", "ERR:boundary anchor"},
+    {"rlike('aaa', 'a**')", "ERR:dangling meta character"}, {"rlike('aaa', 'a+*')", "ERR:dangling meta character"},
     {"split('a,b,c', ',')", "[a, b, c]"}, {"split('a1b2c', '[0-9]')", "[a, b, c]"}, {"split('a,b,c', ',', 2)", "[a, b,c]"},
     {"split('a,b,', ',')", "[a, b, ]"}, {"instr('hello', 'll')", "3"}, {"instr('hello', 'z')", "0"}, {"instr('héllo', 'l')", "3"},
     {"locate('l', 'hello')", "3"}, {"locate('l', 'hello', 4)", "4"}, {"lpad('hi', 5, 'ab')", "abahi"}, {"lpad('hi', 1)", "h"},
