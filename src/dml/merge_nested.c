@@ -77,32 +77,12 @@ int dl_mg_target_path(mg_exec *x, const char *col, char ***parts, int *np)
 	return 0;
 }
 
-static void quoted(dl_buf *b, const char *name)
-{
-	dl_buf_putc(b, '`');
-	for (const char *p = name; *p; p++) {
-		if (*p == '`') dl_buf_putc(b, '`');
-		dl_buf_putc(b, *p);
-	}
-	dl_buf_putc(b, '`');
-}
-
-static void quoted_string(dl_buf *b, const char *s)
-{
-	dl_buf_putc(b, '\'');
-	for (const char *p = s; *p; p++) {
-		if (*p == '\'' || *p == '\\') dl_buf_putc(b, '\\');
-		dl_buf_putc(b, *p);
-	}
-	dl_buf_putc(b, '\'');
-}
-
 /* "(e).`f`": field f of the struct e (in the arena). */
 static char *field_of(mg_exec *x, const char *e, const char *f)
 {
 	dl_buf b = DL_BUF_INIT;
 	dl_buf_printf(&b, "(%s).", e);
-	quoted(&b, f);
+	dl_dml_sql_ident(&b, f);
 	char *r = b.data ? dl_arena_strdup(&x->arena, b.data) : NULL;
 	dl_buf_free(&b);
 	return r;
@@ -310,7 +290,7 @@ static int conflict(mg_op *const *ops, int n)
 		dl_buf_puts(&b, i ? ", " : "[");
 		for (int d = 0; d < ops[i]->np; d++) {
 			if (d) dl_buf_putc(&b, '.');
-			quoted(&b, ops[i]->parts[d]);
+			dl_dml_sql_ident(&b, ops[i]->parts[d]);
 		}
 	}
 	dl_buf_putc(&b, ']');
@@ -326,7 +306,7 @@ static void path_text(dl_buf *b, char **parts, int n)
 {
 	for (int d = 0; d < n; d++) {
 		if (d) dl_buf_putc(b, '.');
-		quoted(b, parts[d]);
+		dl_dml_sql_ident(b, parts[d]);
 	}
 }
 
@@ -375,7 +355,7 @@ static int rebuild(mg_exec *x, dl_buf *b, const dl_type *to, const char *dflt, c
 		if (k >= 0 && !child) rc = DL_ENOMEM;
 		if (rc == 0 && f) rc = dl_buf_puts(b, ", ");
 		if (rc == 0) {
-			quoted_string(b, fld->name);
+			dl_dml_sql_string(b, fld->name);
 			rc = dl_buf_puts(b, ", ");
 		}
 		if (rc == 0)

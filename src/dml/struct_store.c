@@ -56,16 +56,22 @@ static int mismatch(const dl_type *from, const dl_type *to, const char *col)
 static char *field_of(const char *e, const char *f)
 {
 	dl_buf b = DL_BUF_INIT;
-	dl_buf_printf(&b, "(%s).`", e);
-	for (const char *p = f; *p; p++) {
-		if (*p == '`') dl_buf_putc(&b, '`');
-		dl_buf_putc(&b, *p);
-	}
-	dl_buf_putc(&b, '`');
+	dl_buf_printf(&b, "(%s).", e);
+	dl_dml_sql_ident(&b, f);
 	return b.data;
 }
 
-static void quoted_string(dl_buf *b, const char *s)
+void dl_dml_sql_ident(dl_buf *b, const char *name)
+{
+	dl_buf_putc(b, '`');
+	for (const char *p = name; *p; p++) {
+		if (*p == '`') dl_buf_putc(b, '`');
+		dl_buf_putc(b, *p);
+	}
+	dl_buf_putc(b, '`');
+}
+
+void dl_dml_sql_string(dl_buf *b, const char *s)
 {
 	dl_buf_putc(b, '\'');
 	for (const char *p = s; *p; p++) {
@@ -145,7 +151,7 @@ int dl_dml_store_sql(dl_buf *b, const char *e, const dl_type *from, const dl_typ
 		if ((of >= 0 && !child_orig) || (sf >= 0 && !child)) rc = DL_ENOMEM;
 		if (rc == 0 && i) rc = dl_buf_puts(b, ", ");
 		if (rc == 0) {
-			quoted_string(b, f->name);
+			dl_dml_sql_string(b, f->name);
 			rc = dl_buf_puts(b, ", ");
 		}
 		if (rc == 0)

@@ -27,4 +27,10 @@ bool dl_dml_has_struct(const dl_type *t);
 int dl_dml_store_sql(dl_buf *b, const char *e, const dl_type *from, const dl_type *to,
                      const char *orig, const dl_type *otype, bool evolve, const char *col);
 
+/* Appends name as a SQL identifier (`name`, backquotes doubled) and s as a
+ * SQL string literal ('s', quotes and backslashes escaped): the SQL text
+ * UPDATE and MERGE build for their stored values. */
+void dl_dml_sql_ident(dl_buf *b, const char *name);
+void dl_dml_sql_string(dl_buf *b, const char *s);
+
 #endif

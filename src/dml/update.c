@@ -173,26 +173,6 @@ static int check_conflicts(const resolved *rs, size_t n)
 
 /* ---- the new value of a column as SQL ---- */
 
-static void quoted(dl_buf *b, const char *name)
-{
-	dl_buf_putc(b, '`');
-	for (const char *p = name; *p; p++) {
-		if (*p == '`') dl_buf_putc(b, '`');
-		dl_buf_putc(b, *p);
-	}
-	dl_buf_putc(b, '`');
-}
-
-static void quoted_string(dl_buf *b, const char *s)
-{
-	dl_buf_putc(b, '\'');
-	for (const char *p = s; *p; p++) {
-		if (*p == '\'' || *p == '\\') dl_buf_putc(b, '\\');
-		dl_buf_putc(b, *p);
-	}
-	dl_buf_putc(b, '\'');
-}
-
 /* The value expr (over the table's columns) stored into type t: a struct
  * value by field name (Spark's castIfNeeded, struct_store.c), else a
  * CAST. */
@@ -234,12 +214,12 @@ static int value_sql(dl_buf *b, const dl_type *t, const char *prefix, int depth,
 		for (size_t i = 0; i < n; i++)
 			if (rs[i]->idx[depth] == f) sub[m++] = rs[i];
 		if (f) dl_buf_puts(b, ", ");
-		quoted_string(b, fld->name);
+		dl_dml_sql_string(b, fld->name);
 		dl_buf_puts(b, ", ");
 		dl_buf path = DL_BUF_INIT;
 		dl_buf_puts(&path, prefix);
 		dl_buf_putc(&path, '.');
-		quoted(&path, fld->name);
+		dl_dml_sql_ident(&path, fld->name);
 		if (m == 0) dl_buf_puts(b, path.data);
 		else rc = value_sql(b, fld->type, path.data, depth + 1, sub, m, schema);
 		dl_buf_free(&path);
@@ -277,7 +257,7 @@ static int build_values(update_ctx *u, const resolved *rs, size_t n)
 		if (!m) continue;
 		const dl_field *f = &u->schema->children[col];
 		dl_buf sql = DL_BUF_INIT, prefix = DL_BUF_INIT;
-		quoted(&prefix, f->name);
+		dl_dml_sql_ident(&prefix, f->name);
 		rc = value_sql(&sql, f->type, prefix.data, 1, mine, m, u->schema);
 		if (rc == 0) rc = dl_expr_parse(&u->values[col], sql.data);
 		if (rc == 0) rc = dl_expr_bind(u->values[col], u->schema);
