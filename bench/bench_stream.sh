@@ -19,6 +19,7 @@ ROWS=${ROWS:-1000000}
 BATCH=${BATCH:-10000}
 here=$(cd "$(dirname "$0")" && pwd)
 ORACLE=${DL_ORACLE_DIR:-$here/../tools/oracle}
+ORACLE=$(cd "$ORACLE" 2>/dev/null && pwd || echo "$ORACLE")   # node's createRequire needs an absolute path
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
