@@ -18,7 +18,8 @@
  *     run first and are replaced by their values (a scalar by its value,
  *     EXISTS by TRUE/FALSE, x [NOT] IN (subquery) by an IN list, whose
  *     NULLs keep NOT IN's three-valued answer), as the planner does for
- *     queries; correlated ones fail with DL_EUNSUPPORTED rather than run
+ *     queries; a correlated [NOT] EXISTS is decorrelated
+ *     (stmt_dml_exists.c), other correlated ones fail rather than run
  *     with another meaning;
  *   - the session's interrupt flag cancels through the operations' progress
  *     callbacks, and MERGE's join gets the session's memory limit.
@@ -27,6 +28,7 @@
  * `num_affected_rows, num_updated_rows, num_deleted_rows,
  * num_inserted_rows`. */
 #include "sql/session_internal.h"
+#include "sql/stmt_dml_internal.h"
 
 #include <string.h>
 #include <strings.h>
@@ -103,7 +105,7 @@ static ex_node *null_of(dl_expr *e, const dl_type *t)
 	return c->to ? c : NULL;
 }
 
-static int literal(ex_node **out, dl_expr *e, const dl_array *a, int64_t r)
+int sql_dml_literal(ex_node **out, dl_expr *e, const dl_array *a, int64_t r)
 {
 	if (!dl_array_is_valid(a, r)) return (*out = null_of(e, a->type)) ? 0 : DL_ENOMEM;
 	dl_scalar v;
@@ -130,16 +132,16 @@ static int literal(ex_node **out, dl_expr *e, const dl_array *a, int64_t r)
 	return 0;
 }
 
-/* Runs q; its rows in one batch. */
-static int run_subquery(dl_batch **out, const sql_env *env, const void *q, const char *what)
+int sql_dml_run_subquery(dl_batch **out, const sql_env *env, const void *q, const char *what)
 {
 	*out = NULL;
 	dl_batch_stream *s;
 	int rc = sql_plan_query(&s, env, q);
 	if (rc < 0)
 		return rc == DL_EINVALID || rc == DL_ENOTFOUND
-		               ? dl_error_prefix("%s: the subquery (a correlated subquery, which references the target's "
-		                                 "columns, is not supported yet)",
+		               ? dl_error_prefix("%s: the subquery (where it references the target's columns: a "
+		                                 "correlated subquery is supported as [NOT] EXISTS comparing them with "
+		                                 "= or <=> in its WHERE)",
 		                                 what)
 		               : rc;
 	dl_batch **bs = NULL;
@@ -175,7 +177,8 @@ static int run_subquery(dl_batch **out, const sql_env *env, const void *q, const
  * (ex_copy_tree cannot copy a subquery out of its statement: a node above
  * one is copied field by field with new children, the rest by
  * ex_copy_tree.) */
-static int copy_inline(ex_node **n, dl_expr *e, const ex_node *src, const sql_env *env, const char *what)
+static int copy_inline(ex_node **n, dl_expr *e, const ex_node *src, const sql_env *env, const char *qual,
+                       const char *what)
 {
 	*n = NULL;
 	if (!src) return 0;
@@ -185,11 +188,15 @@ static int copy_inline(ex_node **n, dl_expr *e, const ex_node *src, const sql_en
 	*x = *src;
 	x->args = NULL;
 	if (ex_node_set_args(e, x, src->nargs) < 0) return DL_ENOMEM;
-	for (int i = 0; i < src->nargs; i++) DL_TRY(copy_inline(&x->args[i], e, src->args[i], env, what));
+	for (int i = 0; i < src->nargs; i++) DL_TRY(copy_inline(&x->args[i], e, src->args[i], env, qual, what));
 	*n = x;
 	if (x->kind != EX_SUBQUERY) return 0;
+	if (x->op == SQ_EXISTS) {
+		int handled = sql_dml_correlated_exists(n, e, x, env, qual, what);
+		if (handled != 0) return handled < 0 ? handled : 0;
+	}
 	dl_batch *b;
-	DL_TRY(run_subquery(&b, env, x->query, what));
+	DL_TRY(sql_dml_run_subquery(&b, env, x->query, what));
 	int rc = 0;
 	if (x->op == SQ_EXISTS) {
 		ex_node *l = ex_node_new(e, EX_LIT, x->pos);
@@ -212,7 +219,7 @@ static int copy_inline(ex_node **n, dl_expr *e, const ex_node *src, const sql_en
 		else if (b->num_rows == 0)
 			rc = (*n = null_of(e, b->cols[0]->type)) ? 0 : DL_ENOMEM;
 		else
-			rc = literal(n, e, b->cols[0], 0);
+			rc = sql_dml_literal(n, e, b->cols[0], 0);
 	} else if (b->num_rows == 0) { /* x IN (no rows) is FALSE, even for a NULL x */
 		ex_node *l = ex_node_new(e, EX_LIT, x->pos);
 		if (!l) rc = DL_ENOMEM;
@@ -227,7 +234,7 @@ static int copy_inline(ex_node **n, dl_expr *e, const ex_node *src, const sql_en
 		else {
 			in->negated = x->negated;
 			in->args[0] = x->args[0];
-			for (int64_t r = 0; r < b->num_rows && rc == 0; r++) rc = literal(&in->args[r + 1], e, b->cols[0], r);
+			for (int64_t r = 0; r < b->num_rows && rc == 0; r++) rc = sql_dml_literal(&in->args[r + 1], e, b->cols[0], r);
 			*n = in;
 		}
 	}
@@ -248,7 +255,7 @@ static int expr_text_env(char **out, const ex_node *n, const char *qual, const c
 	dl_expr *e = ex_expr_new();
 	if (!e) return dl_error_set(DL_ENOMEM, "out of memory");
 	ex_node *copy = NULL;
-	int rc = env ? copy_inline(&copy, e, n, env, what) : (copy = ex_copy_tree(e, n)) ? 0 : DL_ENOMEM;
+	int rc = env ? copy_inline(&copy, e, n, env, qual, what) : (copy = ex_copy_tree(e, n)) ? 0 : DL_ENOMEM;
 	if (rc == DL_ENOMEM && dl_error_last()->code != DL_ENOMEM) rc = dl_error_set(DL_ENOMEM, "out of memory");
 	if (rc == 0) strip_qualifier(copy, qual);
 	dl_buf b = DL_BUF_INIT;

@@ -16,13 +16,16 @@ fails=0
 fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 
 # The statements after CREATE TABLE; the last is the query compared. (Rows
-# come from VALUES lists: both engines read those the same way.)
+# come from VALUES lists: both engines read those the same way. The
+# correlated [NOT] EXISTS conditions check the decorrelation.)
 body="INSERT INTO t SELECT i, i % 7, CASE WHEN i % 5 = 0 THEN NULL ELSE concat('n', i) END, i % 3 FROM (VALUES $(seq -s, 0 199 | sed 's/\([0-9]*\)/(\1)/g')) AS r(i);
 INSERT INTO s SELECT i, i % 11, concat('s', i), i % 4 FROM (VALUES $(seq -s, 150 259 | sed 's/\([0-9]*\)/(\1)/g')) AS r(i);
 DELETE FROM t WHERE g = 3;
 DELETE FROM t WHERE name IS NULL AND id > 100;
 UPDATE t SET name = upper(name), g = g + 100 WHERE id % 4 = 1;
 UPDATE t SET name = 'zero' WHERE p = 0 AND id < 30;
+DELETE FROM t WHERE EXISTS (SELECT 1 FROM s WHERE s.id = t.id AND s.g = 3);
+UPDATE t SET name = 'lonely' WHERE NOT EXISTS (SELECT 1 FROM s WHERE s.g = t.g AND s.p = t.p AND s.id < 200) AND id < 60;
 MERGE INTO t USING s ON t.id = s.id
   WHEN MATCHED AND s.g > 5 THEN UPDATE SET name = s.name, g = s.g
   WHEN MATCHED THEN DELETE
