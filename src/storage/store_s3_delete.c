@@ -41,8 +41,9 @@ static int md5_header(dl_buf *out, const dl_buf *body)
 	return dl_base64_encode(out, md, mdlen);
 }
 
-/* The first <Error> of a Quiet response: its key, code and message. */
-static int first_error(dl_s3_store *s, const char *x, size_t xl, size_t *nerrors)
+/* The per-key <Error>s of a Quiet response (inside its <DeleteResult>):
+ * *nerrors of them, the first one's key, code and message in the error. */
+static int key_errors(dl_s3_store *s, const char *x, size_t xl, size_t *nerrors)
 {
 	size_t pos = 0, es, ee;
 	*nerrors = 0;
@@ -58,15 +59,31 @@ static int first_error(dl_s3_store *s, const char *x, size_t xl, size_t *nerrors
 	}
 	dl_error_clear();
 	int rc = 0;
-	if (*nerrors)
-		rc = dl_error_set(DL_EIO,
-		                  "s3://%s: DeleteObjects could not delete %zu object(s), e.g. %s: %s (%s); check the "
-		                  "credentials' s3:DeleteObject permission",
-		                  s->cfg.bucket, *nerrors, key ? key : "(no key)", code ? code : "no code", msg ? msg : "");
+	if (*nerrors) {
+		bool denied = code && strcmp(code, "AccessDenied") == 0;
+		bool say_msg = msg && *msg && (!code || strcmp(msg, code) != 0);
+		rc = dl_error_set(denied ? DL_EPERM : DL_EIO,
+		                  "s3://%s/%s: DeleteObjects could not delete it: %s%s%s%s (%zu of the batch's keys "
+		                  "failed, the others were deleted); %s",
+		                  s->cfg.bucket, key ? key : "(no key)", code ? code : "no error code",
+		                  say_msg ? " (" : "", say_msg ? msg : "", say_msg ? ")" : "", *nerrors,
+		                  denied ? "check the credentials' s3:DeleteObject permission and the bucket policy"
+		                         : "check the object's lock or retention settings and the server's log");
+	}
 	dl_free(key);
 	dl_free(code);
 	dl_free(msg);
 	return rc;
+}
+
+/* A 200 whose body is an error document rather than a <DeleteResult>
+ * (S3 may fail a request after sending its status): nothing is known to
+ * be deleted. */
+static bool whole_request_failed(const char *x, size_t xl)
+{
+	size_t es, ee;
+	return dl_s3_xml_element(&es, &ee, x, xl, 0, "DeleteResult") < 0 &&
+	       dl_s3_xml_element(&es, &ee, x, xl, 0, "Error") == 0;
 }
 
 int dl_s3_delete_many(size_t *deleted, void *impl, const char *const *paths, size_t n)
@@ -87,8 +104,12 @@ int dl_s3_delete_many(size_t *deleted, void *impl, const char *const *paths, siz
 		sent = rc == 0;
 	}
 	if (rc == 0 && resp.status / 100 != 2) rc = dl_s3_error(s, &resp, "DeleteObjects", "", 0);
+	if (rc == 0 && resp.body.data && whole_request_failed(resp.body.data, resp.body.len)) {
+		dl_error_clear();
+		rc = dl_s3_error(s, &resp, "DeleteObjects", "", DL_EIO);
+	}
 	size_t nerr = 0;
-	if (rc == 0 && resp.body.data) rc = first_error(s, resp.body.data, resp.body.len, &nerr);
+	if (rc == 0 && resp.body.data) rc = key_errors(s, resp.body.data, resp.body.len, &nerr);
 	if (rc == 0 || nerr) *deleted = n - nerr;
 	if (sent) dl_http_response_free(&resp);
 	dl_buf_free(&body);
