@@ -128,7 +128,21 @@ static int primitive(dl_buf *out, int type, const uint8_t *p, size_t n)
 	case 18:
 	case 19: {
 		int64_t t = (int64_t)read_le(p, 8);
-		if (type >= 18) t = dl_floor_div(t, 1000); /* nanoseconds, shown to the microsecond */
+		if (type >= 18) {
+			/* nanoseconds: whole seconds as Spark prints them, then up to
+			 * nine fraction digits without trailing zeros */
+			int64_t sec = dl_floor_div(t, 1000000000), ns = t - sec * 1000000000;
+			dl_timestamp_format_spark(txt, sec * 1000000, NULL);
+			DL_TRY(dl_buf_printf(out, "\"%s", txt));
+			if (ns) {
+				char f[16];
+				snprintf(f, sizeof f, "%09lld", (long long)ns);
+				int k = 9;
+				while (f[k - 1] == '0') k--;
+				DL_TRY(dl_buf_printf(out, ".%.*s", k, f));
+			}
+			return dl_buf_puts(out, type == 18 ? "+00:00\"" : "\"");
+		}
 		dl_timestamp_format_spark(txt, t, NULL);
 		DL_TRY(dl_buf_printf(out, "\"%s", txt));
 		return dl_buf_puts(out, type == 12 || type == 18 ? "+00:00\"" : "\"");

@@ -17,6 +17,7 @@ typedef struct pq_leaf_reader {
 	const pq_rleaf *leaf;
 	pq_pool *pool;        /* where batch outputs come from (borrowed) */
 	bool values_needed;
+	bool raw_nanos;       /* TIMESTAMP(NANOS) values kept in nanoseconds (shredded variant) */
 	int out_width;        /* bytes per output value; 0 = variable (bin) */
 	/* where we are, for messages */
 	const char *file;

@@ -143,7 +143,12 @@ static int rd_logical_body(ctx *c, pq_logical_type *lt)
 			DL_TRY(rd_bool(c, type, &lt->is_adjusted_to_utc, "isAdjustedToUTC"));
 		else if (lt->kind == PQ_LT_GEOMETRY || lt->kind == PQ_LT_GEOGRAPHY)
 			DL_TRY(rd_str(c, type, &lt->crs, "GeometryType/GeographyType.crs"));
-		else DL_TRY(pq_thrift_skip(&c->t, type));
+		else if (lt->kind == PQ_LT_VARIANT) {
+			int32_t v;
+			DL_TRY(rd_i32(c, type, &v, "VariantType.specification_version"));
+			lt->spec_version = (int8_t)v;
+			lt->has_spec_version = true;
+		} else DL_TRY(pq_thrift_skip(&c->t, type));
 		break;
 	case 2:
 		if (lt->kind == PQ_LT_DECIMAL) DL_TRY(rd_i32(c, type, &lt->precision, "DecimalType.precision"));

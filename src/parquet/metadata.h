@@ -45,6 +45,8 @@ typedef struct pq_logical_type {
 	char *crs;                  /* GEOMETRY, GEOGRAPHY: NULL when absent (OGC:CRS84) */
 	bool has_algorithm;         /* GEOGRAPHY: absent means SPHERICAL */
 	int32_t algorithm;          /* GEOGRAPHY: EdgeInterpolationAlgorithm */
+	bool has_spec_version;      /* VARIANT: specification_version present */
+	int8_t spec_version;        /* VARIANT: the Variant spec version (1) */
 } pq_logical_type;
 
 typedef struct pq_schema_element {

@@ -62,6 +62,9 @@ static void put_logical(pq_tw *w, const pq_logical_type *lt)
 		if (lt->crs) pq_tw_string(w, 1, lt->crs);
 		if (lt->kind == PQ_LT_GEOGRAPHY && lt->has_algorithm) pq_tw_i32(w, 2, lt->algorithm);
 		break;
+	case PQ_LT_VARIANT:
+		if (lt->has_spec_version) pq_tw_i8(w, 1, lt->spec_version);
+		break;
 	default:
 		break;
 	}

@@ -110,10 +110,13 @@ static void uuid_format(const uint8_t *u, char out[36])
 
 /* n physical values at `in` (phys_width each) -> output at `out` (fixed)
  * or appended to `bin`. `in` may equal `out` when the widths are equal. */
-static int convert(const pq_rleaf *lf, const uint8_t *in, size_t n, uint8_t *out, pq_binbuf *bin)
+static int convert(const pq_leaf_reader *r, const uint8_t *in, size_t n, uint8_t *out, pq_binbuf *bin)
 {
+	const pq_rleaf *lf = r->leaf;
 	int pw = lf->phys_width;
-	switch (lf->conv) {
+	/* nanoseconds stay whole under a shredded variant (timestamp_nanos) */
+	pq_conv conv = r->raw_nanos && lf->conv == PQ_CONV_NANOS ? PQ_CONV_NONE : lf->conv;
+	switch (conv) {
 	case PQ_CONV_NONE:
 	case PQ_CONV_BOOL:
 		if (in != out) memcpy(out, in, n * (size_t)pw);
@@ -240,7 +243,7 @@ static int convert_bin(pq_leaf_reader *r, const pq_binbuf *in, size_t first, siz
 			if (len != lf->phys_width) return pq_leaf_error(r, DL_ECORRUPT, "fixed-length value of %d bytes, expected %d", len, lf->phys_width);
 			memcpy(r->tmp + (size_t)lf->phys_width * i, in->data + s, (size_t)len);
 		}
-		return convert(lf, r->tmp, n, out, bin);
+		return convert(r, r->tmp, n, out, bin);
 	}
 	/* Strings/binary: bulk copy of a contiguous range. */
 	int32_t s = in->offsets[first], e = in->offsets[first + n];
@@ -284,10 +287,10 @@ static int load_dictionary(pq_leaf_reader *r, const pq_page_header *h, const uin
 	}
 	DL_TRY(grow((void **)&r->tmp, &r->tmp_cap, n * (size_t)lf->phys_width + 1));
 	DL_TRY(pq_plain_fixed(&p, end, lf->phys_width, r->tmp, n));
-	if (r->out_width == 0) return convert(lf, r->tmp, n, NULL, &r->dict_bin);
+	if (r->out_width == 0) return convert(r, r->tmp, n, NULL, &r->dict_bin);
 	r->dict = dl_malloc(n * (size_t)r->out_width + 16);
 	if (!r->dict) return DL_ENOMEM;
-	return convert(lf, r->tmp, n, r->dict, NULL);
+	return convert(r, r->tmp, n, r->dict, NULL);
 }
 
 /* ---- data pages ---- */
@@ -577,7 +580,7 @@ static int decode_fixed(pq_leaf_reader *r, size_t n, uint8_t *dst)
 			return convert_bin(r, &r->tbin, 0, n, dst, NULL);
 		}
 		DL_TRY(pq_plain_fixed(&r->vp, r->vend, pw, buf, n));
-		return convert(lf, buf, n, dst, NULL);
+		return convert(r, buf, n, dst, NULL);
 	case PQ_ENC_PLAIN_DICTIONARY:
 	case PQ_ENC_RLE_DICTIONARY:
 	case PQ_ENC_RLE:
@@ -602,7 +605,7 @@ static int decode_fixed(pq_leaf_reader *r, size_t n, uint8_t *dst)
 		else
 			memcpy(buf, r->dints + r->dpos, n * 8);
 		r->dpos += n;
-		return convert(lf, buf, n, dst, NULL);
+		return convert(r, buf, n, dst, NULL);
 	case PQ_ENC_DELTA_LENGTH_BYTE_ARRAY:
 	case PQ_ENC_DELTA_BYTE_ARRAY:
 		if ((size_t)r->dbin.n - r->dbpos < n) return dl_error_set(DL_ECORRUPT, "delta byte arrays ran out of values");
@@ -612,7 +615,7 @@ static int decode_fixed(pq_leaf_reader *r, size_t n, uint8_t *dst)
 	case PQ_ENC_BYTE_STREAM_SPLIT:
 		DL_TRY(pq_bss_decode(r->vp, (size_t)(r->vend - r->vp), pw, r->bss_total, r->bss_pos, n, buf));
 		r->bss_pos += n;
-		return convert(lf, buf, n, dst, NULL);
+		return convert(r, buf, n, dst, NULL);
 	default:
 		return dl_error_set(DL_EUNSUPPORTED, "value encoding %d", (int)r->enc);
 	}
@@ -628,7 +631,7 @@ static int decode_var(pq_leaf_reader *r, size_t n)
 		if (pw == 0) return pq_plain_bytes(&r->vp, r->vend, &r->bin, n);
 		DL_TRY(grow((void **)&r->tmp, &r->tmp_cap, n * (size_t)pw + 1));
 		DL_TRY(pq_plain_fixed(&r->vp, r->vend, pw, r->tmp, n));
-		return convert(lf, r->tmp, n, NULL, &r->bin);
+		return convert(r, r->tmp, n, NULL, &r->bin);
 	case PQ_ENC_PLAIN_DICTIONARY:
 	case PQ_ENC_RLE_DICTIONARY:
 		for (size_t done = 0; done < n;) {
@@ -648,7 +651,7 @@ static int decode_var(pq_leaf_reader *r, size_t n)
 		DL_TRY(grow((void **)&r->tmp, &r->tmp_cap, n * (size_t)pw + 1));
 		DL_TRY(pq_bss_decode(r->vp, (size_t)(r->vend - r->vp), pw, r->bss_total, r->bss_pos, n, r->tmp));
 		r->bss_pos += n;
-		return convert(lf, r->tmp, n, NULL, &r->bin);
+		return convert(r, r->tmp, n, NULL, &r->bin);
 	default:
 		return dl_error_set(DL_EUNSUPPORTED, "value encoding %d", (int)r->enc);
 	}

@@ -219,7 +219,10 @@ static void logical_text(const pq_logical_type *lt, char *out, size_t cap)
 	case PQ_LT_BSON: snprintf(out, cap, "BSON"); return;
 	case PQ_LT_UUID: snprintf(out, cap, "UUID"); return;
 	case PQ_LT_FLOAT16: snprintf(out, cap, "FLOAT16"); return;
-	case PQ_LT_VARIANT: snprintf(out, cap, "VARIANT"); return;
+	case PQ_LT_VARIANT:
+		if (lt->has_spec_version) snprintf(out, cap, "VARIANT(%d)", lt->spec_version);
+		else snprintf(out, cap, "VARIANT");
+		return;
 	case PQ_LT_GEOMETRY:
 		snprintf(out, cap, "GEOMETRY(%s)", lt->crs ? lt->crs : "OGC:CRS84");
 		return;

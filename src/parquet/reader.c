@@ -8,6 +8,7 @@
 #include "parquet/output_pool.h"
 #include "parquet/schema_read.h"
 #include "parquet/stats_read.h"
+#include "parquet/variant_shred.h"
 #include "util/error.h"
 #include "util/mem.h"
 #include "util/pool.h"
@@ -35,6 +36,7 @@ struct pq_reader {
 	int64_t rg_done, rg_rows;
 	pq_leaf_reader *readers;
 	bool *need, *values;
+	bool *raw_nanos;   /* leaves under a shredded variant's typed_value */
 };
 
 static int read_footer(pq_reader *r)
@@ -99,6 +101,8 @@ static int set_plan(pq_reader *r, pq_out *plan)
 	memset(r->need, 0, (size_t)r->schema.nleaves);
 	memset(r->values, 0, (size_t)r->schema.nleaves);
 	pq_plan_leaves(&r->plan, r->need, r->values);
+	memset(r->raw_nanos, 0, (size_t)r->schema.nleaves);
+	pq_variant_typed_leaves(&r->plan, r->raw_nanos, false);
 	r->nneeded = 0;
 	for (int i = 0; i < r->schema.nleaves; i++)
 		if (r->need[i]) r->needed[r->nneeded++] = i;
@@ -114,9 +118,10 @@ static int finish_open(pq_reader *r)
 	r->readers = dl_calloc((size_t)nl, sizeof *r->readers);
 	r->need = dl_calloc((size_t)nl, 1);
 	r->values = dl_calloc((size_t)nl, 1);
+	r->raw_nanos = dl_calloc((size_t)nl, 1);
 	r->needed = dl_calloc((size_t)nl, sizeof *r->needed);
 	r->pool = pq_pool_new();
-	if (!r->readers || !r->need || !r->values || !r->needed || !r->pool) return DL_ENOMEM;
+	if (!r->readers || !r->need || !r->values || !r->raw_nanos || !r->needed || !r->pool) return DL_ENOMEM;
 	pq_out all;
 	DL_TRY(pq_plan_copy(&all, &r->schema.root));
 	DL_TRY(set_plan(r, &all));
@@ -171,6 +176,7 @@ void pq_reader_free(pq_reader *r)
 	dl_free(r->readers);
 	dl_free(r->need);
 	dl_free(r->values);
+	dl_free(r->raw_nanos);
 	dl_free(r->needed);
 	dl_free(r->rg_first);
 	dl_free(r->rgs);
@@ -367,6 +373,7 @@ static int open_row_group(pq_reader *r, int rg)
 	for (int i = 0; i < r->schema.nleaves; i++) {
 		if (!r->need[i]) continue;
 		int rc = pq_leaf_reader_open(&r->readers[i], &r->src, &r->md, rg, &r->schema.leaves[i], i, r->values[i], r->pool);
+		r->readers[i].raw_nanos = r->raw_nanos[i];
 		if (rc < 0) {
 			/* Readers after i were never opened; close just those before. */
 			for (int j = i + 1; j < r->schema.nleaves; j++) memset(&r->readers[j], 0, sizeof r->readers[j]);

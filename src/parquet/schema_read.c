@@ -335,6 +335,13 @@ static int build_as(const pq_schema *s, const pq_node *n, int16_t rep_ctx, int16
 		o->type = dl_type_map(o->children[0].type, o->children[1].type, o->children[1].nullable);
 		return o->type ? 0 : DL_ENOMEM;
 	}
+	if (el->logical.kind == PQ_LT_VARIANT && el->logical.has_spec_version && el->logical.spec_version != 1)
+		/* LogicalTypes.md: a VARIANT group carries specification version 1;
+		 * another version is an encoding this reader does not know */
+		return dl_error_set(DL_EUNSUPPORTED,
+		                    "%s: column %s is annotated VARIANT(%d); only Variant specification version 1 "
+		                    "is supported",
+		                    what, el->name, el->logical.spec_version);
 	if (el->logical.kind == PQ_LT_VARIANT) DL_TRY(variant_out(s, n, rep_ctx, def_ctx, self_def, o, what));
 	if (o->type) return 0;
 	o->kind = PQ_OUT_STRUCT;

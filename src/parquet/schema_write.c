@@ -395,8 +395,15 @@ static int add_node_at(builder *b, const char *name, const dl_type *t, bool opti
 	DL_TRY(push_name(b, name));
 	b->def += optional;
 	switch (t->id) {
-	case DL_TYPE_STRUCT:
 	case DL_TYPE_VARIANT:
+		/* LogicalTypes.md "VARIANT": the group must be annotated VARIANT
+		 * with specification version 1 (no ConvertedType exists) */
+		e->logical.kind = PQ_LT_VARIANT;
+		e->logical.has_spec_version = true;
+		e->logical.spec_version = 1;
+		DL_TRY(add_struct(b, t, ei, optional));
+		break;
+	case DL_TYPE_STRUCT:
 		DL_TRY(add_struct(b, t, ei, optional));
 		break;
 	case DL_TYPE_ARRAY:

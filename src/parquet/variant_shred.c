@@ -113,6 +113,14 @@ int pq_variant_plan(pq_out *out, const pq_out *file, const dl_type *req, const c
 	return rc;
 }
 
+void pq_variant_typed_leaves(const pq_out *p, bool *raw, bool under)
+{
+	if (p->kind == PQ_OUT_ABSENT) return;
+	if (under && p->kind == PQ_OUT_LEAF && p->leaf >= 0) raw[p->leaf] = true;
+	for (int i = 0; i < p->nchildren; i++)
+		pq_variant_typed_leaves(&p->children[i], raw, under || (p->kind == PQ_OUT_VARIANT && i == 2));
+}
+
 /* ---- variant bytes ---- */
 
 typedef struct vmeta {
@@ -357,10 +365,9 @@ static int primitive(ctx *c, dl_buf *out, const dl_array *a, const pq_out *p, in
 	case DL_TYPE_TIMESTAMP:
 	case DL_TYPE_TIMESTAMP_NTZ: {
 		int64_t v = ((const int64_t *)a->values)[i];
+		/* TIMESTAMP(NANOS) leaves of typed_value are read in nanoseconds
+		 * (pq_variant_typed_leaves): timestamp_nanos / timestamp_ntz_nanos */
 		bool nanos = el->logical.kind == PQ_LT_TIMESTAMP && el->logical.unit == PQ_UNIT_NANOS;
-		/* The column reader gives microseconds (nanoseconds floored):
-		 * timestamp(9) keeps its type, to the microsecond. */
-		if (nanos && __builtin_mul_overflow(v, 1000, &v)) return bad(c, p, "timestamp out of range");
 		bool utc = t->id == DL_TYPE_TIMESTAMP;
 		DL_TRY(put_primitive_header(out, nanos ? (utc ? 18 : 19) : (utc ? 12 : 13)));
 		return put_le(out, (uint64_t)v, 8);

@@ -25,6 +25,11 @@
 int pq_variant_plan(pq_out *out, const pq_out *file, const dl_type *req, const char *what,
                     const char *column, bool *handled);
 
+/* Marks in raw[] the leaves under the typed_value of every PQ_OUT_VARIANT
+ * node of plan `p` (call with under false): their TIMESTAMP(NANOS) values
+ * are read in nanoseconds, so the rebuilt timestamp_nanos loses nothing. */
+void pq_variant_typed_leaves(const pq_out *p, bool *raw, bool under);
+
 /* `a` is the assembled group of PQ_OUT_VARIANT node `o` (children value,
  * metadata, typed_value): replaces its children by the rebuilt value and
  * the metadata, so it is a variant array. Conflicting value and

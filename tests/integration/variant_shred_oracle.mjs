@@ -1,6 +1,7 @@
 // DuckDB as an independent writer of shredded variants (it shreds VARIANT
 // columns on COPY ... TO parquet since 1.5):
 //   node variant_shred_oracle.mjs <dir>
+//   node variant_shred_oracle.mjs --read <file>...
 // writes one file per case below into <dir> and prints, per case, its file
 // name and DuckDB's own JSON of each row (tab-separated), for the reader
 // test (tests/unit/table/test_variant_shredding_duckdb.c) to compare with.
@@ -38,9 +39,20 @@ const cases = {
            V('{"loc":null,"tags":"none"}'), V('{"loc":{"lat":1.0,"lon":2.0},"tags":["c"]}')],
 };
 
-const dir = process.argv[2];
 const db = await DuckDBInstance.create();
 const c = await db.connect();
+if (process.argv[2] === '--read') {
+  // files our writer wrote: per file, its name, the type DuckDB gives
+  // column v, and DuckDB's JSON of each row (tab-separated)
+  for (const file of process.argv.slice(3)) {
+    const t = await c.runAndReadAll(`SELECT column_type FROM (DESCRIBE SELECT v FROM '${file}')`);
+    const r = await c.runAndReadAll(`SELECT v::JSON::VARCHAR AS j FROM '${file}'`);
+    const js = r.getRowObjectsJson().map((o) => (o.j === null ? 'NULL' : o.j));
+    console.log([path.basename(file), t.getRowObjectsJson()[0].column_type, ...js].join('\t'));
+  }
+  process.exit(0);
+}
+const dir = process.argv[2];
 for (const [name, rows] of Object.entries(cases)) {
   const values = rows.map((e, i) => `(${i}, ${e})`).join(', ');
   const file = path.join(dir, `${name}.parquet`);

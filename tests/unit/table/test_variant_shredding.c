@@ -90,8 +90,11 @@ static void required_elements(dl_type *t)
 
 /* A Parquet file of one column `v` of SQL type `type`; `rows` is a JSON
  * array of its values. With `annotate`, the group `v` gets the VARIANT
- * logical type (edited into the writer's schema: our writer leaves it off). */
-static void write_file_as(dl_buf *out, const char *type, const char *rows, bool annotate)
+ * logical type (edited into the writer's schema: `v` is written as a
+ * struct here, which our writer does not annotate). With `nanos_utc` 0 or
+ * 1, the BIGINT leaf `v.typed_value` becomes TIMESTAMP(nanos_utc, NANOS):
+ * the int64 values are then nanoseconds, as DuckDB and Arrow write them. */
+static void write_file_edit(dl_buf *out, const char *type, const char *rows, bool annotate, int nanos_utc)
 {
 	dl_type *vt;
 	if (ex_parse_type_text(&vt, type) < 0) fail_msg("%s", dl_error_last()->message);
@@ -116,6 +119,13 @@ static void write_file_as(dl_buf *out, const char *type, const char *rows, bool 
 		assert_string_equal(ws->elems[1].name, "v");
 		ws->elems[1].logical.kind = PQ_LT_VARIANT;
 	}
+	if (nanos_utc >= 0) {
+		pq_wschema *ws = (pq_wschema *)pq_writer_schema(w);
+		assert_string_equal(ws->elems[4].name, "typed_value");
+		assert_int_equal(ws->elems[4].type, PQ_INT64);
+		ws->elems[4].logical = (pq_logical_type){.kind = PQ_LT_TIMESTAMP, .is_adjusted_to_utc = nanos_utc == 1,
+		                                         .unit = PQ_UNIT_NANOS};
+	}
 	assert_int_equal(pq_writer_write(w, b), 0);
 	assert_int_equal(pq_writer_close(w), 0);
 	pq_writer_free(w);
@@ -123,6 +133,11 @@ static void write_file_as(dl_buf *out, const char *type, const char *rows, bool 
 	dl_arena_free(&arena);
 	dl_type_unref(schema);
 	dl_type_unref(vt);
+}
+
+static void write_file_as(dl_buf *out, const char *type, const char *rows, bool annotate)
+{
+	write_file_edit(out, type, rows, annotate, -1);
 }
 
 static void write_file(dl_buf *out, const char *type, const char *rows)
@@ -420,6 +435,54 @@ static void rebuilt_bytes(void **state)
 	dl_buf_free(&file);
 }
 
+/* TIMESTAMP(NANOS) typed values rebuild as timestamp_ntz_nanos (19) and
+ * timestamp_nanos (18) with every nanosecond (VariantEncoding.md's
+ * primitive types 18 and 19): the bytes are the file's int64. */
+static void shredded_nanos(void **state)
+{
+	(void)state;
+	static const struct {
+		int utc;
+		const char *rows, *want;
+		int64_t ns;
+	} cases[] = {
+	    {0, "[{\"metadata\":\"010000\",\"typed_value\":1729740123123456789}]", "\"2024-10-24 03:22:03.123456789\"",
+	     1729740123123456789},
+	    {1, "[{\"metadata\":\"010000\",\"typed_value\":-1}]", "\"1969-12-31 23:59:59.999999999+00:00\"", -1},
+	    {0, "[{\"metadata\":\"010000\",\"typed_value\":1000}]", "\"1970-01-01 00:00:00.000001\"", 1000},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		dl_buf file = DL_BUF_INIT, text = DL_BUF_INIT;
+		write_file_edit(&file, "STRUCT<metadata: BINARY NOT NULL, value: BINARY, typed_value: BIGINT>", cases[k].rows,
+		                false, cases[k].utc);
+		if (read_variant(&file, &text) < 0) fail_msg("%s", dl_error_last()->message);
+		char want[96];
+		snprintf(want, sizeof want, "%s\n", cases[k].want);
+		assert_string_equal(text.data, want);
+		/* the exact bytes: primitive header 18/19, then the int64 */
+		dl_type *var = dl_type_variant();
+		dl_field f = {(char *)"v", var, true, (char *)"{}"};
+		dl_type *req = dl_type_struct(&f, 1);
+		pq_reader *r;
+		assert_int_equal(pq_reader_open_memory(&r, (const uint8_t *)file.data, file.len, "shredded.parquet"), 0);
+		assert_int_equal(pq_reader_set_projection(r, req, false), 0);
+		dl_batch *b;
+		int64_t first;
+		assert_int_equal(pq_reader_next(r, &b, &first), 0);
+		const dl_array *val = b->cols[0]->children[0];
+		uint8_t bytes[9] = {(uint8_t)((cases[k].utc ? 18 : 19) << 2)};
+		memcpy(bytes + 1, &cases[k].ns, 8); /* little-endian host, as the encoding */
+		assert_int_equal(val->offsets[1] - val->offsets[0], 9);
+		assert_memory_equal(val->data + val->offsets[0], bytes, 9);
+		dl_batch_free(b);
+		pq_reader_free(r);
+		dl_type_unref(req);
+		dl_type_unref(var);
+		dl_buf_free(&text);
+		dl_buf_free(&file);
+	}
+}
+
 /* A VARIANT-annotated group with typed_value is a variant in the file's
  * own schema (no projection: `parquet cat`, CONVERT TO DELTA); a malformed
  * one stays a plain group, and only reading it as a variant fails. */
@@ -514,6 +577,7 @@ int main(void)
 	    cmocka_unit_test(shredded_object), cmocka_unit_test(shredded_object_invalid),
 	    cmocka_unit_test(shredded_nested), cmocka_unit_test(shredded_scalars),
 	    cmocka_unit_test(rebuilt_bytes),   cmocka_unit_test(annotated_group),
+	    cmocka_unit_test(shredded_nanos),
 	    cmocka_unit_test(delta_table_with_shredding),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
