@@ -10,7 +10,15 @@
  *     with IdMapping), names stay, delta.columnMapping.maxColumnId =
  *     last-column-id. int/long/float/double/boolean/string/binary/date/
  *     decimal/struct map to themselves, timestamptz to timestamp,
- *     timestamp to timestamp_ntz; other types are refused.
+ *     timestamp to timestamp_ntz, list to array (containsNull = not
+ *     element-required), map to map (valueContainsNull = not
+ *     value-required); other types are refused. The element-id / key-id /
+ *     value-id of lists and maps go into the nearest struct field's
+ *     delta.columnMapping.nested.ids keyed as IcebergCompatV2 keys them
+ *     ("<physical>.element", "<physical>.value.element", ...), so files
+ *     written later carry the ids the Iceberg files have on those nodes,
+ *     and enabling IcebergCompatV2 keeps them instead of assigning new ones.
+ *     (Spark's IcebergSchemaUtils records only the struct fields' ids.)
  *  3. Refused, as the seeds say: partition evolution (more than one
  *     partition spec, or a manifest written with another spec), partition
  *     transforms other than identity, and merge-on-read deletes (delete
@@ -54,8 +62,16 @@ static int refuse(const char *what, const char *why)
 	return dl_error_set(DL_EUNSUPPORTED, "CONVERT TO DELTA iceberg.`%s`: %s; nothing was converted", what, why);
 }
 
-/* An Iceberg type (JSON) as a Delta type in the schema JSON being written. */
-static int write_type(dl_json_writer *w, const dl_json *t, const char *root);
+/* The nested ids of one struct field being written: "path":id members of
+ * its delta.columnMapping.nested.ids object, in pre-order. */
+typedef struct nested_ids {
+	dl_buf members;
+	int n;
+} nested_ids;
+
+/* An Iceberg type (JSON) as a Delta type in the schema JSON being written;
+ * `path` is the nested-id path of `t` from its struct field's physical name. */
+static int write_type(dl_json_writer *w, const dl_json *t, const char *root, const char *path, nested_ids *ids);
 
 static int write_struct(dl_json_writer *w, const dl_json *st, const char *root)
 {
@@ -78,7 +94,12 @@ static int write_struct(dl_json_writer *w, const dl_json *st, const char *root)
 		dl_jw_key(w, "name");
 		dl_jw_string(w, name);
 		dl_jw_key(w, "type");
-		DL_TRY(write_type(w, type, root));
+		nested_ids ids = {DL_BUF_INIT, 0};
+		int rc = write_type(w, type, root, name, &ids);
+		if (rc < 0) {
+			dl_buf_free(&ids.members);
+			return rc;
+		}
 		dl_jw_key(w, "nullable");
 		dl_jw_bool(w, !(req && req->kind == DL_JSON_TRUE));
 		dl_jw_key(w, "metadata");
@@ -86,7 +107,15 @@ static int write_struct(dl_json_writer *w, const dl_json *st, const char *root)
 		dl_jw_key(w, "delta.columnMapping.id");
 		dl_jw_int(w, fid);
 		dl_jw_key(w, "delta.columnMapping.physicalName");
-		dl_jw_string(w, name);
+		dl_jw_string(w, name); /* Spark's assignPhysicalNames(reuseLogicalName = true) */
+		if (ids.n) {
+			/* the Iceberg element/key/value ids, as IcebergCompatV2 records them */
+			dl_jw_key(w, "delta.columnMapping.nested.ids");
+			rc = dl_buf_putc(&ids.members, '}');
+			if (rc == 0) dl_jw_raw(w, ids.members.data);
+		}
+		dl_buf_free(&ids.members);
+		DL_TRY(rc);
 		dl_jw_object_end(w);
 		dl_jw_object_end(w);
 	}
@@ -95,14 +124,64 @@ static int write_struct(dl_json_writer *w, const dl_json *st, const char *root)
 	return 0;
 }
 
-static int write_type(dl_json_writer *w, const dl_json *t, const char *root)
+/* Records the id of the list element / map key / value at `path`.`slot`
+ * (into sub) and returns 0, or an error naming the missing id. */
+static int nested_slot(nested_ids *ids, char *sub, size_t cap, const dl_json *t, const char *root,
+                       const char *path, const char *slot, const char *id_key)
+{
+	const dl_json *id = dl_json_get(t, id_key);
+	int64_t v;
+	if (!id || dl_json_int64(id, &v) < 0 || v < 0 || v > INT32_MAX)
+		return dl_error_set(DL_ECORRUPT, "Iceberg metadata of %s: a %s type lacks its %s", root,
+		                    strcmp(slot, "element") == 0 ? "list" : "map", id_key);
+	if ((size_t)snprintf(sub, cap, "%s.%s", path, slot) >= cap)
+		return dl_error_set(DL_EUNSUPPORTED, "Iceberg metadata of %s: nested column path %s is too long", root, path);
+	int rc = dl_buf_putc(&ids->members, ids->n ? ',' : '{');
+	if (rc == 0) rc = dl_buf_put_json_string(&ids->members, sub, strlen(sub));
+	if (rc == 0) rc = dl_buf_printf(&ids->members, ":%lld", (long long)v);
+	ids->n++;
+	return rc;
+}
+
+/* An Iceberg list or map as a Delta array or map (Spark's
+ * TypeToSparkType: containsNull = !element-required, valueContainsNull =
+ * !value-required), its element/key/value ids kept as nested ids. */
+static int write_nested(dl_json_writer *w, const dl_json *t, const char *k, const char *root, const char *path,
+                        nested_ids *ids)
+{
+	char sub[1024];
+	bool list = strcmp(k, "list") == 0;
+	const dl_json *a = dl_json_get(t, list ? "element" : "key");
+	const dl_json *b = list ? NULL : dl_json_get(t, "value");
+	const dl_json *req = dl_json_get(t, list ? "element-required" : "value-required");
+	if (!a || (!list && !b))
+		return dl_error_set(DL_ECORRUPT, "Iceberg metadata of %s: a %s type lacks its %s", root, k,
+		                    list ? "element" : "key or value");
+	dl_jw_object_begin(w);
+	dl_jw_key(w, "type");
+	dl_jw_string(w, list ? "array" : "map");
+	dl_jw_key(w, list ? "elementType" : "keyType");
+	DL_TRY(nested_slot(ids, sub, sizeof sub, t, root, path, list ? "element" : "key", list ? "element-id" : "key-id"));
+	DL_TRY(write_type(w, a, root, sub, ids));
+	if (!list) {
+		dl_jw_key(w, "valueType");
+		DL_TRY(nested_slot(ids, sub, sizeof sub, t, root, path, "value", "value-id"));
+		DL_TRY(write_type(w, b, root, sub, ids));
+	}
+	dl_jw_key(w, list ? "containsNull" : "valueContainsNull");
+	dl_jw_bool(w, !(req && req->kind == DL_JSON_TRUE));
+	dl_jw_object_end(w);
+	return 0;
+}
+
+static int write_type(dl_json_writer *w, const dl_json *t, const char *root, const char *path, nested_ids *ids)
 {
 	if (t->kind == DL_JSON_OBJECT) {
 		const char *k = dl_json_get_str(t, "type");
 		if (k && strcmp(k, "struct") == 0) return write_struct(w, t, root);
+		if (k && (strcmp(k, "list") == 0 || strcmp(k, "map") == 0)) return write_nested(w, t, k, root, path, ids);
 		char msg[160];
-		snprintf(msg, sizeof msg, "the Iceberg type %s is not converted (lists and maps need nested "
-		         "column mapping ids, which this library does not assign yet)", k ? k : "?");
+		snprintf(msg, sizeof msg, "the Iceberg type %.60s has no Delta equivalent", k ? k : "?");
 		return refuse(root, msg);
 	}
 	if (t->kind != DL_JSON_STRING) return dl_error_set(DL_ECORRUPT, "Iceberg metadata of %s: a type is not a string or object", root);

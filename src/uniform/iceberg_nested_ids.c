@@ -18,9 +18,13 @@
  * Ids come after the column ids, from maxColumnId, which is raised past
  * them; existing ones are kept, so ALTER and schema evolution add ids only
  * for new nodes. The Parquet writer (parquet/schema_write.c) writes them
- * as the field_id of the element/key/value nodes. As Kernel does, only
- * fields holding an array or map get the key (Spark also writes an empty
- * object on every other field). */
+ * as the field_id of the element/key/value nodes. As Spark's
+ * rewriteFieldIdsForIceberg does (putMetadata on every StructField of
+ * every struct, at any depth), every struct field gets the key, an empty
+ * object when nothing below it is an array or map; it goes after the
+ * field's other keys, where Spark 4's (Scala 2.13) metadata map puts it
+ * after delta.columnMapping.id and delta.columnMapping.physicalName.
+ * (Kernel writes it only on fields holding an array or map.) */
 #include "uniform/iceberg_nested_ids.h"
 
 #include <stdio.h>
@@ -228,7 +232,8 @@ static int xform_field(walk *w, dl_field *dst, const dl_field *f)
 	}
 	l.nold = l.n;
 	if (rc == 0) rc = xform_type(w, &dst->type, f->type, phys, &l);
-	if (rc == 0 && l.n > l.nold) rc = metadata_with(&dst->metadata, f, &l);
+	if (rc == 0 && !old) w->changed = true; /* Spark's empty {} */
+	if (rc == 0 && (l.n > l.nold || !old)) rc = metadata_with(&dst->metadata, f, &l);
 	else if (rc == 0) dst->metadata = f->metadata; /* borrowed; dl_type_struct copies */
 	idlist_free(&l);
 	dl_arena_free(&a);
@@ -342,15 +347,6 @@ static int check_type(const dl_type *t, const dl_field *f, const dl_json *ids, c
 
 int dl_ice_check_nested_ids(const dl_type *schema) { return check_struct(schema); }
 
-static bool has_list_like(const dl_type *t)
-{
-	if (t->id == DL_TYPE_ARRAY || t->id == DL_TYPE_MAP) return true;
-	if (t->id == DL_TYPE_VARIANT) return false;
-	for (int i = 0; i < t->nchildren; i++)
-		if (has_list_like(t->children[i].type)) return true;
-	return false;
-}
-
 int dl_ice_metadata_with_nested_ids(dl_metadata *out, dl_arena *arena, const dl_metadata *in)
 {
 	*out = *in;
@@ -360,20 +356,20 @@ int dl_ice_metadata_with_nested_ids(dl_metadata *out, dl_arena *arena, const dl_
 	DL_TRY(dl_schema_parse(&schema, in->schema_string, strlen(in->schema_string)));
 	int rc = 0;
 	bool changed = false;
-	int64_t max_id = 0;
-	if (has_list_like(schema)) {
-		bool found;
-		const char *m = dl_str_map_get(&in->configuration, "delta.columnMapping.maxColumnId", &found);
-		max_id = m ? strtoll(m, NULL, 10) : 0;
-		rc = dl_ice_assign_nested_ids(&mapped, schema, &max_id, &changed);
-	}
+	/* Every struct field gets the key (Spark's empty {} included), so the
+	 * schema changes even when no id is added; maxColumnId only when one is. */
+	bool found;
+	const char *m = dl_str_map_get(&in->configuration, "delta.columnMapping.maxColumnId", &found);
+	int64_t max_id = m ? strtoll(m, NULL, 10) : 0, old_max = max_id;
+	rc = dl_ice_assign_nested_ids(&mapped, schema, &max_id, &changed);
 	dl_buf sj = DL_BUF_INIT;
 	if (rc == 0 && changed) rc = dl_schema_to_json(&sj, mapped);
-	if (rc == 0 && changed) {
-		out->schema_string = dl_arena_strdup(arena, sj.data);
+	if (rc == 0 && changed) out->schema_string = dl_arena_strdup(arena, sj.data);
+	if (rc == 0 && changed && !out->schema_string) rc = DL_ENOMEM;
+	if (rc == 0 && max_id != old_max) {
 		dl_kv *items = dl_arena_calloc(arena, (size_t)in->configuration.n + 1, sizeof *items);
 		char *num = dl_arena_alloc(arena, 24);
-		if (!out->schema_string || !items || !num) rc = DL_ENOMEM;
+		if (!items || !num) rc = DL_ENOMEM;
 		if (rc == 0) {
 			snprintf(num, 24, "%lld", (long long)max_id);
 			uint32_t n = 0;

@@ -16,7 +16,10 @@
 //                          version-hint.text; prints its rows as sorted CSV. KIND: plain, deletes
 //                          (a merge-on-read delete manifest too), evolved (two partition specs),
 //                          decbin (decimal and binary identity partitions; binaries printed X'HEX'
-//                          as deltalake cat does), decbin_bad (a binary value that is not UTF-8)
+//                          as deltalake cat does), decbin_bad (a binary value that is not UTF-8),
+//                          nested (unpartitioned, lists and maps with element/key/value ids, the
+//                          Parquet names unlike the Iceberg ones so only ids resolve them; prints
+//                          nothing: read it with rows-json)
 import {createRequire} from 'module';
 import {readFileSync} from 'fs';
 const require = createRequire((process.env.DL_ORACLE_DIR || process.cwd()) + '/');
@@ -309,7 +312,23 @@ async function fixture(dir, kind) {
 	const pval = {1: decbin ? '1.50' : '1', 2: decbin ? '-2.25' : '2'};
 	const bval = {1: Buffer.from('é!'), 2: Buffer.from(kind === 'decbin_bad' ? [0xff, 0x41] : [0x01, 0x41])};
 	const fixed4 = (x) => { const b = Buffer.alloc(4); b.writeInt32BE(x); return b; };
+	const nested = kind === 'nested';
 	for (const p of [1, 2]) {
+		if (nested) {
+			// Iceberg renamed every column (the files keep the old names): ids alone resolve them.
+			const path = `${dir}/data/n${p}.parquet`;
+			await con.run(`COPY (SELECT (i * 10 + ${p})::BIGINT AS i0,
+				CASE WHEN i % 3 = 0 THEN NULL ELSE ['a' || i, NULL, 'b'] END AS t0,
+				CASE WHEN i % 4 = 1 THEN MAP {} ELSE MAP {'k' || i: i::INT, 'z': NULL::INT} END AS a0,
+				[{'x0': i::INT, 'y0': 'y' || i}, NULL, {'x0': NULL::INT, 'y0': NULL::VARCHAR}] AS p0,
+				CASE WHEN i % 2 = 0 THEN NULL ELSE MAP {'m': [i::INT, 2], 'e': []::INT[]} END AS m0
+				FROM range(0, ${p * 4}) t(i))
+				TO '${path}' (FORMAT parquet, FIELD_IDS {i0: 1, t0: {__duckdb_field_id: 2, element: 6},
+				a0: {__duckdb_field_id: 3, key: 7, value: 8}, p0: {__duckdb_field_id: 4, element: {__duckdb_field_id: 9, x0: 10, y0: 11}},
+				m0: {__duckdb_field_id: 5, key: 12, value: {__duckdb_field_id: 13, element: 14}}})`);
+			files.push({path, p, rows: p * 4, size: statSync(path).size});
+			continue;
+		}
 		const path = `${dir}/data/p=${p}/f${p}.parquet`;
 		mkdirSync(`${dir}/data/p=${p}`, {recursive: true});
 		await con.run(`COPY (SELECT (i * 10 + ${p})::BIGINT AS id, CASE WHEN i % 4 = 0 THEN NULL ELSE 'v' || i END AS name,
@@ -321,7 +340,7 @@ async function fixture(dir, kind) {
 				.map((c) => (c === null ? '' : String(c))).join(','));
 		files.push({path, p, rows: rows.length, size: statSync(path).size});
 	}
-	const part = {type: 'record', name: 'r102', fields: decbin
+	const part = {type: 'record', name: 'r102', fields: nested ? [] : decbin
 		? [{name: 'p', type: ['null', {type: 'fixed', name: 'fixed_p', size: 4, logicalType: 'decimal', precision: 9, scale: 2}], default: null, 'field-id': 1000},
 			{name: 'b', type: ['null', 'bytes'], default: null, 'field-id': 1001}]
 		: [{name: 'p', type: ['null', 'int'], default: null, 'field-id': 1000}]};
@@ -351,12 +370,20 @@ async function fixture(dir, kind) {
 		['added_snapshot_id', 'long', 503], ['added_files_count', 'int', 504], ['existing_files_count', 'int', 505],
 		['deleted_files_count', 'int', 506], ['added_rows_count', 'long', 512], ['existing_rows_count', 'long', 513],
 		['deleted_rows_count', 'long', 514]].map(([name, type, id]) => ({name, type, 'field-id': id}))};
-	const schema = {type: 'struct', 'schema-id': 0, fields: [
+	const schema = nested ? {type: 'struct', 'schema-id': 0, fields: [
+		{id: 1, name: 'id', required: true, type: 'long'},
+		{id: 2, name: 'tags', required: false, type: {type: 'list', 'element-id': 6, element: 'string', 'element-required': false}},
+		{id: 3, name: 'attrs', required: false, type: {type: 'map', 'key-id': 7, key: 'string', 'value-id': 8, value: 'int', 'value-required': false}},
+		{id: 4, name: 'pts', required: false, type: {type: 'list', 'element-id': 9, 'element-required': false,
+			element: {type: 'struct', fields: [{id: 10, name: 'x', required: false, type: 'int'}, {id: 11, name: 'y', required: false, type: 'string'}]}}},
+		{id: 5, name: 'mm', required: false, type: {type: 'map', 'key-id': 12, key: 'string', 'value-id': 13, 'value-required': false,
+			value: {type: 'list', 'element-id': 14, element: 'int', 'element-required': true}}}]}
+	: {type: 'struct', 'schema-id': 0, fields: [
 		{id: 1, name: 'id', required: true, type: 'long'}, {id: 2, name: 'name', required: false, type: 'string'},
 		{id: 3, name: 'p', required: false, type: decbin ? 'decimal(9, 2)' : 'int'},
 		{id: 4, name: 'amount', required: false, type: 'decimal(9, 2)'},
 		...(decbin ? [{id: 5, name: 'b', required: false, type: 'binary'}] : [])]};
-	const spec = [{name: 'p', transform: 'identity', 'source-id': 3, 'field-id': 1000},
+	const spec = nested ? [] : [{name: 'p', transform: 'identity', 'source-id': 3, 'field-id': 1000},
 		...(decbin ? [{name: 'b', transform: 'identity', 'source-id': 5, 'field-id': 1001}] : [])];
 	const write = (path, sch, rows, meta) => new Promise((resolve, reject) => {
 		const enc = new avro.streams.BlockEncoder(avro.Type.forSchema(sch, {registry: {long: bigLong}}), {codec: 'null',
@@ -374,14 +401,14 @@ async function fixture(dir, kind) {
 		'partition-spec-id': '0', 'format-version': '2', content: 'data'};
 	const entries = files.map((f) => ({status: 1, snapshot_id: snap, sequence_number: 1n, file_sequence_number: 1n,
 		data_file: {content: 0, file_path: f.path, file_format: 'PARQUET',
-			partition: decbin ? {p: fixed4(f.p === 1 ? 150 : -225), b: bval[f.p]} : {p: f.p},
+			partition: nested ? {} : decbin ? {p: fixed4(f.p === 1 ? 150 : -225), b: bval[f.p]} : {p: f.p},
 			record_count: BigInt(f.rows), file_size_in_bytes: BigInt(f.size), value_counts: null,
 			null_value_counts: null, lower_bounds: null, upper_bounds: null}}));
 	const man = `${dir}/metadata/fixture-m0.avro`;
 	await write(man, entrySchema, entries, manMeta);
 	const manifests = [{manifest_path: man, manifest_length: BigInt(statSync(man).size), partition_spec_id: 0, content: 0,
 		sequence_number: 1n, min_sequence_number: 1n, added_snapshot_id: snap, added_files_count: files.length,
-		existing_files_count: 0, deleted_files_count: 0, added_rows_count: BigInt(expected.length),
+		existing_files_count: 0, deleted_files_count: 0, added_rows_count: BigInt(files.reduce((n, f) => n + f.rows, 0)),
 		existing_rows_count: 0n, deleted_rows_count: 0n}];
 	if (kind === 'deletes') {
 		const del = `${dir}/metadata/fixture-m1.avro`;
@@ -396,9 +423,9 @@ async function fixture(dir, kind) {
 	const specs = [{'spec-id': 0, fields: spec}];
 	if (kind === 'evolved') specs.push({'spec-id': 1, fields: []});
 	const md = `{"format-version":2,"table-uuid":"9c12d441-03fe-4693-9a96-a0705ddf69c1","location":"${dir}",
-"last-sequence-number":1,"last-updated-ms":1700000000000,"last-column-id":${decbin ? 5 : 4},"current-schema-id":0,
+"last-sequence-number":1,"last-updated-ms":1700000000000,"last-column-id":${nested ? 14 : decbin ? 5 : 4},"current-schema-id":0,
 "schemas":[${JSON.stringify(schema)}],"default-spec-id":${kind === 'evolved' ? 1 : 0},
-"partition-specs":${JSON.stringify(specs)},"last-partition-id":${decbin ? 1001 : 1000},"default-sort-order-id":0,
+"partition-specs":${JSON.stringify(specs)},"last-partition-id":${nested ? 999 : decbin ? 1001 : 1000},"default-sort-order-id":0,
 "sort-orders":[{"order-id":0,"fields":[]}],"properties":{},"current-snapshot-id":${snap},
 "snapshots":[{"snapshot-id":${snap},"sequence-number":1,"timestamp-ms":1700000000000,
 "summary":{"operation":"append"},"manifest-list":"${list}","schema-id":0}],

@@ -55,6 +55,41 @@ out=$("$DL_CLI" -q sql "CONVERT TO DELTA iceberg.\`$f\`" 2>&1) && fail "decbin_b
 echo "$out" | grep -q "not UTF-8 text" || fail "decbin_bad: wrong error: $out"
 [ -e "$f/_delta_log" ] && [ -n "$(ls -A "$f/_delta_log")" ] && fail "decbin_bad: a refused CONVERT left a log"
 
+# Lists and maps (element-id, key-id, value-id): Delta arrays and maps whose element/key/value
+# ids are kept in delta.columnMapping.nested.ids, the files (whose Parquet names are not the
+# Iceberg names) read back by id: our rows equal the independent reader's (DuckDB resolving
+# every nested node by its field id).
+f=$tmp/nested
+ice fixture "$f" nested >/dev/null || fail "nested: the fixture could not be written"
+sql "CONVERT TO DELTA iceberg.\`$f\`" || fail "nested: convert failed"
+ice rows-json "$f" >"$tmp/expected" || fail "nested: the Iceberg reader failed"
+"$DL_CLI" cat "$f" --format jsonl | sort >"$tmp/ours"
+[ "$(wc -l <"$tmp/ours")" = 12 ] || fail "nested: expected 12 rows"
+cmp -s "$tmp/expected" "$tmp/ours" || { fail "nested: converted rows differ from the Iceberg reader's"; diff "$tmp/expected" "$tmp/ours" | head -5 >&2; }
+grep -h '"metaData"' "$f"/_delta_log/*.json | node -e '
+let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const md=JSON.parse(s).metaData;
+const f=Object.fromEntries(JSON.parse(md.schemaString).fields.map((x)=>[x.name,x]));
+const ids=(x)=>JSON.stringify(x.metadata["delta.columnMapping.nested.ids"]);
+const want={tags:{"tags.element":6},attrs:{"attrs.key":7,"attrs.value":8},pts:{"pts.element":9},
+  mm:{"mm.key":12,"mm.value":13,"mm.value.element":14}};
+for (const [k,v] of Object.entries(want)) if (ids(f[k])!==JSON.stringify(v)) {console.error(k,ids(f[k]));process.exit(1)}
+const x=f.pts.type.elementType.fields[0];
+if (x.metadata["delta.columnMapping.id"]!==10||f.mm.type.valueType.containsNull!==false||f.tags.type.containsNull!==true) {console.error("types/ids");process.exit(1)}
+if (md.configuration["delta.columnMapping.maxColumnId"]!=="14") {console.error("maxColumnId");process.exit(1)}})' ||
+	fail "nested: the Delta schema does not carry the Iceberg ids"
+# a file written after CONVERT carries the same ids on its element/key/value nodes
+echo '{"id":99,"tags":["n"],"attrs":{"q":1},"pts":[{"x":1,"y":"y"}],"mm":{"w":[3]}}' >"$tmp/n.jsonl"
+"$DL_CLI" -q write "$f" -i "$tmp/n.jsonl" -m append >/dev/null || fail "nested: append after convert"
+new=$(grep -h '"add"' "$f"/_delta_log/00000000000000000001.json | sed 's/.*"path":"\([^"]*\)".*/\1/')
+(cd "$DL_ORACLE_DIR" && node -e '
+const {DuckDBInstance}=require("@duckdb/node-api");
+(async()=>{const c=await (await DuckDBInstance.create(":memory:")).connect();
+const r=(await c.runAndReadAll(`SELECT name, field_id FROM parquet_schema(${JSON.stringify(process.argv[1]).replaceAll("\"","\x27")})`)).getRows();
+const ids=r.filter(([n])=>["element","key","value"].includes(n)).map(([n,i])=>n+"="+i).join(" ");
+if (ids!=="element=6 key=7 value=8 element=9 key=12 value=13 element=14") {console.error(ids);process.exit(1)}})()' "$f/$new") ||
+	fail "nested: the appended file lacks the Iceberg element/key/value ids"
+[ "$("$DL_CLI" cat "$f" --format jsonl | wc -l)" = 13 ] || fail "nested: the appended row is not read"
+
 # a second CONVERT of a Delta table does nothing
 sql "CONVERT TO DELTA iceberg.\`$tmp/fixture_sql\`" || fail "re-convert failed"
 [ "$(ls "$tmp/fixture_sql/_delta_log" | grep -c '\.json$')" = 1 ] || fail "re-convert committed"
@@ -89,6 +124,25 @@ sql "CONVERT TO DELTA iceberg.\`$u\`" || fail "uniform: convert failed"
 ours "$u" >"$tmp/after"
 cmp -s "$tmp/before" "$tmp/after" || { fail "uniform: rows after CONVERT differ"; diff "$tmp/before" "$tmp/after" | head -5 >&2; }
 [ "$(wc -l <"$tmp/after")" -gt 30 ] || fail "uniform: too few rows"
+
+# Our own UniForm output with arrays and maps, converted back: the ids our IcebergCompatV2
+# assigned come back as the Delta ids and nested ids, the rows equal.
+u=$tmp/uniform_nested
+sql "CREATE TABLE delta.\`$u\` (id INT, a ARRAY<INT>, m MAP<STRING, STRUCT<x: INT, q: ARRAY<STRING>>>) USING DELTA
+     TBLPROPERTIES ('delta.enableIcebergCompatV2' = 'true', 'delta.universalFormat.enabledFormats' = 'iceberg')" || fail "uniform nested create"
+printf '%s\n' '{"id":1,"a":[1,null],"m":{"k":{"x":1,"q":["s",null]},"n":null}}' '{"id":2,"a":null,"m":{}}' >"$tmp/un.jsonl"
+"$DL_CLI" -q write "$u" -i "$tmp/un.jsonl" -m append >/dev/null || fail "uniform nested write"
+"$DL_CLI" cat "$u" --format jsonl | sort >"$tmp/before"
+ice rows-json "$u" >"$tmp/ice" || fail "uniform nested: Iceberg reader"
+cmp -s "$tmp/before" "$tmp/ice" || fail "uniform nested: Iceberg rows differ before CONVERT"
+grep -h '"metaData"' "$u"/_delta_log/*.json | tail -1 | grep -o '"delta.columnMapping.nested.ids[^}]*}' | grep -v ':{}' | sed 's/col-[0-9a-f-]*\././g' >"$tmp/ids.before"
+mv "$u/_delta_log" "$tmp/old_log_nested"
+sql "CONVERT TO DELTA iceberg.\`$u\`" || fail "uniform nested: convert failed"
+"$DL_CLI" cat "$u" --format jsonl | sort >"$tmp/after"
+cmp -s "$tmp/before" "$tmp/after" || { fail "uniform nested: rows after CONVERT differ"; diff "$tmp/before" "$tmp/after" | head -5 >&2; }
+grep -h '"metaData"' "$u"/_delta_log/*.json | grep -o '"delta.columnMapping.nested.ids[^}]*}' | sed 's/\\"[a-z]*\./\\"./g' >"$tmp/ids.after"
+[ -s "$tmp/ids.after" ] && cmp -s "$tmp/ids.before" "$tmp/ids.after" ||
+	{ fail "uniform nested: the nested ids are not the ones UniForm assigned"; cat "$tmp/ids.before" "$tmp/ids.after" >&2; }
 
 # A new Delta table where an older one's Iceberg metadata remains: a fresh Iceberg history.
 rm -rf "$tmp/old_log"

@@ -58,8 +58,30 @@ want(f.m, {[ph(f.m) + ".key"]: 10, [ph(f.m) + ".value"]: 11});
 want(f.l, {[ph(f.l) + ".element"]: 12});
 const q = f.l.type.elementType.fields.find((x) => x.name === "q");
 want(q, {[ph(q) + ".element"]: 13});
-if (f.id.metadata["delta.columnMapping.nested.ids"] !== undefined) { console.error("id has nested ids"); process.exit(1); }
+// Spark (rewriteFieldIdsForIceberg) puts the key on every struct field at every depth, {} when
+// nothing below it is an array or map, after the id and physical name.
+want(f.id, {});
+const p = f.l.type.elementType.fields.find((x) => x.name === "p");
+want(p, {});
+for (const x of f.m.type.valueType.fields) want(x, {});
+const keys = JSON.stringify(Object.keys(f.id.metadata));
+if (keys !== JSON.stringify(["delta.columnMapping.id", "delta.columnMapping.physicalName", "delta.columnMapping.nested.ids"])) {
+	console.error("metadata keys", keys); process.exit(1); }
 ' "$tmp/schema.json" || fail "nested ids are not Spark's"
+# A V2 table without arrays or maps: every field, nested ones too, has Spark's empty object
+# (the schemaString byte for byte, physical names aside).
+v=$tmp/v
+sql "CREATE TABLE delta.\`$v\` (c1 INT, s STRUCT<a: INT, b: STRING>) USING DELTA
+     TBLPROPERTIES ('delta.enableIcebergCompatV2' = 'true', 'delta.universalFormat.enabledFormats' = 'iceberg')" || fail "create v"
+cat >"$tmp/v.want" <<'EOF'
+{"type":"struct","fields":[{"name":"c1","type":"integer","nullable":true,"metadata":{"delta.columnMapping.id":1,"delta.columnMapping.physicalName":"P","delta.columnMapping.nested.ids":{}}},{"name":"s","type":{"type":"struct","fields":[{"name":"a","type":"integer","nullable":true,"metadata":{"delta.columnMapping.id":3,"delta.columnMapping.physicalName":"P","delta.columnMapping.nested.ids":{}}},{"name":"b","type":"string","nullable":true,"metadata":{"delta.columnMapping.id":4,"delta.columnMapping.physicalName":"P","delta.columnMapping.nested.ids":{}}}]},"nullable":true,"metadata":{"delta.columnMapping.id":2,"delta.columnMapping.physicalName":"P","delta.columnMapping.nested.ids":{}}}]}
+EOF
+t=$v schema_json | sed 's/"col-[0-9a-f-]*"/"P"/g' >"$tmp/v.got"
+cmp -s "$tmp/v.want" "$tmp/v.got" || { fail "V2 schema without arrays is not Spark's"; diff "$tmp/v.want" "$tmp/v.got" >&2; }
+"$DL_CLI" detail "$v" --format jsonl | grep -q '"delta.columnMapping.maxColumnId":"4"' || fail "v: maxColumnId changed"
+# a second metaData (ALTER) keeps them and adds one to the new column
+sql "ALTER TABLE delta.\`$v\` ADD COLUMNS (c2 BIGINT)" || fail "alter v"
+[ "$(t=$v schema_json | grep -o '"delta.columnMapping.nested.ids":{}' | wc -l)" = 5 ] || fail "v: ALTER lost or missed an empty nested.ids"
 "$DL_CLI" detail "$t" --format jsonl | grep -q '"delta.columnMapping.maxColumnId":"13"' || fail "maxColumnId does not cover the nested ids"
 same_rows create+write
 
