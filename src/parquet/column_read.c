@@ -12,8 +12,11 @@
 #include "util/error.h"
 #include "util/mem.h"
 
+static int open_selected(pq_leaf_reader *r, const pq_page_sel *sel, int64_t start, int64_t total);
+
 int pq_leaf_reader_open(pq_leaf_reader *r, pq_source *src, const pq_file_metadata *md, int rg,
-                        const pq_rleaf *leaf, int leaf_index, bool values_needed, pq_pool *pool)
+                        const pq_rleaf *leaf, int leaf_index, bool values_needed, pq_pool *pool,
+                        const pq_page_sel *sel)
 {
 	/* Keep the scratch buffers of the previous chunk; reset the rest. */
 	pq_leaf_reader keep = *r;
@@ -48,12 +51,107 @@ int pq_leaf_reader_open(pq_leaf_reader *r, pq_source *src, const pq_file_metadat
 	r->values_left = m->num_values;
 	if (!r->idx) r->idx = dl_malloc(1024 * sizeof *r->idx);
 	if (!r->idx) return DL_ENOMEM;
+	r->src = src;
+	r->loc_cur = -1;
+	if (sel) return open_selected(r, sel, start, m->total_compressed_size);
 	const uint8_t *p;
 	int rc = pq_source_read_into(src, start, (size_t)m->total_compressed_size, &p, &r->chunk_buf, &r->chunk_cap);
 	if (rc < 0) return dl_error_prefix("row group %d, column '%s'", rg, leaf->path);
 	r->cp = p;
 	r->cend = p + m->total_compressed_size;
 	return 0;
+}
+
+/* ---- page selection (the page index) ---- */
+
+static int read_span(pq_leaf_reader *r, int64_t off, int64_t len)
+{
+	const uint8_t *p;
+	int rc = pq_source_read_into(r->src, off, (size_t)len, &p, &r->chunk_buf, &r->chunk_cap);
+	if (rc < 0) return dl_error_prefix("row group %d, column '%s'", r->row_group, r->leaf->path);
+	r->run_base = r->cp = p;
+	r->cend = p + len;
+	r->run_off = off;
+	return 0;
+}
+
+/* Reads the bytes before the first data page (the dictionary) and absorbs
+ * them; the wanted pages come later, run by run (pq_leaf_load_run). */
+static int open_selected(pq_leaf_reader *r, const pq_page_sel *sel, int64_t start, int64_t total)
+{
+	if (sel->n <= 0 || sel->locs[0].offset < start ||
+	    sel->locs[sel->n - 1].offset + sel->locs[sel->n - 1].size > start + total)
+		return pq_leaf_error(r, DL_ECORRUPT, "the offset index lies outside the column chunk");
+	r->locs = sel->locs;
+	r->nlocs = sel->n;
+	r->want = sel->want;
+	int64_t prefix = sel->locs[0].offset - start;
+	if (!prefix || !r->values_needed) return 0;
+	DL_TRY(read_span(r, start, prefix));
+	r->prefix_only = true;
+	bool eof;
+	int rc = pq_leaf_next_page(r, &eof);
+	r->prefix_only = false;
+	if (rc < 0) return rc;
+	if (!eof) return pq_leaf_error(r, DL_ECORRUPT, "a data page before the offset index's first page");
+	return 0;
+}
+
+int pq_leaf_load_run(pq_leaf_reader *r, bool *any)
+{
+	int j = r->loc_next;
+	while (j < r->nlocs && !r->want[j]) j++;
+	*any = j < r->nlocs;
+	if (!*any) return 0;
+	int k = j;
+	while (k + 1 < r->nlocs && r->want[k + 1]) k++;
+	r->loc_next = j;
+	return read_span(r, r->locs[j].offset, r->locs[k].offset + r->locs[k].size - r->locs[j].offset);
+}
+
+/* Rows of the current page already read. */
+static int64_t rows_done_in_page(const pq_leaf_reader *r)
+{
+	if (!r->leaf->max_rep) return r->page_pos;
+	int64_t n = 0;
+	for (int32_t i = 0; i < r->page_pos; i++) n += r->prep[i] == 0;
+	return n;
+}
+
+/* Reads and drops n rows (inside the current page). */
+static int skip_rows(pq_leaf_reader *r, int64_t n)
+{
+	if (n <= 0) return 0;
+	DL_TRY(pq_leaf_read_rows(r, n));
+	r->nlevels = 0;
+	r->nvals = 0;
+	pq_binbuf_reset(&r->bin);
+	return 0;
+}
+
+int pq_leaf_seek(pq_leaf_reader *r, int64_t row)
+{
+	if (!r->locs) return pq_leaf_error(r, DL_ERROR, "internal: seek without a page selection");
+	int lo = 0, hi = r->nlocs - 1;
+	while (lo < hi) {
+		int mid = lo + (hi - lo + 1) / 2;
+		if (r->locs[mid].first_row <= row) lo = mid;
+		else hi = mid - 1;
+	}
+	if (!r->want[lo]) return pq_leaf_error(r, DL_ERROR, "internal: row %lld is in a page not selected", (long long)row);
+	if (r->in_page && r->loc_cur == lo) {
+		int64_t pos = r->locs[lo].first_row + rows_done_in_page(r);
+		if (row >= pos) return skip_rows(r, row - pos);
+	}
+	/* Jump: inside the loaded run when it holds the page, else a new run. */
+	r->in_page = false;
+	r->loc_next = lo;
+	int64_t off = r->locs[lo].offset;
+	if (r->run_base && off >= r->run_off && off < r->run_off + (r->cend - r->run_base))
+		r->cp = r->run_base + (off - r->run_off);
+	else
+		r->cp = r->cend;
+	return skip_rows(r, row - r->locs[lo].first_row);
 }
 
 void pq_leaf_reader_release(pq_leaf_reader *r)

@@ -59,6 +59,17 @@ typedef struct pq_leaf_reader {
 	int64_t nvals, vals_cap;
 	pq_binbuf bin;        /* dense variable-width output values */
 	int64_t hint_bytes;   /* data bytes of the previous batch, to presize */
+	/* page selection (pq_leaf_reader_open with a pq_page_sel): only the
+	 * wanted pages are fetched and decoded, in runs of consecutive ones */
+	pq_source *src;
+	const pq_page_loc *locs; /* the chunk's OffsetIndex; NULL: every page in order */
+	int nlocs;
+	const bool *want;        /* per page */
+	int loc_next;            /* index of the next data page to parse */
+	int loc_cur;             /* index of the current data page, -1 before one */
+	int64_t run_off;         /* file offset of run_base */
+	const uint8_t *run_base; /* the loaded bytes cp..cend start here */
+	bool prefix_only;        /* parsing the dictionary before the first page */
 	/* scratch */
 	uint8_t *tmp;
 	size_t tmp_cap;
@@ -66,10 +77,22 @@ typedef struct pq_leaf_reader {
 	pq_binbuf tbin;
 } pq_leaf_reader;
 
-/* Opens the chunk of `leaf` in row group `rg`: reads its bytes. Scratch
+/* Pages of a chunk to read (the rest are neither fetched nor decoded). */
+typedef struct pq_page_sel {
+	const pq_page_loc *locs; /* the chunk's OffsetIndex */
+	int n;
+	const bool *want;        /* per page; borrowed for the chunk's life */
+} pq_page_sel;
+
+/* Opens the chunk of `leaf` in row group `rg`: reads its bytes (with sel,
+ * only the dictionary; wanted pages are read when reached). Scratch
  * buffers of a previous chunk (zeroed or released reader) are reused. */
 int pq_leaf_reader_open(pq_leaf_reader *r, pq_source *src, const pq_file_metadata *md, int rg,
-                        const pq_rleaf *leaf, int leaf_index, bool values_needed, pq_pool *pool);
+                        const pq_rleaf *leaf, int leaf_index, bool values_needed, pq_pool *pool,
+                        const pq_page_sel *sel);
+/* With a page selection: positions the reader at row `row` of the row
+ * group (at or after the rows read so far), jumping to its page. */
+int pq_leaf_seek(pq_leaf_reader *r, int64_t row);
 /* Ends a chunk, keeping scratch buffers for the next one. */
 void pq_leaf_reader_release(pq_leaf_reader *r);
 /* Frees everything. */
@@ -84,6 +107,9 @@ int pq_leaf_next_page(pq_leaf_reader *r, bool *eof);
 /* Decodes the next n non-null values of the current page, appending them to
  * the batch's dense values. */
 int pq_leaf_decode_values(pq_leaf_reader *r, size_t n);
+/* With a page selection: loads the next run of wanted pages; *any false
+ * when no wanted page is left. */
+int pq_leaf_load_run(pq_leaf_reader *r, bool *any);
 /* How many of the n levels equal m. */
 size_t pq_count_level(const uint8_t *lv, size_t n, uint8_t m);
 /* Output width of a leaf's values (0 for variable length). */

@@ -514,3 +514,139 @@ int pq_page_header_decode(pq_page_header *out, const uint8_t *p, size_t len, siz
 	*header_len = pq_thrift_pos(&c->t);
 	return 0;
 }
+
+/* ---- page index (PageIndex.md) and Bloom filter headers (BloomFilter.md) ---- */
+
+static int rd_page_location(ctx *c, pq_page_loc *l)
+{
+	bool seen[4] = {0};
+	FIELDS(c) {
+	case 1: DL_TRY(rd_i64(c, type, &l->offset, "PageLocation.offset")); seen[1] = true; break;
+	case 2: DL_TRY(rd_i32(c, type, &l->size, "compressed_page_size")); seen[2] = true; break;
+	case 3: DL_TRY(rd_i64(c, type, &l->first_row, "first_row_index")); seen[3] = true; break;
+	SKIP(c);
+	}
+	END_FIELDS(c);
+	return require(c, seen[1] && seen[2] && seen[3], "PageLocation offset/size/first_row_index");
+}
+
+int pq_offset_index_decode(pq_offset_index *out, dl_arena *arena, const uint8_t *p, size_t len, const char *what)
+{
+	ctx cx, *c = &cx;
+	pq_thrift_init(&c->t, p, len, what);
+	c->arena = arena;
+	memset(out, 0, sizeof *out);
+	bool seen = false;
+	FIELDS(c) {
+	case 1: {
+		uint32_t n;
+		DL_TRY(rd_list(c, type, TC_STRUCT, sizeof *out->pages, (void **)&out->pages, &n, "page_locations"));
+		for (uint32_t i = 0; i < n; i++) DL_TRY(rd_page_location(c, &out->pages[i]));
+		out->n = (int)n;
+		seen = true;
+		break;
+	}
+	SKIP(c);
+	}
+	END_FIELDS(c);
+	DL_TRY(require(c, seen, "OffsetIndex.page_locations"));
+	/* Pages in row order, each starting after the previous one: the reader
+	 * aligns columns by first_row_index and jumps by offset. */
+	for (int i = 0; i < out->n; i++) {
+		const pq_page_loc *l = &out->pages[i];
+		if (l->offset < 0 || l->size <= 0 || l->first_row < 0 ||
+		    (i == 0 ? l->first_row != 0 : (l->first_row <= out->pages[i - 1].first_row ||
+		                                   l->offset < out->pages[i - 1].offset + out->pages[i - 1].size)))
+			return pq_thrift_corrupt(&c->t, "page locations out of order");
+	}
+	return 0;
+}
+
+int pq_column_index_decode(pq_column_index *out, dl_arena *arena, const uint8_t *p, size_t len, const char *what)
+{
+	ctx cx, *c = &cx;
+	pq_thrift_init(&c->t, p, len, what);
+	c->arena = arena;
+	memset(out, 0, sizeof *out);
+	uint32_t nn = 0, nmin = 0, nmax = 0, nnc = 0;
+	bool seen[5] = {0};
+	int32_t v;
+	FIELDS(c) {
+	case 1:
+	{
+		/* list<bool>: elements typed 1 (as Java's Thrift writes) or 2 */
+		int et;
+		DL_TRY(pq_thrift_expect(&c->t, type, TC_LIST, "null_pages"));
+		DL_TRY(pq_thrift_list(&c->t, &et, &nn));
+		if (nn && et != TC_TRUE && et != TC_FALSE) return pq_thrift_corrupt(&c->t, "null_pages");
+		out->null_pages = dl_arena_calloc(c->arena, nn ? nn : 1, sizeof *out->null_pages);
+		if (!out->null_pages) return DL_ENOMEM;
+	}
+		for (uint32_t i = 0; i < nn; i++) DL_TRY(pq_thrift_bool_elem(&c->t, &out->null_pages[i]));
+		seen[1] = true;
+		break;
+	case 2:
+		DL_TRY(rd_list(c, type, TC_BINARY, sizeof *out->min, (void **)&out->min, &nmin, "min_values"));
+		for (uint32_t i = 0; i < nmin; i++) DL_TRY(rd_bin(c, TC_BINARY, &out->min[i], "min_values"));
+		seen[2] = true;
+		break;
+	case 3:
+		DL_TRY(rd_list(c, type, TC_BINARY, sizeof *out->max, (void **)&out->max, &nmax, "max_values"));
+		for (uint32_t i = 0; i < nmax; i++) DL_TRY(rd_bin(c, TC_BINARY, &out->max[i], "max_values"));
+		seen[3] = true;
+		break;
+	case 4: DL_TRY(rd_i32(c, type, &v, "boundary_order")); out->boundary_order = v; seen[4] = true; break;
+	case 5:
+		DL_TRY(rd_list(c, type, TC_I64, sizeof *out->null_counts, (void **)&out->null_counts, &nnc, "null_counts"));
+		for (uint32_t i = 0; i < nnc; i++) DL_TRY(pq_thrift_i64(&c->t, &out->null_counts[i]));
+		out->has_null_counts = true;
+		break;
+	SKIP(c);
+	}
+	END_FIELDS(c);
+	DL_TRY(require(c, seen[1] && seen[2] && seen[3] && seen[4], "ColumnIndex null_pages/min/max/boundary_order"));
+	if (nmin != nn || nmax != nn || (out->has_null_counts && nnc != nn))
+		return pq_thrift_corrupt(&c->t, "ColumnIndex lists of different lengths");
+	out->n = (int)nn;
+	return 0;
+}
+
+/* BloomFilterHeader { 1: i32 numBytes, 2: BloomFilterAlgorithm (union:
+ * 1: SplitBlockAlgorithm {}), 3: BloomFilterHash (1: XxHash {}),
+ * 4: BloomFilterCompression (1: Uncompressed {}) }: the union members are
+ * recorded as the field id of the one set (0 when another, unknown, is). */
+static int rd_union_member(ctx *c, int type, int *member, const char *f)
+{
+	DL_TRY(pq_thrift_expect(&c->t, type, TC_STRUCT, f));
+	*member = 0;
+	FIELDS(c) {
+	case 1:
+		DL_TRY(pq_thrift_expect(&c->t, type, TC_STRUCT, f));
+		*member = 1;
+		DL_TRY(pq_thrift_skip(&c->t, type));
+		break;
+	SKIP(c);
+	}
+	END_FIELDS(c);
+	return 0;
+}
+
+int pq_bloom_header_decode(pq_bloom_header *out, const uint8_t *p, size_t len, size_t *header_len, const char *what)
+{
+	ctx cx, *c = &cx;
+	pq_thrift_init(&c->t, p, len, what);
+	c->arena = NULL;
+	memset(out, 0, sizeof *out);
+	bool seen[5] = {0};
+	FIELDS(c) {
+	case 1: DL_TRY(rd_i32(c, type, &out->num_bytes, "BloomFilterHeader.numBytes")); seen[1] = true; break;
+	case 2: DL_TRY(rd_union_member(c, type, &out->algorithm, "algorithm")); seen[2] = true; break;
+	case 3: DL_TRY(rd_union_member(c, type, &out->hash, "hash")); seen[3] = true; break;
+	case 4: DL_TRY(rd_union_member(c, type, &out->compression, "compression")); seen[4] = true; break;
+	SKIP(c);
+	}
+	END_FIELDS(c);
+	DL_TRY(require(c, seen[1] && seen[2] && seen[3] && seen[4], "BloomFilterHeader numBytes/algorithm/hash/compression"));
+	*header_len = pq_thrift_pos(&c->t);
+	return 0;
+}

@@ -195,4 +195,42 @@ int pq_file_metadata_decode(pq_file_metadata *out, dl_arena *arena, const uint8_
 int pq_page_header_decode(pq_page_header *out, const uint8_t *p, size_t len, size_t *header_len,
                           const char *what);
 
+/* ---- page index (parquet-format PageIndex.md) ---- */
+
+typedef struct pq_page_loc {
+	int64_t offset;     /* file offset of the page header */
+	int32_t size;       /* header + compressed data */
+	int64_t first_row;  /* within the row group */
+} pq_page_loc;
+
+typedef struct pq_offset_index {
+	pq_page_loc *pages; /* data pages in row order */
+	int n;
+} pq_offset_index;
+
+typedef struct pq_column_index {
+	int n;
+	bool *null_pages;
+	pq_bytes *min, *max;  /* plain encoded, as Statistics.min_value/max_value */
+	int32_t boundary_order; /* 0 unordered, 1 ascending, 2 descending */
+	bool has_null_counts;
+	int64_t *null_counts;
+} pq_column_index;
+
+/* Decode an OffsetIndex / ColumnIndex (arrays in `arena`); page locations
+ * are checked to be in row and file order. */
+int pq_offset_index_decode(pq_offset_index *out, dl_arena *arena, const uint8_t *p, size_t len, const char *what);
+int pq_column_index_decode(pq_column_index *out, dl_arena *arena, const uint8_t *p, size_t len, const char *what);
+
+/* ---- Bloom filter header (parquet-format BloomFilter.md) ---- */
+
+typedef struct pq_bloom_header {
+	int32_t num_bytes;
+	int algorithm;   /* 1: SPLIT_BLOCK; 0: unknown */
+	int hash;        /* 1: XXHASH */
+	int compression; /* 1: UNCOMPRESSED */
+} pq_bloom_header;
+
+int pq_bloom_header_decode(pq_bloom_header *out, const uint8_t *p, size_t len, size_t *header_len, const char *what);
+
 #endif

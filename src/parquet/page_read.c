@@ -528,9 +528,16 @@ int pq_leaf_next_page(pq_leaf_reader *r, bool *eof)
 	r->in_page = false;
 	for (;;) {
 		if (r->cp >= r->cend || r->values_left <= 0) {
+			if (r->locs && !r->prefix_only && r->values_left > 0) {
+				bool any;
+				DL_TRY(pq_leaf_load_run(r, &any));
+				if (any) continue;
+			}
 			*eof = true;
 			return 0;
 		}
+		/* with a page selection: where this page starts in the file */
+		int64_t at = r->locs ? r->run_off + (r->cp - r->run_base) : 0;
 		r->page_no++;
 		pq_page_header h;
 		size_t hl;
@@ -553,6 +560,14 @@ int pq_leaf_next_page(pq_leaf_reader *r, bool *eof)
 		}
 		case PQ_PAGE_DATA:
 		case PQ_PAGE_DATA_V2:
+			if (r->locs) {
+				if (r->prefix_only) return 0; /* the caller reports it */
+				if (r->loc_next >= r->nlocs || r->locs[r->loc_next].offset != at)
+					return pq_leaf_error(r, DL_ECORRUPT, "a data page at offset %lld that the offset index does not list there",
+					                     (long long)at);
+				r->page_no = r->loc_next + 1 + (r->has_dict ? 1 : 0);
+				r->loc_cur = r->loc_next++;
+			}
 			return data_page(r, &h, body, (size_t)h.compressed_page_size);
 		default:
 			continue; /* index pages and unknown kinds carry no values */

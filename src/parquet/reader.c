@@ -37,7 +37,27 @@ struct pq_reader {
 	pq_leaf_reader *readers;
 	bool *need, *values;
 	bool *raw_nanos;   /* leaves under a shredded variant's typed_value */
+	/* page index: per row group, the index bytes and the decoded indexes
+	 * of each leaf (loaded on first use) */
+	struct pq_rg_index *rgi;
+	/* row ranges per row group (pq_reader_set_row_ranges): NULL = all rows */
+	pq_row_range **ranges;
+	int *nranges;
+	int cur_range;
+	bool **want;       /* per leaf: the pages of the open row group to read */
+	pq_skip_stats skip;
 };
+
+typedef struct pq_rg_index {
+	bool loaded;
+	const uint8_t *bytes; /* the row group's index bytes, from file offset `off` */
+	uint8_t *owned;
+	int64_t off;
+	size_t len;
+	signed char *state;   /* per leaf: 0 not decoded, 1 decoded, -1 absent or bad */
+	pq_offset_index *oi;  /* per leaf */
+	pq_column_index *ci;  /* per leaf (n < 0: absent) */
+} pq_rg_index;
 
 static int read_footer(pq_reader *r)
 {
@@ -166,10 +186,27 @@ static void close_row_group(pq_reader *r)
 	r->rg_open = false;
 }
 
+static void free_page_state(pq_reader *r)
+{
+	for (uint32_t g = 0; r->rgi && g < r->md.nrow_groups; g++) {
+		dl_free(r->rgi[g].owned);
+		dl_free(r->rgi[g].state);
+		dl_free(r->rgi[g].oi);
+		dl_free(r->rgi[g].ci);
+	}
+	dl_free(r->rgi);
+	for (uint32_t g = 0; r->ranges && g < r->md.nrow_groups; g++) dl_free(r->ranges[g]);
+	dl_free(r->ranges);
+	dl_free(r->nranges);
+	for (int i = 0; r->want && i < r->schema.nleaves; i++) dl_free(r->want[i]);
+	dl_free(r->want);
+}
+
 void pq_reader_free(pq_reader *r)
 {
 	if (!r) return;
 	close_row_group(r);
+	free_page_state(r);
 	pq_plan_free(&r->plan);
 	pq_pool_unref(r->pool);
 	pq_schema_free(&r->schema);
@@ -355,7 +392,27 @@ static int prefetch_row_group(pq_reader *r, int rg)
 		if (m->has_dictionary_page_offset && m->dictionary_page_offset > 0 && m->dictionary_page_offset < start)
 			start = m->dictionary_page_offset;
 		if (start < 0 || m->total_compressed_size < 0 || m->total_compressed_size > r->src.size) continue;
-		ranges[n++] = (pq_range){start, (size_t)m->total_compressed_size};
+		const pq_offset_index *oi = r->want && r->want[i] ? &r->rgi[rg].oi[i] : NULL;
+		if (!oi) {
+			ranges[n++] = (pq_range){start, (size_t)m->total_compressed_size};
+			continue;
+		}
+		/* the dictionary, then each run of wanted pages */
+		int extra = 1 + oi->n;
+		pq_range *g = dl_realloc(ranges, ((size_t)n + (size_t)extra + (size_t)r->schema.nleaves) * sizeof *g);
+		if (!g) {
+			dl_free(ranges);
+			return DL_ENOMEM;
+		}
+		ranges = g;
+		if (oi->pages[0].offset > start && r->values[i]) ranges[n++] = (pq_range){start, (size_t)(oi->pages[0].offset - start)};
+		for (int j = 0; j < oi->n; j++) {
+			if (!r->want[i][j]) continue;
+			int k = j;
+			while (k + 1 < oi->n && r->want[i][k + 1]) k++;
+			ranges[n++] = (pq_range){oi->pages[j].offset, (size_t)(oi->pages[k].offset + oi->pages[k].size - oi->pages[j].offset)};
+			j = k;
+		}
 	}
 	int rc = pq_source_prefetch(&r->src, ranges, n);
 	dl_free(ranges);
@@ -363,16 +420,254 @@ static int prefetch_row_group(pq_reader *r, int rg)
 	return 0;
 }
 
+/* ---- the page index ---- */
+
+/* Reads the row group's ColumnIndex and OffsetIndex bytes in one request
+ * (writers put them together after the row groups). */
+static int load_rg_index(pq_reader *r, int rg)
+{
+	if (!r->rgi) {
+		r->rgi = dl_calloc(r->md.nrow_groups ? r->md.nrow_groups : 1, sizeof *r->rgi);
+		if (!r->rgi) return DL_ENOMEM;
+	}
+	pq_rg_index *x = &r->rgi[rg];
+	if (x->loaded) return 0;
+	int nl = r->schema.nleaves;
+	x->state = dl_calloc((size_t)nl, 1);
+	x->oi = dl_calloc((size_t)nl, sizeof *x->oi);
+	x->ci = dl_calloc((size_t)nl, sizeof *x->ci);
+	if (!x->state || !x->oi || !x->ci) return DL_ENOMEM;
+	int64_t lo = INT64_MAX, hi = 0;
+	const pq_row_group *g = &r->md.row_groups[rg];
+	for (int i = 0; i < nl; i++) {
+		const pq_column_chunk *c = &g->columns[i];
+		int64_t o[2] = {c->has_offset_index_offset && c->has_offset_index_length ? c->offset_index_offset : -1,
+		                c->has_column_index_offset && c->has_column_index_length ? c->column_index_offset : -1};
+		int32_t l[2] = {c->offset_index_length, c->column_index_length};
+		for (int k = 0; k < 2; k++) {
+			if (o[k] < 0 || l[k] <= 0 || o[k] > r->src.size - l[k]) continue;
+			if (o[k] < lo) lo = o[k];
+			if (o[k] + l[k] > hi) hi = o[k] + l[k];
+		}
+	}
+	x->loaded = true;
+	if (lo >= hi) return 0;
+	int rc = pq_source_read(&r->src, lo, (size_t)(hi - lo), &x->bytes, &x->owned);
+	if (rc < 0) return dl_error_prefix("%s: row group %d, page index", r->src.name, rg);
+	x->off = lo;
+	x->len = (size_t)(hi - lo);
+	return 0;
+}
+
+/* The decoded indexes of a leaf (oi->n == 0 when absent, ci->n < 0 when
+ * absent). A page index that does not decode is not used, as parquet-mr
+ * ignores one it cannot read: the pages are then all read. */
+static int leaf_index(pq_reader *r, int rg, int leaf, const pq_offset_index **oi, const pq_column_index **ci)
+{
+	DL_TRY(load_rg_index(r, rg));
+	pq_rg_index *x = &r->rgi[rg];
+	if (x->state[leaf] == 0) {
+		x->state[leaf] = -1;
+		x->ci[leaf].n = -1;
+		const pq_column_chunk *c = &r->md.row_groups[rg].columns[leaf];
+		char what[256];
+		snprintf(what, sizeof what, "%s: row group %d, column '%s', page index", r->src.name, rg,
+		         r->schema.leaves[leaf].path);
+		int64_t oo = c->offset_index_offset, co = c->column_index_offset;
+		if (x->bytes && c->has_offset_index_offset && c->has_offset_index_length && oo >= x->off &&
+		    c->offset_index_length > 0 && oo + c->offset_index_length <= x->off + (int64_t)x->len) {
+			int rc = pq_offset_index_decode(&x->oi[leaf], &r->arena, x->bytes + (oo - x->off),
+			                                (size_t)c->offset_index_length, what);
+			const pq_offset_index *o = &x->oi[leaf];
+			if (rc == DL_ENOMEM) return rc;
+			if (rc == 0 && (o->n == 0 || o->pages[o->n - 1].first_row >= r->md.row_groups[rg].num_rows))
+				rc = DL_ECORRUPT;
+			if (rc < 0) {
+				dl_error_clear();
+				memset(&x->oi[leaf], 0, sizeof x->oi[leaf]);
+			} else {
+				x->state[leaf] = 1;
+			}
+		}
+		if (x->state[leaf] == 1 && c->has_column_index_offset && c->has_column_index_length && co >= x->off &&
+		    c->column_index_length > 0 && co + c->column_index_length <= x->off + (int64_t)x->len) {
+			int rc = pq_column_index_decode(&x->ci[leaf], &r->arena, x->bytes + (co - x->off),
+			                                (size_t)c->column_index_length, what);
+			if (rc == DL_ENOMEM) return rc;
+			if (rc < 0 || x->ci[leaf].n != x->oi[leaf].n) {
+				dl_error_clear();
+				memset(&x->ci[leaf], 0, sizeof x->ci[leaf]);
+				x->ci[leaf].n = -1;
+			}
+		}
+	}
+	*oi = &x->oi[leaf];
+	*ci = &x->ci[leaf];
+	return 0;
+}
+
+static int check_rg_leaf(const pq_reader *r, int rg, int leaf)
+{
+	if (rg < 0 || (uint32_t)rg >= r->md.nrow_groups || leaf < 0 || leaf >= r->schema.nleaves)
+		return dl_error_set(DL_EINVALID, "%s: no row group %d / leaf column %d", r->src.name, rg, leaf);
+	return 0;
+}
+
+int pq_reader_num_pages(pq_reader *r, int rg, int leaf, int *n)
+{
+	*n = 0;
+	DL_TRY(check_rg_leaf(r, rg, leaf));
+	const pq_offset_index *oi;
+	const pq_column_index *ci;
+	DL_TRY(leaf_index(r, rg, leaf, &oi, &ci));
+	*n = oi->n;
+	return 0;
+}
+
+int pq_reader_page_rows(pq_reader *r, int rg, int leaf, int page, int64_t *first, int64_t *rows)
+{
+	DL_TRY(check_rg_leaf(r, rg, leaf));
+	const pq_offset_index *oi;
+	const pq_column_index *ci;
+	DL_TRY(leaf_index(r, rg, leaf, &oi, &ci));
+	if (page < 0 || page >= oi->n) return dl_error_set(DL_EINVALID, "%s: no page %d", r->src.name, page);
+	*first = oi->pages[page].first_row;
+	int64_t end = page + 1 < oi->n ? oi->pages[page + 1].first_row : r->md.row_groups[rg].num_rows;
+	*rows = end - *first;
+	return 0;
+}
+
+int pq_reader_page_stats(pq_reader *r, int rg, int leaf, int page, pq_column_stats *out)
+{
+	memset(out, 0, sizeof *out);
+	int64_t first, rows;
+	DL_TRY(pq_reader_page_rows(r, rg, leaf, page, &first, &rows));
+	const pq_offset_index *oi;
+	const pq_column_index *ci;
+	DL_TRY(leaf_index(r, rg, leaf, &oi, &ci));
+	const pq_rleaf *lf = &r->schema.leaves[leaf];
+	out->type = lf->type;
+	out->num_values = rows;
+	if (ci->n < 0) return 0;
+	if (ci->null_pages[page]) {
+		out->has_null_count = true;
+		out->null_count = rows;
+		return 0;
+	}
+	/* The page's entry as a chunk's statistics, decoded the same way. */
+	pq_column_chunk cc;
+	memset(&cc, 0, sizeof cc);
+	cc.has_meta_data = true;
+	cc.meta_data.num_values = rows;
+	cc.meta_data.has_statistics = true;
+	pq_statistics *st = &cc.meta_data.statistics;
+	st->has_min_value = st->has_max_value = true;
+	st->min_value = ci->min[page];
+	st->max_value = ci->max[page];
+	if (ci->has_null_counts) {
+		st->has_null_count = true;
+		st->null_count = ci->null_counts[page];
+	}
+	pq_column_order order = (uint32_t)leaf < r->md.ncolumn_orders ? r->md.column_orders[leaf] : PQ_ORDER_UNKNOWN;
+	pq_stats_decode(lf, &cc, order, out);
+	return 0;
+}
+
+int pq_reader_set_row_ranges(pq_reader *r, int rg, const pq_row_range *ranges, int n)
+{
+	DL_TRY(not_started(r));
+	if (rg < 0 || (uint32_t)rg >= r->md.nrow_groups)
+		return dl_error_set(DL_EINVALID, "%s: row group %d does not exist", r->src.name, rg);
+	int64_t rows = r->md.row_groups[rg].num_rows;
+	for (int i = 0; i < n; i++)
+		if (ranges[i].first < (i ? ranges[i - 1].end : 0) || ranges[i].end <= ranges[i].first || ranges[i].end > rows)
+			return dl_error_set(DL_EINVALID, "%s: row group %d: row ranges must be sorted, disjoint and inside its %lld rows",
+			                    r->src.name, rg, (long long)rows);
+	/* Every leaf read needs an offset index to find its pages. */
+	for (int i = 0; i < r->nneeded; i++) {
+		int np;
+		DL_TRY(pq_reader_num_pages(r, rg, r->needed[i], &np));
+		if (np == 0) return 1;
+	}
+	if (!r->ranges) {
+		r->ranges = dl_calloc(r->md.nrow_groups, sizeof *r->ranges);
+		r->nranges = dl_calloc(r->md.nrow_groups, sizeof *r->nranges);
+		if (!r->ranges || !r->nranges) return DL_ENOMEM;
+	}
+	pq_row_range *copy = dl_malloc((size_t)(n > 0 ? n : 1) * sizeof *copy);
+	if (!copy) return DL_ENOMEM;
+	int k = 0;
+	for (int i = 0; i < n; i++) {
+		if (k && copy[k - 1].end == ranges[i].first) copy[k - 1].end = ranges[i].end; /* adjacent: one range */
+		else copy[k++] = ranges[i];
+	}
+	dl_free(r->ranges[rg]);
+	r->ranges[rg] = copy;
+	r->nranges[rg] = k;
+	return 0;
+}
+
+void pq_reader_skip_stats(const pq_reader *r, pq_skip_stats *out)
+{
+	*out = r->skip;
+}
+
+/* The pages of each needed leaf that the row group's ranges touch. */
+static int select_pages(pq_reader *r, int rg)
+{
+	for (int i = 0; r->want && i < r->schema.nleaves; i++) {
+		dl_free(r->want[i]);
+		r->want[i] = NULL;
+	}
+	if (!r->ranges || !r->ranges[rg]) return 0;
+	if (!r->want) {
+		r->want = dl_calloc((size_t)r->schema.nleaves, sizeof *r->want);
+		if (!r->want) return DL_ENOMEM;
+	}
+	const pq_row_range *rr = r->ranges[rg];
+	int nr = r->nranges[rg];
+	for (int t = 0; t < r->nneeded; t++) {
+		int leaf = r->needed[t];
+		const pq_offset_index *oi;
+		const pq_column_index *ci;
+		DL_TRY(leaf_index(r, rg, leaf, &oi, &ci));
+		if (oi->n == 0) return dl_error_set(DL_EINVALID, "%s: row group %d, column '%s' has no offset index", r->src.name,
+		                                    rg, r->schema.leaves[leaf].path);
+		bool *w = dl_calloc((size_t)oi->n, 1);
+		if (!w) return DL_ENOMEM;
+		r->want[leaf] = w;
+		int k = 0;
+		for (int j = 0; j < oi->n; j++) {
+			int64_t a = oi->pages[j].first_row, b = j + 1 < oi->n ? oi->pages[j + 1].first_row : r->rg_rows;
+			while (k < nr && rr[k].end <= a) k++;
+			w[j] = k < nr && rr[k].first < b;
+			r->skip.pages_total++;
+			if (!w[j]) {
+				r->skip.pages_skipped++;
+				r->skip.bytes_skipped += oi->pages[j].size;
+			}
+		}
+	}
+	return 0;
+}
+
 static int open_row_group(pq_reader *r, int rg)
 {
 	r->cur_rg = rg;
 	r->rg_done = 0;
+	r->cur_range = 0;
 	r->rg_rows = r->md.row_groups[rg].num_rows;
+	DL_TRY(select_pages(r, rg));
 	DL_TRY(prefetch_row_group(r, rg));
 	r->rg_open = true;
 	for (int i = 0; i < r->schema.nleaves; i++) {
 		if (!r->need[i]) continue;
-		int rc = pq_leaf_reader_open(&r->readers[i], &r->src, &r->md, rg, &r->schema.leaves[i], i, r->values[i], r->pool);
+		pq_page_sel sel, *ps = NULL;
+		if (r->want && r->want[i]) {
+			sel = (pq_page_sel){r->rgi[rg].oi[i].pages, r->rgi[rg].oi[i].n, r->want[i]};
+			ps = &sel;
+		}
+		int rc = pq_leaf_reader_open(&r->readers[i], &r->src, &r->md, rg, &r->schema.leaves[i], i, r->values[i], r->pool, ps);
 		r->readers[i].raw_nanos = r->raw_nanos[i];
 		if (rc < 0) {
 			/* Readers after i were never opened; close just those before. */
@@ -393,21 +688,26 @@ int pq_reader_set_pool(pq_reader *r, dl_pool *pool)
 typedef struct read_ctx {
 	pq_reader *r;
 	int64_t rows;
+	int64_t seek; /* row of the row group to start at, or -1: where the last batch ended */
 } read_ctx;
 
 static int read_leaves(void *arg, size_t begin, size_t end)
 {
 	read_ctx *c = arg;
-	for (size_t i = begin; i < end; i++) DL_TRY(pq_leaf_read_rows(&c->r->readers[c->r->needed[i]], c->rows));
+	for (size_t i = begin; i < end; i++) {
+		pq_leaf_reader *lr = &c->r->readers[c->r->needed[i]];
+		if (c->seek >= 0) DL_TRY(pq_leaf_seek(lr, c->seek));
+		DL_TRY(pq_leaf_read_rows(lr, c->rows));
+	}
 	return 0;
 }
 
-static int make_batch(pq_reader *r, int64_t k, dl_batch **out)
+static int make_batch(pq_reader *r, int64_t k, int64_t seek, dl_batch **out)
 {
 	const pq_out *plan = &r->plan;
 	/* Leaf columns are independent until assembly: decode them in
 	 * parallel when a pool was given. */
-	read_ctx ctx = {r, k};
+	read_ctx ctx = {r, k, seek};
 	if (r->tpool && r->nneeded > 1) DL_TRY(dl_parallel_for(r->tpool, (size_t)r->nneeded, 1, read_leaves, &ctx));
 	else DL_TRY(read_leaves(&ctx, 0, (size_t)r->nneeded));
 	dl_batch *b = dl_calloc(1, sizeof *b);
@@ -438,15 +738,31 @@ int pq_reader_next(pq_reader *r, dl_batch **out, int64_t *first_row)
 	for (;;) {
 		if (!r->rg_open) {
 			if (r->rg_pos >= r->nrgs) return 0;
-			DL_TRY(open_row_group(r, r->rgs[r->rg_pos++]));
+			int rg = r->rgs[r->rg_pos++];
+			if (r->ranges && r->ranges[rg] && r->nranges[rg] == 0) continue; /* no row wanted */
+			DL_TRY(open_row_group(r, rg));
 		}
-		if (r->rg_done >= r->rg_rows) {
+		const pq_row_range *rr = r->ranges && r->ranges[r->cur_rg] ? r->ranges[r->cur_rg] : NULL;
+		int64_t end = r->rg_rows, seek = -1;
+		if (rr) {
+			if (r->cur_range >= r->nranges[r->cur_rg]) {
+				close_row_group(r);
+				continue;
+			}
+			const pq_row_range *x = &rr[r->cur_range];
+			if (r->rg_done < x->first) {
+				r->rg_done = x->first;
+				seek = x->first;
+			}
+			end = x->end;
+		}
+		if (r->rg_done >= end) {
 			close_row_group(r);
 			continue;
 		}
-		int64_t k = r->rg_rows - r->rg_done;
+		int64_t k = end - r->rg_done;
 		if (k > r->batch) k = r->batch;
-		int rc = make_batch(r, k, out);
+		int rc = make_batch(r, k, seek, out);
 		if (rc < 0) {
 			close_row_group(r);
 			r->rg_pos = r->nrgs; /* a failed file stays failed */
@@ -454,6 +770,7 @@ int pq_reader_next(pq_reader *r, dl_batch **out, int64_t *first_row)
 		}
 		if (first_row) *first_row = r->rg_first[r->cur_rg] + r->rg_done;
 		r->rg_done += k;
+		if (rr && r->rg_done >= end) r->cur_range++;
 		return 0;
 	}
 }

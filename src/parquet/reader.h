@@ -105,4 +105,32 @@ int pq_reader_find_leaf(const pq_reader *r, const char *path);
 /* Statistics of one leaf in one row group. */
 int pq_reader_column_stats(const pq_reader *r, int rg, int leaf, pq_column_stats *out);
 
+/* ---- the page index (parquet-format PageIndex.md) ----
+ *
+ * Pages of a leaf in a row group, from its OffsetIndex (*n = 0 when the
+ * file has none, or one that does not decode), each page's rows, and its
+ * ColumnIndex entry decoded like the footer's statistics (no min/max when
+ * the file has no ColumnIndex for the leaf). Loaded on first use. */
+int pq_reader_num_pages(pq_reader *r, int rg, int leaf, int *n);
+int pq_reader_page_rows(pq_reader *r, int rg, int leaf, int page, int64_t *first, int64_t *rows);
+int pq_reader_page_stats(pq_reader *r, int rg, int leaf, int page, pq_column_stats *out);
+
+/* Rows [first, end) of a row group. */
+typedef struct pq_row_range {
+	int64_t first, end;
+} pq_row_range;
+/* Only these rows of row group rg are produced (sorted, disjoint; none:
+ * the row group is skipped); the pages of the read leaves that hold none of
+ * them are neither fetched nor decoded. Batches then cover one range each
+ * (first_row still numbers them in the file). Returns 1, changing nothing,
+ * when a leaf to read has no offset index. Set after the projection. */
+int pq_reader_set_row_ranges(pq_reader *r, int rg, const pq_row_range *ranges, int n);
+
+typedef struct pq_skip_stats {
+	int64_t pages_total;   /* data pages of the read leaves in ranged row groups */
+	int64_t pages_skipped; /* ... of them not read */
+	int64_t bytes_skipped; /* their compressed bytes (headers included) */
+} pq_skip_stats;
+void pq_reader_skip_stats(const pq_reader *r, pq_skip_stats *out);
+
 #endif

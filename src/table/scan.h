@@ -88,9 +88,10 @@ void dl_scan_files_free(dl_scan *s);
 struct dl_str_map;
 int dl_scan_partitions_may_match(bool *may, const dl_scan *s, const struct dl_str_map *partition_values);
 
-/* Row-group pruning over the footer statistics (scan_rowgroups.c). */
+/* Row-group pruning over the footer statistics, then row ranges from the
+ * page index (scan_rowgroups.c); counted in s->metrics. */
 struct pq_reader;
-int dl_scan_prune_row_groups(const dl_scan *s, struct pq_reader *r);
+int dl_scan_prune_row_groups(dl_scan *s, struct pq_reader *r);
 
 /* Reads file i of the scan: calls emit for each output batch (ownership
  * passes to emit, which frees it even when failing). emit returning

@@ -356,15 +356,22 @@ static int read_data(file_read *f, dl_scan_emit_fn emit, void *payload)
 		if (rc < 0) return rc;
 		if (rc == 1) return 0; /* no row group can match */
 	}
-	for (;;) {
+	int rc = 0;
+	while (rc == 0) {
 		dl_batch *pb = NULL;
 		int64_t first = 0;
-		DL_TRY(pq_reader_next(f->r, &pb, &first));
-		if (!pb) return 0;
-		int rc = process_batch(f, pb, first, pb->num_rows, emit, payload);
+		rc = pq_reader_next(f->r, &pb, &first);
+		if (rc < 0 || !pb) break;
+		rc = process_batch(f, pb, first, pb->num_rows, emit, payload);
 		dl_batch_free(pb);
-		if (rc < 0) return rc;
 	}
+	pq_skip_stats st;
+	pq_reader_skip_stats(f->r, &st);
+	if (st.pages_skipped) {
+		__atomic_add_fetch(&s->metrics.pages_skipped, st.pages_skipped, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&s->metrics.page_bytes_skipped, st.bytes_skipped, __ATOMIC_RELAXED);
+	}
+	return rc;
 }
 
 int dl_scan_read_add(dl_scan *s, const dl_add *add, const uint64_t *only_rows, size_t nonly, bool use_only,

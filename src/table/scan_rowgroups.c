@@ -1,8 +1,10 @@
-/* Row-group pruning: the scan's filter against each row group's footer
- * statistics (Parquet ColumnChunk min/max/null counts), after file pruning
- * by the log's statistics. Only leaves whose file type is the column's
+/* Row-group and page pruning: the scan's filter against each row group's
+ * footer statistics (Parquet ColumnChunk min/max/null counts), after file
+ * pruning by the log's statistics, then against the page index of the row
+ * groups kept (below). Only leaves whose file type is the column's
  * logical type are used (a widened column's old file statistics would be
  * compared in the wrong type). */
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include "log/schema.h"
@@ -41,34 +43,36 @@ static bool physical_path(rg_provider *p, const char *const *path, int depth, co
 	return true;
 }
 
-static int rg_column(void *payload, const char *const *path, int depth, dl_col_stats *out)
+/* The leaf of a column path of the filter (-1: none usable) and its
+ * logical type; partition columns have none (file pruning did them). */
+static int find_leaf(rg_provider *p, const char *const *path, int depth, const dl_type **t)
 {
-	rg_provider *p = payload;
-	memset(out, 0, sizeof *out);
 	if (depth == 1) {
 		for (int i = 0; i < p->s->npart; i++)
-			if (strcasecmp(p->s->part_names[i], path[0]) == 0) return 0; /* file pruning did it */
+			if (strcasecmp(p->s->part_names[i], path[0]) == 0) return -1;
 	}
 	dl_buf b = DL_BUF_INIT;
-	const dl_type *t = NULL;
-	bool ok = physical_path(p, path, depth, &t, &b);
+	*t = NULL;
+	bool ok = physical_path(p, path, depth, t, &b);
 	int leaf = ok && b.data ? pq_reader_find_leaf(p->r, b.data) : -1;
 	dl_buf_free(&b);
-	if (leaf < 0 || !dl_type_is_primitive(t)) return 0;
-	pq_column_stats cs;
-	if (pq_reader_column_stats(p->r, p->rg, leaf, &cs) < 0) {
-		dl_error_clear();
-		return 0;
-	}
-	if (!cs.type || !dl_type_equals(cs.type, t)) return 0;
-	if (cs.has_null_count) {
+	if (leaf < 0 || !dl_type_is_primitive(*t)) return -1;
+	return leaf;
+}
+
+/* Footer or page statistics as the pruning's column statistics; `rows`
+ * is the row count they describe. */
+static void fill_stats(const pq_column_stats *cs, const dl_type *t, dl_col_stats *out)
+{
+	if (!cs->type || !dl_type_equals(cs->type, t)) return;
+	if (cs->has_null_count) {
 		out->has_null_count = true;
-		out->null_count = cs.null_count;
-		if (cs.null_count == cs.num_values && cs.num_values > 0) out->all_null = true;
+		out->null_count = cs->null_count;
+		if (cs->null_count == cs->num_values && cs->num_values > 0) out->all_null = true;
 	}
-	if (!cs.has_min_max) return 0;
+	if (!cs->has_min_max) return;
 	dl_scalar *v[2] = {&out->min, &out->max};
-	const pq_stat_value *sv[2] = {&cs.min, &cs.max};
+	const pq_stat_value *sv[2] = {&cs->min, &cs->max};
 	for (int k = 0; k < 2; k++) {
 		dl_scalar *x = v[k];
 		x->type = t->id;
@@ -90,10 +94,170 @@ static int rg_column(void *payload, const char *const *path, int depth, dl_col_s
 	out->has_min = out->has_max = true;
 	/* writers may truncate long byte-array bounds: treat max as a prefix */
 	out->max_is_prefix = t->id == DL_TYPE_STRING || t->id == DL_TYPE_BINARY;
+}
+
+static int rg_column(void *payload, const char *const *path, int depth, dl_col_stats *out)
+{
+	rg_provider *p = payload;
+	memset(out, 0, sizeof *out);
+	const dl_type *t;
+	int leaf = find_leaf(p, path, depth, &t);
+	if (leaf < 0) return 0;
+	pq_column_stats cs;
+	if (pq_reader_column_stats(p->r, p->rg, leaf, &cs) < 0) {
+		dl_error_clear();
+		return 0;
+	}
+	fill_stats(&cs, t, out);
 	return 0;
 }
 
-int dl_scan_prune_row_groups(const dl_scan *s, pq_reader *r)
+/* ---- pages (the ColumnIndex) ----
+ *
+ * The row group is cut at every page boundary of the filter's columns;
+ * each segment lies inside one page of each of them, so the filter is
+ * judged on those pages' statistics (a page's null count only tells a
+ * segment "no nulls" or "all nulls"). Segments that may match become the
+ * row ranges the reader produces; pages of every read column outside them
+ * are skipped (their OffsetIndex aligns them by first_row_index). */
+
+#define MAX_FILTER_LEAVES 32
+
+typedef struct page_provider {
+	rg_provider *rp;
+	int nleaves;
+	int leaves[MAX_FILTER_LEAVES];
+	const dl_type *types[MAX_FILTER_LEAVES];
+	int npages[MAX_FILTER_LEAVES];
+	int cur[MAX_FILTER_LEAVES];   /* page of each leaf holding the segment */
+	int64_t seg_first, seg_rows;
+	bool collecting;              /* first pass: which leaves the filter reads */
+} page_provider;
+
+static int page_column(void *payload, const char *const *path, int depth, dl_col_stats *out)
+{
+	page_provider *pp = payload;
+	memset(out, 0, sizeof *out);
+	const dl_type *t;
+	int leaf = find_leaf(pp->rp, path, depth, &t);
+	if (leaf < 0) return 0;
+	int k = 0;
+	while (k < pp->nleaves && pp->leaves[k] != leaf) k++;
+	if (pp->collecting) {
+		if (k == pp->nleaves && k < MAX_FILTER_LEAVES) {
+			pp->leaves[k] = leaf;
+			pp->types[k] = t;
+			pp->nleaves++;
+		}
+		return 0;
+	}
+	if (k == pp->nleaves || pp->npages[k] <= 0) return 0;
+	pq_column_stats cs;
+	if (pq_reader_page_stats(pp->rp->r, pp->rp->rg, leaf, pp->cur[k], &cs) < 0) {
+		dl_error_clear();
+		return 0;
+	}
+	bool all_null = cs.has_null_count && cs.null_count == cs.num_values && cs.num_values > 0;
+	bool no_nulls = cs.has_null_count && cs.null_count == 0;
+	fill_stats(&cs, t, out);
+	out->has_null_count = all_null || no_nulls;
+	out->null_count = all_null ? pp->seg_rows : 0;
+	out->all_null = all_null;
+	return 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Row ranges of row group rg that may match (*n = -1: all of them, or
+ * nothing to judge by); ranges is malloc'd. */
+static int page_ranges(const dl_scan *s, rg_provider *rp, int rg, pq_row_range **out, int *n)
+{
+	*out = NULL;
+	*n = -1;
+	page_provider pp;
+	memset(&pp, 0, sizeof pp);
+	pp.rp = rp;
+	pp.collecting = true;
+	rp->rg = rg;
+	int64_t rows = pq_reader_row_group_rows(rp->r, rg);
+	dl_stats_provider sp = {rows, page_column, &pp};
+	bool may;
+	DL_TRY(dl_expr_may_match(&may, s->prune, &sp));
+	pp.collecting = false;
+	/* boundaries: every page start of the filter's leaves with a column index */
+	size_t nb = 0, cap = 0;
+	int64_t *bounds = NULL;
+	int rc = 0;
+	for (int k = 0; k < pp.nleaves && rc == 0; k++) {
+		int np = 0;
+		pq_column_stats probe;
+		if (pq_reader_num_pages(rp->r, rg, pp.leaves[k], &np) < 0 || np <= 1 ||
+		    pq_reader_page_stats(rp->r, rg, pp.leaves[k], 0, &probe) < 0) {
+			dl_error_clear();
+			continue;
+		}
+		/* no ColumnIndex: the pages say nothing */
+		if (!probe.has_min_max && !probe.has_null_count) continue;
+		pp.npages[k] = np;
+		for (int j = 0; j < np && rc == 0; j++) {
+			int64_t first, pr;
+			rc = pq_reader_page_rows(rp->r, rg, pp.leaves[k], j, &first, &pr);
+			if (rc == 0 && nb == cap) {
+				cap = cap ? cap * 2 : 64;
+				int64_t *g = dl_reallocarray(bounds, cap, sizeof *g);
+				if (!g) rc = DL_ENOMEM;
+				else bounds = g;
+			}
+			if (rc == 0) bounds[nb++] = first;
+		}
+	}
+	if (rc < 0 || nb == 0) {
+		dl_free(bounds);
+		return rc;
+	}
+	qsort(bounds, nb, sizeof *bounds, cmp_i64);
+	size_t u = 0;
+	for (size_t i = 0; i < nb; i++)
+		if (!u || bounds[u - 1] != bounds[i]) bounds[u++] = bounds[i];
+	pq_row_range *ranges = dl_malloc(u * sizeof *ranges);
+	if (!ranges) {
+		dl_free(bounds);
+		return DL_ENOMEM;
+	}
+	int nr = 0;
+	for (size_t i = 0; i < u && rc == 0; i++) {
+		int64_t a = bounds[i], b = i + 1 < u ? bounds[i + 1] : rows;
+		pp.seg_first = a;
+		pp.seg_rows = b - a;
+		sp.num_records = b - a;
+		for (int k = 0; k < pp.nleaves; k++) {
+			if (pp.npages[k] <= 0) continue;
+			int64_t first, pr;
+			while (pp.cur[k] + 1 < pp.npages[k] &&
+			       pq_reader_page_rows(rp->r, rg, pp.leaves[k], pp.cur[k] + 1, &first, &pr) == 0 && first <= a)
+				pp.cur[k]++;
+		}
+		rc = dl_expr_may_match(&may, s->prune, &sp);
+		if (rc == 0 && may) {
+			if (nr && ranges[nr - 1].end == a) ranges[nr - 1].end = b;
+			else ranges[nr++] = (pq_row_range){a, b};
+		}
+	}
+	dl_free(bounds);
+	if (rc < 0 || (nr == 1 && ranges[0].first == 0 && ranges[0].end == rows)) {
+		dl_free(ranges);
+		return rc;
+	}
+	*out = ranges;
+	*n = nr;
+	return 0;
+}
+
+int dl_scan_prune_row_groups(dl_scan *s, pq_reader *r)
 {
 	int n = pq_reader_num_row_groups(r);
 	if (n <= 0 || !s->prune) return 0;
@@ -109,10 +273,30 @@ int dl_scan_prune_row_groups(const dl_scan *s, pq_reader *r)
 		if (may) keep[nk++] = rg;
 		dl_arena_reset(&p.arena);
 	}
-	if (rc == 0 && nk < n) {
+	/* inside the row groups kept: the pages */
+	int nk2 = 0;
+	for (int i = 0; i < nk && rc == 0; i++) {
+		pq_row_range *ranges;
+		int nr;
+		rc = page_ranges(s, &p, keep[i], &ranges, &nr);
+		dl_arena_reset(&p.arena);
+		if (rc < 0) break;
+		if (nr == 0) {
+			dl_free(ranges);
+			continue; /* no page can match */
+		}
+		if (nr > 0) {
+			rc = pq_reader_set_row_ranges(r, keep[i], ranges, nr);
+			if (rc == 1) rc = 0; /* a read column has no offset index: every page is read */
+		}
+		dl_free(ranges);
+		keep[nk2++] = keep[i];
+	}
+	if (rc == 0 && nk2 < n) __atomic_add_fetch(&s->metrics.row_groups_pruned_stats, (int64_t)(n - nk2), __ATOMIC_RELAXED);
+	if (rc == 0 && nk2 < n) {
 		/* an empty list would mean "all": keep none by selecting nothing */
-		if (nk == 0) rc = 1;
-		else rc = pq_reader_set_row_groups(r, keep, nk);
+		if (nk2 == 0) rc = 1;
+		else rc = pq_reader_set_row_groups(r, keep, nk2);
 	}
 	dl_arena_free(&p.arena);
 	dl_free(keep);
