@@ -6,7 +6,8 @@
  * ones Spark's delta-iceberg converter maintains: converted_delta_version
  * and converted_delta_timestamp (the Delta version and its commit time
  * this Iceberg version shows), plus the Iceberg writer defaults it sets
- * (format-version 2 data files are Parquet). */
+ * (format-version 2 data files are Parquet). Snapshots an expiry drops
+ * (iceberg_expire.c) are left out, with the snapshot-log before them. */
 #include "uniform/iceberg_metadata.h"
 
 #include <stdio.h>
@@ -118,6 +119,24 @@ static void write_snapshot(dl_json_writer *w, const dl_ice_new_version *v, int64
 	dl_jw_object_end(w);
 }
 
+static int64_t snapshot_id_of(const dl_json *o)
+{
+	const dl_json *x = dl_json_get(o, "snapshot-id");
+	int64_t id = -1;
+	if (!x || dl_json_int64(x, &id) < 0) {
+		dl_error_clear();
+		return -1;
+	}
+	return id;
+}
+
+static bool snapshot_listed(const dl_ice_metadata *p, int64_t id)
+{
+	for (size_t i = 0; p->snapshots && i < p->snapshots->u.arr.n; i++)
+		if (snapshot_id_of(&p->snapshots->u.arr.items[i]) == id) return true;
+	return false;
+}
+
 int dl_ice_metadata_write(dl_buf *out, const dl_ice_new_version *v)
 {
 	const dl_ice_metadata *p = v->fresh ? NULL : v->prev;
@@ -171,12 +190,20 @@ int dl_ice_metadata_write(dl_buf *out, const dl_ice_new_version *v)
 	dl_jw_key(&w, "snapshots");
 	dl_jw_array_begin(&w);
 	for (size_t i = 0; p && p->snapshots && i < p->snapshots->u.arr.n; i++)
-		DL_TRY(raw(&w, &p->snapshots->u.arr.items[i]));
+		if (!dl_ice_expiry_has(v->expired, snapshot_id_of(&p->snapshots->u.arr.items[i])))
+			DL_TRY(raw(&w, &p->snapshots->u.arr.items[i]));
 	write_snapshot(&w, v, parent, schema_id);
 	dl_jw_array_end(&w);
 	dl_jw_key(&w, "snapshot-log");
 	dl_jw_array_begin(&w);
-	for (size_t i = 0; p && p->snapshot_log && i < p->snapshot_log->u.arr.n; i++)
+	/* Iceberg's updateSnapshotLog: an entry naming a snapshot that is gone
+	 * drops the history before it (no gaps in time travel). */
+	size_t log_from = 0;
+	for (size_t i = 0; p && p->snapshot_log && v->expired && i < p->snapshot_log->u.arr.n; i++) {
+		int64_t id = snapshot_id_of(&p->snapshot_log->u.arr.items[i]);
+		if (dl_ice_expiry_has(v->expired, id) || !snapshot_listed(p, id)) log_from = i + 1;
+	}
+	for (size_t i = log_from; p && p->snapshot_log && i < p->snapshot_log->u.arr.n; i++)
 		DL_TRY(raw(&w, &p->snapshot_log->u.arr.items[i]));
 	dl_jw_object_begin(&w);
 	dl_jw_key(&w, "timestamp-ms");

@@ -2,6 +2,7 @@
 #ifndef DL_UNIFORM_ICEBERG_METADATA_H
 #define DL_UNIFORM_ICEBERG_METADATA_H
 
+#include "uniform/iceberg_expire.h"
 #include "uniform/iceberg_read.h"
 
 /* What the new metadata version adds to the previous one (prev NULL or
@@ -22,6 +23,7 @@ typedef struct dl_ice_new_version {
 	int64_t delta_version;
 	int64_t delta_timestamp_ms;
 	const char *prev_metadata_file;   /* absolute path of prev's file, for metadata-log */
+	const dl_ice_expiry *expired;     /* prev's snapshots this version drops, or NULL */
 } dl_ice_new_version;
 
 /* The metadata JSON text of the new version. */

@@ -22,6 +22,7 @@ typedef struct dl_uniform_result {
 	int64_t from_version;    /* the one it showed before (-1: none) */
 	int64_t metadata_version;/* N of metadata/v<N>.metadata.json */
 	int64_t snapshot_id;
+	int64_t expired_snapshots; /* dropped by the expiry an OPTIMIZE triggers */
 } dl_uniform_result;
 
 /* Brings the table's Iceberg metadata up to Delta version `version` (-1:

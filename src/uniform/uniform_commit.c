@@ -36,6 +36,7 @@
 #include "util/hash.h"
 #include "util/mem.h"
 #include "util/random.h"
+#include "util/time.h"
 #include "util/uuid.h"
 
 bool dl_uniform_format_enabled(const dl_str_map *conf, const char *format)
@@ -74,6 +75,7 @@ typedef struct conv {
 	int64_t added_files, deleted_files, added_records, deleted_records;
 	int manifest_no;
 	char uuid[DL_UUID_TEXT_LEN + 1];
+	dl_ice_expiry expiry;            /* snapshots an OPTIMIZE expires */
 } conv;
 
 static int remember(conv *c, const char *path)
@@ -203,6 +205,8 @@ static const char *old_relative(const conv *c, const char *path)
 	const char *rel = dl_ice_relative(path, loc);
 	return rel != path ? rel : dl_ice_relative(path, c->location);
 }
+
+static const char *expiry_rel(const char *path, void *payload) { return old_relative(payload, path); }
 
 static int scan_entry(const dl_ice_entry *e, avro_value_t *df, void *payload)
 {
@@ -422,6 +426,13 @@ static int convert(conv *c, dl_uniform_result *out)
 		snprintf(prev_file, sizeof prev_file, "metadata/v%lld.metadata.json", (long long)c->meta.file_version);
 		v.prev_metadata_file = abs_path(c, prev_file);
 	}
+	/* Spark expires Iceberg snapshots when the converted commits include
+	 * an OPTIMIZE (iceberg_expire.c). */
+	bool optimized = false;
+	if (c->have_meta && !c->fresh && from >= 0)
+		DL_TRY(dl_ice_commits_have_optimize(&optimized, c->store, from, dl_snapshot_version(c->cur)));
+	if (optimized) DL_TRY(dl_ice_expiry_plan(&c->expiry, &c->meta, parent, dl_now_millis()));
+	v.expired = c->expiry.n ? &c->expiry : NULL;
 	dl_buf json = DL_BUF_INIT;
 	rc = dl_ice_metadata_write(&json, &v);
 	int64_t n = c->have_meta ? c->meta.file_version + 1 : 1;
@@ -439,6 +450,8 @@ static int convert(conv *c, dl_uniform_result *out)
 	char hint[24];
 	int hl = snprintf(hint, sizeof hint, "%lld", (long long)n);
 	DL_TRY(dl_store_put(c->store, "metadata/version-hint.text", hint, (size_t)hl));
+	dl_ice_expiry_clean(c->store, &c->expiry, c->manifests, c->nmanifests, expiry_rel, c);
+	out->expired_snapshots = (int64_t)c->expiry.n;
 	out->converted = true;
 	out->from_version = from;
 	out->delta_version = v.delta_version;
@@ -492,6 +505,7 @@ int dl_uniform_convert(dl_uniform_result *out, dl_store *store, int64_t version,
 	dl_strmap_free(&c.cur_files);
 	dl_strmap_free(&c.prev_files);
 	dl_strmap_free(&c.removed);
+	dl_ice_expiry_free(&c.expiry);
 	dl_snapshot_free(c.cur);
 	dl_snapshot_free(c.prev);
 	dl_arena_free(&c.arena);

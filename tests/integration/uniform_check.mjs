@@ -10,6 +10,9 @@
 //   check-avro TABLE       checks every manifest list and manifest of every snapshot against the
 //                          spec's Avro schemas (names, field ids), and the metadata's required fields
 //   prop TABLE KEY         a property of the current metadata
+//   backdate TABLE DAYS    makes every snapshot but the current one DAYS days old (metadata edited)
+//   snapshots TABLE        the snapshot ids, then the snapshot-log's ids (two lines)
+//   referenced TABLE       the manifest lists and manifests the snapshots name, sorted
 //   fixture DIR KIND       writes a hand-made Iceberg v2 table following the spec: Parquet data files
 //                          by DuckDB with field ids (the identity partition column only in the
 //                          manifests), manifests and a manifest list by avsc, v1.metadata.json and
@@ -129,6 +132,34 @@ if (mode === 'current') {
 }
 if (mode === 'prop') {
 	console.log(m.properties?.[arg] ?? '');
+	process.exit(0);
+}
+if (mode === 'backdate') {
+	// backdate TABLE DAYS: every snapshot but the current one (and its snapshot-log entries) made
+	// DAYS days old in the current metadata file, as if written then (for the expiry tests).
+	const {writeFileSync} = await import('fs');
+	const hint = readFileSync(`${table}/metadata/version-hint.text`, 'utf8').trim();
+	const old = Date.now() - Number(arg) * 86400000;
+	const cur = String(m['current-snapshot-id']);
+	for (const x of [...m.snapshots, ...(m['snapshot-log'] || [])])
+		if (String(x['snapshot-id']) !== cur) x['timestamp-ms'] = old;
+	writeFileSync(`${table}/metadata/v${hint}.metadata.json`, JSON.stringify(m).replace(/:"(-?\d{16,})"/g, ':$1'));
+	process.exit(0);
+}
+if (mode === 'snapshots') {
+	// snapshots TABLE: the snapshot ids, then "log" and the snapshot-log's ids, one line each
+	console.log(m.snapshots.map((x) => String(x['snapshot-id'])).join(' '));
+	console.log((m['snapshot-log'] || []).map((x) => String(x['snapshot-id'])).join(' '));
+	process.exit(0);
+}
+if (mode === 'referenced') {
+	// referenced TABLE: every manifest list and manifest the current metadata's snapshots name
+	const out = new Set();
+	for (const x of m.snapshots) {
+		out.add(local(x['manifest-list']));
+		for (const mf of (await readAvro(x['manifest-list'])).rows) out.add(local(mf.manifest_path));
+	}
+	for (const p of [...out].sort()) console.log(p);
 	process.exit(0);
 }
 if (mode === 'check-avro') {

@@ -137,5 +137,44 @@ expect_refusal alter_dv DELTA_ICEBERG_COMPAT_VIOLATION.DELETION_VECTORS_SHOULD_B
 	"ALTER TABLE $T SET TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')"
 [ "$(cat "$t"/_delta_log/*.json | md5sum)" = "$before" ] || fail "a refused ALTER changed the log"
 
+# Snapshot expiry (Spark's IcebergConverter: only when the converted commits include an OPTIMIZE,
+# Iceberg's ExpireSnapshots with the defaults, history.expire.max-snapshot-age-ms = 5 days and
+# min-snapshots-to-keep = 1; files deleted only under metadata/). Snapshots are made 6 days old
+# by editing the metadata, as if written then.
+e=$tmp/expire
+E="delta.\`$e\`"
+sql "CREATE TABLE $E (id INT, s STRING) USING DELTA
+     TBLPROPERTIES ('delta.enableIcebergCompatV2' = 'true', 'delta.universalFormat.enabledFormats' = 'iceberg')" || fail "expire: create"
+sql "INSERT INTO $E SELECT id, 'a' FROM range(0, 20)" || fail "expire: insert 1"
+sql "INSERT INTO $E SELECT id, 'b' FROM range(20, 40)" || fail "expire: insert 2"
+sql "DELETE FROM $E WHERE id = 3" || fail "expire: delete" # rewrites the first manifest: the old one is s1's and s2's only
+ice backdate "$e" 6 || fail "expire: backdate"
+sql "INSERT INTO $E SELECT id, 'c' FROM range(40, 60)" || fail "expire: insert 3"
+[ "$(ice snapshots "$e" | head -1 | wc -w)" = 5 ] || fail "expire: a commit without OPTIMIZE expired snapshots: $(ice snapshots "$e" | head -1)"
+s4=$(ice current "$e")
+sql "INSERT INTO $E SELECT id, 'd' FROM range(60, 70)" || fail "expire: insert 4"
+s5=$(ice current "$e")
+ice backdate "$e" 6 || fail "expire: backdate 2" # s0..s4 old, s5 (current) recent
+ice referenced "$e" >"$tmp/ref.before"
+"$DL_CLI" -q optimize "$e" >/dev/null || fail "expire: optimize"
+grep -q '"operation":"OPTIMIZE"' "$e/_delta_log/00000000000000000006.json" || fail "expire: version 6 is not an OPTIMIZE"
+s6=$(ice current "$e")
+# kept: the new head and s5 (not older than 5 days); s4 is 6 days old and one is already kept
+[ "$(ice snapshots "$e" | head -1)" = "$s5 $s6" ] || fail "expire: kept snapshots $(ice snapshots "$e" | head -1), want $s5 $s6"
+[ "$(ice snapshots "$e" | tail -1)" = "$s5 $s6" ] || fail "expire: snapshot-log $(ice snapshots "$e" | tail -1), want $s5 $s6"
+ice referenced "$e" >"$tmp/ref.after"
+ls "$e"/metadata/*.avro | sort >"$tmp/avro.after"
+cmp -s "$tmp/ref.after" "$tmp/avro.after" || { fail "expire: the Avro files left are not exactly the referenced ones"; diff "$tmp/ref.after" "$tmp/avro.after" >&2; }
+[ "$(comm -23 "$tmp/ref.before" "$tmp/ref.after" | grep -c 'snap-')" = 5 ] || fail "expire: the expired manifest lists were not deleted"
+[ "$(comm -23 "$tmp/ref.before" "$tmp/ref.after" | grep -vc 'snap-')" -ge 1 ] || fail "expire: no unreferenced manifest was deleted"
+"$DL_CLI" cat "$e" --format csv | tail -n +2 | sort >"$tmp/ours"
+ice rows "$e" >"$tmp/ice" || fail "expire: Iceberg reader"
+cmp -s "$tmp/ours" "$tmp/ice" || fail "expire: Iceberg rows differ from ours"
+ice rows "$e" "$s5" >"$tmp/ice5" || fail "expire: Iceberg reader at the kept s5"
+cmp -s "$tmp/ours" "$tmp/ice5" || fail "expire: rows at s5 differ (OPTIMIZE changes no rows)"
+[ "$(ice check-avro "$e")" = ok ] || fail "expire: the Avro files do not follow the spec"
+# every data file of the Delta snapshot is still there (expiry deletes no data file)
+"$DL_CLI" cat "$e" --format csv >/dev/null || fail "expire: a data file was deleted"
+
 [ "$fails" -eq 0 ] && echo "uniform_iceberg: ok"
 exit $((fails > 0))
