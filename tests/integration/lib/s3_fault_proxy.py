@@ -13,12 +13,16 @@ failures a network gives (tests/integration/s3_faults.sh):
                          on the failing turn)
   --delay-ms MS          every request waits this long first
   --log FILE             appends "METHOD PATH?QUERY" of every request
+  --age-days N           every object looks N days older: LastModified in
+                         listings and Last-Modified headers are moved back
+                         (S3 has no way to age an object, and log cleanup
+                         and VACUUM go by these times)
 
 Requests are relayed unchanged (the Host header too, so signatures hold).
 Prints the port it listens on, then serves until killed; counts (requests
 by kind, LIST being a GET with list-type, and body bytes each way) go to
 stderr at exit: docs/BENCHMARKS.md's request figures come from them."""
-import argparse, http.client, random, signal, socket, sys, threading, time
+import argparse, datetime, email.utils, http.client, random, re, signal, socket, sys, threading, time
 
 p = argparse.ArgumentParser()
 p.add_argument("upstream")  # host:port
@@ -27,6 +31,7 @@ p.add_argument("--slowdown-every", type=int, default=0)
 p.add_argument("--reset-every", type=int, default=0)
 p.add_argument("--delay-ms", type=int, default=0)
 p.add_argument("--log")
+p.add_argument("--age-days", type=int, default=0)
 a = p.parse_args()
 uh, up = a.upstream.rsplit(":", 1)
 lock = threading.Lock()
@@ -38,6 +43,17 @@ def chance(n):
         return n > 0 and rng.random() < 1.0 / n
 counts = {"commits": 0, "lost": 0, "reads": 0, "slowdown": 0, "reset": 0, "requests": 0,
           "LIST": 0, "GET": 0, "HEAD": 0, "PUT": 0, "POST": 0, "DELETE": 0, "bytes_in": 0, "bytes_out": 0}
+
+
+def aged_iso(m):
+    t = datetime.datetime.strptime(m.group(1)[:19].decode(), "%Y-%m-%dT%H:%M:%S")
+    t -= datetime.timedelta(days=a.age_days)
+    return ("<LastModified>%s.000Z</LastModified>" % t.strftime("%Y-%m-%dT%H:%M:%S")).encode()
+
+
+def aged_http(v):
+    t = email.utils.parsedate_to_datetime(v) - datetime.timedelta(days=a.age_days)
+    return email.utils.format_datetime(t, usegmt=True)
 
 
 def bump(k):
@@ -106,6 +122,8 @@ def serve(conn):
             u.close()
             with lock:
                 counts["bytes_in"] += len(data)
+            if a.age_days and kind == "LIST":
+                data = re.sub(rb"<LastModified>([^<]*)</LastModified>", aged_iso, data)
             if commit:
                 c = bump("commits")
                 if a.lose_commit_every and c % a.lose_commit_every == 0:
@@ -115,6 +133,8 @@ def serve(conn):
             for k, v in resp.getheaders():
                 if k.lower() in ("transfer-encoding", "connection", "content-length"):
                     continue
+                if a.age_days and k.lower() == "last-modified":
+                    v = aged_http(v)
                 out.append("%s: %s" % (k, v))
             clen = resp.getheader("Content-Length") if method == "HEAD" else str(len(data))
             if clen is not None:
