@@ -10,6 +10,7 @@
 #   eval "$(scripts/start-ceph.sh start)"
 #   DL_CLI=build/bin/deltalake bench/bench_s3_write.sh
 #   ROWS=340000 DL_CLI=... bench/bench_s3_write.sh     (100 MB)
+# make-bench: manual
 set -uo pipefail
 : "${DL_CLI:?DL_CLI must name the deltalake binary}"
 ROWS=${ROWS:-3700000}

@@ -10,19 +10,22 @@
 #    `deltalake detail` (which replays the log to its files) is timed
 #    from the checkpoint and from the JSON commits alone (the checkpoint
 #    hidden), with its peak RSS.
-# 2. Scan: a table of ROWS rows (default 100,000,000; 3 columns) made by
-#    CREATE TABLE AS SELECT ... FROM range(ROWS) is read whole by
-#    `deltalake sql "SELECT count(*), sum(...), max(...)"`, with the peak
-#    RSS of the read at 1 and 2 threads.
+# 2. Scans: for each R in ROWS (default "10000000 100000000") a table of R
+#    rows (3 columns) made by CREATE TABLE AS SELECT ... FROM range(R) is
+#    read whole by `deltalake sql "SELECT count(*), sum(...), max(...)"`,
+#    with the peak RSS of the read at 1 and 2 threads: the same at 10M and
+#    100M rows when memory is bounded by batches and threads.
 # Prints one line per measurement (wall, CPU, peak RSS). Not in `make bench`
 # (the 1M-file log and the 100M-row table take minutes and about 3 GB of
 # disk under TMPDIR); run it by hand:
 #   DL_CLI=build/bin/deltalake bench/bench_scale.sh
 #   FILES="100000 300000" ROWS=10000000 DL_CLI=... bench/bench_scale.sh
+#   FILES= ROWS=... (scans only), ROWS= (snapshots only)
+# make-bench: manual
 set -uo pipefail
 : "${DL_CLI:?DL_CLI must name the deltalake binary}"
-FILES=${FILES:-100000 300000 1000000}
-ROWS=${ROWS:-100000000}
+FILES=${FILES-100000 300000 1000000}
+ROWS=${ROWS-10000000 100000000}
 COMMITS=${COMMITS:-10000}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -80,13 +83,14 @@ PY
 	rm -rf "$t" "$tmp/hidden"
 done
 
-if [ "$ROWS" -gt 0 ]; then
-	s=$tmp/scan
-	"$DL_CLI" sql "CREATE TABLE delta.\`$s\` USING DELTA AS SELECT id, id % 1000 AS k, CAST(id * 7 AS STRING) AS s FROM range($ROWS)" \
-		>/dev/null 2>"$tmp/err" || { echo "bench_scale: creating the $ROWS-row table failed: $(cat "$tmp/err")"; exit 1; }
-	echo "scan of $ROWS rows ($(du -sm "$s" | cut -f1) MB in $(find "$s" -name '*.parquet' | wc -l) files):"
+for rows in $ROWS; do
+	s=$tmp/scan$rows
+	"$DL_CLI" sql "CREATE TABLE delta.\`$s\` USING DELTA AS SELECT id, id % 1000 AS k, CAST(id * 7 AS STRING) AS s FROM range($rows)" \
+		>/dev/null 2>"$tmp/err" || { echo "bench_scale: creating the $rows-row table failed: $(cat "$tmp/err")"; exit 1; }
+	echo "scan of $rows rows ($(du -sm "$s" | cut -f1) MB in $(find "$s" -name '*.parquet' | wc -l) files):"
 	q="SELECT count(*), sum(id), sum(k), max(length(s)) FROM delta.\`$s\`"
 	for th in 1 2; do
 		printf '  threads %d: wall/cpu/rss %s\n' "$th" "$(DL_THREADS=$th measure "$DL_CLI" sql "$q")" || exit 1
 	done
-fi
+	rm -rf "$s"
+done

@@ -6,7 +6,13 @@
 # against DuckDB measured in the same run. They get the same environment as
 # the tests: DL_SOURCE_DIR, DL_BINARY_DIR, DL_SHARED_DIR, DL_ORACLE_DIR, DL_CLI.
 #
-# usage: scripts/bench.sh [BUILD] [NAME...]   (NAME: e.g. "json" runs bench_json only)
+# Scripts whose header says "# make-bench: manual" (they need a server, or
+# minutes and gigabytes) run only when named. Last, scripts/bench_guard.sh
+# compares instructions per row of the hot paths (callgrind) with the
+# figures recorded in bench/instructions.tsv and flags a regression past 10%.
+#
+# usage: scripts/bench.sh [BUILD] [NAME...]   (NAME: e.g. "json" runs bench_json only,
+#        "guard" the instruction-count guard only)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd) || { echo "bench: no build directory; run 'make'" >&2; exit 1; }
@@ -27,7 +33,14 @@ wanted() {
 
 benches=()
 for b in "$build"/bench/bench_*; do [ -x "$b" ] && [ -f "$b" ] && benches+=("$b"); done
-for s in "$root"/bench/*.sh; do [ -f "$s" ] && benches+=("$s"); done
+for s in "$root"/bench/*.sh; do
+	[ -f "$s" ] || continue
+	if grep -q '^# make-bench: manual' "$s"; then
+		n=$(basename "$s" .sh)
+		[ ${#only[@]} -gt 0 ] && wanted "${n#bench_}" || continue
+	fi
+	benches+=("$s")
+done
 [ ${#benches[@]} -gt 0 ] || { echo "bench: no benchmarks in $build/bench or bench/*.sh"; exit 0; }
 
 summary=() failed=0 ran=0
@@ -52,6 +65,17 @@ for b in "${benches[@]}"; do
 	rm -f "$log"
 	echo
 done
+if wanted guard; then
+	echo "=== guard: instructions per row (callgrind) ==="
+	log=$(mktemp)
+	"$root/scripts/bench_guard.sh" "$build" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	ran=$((ran + 1))
+	while IFS= read -r line; do summary+=("guard: $line"); done < <(grep -E '^(scan|write)' "$log")
+	[ "$rc" -eq 0 ] || { failed=$((failed + 1)); summary+=("guard: REGRESSION of instructions per row (see above)"); }
+	rm -f "$log"
+	echo
+fi
 echo "=== summary: $ran benchmark(s) ==="
 printf '%s\n' "${summary[@]}"
 [ "$failed" -eq 0 ]
