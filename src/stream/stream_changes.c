@@ -124,13 +124,18 @@ static const dl_type *cu_schema(dl_batch_stream *bs)
 	return ((cdf_units *)bs->private_data)->s->cdf_schema;
 }
 
+static bool skip_excluded(void *payload, const char *path)
+{
+	return dl_stream_excluded(payload, path);
+}
+
 static int open_commit(cdf_units *c, int64_t v)
 {
 	dl_changes_options co = DL_CHANGES_OPTIONS_INIT;
 	co.store = c->s->store;
 	co.start_version = v;
 	co.end_version = v;
-	int rc = dl_changes_batches(&c->cur, NULL, &co);
+	int rc = dl_changes_batches_skipping(&c->cur, NULL, &co, c->s->has_exclude ? skip_excluded : NULL, c->s);
 	if (rc < 0) return dl_error_prefix("%s: the changes of version %" PRId64, c->s->table, v);
 	return 0;
 }

@@ -77,6 +77,8 @@ int dl_stream_read_commit(st_commit *c, dl_arena *arena, dl_stream *s, int64_t v
 int dl_stream_check_commit(bool *skip, dl_stream *s, const st_commit *c, int64_t version);
 /* A metaData action of `version` against the stream's schema (stream_rules.c). */
 int dl_stream_check_schema(dl_stream *s, const dl_metadata *m, int64_t version);
+/* Whether excludeRegex leaves out the file at `path` (stream_plan.c). */
+bool dl_stream_excluded(const dl_stream *s, const char *path);
 /* The next batch from s->pos: its units and end offset (stream_plan.c). */
 int dl_stream_plan_batch(st_plan **out, dl_stream *s);
 /* The readChangeFeed batches of a plan (stream_changes.c). */

@@ -145,6 +145,14 @@ static bool admit_file(admission *a, int64_t size)
 	return ok;
 }
 
+/* Spark's admit(None), for the entry that marks a commit's start: taken
+ * while the limits have room; it takes none of them. */
+static bool admit_none(admission *a)
+{
+	a->taken_any = true;
+	return a->files_left > 0 && a->bytes_left > 0;
+}
+
 static bool admit_commit(admission *a, int64_t files, int64_t bytes)
 {
 	if (files == 0) return true;
@@ -165,7 +173,7 @@ static bool within_forced(const dl_stream *s, int64_t version, int64_t index, bo
 	return initial == f->is_starting_version && index <= f->index;
 }
 
-static bool excluded(const dl_stream *s, const char *path)
+bool dl_stream_excluded(const dl_stream *s, const char *path)
 {
 	return s->has_exclude && regexec(&s->exclude, path, 0, NULL, 0) == 0;
 }
@@ -214,8 +222,12 @@ static int load_initial_snapshot(dl_stream *s, int64_t version)
 	return 0;
 }
 
-/* The initial snapshot's files after the position. Returns 1 when the
- * batch is full (the plan ends inside the snapshot). */
+/* The initial snapshot's files after the position. Its files never end a
+ * version (Spark's DeltaSourceSnapshot marks none isLast): after the last
+ * one the end is (version, last index, initial), and the commits follow.
+ * Without readChangeFeed excluded files count toward the limits (Spark
+ * drops them only when reading the batch); with it they do not (its
+ * filterFiles drops them first). Returns 1 when the batch is full. */
 static int plan_snapshot(dl_stream *s, st_plan *p, admission *a)
 {
 	int64_t v = s->pos.reservoir_version;
@@ -223,14 +235,36 @@ static int plan_snapshot(dl_stream *s, st_plan *p, admission *a)
 	const dl_log_state *st = dl_snapshot_state(s->init_snap);
 	for (size_t i = (size_t)(s->pos.index + 1); i < s->ninit; i++) {
 		const dl_add *add = dl_log_state_add(st, s->init_order[i]);
-		if (excluded(s, add->path)) continue;
+		bool skip = dl_stream_excluded(s, add->path);
+		if (skip && s->o.read_change_feed) continue;
 		bool ok = s->forced ? within_forced(s, v, (int64_t)i, true) : admit_file(a, add->size);
 		if (!ok) return 1;
-		DL_TRY(plan_push(p, (st_unit){s->o.read_change_feed ? ST_SNAPSHOT_INSERT : ST_FILE, v, add}));
+		if (!skip) DL_TRY(plan_push(p, (st_unit){s->o.read_change_feed ? ST_SNAPSHOT_INSERT : ST_FILE, v, add}));
 		set_end(p, v, (int64_t)i, true);
 	}
-	set_end(p, v + 1, DL_STREAM_BASE_INDEX, false);
 	return 0;
+}
+
+/* Spark's IndexedFile(v, BASE_INDEX): every commit after the position
+ * starts with an entry that holds no file, so the offset moves onto a
+ * commit that adds nothing (OPTIMIZE, a skipped or empty commit) as
+ * (v, -1): a restart neither reads such a commit again for rows nor skips
+ * the one after it. Returns 1 when the batch is full. */
+static int plan_commit_start(dl_stream *s, st_plan *p, admission *a, int64_t v)
+{
+	if (v <= s->pos.reservoir_version) return 0; /* the position's own commit */
+	bool ok = s->forced ? within_forced(s, v, DL_STREAM_BASE_INDEX, false) : admit_none(a);
+	if (!ok) return 1;
+	set_end(p, v, DL_STREAM_BASE_INDEX, false);
+	return 0;
+}
+
+/* The end offset after taking file `index` of `last + 1` files of v: the
+ * last moves to the start of the next version (Spark's isLast). */
+static void set_file_end(st_plan *p, int64_t v, int64_t index, int64_t last)
+{
+	if (index == last) set_end(p, v + 1, DL_STREAM_BASE_INDEX, false);
+	else set_end(p, v, index, false);
 }
 
 static bool has_dv(const st_commit *c)
@@ -244,24 +278,92 @@ static bool has_dv(const st_commit *c)
 	return false;
 }
 
-/* readChangeFeed over a commit of adds and removes only (no cdc files, no
- * deletion vectors): admitted file by file, as Spark's filterFiles, the
- * index counting its data-changing adds and removes in log order. Taken
- * whole from its start, it is one ST_COMMIT_CHANGES (the rows of
- * deltalake/changes.h); split, each file is its own unit. */
-static int plan_change_files(dl_stream *s, st_plan *p, admission *a, const st_commit *c, int64_t v)
+/* CDCReader.shouldSkipFileActionsInCommit: a MERGE whose metrics say it
+ * inserted, updated and deleted no row rewrote files without changing
+ * data; its files give no change rows (a missing metric: not skipped). */
+static int noop_merge(bool *out, dl_arena *arena, const st_commit *c, int64_t v)
 {
+	*out = false;
+	for (size_t i = 0; i < c->n; i++) {
+		const dl_action *x = &c->items[i];
+		if (x->kind != DL_ACTION_COMMIT_INFO || !x->u.commit_info.operation ||
+		    strcmp(x->u.commit_info.operation, "MERGE") != 0 || !x->u.commit_info.json)
+			continue;
+		char what[48];
+		snprintf(what, sizeof what, "commitInfo of version %" PRId64, v);
+		dl_json *ci;
+		DL_TRY(dl_json_parse(arena, x->u.commit_info.json, strlen(x->u.commit_info.json), what, &ci));
+		const dl_json *m = dl_json_get(ci, "operationMetrics");
+		static const char *const keys[] = {"numTargetRowsInserted", "numTargetRowsUpdated", "numTargetRowsDeleted"};
+		bool zero = m != NULL;
+		for (size_t k = 0; zero && k < 3; k++) {
+			const dl_json *n = dl_json_get(m, keys[k]);
+			zero = n && n->kind == DL_JSON_STRING && n->u.str.len == 1 && n->u.str.ptr[0] == '0';
+		}
+		*out = zero;
+	}
+	return 0;
+}
+
+/* readChangeFeed over a commit (DeltaSourceCDCSupport.filterFiles). Its
+ * files are its cdc files when it has any, else its data-changing adds and
+ * removes, indexed in log order; excluded files (and all of a no-op MERGE)
+ * are left out before admission. cdc files and deletion vectors (an
+ * add/remove pair must not be split) are taken all or none, with no start
+ * entry; plain adds and removes file by file after the start entry. Taken
+ * whole from the commit's start the commit is one ST_COMMIT_CHANGES (the
+ * rows of deltalake/changes.h, excluded files left out); split, each file
+ * is its own unit. Returns 1 when the batch is full. */
+static int plan_commit_cdf(dl_stream *s, st_plan *p, admission *a, const st_commit *c, int64_t v)
+{
+	bool noop;
+	DL_TRY(noop_merge(&noop, &p->arena, c, v));
+	bool cdc = false;
+	for (size_t i = 0; i < c->n && !cdc; i++) cdc = c->items[i].kind == DL_ACTION_CDC;
+	bool dv = !cdc && has_dv(c);
+	if (cdc) noop = false; /* Spark decides the skip only for commits without cdc files */
+	int64_t after = v == s->pos.reservoir_version && !s->pos.is_starting_version ? s->pos.index : DL_STREAM_BASE_INDEX;
+	bool whole = after == DL_STREAM_BASE_INDEX;
+	/* the files, their indexes and the last index */
+	int64_t last = -1, files = 0, bytes = 0, top = -1;
+	for (size_t i = 0; i < c->n; i++) {
+		const dl_action *x = &c->items[i];
+		bool is = cdc ? x->kind == DL_ACTION_CDC
+		              : (x->kind == DL_ACTION_ADD && x->u.add.data_change) ||
+		                    (x->kind == DL_ACTION_REMOVE && x->u.remove.data_change);
+		if (!is) continue;
+		last++;
+		const char *path = x->kind == DL_ACTION_CDC ? x->u.cdc.path : x->kind == DL_ACTION_ADD ? x->u.add.path
+		                                                                                       : x->u.remove.path;
+		if (last <= after || noop || dl_stream_excluded(s, path)) continue;
+		files++;
+		bytes += x->kind == DL_ACTION_CDC ? x->u.cdc.size : x->kind == DL_ACTION_ADD ? x->u.add.size
+		         : x->u.remove.size != DL_NONE ? x->u.remove.size : 0;
+		top = last;
+	}
+	if (cdc || dv) {
+		if (dv && files == 0) return plan_commit_start(s, p, a, v);
+		if (files == 0) return 0; /* nothing of it: the end stays (Spark: an empty admit) */
+		dl_stream_offset e = {{0}, 0, 0, false};
+		e.reservoir_version = top == last ? v + 1 : v;
+		e.index = top == last ? DL_STREAM_BASE_INDEX : top;
+		bool ok = s->forced ? dl_stream_offset_cmp(&e, &s->forced_end) <= 0 : admit_commit(a, files, bytes);
+		if (!ok) return 1;
+		DL_TRY(plan_push(p, (st_unit){ST_COMMIT_CHANGES, v, NULL}));
+		set_file_end(p, v, top, last);
+		return 0;
+	}
+	if (plan_commit_start(s, p, a, v)) return 1;
 	size_t first = p->n;
-	bool whole = !(v == s->pos.reservoir_version && s->pos.index >= 0 && !s->pos.is_starting_version);
 	int64_t index = -1;
 	int rc = 0;
-	for (size_t i = 0; rc == 0 && i < c->n; i++) {
+	for (size_t i = 0; i < c->n; i++) {
 		const dl_action *x = &c->items[i];
 		bool add = x->kind == DL_ACTION_ADD && x->u.add.data_change;
 		bool rem = x->kind == DL_ACTION_REMOVE && x->u.remove.data_change;
 		if (!add && !rem) continue;
 		index++;
-		if (!whole && index <= s->pos.index) continue;
+		if (index <= after || noop || dl_stream_excluded(s, add ? x->u.add.path : x->u.remove.path)) continue;
 		int64_t size = add ? x->u.add.size : x->u.remove.size != DL_NONE ? x->u.remove.size : 0;
 		bool ok = s->forced ? within_forced(s, v, index, false) : admit_file(a, size);
 		if (!ok) {
@@ -287,9 +389,8 @@ static int plan_change_files(dl_stream *s, st_plan *p, admission *a, const st_co
 			f->default_row_commit_version = r->default_row_commit_version;
 		}
 		DL_TRY(plan_push(p, (st_unit){add ? ST_CHANGE_INSERT : ST_CHANGE_DELETE, v, f}));
-		set_end(p, v, index, false);
+		set_file_end(p, v, index, last);
 	}
-	if (rc == 0) set_end(p, v + 1, DL_STREAM_BASE_INDEX, false);
 	if (whole && p->n > first) {
 		p->n = first;
 		DL_TRY(plan_push(p, (st_unit){ST_COMMIT_CHANGES, v, NULL}));
@@ -297,61 +398,42 @@ static int plan_change_files(dl_stream *s, st_plan *p, admission *a, const st_co
 	return rc;
 }
 
-/* Commit v's units. Returns 1 when the batch is full before the end of v. */
+/* Commit v's units (DeltaSource.getFileChanges): its start entry, then
+ * its data-changing adds in log order, indexed from 0; a skipped commit
+ * has only the start entry. Excluded files count toward the limits and
+ * the offsets but are not read (Spark filters them in
+ * getFileChangesAndCreateDataFrame). Returns 1 when the batch is full. */
 static int plan_commit(dl_stream *s, st_plan *p, admission *a, const st_commit *c, int64_t v)
 {
 	bool skip;
 	DL_TRY(dl_stream_check_commit(&skip, s, c, v));
-	if (s->o.read_change_feed) {
-		/* DeltaSourceCDCSupport.filterCDCActions: a commit with cdc files
-		 * is its cdc files; otherwise its data-changing adds and removes
-		 * (a remove without a size counts 0 bytes, as getFileSize) */
-		int64_t files = 0, bytes = 0, cdc_files = 0, cdc_bytes = 0;
-		for (size_t i = 0; i < c->n; i++) {
-			const dl_action *x = &c->items[i];
-			if (x->kind == DL_ACTION_CDC) {
-				cdc_files++;
-				cdc_bytes += x->u.cdc.size;
-			} else if (x->kind == DL_ACTION_ADD && x->u.add.data_change) {
-				files++;
-				bytes += x->u.add.size;
-			} else if (x->kind == DL_ACTION_REMOVE && x->u.remove.data_change) {
-				files++;
-				bytes += x->u.remove.size != DL_NONE ? x->u.remove.size : 0;
-			}
-		}
-		if (cdc_files > 0) files = cdc_files, bytes = cdc_bytes;
-		if (cdc_files == 0 && !has_dv(c)) return plan_change_files(s, p, a, c, v);
-		/* cdc files, or deletion vectors (an add/remove pair must not be
-		 * split): all or nothing, as Spark */
-		bool ok = s->forced ? within_forced(s, v + 1, DL_STREAM_BASE_INDEX, false) : admit_commit(a, files, bytes);
-		if (!ok) return 1;
-		if (files > 0) DL_TRY(plan_push(p, (st_unit){ST_COMMIT_CHANGES, v, NULL}));
-		set_end(p, v + 1, DL_STREAM_BASE_INDEX, false);
-		return 0;
-	}
+	if (s->o.read_change_feed) return plan_commit_cdf(s, p, a, c, v);
+	if (plan_commit_start(s, p, a, v)) return 1;
+	if (skip) return 0;
+	int64_t last = -1;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->items[i].kind == DL_ACTION_ADD && c->items[i].u.add.data_change) last++;
+	int64_t after = v == s->pos.reservoir_version ? s->pos.index : DL_STREAM_BASE_INDEX;
 	int64_t index = -1;
-	for (size_t i = 0; !skip && i < c->n; i++) {
+	for (size_t i = 0; i < c->n; i++) {
 		const dl_action *x = &c->items[i];
 		if (x->kind != DL_ACTION_ADD || !x->u.add.data_change) continue;
 		index++;
-		if (v == s->pos.reservoir_version && index <= s->pos.index) continue;
-		if (excluded(s, x->u.add.path)) continue;
+		if (index <= after) continue;
 		bool ok = s->forced ? within_forced(s, v, index, false) : admit_file(a, x->u.add.size);
 		if (!ok) return 1;
+		set_file_end(p, v, index, last);
+		if (dl_stream_excluded(s, x->u.add.path)) continue;
 		/* the commit's action array goes after planning; the add's strings
 		 * are in the plan's arena already */
 		dl_add *copy = dl_arena_alloc(&p->arena, sizeof *copy);
 		if (!copy) return DL_ENOMEM;
 		*copy = x->u.add;
 		DL_TRY(plan_push(p, (st_unit){ST_FILE, v, copy}));
-		set_end(p, v, index, false);
 	}
-	set_end(p, v + 1, DL_STREAM_BASE_INDEX, false);
 	return 0;
 }
 
-/* The next batch from s->pos: its units and end offset. */
 int dl_stream_plan_batch(st_plan **out, dl_stream *s)
 {
 	*out = NULL;
@@ -365,10 +447,9 @@ int dl_stream_plan_batch(st_plan **out, dl_stream *s)
 		rc = plan_snapshot(s, p, &a);
 		if (rc == 1) full = 1, rc = 0;
 	}
-	for (int64_t v = p->end.reservoir_version; rc == 0 && !full; v++) {
+	int64_t first = s->pos.reservoir_version + (s->pos.is_starting_version ? 1 : 0);
+	for (int64_t v = first; rc == 0 && !full; v++) {
 		if (s->forced && v > s->forced_end.reservoir_version) break;
-		if (s->forced && v == s->forced_end.reservoir_version && s->forced_end.index == DL_STREAM_BASE_INDEX &&
-		    !s->forced_end.is_starting_version) break;
 		st_commit c;
 		bool missing;
 		size_t before = p->n;
@@ -395,6 +476,8 @@ int dl_stream_plan_batch(st_plan **out, dl_stream *s)
 		dl_stream_plan_free(p);
 		return rc;
 	}
+	/* a replayed batch ends where it ended when it was planned */
+	if (s->forced) p->end = s->forced_end;
 	/* the initial snapshot is done: the plan's units may point into it,
 	 * so the plan keeps it until the batch is read */
 	if (!p->end.is_starting_version && s->init_snap) {

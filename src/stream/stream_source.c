@@ -21,10 +21,23 @@ static int start_from_options(dl_stream *s, dl_stream_offset *pos, const dl_stre
 {
 	int64_t latest = dl_snapshot_version(s->read_snap);
 	if (s->o.starting_version >= 0) {
-		if (s->o.starting_version > latest && !first_end)
-			return dl_error_set(DL_EINVALID, "startingVersion %" PRId64 " is after the latest version %" PRId64
-			                    " of %s; use a version <= %" PRId64 " or 'latest'",
-			                    s->o.starting_version, latest, s->table, latest);
+		/* Spark's checkVersionExists(mustBeRecreatable = false): a commit
+		 * of the log, not beyond the latest (only commits are read from it,
+		 * so no checkpoint is needed there) */
+		if (!first_end) {
+			int64_t *versions, *ts;
+			size_t n;
+			DL_TRY(dl_log_commit_timestamps(s->store, dl_snapshot_props(s->read_snap), &versions, &ts, &n));
+			int64_t earliest = n ? versions[0] : latest;
+			dl_free(versions);
+			dl_free(ts);
+			if (s->o.starting_version < earliest || s->o.starting_version > latest)
+				return dl_error_set_class(DL_ENOTFOUND, "DELTA_VERSION_NOT_FOUND",
+				                          "[DELTA_VERSION_NOT_FOUND] Cannot time travel Delta table to version %"
+				                          PRId64 ". Available versions: [%" PRId64 ", %" PRId64 "] (%s: "
+				                          "option startingVersion; 'latest' reads only new commits)",
+				                          s->o.starting_version, earliest, latest, s->table);
+		}
 		pos->reservoir_version = s->o.starting_version;
 		pos->index = DL_STREAM_BASE_INDEX;
 		pos->is_starting_version = false;
@@ -42,9 +55,11 @@ static int start_from_options(dl_stream *s, dl_stream_offset *pos, const dl_stre
 		dl_free(ts);
 		if (v < 0)
 			return dl_error_set_class(DL_EINVALID, "DELTA_TIMESTAMP_GREATER_THAN_COMMIT",
-			                          "The provided timestamp (%" PRId64 " ms) is after the latest version "
-			                          "available to this table (%" PRId64 " ms, version %" PRId64 "); give "
-			                          "an earlier startingTimestamp", s->o.starting_timestamp_ms, last_ts, latest);
+			                          "[DELTA_TIMESTAMP_GREATER_THAN_COMMIT] The provided timestamp (%" PRId64
+			                          " ms) is after the latest version available to this table (%s). Please "
+			                          "use a timestamp before or at %" PRId64 " ms (version %" PRId64 ") "
+			                          "(option startingTimestamp)", s->o.starting_timestamp_ms, s->table,
+			                          last_ts, latest);
 		pos->reservoir_version = v;
 		pos->index = DL_STREAM_BASE_INDEX;
 		pos->is_starting_version = false;
@@ -270,12 +285,27 @@ int dl_stream_next_batch(struct ArrowArrayStream *out, dl_stream_offset *end, in
 	st_plan *p;
 	DL_TRY(dl_stream_plan_batch(&p, s));
 	if (p->n == 0) {
-		/* nothing to read (skipped or empty commits): move on quietly;
-		 * a replayed range that is empty is done too */
-		s->pos = p->end;
-		s->forced = false;
+		/* no rows to read. When the offset still moved (commits that add
+		 * nothing, skipped commits, excluded files) Spark runs an empty
+		 * micro-batch: its offset and commit are recorded, so a restart
+		 * resumes after those commits. A replayed batch that is empty is
+		 * done the same way. */
+		bool moved = s->forced || !dl_stream_offset_equal(&p->end, &s->pos);
+		int rc = 0;
+		if (moved && s->cp) {
+			char *json;
+			rc = dl_stream_offset_to_json(&json, &p->end);
+			if (rc == 0) rc = dl_stream_checkpoint_write_offset(s->cp, s->next_batch_id, json);
+			dl_free(json);
+			if (rc == 0) rc = dl_stream_checkpoint_commit(s->cp, s->next_batch_id);
+		}
+		if (rc == 0 && moved) {
+			s->pos = p->end;
+			s->next_batch_id++;
+			s->forced = false;
+		}
 		dl_stream_plan_free(p);
-		return 0;
+		return rc;
 	}
 	int rc = 0;
 	if (s->cp) {

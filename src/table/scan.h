@@ -116,6 +116,11 @@ int dl_scan_batches(dl_batch_stream **out, dl_scan *s);
 /* The change data feed as batches (cdf.c; dl_table_changes exports it). */
 struct dl_changes_options;
 int dl_changes_batches(dl_batch_stream **out, const char *uri, const struct dl_changes_options *opts);
+/* The same, leaving out the data and cdc files whose path `skip` accepts
+ * (a stream's excludeRegex, as Spark's DeltaSource filters change files). */
+typedef bool (*dl_changes_skip_fn)(void *payload, const char *path);
+int dl_changes_batches_skipping(dl_batch_stream **out, const char *uri, const struct dl_changes_options *opts,
+                                dl_changes_skip_fn skip, void *payload);
 
 /* A one-row array holding a partition value of type t parsed from its
  * serialized form (NULL or "" is null). */

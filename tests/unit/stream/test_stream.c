@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <cmocka.h>
 #include "../ops/ops_fixture.h"
@@ -175,8 +176,15 @@ static void test_starting_positions(void **state)
 	assert_int_equal(dl_stream_open(&s, t, &o), DL_EINVALID);
 	assert_string_equal(dl_error_last()->klass, "DELTA_STARTING_VERSION_AND_TIMESTAMP_BOTH_SET");
 	o.starting_timestamp_ms = DL_NO_TIMESTAMP;
-	o.starting_version = 9;
-	assert_int_equal(dl_stream_open(&s, t, &o), DL_EINVALID);
+	/* Spark's checkVersionExists: the latest is fine, beyond it is not */
+	o.starting_version = 2;
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	expect_rows(s, "3,a");
+	dl_stream_close(s);
+	o.starting_version = 3;
+	assert_int_equal(dl_stream_open(&s, t, &o), DL_ENOTFOUND);
+	assert_string_equal(dl_error_last()->klass, "DELTA_VERSION_NOT_FOUND");
+	assert_non_null(strstr(dl_error_last()->message, "Available versions: [0, 2]"));
 	o.starting_version = DL_STREAM_NO_VERSION;
 	o.max_files_per_trigger = -1;
 	assert_int_equal(dl_stream_open(&s, t, &o), DL_EINVALID);
@@ -423,6 +431,179 @@ static void test_schema_change(void **state)
 	dl_stream_close(s);
 }
 
+
+/* ---- commits written by hand (what Spark writes for OPTIMIZE, a no-op
+ * MERGE, a blind append that is not) ---- */
+
+/* The path and size of t's first live file. */
+static void live_file(const char *t, char *path, size_t cap, int64_t *size)
+{
+	dl_snapshot *snap;
+	int rc = dl_snapshot_open(&snap, t, NULL);
+	if (rc < 0) fprintf(stderr, "%s\n", dl_error_last()->message);
+	assert_int_equal(rc, 0);
+	assert_true(dl_snapshot_file_count(snap) > 0);
+	dl_file_info f;
+	assert_int_equal(dl_snapshot_file_at(&f, snap, 0), 0);
+	snprintf(path, cap, "%s", f.path);
+	*size = f.size;
+	dl_snapshot_free(snap);
+}
+
+/* Commits the next version of t: a commitInfo of `operation` (with
+ * `extra` members), then, unless remove_dc < 0, a remove (dataChange
+ * remove_dc) and, unless add_dc < 0, an add (dataChange add_dc) of its
+ * first live file. */
+static int64_t raw_commit(const char *t, const char *operation, const char *extra, int remove_dc, int add_dc)
+{
+	char file[512];
+	int64_t size;
+	live_file(t, file, sizeof file, &size);
+	int64_t v = fx_version(t) + 1, now = dl_now_millis();
+	/* the add is a copy: a commit holds one action per file */
+	char copy[600], src[800], dst[800];
+	snprintf(copy, sizeof copy, "c%" PRId64 "-%s", v, file);
+	snprintf(src, sizeof src, "%s/%s", t, file);
+	snprintf(dst, sizeof dst, "%s/%s", t, copy);
+	if (add_dc >= 0) {
+		FILE *in = fopen(src, "rb"), *out = fopen(dst, "wb");
+		assert_non_null(in);
+		assert_non_null(out);
+		char buf[8192];
+		size_t n;
+		while ((n = fread(buf, 1, sizeof buf, in)) > 0) assert_int_equal(fwrite(buf, 1, n, out), n);
+		fclose(in);
+		fclose(out);
+	}
+	char path[256];
+	snprintf(path, sizeof path, "%s/_delta_log/%020" PRId64 ".json", t, v);
+	FILE *f = fopen(path, "wx");
+	assert_non_null(f);
+	fprintf(f, "{\"commitInfo\":{\"timestamp\":%" PRId64 ",\"operation\":\"%s\",\"operationParameters\":{}%s%s}}\n",
+	        now, operation, extra ? "," : "", extra ? extra : "");
+	if (remove_dc >= 0)
+		fprintf(f, "{\"remove\":{\"path\":\"%s\",\"deletionTimestamp\":%" PRId64 ",\"dataChange\":%s,"
+		        "\"extendedFileMetadata\":true,\"partitionValues\":{},\"size\":%" PRId64 "}}\n",
+		        file, now, remove_dc ? "true" : "false", size);
+	if (add_dc >= 0)
+		fprintf(f, "{\"add\":{\"path\":\"%s\",\"partitionValues\":{},\"size\":%" PRId64 ",\"modificationTime\":%"
+		        PRId64 ",\"dataChange\":%s}}\n", copy, size, now, add_dc ? "true" : "false");
+	fclose(f);
+	return v;
+}
+
+static void expect_position(dl_stream *s, int64_t version, int64_t index, bool initial)
+{
+	dl_stream_offset p;
+	dl_stream_position(&p, s);
+	if (p.reservoir_version != version || p.index != index || p.is_starting_version != initial)
+		fprintf(stderr, "position (%" PRId64 ", %" PRId64 ", %d), want (%" PRId64 ", %" PRId64 ", %d)\n",
+		        p.reservoir_version, p.index, p.is_starting_version, version, index, initial);
+	assert_int_equal(p.reservoir_version, version);
+	assert_int_equal(p.index, index);
+	assert_int_equal(p.is_starting_version, initial);
+}
+
+/* The last batch of checkpoint cp: its id, whether committed, its offset. */
+static void last_batch(const char *cp, int64_t *batch, bool *committed, dl_stream_offset *o)
+{
+	dl_stream_checkpoint *c;
+	assert_int_equal(dl_stream_checkpoint_open(&c, cp, NULL), 0);
+	char *text;
+	assert_int_equal(dl_stream_checkpoint_last(batch, &text, committed, c), 0);
+	assert_non_null(text);
+	assert_int_equal(dl_stream_offset_from_json(o, text, strlen(text)), 0);
+	dl_free(text);
+	dl_stream_checkpoint_free(c);
+}
+
+static void expect_checkpoint(const char *cp, int64_t batch, int64_t version, int64_t index)
+{
+	int64_t last;
+	bool committed;
+	dl_stream_offset o;
+	last_batch(cp, &last, &committed, &o);
+	assert_int_equal(last, batch);
+	assert_true(committed);
+	assert_int_equal(o.reservoir_version, version);
+	assert_int_equal(o.index, index);
+	assert_false(o.is_starting_version);
+}
+
+/* Commits that change no data (OPTIMIZE: dataChange false; a commit of
+ * only commitInfo) give no rows and do not stop the stream; the offset
+ * moves onto them as Spark's does, (v, -1), as an empty batch recorded in
+ * the checkpoint, so a restart reads neither them nor the rows before
+ * them again, and skips nothing after them. */
+static void test_empty_commits(void **state)
+{
+	(void)state;
+	const char *t = new_table();
+	append(t, "1,a");
+	char cp[160];
+	snprintf(cp, sizeof cp, "%s/cp%d", root, seq);
+	dl_stream_options o = DL_STREAM_OPTIONS_INIT;
+	o.checkpoint_location = cp;
+	dl_stream *s;
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	expect_rows(s, "1,a");
+	/* the snapshot's last file does not end its version (Spark's isLast) */
+	expect_position(s, 0, 0, true);
+	raw_commit(t, "OPTIMIZE", NULL, 0, 0);
+	expect_rows(s, "");
+	expect_position(s, 1, DL_STREAM_BASE_INDEX, false);
+	expect_checkpoint(cp, 1, 1, DL_STREAM_BASE_INDEX);
+	/* nothing new: no batch */
+	expect_rows(s, "");
+	expect_checkpoint(cp, 1, 1, DL_STREAM_BASE_INDEX);
+	raw_commit(t, "SET TBLPROPERTIES", NULL, -1, -1);
+	raw_commit(t, "OPTIMIZE", NULL, 0, 0);
+	expect_rows(s, "");
+	expect_position(s, 3, DL_STREAM_BASE_INDEX, false);
+	dl_stream_close(s);
+	/* a restart across the empty commits */
+	append(t, "2,a");
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	expect_position(s, 3, DL_STREAM_BASE_INDEX, false);
+	expect_rows(s, "2,a");
+	expect_position(s, 5, DL_STREAM_BASE_INDEX, false);
+	raw_commit(t, "OPTIMIZE", NULL, 0, 0);
+	dl_stream_close(s);
+	/* the empty commit is the last thing: a restart sees it, then the next */
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	expect_rows(s, "");
+	expect_position(s, 5, DL_STREAM_BASE_INDEX, false);
+	dl_stream_close(s);
+	append(t, "3,a");
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	expect_rows(s, "3,a");
+	expect_rows(s, "");
+	dl_stream_close(s);
+	/* an empty commit planned but not committed (a crash between the
+	 * offset and the commit file) is finished by the restart */
+	int64_t v = raw_commit(t, "OPTIMIZE", NULL, 0, 0);
+	int64_t last;
+	bool committed;
+	dl_stream_offset e;
+	last_batch(cp, &last, &committed, &e);
+	assert_true(committed);
+	e.reservoir_version = v;
+	e.index = DL_STREAM_BASE_INDEX;
+	char *json;
+	assert_int_equal(dl_stream_offset_to_json(&json, &e), 0);
+	dl_stream_checkpoint *c;
+	assert_int_equal(dl_stream_checkpoint_open(&c, cp, NULL), 0);
+	assert_int_equal(dl_stream_checkpoint_write_offset(c, last + 1, json), 0);
+	dl_stream_checkpoint_free(c);
+	dl_free(json);
+	append(t, "4,a");
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	expect_rows(s, "");            /* the replayed empty batch, committed */
+	expect_checkpoint(cp, last + 1, v, DL_STREAM_BASE_INDEX);
+	expect_rows(s, "4,a");
+	dl_stream_close(s);
+}
+
 static void test_checkpoint_resume(void **state)
 {
 	(void)state;
@@ -638,6 +819,7 @@ int main(void)
 		cmocka_unit_test(test_exclude_filter_columns),
 		cmocka_unit_test(test_read_change_feed),
 		cmocka_unit_test(test_schema_change),
+		cmocka_unit_test(test_empty_commits),
 		cmocka_unit_test(test_checkpoint_resume),
 		cmocka_unit_test(test_mem_store),
 		cmocka_unit_test(test_offset_json),
