@@ -604,6 +604,174 @@ static void test_empty_commits(void **state)
 	dl_stream_close(s);
 }
 
+static const char *cdf_table(const char *rows, bool partitioned)
+{
+	const char *t = new_table();
+	int64_t v;
+	dl_write_options w = fx_opts(DL_WRITE_APPEND);
+	const char *parts[] = {"p"};
+	if (partitioned) {
+		w.partition_by = parts;
+		w.npartition_by = 1;
+	}
+	const char *k[] = {"delta.enableChangeDataFeed"}, *val[] = {"true"};
+	w.property_keys = k;
+	w.property_values = val;
+	w.nproperties = 1;
+	assert_int_equal(fx_write(&v, t, "id BIGINT, p STRING", rows, &w), 0);
+	return t;
+}
+
+/* readChangeFeed over commits that change no data: OPTIMIZE
+ * (dataChange false), a commit of only commitInfo, and a MERGE that
+ * rewrote a file but whose metrics say no row changed (Spark's
+ * CDCReader.shouldSkipFileActionsInCommit). None gives rows or stops the
+ * stream; the offset moves onto each as (v, -1), and a restart from the
+ * checkpoint reads only what came after. */
+static void test_cdf_empty_commits(void **state)
+{
+	(void)state;
+	const char *t = cdf_table("1,a;2,b", false);
+	char cp[160];
+	snprintf(cp, sizeof cp, "%s/cp%d", root, seq);
+	dl_stream_options o = DL_STREAM_OPTIONS_INIT;
+	o.read_change_feed = true;
+	o.checkpoint_location = cp;
+	const char *cols[] = {"id", "_change_type", "_commit_version"};
+	o.columns = cols;
+	o.ncolumns = 3;
+	dl_stream *s;
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	expect_rows(s, "1,insert,0;2,insert,0");
+	expect_position(s, 0, 0, true);
+	raw_commit(t, "OPTIMIZE", NULL, 0, 0);
+	expect_rows(s, "");
+	expect_position(s, 1, DL_STREAM_BASE_INDEX, false);
+	static const char noop[] = "\"operationMetrics\":{\"numTargetRowsInserted\":\"0\",\"numTargetRowsUpdated\":\"0\","
+	                           "\"numTargetRowsDeleted\":\"0\",\"numTargetFilesAdded\":\"1\"}";
+	raw_commit(t, "MERGE", noop, 1, 1);
+	raw_commit(t, "UPDATE", "\"operationMetrics\":{\"numUpdatedRows\":\"0\"}", -1, -1);
+	expect_rows(s, "");
+	expect_position(s, 3, DL_STREAM_BASE_INDEX, false);
+	expect_checkpoint(cp, 2, 3, DL_STREAM_BASE_INDEX);
+	dl_stream_close(s);
+	/* restart across them */
+	append(t, "3,c");
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	expect_rows(s, "3,insert,4");
+	expect_rows(s, "");
+	dl_stream_close(s);
+	/* a MERGE whose metrics say it changed rows is read: the rewritten
+	 * file's rows as deletes, its copy's as inserts */
+	raw_commit(t, "MERGE", "\"operationMetrics\":{\"numTargetRowsInserted\":\"0\",\"numTargetRowsUpdated\":\"2\","
+	                          "\"numTargetRowsDeleted\":\"0\"}", 1, 1);
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	char *r = next_rows(s, NULL);
+	assert_non_null(strstr(r, ",delete,5"));
+	assert_non_null(strstr(r, ",insert,5"));
+	dl_free(r);
+	dl_stream_close(s);
+}
+
+/* excludeRegex applies to the change feed as to appends (Spark's
+ * noMatchesRegex in DeltaSourceCDCSupport.filterFiles): the initial
+ * snapshot's files, removed files and added files whose path matches give
+ * no change rows. Without readChangeFeed an excluded file still counts
+ * toward maxFilesPerTrigger (Spark drops it only when reading the batch). */
+static void test_exclude_changes(void **state)
+{
+	(void)state;
+	const char *t = cdf_table("1,a;2,b", true);
+	dl_stream_options o = DL_STREAM_OPTIONS_INIT;
+	o.read_change_feed = true;
+	o.exclude_regex = "p=a/";
+	const char *cols[] = {"id", "_change_type", "_commit_version"};
+	o.columns = cols;
+	o.ncolumns = 3;
+	dl_stream *s;
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	expect_rows(s, "2,insert,0");
+	rewrite_partition(t, "a", NULL, "DELETE");      /* v1: only p=a: nothing */
+	rewrite_partition(t, "b", "5,b", "UPDATE");     /* v2: remove p=b, add p=b */
+	int64_t v;
+	dl_write_options w = fx_opts(DL_WRITE_APPEND);
+	assert_int_equal(fx_write(&v, t, "id BIGINT, p STRING", "6,a;7,b", &w), 0); /* v3 */
+	expect_rows(s, "2,delete,2;5,insert,2;7,insert,3");
+	dl_stream_close(s);
+	/* split file by file, the same rows */
+	o.starting_version = 1;
+	o.max_files_per_trigger = 1;
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	char all[128] = "";
+	for (int i = 0; i < 8; i++) {
+		char *r = next_rows(s, NULL);
+		if (*r) snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", *all ? ";" : "", r);
+		dl_free(r);
+	}
+	assert_string_equal(all, "2,delete,2;5,insert,2;7,insert,3");
+	dl_stream_close(s);
+
+	/* without the feed: the excluded file takes the batch's one file */
+	const char *u = new_table();
+	append(u, "1,a");
+	append(u, "2,a");
+	char file[512];
+	int64_t size;
+	live_file(u, file, sizeof file, &size);
+	dl_snapshot *snap;
+	assert_int_equal(dl_snapshot_open(&snap, u, NULL), 0);
+	dl_file_info f0;
+	int64_t first_version_file = -1;
+	for (size_t i = 0; i < dl_snapshot_file_count(snap); i++) {
+		assert_int_equal(dl_snapshot_file_at(&f0, snap, i), 0);
+		char *c0 = fx_commit(u, 0);
+		if (strstr(c0, f0.path)) {
+			snprintf(file, sizeof file, "%.8s", strstr(f0.path, "-") + 1);
+			first_version_file = (int64_t)i;
+		}
+		dl_free(c0);
+	}
+	dl_snapshot_free(snap);
+	assert_true(first_version_file >= 0);
+	dl_stream_options p = DL_STREAM_OPTIONS_INIT;
+	p.starting_version = 0;
+	p.max_files_per_trigger = 1;
+	p.exclude_regex = file;
+	assert_int_equal(dl_stream_open(&s, u, &p), 0);
+	expect_rows(s, "");
+	expect_position(s, 1, DL_STREAM_BASE_INDEX, false);
+	expect_rows(s, "2,a");
+	dl_stream_close(s);
+}
+
+/* Spark's DeltaSource does not read commitInfo.isBlindAppend: the
+ * actions decide. A commit claiming to be a blind append that removes
+ * data still stops the stream. */
+static void test_blind_append_flag(void **state)
+{
+	(void)state;
+	const char *t = new_table();
+	append(t, "1,a");
+	dl_stream_options o = DL_STREAM_OPTIONS_INIT;
+	o.starting_version = DL_STREAM_LATEST;
+	dl_stream *s;
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	raw_commit(t, "WRITE", "\"isBlindAppend\":true", 1, -1);
+	struct ArrowArrayStream st;
+	dl_stream_offset end;
+	int64_t id;
+	assert_int_equal(dl_stream_next_batch(&st, &end, &id, s), DL_EUNSUPPORTED);
+	assert_string_equal(dl_error_last()->klass, "DELTA_SOURCE_IGNORE_DELETE");
+	dl_stream_close(s);
+	/* and one that says it is not, with only an add, is read */
+	const char *u = new_table();
+	append(u, "2,b");
+	assert_int_equal(dl_stream_open(&s, u, &o), 0);
+	raw_commit(u, "WRITE", "\"isBlindAppend\":false", -1, 1);
+	expect_rows(s, "2,b");
+	dl_stream_close(s);
+}
+
 static void test_checkpoint_resume(void **state)
 {
 	(void)state;
@@ -820,6 +988,9 @@ int main(void)
 		cmocka_unit_test(test_read_change_feed),
 		cmocka_unit_test(test_schema_change),
 		cmocka_unit_test(test_empty_commits),
+		cmocka_unit_test(test_cdf_empty_commits),
+		cmocka_unit_test(test_exclude_changes),
+		cmocka_unit_test(test_blind_append_flag),
 		cmocka_unit_test(test_checkpoint_resume),
 		cmocka_unit_test(test_mem_store),
 		cmocka_unit_test(test_offset_json),
