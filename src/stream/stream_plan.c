@@ -452,25 +452,19 @@ int dl_stream_plan_batch(st_plan **out, dl_stream *s)
 		if (s->forced && v > s->forced_end.reservoir_version) break;
 		st_commit c;
 		bool missing;
-		size_t before = p->n;
 		rc = dl_stream_read_commit(&c, &p->arena, s, v, &missing);
 		if (rc == 0 && missing) {
 			dl_free(c.items);
 			break;
 		}
-		/* commit v's actions live in p->arena: the units point into them */
-		dl_stream_offset saved = p->end;
+		/* commit v's actions live in p->arena: the units point into them.
+		 * A commit the stream may not read fails the whole batch, files
+		 * of earlier commits in it included, as Spark's latestOffset
+		 * throws while listing (a smaller maxFilesPerTrigger ends the
+		 * batch before it) */
 		if (rc == 0) rc = plan_commit(s, p, &a, &c, v);
 		dl_free(c.items);
 		if (rc == 1) full = 1, rc = 0;
-		if (rc < 0 && before > 0 && !s->forced) {
-			/* deliver what was taken before the failing commit; the error
-			 * comes back when the next batch reads that commit again */
-			p->n = before;
-			p->end = saved;
-			rc = 0;
-			break;
-		}
 	}
 	if (rc < 0) {
 		dl_stream_plan_free(p);

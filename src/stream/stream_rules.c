@@ -34,15 +34,17 @@ int dl_stream_check_commit(bool *skip, dl_stream *s, const st_commit *c, int64_t
 	bool allow_deletes = allow_changes || o->ignore_deletes;
 	if (seen_add && !allow_changes)
 		return dl_error_set_class(DL_EUNSUPPORTED, "DELTA_SOURCE_TABLE_IGNORE_CHANGES",
-		                          "Detected a data update (for example %s) in the source table at version %"
-		                          PRId64 ". This is currently not supported. If you'd like to ignore updates, "
-		                          "set the option 'skipChangeCommits' to 'true'. If you would like the data "
-		                          "update to be reflected, please restart this query with a fresh checkpoint "
-		                          "directory. The source table can be found at path %s.",
-		                          operation ? operation : removed, version, s->table);
+		                          "[DELTA_SOURCE_TABLE_IGNORE_CHANGES] Detected a data update (for example %s) "
+		                          "in the source table at version %" PRId64 " (operation %s). This is currently "
+		                          "not supported. If you'd like to ignore updates, set the option "
+		                          "'skipChangeCommits' to 'true'. If you would like the data update to be "
+		                          "reflected, please restart this query with a fresh checkpoint directory. The "
+		                          "source table can be found at path %s.",
+		                          removed, version, operation ? operation : "unknown", s->table);
 	if (!seen_add && !allow_deletes)
 		return dl_error_set_class(DL_EUNSUPPORTED, "DELTA_SOURCE_IGNORE_DELETE",
-		                          "Detected deleted data (for example %s) from streaming source at version %"
+		                          "[DELTA_SOURCE_IGNORE_DELETE] Detected deleted data (for example %s) from "
+		                          "streaming source at version %"
 		                          PRId64 ". This is currently not supported. If you'd like to ignore deletes, "
 		                          "set the option 'ignoreDeletes' to 'true'. The source table can be found at "
 		                          "path %s.", removed, version, s->table);
