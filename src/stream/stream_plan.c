@@ -48,20 +48,21 @@ static int collect(const dl_json *line, int64_t lineno, void *payload)
 	return 0;
 }
 
-/* Whether the log has a commit after `version` (a missing commit with
- * later ones means the log was cleaned up past the stream). */
-static int later_commit_exists(bool *out, dl_store *st, int64_t version)
+/* The first commit of the log after `version`, or -1 (a missing commit
+ * with later ones means the log was cleaned up past the stream). */
+static int later_commit(int64_t *out, dl_store *st, int64_t version)
 {
-	*out = false;
+	*out = -1;
 	char name[32];
 	snprintf(name, sizeof name, "%020" PRId64 ".json", version + 1);
 	dl_object_list l;
 	DL_TRY(dl_store_list_from(&l, st, "_delta_log", name));
-	for (size_t i = 0; i < l.count && !*out; i++) {
+	for (size_t i = 0; i < l.count && *out < 0; i++) {
 		const char *p = strrchr(l.items[i].path, '/');
 		p = p ? p + 1 : l.items[i].path;
 		size_t n = strlen(p);
-		*out = n == 25 && strcmp(p + 20, ".json") == 0;
+		if (n == 25 && strcmp(p + 20, ".json") == 0 && strspn(p, "0123456789") == 20)
+			*out = strtoll(p, NULL, 10);
 	}
 	dl_object_list_free(&l);
 	return 0;
@@ -77,12 +78,20 @@ int dl_stream_read_commit(st_commit *c, dl_arena *arena, dl_stream *s, int64_t v
 	size_t len;
 	int rc = dl_store_get(&data, &len, s->store, path);
 	if (rc == DL_ENOTFOUND) {
-		bool later;
-		DL_TRY(later_commit_exists(&later, s->store, version));
-		if (later)
-			return dl_error_set(DL_ENOTFOUND, "commit %" PRId64 " (%s) of %s is missing: the log was cleaned up "
-			                    "past the stream's position; restart the stream with a new checkpoint", version,
-			                    path, s->table);
+		int64_t later;
+		DL_TRY(later_commit(&later, s->store, version));
+		/* Spark's failOnDataLossException (failOnDataLoss = false, reading
+		 * on past the gap, is not offered) */
+		if (later >= 0)
+			return dl_error_set_class(DL_ENOTFOUND, "DELTA_MISSING_FILES_UNEXPECTED_VERSION",
+			                          "[DELTA_MISSING_FILES_UNEXPECTED_VERSION] The stream from your Delta table "
+			                          "was expecting process data from version %" PRId64 ", but the earliest "
+			                          "available version in the _delta_log directory is %" PRId64 " (%s is "
+			                          "missing in %s). The files in the transaction log may have been deleted due "
+			                          "to log cleanup. In order to avoid losing data, we recommend that you "
+			                          "restart your stream with a new checkpoint location and to increase your "
+			                          "delta.logRetentionDuration setting, if you have explicitly set it below "
+			                          "30 days", version, later, path, s->table);
 		*missing = true;
 		return 0;
 	}

@@ -178,11 +178,20 @@ static int compile_exclude(dl_stream *s)
 {
 	if (!s->o.exclude_regex) return 0;
 	dl_buf ere = DL_BUF_INIT;
+	char why[256] = "";
 	int rc = ex_regex_from_java(&ere, s->o.exclude_regex, strlen(s->o.exclude_regex));
-	if (rc == 0 && regcomp(&s->exclude, ere.data ? ere.data : "", REG_EXTENDED | REG_NOSUB) != 0)
-		rc = dl_error_set(DL_EINVALID, "excludeRegex '%s' does not compile", s->o.exclude_regex);
+	if (rc < 0) snprintf(why, sizeof why, ": %s", dl_error_last()->message);
+	if (rc == DL_ENOMEM) {
+		dl_buf_free(&ere);
+		return rc;
+	}
+	if (rc == 0 && regcomp(&s->exclude, ere.data ? ere.data : "", REG_EXTENDED | REG_NOSUB) != 0) rc = DL_EINVALID;
 	dl_buf_free(&ere);
-	if (rc < 0) return dl_error_prefix("option excludeRegex");
+	/* Spark's excludeRegexOptionException */
+	if (rc < 0)
+		return dl_error_set_class(DL_EINVALID, "DELTA_REGEX_OPT_SYNTAX_ERROR",
+		                          "[DELTA_REGEX_OPT_SYNTAX_ERROR] Please recheck your syntax for 'excludeRegex': "
+		                          "'%s' is not a valid regular expression%s", s->o.exclude_regex, why);
 	s->has_exclude = true;
 	return 0;
 }

@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <inttypes.h>
 #include <stdint.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include "../ops/ops_fixture.h"
 #include "deltalake/stream.h"
@@ -371,6 +372,34 @@ static void test_exclude_filter_columns(void **state)
 	dl_stream_close(s);
 	o.exclude_regex = "([";
 	assert_int_equal(dl_stream_open(&s, t, &o), DL_EINVALID);
+	assert_string_equal(dl_error_last()->klass, "DELTA_REGEX_OPT_SYNTAX_ERROR");
+	assert_non_null(strstr(dl_error_last()->message, "'(['"));
+}
+
+/* A commit cleaned up past the stream's position is Spark's
+ * failOnDataLossException, naming the expected and the earliest version. */
+static void test_missing_commit(void **state)
+{
+	(void)state;
+	const char *t = new_table();
+	append(t, "1,a");
+	append(t, "2,a");
+	append(t, "3,a");
+	dl_stream_options o = DL_STREAM_OPTIONS_INIT;
+	o.starting_version = 1;
+	dl_stream *s;
+	assert_int_equal(dl_stream_open(&s, t, &o), 0);
+	char path[256];
+	snprintf(path, sizeof path, "%s/_delta_log/%020d.json", t, 1);
+	assert_int_equal(unlink(path), 0);
+	struct ArrowArrayStream st;
+	dl_stream_offset end;
+	int64_t id;
+	assert_int_equal(dl_stream_next_batch(&st, &end, &id, s), DL_ENOTFOUND);
+	assert_string_equal(dl_error_last()->klass, "DELTA_MISSING_FILES_UNEXPECTED_VERSION");
+	assert_non_null(strstr(dl_error_last()->message, "expecting process data from version 1, but the earliest "
+	                                                 "available version in the _delta_log directory is 2"));
+	dl_stream_close(s);
 }
 
 static void test_read_change_feed(void **state)
@@ -995,6 +1024,7 @@ int main(void)
 		cmocka_unit_test(test_read_change_feed),
 		cmocka_unit_test(test_schema_change),
 		cmocka_unit_test(test_empty_commits),
+		cmocka_unit_test(test_missing_commit),
 		cmocka_unit_test(test_cdf_empty_commits),
 		cmocka_unit_test(test_exclude_changes),
 		cmocka_unit_test(test_blind_append_flag),
