@@ -459,6 +459,10 @@ int dl_stream_plan_batch(st_plan **out, dl_stream *s)
 	int64_t first = s->pos.reservoir_version + (s->pos.is_starting_version ? 1 : 0);
 	for (int64_t v = first; rc == 0 && !full; v++) {
 		if (s->forced && v > s->forced_end.reservoir_version) break;
+		/* the change feed stops listing commits once the limits are used
+		 * up (getFileChangesForCDC's takeWhile(hasCapacity)): the next
+		 * commit is not even checked */
+		if (s->o.read_change_feed && !s->forced && !(a.files_left > 0 && a.bytes_left > 0)) break;
 		st_commit c;
 		bool missing;
 		rc = dl_stream_read_commit(&c, &p->arena, s, v, &missing);
