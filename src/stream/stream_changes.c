@@ -135,7 +135,8 @@ static int open_commit(cdf_units *c, int64_t v)
 	co.store = c->s->store;
 	co.start_version = v;
 	co.end_version = v;
-	int rc = dl_changes_batches_skipping(&c->cur, NULL, &co, c->s->has_exclude ? skip_excluded : NULL, c->s);
+	int rc = dl_changes_batches_skipping(&c->cur, NULL, &co, c->s->has_exclude ? skip_excluded : NULL, c->s,
+	                                     c->s->read_snap);
 	if (rc < 0) return dl_error_prefix("%s: the changes of version %" PRId64, c->s->table, v);
 	return 0;
 }

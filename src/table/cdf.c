@@ -532,11 +532,11 @@ static int build_schema(cdf *c)
 
 int dl_changes_batches(dl_batch_stream **out, const char *uri, const dl_changes_options *opts)
 {
-	return dl_changes_batches_skipping(out, uri, opts, NULL, NULL);
+	return dl_changes_batches_skipping(out, uri, opts, NULL, NULL, NULL);
 }
 
 int dl_changes_batches_skipping(dl_batch_stream **out, const char *uri, const dl_changes_options *opts,
-                                dl_changes_skip_fn skip, void *payload)
+                                dl_changes_skip_fn skip, void *payload, dl_snapshot *read_snap)
 {
 	/* The size of each version of the options (util/options.h). */
 	static const size_t ends[] = {
@@ -566,8 +566,11 @@ int dl_changes_batches_skipping(dl_batch_stream **out, const char *uri, const dl
 	if (rc == 0) rc = precheck_enabled(c);
 	dl_scan_options sco = DL_SCAN_OPTIONS_INIT;
 	sco.threads = 1;
-	if (rc == 0) rc = dl_scan_open(&c->scan, c->snap, &sco);
-	if (rc == 0) rc = dl_scan_open(&c->cdc_scan, c->snap, &sco);
+	/* the rows come in the reader's schema when it has one (a stream's,
+	 * fixed at its start), else the latest */
+	dl_snapshot *rs = read_snap ? read_snap : c->snap;
+	if (rc == 0) rc = dl_scan_open(&c->scan, rs, &sco);
+	if (rc == 0) rc = dl_scan_open(&c->cdc_scan, rs, &sco);
 	if (rc == 0) rc = build_schema(c);
 	if (rc == 0) rc = extend_change_type(c->cdc_scan, c->string_t);
 	dl_batch_stream *bs = rc == 0 ? dl_calloc(1, sizeof *bs) : NULL;

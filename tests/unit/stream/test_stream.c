@@ -808,6 +808,50 @@ static void test_blind_append_flag(void **state)
 	dl_stream_close(s);
 }
 
+/* readChangeFeed reads its rows in the stream's schema (fixed at open), so
+ * the commits before an incompatible schema change are delivered; and it
+ * stops listing once the batch is full (Spark's getFileChangesForCDC
+ * takeWhile(hasCapacity)), so the change fails only the batch that
+ * reaches it. */
+static void test_cdf_schema_change_after_open(void **state)
+{
+	(void)state;
+	const char *ddls[] = {"id STRING, p STRING", "id BIGINT"}; /* a type change, a dropped column */
+	const char *rows[] = {"x,c", "9"};
+	for (int k = 0; k < 2; k++) {
+		const char *t = cdf_table("1,a", false);
+		append(t, "2,b");
+		dl_stream_options o = DL_STREAM_OPTIONS_INIT;
+		o.read_change_feed = true;
+		o.starting_version = 0;
+		o.max_files_per_trigger = 1;
+		const char *cols[] = {"id", "_change_type"};
+		o.columns = cols;
+		o.ncolumns = 2;
+		dl_stream *s;
+		assert_int_equal(dl_stream_open(&s, t, &o), 0);
+		int64_t v;
+		dl_write_options w = fx_opts(DL_WRITE_OVERWRITE);
+		w.overwrite_schema = true;
+		assert_int_equal(fx_write(&v, t, ddls[k], rows[k], &w), 0);
+		dl_stream_offset end;
+		char *r = next_rows(s, &end);
+		assert_string_equal(r, "1,insert");
+		dl_free(r);
+		r = next_rows(s, &end);
+		assert_string_equal(r, "2,insert");
+		dl_free(r);
+		assert_int_equal(end.reservoir_version, 2);
+		assert_int_equal(end.index, DL_STREAM_BASE_INDEX);
+		struct ArrowArrayStream st;
+		int64_t id;
+		assert_int_equal(dl_stream_next_batch(&st, &end, &id, s), DL_ESCHEMA);
+		assert_string_equal(dl_error_last()->klass, "DELTA_SCHEMA_CHANGED_WITH_VERSION");
+		assert_non_null(strstr(dl_error_last()->message, "version 2"));
+		dl_stream_close(s);
+	}
+}
+
 static void test_checkpoint_resume(void **state)
 {
 	(void)state;
@@ -1026,6 +1070,7 @@ int main(void)
 		cmocka_unit_test(test_empty_commits),
 		cmocka_unit_test(test_missing_commit),
 		cmocka_unit_test(test_cdf_empty_commits),
+		cmocka_unit_test(test_cdf_schema_change_after_open),
 		cmocka_unit_test(test_exclude_changes),
 		cmocka_unit_test(test_blind_append_flag),
 		cmocka_unit_test(test_checkpoint_resume),
