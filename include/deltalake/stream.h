@@ -26,7 +26,9 @@
  * max_bytes_per_trigger is given) and about max_bytes_per_trigger bytes
  * (soft: a batch always takes its first file, then files while bytes
  * remain); it may end inside a commit. Rows come with the stream's
- * projection and filter applied.
+ * projection and filter applied. exclude_regex leaves out matching files
+ * (without read_change_feed they still count toward the limits, as in
+ * Spark). commitInfo.isBlindAppend is not read: the actions decide.
  *
  * Commits that remove data (remove actions with dataChange) stop the
  * stream as in Spark: a commit with only removes (DELETE, a partition
@@ -38,16 +40,22 @@
  * dataChange false) are passed over. A metaData whose schema no longer
  * holds the stream's columns with their types fails with
  * DELTA_SCHEMA_CHANGED_WITH_VERSION naming the version; added nullable
- * columns are fine (not read).
+ * columns are fine (not read). A commit is checked when the planner
+ * reaches it: a failing one fails the batch that reaches it, as Spark's
+ * latestOffset does.
  *
  * With read_change_feed the batches are the change data feed
  * (deltalake/changes.h): the initial snapshot as inserts, then whole
  * commits' changes with _change_type, _commit_version, _commit_timestamp
- * (the removal rules do not apply).
+ * (the removal rules do not apply; a MERGE whose metrics say it changed
+ * no row gives none, as Spark's CDCReader).
  *
  * Offsets are Spark's DeltaSourceOffset (reservoir id = the table id,
  * version, index of the last file taken in that version or -1 before the
- * first, whether the version is the initial snapshot), serialized by
+ * first, whether the version is the initial snapshot), built as Spark's
+ * DeltaSource builds them (a commit that adds nothing moves the offset
+ * onto it as (v, -1); a commit's last file to (v + 1, -1); the initial
+ * snapshot's last file does not end its version), serialized by
  * dl_stream_offset_to_json as Spark writes them. With a checkpoint
  * location (any store URI) each batch's end offset is written as
  * offsets/<batch id> (put-if-absent: two consumers cannot both plan a
@@ -156,14 +164,20 @@ typedef struct dl_stream_options {
  * conflicting or bad options (Spark's rules: startingVersion with
  * startingTimestamp, a negative limit, a regex that does not compile, an
  * unknown column or a filter that does not bind), a checkpoint of another
- * table (DIFFERENT_DELTA_TABLE_READ_BY_STREAMING_SOURCE); those of
- * dl_snapshot_open. */
+ * table (DIFFERENT_DELTA_TABLE_READ_BY_STREAMING_SOURCE), a
+ * startingTimestamp after the last commit
+ * (DELTA_TIMESTAMP_GREATER_THAN_COMMIT); DL_ENOTFOUND for a
+ * startingVersion outside the log's commits (DELTA_VERSION_NOT_FOUND);
+ * those of dl_snapshot_open. */
 DL_EXTERN(int) dl_stream_open(dl_stream **out, const char *uri, const dl_stream_options *opts);
 /* Plans and returns the next micro-batch: its rows as an Arrow stream owned
  * by the caller (release it before the next call and before
  * dl_stream_close: it reads through the stream), its end offset and batch
- * id. When the table has nothing
- * new, out->release is NULL and nothing else changes (poll again later).
+ * id. When there are no rows to read out->release is NULL (poll again
+ * later); if the offset still moved (commits without data changes,
+ * skipped commits, excluded files) that empty batch is recorded as done,
+ * as Spark runs an empty micro-batch: offsets/N and commits/N in the
+ * checkpoint, the position and the batch id advance.
  * A batch not committed is returned again by the next call (same files,
  * same id). */
 DL_EXTERN(int) dl_stream_next_batch(struct ArrowArrayStream *out, dl_stream_offset *end, int64_t *batch_id,

@@ -1,12 +1,8 @@
-/* Commits that are not appends, and the change data feed as a stream.
- *
- * Spark's DeltaSource.validateCommitAndDecideSkipping: a commit with a
- * data-changing remove is an update when it also adds data, a delete when
- * it does not. Updates need ignoreChanges (their added files are read
- * again, so unchanged rows repeat) or skipChangeCommits (the commit is
- * skipped whole); deletes need one of those or ignoreDeletes. A metaData
- * action is checked against the stream's schema. With readChangeFeed none
- * of this applies: the feed says what changed (deltalake/changes.h). */
+/* The change data feed as a stream (readChangeFeed): a plan's units as
+ * rows with _change_type, _commit_version and _commit_timestamp (whole
+ * commits through deltalake/changes.h, single files of a split commit or of
+ * the initial snapshot through the feed's scan), then the stream's filter
+ * and projection over them. */
 #include <inttypes.h>
 #include <string.h>
 #include "columnar/builder.h"
@@ -16,41 +12,6 @@
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/mem.h"
-
-
-int dl_stream_check_commit(bool *skip, dl_stream *s, const st_commit *c, int64_t version)
-{
-	*skip = false;
-	bool seen_add = false;
-	const char *removed = NULL, *operation = NULL;
-	for (size_t i = 0; i < c->n; i++) {
-		const dl_action *a = &c->items[i];
-		if (a->kind == DL_ACTION_ADD && a->u.add.data_change) seen_add = true;
-		else if (a->kind == DL_ACTION_REMOVE && a->u.remove.data_change && !removed) removed = a->u.remove.path;
-		else if (a->kind == DL_ACTION_COMMIT_INFO) operation = a->u.commit_info.operation;
-		else if (a->kind == DL_ACTION_METADATA) DL_TRY(dl_stream_check_schema(s, &a->u.metadata, version));
-	}
-	if (s->o.read_change_feed || !removed) return 0;
-	const dl_stream_options *o = &s->o;
-	*skip = o->skip_change_commits;
-	bool allow_changes = o->ignore_changes || o->skip_change_commits;
-	bool allow_deletes = allow_changes || o->ignore_deletes;
-	if (seen_add && !allow_changes)
-		return dl_error_set_class(DL_EUNSUPPORTED, "DELTA_SOURCE_TABLE_IGNORE_CHANGES",
-		                          "Detected a data update (for example %s) in the source table at version %"
-		                          PRId64 ". This is currently not supported. If you'd like to ignore updates, "
-		                          "set the option 'skipChangeCommits' to 'true'. If you would like the data "
-		                          "update to be reflected, please restart this query with a fresh checkpoint "
-		                          "directory. The source table can be found at path %s.",
-		                          operation ? operation : removed, version, s->table);
-	if (!seen_add && !allow_deletes)
-		return dl_error_set_class(DL_EUNSUPPORTED, "DELTA_SOURCE_IGNORE_DELETE",
-		                          "Detected deleted data (for example %s) from streaming source at version %"
-		                          PRId64 ". This is currently not supported. If you'd like to ignore deletes, "
-		                          "set the option 'ignoreDeletes' to 'true'. The source table can be found at "
-		                          "path %s.", removed, version, s->table);
-	return 0;
-}
 
 /* ---- readChangeFeed ---- */
 
@@ -163,13 +124,19 @@ static const dl_type *cu_schema(dl_batch_stream *bs)
 	return ((cdf_units *)bs->private_data)->s->cdf_schema;
 }
 
+static bool skip_excluded(void *payload, const char *path)
+{
+	return dl_stream_excluded(payload, path);
+}
+
 static int open_commit(cdf_units *c, int64_t v)
 {
 	dl_changes_options co = DL_CHANGES_OPTIONS_INIT;
 	co.store = c->s->store;
 	co.start_version = v;
 	co.end_version = v;
-	int rc = dl_changes_batches(&c->cur, NULL, &co);
+	int rc = dl_changes_batches_skipping(&c->cur, NULL, &co, c->s->has_exclude ? skip_excluded : NULL, c->s,
+	                                     c->s->read_snap);
 	if (rc < 0) return dl_error_prefix("%s: the changes of version %" PRId64, c->s->table, v);
 	return 0;
 }

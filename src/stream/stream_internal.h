@@ -65,21 +65,27 @@ struct dl_stream {
 	dl_expr *cdf_filter;         /* unbound, copied per batch */
 };
 
-/* One commit's actions (stream_source.c). */
+/* One commit's actions (stream_plan.c). */
 typedef struct st_commit {
 	dl_action *items;
 	size_t n, cap;
 } st_commit;
 int dl_stream_read_commit(st_commit *c, dl_arena *arena, dl_stream *s, int64_t version, bool *missing);
 
-/* Spark's rules for commits that are not appends (stream_changes.c):
+/* Spark's rules for commits that are not appends (stream_rules.c):
  * whether the commit is skipped, or the error that stops the stream. */
 int dl_stream_check_commit(bool *skip, dl_stream *s, const st_commit *c, int64_t version);
+/* A metaData action of `version` against the stream's schema (stream_rules.c). */
 int dl_stream_check_schema(dl_stream *s, const dl_metadata *m, int64_t version);
+/* Whether excludeRegex leaves out the file at `path` (stream_plan.c). */
+bool dl_stream_excluded(const dl_stream *s, const char *path);
+/* The next batch from s->pos: its units and end offset (stream_plan.c). */
+int dl_stream_plan_batch(st_plan **out, dl_stream *s);
 /* The readChangeFeed batches of a plan (stream_changes.c). */
 int dl_stream_cdf_init(dl_stream *s);
 int dl_stream_cdf_batches(dl_batch_stream **out, dl_stream *s, st_plan *plan);
-/* The plain batches of a plan: each file through the stream's scan. */
+/* The plain batches of a plan: each file through the stream's scan
+ * (stream_read.c). */
 int dl_stream_file_batches(dl_batch_stream **out, dl_stream *s, st_plan *plan);
 void dl_stream_plan_free(st_plan *p);
 

@@ -41,6 +41,8 @@ typedef struct cdf {
 	size_t npending, head, cap;
 	int64_t cur_version, cur_ts;
 	const char *cur_type;     /* change type of the file being read, NULL: from the file */
+	dl_changes_skip_fn skip;  /* files left out (a stream's excludeRegex), or NULL */
+	void *skip_payload;
 } cdf;
 
 /* ---- output columns ---- */
@@ -297,6 +299,7 @@ static int commit_changes(cdf *c, const commit_actions *ca)
 		for (size_t i = 0; i < ca->n; i++) {
 			if (ca->items[i].kind != DL_ACTION_CDC) continue;
 			const dl_cdc *cd = &ca->items[i].u.cdc;
+			if (c->skip && c->skip(c->skip_payload, cd->path)) continue;
 			dl_add a;
 			memset(&a, 0, sizeof a);
 			a.path = cd->path;
@@ -308,6 +311,9 @@ static int commit_changes(cdf *c, const commit_actions *ca)
 	}
 	for (size_t i = 0; i < ca->n; i++) {
 		const dl_action *a = &ca->items[i];
+		/* a DV pair shares its path: left out together */
+		const char *path = a->kind == DL_ACTION_ADD ? a->u.add.path : a->kind == DL_ACTION_REMOVE ? a->u.remove.path : NULL;
+		if (path && c->skip && c->skip(c->skip_payload, path)) continue;
 		if (a->kind == DL_ACTION_ADD && a->u.add.data_change) {
 			const dl_remove *rm = find_remove(ca, a->u.add.path);
 			if (rm && (rm->dv || a->u.add.dv)) {
@@ -526,6 +532,12 @@ static int build_schema(cdf *c)
 
 int dl_changes_batches(dl_batch_stream **out, const char *uri, const dl_changes_options *opts)
 {
+	return dl_changes_batches_skipping(out, uri, opts, NULL, NULL, NULL);
+}
+
+int dl_changes_batches_skipping(dl_batch_stream **out, const char *uri, const dl_changes_options *opts,
+                                dl_changes_skip_fn skip, void *payload, dl_snapshot *read_snap)
+{
 	/* The size of each version of the options (util/options.h). */
 	static const size_t ends[] = {
 		DL_OPTIONS_END(dl_changes_options, end_timestamp_ms), /* 1 */
@@ -539,6 +551,8 @@ int dl_changes_batches(dl_batch_stream **out, const char *uri, const dl_changes_
 	const dl_changes_options *o = &loaded;
 	cdf *c = dl_calloc(1, sizeof *c);
 	if (!c) return DL_ENOMEM;
+	c->skip = skip;
+	c->skip_payload = payload;
 	dl_snapshot_options so = DL_SNAPSHOT_OPTIONS_INIT;
 	so.skip_tombstones = true;
 	so.store = o->store;
@@ -552,8 +566,11 @@ int dl_changes_batches(dl_batch_stream **out, const char *uri, const dl_changes_
 	if (rc == 0) rc = precheck_enabled(c);
 	dl_scan_options sco = DL_SCAN_OPTIONS_INIT;
 	sco.threads = 1;
-	if (rc == 0) rc = dl_scan_open(&c->scan, c->snap, &sco);
-	if (rc == 0) rc = dl_scan_open(&c->cdc_scan, c->snap, &sco);
+	/* the rows come in the reader's schema when it has one (a stream's,
+	 * fixed at its start), else the latest */
+	dl_snapshot *rs = read_snap ? read_snap : c->snap;
+	if (rc == 0) rc = dl_scan_open(&c->scan, rs, &sco);
+	if (rc == 0) rc = dl_scan_open(&c->cdc_scan, rs, &sco);
 	if (rc == 0) rc = build_schema(c);
 	if (rc == 0) rc = extend_change_type(c->cdc_scan, c->string_t);
 	dl_batch_stream *bs = rc == 0 ? dl_calloc(1, sizeof *bs) : NULL;

@@ -116,6 +116,13 @@ int dl_scan_batches(dl_batch_stream **out, dl_scan *s);
 /* The change data feed as batches (cdf.c; dl_table_changes exports it). */
 struct dl_changes_options;
 int dl_changes_batches(dl_batch_stream **out, const char *uri, const struct dl_changes_options *opts);
+/* The same for a streaming source: leaving out the data and cdc files
+ * whose path `skip` accepts (its excludeRegex, as Spark's DeltaSource
+ * filters change files), and reading the rows in the schema of read_snap
+ * (borrowed; the stream's, fixed at its start) unless it is NULL. */
+typedef bool (*dl_changes_skip_fn)(void *payload, const char *path);
+int dl_changes_batches_skipping(dl_batch_stream **out, const char *uri, const struct dl_changes_options *opts,
+                                dl_changes_skip_fn skip, void *payload, dl_snapshot *read_snap);
 
 /* A one-row array holding a partition value of type t parsed from its
  * serialized form (NULL or "" is null). */
