@@ -180,6 +180,9 @@ grep -q 'tables/cdf/changes' "$tmp/access.log" || fail "--changes did not read t
 refused "--changes on a table without the feed" "DELTA_MISSING_CHANGE_DATA" \
 	"$D" follow "$S" --changes --from 1 --max-batches 1
 
+refused "a bad delta-sharing.commits" "delta-sharing.commits is 'bogus'" \
+	"$D" follow "$S" --max-batches 1 --storage-option delta-sharing.commits=bogus
+
 # ---- without history sharing: the snapshot, but no commits ----
 refused "no history sharing" "history sharing is not enabled" "$D" follow "$P#s.sc.nohist" --from 1 --max-batches 1
 
