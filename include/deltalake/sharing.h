@@ -165,7 +165,8 @@ typedef struct dl_sharing_query {
 	int include_historical_metadata; /* changes */
 	const char *starting_timestamp; /* changes */
 	const char *ending_timestamp;   /* changes */
-	/* since version 2: paging (PROTOCOL.md maxFiles / pageToken). With
+	/* since version 2: paging (maxFiles / pageToken: body fields of query,
+	 * query parameters of changes). With
 	 * max_files > 0 the server answers at most that many file lines and,
 	 * while more remain, an endStreamAction whose nextPageToken
 	 * (dl_sharing_line.next_page_token) is sent back as page_token with

@@ -1,6 +1,15 @@
-/* The commits of a shared table's change data feed (client_table.c serves
- * them as `_delta_log/<v>.json`), built from GET .../changes (PROTOCOL.md
- * "Read Change Data Feed from a Table") in both response formats. */
+/* The commits of a shared table (client_table.c serves them as
+ * `_delta_log/<v>.json`), in both response formats, built from one of two
+ * answers (store option delta-sharing.commits):
+ * - `changes` (default): GET .../changes (PROTOCOL.md "Read Change Data
+ *   Feed from a Table"), what the change data feed reads: a commit with
+ *   cdc files is its cdc files;
+ * - `query`: POST .../query with startingVersion / endingVersion, the
+ *   form streaming clients read (Spark's DeltaSharingSource): every
+ *   data-changing add and remove of each version, never cdc files, and on
+ *   tables without the change data feed too. At most commit_versions
+ *   versions a request (DeltaSharingSource's maxVersionsPerRpc, 100).
+ * Both answers are read in pages of delta-sharing.max_files lines. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,13 +30,21 @@ typedef struct changes_ctx {
 	int64_t start, end;
 	bool build;
 	int64_t *ts;
+	char *next_token; /* the page's endStreamAction nextPageToken (malloc'd) */
 } changes_ctx;
 
 static int on_change(const dl_sharing_line *l, void *p)
 {
 	changes_ctx *x = p;
 	sh_table *t = x->t;
-	if (l->kind == DL_SHARING_PROTOCOL || l->kind == DL_SHARING_END_STREAM) return 0;
+	if (l->kind == DL_SHARING_END_STREAM) {
+		dl_free(x->next_token);
+		x->next_token = NULL;
+		if (l->next_page_token && l->next_page_token[0] && !(x->next_token = dl_strdup(l->next_page_token)))
+			return DL_ENOMEM;
+		return 0;
+	}
+	if (l->kind == DL_SHARING_PROTOCOL) return 0;
 	int64_t v = l->version;
 	if (l->kind == DL_SHARING_METADATA) {
 		/* the unversioned one is the table's current metadata */
@@ -117,8 +134,28 @@ int sh_run_changes(sh_table *t, int64_t start, int64_t end, bool build)
 	t->generation++;
 	t->cur_ch_start = start;
 	t->cur_ch_end = end;
-	int64_t tv;
-	int rc = dl_sharing_table_changes(&tv, t->c, t->share, t->schema, t->table, &q, on_change, &x);
+	/* Pages: each page's endStreamAction names the next; the server pins
+	 * the last version of the first, so the pages are one answer. */
+	q.max_files = t->max_files > 0 ? t->max_files : -1;
+	char *token = NULL;
+	int rc = 0;
+	for (;;) {
+		int64_t tv;
+		q.page_token = token;
+		rc = t->commits_query
+		         ? dl_sharing_query_table(&tv, t->c, t->share, t->schema, t->table, &q, on_change, &x)
+		         : dl_sharing_table_changes(&tv, t->c, t->share, t->schema, t->table, &q, on_change, &x);
+		if (rc < 0 || !x.next_token) break;
+		if (token && strcmp(token, x.next_token) == 0) { /* it would page for ever */
+			rc = dl_error_set(DL_ECORRUPT, "the server gave the same pageToken twice");
+			break;
+		}
+		dl_free(token);
+		token = x.next_token;
+		x.next_token = NULL;
+	}
+	dl_free(token);
+	dl_free(x.next_token);
 	t->cur_ch_start = t->cur_ch_end = -1;
 	for (size_t i = 0; rc == 0 && build && i < n; i++) {
 		/* commitInfo first, with the commit time the server gave */
@@ -132,7 +169,8 @@ int sh_run_changes(sh_table *t, int64_t start, int64_t end, bool build)
 	dl_free(x.ts);
 	if (rc < 0) {
 		if (build) sh_free_commits(t);
-		dl_error_prefix("changes of shared table %s.%s.%s", t->share, t->schema, t->table);
+		dl_error_prefix("%s of shared table %s.%s.%s", t->commits_query ? "commits" : "changes",
+		                t->share, t->schema, t->table);
 	}
 	return rc;
 }
@@ -163,7 +201,10 @@ int sh_get_commit(uint8_t **data, size_t *len, sh_table *t, int64_t v)
 		if (rc == 0 && v > latest)
 			rc = dl_store_backend_error(DL_ENOTFOUND, "commit %" PRId64 ": shared table %s.%s.%s is "
 			                            "at version %" PRId64, v, t->share, t->schema, t->table, latest);
-		if (rc == 0) rc = sh_run_changes(t, v, latest, true);
+		int64_t end = latest;
+		if (t->commits_query && t->commit_versions > 0 && latest - v >= t->commit_versions)
+			end = v + t->commit_versions - 1;
+		if (rc == 0) rc = sh_run_changes(t, v, end, true);
 	}
 	if (rc == 0) {
 		const dl_buf *c = &t->commits[v - t->ch_start];

@@ -422,6 +422,11 @@ int dl_sharing_table_changes(int64_t *table_version, dl_sharing_client *c, const
 		rc = add_param(&url, &sep, "endingTimestamp", q->ending_timestamp);
 	if (rc == 0 && q->include_historical_metadata)
 		rc = add_param(&url, &sep, "includeHistoricalMetadata", "true");
+	if (rc == 0 && q->max_files > 0) {
+		snprintf(num, sizeof num, "%" PRId64, q->max_files);
+		rc = add_param(&url, &sep, "maxFiles", num);
+	}
+	if (rc == 0 && q->page_token) rc = add_param(&url, &sep, "pageToken", q->page_token);
 	if (rc == 0) rc = run(table_version, c, "GET", url.data, NULL, fn, payload);
 	dl_buf_free(&url);
 	return rc;

@@ -40,6 +40,9 @@
 
 /* Files per query page unless delta-sharing.max_files says otherwise. */
 #define DEFAULT_MAX_FILES 10000
+/* Versions per commits request in the query form: Spark's
+ * DeltaSharingOptions.MAX_VERSIONS_PER_RPC_DEFAULT. */
+#define DEFAULT_COMMIT_VERSIONS 100
 
 /* ---- paths ---- */
 
@@ -430,6 +433,17 @@ static int t_open(void **impl, const char *uri, const dl_store_options *opts, vo
 			rc = dl_error_set(DL_EINVALID, "store option delta-sharing.max_files is '%s': give the "
 			                  "files per query page (a whole number; 0: no paging)", mf);
 		t->max_files = v;
+	}
+	/* Which answer `_delta_log/<v>.json` is built from (client_changes.c):
+	 * the change data feed's (changes) or a stream's (query). */
+	const char *cm = dl_store_options_get(opts, "delta-sharing.commits");
+	if (rc == 0 && cm && strcmp(cm, "query") == 0) {
+		t->commits_query = true;
+		t->commit_versions = DEFAULT_COMMIT_VERSIONS;
+	} else if (rc == 0 && cm && strcmp(cm, "changes") != 0) {
+		rc = dl_error_set(DL_EINVALID, "store option delta-sharing.commits is '%s': give 'changes' "
+		                  "(commits from the changes endpoint, the default) or 'query' (from the "
+		                  "query's startingVersion form, what streams read)", cm);
 	}
 	if (rc == 0) rc = dl_sharing_client_open(&t->c, profile, &co);
 	/* Asking for the version now makes a table that is not shared (404)

@@ -32,9 +32,14 @@ typedef struct sh_table {
 	dl_strmap files; /* store name -> vfile */
 	int64_t generation;
 	int64_t cur_ch_start, cur_ch_end; /* the changes query being run, else -1 */
-	/* commits ch_start..ch_end built from one changes answer */
+	/* commits ch_start..ch_end built from one changes answer (its pages) */
 	int64_t ch_start, ch_end;
 	dl_buf *commits;
+	/* delta-sharing.commits=query: commits from the query's startingVersion
+	 * form (a stream's adds and removes), at most commit_versions a request;
+	 * else from the changes endpoint (the change data feed's cdc files). */
+	bool commits_query;
+	int64_t commit_versions;
 } sh_table;
 
 typedef struct build_ctx {

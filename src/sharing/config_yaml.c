@@ -4,10 +4,12 @@
  * cdfEnabled/startVersion, authorization.bearerToken, ssl, host, port,
  * endpoint, preSignedUrlTimeoutSeconds, requestTimeoutSeconds), so its
  * configs load unchanged, plus our keys: recipients[] (name, tokenHash,
- * expirationTime, shares), tables[].partitionFilter and maxRequestBodyBytes.
+ * expirationTime, shares), tables[].partitionFilter, maxRequestBodyBytes and
+ * snapshotCacheBytes; deltaTableCacheSize bounds the snapshot cache's entries
+ * as the reference's bounds its table cache.
  *
  * Like the reference (FAIL_ON_UNKNOWN_PROPERTIES false), unknown keys are
- * ignored, so its other settings (deltaTableCacheSize...) are accepted.
+ * ignored, so its other settings (stalenessAcceptable...) are accepted.
  * YAML aliases are refused: a config has no use for them and they are how
  * small documents expand into huge ones. */
 #include <ctype.h>
@@ -319,6 +321,10 @@ static int top_pair(const cfg_ctx *x, const char *k, const yaml_node_t *v, void 
 		return get_int(x, v, k, 0, 24 * 3600, &c->request_timeout_s);
 	else if (!strcmp(k, "maxRequestBodyBytes"))
 		return get_int(x, v, k, 1024, 64 << 20, &c->max_body_bytes);
+	else if (!strcmp(k, "deltaTableCacheSize"))
+		return get_int(x, v, k, 0, 100000, &c->snapshot_cache_entries);
+	else if (!strcmp(k, "snapshotCacheBytes"))
+		return get_int(x, v, k, 0, INT64_MAX, &c->snapshot_cache_bytes);
 	return 0;
 }
 
@@ -427,6 +433,8 @@ int dl_shr_config_parse(dl_shr_config *out, const char *text, size_t len, const 
 	out->presigned_url_timeout_s = 3600;
 	out->request_timeout_s = 30;
 	out->max_body_bytes = 1 << 20;
+	out->snapshot_cache_entries = 10;
+	out->snapshot_cache_bytes = (int64_t)256 << 20;
 	if (len > DL_SHR_CONFIG_MAX_BYTES)
 		return dl_error_set(DL_EINVALID, "%s: a config of %zu bytes is larger than the %d allowed",
 		                    what, len, DL_SHR_CONFIG_MAX_BYTES);

@@ -11,6 +11,7 @@
  *   server_predicates.c  jsonPredicateHints to Spark SQL
  *   server_changes.c the change data feed
  *   server_files.c   the /files endpoint serving signed URLs
+ *   server_snapshot_cache.c  replayed snapshots kept for later requests
  *   server_log.c     the access log line */
 #ifndef DL_SHARING_SERVER_H
 #define DL_SHARING_SERVER_H
@@ -74,6 +75,8 @@ typedef struct dl_shr_config {
 	const char *ssl_cert;        /* ssl.certificateFile, or NULL */
 	const char *ssl_key;         /* ssl.certificateKeyFile */
 	int64_t max_body_bytes;      /* our limit: 1 MiB by default */
+	int64_t snapshot_cache_entries; /* deltaTableCacheSize: 10 by default */
+	int64_t snapshot_cache_bytes;   /* snapshotCacheBytes: 256 MiB by default; 0: no cache */
 } dl_shr_config;
 
 /* Parses YAML text (what names it in messages: the file path). Errors are
@@ -125,6 +128,7 @@ void dl_shr_file_id(char out[33], const char *path);
 /* ---- the server ------------------------------------------------------- */
 
 typedef struct dl_shr_s3_cache dl_shr_s3_cache;
+typedef struct dl_shr_snapshot_cache dl_shr_snapshot_cache;
 
 typedef struct dl_shr_server {
 	dl_shr_config config;
@@ -137,6 +141,7 @@ typedef struct dl_shr_server {
 	int64_t max_body;
 	pthread_mutex_t s3_mu;       /* guards s3 */
 	dl_shr_s3_cache *s3;         /* object store configurations of tables (signed_url_store.c) */
+	dl_shr_snapshot_cache *snapshots; /* server_snapshot_cache.c; NULL: off */
 } dl_shr_server;
 
 /* signed_url_store.c: a presigned S3 or Azure SAS URL of a file (rel:
@@ -248,10 +253,19 @@ typedef struct dl_shr_caps {
 	bool want_both_;             /* both formats offered: chosen per table */
 } dl_shr_caps;
 void dl_shr_caps_parse(dl_shr_caps *out, const char *header);
-/* Opens the snapshot a table config names, confined to the table root. */
+/* The snapshot a table config names, confined to the table root
+ * (server_snapshot_cache.c): lent from the server's cache or replayed (and
+ * then cached); give it back with dl_shr_release_snapshot, never
+ * dl_snapshot_free. Read it only: other requests may share it. */
 struct dl_snapshot;
-int dl_shr_open_snapshot(struct dl_snapshot **out, const dl_shr_table *t, int64_t version,
-                         int64_t timestamp_ms, bool metadata_only);
+int dl_shr_open_snapshot(struct dl_snapshot **out, dl_shr_server *srv, const dl_shr_table *t,
+                         int64_t version, int64_t timestamp_ms, bool metadata_only);
+void dl_shr_release_snapshot(dl_shr_server *srv, struct dl_snapshot *snap);
+/* max_entries or max_bytes 0: no cache (*out NULL). */
+int dl_shr_snapshot_cache_new(dl_shr_snapshot_cache **out, size_t max_entries, size_t max_bytes);
+void dl_shr_snapshot_cache_free(dl_shr_snapshot_cache *c);
+void dl_shr_snapshot_cache_stats(const dl_shr_snapshot_cache *c, uint64_t *hits, uint64_t *misses,
+                                 size_t *bytes);
 /* "yyyy-[m]m-[d]d hh:mm:ss[.f...]" (PROTOCOL.md "Timestamp Format", read in
  * UTC, the server's zone) or ISO-8601 to epoch ms. */
 int dl_shr_parse_timestamp(int64_t *ms, const char *text);

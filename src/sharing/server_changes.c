@@ -281,7 +281,7 @@ int dl_shr_write_changes(dl_shr_request *req, dl_shr_response *resp, const dl_sh
 		return -1;
 	}
 	dl_snapshot *snap;
-	int rc = dl_shr_open_snapshot(&snap, t->table, end, DL_NO_TIMESTAMP, false);
+	int rc = dl_shr_open_snapshot(&snap, req->srv, t->table, end, DL_NO_TIMESTAMP, false);
 	if (rc < 0) {
 		dl_shr_error(resp, rc == DL_ENOTFOUND ? 400 : 500,
 		             rc == DL_ENOTFOUND ? "INVALID_PARAMETER_VALUE" : "INTERNAL_ERROR",
@@ -290,7 +290,7 @@ int dl_shr_write_changes(dl_shr_request *req, dl_shr_response *resp, const dl_sh
 	}
 	int64_t last = dl_snapshot_version(snap);
 	if (start > last) {
-		dl_snapshot_free(snap);
+		dl_shr_release_snapshot(req->srv, snap);
 		dl_shr_error(resp, 400, "INVALID_PARAMETER_VALUE",
 		             "startingVersion %" PRId64 " is after the table's version %" PRId64, start, last);
 		return -1;
@@ -298,7 +298,7 @@ int dl_shr_write_changes(dl_shr_request *req, dl_shr_response *resp, const dl_sh
 	if (!query_form) {
 		const char *cdf = dl_snapshot_property(snap, "delta.enableChangeDataFeed");
 		if (!cdf || strcasecmp(cdf, "true")) {
-			dl_snapshot_free(snap);
+			dl_shr_release_snapshot(req->srv, snap);
 			dl_shr_error(resp, 400, "INVALID_PARAMETER_VALUE",
 			             "the change data feed is not enabled on table '%s' "
 			             "(delta.enableChangeDataFeed)", t->table->name);
@@ -310,7 +310,7 @@ int dl_shr_write_changes(dl_shr_request *req, dl_shr_response *resp, const dl_sh
 	bool need = (cm && strcasecmp(cm, "none")) || dl_snapshot_has_feature(snap, "deletionVectors");
 	if (caps->want_both_) caps->delta_format = need;
 	if (need && !caps->delta_format) {
-		dl_snapshot_free(snap);
+		dl_shr_release_snapshot(req->srv, snap);
 		dl_shr_error(resp, 400, "FEATURE_NOT_SUPPORTED",
 		             "the table uses deletion vectors or column mapping: send "
 		             "'delta-sharing-capabilities: responseformat=delta'");
@@ -322,7 +322,7 @@ int dl_shr_write_changes(dl_shr_request *req, dl_shr_response *resp, const dl_sh
 	if (rc == 0 && (n == 0 || vs[0] > start)) {
 		dl_free(vs);
 		dl_free(ts);
-		dl_snapshot_free(snap);
+		dl_shr_release_snapshot(req->srv, snap);
 		dl_shr_error(resp, 400, "INVALID_PARAMETER_VALUE",
 		             "version %" PRId64 " of table '%s' is no longer in its log", start, t->table->name);
 		return -1;
@@ -335,7 +335,7 @@ int dl_shr_write_changes(dl_shr_request *req, dl_shr_response *resp, const dl_sh
 		if (frc < 0 || !pf) {
 			dl_free(vs);
 			dl_free(ts);
-			dl_snapshot_free(snap);
+			dl_shr_release_snapshot(req->srv, snap);
 			dl_shr_error(resp, 400, "FEATURE_NOT_SUPPORTED",
 			             "changes of table '%s' are not shared: its partitionFilter is not a filter "
 			             "on partition columns alone", t->table->name);
@@ -380,7 +380,7 @@ int dl_shr_write_changes(dl_shr_request *req, dl_shr_response *resp, const dl_sh
 			             t->table->name);
 		else dl_shr_error(resp, 500, "INTERNAL_ERROR", "could not read the changes of table '%s'",
 		                  t->table->name);
-		dl_snapshot_free(snap);
+		dl_shr_release_snapshot(req->srv, snap);
 		return -1;
 	}
 	resp->content_type = "application/x-ndjson; charset=utf-8";
@@ -388,7 +388,7 @@ int dl_shr_write_changes(dl_shr_request *req, dl_shr_response *resp, const dl_sh
 	snprintf(v, sizeof v, "%" PRId64, start);
 	dl_shr_response_header(resp, "Delta-Table-Version", v);
 	dl_shr_capability_header(resp, caps);
-	dl_snapshot_free(snap);
+	dl_shr_release_snapshot(req->srv, snap);
 	return 0;
 }
 
@@ -408,16 +408,16 @@ static int get_version_arg(int64_t *out, dl_shr_request *req, dl_shr_response *r
 
 /* A timestamp bound to a version: starting -> the first commit at or after,
  * ending -> the last commit at or before. */
-static int ts_bound(int64_t *out, const dl_shr_table *t, const char *text, bool starting)
+static int ts_bound(int64_t *out, dl_shr_server *srv, const dl_shr_table *t, const char *text, bool starting)
 {
 	int64_t ms;
 	DL_TRY(dl_shr_parse_timestamp(&ms, text));
 	dl_snapshot *snap;
-	DL_TRY(dl_shr_open_snapshot(&snap, t, -1, DL_NO_TIMESTAMP, true));
+	DL_TRY(dl_shr_open_snapshot(&snap, srv, t, -1, DL_NO_TIMESTAMP, true));
 	int64_t *vs = NULL, *ts = NULL;
 	size_t n = 0;
 	int rc = dl_log_commit_timestamps(dl_snapshot_store(snap), dl_snapshot_props(snap), &vs, &ts, &n);
-	dl_snapshot_free(snap);
+	dl_shr_release_snapshot(srv, snap);
 	if (rc < 0) return rc;
 	int64_t v = -1;
 	for (size_t i = 0; i < n; i++) {
@@ -460,8 +460,8 @@ void dl_shr_table_changes(dl_shr_request *req, dl_shr_response *resp, const dl_s
 		dl_shr_error(resp, 400, "INVALID_PARAMETER_VALUE", "give endingVersion or endingTimestamp, not both");
 		return;
 	}
-	if ((sts && ts_bound(&start, t->table, sts, true) < 0) ||
-	    (ets && ts_bound(&end, t->table, ets, false) < 0)) {
+	if ((sts && ts_bound(&start, req->srv, t->table, sts, true) < 0) ||
+	    (ets && ts_bound(&end, req->srv, t->table, ets, false) < 0)) {
 		dl_shr_error(resp, 400, "INVALID_PARAMETER_VALUE", "%s",
 		             dl_shr_table_message(t->table, dl_error_last()->message));
 		return;

@@ -286,6 +286,9 @@ DL_EXTERN(int) dl_sharing_server_start(dl_sharing_server **out, const dl_sharing
 	s->access_log = o.access_log;
 	int rc = dl_shr_config_load(&s->config, o.config_path);
 	if (rc == 0) rc = dl_shr_signer_init(&s->signer);
+	if (rc == 0)
+		rc = dl_shr_snapshot_cache_new(&s->snapshots, (size_t)s->config.snapshot_cache_entries,
+		                               (size_t)s->config.snapshot_cache_bytes);
 	if (rc < 0) {
 		dl_sharing_server_stop(h);
 		return rc;
@@ -395,6 +398,7 @@ DL_EXTERN(void) dl_sharing_server_stop(dl_sharing_server *srv)
 	pthread_mutex_destroy(&srv->s.log_mu);
 	dl_shr_s3_cache_free(srv->s.s3);
 	pthread_mutex_destroy(&srv->s.s3_mu);
+	dl_shr_snapshot_cache_free(srv->s.snapshots);
 	dl_free(srv);
 }
 

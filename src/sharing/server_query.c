@@ -122,22 +122,7 @@ static bool settle_format(dl_shr_caps *caps, dl_snapshot *snap, dl_shr_response 
 	return true;
 }
 
-/* ---- snapshots --------------------------------------------------------- */
-
-int dl_shr_open_snapshot(dl_snapshot **out, const dl_shr_table *t, int64_t version,
-                         int64_t timestamp_ms, bool metadata_only)
-{
-	dl_snapshot_options o = DL_SNAPSHOT_OPTIONS_INIT;
-	o.as_of_version = version;
-	o.as_of_timestamp_ms = timestamp_ms;
-	o.metadata_only = metadata_only;
-	o.skip_tombstones = true;
-	/* The table root is the only root: every file must lie inside it. */
-	const char *roots[1] = {t->location};
-	o.allowed_roots = roots;
-	o.nallowed_roots = 1;
-	return dl_snapshot_open(out, t->location, &o);
-}
+/* ---- timestamps -------------------------------------------------------- */
 
 int dl_shr_parse_timestamp(int64_t *ms, const char *text)
 {
@@ -189,7 +174,7 @@ void dl_shr_table_version(dl_shr_request *req, dl_shr_response *resp, const dl_s
 {
 	const char *st = dl_shr_arg(req, "startingTimestamp");
 	dl_snapshot *snap;
-	int rc = dl_shr_open_snapshot(&snap, t->table, -1, DL_NO_TIMESTAMP, true);
+	int rc = dl_shr_open_snapshot(&snap, req->srv, t->table, -1, DL_NO_TIMESTAMP, true);
 	if (rc < 0) {
 		snapshot_error(resp, rc, t, false);
 		return;
@@ -214,13 +199,13 @@ void dl_shr_table_version(dl_shr_request *req, dl_shr_response *resp, const dl_s
 		dl_free(vs);
 		dl_free(ts);
 		if (rc < 0) {
-			dl_snapshot_free(snap);
+			dl_shr_release_snapshot(req->srv, snap);
 			dl_shr_error(resp, 400, "INVALID_PARAMETER_VALUE", "%s",
 			             dl_shr_table_message(t->table, dl_error_last()->message));
 			return;
 		}
 	}
-	dl_snapshot_free(snap);
+	dl_shr_release_snapshot(req->srv, snap);
 	version_header(resp, v);
 	resp->status = 200;
 }
@@ -347,25 +332,25 @@ void dl_shr_table_metadata(dl_shr_request *req, dl_shr_response *resp, const dl_
 	dl_shr_caps_parse(&caps, dl_shr_header(req, "delta-sharing-capabilities"));
 	dl_snapshot *snap;
 	/* Files are needed for size/numFiles and to settle the format. */
-	int rc = dl_shr_open_snapshot(&snap, t->table, -1, DL_NO_TIMESTAMP, false);
+	int rc = dl_shr_open_snapshot(&snap, req->srv, t->table, -1, DL_NO_TIMESTAMP, false);
 	if (rc < 0) {
 		snapshot_error(resp, rc, t, false);
 		return;
 	}
 	if (!settle_format(&caps, snap, resp)) {
-		dl_snapshot_free(snap);
+		dl_shr_release_snapshot(req->srv, snap);
 		return;
 	}
 	rc = dl_shr_write_protocol_metadata(&resp->body, snap, &caps, false, true);
 	if (rc < 0) {
-		dl_snapshot_free(snap);
+		dl_shr_release_snapshot(req->srv, snap);
 		dl_shr_error(resp, 500, "INTERNAL_ERROR", "could not write the metadata");
 		return;
 	}
 	resp->content_type = NDJSON;
 	version_header(resp, dl_snapshot_version(snap));
 	dl_shr_capability_header(resp, &caps);
-	dl_snapshot_free(snap);
+	dl_shr_release_snapshot(req->srv, snap);
 }
 
 /* ---- file URLs ----------------------------------------------------------- */
@@ -687,7 +672,7 @@ void dl_shr_table_query(dl_shr_request *req, dl_shr_response *resp, const dl_shr
 	/* A next page reads the version of the first; without history sharing
 	 * only while that is still the latest. */
 	bool pinned = page_version >= 0 && t->table->history_shared;
-	int rc = dl_shr_open_snapshot(&snap, t->table, pinned ? page_version : q.version,
+	int rc = dl_shr_open_snapshot(&snap, req->srv, t->table, pinned ? page_version : q.version,
 	                              pinned ? DL_NO_TIMESTAMP : ts_ms, false);
 	if (rc < 0) {
 		snapshot_error(resp, rc, t, time_travel || pinned);
@@ -698,12 +683,12 @@ void dl_shr_table_query(dl_shr_request *req, dl_shr_response *resp, const dl_shr
 		dl_shr_error(resp, 400, "INVALID_PARAMETER_VALUE",
 		             "pageToken '%s' is of version %" PRId64 " of table '%s', which is no longer its latest",
 		             q.page_token, page_version, t->table->name);
-		dl_snapshot_free(snap);
+		dl_shr_release_snapshot(req->srv, snap);
 		query_free(&q);
 		return;
 	}
 	if (!settle_format(&caps, snap, resp)) {
-		dl_snapshot_free(snap);
+		dl_shr_release_snapshot(req->srv, snap);
 		query_free(&q);
 		return;
 	}
@@ -712,7 +697,7 @@ void dl_shr_table_query(dl_shr_request *req, dl_shr_response *resp, const dl_shr
 	rc = plan_scan(&scan, snap, t->table, &q, &hints_used);
 	if (rc < 0) {
 		snapshot_error(resp, rc, t, false);
-		dl_snapshot_free(snap);
+		dl_shr_release_snapshot(req->srv, snap);
 		query_free(&q);
 		return;
 	}
@@ -751,6 +736,6 @@ void dl_shr_table_query(dl_shr_request *req, dl_shr_response *resp, const dl_shr
 		dl_shr_capability_header(resp, &caps);
 	}
 	dl_scan_free(scan);
-	dl_snapshot_free(snap);
+	dl_shr_release_snapshot(req->srv, snap);
 	query_free(&q);
 }

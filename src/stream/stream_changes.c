@@ -141,25 +141,50 @@ static int open_commit(cdf_units *c, int64_t v)
 	return 0;
 }
 
+/* The time in commit v's commitInfo (in-commit time first), for a store
+ * that lists no commits: a shared table's commits are served by name only
+ * and carry the server's commit time there (src/sharing/client_changes.c),
+ * as the change data feed reader (table/cdf.c) reads them. */
+static int commit_info_ms(int64_t *ms, dl_stream *s, int64_t v)
+{
+	dl_arena a = DL_ARENA_INIT;
+	st_commit c;
+	bool missing;
+	int rc = dl_stream_read_commit(&c, &a, s, v, &missing);
+	bool found = false;
+	for (size_t i = 0; rc == 0 && !found && i < c.n; i++) {
+		if (c.items[i].kind != DL_ACTION_COMMIT_INFO) continue;
+		const dl_commit_info *ci = &c.items[i].u.commit_info;
+		if (ci->in_commit_timestamp != DL_NONE) *ms = ci->in_commit_timestamp, found = true;
+		else if (ci->timestamp != DL_NONE) *ms = ci->timestamp, found = true;
+	}
+	dl_free(c.items);
+	dl_arena_free(&a);
+	DL_TRY(rc);
+	if (!found)
+		return dl_error_set(DL_ENOTFOUND, "%s: the commit of version %" PRId64 " is not in the log%s", s->table,
+		                    v, missing ? "" : " with its time (no commitInfo timestamp)");
+	return 0;
+}
+
 /* The commit time of version v, as the change data feed gives it
- * (_commit_timestamp): the listing's timestamps for versions after the
- * stream's snapshot. */
+ * (_commit_timestamp): the listing's timestamps (in-commit times where
+ * the table has them); a commit the listing does not hold gives its
+ * commitInfo's. */
 static int commit_ms(int64_t *ms, dl_stream *s, int64_t v)
 {
-	if (v <= dl_snapshot_version(s->read_snap)) return dl_snapshot_commit_timestamp(ms, s->read_snap, v);
 	int64_t *vs, *ts;
 	size_t n;
 	DL_TRY(dl_log_commit_timestamps(s->store, dl_snapshot_props(s->read_snap), &vs, &ts, &n));
-	int rc = dl_error_set(DL_ENOTFOUND, "%s: the commit of version %" PRId64 " is not in the log", s->table, v);
+	bool found = false;
 	for (size_t i = 0; i < n; i++)
 		if (vs[i] == v) {
 			*ms = ts[i];
-			rc = 0;
-			dl_error_clear();
+			found = true;
 		}
 	dl_free(vs);
 	dl_free(ts);
-	return rc;
+	return found ? 0 : commit_info_ms(ms, s, v);
 }
 
 static int cu_next(dl_batch_stream *bs, dl_batch **out)

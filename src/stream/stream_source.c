@@ -44,6 +44,19 @@ static int start_from_options(dl_stream *s, dl_stream_offset *pos, const dl_stre
 		return 0;
 	}
 	if (s->o.starting_timestamp_ms != DL_NO_TIMESTAMP) {
+		/* A store that resolves times itself (a shared table lists no
+		 * commit files: its server answers, GET .../version?
+		 * startingTimestamp, as DeltaSharingSource asks) decides first. */
+		int64_t sv;
+		int by_store = dl_store_version_at_timestamp(&sv, s->store, s->o.starting_timestamp_ms,
+		                                             DL_STORE_TS_STARTING, false);
+		DL_TRY(by_store);
+		if (by_store == 1) {
+			pos->reservoir_version = sv;
+			pos->index = DL_STREAM_BASE_INDEX;
+			pos->is_starting_version = false;
+			return 0;
+		}
 		int64_t *versions, *ts;
 		size_t n;
 		DL_TRY(dl_log_commit_timestamps(s->store, dl_snapshot_props(s->read_snap), &versions, &ts, &n));
@@ -196,6 +209,43 @@ static int compile_exclude(dl_stream *s)
 	return 0;
 }
 
+/* The table's store. A shared table (src/sharing/client_changes.c) builds
+ * its commits from the server's changes endpoint by default, which is what
+ * the change data feed reads (a commit with cdc files is only those); a
+ * plain stream needs every data-changing add and remove of each version,
+ * the query endpoint's startingVersion form, which Spark's
+ * DeltaSharingSource reads and which works without the feed. So a plain
+ * stream asks for delta-sharing.commits=query, placed first: a later
+ * duplicate key wins, so the caller's own choice stands, and other stores
+ * ignore the key (a namespaced option is its backend's). */
+static int open_table_store(dl_store **out, const char *uri, const dl_stream_options *o)
+{
+	if (o->read_change_feed) return dl_store_open(out, uri, o->store_options);
+	const dl_store_options *given = o->store_options;
+	int n = given ? given->noptions : 0;
+	const char **keys = dl_calloc((size_t)n + 1, sizeof *keys);
+	const char **values = dl_calloc((size_t)n + 1, sizeof *values);
+	int rc = keys && values ? 0 : DL_ENOMEM;
+	if (rc == 0) {
+		dl_store_options so = DL_STORE_OPTIONS_INIT;
+		if (given) so = *given;
+		so.version = DL_STORE_OPTIONS_VERSION;
+		keys[0] = "delta-sharing.commits";
+		values[0] = "query";
+		for (int i = 0; i < n; i++) {
+			keys[i + 1] = given->keys[i];
+			values[i + 1] = given->values[i];
+		}
+		so.keys = keys;
+		so.values = values;
+		so.noptions = n + 1;
+		rc = dl_store_open(out, uri, &so);
+	}
+	dl_free(keys);
+	dl_free(values);
+	return rc;
+}
+
 static int open_stream(dl_stream *s, const char *uri, const dl_stream_options *o)
 {
 	DL_TRY(check_options(o));
@@ -204,19 +254,11 @@ static int open_stream(dl_stream *s, const char *uri, const dl_stream_options *o
 		s->store = o->store;
 	} else {
 		if (!uri) return dl_error_set(DL_EINVALID, "dl_stream_open: no table location and no store");
-		DL_TRY(dl_store_open(&s->store, uri, o->store_options));
+		DL_TRY(open_table_store(&s->store, uri, o));
 		s->owns_store = true;
 	}
 	s->table = dl_strdup(uri ? uri : dl_store_root(s->store));
 	if (!s->table) return DL_ENOMEM;
-	/* The stream finds new commits as log files; a shared table's store
-	 * serves only the snapshot it was asked for, so a stream over it would
-	 * print that snapshot and then wait forever. */
-	if (strcmp(dl_store_scheme(s->store), "delta-sharing") == 0)
-		return dl_error_set(DL_EUNSUPPORTED,
-		                    "%s: streaming reads of a shared table are not supported yet; read its changes with "
-		                    "`deltalake changes` (the server's changes endpoint)",
-		                    s->table);
 	dl_snapshot_options so = DL_SNAPSHOT_OPTIONS_INIT;
 	so.store = s->store;
 	so.metadata_only = true;

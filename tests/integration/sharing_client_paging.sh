@@ -5,7 +5,8 @@
 # files never needs one giant response. Paged, unpaged (max_files=0) and
 # direct reads give the same rows, in both response formats and by
 # version, and the number of query requests in the server's access log is
-# exactly the number of pages of that size. Needs DL_CLI and DL_SHARED_DIR.
+# exactly the number of pages of that size; the same for the change data
+# feed's changes requests. Needs DL_CLI and DL_SHARED_DIR.
 set -uo pipefail
 : "${DL_SHARED_DIR:?DL_SHARED_DIR must name the shared directory}"
 source "$(dirname "$0")/sharing_server_lib.bash"
@@ -14,6 +15,7 @@ C=$DL_SHARED_DIR/conformance
 many=$C/kernel-data/v2-checkpoints-json-with-sidecars  # parquet format, many files
 dvcm=$C/golden/dv-with-columnmapping/delta               # delta format (DVs, column mapping)
 tt=$C/golden/time-travel-partition-changes-b/delta       # versions with different files
+cdf=$C/kernel-data/cdf-table                              # change data feed: add, cdc, remove lines
 token=$("$D" sharing token | awk '/^token:/ {print $2}')
 hash=$(echo -n "$token" | sha256sum | awk '{print $1}')
 cat >"$tmp/shares.yaml" <<YAML
@@ -29,6 +31,9 @@ shares:
       location: "$dvcm"
     - name: "tt"
       location: "$tt"
+      historyShared: true
+    - name: "cdf"
+      location: "$cdf"
       historyShared: true
 recipients:
 - name: "r"
@@ -86,6 +91,25 @@ done
 "$D" files "$P#s.sc.many" --format csv --storage-option delta-sharing.max_files=0 | sort >"$tmp/f2"
 cmp -s "$tmp/f1" "$tmp/f2" || fail "files: paged and unpaged listings differ"
 [ "$(wc -l <"$tmp/f1")" -gt 3 ] || fail "files: $(wc -l <"$tmp/f1") lines"
+
+# The change data feed's commits are one changes answer, paged the same
+# way (maxFiles and pageToken as query parameters): one request per page,
+# rows equal to the table's own feed.
+"$D" changes "$cdf" --format csv | sort >"$tmp/direct"
+[ "$(wc -l <"$tmp/direct")" -gt 3 ] || fail "cdf: the direct feed has $(wc -l <"$tmp/direct") lines"
+lines=$(curl -s -H "Authorization: Bearer $token" "$base/shares/s/schemas/sc/tables/cdf/changes?startingVersion=0" |
+	grep -c '^{"\(add\|cdf\|remove\)"')
+[ "$lines" -ge 3 ] || fail "cdf: $lines file lines in the changes answer: not a paging test"
+changes_reqs() { grep -c '"GET /delta-sharing/shares/s/schemas/sc/tables/cdf/changes" 200' "$tmp/access.log"; }
+for page in 0 1 2; do
+	q0=$(changes_reqs)
+	"$D" changes "$P#s.sc.cdf" --format csv --storage-option delta-sharing.max_files=$page 2>"$tmp/err" | sort >"$tmp/paged" ||
+		fail "changes paged by $page: $(cat "$tmp/err")"
+	got=$(( $(changes_reqs) - q0 ))
+	want=$(( page == 0 ? 1 : (lines + page - 1) / page ))
+	[ "$got" = "$want" ] || fail "changes paged by $page: $got requests for $lines lines; want $want"
+	cmp -s "$tmp/paged" "$tmp/direct" || fail "changes paged by $page: rows differ from the table's feed"
+done
 
 stop_server
 [ "$fails" = 0 ] || { echo "$fails failure(s)"; exit 1; }
