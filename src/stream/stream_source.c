@@ -25,12 +25,20 @@ static int start_from_options(dl_stream *s, dl_stream_offset *pos, const dl_stre
 		 * of the log, not beyond the latest (only commits are read from it,
 		 * so no checkpoint is needed there) */
 		if (!first_end) {
-			int64_t *versions, *ts;
-			size_t n;
-			DL_TRY(dl_log_commit_timestamps(s->store, dl_snapshot_props(s->read_snap), &versions, &ts, &n));
-			int64_t earliest = n ? versions[0] : latest;
-			dl_free(versions);
-			dl_free(ts);
+			/* A shared table's store serves commits by name but lists
+			 * none before its snapshot: the server knows which versions
+			 * it shares (history sharing), so only the upper bound is
+			 * ours to check there. */
+			int64_t earliest = 0;
+			if (strcmp(dl_store_scheme(s->store), "delta-sharing") != 0) {
+				int64_t *versions, *ts;
+				size_t n;
+				DL_TRY(dl_log_commit_timestamps(s->store, dl_snapshot_props(s->read_snap), &versions, &ts,
+				                                &n));
+				earliest = n ? versions[0] : latest;
+				dl_free(versions);
+				dl_free(ts);
+			}
 			if (s->o.starting_version < earliest || s->o.starting_version > latest)
 				return dl_error_set_class(DL_ENOTFOUND, "DELTA_VERSION_NOT_FOUND",
 				                          "[DELTA_VERSION_NOT_FOUND] Cannot time travel Delta table to version %"

@@ -127,7 +127,7 @@ same_follow "--from a commit's time" "$S" "$t" keep --from "2024-01-03 00:00:00"
 same_follow "--from between commits" "$S" "$t" keep --from "2024-01-02 12:00:00" --max-batches 1
 [ "$(grep -c 'tables/t/version' "$tmp/access.log")" -gt "$q0" ] || fail "--from TS: no GET .../version"
 refused "--from after the last commit" "after the latest" "$D" follow "$S" --from "2030-01-01 00:00:00" --max-batches 1
-refused "--from a version after the latest" "startingVersion 9 is after the latest version 4" \
+refused "--from a version after the latest" "Cannot time travel Delta table to version 9" \
 	"$D" follow "$S" --from 9 --max-batches 1
 # the stream's commits came from the query's startingVersion form, never
 # from the changes endpoint (t has no change data feed)
