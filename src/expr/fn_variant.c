@@ -148,10 +148,13 @@ BINDFN(bind_variant_get)
 		if (!txt) return DL_ENOMEM;
 		int rc = ex_parse_type_text(&to, txt);
 		dl_free(txt);
-		if (rc < 0)
+		if (rc < 0) {
+			char why[256]; /* the message is rewritten in place below */
+			snprintf(why, sizeof why, "%s", dl_error_last()->message);
 			return dl_error_set_class(DL_EINVALID, "INVALID_SCHEMA",
 			                          "[INVALID_SCHEMA.PARSE_ERROR] The input schema '%.*s' of %s() is not a valid type: %s",
-			                          (int)ta->lit.v.str.len, ta->lit.v.str.ptr, n->fn->name, dl_error_last()->message);
+			                          (int)ta->lit.v.str.len, ta->lit.v.str.ptr, n->fn->name, why);
+		}
 		to = ex_keep_type(b->e, to);
 		if (!to) return DL_ENOMEM;
 		if (!variant_castable(to, true)) {
