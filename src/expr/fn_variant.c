@@ -103,16 +103,16 @@ bad:
 
 /* ---- binding ----------------------------------------------------------- */
 
-static bool variant_castable(const dl_type *t, bool top)
+/* Spark's VariantGet.checkDataType: maps need string keys. */
+static bool variant_castable(const dl_type *t)
 {
-	(void)top;
 	switch (t->id) {
-	case DL_TYPE_ARRAY: return variant_castable(t->children[0].type, false);
+	case DL_TYPE_ARRAY: return variant_castable(t->children[0].type);
 	case DL_TYPE_MAP:
-		return t->children[0].type->id == DL_TYPE_STRING && variant_castable(t->children[1].type, false);
+		return t->children[0].type->id == DL_TYPE_STRING && variant_castable(t->children[1].type);
 	case DL_TYPE_STRUCT:
 		for (int i = 0; i < t->nchildren; i++)
-			if (!variant_castable(t->children[i].type, false)) return false;
+			if (!variant_castable(t->children[i].type)) return false;
 		return true;
 	case DL_TYPE_NULL: return false;
 	default: return dl_type_is_numeric(t) || t->id == DL_TYPE_BOOLEAN || t->id == DL_TYPE_STRING ||
@@ -157,7 +157,7 @@ BINDFN(bind_variant_get)
 		}
 		to = ex_keep_type(b->e, to);
 		if (!to) return DL_ENOMEM;
-		if (!variant_castable(to, true)) {
+		if (!variant_castable(to)) {
 			char tn[128];
 			return dl_error_set_class(DL_EINVALID, "DATATYPE_MISMATCH",
 			                          "[DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION] cannot cast \"VARIANT\" to %s in %s()",
