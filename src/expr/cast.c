@@ -75,6 +75,11 @@ static bool castable(const dl_type *from, const dl_type *to)
 	return false;
 }
 
+bool ex_castable(const dl_type *from, const dl_type *to)
+{
+	return castable(from, to);
+}
+
 int ex_cast_check(const dl_type *from, const dl_type *to)
 {
 	if (castable(from, to)) return 0;

@@ -106,6 +106,8 @@ int ex_eval_rows(ex_vec *out, const ex_node *n, ex_vec *args, int nargs, ex_run 
 /* Casting one value (cast.c). out strings go to buf. */
 int ex_cast_val(ex_val *out, const ex_val *in, const dl_type *from, const dl_type *to, bool try_cast,
                 const dl_tz *tz, dl_buf *buf);
+/* Whether CAST(from AS to) is allowed (ANSI rules). */
+bool ex_castable(const dl_type *from, const dl_type *to);
 /* Casts one value (any type, nested recursively) into a builder. */
 int ex_cast_into(dl_builder *b, const ex_val *in, const dl_type *from, const dl_type *to, bool try_cast,
                  const dl_tz *tz, dl_buf *buf);

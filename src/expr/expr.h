@@ -112,6 +112,13 @@ typedef struct dl_stats_provider {
 	int64_t num_records;
 	int (*column)(void *payload, const char *const *path, int depth, dl_col_stats *out);
 	void *payload;
+	/* Optional: bounds of one path inside the variant column `path`
+	 * (PROTOCOL.md "Statistics for Variant Columns"). `jpath` is the
+	 * normalized JSON path ($['a']['b']); min and max come in the type the
+	 * file records (LONG for every integer width, DOUBLE, FLOAT, DECIMAL,
+	 * STRING, DATE, TIMESTAMP, TIMESTAMP_NTZ), the same for both. Null
+	 * counts do not exist for paths. */
+	int (*variant_path)(void *payload, const char *const *path, int depth, const char *jpath, dl_col_stats *out);
 } dl_stats_provider;
 
 /* Decides whether a file may contain rows for which the bound predicate is

@@ -59,6 +59,10 @@ ROWFN(fn_make_date); ROWFN(fn_months_between); ROWFN(fn_next_day); ROWFN(fn_equa
 VECFN(vec_map_parts);
 BINDFN(bind_hex); BINDFN(bind_timestamp_seconds); BINDFN(bind_equal_null); BINDFN(bind_array_size); BINDFN(bind_map_parts);
 
+/* variant (fn_variant.c) */
+ROWFN(fn_is_variant_null); VECFN(vec_variant_get); VECFN(vec_parse_json);
+BINDFN(bind_variant_get); BINDFN(bind_is_variant_null); BINDFN(bind_parse_json);
+
 /* conditional / misc */
 ROWFN(fn_nullif); ROWFN(fn_isnull); ROWFN(fn_isnotnull);
 BINDFN(bind_if); BINDFN(bind_nvl2); BINDFN(bind_nullif);

@@ -182,6 +182,12 @@ static const ex_func funcs[] = {
     {"map_keys", 1, 1, D, "X", 0, bind_map_parts, NULL, vec_map_parts},
     {"map_values", 1, 1, D, "X", 0, bind_map_parts, NULL, vec_map_parts},
     {"uuid", 0, 0, FN_PER_ROW, "", 'S', NULL, fn_uuid, NULL},
+    /* variant */
+    {"variant_get", 2, 3, D, "XXX", 0, bind_variant_get, NULL, vec_variant_get},
+    {"try_variant_get", 2, 3, D, "XXX", 0, bind_variant_get, NULL, vec_variant_get},
+    {"is_variant_null", 1, 1, D, "X", 'B', bind_is_variant_null, fn_is_variant_null, NULL},
+    {"parse_json", 1, 1, D, "X", 0, bind_parse_json, NULL, vec_parse_json},
+    {"try_parse_json", 1, 1, D, "X", 0, bind_parse_json, NULL, vec_parse_json},
     /* conditional */
     {"coalesce", 1, -1, DL_, "C", 'C', NULL, NULL, NULL},
     {"nvl", 2, 2, DL_, "C", 'C', NULL, NULL, NULL},

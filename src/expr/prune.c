@@ -11,6 +11,7 @@
  * or <>. */
 #include "expr/eval.h"
 #include "expr/like.h"
+#include "expr/prune_variant.h"
 #include "util/error.h"
 #include <string.h>
 
@@ -26,6 +27,7 @@ typedef struct colinfo {
 	bool have_min, have_max;
 	ex_val min, max;         /* in cmptype */
 	bool all_null, no_nulls;
+	bool no_nan;             /* the values come from a type without NaN */
 	dl_buf buf;              /* cast scratch */
 } colinfo;
 
@@ -60,7 +62,7 @@ static const ex_node *column_of(const ex_node *n, const ex_node **outer, const d
 {
 	*outer = n;
 	while (n->kind == EX_CAST && !n->flag && monotonic_cast(n->args[0]->type, n->type, tz)) n = n->args[0];
-	return n->kind == EX_COL ? n : NULL;
+	return n->kind == EX_COL || ex_prune_is_variant_get(n) ? n : NULL;
 }
 
 static dl_type *scalar_type(const dl_scalar *s)
@@ -88,9 +90,69 @@ static bool load_stat(colinfo *ci, const dl_scalar *s, ex_val *out, const dl_tz 
 	return ok;
 }
 
+/* A variant_get leaf: the path's bounds converted to the requested type
+ * (see prune_variant.c), all_null from the variant column's null count
+ * (paths have none, so no_nulls stays unknown). */
+static int get_variant(pr_ctx *c, const ex_node *call, colinfo *ci)
+{
+	const ex_node *col = call->args[0];
+	const char *const *path = (const char *const *)col->path;
+	int64_t nr = c->sp->num_records;
+	if (c->sp->column) {
+		dl_col_stats cs;
+		DL_TRY(c->sp->column(c->sp->payload, path, col->npath, &cs));
+		ci->all_null = cs.all_null || (cs.has_null_count && nr >= 0 && cs.null_count >= nr);
+	}
+	if (!c->sp->variant_path) return 0;
+	dl_buf jp = DL_BUF_INIT;
+	int rc = ex_prune_variant_jpath(call, &jp);
+	dl_col_stats vs;
+	memset(&vs, 0, sizeof vs);
+	if (rc == 1) rc = c->sp->variant_path(c->sp->payload, path, col->npath, jp.data, &vs);
+	dl_buf_free(&jp);
+	DL_TRY(rc);
+	if (!ex_prune_variant_cast_ok(vs.has_min ? &vs.min : NULL, vs.has_max ? &vs.max : NULL, call->type)) return 0;
+	dl_type_id rec = vs.has_min ? vs.min.type : vs.max.type;
+	ci->no_nan = rec != DL_TYPE_DOUBLE && rec != DL_TYPE_FLOAT;
+	dl_scalar *side[2] = {&vs.min, &vs.max};
+	bool *has[2] = {&vs.has_min, &vs.has_max};
+	for (int k = 0; k < 2; k++) {
+		if (!*has[k] || side[k]->type == call->type->id) continue;
+		ex_val v, o;
+		ex_val_from_scalar(&v, side[k]);
+		dl_type *st = scalar_type(side[k]);
+		if (!st) return DL_ENOMEM;
+		dl_buf tmp = DL_BUF_INIT; /* the allowed casts give numbers and times only */
+		rc = ex_cast_val(&o, &v, st, call->type, true, c->tz, &tmp);
+		dl_type_unref(st);
+		dl_buf_free(&tmp);
+		if (rc < 0) dl_error_clear();
+		if (rc < 0 || o.null) {
+			*has[k] = false;
+			continue;
+		}
+		ex_scalar_from_val(side[k], &o, call->type);
+	}
+	ci->st.has_min = vs.has_min;
+	ci->st.has_max = vs.has_max;
+	ci->st.min = vs.min;
+	ci->st.max = vs.max;
+	ci->st.max_is_prefix = vs.has_max && vs.max_is_prefix;
+	return 0;
+}
+
 static int get_col(pr_ctx *c, const ex_node *col, const ex_node *outer, colinfo *ci)
 {
 	memset(ci, 0, sizeof *ci);
+	if (col->kind == EX_CALL) {
+		ci->coltype = col->type;
+		ci->cmptype = outer->type;
+		DL_TRY(get_variant(c, col, ci));
+		ci->have_min = ci->st.has_min && load_stat(ci, &ci->st.min, &ci->min, c->tz);
+		ci->have_max = ci->st.has_max && load_stat(ci, &ci->st.max, &ci->max, c->tz);
+		if (ci->st.max_is_prefix && ci->cmptype->id != DL_TYPE_STRING) ci->have_max = false;
+		return 0;
+	}
 	ci->coltype = col->type;
 	ci->cmptype = outer->type;
 	if (!c->sp->column) return 0;
@@ -115,11 +177,17 @@ static bool is_float(const dl_type *t)
 	return t->id == DL_TYPE_FLOAT || t->id == DL_TYPE_DOUBLE;
 }
 
+/* A float max may omit NaN rows, which Spark orders above everything. */
+static bool nan_possible(const colinfo *ci)
+{
+	return is_float(ci->cmptype) && !ci->no_nan;
+}
+
 /* c is above every value of the column (> all). NaN rows (maybe missing
  * from a float max) never equal c, so equality may still use the max. */
 static bool above_all_x(const colinfo *ci, const ex_val *c, bool for_equality)
 {
-	if (!ci->have_max || (is_float(ci->cmptype) && !for_equality)) return false;
+	if (!ci->have_max || (nan_possible(ci) && !for_equality)) return false;
 	int k = ex_val_cmp(c, &ci->max, ci->cmptype);
 	if (ci->st.max_is_prefix) return k > 0 && !has_prefix(c, &ci->max);
 	return k > 0;
@@ -133,7 +201,7 @@ static bool above_all(const colinfo *ci, const ex_val *c)
 
 static bool at_or_above_all(const colinfo *ci, const ex_val *c)
 {
-	if (!ci->have_max || is_float(ci->cmptype)) return false;
+	if (!ci->have_max || nan_possible(ci)) return false;
 	int k = ex_val_cmp(c, &ci->max, ci->cmptype);
 	if (ci->st.max_is_prefix) return k >= 0 && !has_prefix(c, &ci->max);
 	return k >= 0;
@@ -161,7 +229,7 @@ static bool cmp_may(const colinfo *ci, int op, const ex_val *c)
 	case OP_GT: return !at_or_above_all(ci, c);
 	case OP_GE: return !above_all(ci, c);
 	case OP_NE:
-		if (!ci->have_min || !ci->have_max || ci->st.max_is_prefix || is_float(ci->cmptype)) return true;
+		if (!ci->have_min || !ci->have_max || ci->st.max_is_prefix || nan_possible(ci)) return true;
 		return !(ex_val_cmp(&ci->min, c, ci->cmptype) == 0 && ex_val_cmp(&ci->max, c, ci->cmptype) == 0);
 	default: return true;
 	}
@@ -243,7 +311,7 @@ static int in_node(pr_ctx *c, const ex_node *n, bool neg, bool *out)
 	if (neg != n->negated) {
 		/* NOT IN is never TRUE with a NULL in the list, on NULL rows, or
 		 * when every row holds one of the listed values */
-		bool single = ci.have_min && ci.have_max && !ci.st.max_is_prefix && !is_float(ci.cmptype) &&
+		bool single = ci.have_min && ci.have_max && !ci.st.max_is_prefix && !nan_possible(&ci) &&
 		              ex_val_cmp(&ci.min, &ci.max, ci.cmptype) == 0;
 		bool hit = false;
 		for (int i = 1; i < n->nargs; i++) {

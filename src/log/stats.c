@@ -188,6 +188,24 @@ static int column_stats(void *payload, const char *const *path, int depth, dl_co
 	return dl_file_stats_column(&fs->stats, phys, depth, t, out);
 }
 
+static int variant_stats(void *payload, const char *const *path, int depth, const char *jpath, dl_col_stats *out)
+{
+	dl_file_skipping *fs = payload;
+	memset(out, 0, sizeof *out);
+	if (depth < 1 || depth > 64) return 0;
+	const char *phys[64];
+	const dl_type *t = fs->schema;
+	for (int i = 0; i < depth; i++) {
+		if (!t || t->id != DL_TYPE_STRUCT) return 0;
+		int k = dl_type_field_index(t, path[i]);
+		if (k < 0) return 0;
+		DL_TRY(dl_field_physical_name(&t->children[k], fs->mode, &fs->arena, &phys[i]));
+		t = t->children[k].type;
+	}
+	if (!t || t->id != DL_TYPE_VARIANT) return 0;
+	return dl_file_stats_variant_path(&fs->stats, &fs->arena, phys, depth, jpath, out);
+}
+
 int dl_file_skipping_init(dl_file_skipping *fs, dl_stats_provider *out, const dl_type *schema,
                           dl_column_mapping_mode mode, const char *const *partition_columns,
                           int npartition_columns, const dl_add *add)
@@ -207,6 +225,7 @@ int dl_file_skipping_init(dl_file_skipping *fs, dl_stats_provider *out, const dl
 	out->num_records = fs->stats.num_records;
 	out->column = column_stats;
 	out->payload = fs;
+	out->variant_path = variant_stats;
 	return 0;
 }
 

@@ -38,6 +38,16 @@ int dl_file_stats_parse(dl_file_stats *out, dl_arena *arena, const char *json, s
 int dl_file_stats_column(const dl_file_stats *s, const char *const *path, int depth,
                          const dl_type *type, dl_col_stats *out);
 
+/* The bounds of one path inside a variant column (stats_variant.c):
+ * minValues.<col> / maxValues.<col> are z85 text of a variant's metadata
+ * followed by its value, an object keyed by normalized JSON paths
+ * ($['a']['b']) whose values are primitive bounds (PROTOCOL.md "Statistics
+ * for Variant Columns"). Fills out->min / max in the recorded type (see
+ * dl_stats_provider.variant_path); decoded bytes live in `arena`.
+ * Undecodable statistics are treated as absent. */
+int dl_file_stats_variant_path(const dl_file_stats *s, dl_arena *arena, const char *const *path, int depth,
+                               const char *jpath, dl_col_stats *out);
+
 /* Serves one file to dl_expr_may_match: `schema` is the logical table
  * schema the predicate was bound to; partition columns answer from the
  * file's partition values (exact), other columns from its stats. */

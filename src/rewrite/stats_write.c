@@ -177,7 +177,24 @@ static void enter(dl_json_writer *w, nest *ns, char **path, int n)
 	dl_jw_key(w, path[n - 1]);
 }
 
-static void write_pass(dl_json_writer *w, const pq_writer *pw, const bool *inc, pass p, dl_buf *tmp)
+/* How many path steps lead to the variant column holding the leaf (0 when
+ * it is not inside one). */
+static int variant_depth(const pq_leaf *leaf, const dl_type *logical)
+{
+	const dl_type *t = logical;
+	int child = leaf->top;
+	for (int k = 0;; k++) {
+		if (child < 0 || child >= t->nchildren) return 0;
+		const dl_field *f = &t->children[child];
+		if (f->type->id == DL_TYPE_VARIANT) return k + 1 < leaf->npath ? k + 1 : 0;
+		if (k >= leaf->nsteps || leaf->steps[k].kind != PQ_STEP_STRUCT) return 0;
+		t = f->type;
+		child = leaf->steps[k].child;
+	}
+}
+
+static void write_pass(dl_json_writer *w, const pq_writer *pw, const dl_type *logical, const bool *inc, pass p,
+                       dl_buf *tmp)
 {
 	nest ns = {{0}, 0};
 	dl_jw_object_begin(w);
@@ -186,6 +203,16 @@ static void write_pass(dl_json_writer *w, const pq_writer *pw, const bool *inc, 
 		const pq_leaf *leaf = pq_writer_leaf(pw, i);
 		const pq_stats *st = pq_writer_leaf_stats(pw, i);
 		if (!st || leaf->npath < 1 || leaf->npath > MAX_DEPTH) continue;
+		int vd = variant_depth(leaf, logical);
+		if (vd > 0) {
+			/* PROTOCOL.md: a variant column's nullCount is one number, the
+			 * column's own (its required `metadata` is null exactly when
+			 * the variant is); no bounds without shredding */
+			if (p != PASS_NULLS || strcmp(leaf->path[vd], "metadata") != 0) continue;
+			enter(w, &ns, leaf->path, vd);
+			dl_jw_int(w, st->null_count);
+			continue;
+		}
 		if (p != PASS_NULLS && !has_bounds(leaf, st)) continue;
 		if (p != PASS_NULLS && (leaf->type->id == DL_TYPE_FLOAT || leaf->type->id == DL_TYPE_DOUBLE)) {
 			double d = p == PASS_MIN ? st->min.d : st->max.d;
@@ -242,11 +269,11 @@ int dl_stats_json(dl_buf *out, const pq_writer *w, const dl_type *logical,
 		dl_jw_key(&jw, "numRecords");
 		dl_jw_int(&jw, pq_writer_num_rows(w));
 		dl_jw_key(&jw, "minValues");
-		write_pass(&jw, w, inc, PASS_MIN, &tmp);
+		write_pass(&jw, w, logical, inc, PASS_MIN, &tmp);
 		dl_jw_key(&jw, "maxValues");
-		write_pass(&jw, w, inc, PASS_MAX, &tmp);
+		write_pass(&jw, w, logical, inc, PASS_MAX, &tmp);
 		dl_jw_key(&jw, "nullCount");
-		write_pass(&jw, w, inc, PASS_NULLS, &tmp);
+		write_pass(&jw, w, logical, inc, PASS_NULLS, &tmp);
 		dl_jw_object_end(&jw);
 		rc = dl_jw_finish(&jw);
 	}

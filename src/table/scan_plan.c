@@ -435,6 +435,17 @@ static int provider_column(void *payload, const char *const *path, int depth, dl
 	return fp->inner.column(fp->inner.payload, path, depth, out);
 }
 
+/* Variant path bounds come from the file's statistics only (a partition
+ * column is never a variant). */
+static int provider_variant_path(void *payload, const char *const *path, int depth, const char *jpath,
+                                 dl_col_stats *out)
+{
+	file_provider *fp = payload;
+	memset(out, 0, sizeof *out);
+	if (!fp->inner.variant_path || !indexed(fp->s, path, depth)) return 0;
+	return fp->inner.variant_path(fp->inner.payload, path, depth, jpath, out);
+}
+
 int dl_scan_partitions_may_match(bool *may, const dl_scan *s, const dl_str_map *partition_values)
 {
 	*may = true;
@@ -444,8 +455,8 @@ int dl_scan_partitions_may_match(bool *may, const dl_scan *s, const dl_str_map *
 	dl_add a;
 	memset(&a, 0, sizeof a);
 	a.partition_values = *partition_values;
-	file_provider fp = {s, &a, {-1, NULL, NULL}};
-	dl_stats_provider p = {-1, provider_column, &fp};
+	file_provider fp = {s, &a, {-1, NULL, NULL, NULL}};
+	dl_stats_provider p = {-1, provider_column, &fp, provider_variant_path};
 	DL_TRY(dl_expr_may_match(may, s->prune, &p));
 	if (*may && s->prune_generated) DL_TRY(dl_expr_may_match(may, s->prune_generated, &p));
 	return 0;
@@ -466,8 +477,8 @@ static int prune_range(void *ctx, size_t begin, size_t end)
 	int rc = 0;
 	for (size_t i = begin; i < end && rc == 0; i++) {
 		const dl_add *add = dl_log_state_add(st, i);
-		file_provider fp = {s, add, {-1, NULL, NULL}};
-		dl_stats_provider p = {-1, provider_column, &fp};
+		file_provider fp = {s, add, {-1, NULL, NULL, NULL}};
+		dl_stats_provider p = {-1, provider_column, &fp, provider_variant_path};
 		bool may = true;
 		if (s->npart > 0) rc = dl_expr_may_match(&may, s->prune, &p);
 		if (rc == 0 && may && s->prune_generated)

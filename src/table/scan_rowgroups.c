@@ -184,7 +184,7 @@ static int page_ranges(const dl_scan *s, rg_provider *rp, int rg, pq_row_range *
 	pp.collecting = true;
 	rp->rg = rg;
 	int64_t rows = pq_reader_row_group_rows(rp->r, rg);
-	dl_stats_provider sp = {rows, page_column, &pp};
+	dl_stats_provider sp = {rows, page_column, &pp, NULL};
 	bool may;
 	DL_TRY(dl_expr_may_match(&may, s->prune, &sp));
 	pp.collecting = false;
@@ -267,7 +267,7 @@ int dl_scan_prune_row_groups(dl_scan *s, pq_reader *r)
 	int nk = 0, rc = 0;
 	for (int rg = 0; rg < n && rc == 0; rg++) {
 		p.rg = rg;
-		dl_stats_provider sp = {pq_reader_row_group_rows(r, rg), rg_column, &p};
+		dl_stats_provider sp = {pq_reader_row_group_rows(r, rg), rg_column, &p, NULL};
 		bool may = true;
 		rc = dl_expr_may_match(&may, s->prune, &sp);
 		if (may) keep[nk++] = rg;
