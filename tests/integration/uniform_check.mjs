@@ -10,6 +10,14 @@
 //   check-avro TABLE       checks every manifest list and manifest of every snapshot against the
 //                          spec's Avro schemas (names, field ids), and the metadata's required fields
 //   prop TABLE KEY         a property of the current metadata
+//   props TABLE            the current metadata's properties but schema.name-mapping.default,
+//                          sorted "key=value" lines
+//   name-mapping TABLE     checks schema.name-mapping.default against the Iceberg spec's name
+//                          mapping (a JSON list of {names: [string...], field-id?: int,
+//                          fields?: nested list}) and against the current schema: every field,
+//                          list element and map key/value of it, by id and name, nothing else
+//   unset-prop TABLE KEY   a new metadata version v<N+1> without KEY, as an Iceberg engine's
+//                          UpdateProperties.remove commits it (metadata-log extended)
 //   backdate TABLE DAYS    makes every snapshot but the current one DAYS days old (metadata edited)
 //   snapshots TABLE        the snapshot ids, then the snapshot-log's ids (two lines)
 //   referenced TABLE       the manifest lists and manifests the snapshots name, sorted
@@ -132,6 +140,65 @@ if (mode === 'current') {
 }
 if (mode === 'prop') {
 	console.log(m.properties?.[arg] ?? '');
+	process.exit(0);
+}
+if (mode === 'props') {
+	for (const [k, v] of Object.entries(m.properties || {}).sort())
+		if (k !== 'schema.name-mapping.default') console.log(`${k}=${v}`);
+	process.exit(0);
+}
+if (mode === 'name-mapping') {
+	const text = m.properties?.['schema.name-mapping.default'];
+	if (typeof text !== 'string') die('no schema.name-mapping.default');
+	const nm = JSON.parse(text);
+	const valid = (list, at) => {
+		if (!Array.isArray(list)) die(`${at}: a mapping is not a list`);
+		for (const f of list) {
+			const keys = Object.keys(f).sort().join(',');
+			if (!['field-id,names', 'field-id,fields,names', 'names', 'fields,names'].includes(keys))
+				die(`${at}: unexpected members ${keys}`);
+			if (!Array.isArray(f.names) || !f.names.length || f.names.some((n) => typeof n !== 'string'))
+				die(`${at}: names is not a non-empty list of strings`);
+			if ('field-id' in f && !Number.isInteger(f['field-id'])) die(`${at}: field-id is not an integer`);
+			if (f.fields) valid(f.fields, `${at}.${f.names[0]}`);
+		}
+	};
+	valid(nm, '$');
+	// the mapping Iceberg's MappingUtil derives from the schema, by the spec's type JSON
+	const derive = (t) => {
+		if (typeof t !== 'object') return undefined;
+		if (t.type === 'struct') return t.fields.map((f) => ({id: f.id, name: f.name, type: f.type}));
+		if (t.type === 'list') return [{id: t['element-id'], name: 'element', type: t.element}];
+		if (t.type === 'map') return [{id: t['key-id'], name: 'key', type: t.key}, {id: t['value-id'], name: 'value', type: t.value}];
+		die(`unknown type ${JSON.stringify(t)}`);
+	};
+	const same = (list, t, at) => {
+		const want = derive(t);
+		if (!want) { if (list !== undefined) die(`${at}: nested mapping on a primitive`); return; }
+		if (!list || list.length !== want.length) die(`${at}: ${list?.length} mapped fields, the schema has ${want.length}`);
+		want.forEach((w, i) => {
+			if (list[i]['field-id'] !== w.id || list[i].names.join() !== w.name)
+				die(`${at}: mapped ${JSON.stringify(list[i].names)}=${list[i]['field-id']}, the schema has ${w.name}=${w.id}`);
+			same(list[i].fields, w.type, `${at}.${w.name}`);
+		});
+	};
+	const cur = m.schemas.find((x) => x['schema-id'] === m['current-schema-id']);
+	same(nm, cur, '$');
+	const ids = [];
+	const collect = (l) => l.forEach((f) => { ids.push(f['field-id']); if (f.fields) collect(f.fields); });
+	collect(nm);
+	console.log(ids.sort((a, b) => a - b).join(' '));
+	process.exit(0);
+}
+if (mode === 'unset-prop') {
+	const {writeFileSync} = await import('fs');
+	const hint = Number(readFileSync(`${table}/metadata/version-hint.text`, 'utf8').trim());
+	const file = `${table}/metadata/v${hint}.metadata.json`;
+	delete m.properties[arg];
+	m['metadata-log'] = [...(m['metadata-log'] || []), {'timestamp-ms': m['last-updated-ms'], 'metadata-file': file}];
+	m['last-updated-ms'] = Date.now();
+	writeFileSync(`${table}/metadata/v${hint + 1}.metadata.json`, JSON.stringify(m).replace(/:"(-?\d{16,})"/g, ':$1'));
+	writeFileSync(`${table}/metadata/version-hint.text`, String(hint + 1));
 	process.exit(0);
 }
 if (mode === 'backdate') {
