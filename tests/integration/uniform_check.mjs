@@ -24,7 +24,8 @@
 //   fixture DIR KIND       writes a hand-made Iceberg v2 table following the spec: Parquet data files
 //                          by DuckDB with field ids (the identity partition column only in the
 //                          manifests), manifests and a manifest list by avsc, v1.metadata.json and
-//                          version-hint.text; prints its rows as sorted CSV. KIND: plain, deletes
+//                          version-hint.text; prints its rows as sorted CSV. KIND: plain (with
+//                          three table properties), deletes
 //                          (a merge-on-read delete manifest too), evolved (two partition specs),
 //                          decbin (decimal and binary identity partitions; binaries printed X'HEX'
 //                          as deltalake cat does), decbin_bad (a binary value that is not UTF-8),
@@ -519,12 +520,15 @@ async function fixture(dir, kind) {
 	await write(list, listSchema, manifests, {'snapshot-id': String(snap), 'parent-snapshot-id': 'null',
 		'sequence-number': '1', 'format-version': '2'});
 	const specs = [{'spec-id': 0, fields: spec}];
+	// plain: table properties a CONVERT copies (an Iceberg retention of 2 days)
+	const fixtureProps = {'write.parquet.compression-codec': 'zstd', 'history.expire.max-snapshot-age-ms': '172800000',
+		'owner': 'fixture'};
 	if (kind === 'evolved') specs.push({'spec-id': 1, fields: []});
 	const md = `{"format-version":2,"table-uuid":"9c12d441-03fe-4693-9a96-a0705ddf69c1","location":"${dir}",
 "last-sequence-number":1,"last-updated-ms":1700000000000,"last-column-id":${nested ? 14 : decbin ? 5 : 4},"current-schema-id":0,
 "schemas":[${JSON.stringify(schema)}],"default-spec-id":${kind === 'evolved' ? 1 : 0},
 "partition-specs":${JSON.stringify(specs)},"last-partition-id":${nested ? 999 : decbin ? 1001 : 1000},"default-sort-order-id":0,
-"sort-orders":[{"order-id":0,"fields":[]}],"properties":{},"current-snapshot-id":${snap},
+"sort-orders":[{"order-id":0,"fields":[]}],"properties":${JSON.stringify(kind === 'plain' ? fixtureProps : {})},"current-snapshot-id":${snap},
 "snapshots":[{"snapshot-id":${snap},"sequence-number":1,"timestamp-ms":1700000000000,
 "summary":{"operation":"append"},"manifest-list":"${list}","schema-id":0}],
 "snapshot-log":[{"timestamp-ms":1700000000000,"snapshot-id":${snap}}],"metadata-log":[]}`;
