@@ -51,7 +51,8 @@ static int reserved(const char *key)
 }
 
 /* The key as stored: known delta.* keys in DeltaConfigs' spelling,
- * delta.feature.* lower-cased (Spark), others as given. */
+ * delta.feature.* and delta.universalFormat.config.* lower-cased (Spark),
+ * others as given. */
 static int normalized_key(const char **out, ap_ctx *c, const char *key, const char *value)
 {
 	const char *name;
@@ -62,7 +63,7 @@ static int normalized_key(const char **out, ap_ctx *c, const char *key, const ch
 		if (!k) return DL_ENOMEM;
 		snprintf(k, n, "delta.%s", name);
 		*out = k;
-	} else if (strncasecmp(key, "delta.feature.", 14) == 0) {
+	} else if (dl_delta_config_lowercased(key)) {
 		char *k = dl_arena_strdup(&c->t.arena, key);
 		if (!k) return DL_ENOMEM;
 		for (char *p = k; *p; p++) *p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
@@ -226,9 +227,10 @@ static int unset_properties(ap_ctx *c, const char *const *keys, size_t n, bool i
 	for (size_t i = 0; i < n; i++) {
 		if (!keys[i] || !keys[i][0]) return dl_error_set(DL_EINVALID, "UNSET key %zu is empty", i);
 		/* DeltaConfigs.normalizeConfigKeys: known keys take their canonical
-		 * spelling, delta.feature.* lower case, others stay. */
+		 * spelling, delta.feature.* and delta.universalFormat.config.* lower
+		 * case, others stay. */
 		const char *k = keys[i];
-		if (dl_delta_config_is_known(k) || strncasecmp(k, "delta.feature.", 14) == 0) {
+		if (dl_delta_config_is_known(k) || dl_delta_config_lowercased(k)) {
 			const char *name;
 			if (dl_delta_config_validate(&name, k, "") < 0) dl_error_clear();
 			if (name) {

@@ -5,8 +5,11 @@
  * DeltaConfigs defines (DELTA_UNKNOWN_CONFIGURATION otherwise), its value
  * must pass the key's validation (Spark's IllegalArgumentException
  * "requirement failed: <key> <helpMessage>"), internal keys cannot be set
- * (DELTA_CANNOT_MODIFY_TABLE_PROPERTY); delta.feature.* keys and
- * delta.constraints.* pass through (the caller handles them); other keys are
+ * (DELTA_CANNOT_MODIFY_TABLE_PROPERTY); delta.feature.*,
+ * delta.universalFormat.config.* (Spark's DELTA_UNIVERSAL_FORMAT_CONFIG_PREFIX:
+ * "delta.universalFormat.config.[iceberg/hudi].[config_name]", config_name
+ * arbitrary; both stored lower-cased) and delta.constraints.* pass through
+ * (the caller handles them); other keys are
  * user keys, kept as given. Known keys are matched case-insensitively and
  * stored under their canonical spelling, as Spark's entries map does. */
 #include "log/delta_configs.h"
@@ -114,6 +117,12 @@ static const config *find(const char *name)
 	return NULL;
 }
 
+bool dl_delta_config_lowercased(const char *key)
+{
+	return strncasecmp(key, "delta.feature.", 14) == 0 ||
+	       strncasecmp(key, "delta.universalformat.config.", 29) == 0;
+}
+
 bool dl_delta_config_is_known(const char *key)
 {
 	return strncasecmp(key, "delta.", 6) == 0 && find(key + 6) != NULL;
@@ -206,8 +215,7 @@ int dl_delta_config_validate(const char **config_name, const char *key, const ch
 {
 	*config_name = NULL;
 	if (strncasecmp(key, "delta.", 6) != 0) return 0;
-	if (strncasecmp(key, "delta.constraints.", 18) == 0 || strncasecmp(key, "delta.feature.", 14) == 0)
-		return 0;
+	if (strncasecmp(key, "delta.constraints.", 18) == 0 || dl_delta_config_lowercased(key)) return 0;
 	const config *c = find(key + 6);
 	if (!c)
 		return dl_error_set_class(DL_EINVALID, "DELTA_UNKNOWN_CONFIGURATION",

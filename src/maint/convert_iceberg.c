@@ -31,10 +31,19 @@
  *     record_count (min/max are not carried: the files' own column names
  *     are not known without their footers).
  *  5. One commit, as convert.c's: protocol for the configuration,
- *     commitInfo CONVERT with sourceFormat "iceberg". */
+ *     commitInfo CONVERT with sourceFormat "iceberg". The configuration
+ *     is Spark's IcebergTable.properties: all the Iceberg table
+ *     properties, delta.columnMapping.mode = id and
+ *     delta.logRetentionDuration from history.expire.max-snapshot-age-ms.
+ *  6. Like Spark, a table with schema.name-mapping.default is refused
+ *     ("Cannot convert Iceberg tables with column name mapping"): its
+ *     files may lack field ids. UniForm writes that property, so Iceberg
+ *     metadata written by a Delta converter comes back only once an
+ *     Iceberg engine removed it. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <strings.h>
 
 #include "deltalake/maintenance.h"
@@ -425,6 +434,57 @@ static int add_entry(const dl_ice_entry *e, avro_value_t *df, void *payload)
 	return dl_txn_add_file(c->txn, &a);
 }
 
+/* Spark's IcebergTable.properties: every Iceberg table property, then
+ * delta.columnMapping.mode = id and delta.logRetentionDuration = the
+ * Iceberg history.expire.max-snapshot-age-ms (default 5 days) as
+ * "<ms> millisecond", so Delta keeps its history as long as Iceberg kept
+ * its snapshots; and our delta.columnMapping.maxColumnId = last-column-id
+ * (Spark's column mapping assigns it at commit). */
+static int configuration(dl_str_map *out, ice_conv *c, const char *maxid)
+{
+	const dl_json *p = c->meta.properties;
+	size_t n = p ? p->u.obj.n : 0;
+	dl_kv *kv = dl_arena_calloc(&c->arena, n + 3, sizeof *kv);
+	if (!kv) return DL_ENOMEM;
+	uint32_t k = 0;
+	int64_t age = 432000000; /* Iceberg's MAX_SNAPSHOT_AGE_MS_DEFAULT */
+	for (size_t i = 0; i < n; i++) {
+		const dl_json_member *m = &p->u.obj.items[i];
+		if (m->value.kind != DL_JSON_STRING) continue;
+		char *v = dl_arena_alloc(&c->arena, m->value.u.str.len + 1);
+		if (!v) return DL_ENOMEM;
+		memcpy(v, m->value.u.str.ptr, m->value.u.str.len);
+		v[m->value.u.str.len] = 0;
+		if (strcmp(m->key, "history.expire.max-snapshot-age-ms") == 0) {
+			/* PropertyUtil.propertyAsLong: a value that is not a long fails */
+			char *e;
+			long long x = strtoll(v, &e, 10);
+			if (!*v || *e) {
+				char msg[160];
+				snprintf(msg, sizeof msg, "its history.expire.max-snapshot-age-ms '%.60s' is not a number", v);
+				return refuse(c->root, msg);
+			}
+			age = x;
+		}
+		if (strcmp(m->key, "delta.columnMapping.mode") == 0 || strcmp(m->key, "delta.logRetentionDuration") == 0 ||
+		    strcmp(m->key, "delta.columnMapping.maxColumnId") == 0)
+			continue; /* set below, as Spark's + overrides them */
+		kv[k].key = m->key;
+		kv[k++].value = v;
+	}
+	char ret[48];
+	snprintf(ret, sizeof ret, "%" PRId64 " millisecond", age);
+	kv[k].key = "delta.columnMapping.mode";
+	kv[k++].value = "id";
+	kv[k].key = "delta.logRetentionDuration";
+	kv[k++].value = dl_arena_strdup(&c->arena, ret);
+	kv[k].key = "delta.columnMapping.maxColumnId";
+	kv[k++].value = dl_arena_strdup(&c->arena, maxid);
+	if (!kv[k - 1].value || !kv[k - 2].value) return DL_ENOMEM;
+	*out = (dl_str_map){kv, k};
+	return 0;
+}
+
 static int commit(ice_conv *c, dl_convert_metrics *m)
 {
 	dl_ice_manifest_info *list = NULL;
@@ -451,12 +511,13 @@ static int commit(ice_conv *c, dl_convert_metrics *m)
 		if (rc == 0) dl_error_clear();
 	}
 	snprintf(maxid, sizeof maxid, "%" PRId64, last_col);
-	dl_kv conf[] = {{"delta.columnMapping.mode", "id"}, {"delta.columnMapping.maxColumnId", maxid}};
+	dl_str_map conf = {NULL, 0};
+	if (rc == 0) rc = configuration(&conf, c, maxid);
 	md.id = id;
 	md.format_provider = "parquet";
 	md.schema_string = sj.data;
 	md.created_time = dl_now_millis();
-	md.configuration = (dl_str_map){conf, 2};
+	md.configuration = conf;
 	const char **pcols = dl_arena_calloc(&c->arena, (size_t)c->nparts + 1, sizeof *pcols);
 	if (!pcols) rc = DL_ENOMEM;
 	for (int i = 0; i < c->nparts && pcols; i++) pcols[i] = c->parts[i].name;
@@ -515,6 +576,12 @@ int dl_convert_iceberg_to_delta(dl_convert_metrics *metrics, const char *uri, co
 			rc = dl_error_set(DL_ENOTFOUND,
 			                  "CONVERT TO DELTA iceberg.`%s`: no Iceberg metadata "
 			                  "(metadata/v<N>.metadata.json) under it", c.root);
+		/* Spark's IcebergTable.checkConvertible: a table whose files are
+		 * read through a name mapping (imported without field ids) is
+		 * refused, UniForm tables included (Delta writes one). */
+		if (rc == 0 && c.meta.properties && dl_json_get(c.meta.properties, "schema.name-mapping.default"))
+			rc = refuse(c.root, "Cannot convert Iceberg tables with column name mapping "
+			                    "(schema.name-mapping.default is set)");
 		if (rc == 0) rc = convert_schema(&c);
 		if (rc == 0) rc = partition_spec(&c);
 		if (rc == 0) rc = commit(&c, metrics);

@@ -108,7 +108,8 @@ int dl_ops_build_configuration(dl_str_map *out, dl_arena *arena, const char *con
 			return dl_error_set(DL_EINVALID, "table property %d has no key or value", i);
 		/* Spark's DeltaConfigs.validateConfigurations, as ALTER TABLE SET
 		 * TBLPROPERTIES: unknown delta.* keys and bad values refused, a
-		 * known key stored under its canonical spelling */
+		 * known key stored under its canonical spelling, delta.feature.* and
+		 * delta.universalFormat.config.* lower-cased */
 		const char *canonical, *key = keys[i];
 		DL_TRY(dl_delta_config_validate(&canonical, key, values[i]));
 		if (canonical) {
@@ -117,6 +118,11 @@ int dl_ops_build_configuration(dl_str_map *out, dl_arena *arena, const char *con
 			if (!ck) return DL_ENOMEM;
 			snprintf(ck, len, "delta.%s", canonical);
 			key = ck;
+		} else if (dl_delta_config_lowercased(key)) {
+			char *lk = dl_arena_strdup(arena, key);
+			if (!lk) return DL_ENOMEM;
+			for (char *p = lk; *p; p++) *p = (char)tolower((unsigned char)*p);
+			key = lk;
 		}
 		uint32_t j = 0; /* a later value for the same key wins */
 		while (j < k && strcmp(items[j].key, key) != 0) j++;

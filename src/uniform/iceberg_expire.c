@@ -66,10 +66,12 @@ int dl_ice_commits_have_optimize(bool *out, dl_store *store, int64_t from, int64
 	return 0;
 }
 
-/* A long-valued table property of the Iceberg metadata (strings there). */
-static int64_t prop_long(const dl_ice_metadata *m, const char *key, int64_t dflt)
+/* A long-valued table property of the new metadata version: Spark's
+ * ExpireSnapshots runs in the transaction that set them. */
+static int64_t prop_long(const dl_str_map *props, const char *key, int64_t dflt)
 {
-	const char *v = m->properties ? dl_json_get_str(m->properties, key) : NULL;
+	bool found;
+	const char *v = dl_str_map_get(props, key, &found);
 	if (!v || !*v) return dflt;
 	char *e;
 	long long x = strtoll(v, &e, 10);
@@ -93,7 +95,8 @@ static int64_t field(const dl_json *o, const char *k, int64_t dflt)
 	return x;
 }
 
-int dl_ice_expiry_plan(dl_ice_expiry *out, const dl_ice_metadata *prev, int64_t head_parent, int64_t now_ms)
+int dl_ice_expiry_plan(dl_ice_expiry *out, const dl_ice_metadata *prev, const dl_str_map *props,
+                       int64_t head_parent, int64_t now_ms)
 {
 	memset(out, 0, sizeof *out);
 	size_t n = prev && prev->snapshots ? prev->snapshots->u.arr.n : 0;
@@ -115,8 +118,8 @@ int dl_ice_expiry_plan(dl_ice_expiry *out, const dl_ice_metadata *prev, int64_t 
 		s[i].ts = field(o, "timestamp-ms", 0);
 		s[i].list = dl_json_get_str(o, "manifest-list");
 	}
-	int64_t max_age = prop_long(prev, "history.expire.max-snapshot-age-ms", DL_ICE_MAX_SNAPSHOT_AGE_MS_DEFAULT);
-	int64_t min_keep = prop_long(prev, "history.expire.min-snapshots-to-keep", 1);
+	int64_t max_age = prop_long(props, "history.expire.max-snapshot-age-ms", DL_ICE_MAX_SNAPSHOT_AGE_MS_DEFAULT);
+	int64_t min_keep = prop_long(props, "history.expire.min-snapshots-to-keep", 1);
 	int64_t cutoff = now_ms - max_age;
 	/* main's ancestry from the new head (kept: it is the branch head) */
 	int64_t kept = 1;

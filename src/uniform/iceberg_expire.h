@@ -27,10 +27,12 @@ int dl_ice_commits_have_optimize(bool *out, dl_store *store, int64_t from, int64
 
 /* Iceberg's ExpireSnapshots with the table's defaults
  * (history.expire.max-snapshot-age-ms, history.expire.min-snapshots-to-keep)
- * over `prev`'s snapshots and a new head whose parent is `head_parent`,
+ * of the new version's properties `props`, over `prev`'s snapshots and a
+ * new head whose parent is `head_parent`,
  * at time now_ms. Arrays malloc'd (dl_ice_expiry_free); strings borrowed
  * from prev. */
-int dl_ice_expiry_plan(dl_ice_expiry *out, const dl_ice_metadata *prev, int64_t head_parent, int64_t now_ms);
+int dl_ice_expiry_plan(dl_ice_expiry *out, const dl_ice_metadata *prev, const dl_str_map *props,
+                       int64_t head_parent, int64_t now_ms);
 
 bool dl_ice_expiry_has(const dl_ice_expiry *e, int64_t snapshot_id);
 

@@ -2,11 +2,10 @@
  * Appendix C), one new version per UniForm conversion: the previous
  * version's schemas, snapshots, snapshot-log and metadata-log are kept and
  * the new snapshot appended, as an Iceberg commit does; the current schema
- * is added as a new schema-id only when it changed. Properties are the
- * ones Spark's delta-iceberg converter maintains: converted_delta_version
- * and converted_delta_timestamp (the Delta version and its commit time
- * this Iceberg version shows), plus the Iceberg writer defaults it sets
- * (format-version 2 data files are Parquet). Snapshots an expiry drops
+ * is added as a new schema-id only when it changed. The properties are
+ * computed by iceberg_properties.c (converted_delta_version,
+ * converted_delta_timestamp, schema.name-mapping.default and the
+ * delta.universalFormat.config.iceberg.* pass-through). Snapshots an expiry drops
  * (iceberg_expire.c) are left out, with the snapshot-log before them. */
 #include "uniform/iceberg_metadata.h"
 
@@ -170,10 +169,10 @@ int dl_ice_metadata_write(dl_buf *out, const dl_ice_new_version *v)
 	dl_jw_int(&w, 999 + v->ice->nparts);
 	dl_jw_key(&w, "properties");
 	dl_jw_object_begin(&w);
-	kv_long(&w, "converted_delta_version", v->delta_version);
-	kv_long(&w, "converted_delta_timestamp", v->delta_timestamp_ms);
-	dl_jw_key(&w, "write.format.default");
-	dl_jw_string(&w, "parquet");
+	for (uint32_t i = 0; i < v->properties->n; i++) {
+		dl_jw_key(&w, v->properties->items[i].key);
+		dl_jw_string(&w, v->properties->items[i].value);
+	}
 	dl_jw_object_end(&w);
 	dl_jw_key(&w, "current-snapshot-id");
 	dl_jw_int(&w, v->snapshot_id);

@@ -24,6 +24,7 @@ typedef struct dl_ice_new_version {
 	int64_t delta_timestamp_ms;
 	const char *prev_metadata_file;   /* absolute path of prev's file, for metadata-log */
 	const dl_ice_expiry *expired;     /* prev's snapshots this version drops, or NULL */
+	const dl_str_map *properties;     /* all of them (iceberg_properties.c) */
 } dl_ice_new_version;
 
 /* The metadata JSON text of the new version. */

@@ -32,6 +32,7 @@
 #include "storage/backend.h"
 #include "log/snapshot.h"
 #include "uniform/iceberg_metadata.h"
+#include "uniform/iceberg_properties.h"
 #include "util/error.h"
 #include "util/hash.h"
 #include "util/mem.h"
@@ -60,6 +61,7 @@ typedef struct conv {
 	dl_store *store;
 	dl_arena arena;
 	dl_snapshot *cur, *prev;
+	dl_snapshot *prev_conf_snap;     /* the last converted version, for its configuration only */
 	dl_ice_metadata meta;
 	bool have_meta, fresh;
 	dl_ice_table_schema ice;
@@ -426,12 +428,36 @@ static int convert(conv *c, dl_uniform_result *out)
 		snprintf(prev_file, sizeof prev_file, "metadata/v%lld.metadata.json", (long long)c->meta.file_version);
 		v.prev_metadata_file = abs_path(c, prev_file);
 	}
+	/* The properties: the Delta configuration's pass-through changes from
+	 * the last converted version's to this one's (iceberg_properties.c). */
+	dl_snapshot *before = c->prev;
+	if (!before && c->have_meta && from >= 0 && from < dl_snapshot_version(c->cur)) {
+		dl_snapshot_options so = DL_SNAPSHOT_OPTIONS_INIT;
+		so.store = c->store;
+		so.as_of_version = from;
+		so.skip_tombstones = true;
+		if (dl_snapshot_open(&c->prev_conf_snap, dl_store_root(c->store), &so) < 0) dl_error_clear();
+		before = c->prev_conf_snap;
+	}
+	dl_ice_properties_in pin = {
+		.prev = c->have_meta ? &c->meta : NULL,
+		.prev_conf = before ? &dl_snapshot_state(before)->metadata->configuration : NULL,
+		.conf = &md->configuration,
+		.delta_version = v.delta_version,
+		.delta_timestamp_ms = v.delta_timestamp_ms,
+		.schema_json = c->schema_json,
+	};
+	dl_str_map props;
+	rc = dl_ice_properties_build(&props, &c->arena, &pin);
+	if (rc < 0) return dl_error_prefix("UniForm: Iceberg table properties of Delta version %lld",
+	                                   (long long)v.delta_version);
+	v.properties = &props;
 	/* Spark expires Iceberg snapshots when the converted commits include
 	 * an OPTIMIZE (iceberg_expire.c). */
 	bool optimized = false;
 	if (c->have_meta && !c->fresh && from >= 0)
 		DL_TRY(dl_ice_commits_have_optimize(&optimized, c->store, from, dl_snapshot_version(c->cur)));
-	if (optimized) DL_TRY(dl_ice_expiry_plan(&c->expiry, &c->meta, parent, dl_now_millis()));
+	if (optimized) DL_TRY(dl_ice_expiry_plan(&c->expiry, &c->meta, &props, parent, dl_now_millis()));
 	v.expired = c->expiry.n ? &c->expiry : NULL;
 	dl_buf json = DL_BUF_INIT;
 	rc = dl_ice_metadata_write(&json, &v);
@@ -508,6 +534,7 @@ int dl_uniform_convert(dl_uniform_result *out, dl_store *store, int64_t version,
 	dl_ice_expiry_free(&c.expiry);
 	dl_snapshot_free(c.cur);
 	dl_snapshot_free(c.prev);
+	dl_snapshot_free(c.prev_conf_snap);
 	dl_arena_free(&c.arena);
 	return rc;
 }

@@ -10,13 +10,22 @@
 //   check-avro TABLE       checks every manifest list and manifest of every snapshot against the
 //                          spec's Avro schemas (names, field ids), and the metadata's required fields
 //   prop TABLE KEY         a property of the current metadata
+//   props TABLE            the current metadata's properties but schema.name-mapping.default,
+//                          sorted "key=value" lines
+//   name-mapping TABLE     checks schema.name-mapping.default against the Iceberg spec's name
+//                          mapping (a JSON list of {names: [string...], field-id?: int,
+//                          fields?: nested list}) and against the current schema: every field,
+//                          list element and map key/value of it, by id and name, nothing else
+//   unset-prop TABLE KEY   a new metadata version v<N+1> without KEY, as an Iceberg engine's
+//                          UpdateProperties.remove commits it (metadata-log extended)
 //   backdate TABLE DAYS    makes every snapshot but the current one DAYS days old (metadata edited)
 //   snapshots TABLE        the snapshot ids, then the snapshot-log's ids (two lines)
 //   referenced TABLE       the manifest lists and manifests the snapshots name, sorted
 //   fixture DIR KIND       writes a hand-made Iceberg v2 table following the spec: Parquet data files
 //                          by DuckDB with field ids (the identity partition column only in the
 //                          manifests), manifests and a manifest list by avsc, v1.metadata.json and
-//                          version-hint.text; prints its rows as sorted CSV. KIND: plain, deletes
+//                          version-hint.text; prints its rows as sorted CSV. KIND: plain (with
+//                          three table properties), deletes
 //                          (a merge-on-read delete manifest too), evolved (two partition specs),
 //                          decbin (decimal and binary identity partitions; binaries printed X'HEX'
 //                          as deltalake cat does), decbin_bad (a binary value that is not UTF-8),
@@ -132,6 +141,65 @@ if (mode === 'current') {
 }
 if (mode === 'prop') {
 	console.log(m.properties?.[arg] ?? '');
+	process.exit(0);
+}
+if (mode === 'props') {
+	for (const [k, v] of Object.entries(m.properties || {}).sort())
+		if (k !== 'schema.name-mapping.default') console.log(`${k}=${v}`);
+	process.exit(0);
+}
+if (mode === 'name-mapping') {
+	const text = m.properties?.['schema.name-mapping.default'];
+	if (typeof text !== 'string') die('no schema.name-mapping.default');
+	const nm = JSON.parse(text);
+	const valid = (list, at) => {
+		if (!Array.isArray(list)) die(`${at}: a mapping is not a list`);
+		for (const f of list) {
+			const keys = Object.keys(f).sort().join(',');
+			if (!['field-id,names', 'field-id,fields,names', 'names', 'fields,names'].includes(keys))
+				die(`${at}: unexpected members ${keys}`);
+			if (!Array.isArray(f.names) || !f.names.length || f.names.some((n) => typeof n !== 'string'))
+				die(`${at}: names is not a non-empty list of strings`);
+			if ('field-id' in f && !Number.isInteger(f['field-id'])) die(`${at}: field-id is not an integer`);
+			if (f.fields) valid(f.fields, `${at}.${f.names[0]}`);
+		}
+	};
+	valid(nm, '$');
+	// the mapping Iceberg's MappingUtil derives from the schema, by the spec's type JSON
+	const derive = (t) => {
+		if (typeof t !== 'object') return undefined;
+		if (t.type === 'struct') return t.fields.map((f) => ({id: f.id, name: f.name, type: f.type}));
+		if (t.type === 'list') return [{id: t['element-id'], name: 'element', type: t.element}];
+		if (t.type === 'map') return [{id: t['key-id'], name: 'key', type: t.key}, {id: t['value-id'], name: 'value', type: t.value}];
+		die(`unknown type ${JSON.stringify(t)}`);
+	};
+	const same = (list, t, at) => {
+		const want = derive(t);
+		if (!want) { if (list !== undefined) die(`${at}: nested mapping on a primitive`); return; }
+		if (!list || list.length !== want.length) die(`${at}: ${list?.length} mapped fields, the schema has ${want.length}`);
+		want.forEach((w, i) => {
+			if (list[i]['field-id'] !== w.id || list[i].names.join() !== w.name)
+				die(`${at}: mapped ${JSON.stringify(list[i].names)}=${list[i]['field-id']}, the schema has ${w.name}=${w.id}`);
+			same(list[i].fields, w.type, `${at}.${w.name}`);
+		});
+	};
+	const cur = m.schemas.find((x) => x['schema-id'] === m['current-schema-id']);
+	same(nm, cur, '$');
+	const ids = [];
+	const collect = (l) => l.forEach((f) => { ids.push(f['field-id']); if (f.fields) collect(f.fields); });
+	collect(nm);
+	console.log(ids.sort((a, b) => a - b).join(' '));
+	process.exit(0);
+}
+if (mode === 'unset-prop') {
+	const {writeFileSync} = await import('fs');
+	const hint = Number(readFileSync(`${table}/metadata/version-hint.text`, 'utf8').trim());
+	const file = `${table}/metadata/v${hint}.metadata.json`;
+	delete m.properties[arg];
+	m['metadata-log'] = [...(m['metadata-log'] || []), {'timestamp-ms': m['last-updated-ms'], 'metadata-file': file}];
+	m['last-updated-ms'] = Date.now();
+	writeFileSync(`${table}/metadata/v${hint + 1}.metadata.json`, JSON.stringify(m).replace(/:"(-?\d{16,})"/g, ':$1'));
+	writeFileSync(`${table}/metadata/version-hint.text`, String(hint + 1));
 	process.exit(0);
 }
 if (mode === 'backdate') {
@@ -452,12 +520,15 @@ async function fixture(dir, kind) {
 	await write(list, listSchema, manifests, {'snapshot-id': String(snap), 'parent-snapshot-id': 'null',
 		'sequence-number': '1', 'format-version': '2'});
 	const specs = [{'spec-id': 0, fields: spec}];
+	// plain: table properties a CONVERT copies (an Iceberg retention of 2 days)
+	const fixtureProps = {'write.parquet.compression-codec': 'zstd', 'history.expire.max-snapshot-age-ms': '172800000',
+		'owner': 'fixture'};
 	if (kind === 'evolved') specs.push({'spec-id': 1, fields: []});
 	const md = `{"format-version":2,"table-uuid":"9c12d441-03fe-4693-9a96-a0705ddf69c1","location":"${dir}",
 "last-sequence-number":1,"last-updated-ms":1700000000000,"last-column-id":${nested ? 14 : decbin ? 5 : 4},"current-schema-id":0,
 "schemas":[${JSON.stringify(schema)}],"default-spec-id":${kind === 'evolved' ? 1 : 0},
 "partition-specs":${JSON.stringify(specs)},"last-partition-id":${nested ? 999 : decbin ? 1001 : 1000},"default-sort-order-id":0,
-"sort-orders":[{"order-id":0,"fields":[]}],"properties":{},"current-snapshot-id":${snap},
+"sort-orders":[{"order-id":0,"fields":[]}],"properties":${JSON.stringify(kind === 'plain' ? fixtureProps : {})},"current-snapshot-id":${snap},
 "snapshots":[{"snapshot-id":${snap},"sequence-number":1,"timestamp-ms":1700000000000,
 "summary":{"operation":"append"},"manifest-list":"${list}","schema-id":0}],
 "snapshot-log":[{"timestamp-ms":1700000000000,"snapshot-id":${snap}}],"metadata-log":[]}`;

@@ -31,6 +31,14 @@ for how in sql cli; do
 	ours "$f" >"$tmp/ours"
 	cmp -s "$tmp/expected" "$tmp/ours" || { fail "$how: converted rows differ from the fixture's"; diff "$tmp/expected" "$tmp/ours" | head -5 >&2; }
 	"$DL_CLI" detail "$f" --format jsonl | grep -q '"delta.columnMapping.mode":"id"' || fail "$how: not column mapping id mode"
+	# Spark's IcebergTable.properties: the Iceberg properties, column mapping id, the log
+	# retention from Iceberg's max snapshot age, (ours) maxColumnId
+	grep -h '"metaData"' "$f"/_delta_log/*.json | node -e '
+let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const c=JSON.parse(s).metaData.configuration;
+const want={"write.parquet.compression-codec":"zstd","history.expire.max-snapshot-age-ms":"172800000","owner":"fixture",
+  "delta.columnMapping.mode":"id","delta.logRetentionDuration":"172800000 millisecond","delta.columnMapping.maxColumnId":"4"};
+if (JSON.stringify(c)!==JSON.stringify(want)) {console.error(JSON.stringify(c));process.exit(1)}})' ||
+		fail "$how: the configuration is not the Iceberg properties Spark copies"
 	"$DL_CLI" detail "$f" --format jsonl | grep -q '"partitionColumns":\["p"\]' || fail "$how: p is not the partition column"
 	"$DL_CLI" history "$f" --format jsonl | grep -q '"sourceFormat":"iceberg"' || fail "$how: commitInfo lacks sourceFormat iceberg"
 	[ "$("$DL_CLI" cat "$f" --where "p = 2" --format csv | tail -n +2 | wc -l)" = 10 ] || fail "$how: partition filter"
@@ -120,7 +128,17 @@ sql "UPDATE $U SET name = 'u' WHERE g = 1" || fail "uniform update"
 ours "$u" >"$tmp/before"
 ice rows "$u" >"$tmp/ice" || fail "uniform: Iceberg reader"
 mv "$u/_delta_log" "$tmp/old_log"
+# Spark refuses an Iceberg table with a name mapping, which UniForm writes; nothing is written
+out=$("$DL_CLI" -q sql "CONVERT TO DELTA iceberg.\`$u\`" 2>&1) && fail "uniform: a table with a name mapping was converted"
+echo "$out" | grep -q "Cannot convert Iceberg tables with column name mapping" || fail "uniform: wrong refusal: $out"
+[ -e "$u/_delta_log" ] && [ -n "$(ls -A "$u/_delta_log")" ] && fail "uniform: a refused CONVERT left a log"
+# once an Iceberg engine removed it (a new metadata version), the table converts
+ice unset-prop "$u" schema.name-mapping.default || fail "uniform: unset-prop"
 sql "CONVERT TO DELTA iceberg.\`$u\`" || fail "uniform: convert failed"
+grep -h '"metaData"' "$u"/_delta_log/*.json | grep -q '"converted_delta_version":"3"' ||
+	fail "uniform: the Iceberg properties were not copied"
+grep -h '"metaData"' "$u"/_delta_log/*.json | grep -q '"delta.logRetentionDuration":"432000000 millisecond"' ||
+	fail "uniform: the log retention is not Iceberg's default max snapshot age"
 ours "$u" >"$tmp/after"
 cmp -s "$tmp/before" "$tmp/after" || { fail "uniform: rows after CONVERT differ"; diff "$tmp/before" "$tmp/after" | head -5 >&2; }
 [ "$(wc -l <"$tmp/after")" -gt 30 ] || fail "uniform: too few rows"
@@ -137,6 +155,7 @@ ice rows-json "$u" >"$tmp/ice" || fail "uniform nested: Iceberg reader"
 cmp -s "$tmp/before" "$tmp/ice" || fail "uniform nested: Iceberg rows differ before CONVERT"
 grep -h '"metaData"' "$u"/_delta_log/*.json | tail -1 | grep -o '"delta.columnMapping.nested.ids[^}]*}' | grep -v ':{}' | sed 's/col-[0-9a-f-]*\././g' >"$tmp/ids.before"
 mv "$u/_delta_log" "$tmp/old_log_nested"
+ice unset-prop "$u" schema.name-mapping.default || fail "uniform nested: unset-prop"
 sql "CONVERT TO DELTA iceberg.\`$u\`" || fail "uniform nested: convert failed"
 "$DL_CLI" cat "$u" --format jsonl | sort >"$tmp/after"
 cmp -s "$tmp/before" "$tmp/after" || { fail "uniform nested: rows after CONVERT differ"; diff "$tmp/before" "$tmp/after" | head -5 >&2; }

@@ -1,7 +1,8 @@
 /* UniForm's Iceberg pieces: the single-value serialization of bounds
  * (spec Appendix D), a manifest and manifest list written and read back
  * through avro-c with their field ids in the header schema, and the
- * metadata reader's refusals. */
+ * metadata reader's refusals, the name mapping and the properties derived
+ * from the Delta configuration. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include "deltalake/store.h"
 #include "log/schema.h"
+#include "uniform/iceberg_properties.h"
 #include "uniform/iceberg_read.h"
 #include "util/error.h"
 #include "util/mem.h"
@@ -180,12 +182,82 @@ static void metadata_reader_refuses_bad_input(void **state)
 	dl_arena_free(&a);
 }
 
+/* The JSON Iceberg's NameMappingParser.toJson(MappingUtil.create(schema))
+ * prints for this schema (compact; field-id, names, fields in that order;
+ * no "fields" on primitives). */
+static void name_mapping_is_icebergs(void **state)
+{
+	(void)state;
+	const char *schema =
+	    "{\"type\":\"struct\",\"schema-id\":0,\"fields\":["
+	    "{\"id\":1,\"name\":\"id\",\"required\":false,\"type\":\"long\"},"
+	    "{\"id\":2,\"name\":\"s\",\"required\":false,\"type\":{\"type\":\"struct\",\"fields\":["
+	    "{\"id\":3,\"name\":\"l\",\"required\":false,\"type\":{\"type\":\"list\",\"element-id\":5,"
+	    "\"element-required\":false,\"element\":\"int\"}}]}},"
+	    "{\"id\":4,\"name\":\"m\",\"required\":false,\"type\":{\"type\":\"map\",\"key-id\":6,"
+	    "\"key\":\"string\",\"value-id\":7,\"value-required\":false,\"value\":{\"type\":\"struct\","
+	    "\"fields\":[]}}}]}";
+	dl_buf b = DL_BUF_INIT;
+	assert_int_equal(dl_ice_name_mapping(&b, schema), 0);
+	assert_string_equal(b.data,
+	                    "[{\"field-id\":1,\"names\":[\"id\"]},"
+	                    "{\"field-id\":2,\"names\":[\"s\"],\"fields\":[{\"field-id\":3,\"names\":[\"l\"],"
+	                    "\"fields\":[{\"field-id\":5,\"names\":[\"element\"]}]}]},"
+	                    "{\"field-id\":4,\"names\":[\"m\"],\"fields\":[{\"field-id\":6,\"names\":[\"key\"]},"
+	                    "{\"field-id\":7,\"names\":[\"value\"],\"fields\":[]}]}]");
+	dl_buf_free(&b);
+}
+
+static const char *get(const dl_str_map *m, const char *k)
+{
+	bool found;
+	const char *v = dl_str_map_get(m, k, &found);
+	return found ? v : NULL;
+}
+
+/* DeltaToIcebergConvert.TableProperties: the prefix stripped (case
+ * sensitive: keys are stored lower-cased), reserved keys out, the retention
+ * computed below 5 days only and checked against Delta's. */
+static void properties_from_delta(void **state)
+{
+	(void)state;
+	dl_kv kv[] = {
+	    {"delta.universalformat.config.iceberg.write.metadata.compression-codec", "gzip"},
+	    {"delta.universalformat.config.iceberg.format-version", "1"},
+	    {"delta.universalFormat.config.iceberg.mixed", "no"},
+	    {"delta.universalformat.config.hudi.x", "no"},
+	    {"write.format.default", "no"},
+	    {"delta.deletedFileRetentionDuration", "interval 6 days"},
+	};
+	dl_str_map conf = {kv, 6};
+	dl_arena a = DL_ARENA_INIT;
+	dl_str_map out;
+	assert_int_equal(dl_ice_properties_from_delta(&out, &a, &conf), 0);
+	assert_int_equal(out.n, 1); /* 6 days is not below the 5-day default */
+	assert_string_equal(get(&out, "write.metadata.compression-codec"), "gzip");
+	kv[5].value = "interval 36 hours";
+	assert_int_equal(dl_ice_properties_from_delta(&out, &a, &conf), 0);
+	assert_int_equal(out.n, 2);
+	assert_string_equal(get(&out, "history.expire.max-snapshot-age-ms"), "129600000");
+	kv[1].key = "delta.universalformat.config.iceberg.history.expire.max-snapshot-age-ms";
+	kv[1].value = "129600001";
+	assert_int_equal(dl_ice_properties_from_delta(&out, &a, &conf), DL_EINVALID);
+	assert_non_null(strstr(dl_error_last()->message, "Current delta retention min in MS: 129600000"));
+	dl_error_clear();
+	kv[1].value = "1000"; /* within the retention: accepted, then the computed value wins */
+	assert_int_equal(dl_ice_properties_from_delta(&out, &a, &conf), 0);
+	assert_string_equal(get(&out, "history.expire.max-snapshot-age-ms"), "129600000");
+	dl_arena_free(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(bounds_follow_appendix_d),
 	    cmocka_unit_test(manifest_round_trip),
 	    cmocka_unit_test(metadata_reader_refuses_bad_input),
+	    cmocka_unit_test(name_mapping_is_icebergs),
+	    cmocka_unit_test(properties_from_delta),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
