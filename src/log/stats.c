@@ -207,6 +207,7 @@ int dl_file_skipping_init(dl_file_skipping *fs, dl_stats_provider *out, const dl
 	out->num_records = fs->stats.num_records;
 	out->column = column_stats;
 	out->payload = fs;
+	out->may_contain = NULL;
 	return 0;
 }
 
