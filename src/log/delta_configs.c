@@ -105,6 +105,9 @@ static const config configs[] = {
 	{"redirectReaderWriter-preview", K_ANY, "", true},
 	{"redirectWriterOnly-preview", K_ANY, "", true},
 	{"parquet.compression.codec", K_ANY, "", true},
+	/* this library's own (docs/TABLE_PROPERTIES.md): Parquet Bloom filters */
+	{"parquet.bloomFilter.columns", K_ANY, "", true},
+	{"parquet.bloomFilter.fpp", K_ANY, "", true},
 };
 
 static const config *find(const char *name)
