@@ -71,10 +71,13 @@ static int bloom_columns(dl_files_writer *w, const char *list)
 		for (const char *seg = p; ok && seg < q;) {
 			const char *d = seg;
 			while (d < q && *d != '.') d++;
+			/* `name` as dataSkippingStatsColumns spells it */
+			const char *a = seg, *z = d;
+			if (z - a >= 2 && *a == '`' && z[-1] == '`') a++, z--;
 			int k = -1;
 			for (int i = 0; lt && lt->id == DL_TYPE_STRUCT && i < lt->nchildren && k < 0; i++)
-				if (strlen(lt->children[i].name) == (size_t)(d - seg) &&
-				    strncasecmp(lt->children[i].name, seg, (size_t)(d - seg)) == 0)
+				if (strlen(lt->children[i].name) == (size_t)(z - a) &&
+				    strncasecmp(lt->children[i].name, a, (size_t)(z - a)) == 0)
 					k = i;
 			ok = k >= 0 && pt && pt->id == DL_TYPE_STRUCT && k < pt->nchildren;
 			if (ok && ((path.len && dl_buf_putc(&path, '.') < 0) || dl_buf_puts(&path, pt->children[k].name) < 0)) {

@@ -94,6 +94,10 @@ static void test_validation(void **state)
 	         "'fancy'");
 	ax_fails(ax_set1(uri, "delta.feature.noSuchFeature", "supported"), DL_EUNSUPPORTED, NULL,
 	         "nosuchfeature");
+	ax_fails(ax_set1(uri, "delta.parquet.bloomFilter.fpp", "1.5"), DL_EINVALID, NULL,
+	         "delta.parquet.bloomFilter.fpp needs to be a probability");
+	ax_fails(ax_set1(uri, "delta.parquet.bloomFilter.columns", "a,,b"), DL_EINVALID, NULL,
+	         "delta.parquet.bloomFilter.columns");
 	char *after = dx_tree(uri);
 	assert_string_equal(before, after);
 	free(before);
@@ -103,6 +107,9 @@ static void test_validation(void **state)
 	ax_ok(ax_set1(uri, "delta.dataSkippingNumIndexedCols", "-1"));
 	ax_ok(ax_set1(uri, "delta.isolationLevel", "Serializable"));
 	ax_ok(ax_set1(uri, "delta.deletedFileRetentionDuration", "interval 2 weeks"));
+	/* this library's Bloom filter properties (docs/WRITES.md) */
+	ax_ok(ax_set1(uri, "delta.parquet.bloomFilter.columns", "id, name"));
+	ax_ok(ax_set1(uri, "delta.parquet.bloomFilter.fpp", "0.05"));
 	dx_rows(uri, "id", "1;2;3");
 	dl_free(uri);
 }
