@@ -20,6 +20,8 @@ dl_require_lib(lz4 lz4.h lz4 liblz4-dev)
 dl_require_lib(brotlidec brotli/decode.h brotlidec libbrotli-dev)
 dl_require_lib(brotlienc brotli/encode.h brotlienc libbrotli-dev)
 dl_require_lib(roaring roaring/roaring.h roaring libroaring-dev)
+# Parquet Bloom filters hash values with XXH64 (src/parquet/bloom_filter.c).
+dl_require_lib(xxhash xxhash.h xxhash libxxhash-dev)
 dl_require_lib(edit histedit.h edit libedit-dev)
 # Object stores (src/storage/http.c, store_s3*.c, store_azure*.c): HTTP and signing.
 dl_require_lib(curl curl/curl.h curl libcurl4-openssl-dev)
@@ -32,7 +34,7 @@ dl_require_lib(avro avro.h avro libavro-dev)
 
 add_library(DL::codecs INTERFACE IMPORTED)
 set_target_properties(DL::codecs PROPERTIES INTERFACE_LINK_LIBRARIES
-  "DL::zstd;DL::snappy;DL::lz4;DL::brotlidec;DL::brotlienc;DL::zlib")
+  "DL::zstd;DL::snappy;DL::lz4;DL::brotlidec;DL::brotlienc;DL::zlib;DL::xxhash")
 
 if(DL_TESTS)
   dl_require_lib(cmocka cmocka.h cmocka libcmocka-dev)

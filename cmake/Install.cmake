@@ -18,7 +18,7 @@ find_dependency(Threads)
 if(NOT TARGET DL::codecs)
   add_library(DL::codecs INTERFACE IMPORTED)
   set_target_properties(DL::codecs PROPERTIES
-    INTERFACE_LINK_LIBRARIES "zstd;snappy;lz4;brotlidec;brotlienc;z")
+    INTERFACE_LINK_LIBRARIES "zstd;snappy;lz4;brotlidec;brotlienc;z;xxhash")
 endif()
 if(NOT TARGET DL::roaring)
   add_library(DL::roaring INTERFACE IMPORTED)

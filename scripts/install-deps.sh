@@ -6,7 +6,7 @@
 #   scripts/install-deps.sh --check-or-install install when root, else print the command
 set -euo pipefail
 PKGS=(build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
-      zlib1g-dev libzstd-dev libsnappy-dev liblz4-dev libbrotli-dev libroaring-dev
+      zlib1g-dev libzstd-dev libsnappy-dev liblz4-dev libbrotli-dev libroaring-dev libxxhash-dev
       libedit-dev libcmocka-dev tmux nodejs npm
       libcurl4-openssl-dev libssl-dev
       libmicrohttpd-dev libyaml-dev libavro-dev)

@@ -90,11 +90,12 @@ typedef struct dl_scan_metrics {
 	size_t files_pruned_stats;   /* skipped by per-file statistics */
 	int64_t planning_us;         /* time spent in dl_scan_open */
 	/* counted while the files are read (final once the batches are all
-	 * read): inside files, by the Parquet footer and the page index
-	 * (SCANS.md) */
+	 * read): inside files, by the Parquet footer, the page index and
+	 * Bloom filters (SCANS.md) */
 	int64_t row_groups_pruned_stats; /* row groups skipped by footer statistics or the page index */
 	int64_t pages_skipped;       /* data pages of read columns not read (page index) */
 	int64_t page_bytes_skipped;  /* their compressed bytes */
+	int64_t row_groups_pruned_bloom; /* row groups the statistics kept, skipped by Parquet Bloom filters */
 } dl_scan_metrics;
 DL_EXTERN(void) dl_scan_get_metrics(dl_scan_metrics *out, const dl_scan *scan);
 

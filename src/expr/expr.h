@@ -119,6 +119,11 @@ typedef struct dl_stats_provider {
 	 * STRING, DATE, TIMESTAMP, TIMESTAMP_NTZ), the same for both. Null
 	 * counts do not exist for paths. */
 	int (*variant_path)(void *payload, const char *const *path, int depth, const char *jpath, dl_col_stats *out);
+	/* Optional (NULL: unknown): may the column hold a value equal to v, a
+	 * non-null constant of exactly the column's type? *out = false only
+	 * when certainly not (a Parquet Bloom filter). Asked for = and IN on
+	 * an uncast column, after the statistics said the value may be there. */
+	int (*may_contain)(void *payload, const char *const *path, int depth, const dl_scalar *v, bool *out);
 } dl_stats_provider;
 
 /* Decides whether a file may contain rows for which the bound predicate is

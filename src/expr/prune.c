@@ -261,6 +261,18 @@ static int negate_cmp(int op)
 
 static int may(pr_ctx *c, const ex_node *n, bool neg, bool *out);
 
+/* After the statistics allow `col = lit`: the provider's membership test
+ * (a Bloom filter), only for a literal of exactly the column's type (a
+ * cast would compare other bytes than the file holds). */
+static int may_contain(pr_ctx *c, const ex_node *col, const ex_node *outer, const dl_scalar *lit, bool *out)
+{
+	*out = true;
+	if (!c->sp->may_contain || outer != col || lit->is_null || lit->type != col->type->id) return 0;
+	if (lit->type == DL_TYPE_DECIMAL && (lit->precision != col->type->precision || lit->scale != col->type->scale))
+		return 0;
+	return c->sp->may_contain(c->sp->payload, (const char *const *)col->path, col->npath, lit, out);
+}
+
 static int cmp_node(pr_ctx *c, const ex_node *n, bool neg, bool *out)
 {
 	int op = n->op;
@@ -287,6 +299,7 @@ static int cmp_node(pr_ctx *c, const ex_node *n, bool neg, bool *out)
 			*out = cmp_may(&ci, OP_EQ, &v);
 		}
 		dl_buf_free(&ci.buf);
+		if (*out && !neg && !v.null) return may_contain(c, col, outer, &b->lit, out);
 		return 0;
 	}
 	if (v.null) {
@@ -296,6 +309,7 @@ static int cmp_node(pr_ctx *c, const ex_node *n, bool neg, bool *out)
 		*out = op < 0 || cmp_may(&ci, op, &v);
 	}
 	dl_buf_free(&ci.buf);
+	if (*out && op == OP_EQ && !v.null) return may_contain(c, col, outer, &b->lit, out);
 	return 0;
 }
 
@@ -329,14 +343,16 @@ static int in_node(pr_ctx *c, const ex_node *n, bool neg, bool *out)
 		return 0;
 	}
 	bool any = false;
-	for (int i = 1; i < n->nargs && !any; i++) {
+	int rc = 0;
+	for (int i = 1; i < n->nargs && !any && rc == 0; i++) {
 		ex_val v;
 		ex_val_from_scalar(&v, &n->args[i]->lit);
 		if (!v.null) any = cmp_may(&ci, OP_EQ, &v);
+		if (any) rc = may_contain(c, col, outer, &n->args[i]->lit, &any);
 	}
-	*out = any;
+	*out = any || rc < 0;
 	dl_buf_free(&ci.buf);
-	return 0;
+	return rc;
 }
 
 static int is_node(pr_ctx *c, const ex_node *n, bool neg, bool *out)

@@ -33,6 +33,7 @@ typedef enum kind {
 	K_CM_MODE,     /* none | id | name */
 	K_STATS_COLS,  /* comma-separated column identifiers */
 	K_FORMATS,     /* subset of {iceberg, hudi} */
+	K_PROB,        /* a number strictly between 0 and 1 */
 	K_ANY,
 } kind;
 
@@ -108,6 +109,9 @@ static const config configs[] = {
 	{"redirectReaderWriter-preview", K_ANY, "", true},
 	{"redirectWriterOnly-preview", K_ANY, "", true},
 	{"parquet.compression.codec", K_ANY, "", true},
+	/* this library's own, not DeltaConfigs' (docs/WRITES.md): Parquet Bloom filters */
+	{"parquet.bloomFilter.columns", K_STATS_COLS, "needs to be a comma-separated list of column names.", true},
+	{"parquet.bloomFilter.fpp", K_PROB, "needs to be a probability between 0 and 1 (e.g. 0.01).", true},
 };
 
 static const config *find(const char *name)
@@ -206,6 +210,11 @@ static bool value_ok(const config *c, const char *v)
 	case K_CM_MODE: return true; /* checked by the caller (its own error class) */
 	case K_STATS_COLS: return stats_columns_ok(v);
 	case K_FORMATS: return formats_ok(v);
+	case K_PROB: {
+		char *end = NULL;
+		double p = strtod(v, &end);
+		return end != v && !*end && p > 0 && p < 1;
+	}
 	case K_ANY: return true;
 	}
 	return false;

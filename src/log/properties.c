@@ -22,6 +22,7 @@ void dl_table_properties_defaults(dl_table_properties *p)
 	p->checkpoint_write_stats_as_json = true;
 	p->enable_expired_log_cleanup = true;
 	p->random_prefix_length = 2;
+	p->parquet_bloom_filter_fpp = 0.01;
 	p->set_transaction_retention_ms = -1;
 	p->truncate_history_retention_ms = 24 * 3600 * 1000LL;
 }
@@ -207,6 +208,13 @@ static void apply(prop_ctx *c, const char *k, const char *v)
 		set_long(c, k, v, &x, 1);
 		p->random_prefix_length = x > 64 ? 64 : (int32_t)x;
 	} else if (!strcmp(n, "parquet.compression.codec")) p->parquet_compression_codec = v;
+	else if (!strcmp(n, "parquet.bloomFilter.columns")) p->parquet_bloom_filter_columns = v;
+	else if (!strcmp(n, "parquet.bloomFilter.fpp")) {
+		char *end = NULL;
+		double x = v ? strtod(v, &end) : 0;
+		if (!v || end == v || *end || !(x > 0 && x < 1)) invalid(c, k, v, "a probability between 0 and 1");
+		else p->parquet_bloom_filter_fpp = x;
+	}
 }
 
 int dl_table_properties_parse(dl_table_properties *out, const dl_str_map *configuration,

@@ -50,6 +50,8 @@ typedef struct dl_table_properties {
 	int64_t randomize_file_prefixes;      /* delta.randomizeFilePrefixes: 0 = false */
 	int32_t random_prefix_length;         /* delta.randomPrefixLength: 2 */
 	const char *parquet_compression_codec; /* delta.parquet.compression.codec or NULL */
+	const char *parquet_bloom_filter_columns; /* delta.parquet.bloomFilter.columns or NULL */
+	double parquet_bloom_filter_fpp;      /* delta.parquet.bloomFilter.fpp: 0.01 */
 	int64_t set_transaction_retention_ms; /* delta.setTransactionRetentionDuration, -1: none */
 	int64_t checkpoint_protection_version; /* delta.requireCheckpointProtectionBeforeVersion: 0 */
 	int64_t truncate_history_retention_ms; /* delta.dropFeatureTruncateHistory.retentionDuration: 24 hours */

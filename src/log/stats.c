@@ -226,6 +226,7 @@ int dl_file_skipping_init(dl_file_skipping *fs, dl_stats_provider *out, const dl
 	out->column = column_stats;
 	out->payload = fs;
 	out->variant_path = variant_stats;
+	out->may_contain = NULL;
 	return 0;
 }
 

@@ -71,6 +71,7 @@ void pq_colw_free(pq_colw *c)
 	dl_free(c->rep);
 	dl_free(c->idx);
 	dl_buf_free(&c->plain);
+	pq_bloom_builder_free(&c->bloom);
 	pq_dict_free(&c->dict);
 	dl_buf_free(&c->pages);
 	pq_stats_free(&c->stats);
@@ -149,6 +150,7 @@ static inline int buf_put(dl_buf *b, const void *p, size_t n)
 static int put_encoded(pq_colw *c, const void *p, size_t n)
 {
 	c->page_raw += c->width ? (size_t)c->width : n + 4;
+	if (c->bloom.fpp > 0) DL_TRY(pq_bloom_builder_add(&c->bloom, p, n));
 	if (c->dict_on) {
 		uint32_t i;
 		bool added;
@@ -727,7 +729,8 @@ static int emit_page_index(pq_colw *c, pq_column_chunk *out, dl_buf *ci, dl_buf 
 	return 0;
 }
 
-int pq_colw_flush_chunk(pq_colw *c, pq_sink *sink, dl_arena *arena, pq_column_chunk *out, dl_buf *ci, dl_buf *oi)
+int pq_colw_flush_chunk(pq_colw *c, pq_sink *sink, dl_arena *arena, pq_column_chunk *out, dl_buf *ci, dl_buf *oi,
+                        dl_buf *bf)
 {
 	DL_TRY(flush_page(c));
 	memset(out, 0, sizeof *out);
@@ -747,6 +750,14 @@ int pq_colw_flush_chunk(pq_colw *c, pq_sink *sink, dl_arena *arena, pq_column_ch
 	out->file_offset = start;
 	DL_TRY(describe(c, arena, m, has_dict));
 	if (c->opt.page_index && ci && oi) DL_TRY(emit_page_index(c, out, ci, oi));
+	if (c->bloom.fpp > 0 && bf) {
+		int64_t at = (int64_t)bf->len;
+		DL_TRY(pq_bloom_builder_flush(&c->bloom, bf, &m->bloom_filter_length));
+		if (m->bloom_filter_length > 0) {
+			m->has_bloom_filter_offset = m->has_bloom_filter_length = true;
+			m->bloom_filter_offset = at;
+		}
+	}
 	pq_page_index_clear(&c->pidx);
 	c->chunk_rows = c->page_rows = 0;
 	DL_TRY(pq_stats_merge(&c->file_stats, &c->stats));

@@ -7,6 +7,7 @@
 #ifndef DL_PARQUET_COLUMN_WRITER_H
 #define DL_PARQUET_COLUMN_WRITER_H
 #include "columnar/array.h"
+#include "parquet/bloom_write.h"
 #include "parquet/dictionary_write.h"
 #include "parquet/metadata.h"
 #include "parquet/page_index.h"
@@ -59,6 +60,7 @@ typedef struct pq_colw {
 	int64_t page_nans;
 	uint64_t *seen;          /* dictionary entries used by the page */
 	size_t seen_words;
+	pq_bloom_builder bloom;  /* bloom.fpp > 0: a Bloom filter per chunk */
 } pq_colw;
 
 int pq_colw_init(pq_colw *c, const pq_leaf *leaf, const pq_colw_options *opt);
@@ -72,7 +74,10 @@ int64_t pq_colw_buffered(const pq_colw *c);
  * statistics copied into `arena`, which must outlive the footer). With
  * opt.page_index, appends the chunk's ColumnIndex to `ci` and OffsetIndex
  * to `oi` and sets the column/offset index fields of *out to their offsets
- * in those buffers (the writer rebases them when it writes the buffers). */
-int pq_colw_flush_chunk(pq_colw *c, pq_sink *sink, dl_arena *arena, pq_column_chunk *out, dl_buf *ci, dl_buf *oi);
+ * in those buffers (the writer rebases them when it writes the buffers).
+ * With bloom.fpp > 0, appends the chunk's Bloom filter to `bf` likewise
+ * (bloom_filter_offset relative to bf). */
+int pq_colw_flush_chunk(pq_colw *c, pq_sink *sink, dl_arena *arena, pq_column_chunk *out, dl_buf *ci, dl_buf *oi,
+                        dl_buf *bf);
 
 #endif

@@ -3,6 +3,7 @@
 #include "parquet/reader.h"
 #include <stdio.h>
 #include <strings.h>
+#include "parquet/bloom_read.h"
 #include "parquet/column_read.h"
 #include "parquet/file_source.h"
 #include "parquet/output_pool.h"
@@ -46,7 +47,16 @@ struct pq_reader {
 	int cur_range;
 	bool **want;       /* per leaf: the pages of the open row group to read */
 	pq_skip_stats skip;
+	/* per leaf: the Bloom filter of the last row group probed (IN lists
+	 * probe one filter many times) */
+	struct pq_bloom_slot *bloom;
 };
+
+typedef struct pq_bloom_slot {
+	int rg_plus1;         /* 0: none loaded */
+	bool usable;
+	pq_bloom f;
+} pq_bloom_slot;
 
 typedef struct pq_rg_index {
 	bool loaded;
@@ -200,6 +210,8 @@ static void free_page_state(pq_reader *r)
 	dl_free(r->nranges);
 	for (int i = 0; r->want && i < r->schema.nleaves; i++) dl_free(r->want[i]);
 	dl_free(r->want);
+	for (int i = 0; r->bloom && i < r->schema.nleaves; i++) pq_bloom_free(&r->bloom[i].f);
+	dl_free(r->bloom);
 }
 
 void pq_reader_free(pq_reader *r)
@@ -570,6 +582,30 @@ int pq_reader_page_stats(pq_reader *r, int rg, int leaf, int page, pq_column_sta
 	}
 	pq_column_order order = (uint32_t)leaf < r->md.ncolumn_orders ? r->md.column_orders[leaf] : PQ_ORDER_UNKNOWN;
 	pq_stats_decode(lf, &cc, order, out);
+	return 0;
+}
+
+int pq_reader_bloom_may_contain(pq_reader *r, int rg, int leaf, const pq_stat_value *v, bool *maybe)
+{
+	*maybe = true;
+	DL_TRY(check_rg_leaf(r, rg, leaf));
+	uint8_t tmp[16];
+	const uint8_t *p;
+	size_t n;
+	if (!pq_bloom_plain_value(&r->schema.leaves[leaf], v, tmp, &p, &n)) return 0;
+	if (!r->bloom && !(r->bloom = dl_calloc((size_t)r->schema.nleaves, sizeof *r->bloom))) return DL_ENOMEM;
+	pq_bloom_slot *b = &r->bloom[leaf];
+	if (b->rg_plus1 != rg + 1) {
+		pq_bloom_free(&b->f);
+		char what[256];
+		snprintf(what, sizeof what, "%s: row group %d, column '%s', Bloom filter", r->src.name, rg,
+		         r->schema.leaves[leaf].path);
+		int rc = pq_bloom_read(&r->src, &r->md.row_groups[rg].columns[leaf], what, &b->f);
+		b->rg_plus1 = rc < 0 ? 0 : rg + 1;
+		if (rc < 0) return rc;
+		b->usable = rc == 0;
+	}
+	if (b->usable) *maybe = pq_bloom_check(&b->f, pq_bloom_hash(p, n));
 	return 0;
 }
 

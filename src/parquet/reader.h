@@ -115,6 +115,14 @@ int pq_reader_num_pages(pq_reader *r, int rg, int leaf, int *n);
 int pq_reader_page_rows(pq_reader *r, int rg, int leaf, int page, int64_t *first, int64_t *rows);
 int pq_reader_page_stats(pq_reader *r, int rg, int leaf, int page, pq_column_stats *out);
 
+/* ---- Bloom filters (parquet-format BloomFilter.md) ----
+ *
+ * Whether leaf's chunk in row group rg may hold v (in the leaf's output
+ * type, as statistics are given): *maybe = false only when its Bloom filter
+ * says the value is absent; true when the chunk has none, the value has no
+ * single stored form (see bloom_read.h), or the filter is unusable. */
+int pq_reader_bloom_may_contain(pq_reader *r, int rg, int leaf, const pq_stat_value *v, bool *maybe);
+
 /* Rows [first, end) of a row group. */
 typedef struct pq_row_range {
 	int64_t first, end;

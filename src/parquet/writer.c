@@ -8,6 +8,7 @@
 #include "util/mem.h"
 #include "util/pool.h"
 #include <string.h>
+#include <strings.h>
 
 
 struct pq_writer {
@@ -24,11 +25,28 @@ struct pq_writer {
 	int64_t num_rows, rg_rows;
 	dl_pool *pool;       /* helpers when opt.threads > 1 */
 	dl_buf ci, oi;       /* page indexes of every chunk, written at close */
+	dl_buf bf;           /* Bloom filters of every chunk, written at close */
 	bool closed;
 	int failed; /* first error: after it the file is unusable, so refuse more */
 };
 
 static const uint8_t MAGIC[4] = {'P', 'A', 'R', '1'};
+
+static bool wants_bloom(const pq_writer_options *o, const pq_leaf *l)
+{
+	if (l->phys == PQ_BOOLEAN) return false;
+	for (int k = 0; k < o->nbloom_columns; k++) {
+		const char *p = o->bloom_columns[k];
+		bool match = true;
+		for (int j = 0; j < l->npath && match; j++) {
+			size_t n = strlen(l->path[j]);
+			match = strncasecmp(p, l->path[j], n) == 0 && (p[n] == (j + 1 < l->npath ? '.' : 0));
+			p += n + 1;
+		}
+		if (match) return true;
+	}
+	return false;
+}
 
 int pq_writer_open(pq_writer **out, dl_type *schema, pq_sink *sink, const pq_writer_options *opts)
 {
@@ -53,7 +71,11 @@ int pq_writer_open(pq_writer **out, dl_type *schema, pq_sink *sink, const pq_wri
 	}
 	pq_colw_options co = {w->opt.codec, w->opt.level, w->opt.page_bytes, w->opt.dict_bytes, w->opt.dictionary,
 	                      w->opt.stats_truncate, w->opt.page_crc, w->opt.page_index};
-	for (int i = 0; i < w->ws.nleaves; i++) pq_colw_init(&w->cols[i], &w->ws.leaves[i], &co);
+	for (int i = 0; i < w->ws.nleaves; i++) {
+		pq_colw_init(&w->cols[i], &w->ws.leaves[i], &co);
+		if (wants_bloom(&w->opt, &w->ws.leaves[i]))
+			w->cols[i].bloom.fpp = w->opt.bloom_fpp > 0 && w->opt.bloom_fpp < 1 ? w->opt.bloom_fpp : 0.01;
+	}
 	/* The caller works too: a pool of threads - 1 helpers, and only when
 	 * there is more than one column to share. */
 	rc = w->opt.threads > 1 && w->ws.nleaves > 1 ? dl_pool_create(&w->pool, w->opt.threads - 1) : 0;
@@ -78,6 +100,7 @@ void pq_writer_free(pq_writer *w)
 	dl_free(w->rgs);
 	dl_free(w->kvs);
 	dl_buf_free(&w->ci);
+	dl_buf_free(&w->bf);
 	dl_buf_free(&w->oi);
 	dl_arena_free(&w->arena);
 	dl_free(w);
@@ -112,7 +135,7 @@ static int flush_row_group(pq_writer *w)
 	rg->has_file_offset = rg->has_total_compressed_size = rg->has_ordinal = true;
 	rg->file_offset = w->sink->pos;
 	for (int i = 0; i < w->ws.nleaves; i++) {
-		DL_TRY(pq_colw_flush_chunk(&w->cols[i], w->sink, &w->arena, &rg->columns[i], &w->ci, &w->oi));
+		DL_TRY(pq_colw_flush_chunk(&w->cols[i], w->sink, &w->arena, &rg->columns[i], &w->ci, &w->oi, &w->bf));
 		rg->total_byte_size += rg->columns[i].meta_data.total_uncompressed_size;
 		rg->total_compressed_size += rg->columns[i].meta_data.total_compressed_size;
 	}
@@ -277,6 +300,21 @@ static int write_footer(pq_writer *w)
 	return rc;
 }
 
+/* The Bloom filters go right after the last row group (before the page
+ * indexes, as Arrow lays them out); their offsets become file offsets. */
+static int write_bloom_filters(pq_writer *w)
+{
+	if (!w->bf.len) return 0;
+	int64_t base = w->sink->pos;
+	DL_TRY(pq_sink_write(w->sink, w->bf.data, w->bf.len));
+	for (uint32_t g = 0; g < w->nrgs; g++)
+		for (uint32_t i = 0; i < w->rgs[g].ncolumns; i++) {
+			pq_column_meta *m = &w->rgs[g].columns[i].meta_data;
+			if (m->has_bloom_filter_offset) m->bloom_filter_offset += base;
+		}
+	return 0;
+}
+
 /* The page indexes go between the last row group and the footer (all
  * column indexes, then all offset indexes, as parquet-mr lays them out);
  * the chunks' offsets into the buffers become file offsets. */
@@ -302,6 +340,7 @@ int pq_writer_close(pq_writer *w)
 	if (w->failed) return refuse(w);
 	if (w->closed) return 0;
 	DL_TRY(fail(w, flush_row_group(w)));
+	DL_TRY(fail(w, write_bloom_filters(w)));
 	DL_TRY(fail(w, write_page_indexes(w)));
 	DL_TRY(fail(w, write_footer(w)));
 	w->closed = true;

@@ -42,10 +42,17 @@ typedef struct pq_writer_options {
 	                          * this many threads (the caller's included); <= 1:
 	                          * the calling thread only */
 	bool page_index;         /* ColumnIndex + OffsetIndex after the row groups */
+	/* Bloom filters (parquet-format BloomFilter.md) for the leaves whose
+	 * dotted path_in_schema is one of these (case-insensitive; booleans
+	 * have none), each sized for its chunk's distinct values at bloom_fpp
+	 * (0: 0.01), written after the row groups, before the page index. */
+	const char *const *bloom_columns;
+	int nbloom_columns;
+	double bloom_fpp;
 } pq_writer_options;
 
 #define PQ_WRITER_OPTIONS_INIT \
-	{PQ_CODEC_ZSTD, 0, 128 << 20, 0, 1 << 20, 1 << 20, true, 64, true, NULL, NULL, 1, true}
+	{PQ_CODEC_ZSTD, 0, 128 << 20, 0, 1 << 20, 1 << 20, true, 64, true, NULL, NULL, 1, true, NULL, 0, 0}
 
 typedef struct pq_writer pq_writer;
 

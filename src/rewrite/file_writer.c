@@ -3,6 +3,7 @@
 #include "rewrite/file_writer.h"
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include "log/partition_values.h"
 #include "log/schema.h"
 #include "rewrite/stats_write.h"
@@ -46,7 +47,63 @@ struct dl_files_writer {
 	int64_t rows, bytes;
 	dl_buf key, val;
 	dl_selection *groups;   /* per-batch row groups, reused */
+	char **bloom_cols;      /* physical dotted paths of delta.parquet.bloomFilter.columns */
+	int nbloom;
 };
+
+/* delta.parquet.bloomFilter.columns: comma-separated logical column paths
+ * (a.b for a nested field) to the physical paths the Parquet writer
+ * matches; names that are no column of the data files (partition
+ * columns, typos) are skipped, as Parquet's per-column options are. */
+static int bloom_columns(dl_files_writer *w, const char *list)
+{
+	const char *p = list;
+	while (*p) {
+		while (*p == ' ' || *p == ',') p++;
+		if (!*p) break;
+		const char *e = p;
+		while (*e && *e != ',') e++;
+		const char *q = e;
+		while (q > p && q[-1] == ' ') q--;
+		const dl_type *lt = w->data_logical, *pt = w->data_physical;
+		dl_buf path = DL_BUF_INIT;
+		bool ok = true;
+		for (const char *seg = p; ok && seg < q;) {
+			const char *d = seg;
+			while (d < q && *d != '.') d++;
+			/* `name` as dataSkippingStatsColumns spells it */
+			const char *a = seg, *z = d;
+			if (z - a >= 2 && *a == '`' && z[-1] == '`') a++, z--;
+			int k = -1;
+			for (int i = 0; lt && lt->id == DL_TYPE_STRUCT && i < lt->nchildren && k < 0; i++)
+				if (strlen(lt->children[i].name) == (size_t)(z - a) &&
+				    strncasecmp(lt->children[i].name, a, (size_t)(z - a)) == 0)
+					k = i;
+			ok = k >= 0 && pt && pt->id == DL_TYPE_STRUCT && k < pt->nchildren;
+			if (ok && ((path.len && dl_buf_putc(&path, '.') < 0) || dl_buf_puts(&path, pt->children[k].name) < 0)) {
+				dl_buf_free(&path);
+				return DL_ENOMEM;
+			}
+			if (ok) {
+				lt = lt->children[k].type;
+				pt = pt->children[k].type;
+			}
+			seg = d < q ? d + 1 : q;
+		}
+		if (ok && path.len) {
+			char **g = dl_reallocarray(w->bloom_cols, (size_t)w->nbloom + 1, sizeof *g);
+			if (!g) {
+				dl_buf_free(&path);
+				return DL_ENOMEM;
+			}
+			w->bloom_cols = g;
+			w->bloom_cols[w->nbloom++] = dl_buf_detach(&path, NULL);
+		}
+		dl_buf_free(&path);
+		p = e;
+	}
+	return 0;
+}
 
 int dl_array_scalar(dl_scalar *out, const dl_array *a, int64_t row)
 {
@@ -157,6 +214,8 @@ int dl_files_writer_open(dl_files_writer **out, const dl_files_writer_options *o
 	if (o->props->parquet_compression_codec)
 		rc = pq_codec_parse(o->props->parquet_compression_codec, &w->codec);
 	if (rc == 0) rc = split_schema(w);
+	if (rc == 0 && o->props->parquet_bloom_filter_columns)
+		rc = bloom_columns(w, o->props->parquet_bloom_filter_columns);
 	if (rc < 0) {
 		dl_files_writer_free(w);
 		return rc;
@@ -251,6 +310,9 @@ static int open_file(dl_files_writer *w, part_file *pf)
 	po.root_name = "spark_schema";
 	po.threads = w->o.threads;
 	if (w->o.target_file_size < po.row_group_bytes) po.row_group_bytes = w->o.target_file_size;
+	po.bloom_columns = (const char *const *)w->bloom_cols;
+	po.nbloom_columns = w->nbloom;
+	po.bloom_fpp = w->o.props->parquet_bloom_filter_fpp;
 	pf->rows = 0;
 	return pq_writer_open(&pf->pw, w->data_physical, &pf->sink, &po);
 }
@@ -503,6 +565,8 @@ void dl_files_writer_free(dl_files_writer *w)
 	dl_type_unref(w->data_logical);
 	dl_type_unref(w->data_physical);
 	dl_type_unref(w->data_view);
+	for (int i = 0; i < w->nbloom; i++) dl_free(w->bloom_cols[i]);
+	dl_free(w->bloom_cols);
 	dl_free(w->data_cols);
 	dl_free(w->part_cols);
 	dl_free(w->part_phys);

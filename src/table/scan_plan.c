@@ -455,8 +455,8 @@ int dl_scan_partitions_may_match(bool *may, const dl_scan *s, const dl_str_map *
 	dl_add a;
 	memset(&a, 0, sizeof a);
 	a.partition_values = *partition_values;
-	file_provider fp = {s, &a, {-1, NULL, NULL, NULL}};
-	dl_stats_provider p = {-1, provider_column, &fp, provider_variant_path};
+	file_provider fp = {s, &a, {-1, NULL, NULL, NULL, NULL}};
+	dl_stats_provider p = {-1, provider_column, &fp, provider_variant_path, NULL};
 	DL_TRY(dl_expr_may_match(may, s->prune, &p));
 	if (*may && s->prune_generated) DL_TRY(dl_expr_may_match(may, s->prune_generated, &p));
 	return 0;
@@ -477,8 +477,8 @@ static int prune_range(void *ctx, size_t begin, size_t end)
 	int rc = 0;
 	for (size_t i = begin; i < end && rc == 0; i++) {
 		const dl_add *add = dl_log_state_add(st, i);
-		file_provider fp = {s, add, {-1, NULL, NULL, NULL}};
-		dl_stats_provider p = {-1, provider_column, &fp, provider_variant_path};
+		file_provider fp = {s, add, {-1, NULL, NULL, NULL, NULL}};
+		dl_stats_provider p = {-1, provider_column, &fp, provider_variant_path, NULL};
 		bool may = true;
 		if (s->npart > 0) rc = dl_expr_may_match(&may, s->prune, &p);
 		if (rc == 0 && may && s->prune_generated)

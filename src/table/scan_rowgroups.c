@@ -1,7 +1,7 @@
 /* Row-group and page pruning: the scan's filter against each row group's
  * footer statistics (Parquet ColumnChunk min/max/null counts), after file
- * pruning by the log's statistics, then against the page index of the row
- * groups kept (below). Only leaves whose file type is the column's
+ * pruning by the log's statistics, then against the Bloom filters and the
+ * page index of the row groups kept (below). Only leaves whose file type is the column's
  * logical type are used (a widened column's old file statistics would be
  * compared in the wrong type). */
 #include <stdlib.h>
@@ -112,6 +112,49 @@ static int rg_column(void *payload, const char *const *path, int depth, dl_col_s
 	return 0;
 }
 
+/* ---- Bloom filters ----
+ *
+ * After the footer statistics kept a row group: `col = v` and `col IN
+ * (...)` ask the chunk's Bloom filter, for a file column of exactly the
+ * column's type (prune.c only asks for uncast columns). */
+static int rg_contains(void *payload, const char *const *path, int depth, const dl_scalar *v, bool *out)
+{
+	rg_provider *p = payload;
+	*out = true;
+	const dl_type *t;
+	int leaf = find_leaf(p, path, depth, &t);
+	pq_column_stats cs;
+	if (leaf < 0 || pq_reader_column_stats(p->r, p->rg, leaf, &cs) < 0 || !cs.type || !dl_type_equals(cs.type, t) ||
+	    v->type != t->id) {
+		dl_error_clear();
+		return 0;
+	}
+	pq_stat_value sv;
+	memset(&sv, 0, sizeof sv);
+	switch (t->id) {
+	case DL_TYPE_BOOLEAN: return 0;
+	case DL_TYPE_FLOAT:
+	case DL_TYPE_DOUBLE: sv.d = v->v.f64; break;
+	case DL_TYPE_DECIMAL: sv.dec = v->v.dec; break;
+	case DL_TYPE_STRING:
+	case DL_TYPE_BINARY:
+		sv.s = (const uint8_t *)v->v.str.ptr;
+		sv.len = (uint32_t)v->v.str.len;
+		if (v->v.str.len > UINT32_MAX) return 0;
+		break;
+	default: sv.i = v->v.i64; break;
+	}
+	return pq_reader_bloom_may_contain(p->r, p->rg, leaf, &sv, out);
+}
+
+static bool has_bloom_filters(pq_reader *r, int rg)
+{
+	const pq_row_group *g = &pq_reader_metadata(r)->row_groups[rg];
+	for (uint32_t i = 0; i < g->ncolumns; i++)
+		if (g->columns[i].has_meta_data && g->columns[i].meta_data.has_bloom_filter_offset) return true;
+	return false;
+}
+
 /* ---- pages (the ColumnIndex) ----
  *
  * The row group is cut at every page boundary of the filter's columns;
@@ -184,7 +227,7 @@ static int page_ranges(const dl_scan *s, rg_provider *rp, int rg, pq_row_range *
 	pp.collecting = true;
 	rp->rg = rg;
 	int64_t rows = pq_reader_row_group_rows(rp->r, rg);
-	dl_stats_provider sp = {rows, page_column, &pp, NULL};
+	dl_stats_provider sp = {rows, page_column, &pp, NULL, NULL};
 	bool may;
 	DL_TRY(dl_expr_may_match(&may, s->prune, &sp));
 	pp.collecting = false;
@@ -265,11 +308,19 @@ int dl_scan_prune_row_groups(dl_scan *s, pq_reader *r)
 	if (!keep) return DL_ENOMEM;
 	rg_provider p = {s, r, 0, DL_ARENA_INIT};
 	int nk = 0, rc = 0;
+	int64_t nbloom = 0;
 	for (int rg = 0; rg < n && rc == 0; rg++) {
 		p.rg = rg;
-		dl_stats_provider sp = {pq_reader_row_group_rows(r, rg), rg_column, &p, NULL};
+		dl_stats_provider sp = {pq_reader_row_group_rows(r, rg), rg_column, &p, NULL, NULL};
 		bool may = true;
 		rc = dl_expr_may_match(&may, s->prune, &sp);
+		/* the filters are read only for row groups the statistics keep,
+		 * and counted apart */
+		if (rc == 0 && may && has_bloom_filters(r, rg)) {
+			sp.may_contain = rg_contains;
+			rc = dl_expr_may_match(&may, s->prune, &sp);
+			if (rc == 0 && !may) nbloom++;
+		}
 		if (may) keep[nk++] = rg;
 		dl_arena_reset(&p.arena);
 	}
@@ -292,7 +343,9 @@ int dl_scan_prune_row_groups(dl_scan *s, pq_reader *r)
 		dl_free(ranges);
 		keep[nk2++] = keep[i];
 	}
-	if (rc == 0 && nk2 < n) __atomic_add_fetch(&s->metrics.row_groups_pruned_stats, (int64_t)(n - nk2), __ATOMIC_RELAXED);
+	if (rc == 0 && nk2 + nbloom < n)
+		__atomic_add_fetch(&s->metrics.row_groups_pruned_stats, (int64_t)n - nk2 - nbloom, __ATOMIC_RELAXED);
+	if (rc == 0 && nbloom) __atomic_add_fetch(&s->metrics.row_groups_pruned_bloom, nbloom, __ATOMIC_RELAXED);
 	if (rc == 0 && nk2 < n) {
 		/* an empty list would mean "all": keep none by selecting nothing */
 		if (nk2 == 0) rc = 1;

@@ -223,7 +223,7 @@ static bool add_matches_reads(dl_transaction *t, const dl_add *add, const char *
 		*which = t->predicates[i];
 		if (!t->bound[i]) return true;
 		part_provider pp = {t, add};
-		dl_stats_provider p = {-1, part_column, &pp, NULL};
+		dl_stats_provider p = {-1, part_column, &pp, NULL, NULL};
 		bool may = true;
 		if (dl_expr_may_match(&may, t->bound[i], &p) < 0) {
 			dl_error_clear();

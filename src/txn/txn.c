@@ -251,6 +251,7 @@ int dl_txn_set_metadata(dl_transaction *t, const dl_metadata *metadata)
 	/* The string fields point into the caller's memory: drop them. */
 	t->new_props.data_skipping_stats_columns = NULL;
 	t->new_props.parquet_compression_codec = NULL;
+	t->new_props.parquet_bloom_filter_columns = NULL;
 	t->has_new_props = true;
 	return 0;
 }

@@ -36,7 +36,7 @@ static bool may(const char *sql, file_stats *fs, int64_t rows)
 	dl_expr *e;
 	assert_int_equal(dl_expr_parse(&e, sql), 0);
 	if (dl_expr_bind(e, schema) < 0) fail_msg("bind %s: %s", sql, dl_error_last()->message);
-	dl_stats_provider sp = {rows, provide, fs, NULL};
+	dl_stats_provider sp = {rows, provide, fs, NULL, NULL};
 	bool m;
 	assert_int_equal(dl_expr_may_match(&m, e, &sp), 0);
 	dl_expr_free(e);
@@ -122,7 +122,7 @@ static void test_unit(void **state)
 		set_int(&fs.col[3], DL_TYPE_DATE, 18263, 18263, 0); /* 2020-01-02 */
 		assert_int_equal(dl_expr_parse(&e, "dt > TIMESTAMP '2020-01-02 03:00:00Z'"), 0);
 		assert_int_equal(dl_expr_bind_ctx(e, schema, &ctx), 0);
-		dl_stats_provider sp = {100, provide, &fs, NULL};
+		dl_stats_provider sp = {100, provide, &fs, NULL, NULL};
 		bool m;
 		assert_int_equal(dl_expr_may_match(&m, e, &sp), 0);
 		assert_true(m); /* midnight at -05:00 is 05:00Z, after 03:00Z */
@@ -142,7 +142,7 @@ static void test_unit(void **state)
 			dl_expr *e;
 			assert_int_equal(dl_expr_parse(&e, q[k]), 0);
 			assert_int_equal(dl_expr_bind(e, ts_schema), 0);
-			dl_stats_provider sp = {100, provide, &ts, NULL};
+			dl_stats_provider sp = {100, provide, &ts, NULL, NULL};
 			bool m;
 			assert_int_equal(dl_expr_may_match(&m, e, &sp), 0);
 			assert_int_equal(m, want[k]);
@@ -357,7 +357,7 @@ static void test_soundness(void **state)
 			}
 			dl_selection sel = {0};
 			int rc = dl_expr_filter(&sel, e, bt, &ctx);
-			dl_stats_provider sp = {rnd(5) ? n : -1, provide, &fs, NULL};
+			dl_stats_provider sp = {rnd(5) ? n : -1, provide, &fs, NULL, NULL};
 			bool m;
 			assert_int_equal(dl_expr_may_match(&m, e, &sp), 0);
 			if (rc == 0) {
@@ -441,7 +441,7 @@ static void test_generated(void **state)
 	pv.vals[4].v.str.len = 2;
 	pv.vals[5].v.str.ptr = "2020-10";
 	pv.vals[5].v.str.len = 7;
-	dl_stats_provider sp = {-1, provide_parts, &pv, NULL};
+	dl_stats_provider sp = {-1, provide_parts, &pv, NULL, NULL};
 	bool m;
 	assert_int_equal(dl_expr_may_match(&m, derived, &sp), 0);
 	assert_true(m);
@@ -469,7 +469,7 @@ static void test_generated(void **state)
 	p2.vals[0].type = p2.vals[1].type = DL_TYPE_INTEGER;
 	p2.vals[0].v.i64 = 2021;
 	p2.vals[1].v.i64 = 2;
-	dl_stats_provider sp2 = {-1, provide_parts, &p2, NULL};
+	dl_stats_provider sp2 = {-1, provide_parts, &p2, NULL, NULL};
 	assert_int_equal(dl_expr_may_match(&m, derived, &sp2), 0);
 	assert_true(m);
 	p2.vals[1].v.i64 = 4;

@@ -236,7 +236,7 @@ static void test_soundness(void **state)
 			dl_selection sel = {0};
 			int rc = dl_expr_filter(&sel, e, vb, NULL);
 			if (rc < 0) dl_error_clear();
-			dl_stats_provider sp = {rnd(5) ? n : -1, provide, &vf0, provide_path};
+			dl_stats_provider sp = {rnd(5) ? n : -1, provide, &vf0, provide_path, NULL};
 			bool m;
 			assert_int_equal(dl_expr_may_match(&m, e, &sp), 0);
 			if (rc == 0) {
