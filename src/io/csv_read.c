@@ -202,6 +202,7 @@ static int widen_columns(csv_state *st, dl_field *fs, const bool *from_table)
 	       (fr = next_field(st, st->in->data, st->in->len, &p, &line, &st->field, &s, &n, &quoted, &eol)) > 0) {
 		if (c < st->ncols && from_table[c] && !is_null(st, s, n, quoted))
 			rc = dl_io_widen_for_text(&fs[c].type, s, n);
+		if (eol) dl_io_input_release(st->in, p); /* reading comes back, from the page cache */
 		c = eol ? 0 : c + 1;
 	}
 	if (rc == 0 && fr < 0) dl_error_clear(); /* malformed: reading reports it again */
@@ -309,6 +310,9 @@ static int csv_next(dl_batch_stream *s, dl_batch **out)
 			                    st->in->path, (long long)first_line, c, c == 1 ? "" : "s", st->ncols);
 		rows++;
 	}
+	/* the builders hold copies of every value: nothing before pos is
+	 * looked at again (errors name lines by number, not by text) */
+	dl_io_input_release(st->in, st->pos);
 	if (rows == 0) return 0;
 	dl_batch *b = dl_batch_new(st->schema, rows);
 	if (!b) return dl_error_last()->code;

@@ -3,8 +3,8 @@
  * when it has a column of that name (case-insensitive), else they are
  * inferred from the first rows (BIGINT, DOUBLE, BOOLEAN, DATE, TIMESTAMP,
  * else STRING; in JSON lines, objects and arrays infer structs and
- * arrays). The file is mapped, not loaded, and batches
- * are parsed as they are pulled. Input is hostile: malformed rows are
+ * arrays). The file is mapped, not loaded, batches
+ * are parsed as they are pulled, and the pages behind them are given back. Input is hostile: malformed rows are
  * DL_EINVALID naming the file, the line and the column. */
 #ifndef DL_IO_INPUT_H
 #define DL_IO_INPUT_H
@@ -19,11 +19,19 @@ typedef struct dl_io_input {
 	const char *data;          /* the whole file */
 	size_t len;
 	char *path;                /* as given, for messages */
+	size_t released;           /* [0, released) handed to dl_io_input_release last */
 } dl_io_input;
 
 /* Maps `path` (a path or file:// URI). */
 int dl_io_input_open(dl_io_input **out, const char *path);
 void dl_io_input_free(dl_io_input *in);
+/* The parser is done with data[0, upto) for now: it copied every value it
+ * took from there and keeps no pointer into it. The mapped pages are given
+ * back (in steps of DL_IO_RELEASE_STEP), so a large file parsed front to
+ * back does not stay resident whole. Only a hint: data stays valid, and a
+ * second pass over released bytes reads them again from the file. */
+void dl_io_input_release(dl_io_input *in, size_t upto);
+#define DL_IO_RELEASE_STEP (4u << 20)
 
 typedef struct dl_io_csv_format {
 	char delimiter;            /* ',' */

@@ -365,7 +365,10 @@ static int widen_columns(jl_state *st, dl_field *fs, const bool *use_table, int 
 			int c = dl_name_index_find(&ix, v->u.obj.items[m].key);
 			if (c >= 0 && use_table[c]) rc = widen_json(&fs[c].type, &v->u.obj.items[m].value, 0);
 		}
-		if ((lines & 1023) == 0) dl_arena_reset(&st->arena);
+		if ((lines & 1023) == 0) {
+			dl_arena_reset(&st->arena);
+			dl_io_input_release(st->in, st->pos); /* reading comes back, from the page cache */
+		}
 	}
 	dl_name_index_free(&ix);
 	dl_type_unref(names);
@@ -430,6 +433,9 @@ static int jl_next(dl_batch_stream *s, dl_batch **out)
 		if ((rows & 1023) == 0) dl_arena_reset(&st->arena);
 	}
 	dl_arena_reset(&st->arena);
+	/* the builder holds copies and the arena is empty: nothing before pos
+	 * is looked at again */
+	dl_io_input_release(st->in, st->pos);
 	if (rows == 0) return 0;
 	dl_array *a;
 	DL_TRY(dl_builder_finish(&a, st->b));
