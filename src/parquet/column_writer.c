@@ -71,6 +71,16 @@ void pq_colw_scratch_free(pq_colw_scratch *s)
 	dl_buf_free(&s->comp);
 }
 
+size_t pq_colw_memory(const pq_colw *c)
+{
+	const pq_dict *d = &c->dict;
+	size_t n = c->cap_slots * sizeof(uint16_t) * ((c->def ? 1 : 0) + (c->rep ? 1 : 0));
+	n += c->cap_idx * sizeof *c->idx + c->plain.cap + c->pages.cap + c->scratch.cap;
+	n += d->data.cap + d->cap * (sizeof *d->hashes + (d->offs ? sizeof *d->offs : 0));
+	n += d->slots ? ((size_t)d->mask + 1) * sizeof *d->slots : 0;
+	return n + c->seen_words * sizeof *c->seen;
+}
+
 void pq_colw_free(pq_colw *c)
 {
 	dl_free(c->def);

@@ -76,6 +76,9 @@ void pq_colw_free(pq_colw *c);
 
 /* Shreds rows [start, start+n) of the leaf's top-level array. */
 int pq_colw_write(pq_colw *c, pq_colw_scratch *scr, const dl_array *top, int64_t start, int64_t n);
+/* Bytes of memory the column holds (the capacity of its buffers: levels,
+ * values, dictionary, pages), for tests that bound the writer's memory. */
+size_t pq_colw_memory(const pq_colw *c);
 /* Uncompressed bytes buffered for the current row group (estimate). */
 int64_t pq_colw_buffered(const pq_colw *c);
 /* Flushes the chunk to the sink and describes it in *out (strings and

@@ -347,6 +347,14 @@ int64_t pq_writer_file_size(const pq_writer *w)
 	return w->sink->pos;
 }
 
+size_t pq_writer_memory(const pq_writer *w)
+{
+	size_t n = w->ci.cap + w->oi.cap;
+	for (int i = 0; i < w->ws.nleaves; i++) n += pq_colw_memory(&w->cols[i]);
+	for (int i = 0; i < w->nscr; i++) n += w->scr[i].body.cap + w->scr[i].comp.cap;
+	return n;
+}
+
 int pq_writer_num_leaves(const pq_writer *w)
 {
 	return w->ws.nleaves;
