@@ -58,6 +58,7 @@ int pq_colw_init(pq_colw *c, const pq_leaf *leaf, const pq_colw_options *opt)
 	/* Booleans are never dictionary encoded (as parquet-mr). */
 	c->dict_on = opt->dictionary && leaf->phys != PQ_BOOLEAN && leaf->type->id != DL_TYPE_NULL;
 	pq_dict_init(&c->dict, c->width);
+	c->dict.data_limit = opt->dict_bytes + 64;
 	pq_stats_init(&c->stats, stats_kind(leaf->type));
 	pq_stats_init(&c->file_stats, stats_kind(leaf->type));
 	pq_stats_init(&c->pstats, stats_kind(leaf->type));
@@ -106,6 +107,7 @@ static void dict_release(pq_colw *c)
 {
 	pq_dict_free(&c->dict);
 	pq_dict_init(&c->dict, c->width);
+	c->dict.data_limit = c->opt.dict_bytes + 64;
 }
 
 /* ---- levels ------------------------------------------------------------ */
@@ -161,9 +163,12 @@ static int put_index(pq_colw *c, uint32_t i)
  * through the dictionary or to the PLAIN buffer. Returns 1 when the value
  * may change min/max (so callers skip the comparison otherwise). */
 /* dl_buf_append without the call for the common case of room to spare. */
-static inline int buf_put(dl_buf *b, const void *p, size_t n)
+static inline int buf_put(dl_buf *b, const void *p, size_t n, size_t limit)
 {
-	if (b->cap - b->len <= n + 1) return dl_buf_append(b, p, n);
+	if (b->cap - b->len <= n + 1) {
+		DL_TRY(dl_buf_reserve_upto(b, n, limit));
+		return dl_buf_append(b, p, n);
+	}
 	memcpy(b->data + b->len, p, n);
 	b->len += n;
 	b->data[b->len] = 0; /* dl_buf's promise */
@@ -186,11 +191,14 @@ static int put_encoded(pq_colw *c, const void *p, size_t n)
 		if (n > UINT32_MAX) return dl_error_set(DL_EINVALID, "a value of %zu bytes is too large for Parquet", n);
 		uint8_t len4[4];
 		pq_store_le32(len4, (uint32_t)n);
-		DL_TRY(buf_put(&c->plain, len4, 4));
+		DL_TRY(buf_put(&c->plain, len4, 4, c->opt.page_bytes + 4 + n + 64));
 	}
-	if (n == 8) DL_TRY(buf_put(&c->plain, p, 8)); /* constant sizes inline the copy */
-	else if (n == 4) DL_TRY(buf_put(&c->plain, p, 4));
-	else DL_TRY(buf_put(&c->plain, p, n));
+	/* a page is flushed once it reaches page_bytes: room for that and the
+	 * value that crosses it, not twice */
+	size_t lim = c->opt.page_bytes + n + 64;
+	if (n == 8) DL_TRY(buf_put(&c->plain, p, 8, lim)); /* constant sizes inline the copy */
+	else if (n == 4) DL_TRY(buf_put(&c->plain, p, 4, lim));
+	else DL_TRY(buf_put(&c->plain, p, n, lim));
 	return 1;
 }
 
@@ -325,7 +333,7 @@ static int fall_back(pq_colw *c)
 		pq_dict_entry(&c->dict, c->idx[k], &n);
 		total += n + 4;
 	}
-	DL_TRY(dl_buf_reserve(&c->plain, total + 1));
+	DL_TRY(dl_buf_reserve_upto(&c->plain, total + 1, c->opt.page_bytes + total + 64));
 	uint8_t *out = (uint8_t *)c->plain.data + c->plain.len;
 	for (size_t k = 0; k < c->nidx; k++) {
 		size_t n;
