@@ -25,6 +25,7 @@ typedef struct csv_state {
 	char *null_string;  /* or NULL */
 	size_t null_len;
 	int64_t batch_rows;
+	size_t batch_text;  /* input bytes a batch stops at (SIZE_MAX: none) */
 	size_t pos;
 	int64_t line;
 	dl_type *schema;
@@ -275,7 +276,8 @@ static int csv_next(dl_batch_stream *s, dl_batch **out)
 	size_t len = st->in->len, n;
 	bool quoted, eol;
 	int64_t rows = 0;
-	while (rows < st->batch_rows && st->pos < len) {
+	size_t start = st->pos;
+	while (rows < st->batch_rows && st->pos - start < st->batch_text && st->pos < len) {
 		if (d[st->pos] == '\n' || (d[st->pos] == '\r' && st->pos + 1 < len && d[st->pos + 1] == '\n')) {
 			st->pos += d[st->pos] == '\n' ? 1 : 2; /* blank line */
 			st->line++;
@@ -366,6 +368,7 @@ int dl_io_csv_stream(dl_batch_stream **out, dl_io_input *in, const dl_type *tabl
 	st->quote = fmt->quote; /* NUL: no quoting */
 	st->header = fmt->header;
 	st->batch_rows = batch_rows > 0 ? batch_rows : DL_IO_BATCH_ROWS;
+	st->batch_text = batch_rows > 0 ? SIZE_MAX : DL_IO_BATCH_TEXT;
 	s->private_data = st;
 	s->schema = csv_schema;
 	s->next = csv_next;

@@ -44,7 +44,8 @@ typedef struct dl_io_csv_format {
 
 /* Streams over `in`, which they own from then on (freed with them, or
  * here on failure). `table` is the schema to type by, or NULL;
- * batch_rows 0 means DL_IO_BATCH_ROWS. widen: a table column's type is
+ * batch_rows 0 means DL_IO_BATCH_ROWS, or fewer rows as DL_IO_BATCH_TEXT
+ * bytes of input. widen: a table column's type is
  * widened as dl_io_widen_for_text says wherever a value needs it (one more
  * pass over the whole file before the first batch); the write then widens
  * the table column, when type widening and schema merging allow it. */
@@ -65,7 +66,11 @@ bool dl_io_widenable(const dl_type *t);
  * the CSV and JSON readers. DL_EINVALID names the value and the type. */
 int dl_io_append_text(void *builder, const char *s, size_t n);
 
-/* Rows per batch by default. */
+/* Rows per batch by default, and the input text a default batch stops at
+ * before that: 65536 rows of 50 numbers are 37 MB of text and 26 MB of
+ * columns, held twice while the next batch is built; 8 MiB bounds it for
+ * wide rows without making narrow batches small. */
 #define DL_IO_BATCH_ROWS 65536
+#define DL_IO_BATCH_TEXT (8u << 20)
 
 #endif

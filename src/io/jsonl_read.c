@@ -18,6 +18,7 @@
 typedef struct jl_state {
 	dl_io_input *in;
 	int64_t batch_rows;
+	size_t batch_text;  /* input bytes a batch stops at (SIZE_MAX: none) */
 	size_t pos;
 	int64_t line;
 	dl_type *schema;
@@ -422,7 +423,8 @@ static int jl_next(dl_batch_stream *s, dl_batch **out)
 	const char *line;
 	size_t len;
 	int64_t rows = 0;
-	while (rows < st->batch_rows && next_line(st, &line, &len)) {
+	size_t start = st->pos;
+	while (rows < st->batch_rows && st->pos - start < st->batch_text && next_line(st, &line, &len)) {
 		dl_json *v;
 		int rc = dl_json_parse(&st->arena, line, len, st->in->path, &v);
 		if (rc == 0 && v->kind != DL_JSON_OBJECT)
@@ -481,6 +483,7 @@ int dl_io_jsonl_stream(dl_batch_stream **out, dl_io_input *in, const dl_type *ta
 	}
 	st->in = in;
 	st->batch_rows = batch_rows > 0 ? batch_rows : DL_IO_BATCH_ROWS;
+	st->batch_text = batch_rows > 0 ? SIZE_MAX : DL_IO_BATCH_TEXT;
 	s->private_data = st;
 	s->schema = jl_schema;
 	s->next = jl_next;

@@ -333,7 +333,7 @@ static int fall_back(pq_colw *c)
 		pq_dict_entry(&c->dict, c->idx[k], &n);
 		total += n + 4;
 	}
-	DL_TRY(dl_buf_reserve_upto(&c->plain, total + 1, c->opt.page_bytes + total + 64));
+	DL_TRY(dl_buf_reserve_upto(&c->plain, total + 1, (total > c->opt.page_bytes ? total : c->opt.page_bytes) + 64));
 	uint8_t *out = (uint8_t *)c->plain.data + c->plain.len;
 	for (size_t k = 0; k < c->nidx; k++) {
 		size_t n;
