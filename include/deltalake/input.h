@@ -41,7 +41,7 @@ typedef struct dl_csv_options {
 	const char *null_string;   /* an unquoted field equal to it is NULL (NULL: none);
 	                              an empty unquoted field is always NULL, "" quoted never */
 	const char *schema_json;   /* Delta schema JSON to type columns by, or NULL */
-	int64_t batch_rows;        /* rows per batch; 0 = 65536 */
+	int64_t batch_rows;        /* rows per batch; 0 = 65536, or fewer as 8 MiB of input text */
 	/* version 2: type widening, for a table with delta.enableTypeWidening
 	 * written with merge_schema. A schema_json column whose type does not
 	 * hold a value of the file is read with the narrowest type the
@@ -65,7 +65,7 @@ typedef struct dl_jsonl_options {
 	int version;               /* DL_JSONL_OPTIONS_VERSION */
 	const char *schema_json;   /* Delta schema JSON to type columns by, or NULL; nested
 	                              objects and arrays fill its struct, array and map columns */
-	int64_t batch_rows;        /* rows per batch; 0 = 65536 */
+	int64_t batch_rows;        /* rows per batch; 0 = 65536, or fewer as 8 MiB of input text */
 	/* version 2: as dl_csv_options' widen_types, for columns and the fields
 	 * of struct columns (not inside arrays or maps) */
 	bool widen_types;

@@ -178,6 +178,12 @@ typedef struct dl_store_reader dl_store_reader;
 DL_EXTERN(int) dl_store_reader_open(dl_store_reader **out, dl_store *s, const char *path);
 DL_EXTERN(int64_t) dl_store_reader_size(const dl_store_reader *r);
 DL_EXTERN(const uint8_t *) dl_store_reader_data(const dl_store_reader *r);
+/* A hint that the caller, streaming once through dl_store_reader_data,
+ * will not need its bytes [0, upto) again soon: a file mapping gives those
+ * pages back, so they stop counting in the process's resident memory. The
+ * data stays valid and unchanged (pages touched again are read again from
+ * the file). A no-op for backends that cannot. */
+DL_EXTERN(void) dl_store_reader_release(dl_store_reader *r, int64_t upto);
 /* Like dl_store_get_range: *got may be short at the end of the object. */
 DL_EXTERN(int) dl_store_reader_read(uint8_t *buf, size_t *got, dl_store_reader *r, int64_t offset, size_t len);
 DL_EXTERN(void) dl_store_reader_close(dl_store_reader *r);

@@ -25,6 +25,7 @@ typedef struct csv_state {
 	char *null_string;  /* or NULL */
 	size_t null_len;
 	int64_t batch_rows;
+	size_t batch_text;  /* input bytes a batch stops at (SIZE_MAX: none) */
 	size_t pos;
 	int64_t line;
 	dl_type *schema;
@@ -202,6 +203,7 @@ static int widen_columns(csv_state *st, dl_field *fs, const bool *from_table)
 	       (fr = next_field(st, st->in->data, st->in->len, &p, &line, &st->field, &s, &n, &quoted, &eol)) > 0) {
 		if (c < st->ncols && from_table[c] && !is_null(st, s, n, quoted))
 			rc = dl_io_widen_for_text(&fs[c].type, s, n);
+		if (eol) dl_io_input_release(st->in, p); /* reading comes back, from the page cache */
 		c = eol ? 0 : c + 1;
 	}
 	if (rc == 0 && fr < 0) dl_error_clear(); /* malformed: reading reports it again */
@@ -274,7 +276,8 @@ static int csv_next(dl_batch_stream *s, dl_batch **out)
 	size_t len = st->in->len, n;
 	bool quoted, eol;
 	int64_t rows = 0;
-	while (rows < st->batch_rows && st->pos < len) {
+	size_t start = st->pos;
+	while (rows < st->batch_rows && st->pos - start < st->batch_text && st->pos < len) {
 		if (d[st->pos] == '\n' || (d[st->pos] == '\r' && st->pos + 1 < len && d[st->pos + 1] == '\n')) {
 			st->pos += d[st->pos] == '\n' ? 1 : 2; /* blank line */
 			st->line++;
@@ -309,6 +312,9 @@ static int csv_next(dl_batch_stream *s, dl_batch **out)
 			                    st->in->path, (long long)first_line, c, c == 1 ? "" : "s", st->ncols);
 		rows++;
 	}
+	/* the builders hold copies of every value: nothing before pos is
+	 * looked at again (errors name lines by number, not by text) */
+	dl_io_input_release(st->in, st->pos);
 	if (rows == 0) return 0;
 	dl_batch *b = dl_batch_new(st->schema, rows);
 	if (!b) return dl_error_last()->code;
@@ -362,6 +368,7 @@ int dl_io_csv_stream(dl_batch_stream **out, dl_io_input *in, const dl_type *tabl
 	st->quote = fmt->quote; /* NUL: no quoting */
 	st->header = fmt->header;
 	st->batch_rows = batch_rows > 0 ? batch_rows : DL_IO_BATCH_ROWS;
+	st->batch_text = batch_rows > 0 ? SIZE_MAX : DL_IO_BATCH_TEXT;
 	s->private_data = st;
 	s->schema = csv_schema;
 	s->next = csv_next;

@@ -1,5 +1,6 @@
 /* Mapping an input file (input.h): a store on the file's directory and a
- * reader over the file, whose whole image the parsers scan in place. */
+ * reader over the file, whose whole image the parsers scan in place and
+ * give back behind them. */
 #include <string.h>
 #include "io/input.h"
 #include "util/error.h"
@@ -29,6 +30,15 @@ int dl_io_input_open(dl_io_input **out, const char *path)
 	}
 	*out = in;
 	return 0;
+}
+
+void dl_io_input_release(dl_io_input *in, size_t upto)
+{
+	if (upto > in->len) upto = in->len;
+	/* one call per step, not per batch; going back is a new pass */
+	if (upto >= in->released && upto - in->released < DL_IO_RELEASE_STEP && upto < in->len) return;
+	dl_store_reader_release(in->reader, (int64_t)upto);
+	in->released = upto;
 }
 
 void dl_io_input_free(dl_io_input *in)

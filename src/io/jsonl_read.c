@@ -18,6 +18,7 @@
 typedef struct jl_state {
 	dl_io_input *in;
 	int64_t batch_rows;
+	size_t batch_text;  /* input bytes a batch stops at (SIZE_MAX: none) */
 	size_t pos;
 	int64_t line;
 	dl_type *schema;
@@ -365,7 +366,10 @@ static int widen_columns(jl_state *st, dl_field *fs, const bool *use_table, int 
 			int c = dl_name_index_find(&ix, v->u.obj.items[m].key);
 			if (c >= 0 && use_table[c]) rc = widen_json(&fs[c].type, &v->u.obj.items[m].value, 0);
 		}
-		if ((lines & 1023) == 0) dl_arena_reset(&st->arena);
+		if ((lines & 1023) == 0) {
+			dl_arena_reset(&st->arena);
+			dl_io_input_release(st->in, st->pos); /* reading comes back, from the page cache */
+		}
 	}
 	dl_name_index_free(&ix);
 	dl_type_unref(names);
@@ -419,7 +423,8 @@ static int jl_next(dl_batch_stream *s, dl_batch **out)
 	const char *line;
 	size_t len;
 	int64_t rows = 0;
-	while (rows < st->batch_rows && next_line(st, &line, &len)) {
+	size_t start = st->pos;
+	while (rows < st->batch_rows && st->pos - start < st->batch_text && next_line(st, &line, &len)) {
 		dl_json *v;
 		int rc = dl_json_parse(&st->arena, line, len, st->in->path, &v);
 		if (rc == 0 && v->kind != DL_JSON_OBJECT)
@@ -430,6 +435,9 @@ static int jl_next(dl_batch_stream *s, dl_batch **out)
 		if ((rows & 1023) == 0) dl_arena_reset(&st->arena);
 	}
 	dl_arena_reset(&st->arena);
+	/* the builder holds copies and the arena is empty: nothing before pos
+	 * is looked at again */
+	dl_io_input_release(st->in, st->pos);
 	if (rows == 0) return 0;
 	dl_array *a;
 	DL_TRY(dl_builder_finish(&a, st->b));
@@ -475,6 +483,7 @@ int dl_io_jsonl_stream(dl_batch_stream **out, dl_io_input *in, const dl_type *ta
 	}
 	st->in = in;
 	st->batch_rows = batch_rows > 0 ? batch_rows : DL_IO_BATCH_ROWS;
+	st->batch_text = batch_rows > 0 ? SIZE_MAX : DL_IO_BATCH_TEXT;
 	s->private_data = st;
 	s->schema = jl_schema;
 	s->next = jl_next;

@@ -58,11 +58,28 @@ int pq_colw_init(pq_colw *c, const pq_leaf *leaf, const pq_colw_options *opt)
 	/* Booleans are never dictionary encoded (as parquet-mr). */
 	c->dict_on = opt->dictionary && leaf->phys != PQ_BOOLEAN && leaf->type->id != DL_TYPE_NULL;
 	pq_dict_init(&c->dict, c->width);
+	c->dict.data_limit = opt->dict_bytes + 64;
 	pq_stats_init(&c->stats, stats_kind(leaf->type));
 	pq_stats_init(&c->file_stats, stats_kind(leaf->type));
 	pq_stats_init(&c->pstats, stats_kind(leaf->type));
 	c->pstats_live = opt->page_index && !c->dict_on;
 	return 0;
+}
+
+void pq_colw_scratch_free(pq_colw_scratch *s)
+{
+	dl_buf_free(&s->body);
+	dl_buf_free(&s->comp);
+}
+
+size_t pq_colw_memory(const pq_colw *c)
+{
+	const pq_dict *d = &c->dict;
+	size_t n = c->cap_slots * sizeof(uint16_t) * ((c->def ? 1 : 0) + (c->rep ? 1 : 0));
+	n += c->cap_idx * sizeof *c->idx + c->plain.cap + c->pages.cap + c->scratch.cap;
+	n += d->data.cap + d->cap * (sizeof *d->hashes + (d->offs ? sizeof *d->offs : 0));
+	n += d->slots ? ((size_t)d->mask + 1) * sizeof *d->slots : 0;
+	return n + c->seen_words * sizeof *c->seen;
 }
 
 void pq_colw_free(pq_colw *c)
@@ -76,13 +93,22 @@ void pq_colw_free(pq_colw *c)
 	dl_buf_free(&c->pages);
 	pq_stats_free(&c->stats);
 	pq_stats_free(&c->file_stats);
-	dl_buf_free(&c->body);
-	dl_buf_free(&c->comp);
 	dl_buf_free(&c->scratch);
 	pq_page_index_free(&c->pidx);
 	pq_stats_free(&c->pstats);
 	dl_free(c->seen);
 	memset(c, 0, sizeof *c);
+}
+
+/* Gives the dictionary's memory back (its data, hashes and slots: about
+ * 3.5 MB at the 1 MB page limit of 8-byte values) instead of keeping it
+ * for reuse: 50 columns that fell back would otherwise hold 175 MB that
+ * no page needs. */
+static void dict_release(pq_colw *c)
+{
+	pq_dict_free(&c->dict);
+	pq_dict_init(&c->dict, c->width);
+	c->dict.data_limit = c->opt.dict_bytes + 64;
 }
 
 /* ---- levels ------------------------------------------------------------ */
@@ -138,9 +164,12 @@ static int put_index(pq_colw *c, uint32_t i)
  * through the dictionary or to the PLAIN buffer. Returns 1 when the value
  * may change min/max (so callers skip the comparison otherwise). */
 /* dl_buf_append without the call for the common case of room to spare. */
-static inline int buf_put(dl_buf *b, const void *p, size_t n)
+static inline int buf_put(dl_buf *b, const void *p, size_t n, size_t limit)
 {
-	if (b->cap - b->len <= n + 1) return dl_buf_append(b, p, n);
+	if (b->cap - b->len <= n + 1) {
+		DL_TRY(dl_buf_reserve_upto(b, n, limit));
+		return dl_buf_append(b, p, n);
+	}
 	memcpy(b->data + b->len, p, n);
 	b->len += n;
 	b->data[b->len] = 0; /* dl_buf's promise */
@@ -164,11 +193,14 @@ static int put_encoded(pq_colw *c, const void *p, size_t n)
 		if (n > UINT32_MAX) return dl_error_set(DL_EINVALID, "a value of %zu bytes is too large for Parquet", n);
 		uint8_t len4[4];
 		pq_store_le32(len4, (uint32_t)n);
-		DL_TRY(buf_put(&c->plain, len4, 4));
+		DL_TRY(buf_put(&c->plain, len4, 4, c->opt.page_bytes + 4 + n + 64));
 	}
-	if (n == 8) DL_TRY(buf_put(&c->plain, p, 8)); /* constant sizes inline the copy */
-	else if (n == 4) DL_TRY(buf_put(&c->plain, p, 4));
-	else DL_TRY(buf_put(&c->plain, p, n));
+	/* a page is flushed once it reaches page_bytes: room for that and the
+	 * value that crosses it, not twice */
+	size_t lim = c->opt.page_bytes + n + 64;
+	if (n == 8) DL_TRY(buf_put(&c->plain, p, 8, lim)); /* constant sizes inline the copy */
+	else if (n == 4) DL_TRY(buf_put(&c->plain, p, 4, lim));
+	else DL_TRY(buf_put(&c->plain, p, n, lim));
 	return 1;
 }
 
@@ -303,7 +335,7 @@ static int fall_back(pq_colw *c)
 		pq_dict_entry(&c->dict, c->idx[k], &n);
 		total += n + 4;
 	}
-	DL_TRY(dl_buf_reserve(&c->plain, total + 1));
+	DL_TRY(dl_buf_reserve_upto(&c->plain, total + 1, (total > c->opt.page_bytes ? total : c->opt.page_bytes) + 64));
 	uint8_t *out = (uint8_t *)c->plain.data + c->plain.len;
 	for (size_t k = 0; k < c->nidx; k++) {
 		size_t n;
@@ -319,7 +351,14 @@ static int fall_back(pq_colw *c)
 	c->nidx = 0;
 	c->dict_on = false;
 	c->fallback = false;
-	if (!c->dict_pages) pq_dict_clear(&c->dict);
+	if (!c->dict_pages) {
+		/* PLAIN to the end of the chunk: the indices' buffer (a page of
+		 * uint32s) is not needed until the next chunk tries again */
+		dict_release(c);
+		dl_free(c->idx);
+		c->idx = NULL;
+		c->cap_idx = 0;
+	}
 	return 0;
 }
 
@@ -369,21 +408,21 @@ static int check_i32(size_t n, const char *what, const pq_colw *c)
  * plus uncompressed size through *uncompressed. */
 static int emit_page(pq_colw *c, pq_page_header *h, dl_buf *to, int64_t *uncompressed)
 {
-	dl_buf_clear(&c->comp);
-	DL_TRY(pq_compress(c->opt.codec, c->opt.level, (const uint8_t *)c->body.data, c->body.len, &c->comp));
-	DL_TRY(check_i32(c->body.len, "page size", c));
-	DL_TRY(check_i32(c->comp.len, "compressed page size", c));
-	h->uncompressed_page_size = (int32_t)c->body.len;
-	h->compressed_page_size = (int32_t)c->comp.len;
+	dl_buf_clear(&c->scr->comp);
+	DL_TRY(pq_compress(c->opt.codec, c->opt.level, (const uint8_t *)c->scr->body.data, c->scr->body.len, &c->scr->comp));
+	DL_TRY(check_i32(c->scr->body.len, "page size", c));
+	DL_TRY(check_i32(c->scr->comp.len, "compressed page size", c));
+	h->uncompressed_page_size = (int32_t)c->scr->body.len;
+	h->compressed_page_size = (int32_t)c->scr->comp.len;
 	if (c->opt.page_crc) {
 		/* parquet.thrift: standard CRC-32 (gzip's) of the page data as stored. */
 		h->has_crc = true;
-		h->crc = (int32_t)crc32(0L, (const Bytef *)c->comp.data, (uInt)c->comp.len);
+		h->crc = (int32_t)crc32(0L, (const Bytef *)c->scr->comp.data, (uInt)c->scr->comp.len);
 	}
 	size_t before = to->len;
 	DL_TRY(pq_page_header_encode(to, h));
-	*uncompressed = (int64_t)(to->len - before + c->body.len);
-	return dl_buf_append(to, c->comp.data, c->comp.len);
+	*uncompressed = (int64_t)(to->len - before + c->scr->body.len);
+	return dl_buf_append(to, c->scr->comp.data, c->scr->comp.len);
 }
 
 static bool dict_pays_off(const pq_colw *c)
@@ -520,7 +559,7 @@ static int flush_page(pq_colw *c)
 	DL_TRY(check_i32(c->nslots, "value count", c));
 	pq_page_rec rec;
 	if (c->opt.page_index) DL_TRY(page_record(c, &rec));
-	DL_TRY(encode_body(c, &c->body));
+	DL_TRY(encode_body(c, &c->scr->body));
 	pq_page_header h;
 	memset(&h, 0, sizeof h);
 	h.type = PQ_PAGE_DATA;
@@ -634,7 +673,7 @@ static int write_flat(pq_colw *c, const dl_array *a, int64_t start, int64_t n)
 	return 0;
 }
 
-int pq_colw_write(pq_colw *c, const dl_array *top, int64_t start, int64_t n)
+static int write_rows(pq_colw *c, const dl_array *top, int64_t start, int64_t n)
 {
 	if (start < 0 || n < 0 || start + n > top->length)
 		return dl_error_set(DL_EINVALID, "column '%s': rows [%lld, %lld) outside an array of %lld",
@@ -648,12 +687,20 @@ int pq_colw_write(pq_colw *c, const dl_array *top, int64_t start, int64_t n)
 	return 0;
 }
 
+int pq_colw_write(pq_colw *c, pq_colw_scratch *scr, const dl_array *top, int64_t start, int64_t n)
+{
+	c->scr = scr;
+	int rc = write_rows(c, top, start, n);
+	c->scr = NULL;
+	return rc;
+}
+
 /* ---- chunk ------------------------------------------------------------- */
 
 static int write_dictionary_page(pq_colw *c, pq_sink *sink, int64_t *uncompressed, int64_t *compressed)
 {
-	dl_buf_clear(&c->body);
-	DL_TRY(dl_buf_append(&c->body, c->dict.data.data, c->dict.data.len));
+	dl_buf_clear(&c->scr->body);
+	DL_TRY(dl_buf_append(&c->scr->body, c->dict.data.data, c->dict.data.len));
 	pq_page_header h;
 	memset(&h, 0, sizeof h);
 	h.type = PQ_PAGE_DICTIONARY;
@@ -729,8 +776,20 @@ static int emit_page_index(pq_colw *c, pq_column_chunk *out, dl_buf *ci, dl_buf 
 	return 0;
 }
 
-int pq_colw_flush_chunk(pq_colw *c, pq_sink *sink, dl_arena *arena, pq_column_chunk *out, dl_buf *ci, dl_buf *oi,
-                        dl_buf *bf)
+static int flush_chunk(pq_colw *c, pq_sink *sink, dl_arena *arena, pq_column_chunk *out, dl_buf *ci, dl_buf *oi,
+                       dl_buf *bf);
+
+int pq_colw_flush_chunk(pq_colw *c, pq_colw_scratch *scr, pq_sink *sink, dl_arena *arena, pq_column_chunk *out,
+                        dl_buf *ci, dl_buf *oi, dl_buf *bf)
+{
+	c->scr = scr;
+	int rc = flush_chunk(c, sink, arena, out, ci, oi, bf);
+	c->scr = NULL;
+	return rc;
+}
+
+static int flush_chunk(pq_colw *c, pq_sink *sink, dl_arena *arena, pq_column_chunk *out, dl_buf *ci, dl_buf *oi,
+                       dl_buf *bf)
 {
 	DL_TRY(flush_page(c));
 	memset(out, 0, sizeof *out);
@@ -763,13 +822,15 @@ int pq_colw_flush_chunk(pq_colw *c, pq_sink *sink, dl_arena *arena, pq_column_ch
 	DL_TRY(pq_stats_merge(&c->file_stats, &c->stats));
 	/* Ready for the next row group: the dictionary starts afresh. */
 	pq_stats_reset(&c->stats);
-	pq_dict_clear(&c->dict);
+	dict_release(c);
 	c->dict_on = c->opt.dictionary && c->leaf->phys != PQ_BOOLEAN && c->leaf->type->id != DL_TYPE_NULL;
 	c->pstats_live = c->opt.page_index && !c->dict_on;
 	pq_stats_reset(&c->pstats);
 	c->fallback = false;
 	c->dict_pages = c->plain_pages = 0;
 	c->pages_uncompressed = c->num_values = 0;
-	dl_buf_clear(&c->pages);
+	/* freed, not kept: the next row group's dictionaries (grown by every
+	 * column at once) can use the memory, and the peak is one row group */
+	dl_buf_free(&c->pages);
 	return 0;
 }

@@ -28,6 +28,15 @@ typedef struct pq_colw_options {
 	bool page_index;         /* collect the ColumnIndex/OffsetIndex of each chunk */
 } pq_colw_options;
 
+/* The buffers a page passes through on its way into the chunk (its body,
+ * then compressed): needed only while one page is written, so the writer
+ * shares a set among its columns (one per thread at work) instead of each
+ * of 50 columns keeping 2 MB of them. */
+typedef struct pq_colw_scratch {
+	dl_buf body, comp;
+} pq_colw_scratch;
+void pq_colw_scratch_free(pq_colw_scratch *s);
+
 typedef struct pq_colw {
 	const pq_leaf *leaf;
 	pq_colw_options opt;
@@ -50,7 +59,8 @@ typedef struct pq_colw {
 	int64_t num_values;
 	pq_stats stats;          /* this chunk */
 	pq_stats file_stats;     /* every chunk so far */
-	dl_buf body, comp, scratch;
+	pq_colw_scratch *scr;    /* lent by the writer for a write or flush call */
+	dl_buf scratch;          /* statistics encoding */
 	/* page index (opt.page_index) */
 	pq_page_index pidx;
 	int64_t page_rows, chunk_rows;
@@ -67,7 +77,10 @@ int pq_colw_init(pq_colw *c, const pq_leaf *leaf, const pq_colw_options *opt);
 void pq_colw_free(pq_colw *c);
 
 /* Shreds rows [start, start+n) of the leaf's top-level array. */
-int pq_colw_write(pq_colw *c, const dl_array *top, int64_t start, int64_t n);
+int pq_colw_write(pq_colw *c, pq_colw_scratch *scr, const dl_array *top, int64_t start, int64_t n);
+/* Bytes of memory the column holds (the capacity of its buffers: levels,
+ * values, dictionary, pages), for tests that bound the writer's memory. */
+size_t pq_colw_memory(const pq_colw *c);
 /* Uncompressed bytes buffered for the current row group (estimate). */
 int64_t pq_colw_buffered(const pq_colw *c);
 /* Flushes the chunk to the sink and describes it in *out (strings and
@@ -77,7 +90,7 @@ int64_t pq_colw_buffered(const pq_colw *c);
  * in those buffers (the writer rebases them when it writes the buffers).
  * With bloom.fpp > 0, appends the chunk's Bloom filter to `bf` likewise
  * (bloom_filter_offset relative to bf). */
-int pq_colw_flush_chunk(pq_colw *c, pq_sink *sink, dl_arena *arena, pq_column_chunk *out, dl_buf *ci, dl_buf *oi,
-                        dl_buf *bf);
+int pq_colw_flush_chunk(pq_colw *c, pq_colw_scratch *scr, pq_sink *sink, dl_arena *arena, pq_column_chunk *out,
+                        dl_buf *ci, dl_buf *oi, dl_buf *bf);
 
 #endif

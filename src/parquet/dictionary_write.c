@@ -86,9 +86,12 @@ static int grow_entries(pq_dict *d)
 
 /* dl_buf_append without the call when there is room (one call per new
  * entry otherwise dominated the inserts of high-cardinality columns). */
-static inline int buf_put(dl_buf *b, const void *p, size_t n)
+static inline int buf_put(dl_buf *b, const void *p, size_t n, size_t limit)
 {
-	if (b->cap - b->len <= n + 1) return dl_buf_append(b, p, n);
+	if (b->cap - b->len <= n + 1) {
+		DL_TRY(limit ? dl_buf_reserve_upto(b, n, limit) : dl_buf_reserve(b, n));
+		return dl_buf_append(b, p, n);
+	}
 	if (n == 8) memcpy(b->data + b->len, p, 8);
 	else if (n == 4) memcpy(b->data + b->len, p, 4);
 	else memcpy(b->data + b->len, p, n);
@@ -106,16 +109,19 @@ static int append_entry(pq_dict *d, const void *p, size_t n, uint32_t h)
 		uint8_t len4[4];
 		pq_store_le32(len4, (uint32_t)n);
 		d->offs[d->count] = d->data.len;
-		DL_TRY(buf_put(&d->data, len4, 4));
+		DL_TRY(buf_put(&d->data, len4, 4, d->data_limit ? d->data_limit + 4 + n : 0));
 	}
-	DL_TRY(buf_put(&d->data, p, n));
+	DL_TRY(buf_put(&d->data, p, n, d->data_limit ? d->data_limit + n : 0));
 	d->hashes[d->count++] = h;
 	return 0;
 }
 
 int pq_dict_insert(pq_dict *d, const void *p, size_t n, uint32_t *idx, bool *added)
 {
-	if (!d->slots || (size_t)d->count * 2 >= (size_t)d->mask + 1) DL_TRY(grow_slots(d));
+	/* at most half full (plus the one value being added): a dictionary of
+	 * 8-byte values stops at its 1 MiB limit with 2^17 entries in 2^18
+	 * slots, not after doubling them for the entry that ends it */
+	if (!d->slots || (size_t)d->count * 2 > (size_t)d->mask + 1) DL_TRY(grow_slots(d));
 	uint32_t h = hash_bytes(p, n);
 	uint32_t k = h & d->mask;
 	for (;;) {

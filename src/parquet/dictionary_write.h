@@ -20,6 +20,8 @@ typedef struct pq_dict {
 	size_t cap;        /* capacity of hashes/offs */
 	uint32_t *slots;   /* open addressing: entry index + 1, 0 = empty */
 	uint32_t mask;     /* slot count - 1 */
+	size_t data_limit; /* where data is expected to stop (the fallback limit
+	                      plus a value; 0: none), for its capacity */
 } pq_dict;
 
 void pq_dict_init(pq_dict *d, int width);

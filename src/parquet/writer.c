@@ -7,6 +7,7 @@
 #include "parquet/metadata_write.h"
 #include "util/mem.h"
 #include "util/pool.h"
+#include <pthread.h>
 #include <string.h>
 #include <strings.h>
 
@@ -15,6 +16,12 @@ struct pq_writer {
 	dl_type *schema;
 	pq_wschema ws;
 	pq_colw *cols;
+	/* the page buffers the columns share: one set per thread at work,
+	 * handed out from a stack under a lock when a pool works too */
+	pq_colw_scratch *scr;
+	pq_colw_scratch **free_scr;
+	int nscr, nfree_scr;
+	pthread_mutex_t scr_lock;
 	pq_sink *sink;
 	pq_writer_options opt;
 	dl_arena arena;      /* footer metadata */
@@ -76,6 +83,15 @@ int pq_writer_open(pq_writer **out, dl_type *schema, pq_sink *sink, const pq_wri
 		if (wants_bloom(&w->opt, &w->ws.leaves[i]))
 			w->cols[i].bloom.fpp = w->opt.bloom_fpp > 0 && w->opt.bloom_fpp < 1 ? w->opt.bloom_fpp : 0.01;
 	}
+	w->nscr = w->opt.threads > 1 ? w->opt.threads : 1;
+	w->scr = dl_calloc((size_t)w->nscr, sizeof *w->scr);
+	w->free_scr = dl_calloc((size_t)w->nscr, sizeof *w->free_scr);
+	pthread_mutex_init(&w->scr_lock, NULL);
+	if (!w->scr || !w->free_scr) {
+		pq_writer_free(w);
+		return DL_ENOMEM;
+	}
+	for (int i = 0; i < w->nscr; i++) w->free_scr[w->nfree_scr++] = &w->scr[i];
 	/* The caller works too: a pool of threads - 1 helpers, and only when
 	 * there is more than one column to share. */
 	rc = w->opt.threads > 1 && w->ws.nleaves > 1 ? dl_pool_create(&w->pool, w->opt.threads - 1) : 0;
@@ -95,6 +111,10 @@ void pq_writer_free(pq_writer *w)
 		for (int i = 0; i < w->ws.nleaves; i++) pq_colw_free(&w->cols[i]);
 	dl_free(w->cols);
 	if (w->pool) dl_pool_free(w->pool);
+	for (int i = 0; w->scr && i < w->nscr; i++) pq_colw_scratch_free(&w->scr[i]);
+	dl_free(w->scr);
+	dl_free(w->free_scr);
+	if (w->nscr) pthread_mutex_destroy(&w->scr_lock);
 	pq_wschema_free(&w->ws);
 	dl_type_unref(w->schema);
 	dl_free(w->rgs);
@@ -135,7 +155,8 @@ static int flush_row_group(pq_writer *w)
 	rg->has_file_offset = rg->has_total_compressed_size = rg->has_ordinal = true;
 	rg->file_offset = w->sink->pos;
 	for (int i = 0; i < w->ws.nleaves; i++) {
-		DL_TRY(pq_colw_flush_chunk(&w->cols[i], w->sink, &w->arena, &rg->columns[i], &w->ci, &w->oi, &w->bf));
+		DL_TRY(pq_colw_flush_chunk(&w->cols[i], &w->scr[0], w->sink, &w->arena, &rg->columns[i], &w->ci, &w->oi,
+		                           &w->bf));
 		rg->total_byte_size += rg->columns[i].meta_data.total_uncompressed_size;
 		rg->total_compressed_size += rg->columns[i].meta_data.total_compressed_size;
 	}
@@ -215,11 +236,20 @@ typedef struct slice_job {
 static int write_leaf_range(void *ctx, size_t begin, size_t end)
 {
 	const slice_job *j = ctx;
-	for (size_t i = begin; i < end; i++) {
-		pq_colw *c = &j->w->cols[i];
-		DL_TRY(pq_colw_write(c, j->b->cols[c->leaf->top], j->start, j->n));
+	pq_writer *w = j->w;
+	/* at most nscr ranges run at once (the pool's threads and the caller) */
+	pthread_mutex_lock(&w->scr_lock);
+	pq_colw_scratch *scr = w->free_scr[--w->nfree_scr];
+	pthread_mutex_unlock(&w->scr_lock);
+	int rc = 0;
+	for (size_t i = begin; i < end && rc == 0; i++) {
+		pq_colw *c = &w->cols[i];
+		rc = pq_colw_write(c, scr, j->b->cols[c->leaf->top], j->start, j->n);
 	}
-	return 0;
+	pthread_mutex_lock(&w->scr_lock);
+	w->free_scr[w->nfree_scr++] = scr;
+	pthread_mutex_unlock(&w->scr_lock);
+	return rc;
 }
 
 static int write_columns(pq_writer *w, const dl_batch *b, int64_t start, int64_t n)
@@ -355,6 +385,14 @@ int64_t pq_writer_num_rows(const pq_writer *w)
 int64_t pq_writer_file_size(const pq_writer *w)
 {
 	return w->sink->pos;
+}
+
+size_t pq_writer_memory(const pq_writer *w)
+{
+	size_t n = w->ci.cap + w->oi.cap;
+	for (int i = 0; i < w->ws.nleaves; i++) n += pq_colw_memory(&w->cols[i]);
+	for (int i = 0; i < w->nscr; i++) n += w->scr[i].body.cap + w->scr[i].comp.cap;
+	return n;
 }
 
 int pq_writer_num_leaves(const pq_writer *w)

@@ -72,6 +72,9 @@ void pq_writer_free(pq_writer *w);
 int64_t pq_writer_num_rows(const pq_writer *w);
 int64_t pq_writer_file_size(const pq_writer *w);
 int pq_writer_num_leaves(const pq_writer *w);
+/* Bytes of memory the writer holds for the row group being built (the
+ * capacity of every column's buffers and of the shared page buffers). */
+size_t pq_writer_memory(const pq_writer *w);
 const pq_leaf *pq_writer_leaf(const pq_writer *w, int i);
 const pq_stats *pq_writer_leaf_stats(const pq_writer *w, int i);
 /* The Parquet schema being written (valid for the writer's life). */

@@ -607,6 +607,12 @@ const uint8_t *dl_store_reader_data(const dl_store_reader *r)
 	return r->data;
 }
 
+void dl_store_reader_release(dl_store_reader *r, int64_t upto)
+{
+	if (r && r->data && !r->owned && r->be.reader_release && upto > 0)
+		r->be.reader_release(r->state, upto < r->size ? upto : r->size);
+}
+
 int dl_store_reader_read(uint8_t *buf, size_t *got, dl_store_reader *r, int64_t offset, size_t len)
 {
 	*got = 0;

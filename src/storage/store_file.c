@@ -569,6 +569,7 @@ typedef struct file_reader {
 	char *full;
 	void *map;
 	size_t map_len;
+	size_t released; /* pages of [0, released) given back last */
 } file_reader;
 
 static int fr_open(void **state, int64_t *size, const uint8_t **data, void *impl, const char *path)
@@ -614,6 +615,22 @@ static int fr_read(uint8_t *buf, size_t *got, void *state, int64_t offset, size_
 	return 0;
 }
 
+/* MADV_DONTNEED on a private mapping that was never written drops the
+ * pages from the process without changing what it reads: a later access
+ * faults them in again from the file (from the page cache, usually). */
+static void fr_release(void *state, int64_t upto)
+{
+	file_reader *r = state;
+	if (!r->map || upto <= 0) return;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t to = (size_t)upto / page * page;
+	/* a caller that went back (a second pass) faulted in pages below the
+	 * last mark again: release from the start */
+	size_t from = to > r->released ? r->released : 0;
+	if (to > from) madvise((char *)r->map + from, to - from, MADV_DONTNEED);
+	r->released = to;
+}
+
 static void fr_close(void *state)
 {
 	file_reader *r = state;
@@ -642,4 +659,5 @@ const dl_store_backend dl_store_backend_file = {
 	.reader_open = fr_open,
 	.reader_read = fr_read,
 	.reader_close = fr_close,
+	.reader_release = fr_release,
 };

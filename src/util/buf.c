@@ -21,6 +21,22 @@ int dl_buf_reserve(dl_buf *b, size_t extra)
 	return 0;
 }
 
+int dl_buf_reserve_upto(dl_buf *b, size_t extra, size_t limit)
+{
+	size_t need;
+	if (!dl_size_add(b->len, extra, &need) || !dl_size_add(need, 1, &need)) return DL_ENOMEM;
+	if (need <= b->cap) return 0;
+	if (need > limit) return dl_buf_reserve(b, extra); /* past it: doubling as usual */
+	size_t cap = b->cap ? b->cap : 64;
+	while (cap < need && cap <= SIZE_MAX / 2) cap *= 2;
+	if (cap > limit) cap = limit;
+	char *p = dl_realloc(b->data, cap);
+	if (!p) return DL_ENOMEM;
+	b->data = p;
+	b->cap = cap;
+	return 0;
+}
+
 int dl_buf_append(dl_buf *b, const void *p, size_t n)
 {
 	DL_TRY(dl_buf_reserve(b, n));

@@ -15,6 +15,10 @@ typedef struct dl_buf {
 
 /* Makes room for `extra` more bytes (+ NUL). 0 or DL_ENOMEM. */
 int dl_buf_reserve(dl_buf *b, size_t extra);
+/* dl_buf_reserve for a buffer that is known to stop near `limit` bytes (a
+ * page, a dictionary): doubling stops at the limit, so a 1 MiB page does
+ * not hold 2 MiB (past the limit it doubles as usual). */
+int dl_buf_reserve_upto(dl_buf *b, size_t extra, size_t limit);
 int dl_buf_append(dl_buf *b, const void *p, size_t n);
 int dl_buf_puts(dl_buf *b, const char *s);
 int dl_buf_putc(dl_buf *b, char c);

@@ -67,8 +67,9 @@ extern "C" {
 typedef int (*dl_store_list_fn)(const char *path, int64_t size, int64_t mtime_ms, void *payload);
 
 /* Version 2 added list_from and delete_many (after payload, so a version
- * 1 struct is a prefix of a version 2 one); version 3 version_at_timestamp. */
-#define DL_STORE_BACKEND_VERSION 3
+ * 1 struct is a prefix of a version 2 one); version 3 version_at_timestamp;
+ * version 4 reader_release. */
+#define DL_STORE_BACKEND_VERSION 4
 
 /* The modes of version_at_timestamp. */
 #define DL_STORE_TS_AS_OF 0    /* the latest version committed at or before */
@@ -159,6 +160,16 @@ typedef struct dl_store_backend {
 	 * reason). Optional: NULL lets the log's commit times decide. */
 	int (*version_at_timestamp)(int64_t *version, void *impl, int64_t ts_ms, int mode,
 	                            int after_latest_ok);
+
+	/* ---- version 4 ---- */
+
+	/* A hint from a caller streaming once through the *data of
+	 * reader_open (dl_store_reader_release): it will not need bytes
+	 * [0, upto) again soon. A backend whose image is a file mapping may
+	 * give those pages back so a 2 GB input parsed front to back does not
+	 * stay resident; the image must stay valid and unchanged (touched
+	 * again, it is read again). Optional. */
+	void (*reader_release)(void *state, int64_t upto);
 } dl_store_backend;
 
 /* Adds a backend for its scheme (the struct is copied; the scheme string
