@@ -200,11 +200,102 @@ static void test_many_rows(void **state)
 	dl_type_unref(l);
 }
 
+static dl_batch *one_column(dl_type *t, const int64_t *v, int64_t n)
+{
+	dl_field f[1] = {{"a", t, true, NULL}};
+	dl_type *sch = dl_type_struct(f, 1);
+	dl_batch *bt = dl_batch_new(sch, n);
+	dl_type_unref(sch);
+	dl_builder *b;
+	dl_builder_new(&b, t);
+	for (int64_t k = 0; k < n; k++) dl_builder_append_int(b, v[k]);
+	dl_array_free(bt->cols[0]);
+	dl_builder_finish(&bt->cols[0], b);
+	dl_builder_free(b);
+	return bt;
+}
+
+static void check_const(dl_batch *bt, dl_type_id t, const char *tn, int64_t c, bool mod)
+{
+	char sql[160];
+	snprintf(sql, sizeof sql, "a %s CAST('%lld' AS %s)", mod ? "%" : "div", (long long)c, tn);
+	dl_expr *e;
+	assert_int_equal(dl_expr_parse(&e, sql), 0);
+	assert_int_equal(dl_expr_bind(e, bt->schema), 0);
+	dl_array *a = NULL;
+	assert_int_equal(dl_expr_eval(&a, e, bt, NULL), 0);
+	for (int64_t k = 0; k < bt->num_rows; k++) {
+		ex_val x, v;
+		ex_val_load(&x, bt->cols[0], k);
+		ex_val_load(&v, a, k);
+		int64_t want;
+		assert_int_equal(ex_int_arith(mod ? OP_MOD : OP_IDIV, t, x.v.i, c, &want, false), 0);
+		if (v.v.i != want) fail_msg("%s at %lld: kernel %lld, row path %lld", sql, (long long)x.v.i, (long long)v.v.i, (long long)want);
+	}
+	dl_array_free(a);
+	dl_expr_free(e);
+}
+
+/* Constant divisors, the kernel's column/constant loop: large and small
+ * magnitudes, values around 2^52 (where a double quotient estimate would
+ * stop being exact), multiples of the divisor and their neighbours. */
+static void test_const_divisors(void **state)
+{
+	(void)state;
+	const int64_t T52 = 4503599627370496LL;
+	const int64_t divs[] = {1, 2, 3, 7, 10, 49, -49, 100, -3, -100, 1000000007, T52 - 1, T52, -T52, T52 + 1, INT64_MAX, INT64_MIN,
+	                        -INT64_MAX};
+	int64_t v[4096];
+	int64_t n = 0;
+	/* 3320276000454252 * (1/49.0) rounds just below the true quotient
+	 * 67760734703148 */
+	const int64_t edges[] = {0, 1, -1, T52, -T52, T52 - 1, 1 - T52, T52 - 2, 2 - T52, 3320276000454252LL,
+	                         -3424114425844427LL};
+	for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) v[n++] = edges[i];
+	for (size_t d = 0; d < sizeof divs / sizeof divs[0]; d++)
+		for (int64_t m = -2; m <= 2; m++)
+			for (int64_t e = -1; e <= 1; e++) {
+				/* multiples of the divisor (and one off) near 0 and near 2^52 */
+				int64_t c = divs[d] < 0 ? -(divs[d] / 2) : divs[d] / 2 + 1;
+				if (c > T52 / 4) c = 3;
+				v[n++] = m * c + e;
+				int64_t big = (T52 / c) * c * (m < 0 ? -1 : 1) + e;
+				if (big <= T52 && big >= -T52) v[n++] = big;
+			}
+	uint64_t seed = 12345;
+	while (n < 3000) {
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		v[n++] = (int64_t)(seed >> 11) - T52; /* within +-2^52 */
+	}
+	dl_type *l = dl_type_new(DL_TYPE_LONG);
+	dl_batch *small = one_column(l, v, n);
+	v[n++] = INT64_MIN;
+	v[n++] = T52 + 1;
+	dl_batch *large = one_column(l, v, n);
+	for (size_t d = 0; d < sizeof divs / sizeof divs[0]; d++)
+		for (int mod = 0; mod < 2; mod++) {
+			check_const(small, DL_TYPE_LONG, "BIGINT", divs[d], mod);
+			if (!(divs[d] == -1 && !mod)) check_const(large, DL_TYPE_LONG, "BIGINT", divs[d], mod);
+		}
+	dl_batch_free(small);
+	dl_batch_free(large);
+	dl_type_unref(l);
+	/* integers: every value is exact in a double */
+	int64_t w[] = {0, 1, -1, 7, -7, 99, -101, INT32_MAX, INT32_MIN, INT32_MAX - 1, INT32_MIN + 1, 2147483600, -2147483600};
+	dl_type *i = dl_type_new(DL_TYPE_INTEGER);
+	dl_batch *bi = one_column(i, w, (int64_t)(sizeof w / sizeof w[0]));
+	const int64_t idivs[] = {1, 2, 3, 7, 100, -3, -100, INT32_MAX, INT32_MIN, 65536};
+	for (size_t d = 0; d < sizeof idivs / sizeof idivs[0]; d++) check_const(bi, DL_TYPE_INTEGER, "INT", idivs[d], true);
+	dl_batch_free(bi);
+	dl_type_unref(i);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_edges),
 	    cmocka_unit_test(test_many_rows),
+	    cmocka_unit_test(test_const_divisors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
