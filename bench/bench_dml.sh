@@ -5,7 +5,10 @@
 # loaded from the same files, then writing the result to Parquet (what it
 # takes DuckDB to persist the change). Whole-process wall time for ours
 # (best and median of 3, each on a fresh copy of the table), DuckDB's
-# statement + write (its load is reported apart), and the ratios.
+# statement + write (its load is reported apart), and the ratios; the same
+# for CPU time (user + system: ours from GNU time, DuckDB's from its process
+# around the statement and the write), which the load of a shared machine
+# distorts less than wall time.
 # Env: DL_CLI, DL_ORACLE_DIR (set by make bench).
 # usage: bench/bench_dml.sh [ROWS]
 set -euo pipefail
@@ -32,7 +35,7 @@ done
 
 where="id % 100 = 7"
 echo "rows=$rows files=$files predicate: $where (1% of rows, in every file)"
-printf '%-8s %-4s %10s %10s %12s %14s %8s\n' stmt table ours_best ours_med duck_stmt+w duck_load ratio
+printf '%-8s %-4s %10s %10s %12s %14s %8s %10s %10s %8s\n' stmt table ours_best ours_med duck_stmt+w duck_load ratio ours_cpu duck_cpu cpu_ratio
 for stmt in delete update; do
 	if [ "$stmt" = delete ]; then
 		sql="DELETE FROM t WHERE $where"
@@ -42,27 +45,34 @@ for stmt in delete update; do
 		args=(update --set "v = v + 1" --where "$where")
 	fi
 	best_duck=
+	best_duck_cpu=
 	for i in 1 2 3; do
 		duck run "$dir/src" "$sql" "$dir/duck_out.parquet" >"$dir/duck.txt"
 		d=$(( $(val stmt_ms "$dir/duck.txt") + $(val write_ms "$dir/duck.txt") ))
 		[ -z "$best_duck" ] || [ "$d" -lt "$best_duck" ] && best_duck=$d
+		dc=$(val cpu_ms "$dir/duck.txt")
+		[ -z "$best_duck_cpu" ] || [ "$dc" -lt "$best_duck_cpu" ] && best_duck_cpu=$dc
 		load=$(val load_ms "$dir/duck.txt")
 		rm -f "$dir/duck_out.parquet"
 	done
 	for kind in dv cow; do
 		times=()
+		cpus=()
 		for i in 1 2 3; do
 			rm -rf "$dir/t" && cp -a "$dir/base_$kind" "$dir/t"
-			/usr/bin/time -f "%e %M" -o "$dir/time" "$DL_CLI" --format csv "${args[0]}" "$dir/t" "${args[@]:1}" >"$dir/out"
-			read -r wall rss <"$dir/time"
+			/usr/bin/time -f "%e %M %U %S" -o "$dir/time" "$DL_CLI" --format csv "${args[0]}" "$dir/t" "${args[@]:1}" >"$dir/out"
+			read -r wall rss usr sys <"$dir/time"
 			times+=("$(awk -v w="$wall" 'BEGIN { printf "%d", w * 1000 }')")
+			cpus+=("$(awk -v u="$usr" -v s="$sys" 'BEGIN { printf "%d", (u + s) * 1000 }')")
 		done
+		cpu_best=$(printf '%s\n' "${cpus[@]}" | sort -n | head -1)
 		sorted=($(printf '%s\n' "${times[@]}" | sort -n))
 		n=$(tail -1 "$dir/out")
 		[ "$n" = "$(val affected "$dir/duck.txt")" ] || echo "WARNING: $stmt $kind affected $n rows, DuckDB $(val affected "$dir/duck.txt")"
 		ratio=$(awk -v d="$best_duck" -v o="${sorted[0]}" 'BEGIN { printf "%.1fx", d / o }')
-		printf '%-8s %-4s %8sms %8sms %10sms %12sms %8s   (peak RSS %s MB)\n' "$stmt" "$kind" "${sorted[0]}" "${sorted[1]}" \
-			"$best_duck" "$load" "$ratio" $((rss / 1024))
+		cpu_ratio=$(awk -v d="$best_duck_cpu" -v o="$cpu_best" 'BEGIN { printf "%.1fx", d / (o ? o : 1) }')
+		printf '%-8s %-4s %8sms %8sms %10sms %12sms %8s %8sms %8sms %8s   (peak RSS %s MB)\n' "$stmt" "$kind" "${sorted[0]}" "${sorted[1]}" \
+			"$best_duck" "$load" "$ratio" "$cpu_best" "$best_duck_cpu" "$cpu_ratio" $((rss / 1024))
 	done
 done
 du -sh "$dir/t" | sed 's/^/last table: /'

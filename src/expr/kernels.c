@@ -1,4 +1,4 @@
-/* Typed loops for the hot cases: comparisons and + - * / on fixed-width
+/* Typed loops for the hot cases: comparisons and + - * / % div on fixed-width
  * numbers (column vs column and column vs constant), and widening casts.
  * Results are written 8 rows per output byte with no branches in the inner
  * loop; overflow and division by zero are detected with a sticky flag and
@@ -330,10 +330,147 @@ static bool add64(int64_t a, int64_t b, int64_t *o) { return __builtin_add_overf
 static bool sub64(int64_t a, int64_t b, int64_t *o) { return __builtin_sub_overflow(a, b, o); }
 static bool mul64(int64_t a, int64_t b, int64_t *o) { return __builtin_mul_overflow(a, b, o); }
 
+/* % and div on integers, as ex_int_arith does them row by row: the
+ * remainder takes the dividend's sign (C and Java agree), MIN % -1 is 0,
+ * MIN div -1 overflows, a zero divisor in a valid row raises DIVIDE_BY_ZERO.
+ * Divisors 0 and -1 are replaced by 1 in the loop so that no row, not even
+ * a null one, traps; the rows they occur in are fixed up afterwards. The
+ * first failing valid row decides which error is reported, as in the row
+ * path. */
+#define INT_DIVMOD(T, TMIN, IS_MOD)                                                                  \
+	do {                                                                                             \
+		T *o = res->values;                                                                          \
+		const T *p = x->a->values, *q = y->a->values;                                                \
+		bool bad = false;                                                                            \
+		if (yc) {                                                                                    \
+			T c = q[0];                                                                              \
+			if (c == 0) {                                                                            \
+				CHECK_ROWS(true, ex_err_divzero());                                                  \
+				if (rc == 0) memset(o, 0, (size_t)n * sizeof(T));                                    \
+			} else if (c == -1) {                                                                    \
+				for (int64_t i = 0; i < n; i++) {                                                    \
+					bad |= p[i] == TMIN;                                                             \
+					o[i] = IS_MOD ? 0 : (T)(0 - (uint64_t)p[i]);                                     \
+				}                                                                                    \
+				if (!IS_MOD && bad) CHECK_ROWS(p[i] == TMIN, ex_err_overflow("long", "try_divide")); \
+			} else {                                                                                 \
+				for (int64_t i = 0; i < n; i++) o[i] = IS_MOD ? p[i] % c : p[i] / c;                 \
+			}                                                                                        \
+		} else {                                                                                     \
+			for (int64_t i = 0; i < n; i++) {                                                        \
+				T a = xc ? p[0] : p[i], d = q[i];                                                    \
+				bool z = d == 0, m1 = d == -1;                                                       \
+				T dd = (z | m1) ? 1 : d;                                                             \
+				T v = IS_MOD ? a % dd : a / dd;                                                      \
+				T neg = (T)(0 - (uint64_t)a);                                                        \
+				o[i] = m1 ? (IS_MOD ? 0 : neg) : v;                                                  \
+				bad |= z | (!IS_MOD && m1 && a == TMIN);                                             \
+			}                                                                                        \
+			if (bad)                                                                                 \
+				for (int64_t i = 0; i < n; i++) {                                                    \
+					if (!valid_row(vld, i)) continue;                                                \
+					T a = xc ? p[0] : p[i];                                                          \
+					if (q[i] == 0) {                                                                 \
+						rc = ex_err_divzero();                                                       \
+						break;                                                                       \
+					}                                                                                \
+					if (!IS_MOD && q[i] == -1 && a == TMIN) {                                        \
+						rc = ex_err_overflow("long", "try_divide");                                  \
+						break;                                                                       \
+					}                                                                                \
+				}                                                                                    \
+		}                                                                                            \
+	} while (0)
+
+/* Doubles: fmod, with the row path's zero check (ANSI: x % 0.0 fails). */
+static int dbl_mod(double *o, const double *p, const double *q, bool xc, bool yc, int64_t n, const uint8_t *vld)
+{
+	int rc = 0;
+	if (yc && q[0] == 0) {
+		CHECK_ROWS(true, ex_err_divzero());
+		if (rc == 0) memset(o, 0, (size_t)n * sizeof *o);
+		return rc;
+	}
+	if (!yc) CHECK_ROWS(q[i] == 0, ex_err_divzero());
+	if (rc < 0) return rc;
+	for (int64_t i = 0; i < n; i++) o[i] = fmod(xc ? p[0] : p[i], yc ? q[0] : q[i]);
+	return 0;
+}
+
+/* Decimals of one scale (inputs and result): the remainder is exact and
+ * no larger than either input, so it always fits the result type. */
+static int dec_mod(void *o, const void *p, const void *q, bool xc, bool yc, int64_t n, const uint8_t *vld)
+{
+	int rc = 0;
+	dl_i128 c = 0;
+	if (yc) {
+		memcpy(&c, q, 16);
+		if (c == 0) {
+			CHECK_ROWS(true, ex_err_divzero());
+			if (rc == 0) memset(o, 0, (size_t)n * 16);
+			return rc;
+		}
+	} else {
+		for (int64_t i = 0; i < n; i++) {
+			dl_i128 d;
+			memcpy(&d, (const char *)q + 16 * i, 16);
+			if (d == 0 && valid_row(vld, i)) return ex_err_divzero();
+		}
+	}
+	for (int64_t i = 0; i < n; i++) {
+		dl_i128 a, d = c, v = 0;
+		memcpy(&a, (const char *)p + (xc ? 0 : 16 * i), 16);
+		if (!yc) memcpy(&d, (const char *)q + 16 * i, 16);
+		if (d != 0) v = a % d; /* d == 0 only in null rows */
+		memcpy((char *)o + 16 * i, &v, 16);
+	}
+	return 0;
+}
+
+static int divmod_kernel(ex_vec *out, const ex_node *nd, ex_vec *args, ex_run *r)
+{
+	const dl_type *t = nd->type, *ta = args[0].a->type, *tb = args[1].a->type;
+	dl_type_id id = t->id;
+	int op = nd->op;
+	if (ta->id != id || tb->id != id) return 0;
+	if (op == OP_IDIV && id != DL_TYPE_LONG) return 0; /* decimal div: row path */
+	if (id == DL_TYPE_DECIMAL && (ta->scale != t->scale || tb->scale != t->scale)) return 0;
+	if (id != DL_TYPE_INTEGER && id != DL_TYPE_LONG && id != DL_TYPE_DOUBLE && id != DL_TYPE_DECIMAL) return 0;
+	ex_vec *x = &args[0], *y = &args[1];
+	bool xc = x->is_const, yc = y->is_const;
+	if (xc && yc) return 0;
+	int64_t n = r->n;
+	uint8_t *vld;
+	int rc = merged_validity(&vld, x, y, n);
+	if (rc == -1) return all_null(out, t);
+	if (rc < 0) return rc;
+	dl_array *res = ex_alloc_fixed(t, n);
+	if (!res) {
+		dl_free(vld);
+		return DL_ENOMEM;
+	}
+	if (id == DL_TYPE_INTEGER) INT_DIVMOD(int32_t, INT32_MIN, true);
+	else if (id == DL_TYPE_LONG && op == OP_MOD) INT_DIVMOD(int64_t, INT64_MIN, true);
+	else if (id == DL_TYPE_LONG) INT_DIVMOD(int64_t, INT64_MIN, false);
+	else if (id == DL_TYPE_DOUBLE) rc = dbl_mod(res->values, x->a->values, y->a->values, xc, yc, n, vld);
+	else rc = dec_mod(res->values, x->a->values, y->a->values, xc, yc, n, vld);
+	if (rc < 0) {
+		dl_array_free(res);
+		dl_free(vld);
+		return rc;
+	}
+	res->validity = vld;
+	res->null_count = vld ? -1 : 0;
+	out->a = out->owned = res;
+	out->is_const = false;
+	return 1;
+}
+
 static int arith_kernel(ex_vec *out, const ex_node *nd, ex_vec *args, ex_run *r)
 {
 	dl_type_id id = nd->type->id;
 	int op = nd->op;
+	if (op == OP_MOD || op == OP_IDIV) return divmod_kernel(out, nd, args, r);
 	if (args[0].a->type->id != id || args[1].a->type->id != id) return 0;
 	if (id != DL_TYPE_INTEGER && id != DL_TYPE_LONG && id != DL_TYPE_DOUBLE) return 0;
 	if (op != OP_ADD && op != OP_SUB && op != OP_MUL && !(op == OP_DIV && id == DL_TYPE_DOUBLE)) return 0;
@@ -394,7 +531,9 @@ int ex_kernel_op(ex_vec *out, const ex_node *n, ex_vec *args, ex_run *r)
 	case OP_ADD:
 	case OP_SUB:
 	case OP_MUL:
-	case OP_DIV: return arith_kernel(out, n, args, r);
+	case OP_DIV:
+	case OP_MOD:
+	case OP_IDIV: return arith_kernel(out, n, args, r);
 	default: return 0;
 	}
 }

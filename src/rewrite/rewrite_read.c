@@ -77,15 +77,19 @@ static int on_batch(void *payload, dl_batch *b)
 	f->live += n;
 	int64_t m = f->sel.count;
 	if (m) f->touched = true;
-	rc = reserve((void **)&c->keep, &c->keep_cap, (size_t)(n - m) + 1, sizeof *c->keep);
+	/* the unmatched rows are listed only for a copy: with a DV they stay
+	 * where they are */
+	if (f->copy) rc = reserve((void **)&c->keep, &c->keep_cap, (size_t)(n - m) + 1, sizeof *c->keep);
 	if (rc == 0) rc = reserve((void **)&c->mpos, &c->mpos_cap, (size_t)m + 1, sizeof *c->mpos);
 	int64_t nk = 0;
-	if (rc == 0) {
+	if (rc == 0 && f->copy) {
 		int64_t j = 0;
 		for (int64_t r = 0; r < n; r++) {
 			if (j < m && f->sel.idx[j] == (uint32_t)r) c->mpos[j++] = f->bpos[r];
 			else c->keep[nk++] = (uint32_t)r;
 		}
+	} else if (rc == 0) {
+		for (int64_t j = 0; j < m; j++) c->mpos[j] = f->bpos[f->sel.idx[j]];
 	}
 	if (rc == 0 && m && !f->copy) {
 		rc = reserve((void **)&f->deleted, &f->cap, f->ndeleted + (size_t)m, sizeof *f->deleted);
