@@ -145,7 +145,10 @@ static int get_path_raw(const cp_ctx *c, const dl_array *a, int64_t i, const cha
 {
 	const char *raw;
 	DL_TRY(get_string(c, a, i, field, true, &raw));
-	DL_TRY(dl_log_path_decode(c->arena, raw, strlen(raw), c->file, out));
+	/* most paths decode to themselves: one copy then serves both (as in
+	 * add_scan.c) */
+	if (!strchr(raw, '%') && strncmp(raw, "file:", 5) != 0) *out = raw;
+	else DL_TRY(dl_log_path_decode(c->arena, raw, strlen(raw), c->file, out));
 	if (raw_out) *raw_out = raw; /* get_string copied it into the arena */
 	return 0;
 }
