@@ -10,7 +10,7 @@
 #   TABLE=/path/to/table bench/bench_checkpoint_callgrind.sh
 set -uo pipefail
 : "${DL_BINARY_DIR:?DL_BINARY_DIR must name the build directory}"
-BASELINE_IR=${BASELINE_IR:-0}
+BASELINE_IR=${BASELINE_IR:-535336011}
 bin=$DL_BINARY_DIR/bench/bench_checkpoint
 command -v valgrind >/dev/null || { echo "bench_checkpoint_callgrind: no valgrind, skipped"; exit 0; }
 tmp=$(mktemp -d)
