@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include "columnar/array.h"
 #include "json/json.h"
 #include "log/partition_values.h"
@@ -144,7 +145,10 @@ static int get_path_raw(const cp_ctx *c, const dl_array *a, int64_t i, const cha
 {
 	const char *raw;
 	DL_TRY(get_string(c, a, i, field, true, &raw));
-	DL_TRY(dl_log_path_decode(c->arena, raw, strlen(raw), c->file, out));
+	/* most paths decode to themselves: one copy then serves both (as in
+	 * add_scan.c) */
+	if (!strchr(raw, '%') && strncmp(raw, "file:", 5) != 0) *out = raw;
+	else DL_TRY(dl_log_path_decode(c->arena, raw, strlen(raw), c->file, out));
 	if (raw_out) *raw_out = raw; /* get_string copied it into the arena */
 	return 0;
 }
@@ -155,29 +159,33 @@ static int get_path(const cp_ctx *c, const dl_array *a, int64_t i, const char *f
 	return get_path_raw(c, a, i, field, out, NULL);
 }
 
-static int get_dv(const cp_ctx *c, const dl_array *st, int64_t i, dl_dv_descriptor **out)
+enum { V_TYPE, V_PATH, V_OFFSET, V_SIZE, V_CARD, V_MAX, V_N };
+static const char *const dv_fields[V_N] = {
+	"storageType", "pathOrInlineDv", "offset", "sizeInBytes", "cardinality", "maxRowIndex",
+};
+
+static int get_dv(const cp_ctx *c, const dl_array *a, const dl_array *const *f, int64_t i,
+                  dl_dv_descriptor **out)
 {
 	*out = NULL;
-	const dl_array *a = child(st, "deletionVector");
 	if (!valid(a, i)) return 0;
 	dl_dv_descriptor *dv = dl_arena_calloc(c->arena, 1, sizeof *dv);
 	if (!dv) return DL_ENOMEM;
 	const char *type;
 	int64_t x;
-	DL_TRY(get_string(c, child(a, "storageType"), i, "deletionVector.storageType", true, &type));
+	DL_TRY(get_string(c, f[V_TYPE], i, "deletionVector.storageType", true, &type));
 	if (strlen(type) != 1 || !strchr("uip", type[0]))
 		return bad(c, "deletionVector.storageType", "must be 'u', 'i' or 'p'");
 	dv->storage_type = type[0];
-	DL_TRY(get_string(c, child(a, "pathOrInlineDv"), i, "deletionVector.pathOrInlineDv", true,
+	DL_TRY(get_string(c, f[V_PATH], i, "deletionVector.pathOrInlineDv", true,
 	                  &dv->path_or_inline));
-	DL_TRY(get_long(c, child(a, "offset"), i, "deletionVector.offset", false, &x));
+	DL_TRY(get_long(c, f[V_OFFSET], i, "deletionVector.offset", false, &x));
 	dv->offset = x == DL_NONE ? -1 : x;
-	DL_TRY(get_long(c, child(a, "sizeInBytes"), i, "deletionVector.sizeInBytes", true, &x));
+	DL_TRY(get_long(c, f[V_SIZE], i, "deletionVector.sizeInBytes", true, &x));
 	if (x < 0 || x > INT32_MAX) return bad(c, "deletionVector.sizeInBytes", "is out of range");
 	dv->size_in_bytes = (int32_t)x;
-	DL_TRY(get_long(c, child(a, "cardinality"), i, "deletionVector.cardinality", true,
-	                &dv->cardinality));
-	DL_TRY(get_long(c, child(a, "maxRowIndex"), i, "deletionVector.maxRowIndex", false, &x));
+	DL_TRY(get_long(c, f[V_CARD], i, "deletionVector.cardinality", true, &dv->cardinality));
+	DL_TRY(get_long(c, f[V_MAX], i, "deletionVector.maxRowIndex", false, &x));
 	dv->max_row_index = x == DL_NONE ? -1 : x;
 	*out = dv;
 	return 0;
@@ -362,149 +370,303 @@ static int partition_values_from_parsed(const cp_ctx *c, const dl_array *pp, int
 
 /* ---- rows to actions ---- */
 
-static int row_add(const cp_ctx *c, const dl_array *a, int64_t i, dl_add *out)
+/* The fields read of each action column, in the order of its enum below;
+ * the first is the one every action of the kind has (its key). Arrays are
+ * resolved by name once per batch, not per row. */
+enum { A_PATH, A_PV, A_PVP, A_SIZE, A_MTIME, A_DC, A_STATS, A_STATSP, A_TAGS, A_DV, A_BRID,
+       A_DRCV, A_CLUST };
+enum { R_PATH, R_DELTS, R_DC, R_EFM, R_PV, R_SIZE, R_TAGS, R_DV, R_BRID, R_DRCV };
+enum { M_ID, M_NAME, M_DESC, M_FORMAT, M_SCHEMA, M_PCOLS, M_CTIME, M_CONF };
+enum { P_READER, P_WRITER, P_RFEAT, P_WFEAT };
+enum { T_APP, T_VERSION, T_UPDATED };
+enum { D_DOMAIN, D_CONF, D_REMOVED };
+enum { C_VERSION, C_TAGS };
+enum { S_PATH, S_SIZE, S_MTIME, S_TAGS };
+#define MAXF 13
+
+static const char *const kind_fields[NCOLS][MAXF + 1] = {
+	{"path", "partitionValues", "partitionValues_parsed", "size", "modificationTime",
+	 "dataChange", "stats", "stats_parsed", "tags", "deletionVector", "baseRowId",
+	 "defaultRowCommitVersion", "clusteringProvider", NULL},
+	{"path", "deletionTimestamp", "dataChange", "extendedFileMetadata", "partitionValues", "size",
+	 "tags", "deletionVector", "baseRowId", "defaultRowCommitVersion", NULL},
+	{"id", "name", "description", "format", "schemaString", "partitionColumns", "createdTime",
+	 "configuration", NULL},
+	{"minReaderVersion", "minWriterVersion", "readerFeatures", "writerFeatures", NULL},
+	{"appId", "version", "lastUpdated", NULL},
+	{"domain", "configuration", "removed", NULL},
+	{"version", "tags", NULL},
+	{"path", "sizeInBytes", "modificationTime", "tags", NULL},
+};
+
+/* One action column of a batch with its fields (NULL: absent). */
+typedef struct cp_col {
+	int kind;
+	const dl_array *a;
+	const dl_array *f[MAXF];
+	const dl_array *dv[V_N]; /* add/remove deletionVector fields */
+	const dl_array *fmt_provider, *fmt_options;
+} cp_col;
+
+static void resolve(cp_col *c, int kind, const dl_array *a)
 {
-	DL_TRY(get_path_raw(c, child(a, "path"), i, "add.path", &out->path, &out->log_path));
-	const dl_array *pv = child(a, "partitionValues");
-	if (valid(pv, i))
-		DL_TRY(get_map(c, pv, i, "add.partitionValues", &out->partition_values));
+	memset(c, 0, sizeof *c);
+	c->kind = kind;
+	c->a = a;
+	for (int k = 0; kind_fields[kind][k]; k++) c->f[k] = child(a, kind_fields[kind][k]);
+	const dl_array *dv = kind == 0 ? c->f[A_DV] : kind == 1 ? c->f[R_DV] : NULL;
+	for (int k = 0; dv && k < V_N; k++) c->dv[k] = child(dv, dv_fields[k]);
+	if (kind == 2) {
+		c->fmt_provider = child(c->f[M_FORMAT], "provider");
+		c->fmt_options = child(c->f[M_FORMAT], "options");
+	}
+}
+
+static int row_add(const cp_ctx *c, const cp_col *k, int64_t i, dl_add *out)
+{
+	const dl_array *const *f = k->f;
+	DL_TRY(get_path_raw(c, f[A_PATH], i, "add.path", &out->path, &out->log_path));
+	if (valid(f[A_PV], i))
+		DL_TRY(get_map(c, f[A_PV], i, "add.partitionValues", &out->partition_values));
 	else
-		DL_TRY(partition_values_from_parsed(c, child(a, "partitionValues_parsed"), i,
-		                                    &out->partition_values));
-	DL_TRY(get_long(c, child(a, "size"), i, "add.size", true, &out->size));
+		DL_TRY(partition_values_from_parsed(c, f[A_PVP], i, &out->partition_values));
+	DL_TRY(get_long(c, f[A_SIZE], i, "add.size", true, &out->size));
 	if (out->size < 0) return bad(c, "add.size", "is negative");
-	DL_TRY(get_long(c, child(a, "modificationTime"), i, "add.modificationTime", false,
-	                &out->modification_time));
+	DL_TRY(get_long(c, f[A_MTIME], i, "add.modificationTime", false, &out->modification_time));
 	if (out->modification_time == DL_NONE) out->modification_time = 0;
-	DL_TRY(get_bool(c, child(a, "dataChange"), i, "add.dataChange", false, &out->data_change));
+	DL_TRY(get_bool(c, f[A_DC], i, "add.dataChange", false, &out->data_change));
 	const char *stats;
-	DL_TRY(get_string(c, child(a, "stats"), i, "add.stats", false, &stats));
+	DL_TRY(get_string(c, f[A_STATS], i, "add.stats", false, &stats));
 	if (stats) {
 		size_t n = strlen(stats);
 		if (n > UINT32_MAX) return bad(c, "add.stats", "is too large");
 		out->stats = stats;
 		out->stats_len = (uint32_t)n;
 	} else {
-		DL_TRY(stats_from_parsed(c, child(a, "stats_parsed"), i, &out->stats, &out->stats_len));
+		DL_TRY(stats_from_parsed(c, f[A_STATSP], i, &out->stats, &out->stats_len));
 	}
-	DL_TRY(get_map(c, child(a, "tags"), i, "add.tags", &out->tags));
-	DL_TRY(get_dv(c, a, i, &out->dv));
-	DL_TRY(get_long(c, child(a, "baseRowId"), i, "add.baseRowId", false, &out->base_row_id));
-	DL_TRY(get_long(c, child(a, "defaultRowCommitVersion"), i, "add.defaultRowCommitVersion",
-	                false, &out->default_row_commit_version));
-	return get_string(c, child(a, "clusteringProvider"), i, "add.clusteringProvider", false,
+	DL_TRY(get_map(c, f[A_TAGS], i, "add.tags", &out->tags));
+	DL_TRY(get_dv(c, f[A_DV], k->dv, i, &out->dv));
+	DL_TRY(get_long(c, f[A_BRID], i, "add.baseRowId", false, &out->base_row_id));
+	DL_TRY(get_long(c, f[A_DRCV], i, "add.defaultRowCommitVersion", false,
+	                &out->default_row_commit_version));
+	return get_string(c, f[A_CLUST], i, "add.clusteringProvider", false,
 	                  &out->clustering_provider);
 }
 
-static int row_remove(const cp_ctx *c, const dl_array *a, int64_t i, dl_remove *out)
+static int row_remove(const cp_ctx *c, const cp_col *k, int64_t i, dl_remove *out)
 {
-	DL_TRY(get_path(c, child(a, "path"), i, "remove.path", &out->path));
-	DL_TRY(get_long(c, child(a, "deletionTimestamp"), i, "remove.deletionTimestamp", false,
+	const dl_array *const *f = k->f;
+	DL_TRY(get_path(c, f[R_PATH], i, "remove.path", &out->path));
+	DL_TRY(get_long(c, f[R_DELTS], i, "remove.deletionTimestamp", false,
 	                &out->deletion_timestamp));
-	DL_TRY(get_bool(c, child(a, "dataChange"), i, "remove.dataChange", false, &out->data_change));
-	DL_TRY(get_bool(c, child(a, "extendedFileMetadata"), i, "remove.extendedFileMetadata", false,
+	DL_TRY(get_bool(c, f[R_DC], i, "remove.dataChange", false, &out->data_change));
+	DL_TRY(get_bool(c, f[R_EFM], i, "remove.extendedFileMetadata", false,
 	                &out->extended_file_metadata));
-	DL_TRY(get_map(c, child(a, "partitionValues"), i, "remove.partitionValues",
-	               &out->partition_values));
-	DL_TRY(get_long(c, child(a, "size"), i, "remove.size", false, &out->size));
-	DL_TRY(get_map(c, child(a, "tags"), i, "remove.tags", &out->tags));
-	DL_TRY(get_dv(c, a, i, &out->dv));
-	DL_TRY(get_long(c, child(a, "baseRowId"), i, "remove.baseRowId", false, &out->base_row_id));
-	return get_long(c, child(a, "defaultRowCommitVersion"), i, "remove.defaultRowCommitVersion",
-	                false, &out->default_row_commit_version);
+	DL_TRY(get_map(c, f[R_PV], i, "remove.partitionValues", &out->partition_values));
+	DL_TRY(get_long(c, f[R_SIZE], i, "remove.size", false, &out->size));
+	DL_TRY(get_map(c, f[R_TAGS], i, "remove.tags", &out->tags));
+	DL_TRY(get_dv(c, f[R_DV], k->dv, i, &out->dv));
+	DL_TRY(get_long(c, f[R_BRID], i, "remove.baseRowId", false, &out->base_row_id));
+	return get_long(c, f[R_DRCV], i, "remove.defaultRowCommitVersion", false,
+	                &out->default_row_commit_version);
 }
 
-static int row_metadata(const cp_ctx *c, const dl_array *a, int64_t i, dl_metadata *out)
+static int row_metadata(const cp_ctx *c, const cp_col *k, int64_t i, dl_metadata *out)
 {
-	DL_TRY(get_string(c, child(a, "id"), i, "metaData.id", true, &out->id));
-	DL_TRY(get_string(c, child(a, "name"), i, "metaData.name", false, &out->name));
-	DL_TRY(get_string(c, child(a, "description"), i, "metaData.description", false,
-	                  &out->description));
-	const dl_array *fmt = child(a, "format");
-	if (valid(fmt, i)) {
-		DL_TRY(get_string(c, child(fmt, "provider"), i, "metaData.format.provider", false,
+	const dl_array *const *f = k->f;
+	DL_TRY(get_string(c, f[M_ID], i, "metaData.id", true, &out->id));
+	DL_TRY(get_string(c, f[M_NAME], i, "metaData.name", false, &out->name));
+	DL_TRY(get_string(c, f[M_DESC], i, "metaData.description", false, &out->description));
+	if (valid(f[M_FORMAT], i)) {
+		DL_TRY(get_string(c, k->fmt_provider, i, "metaData.format.provider", false,
 		                  &out->format_provider));
-		DL_TRY(get_map(c, child(fmt, "options"), i, "metaData.format.options",
-		               &out->format_options));
+		DL_TRY(get_map(c, k->fmt_options, i, "metaData.format.options", &out->format_options));
 	}
 	if (!out->format_provider) out->format_provider = "parquet";
-	DL_TRY(get_string(c, child(a, "schemaString"), i, "metaData.schemaString", false,
-	                  &out->schema_string));
-	DL_TRY(get_str_list(c, child(a, "partitionColumns"), i, "metaData.partitionColumns",
-	                    &out->partition_columns, &out->npartition_columns));
-	DL_TRY(get_long(c, child(a, "createdTime"), i, "metaData.createdTime", false,
-	                &out->created_time));
-	return get_map(c, child(a, "configuration"), i, "metaData.configuration", &out->configuration);
+	DL_TRY(get_string(c, f[M_SCHEMA], i, "metaData.schemaString", false, &out->schema_string));
+	DL_TRY(get_str_list(c, f[M_PCOLS], i, "metaData.partitionColumns", &out->partition_columns,
+	                    &out->npartition_columns));
+	DL_TRY(get_long(c, f[M_CTIME], i, "metaData.createdTime", false, &out->created_time));
+	return get_map(c, f[M_CONF], i, "metaData.configuration", &out->configuration);
 }
 
-static int row_protocol(const cp_ctx *c, const dl_array *a, int64_t i, dl_protocol *out)
+static int row_protocol(const cp_ctx *c, const cp_col *k, int64_t i, dl_protocol *out)
 {
+	const dl_array *const *f = k->f;
 	int64_t r, w;
-	DL_TRY(get_long(c, child(a, "minReaderVersion"), i, "protocol.minReaderVersion", true, &r));
-	DL_TRY(get_long(c, child(a, "minWriterVersion"), i, "protocol.minWriterVersion", true, &w));
+	DL_TRY(get_long(c, f[P_READER], i, "protocol.minReaderVersion", true, &r));
+	DL_TRY(get_long(c, f[P_WRITER], i, "protocol.minWriterVersion", true, &w));
 	if (r < 0 || r > INT32_MAX || w < 0 || w > INT32_MAX)
 		return bad(c, "protocol", "versions are out of range");
 	out->min_reader_version = (int32_t)r;
 	out->min_writer_version = (int32_t)w;
-	DL_TRY(get_str_list(c, child(a, "readerFeatures"), i, "protocol.readerFeatures",
-	                    &out->reader_features, &out->nreader_features));
-	return get_str_list(c, child(a, "writerFeatures"), i, "protocol.writerFeatures",
-	                    &out->writer_features, &out->nwriter_features);
+	DL_TRY(get_str_list(c, f[P_RFEAT], i, "protocol.readerFeatures", &out->reader_features,
+	                    &out->nreader_features));
+	return get_str_list(c, f[P_WFEAT], i, "protocol.writerFeatures", &out->writer_features,
+	                    &out->nwriter_features);
 }
 
-static int row_action(const cp_ctx *c, int col, const dl_array *a, int64_t i, dl_action *out)
+static int row_action(const cp_ctx *c, const cp_col *k, int64_t i, dl_action *out)
 {
+	const dl_array *const *f = k->f;
 	memset(out, 0, sizeof *out);
-	switch (col) {
-	case 0: out->kind = DL_ACTION_ADD; return row_add(c, a, i, &out->u.add);
-	case 1: out->kind = DL_ACTION_REMOVE; return row_remove(c, a, i, &out->u.remove);
-	case 2: out->kind = DL_ACTION_METADATA; return row_metadata(c, a, i, &out->u.metadata);
-	case 3: out->kind = DL_ACTION_PROTOCOL; return row_protocol(c, a, i, &out->u.protocol);
+	switch (k->kind) {
+	case 0: out->kind = DL_ACTION_ADD; return row_add(c, k, i, &out->u.add);
+	case 1: out->kind = DL_ACTION_REMOVE; return row_remove(c, k, i, &out->u.remove);
+	case 2: out->kind = DL_ACTION_METADATA; return row_metadata(c, k, i, &out->u.metadata);
+	case 3: out->kind = DL_ACTION_PROTOCOL; return row_protocol(c, k, i, &out->u.protocol);
 	case 4:
 		out->kind = DL_ACTION_TXN;
-		DL_TRY(get_string(c, child(a, "appId"), i, "txn.appId", true, &out->u.txn.app_id));
-		DL_TRY(get_long(c, child(a, "version"), i, "txn.version", true, &out->u.txn.version));
-		return get_long(c, child(a, "lastUpdated"), i, "txn.lastUpdated", false,
-		                &out->u.txn.last_updated);
+		DL_TRY(get_string(c, f[T_APP], i, "txn.appId", true, &out->u.txn.app_id));
+		DL_TRY(get_long(c, f[T_VERSION], i, "txn.version", true, &out->u.txn.version));
+		return get_long(c, f[T_UPDATED], i, "txn.lastUpdated", false, &out->u.txn.last_updated);
 	case 5:
 		out->kind = DL_ACTION_DOMAIN_METADATA;
-		DL_TRY(get_string(c, child(a, "domain"), i, "domainMetadata.domain", true,
+		DL_TRY(get_string(c, f[D_DOMAIN], i, "domainMetadata.domain", true,
 		                  &out->u.domain_metadata.domain));
-		DL_TRY(get_string(c, child(a, "configuration"), i, "domainMetadata.configuration", true,
+		DL_TRY(get_string(c, f[D_CONF], i, "domainMetadata.configuration", true,
 		                  &out->u.domain_metadata.configuration));
-		return get_bool(c, child(a, "removed"), i, "domainMetadata.removed", false,
+		return get_bool(c, f[D_REMOVED], i, "domainMetadata.removed", false,
 		                &out->u.domain_metadata.removed);
 	case 6:
 		out->kind = DL_ACTION_CHECKPOINT_METADATA;
-		DL_TRY(get_long(c, child(a, "version"), i, "checkpointMetadata.version", true,
+		DL_TRY(get_long(c, f[C_VERSION], i, "checkpointMetadata.version", true,
 		                &out->u.checkpoint_metadata.version));
-		return get_map(c, child(a, "tags"), i, "checkpointMetadata.tags",
+		return get_map(c, f[C_TAGS], i, "checkpointMetadata.tags",
 		               &out->u.checkpoint_metadata.tags);
 	case 7:
 		out->kind = DL_ACTION_SIDECAR;
-		DL_TRY(get_path(c, child(a, "path"), i, "sidecar.path", &out->u.sidecar.path));
-		DL_TRY(get_long(c, child(a, "sizeInBytes"), i, "sidecar.sizeInBytes", true,
+		DL_TRY(get_path(c, f[S_PATH], i, "sidecar.path", &out->u.sidecar.path));
+		DL_TRY(get_long(c, f[S_SIZE], i, "sidecar.sizeInBytes", true,
 		                &out->u.sidecar.size_in_bytes));
-		DL_TRY(get_long(c, child(a, "modificationTime"), i, "sidecar.modificationTime", false,
+		DL_TRY(get_long(c, f[S_MTIME], i, "sidecar.modificationTime", false,
 		                &out->u.sidecar.modification_time));
-		return get_map(c, child(a, "tags"), i, "sidecar.tags", &out->u.sidecar.tags);
+		return get_map(c, f[S_TAGS], i, "sidecar.tags", &out->u.sidecar.tags);
 	default: return 0;
 	}
 }
 
-static int read_batch(cp_ctx *c, const dl_batch *b, const int *col_kind, int64_t first)
+static int kind_of(const char *name)
 {
+	for (size_t k = 0; k < NCOLS; k++)
+		if (strcasecmp(action_columns[k], name) == 0) return (int)k;
+	return -1;
+}
+
+static int read_batch(cp_ctx *c, const dl_batch *b, int64_t first)
+{
+	cp_col cols[NCOLS];
+	int n = 0;
+	for (int k = 0; k < b->ncols && n < (int)NCOLS; k++) {
+		int kind = kind_of(b->schema->children[k].name);
+		/* a column with no non-null row in the batch needs no look */
+		if (kind >= 0 && b->cols[k]->null_count < b->num_rows) resolve(&cols[n++], kind, b->cols[k]);
+	}
 	for (int64_t i = 0; i < b->num_rows; i++) {
 		c->row = first + i;
-		for (int k = 0; k < b->ncols; k++) {
-			const dl_array *a = b->cols[k];
-			if (!dl_array_is_valid(a, i)) continue;
+		for (int k = 0; k < n; k++) {
+			if (!dl_array_is_valid(cols[k].a, i)) continue;
 			dl_action act;
 			dl_replay_begin_action(c->r);
-			DL_TRY(row_action(c, col_kind[k], a, i, &act));
+			DL_TRY(row_action(c, &cols[k], i, &act));
 			DL_TRY(dl_replay_offer(c->r, &act));
 		}
 	}
+	return 0;
+}
+
+/* ---- what to read of each row group ---- */
+
+/* Whether the leaves at or under `path` ("add.stats", "add.tags" for
+ * add.tags.key_value.*) hold no value in row group rg by the chunks'
+ * statistics; *found says whether there are such leaves, *nulls sums their
+ * null counts (-1 when a chunk has none). */
+static bool leaves_all_null(const pq_reader *pr, int rg, const char *path, bool *found,
+                            int64_t *nulls)
+{
+	const pq_file_metadata *md = pq_reader_metadata(pr);
+	size_t len = strlen(path);
+	bool all = true;
+	*found = false;
+	*nulls = 0;
+	for (int l = 0; l < pq_reader_num_leaves(pr); l++) {
+		const char *lp = pq_reader_leaf_path(pr, l);
+		if (strncasecmp(lp, path, len) != 0 || (lp[len] != 0 && lp[len] != '.')) continue;
+		*found = true;
+		const pq_column_chunk *cc = &md->row_groups[rg].columns[l];
+		const pq_column_meta *m = &cc->meta_data;
+		if (!cc->has_meta_data || !m->has_statistics || !m->statistics.has_null_count) {
+			*nulls = -1;
+			all = false;
+			continue;
+		}
+		if (*nulls >= 0) *nulls += m->statistics.null_count;
+		if (m->statistics.null_count != m->num_values) all = false;
+	}
+	return *found && all;
+}
+
+/* The dotted paths of row group rg worth decoding: of each wanted action
+ * column, only the fields the row functions read, and not those that the
+ * chunk statistics show hold no value (a null or absent field reads the
+ * same); a column whose key field (add.path, metaData.id, ...) is null in
+ * every row holds no action there and is not read at all. Most checkpoint
+ * rows are adds, so this skips the decoding of the remove, txn, ...
+ * columns that are null in all of them. Without statistics everything is
+ * decoded. A struct whose key field is null while the struct is not (a
+ * corrupt row the full decoding would report) is then not seen. */
+static int plan_row_group(const pq_reader *pr, int rg, const int *kinds, int nkinds, dl_buf *text,
+                          const char **paths, int *npaths)
+{
+	const dl_type *schema = pq_reader_schema(pr);
+	size_t offs[NCOLS * MAXF];
+	int n = 0;
+	dl_buf_clear(text);
+	for (int j = 0; j < nkinds; j++) {
+		int k = kinds[j];
+		const dl_field *top = &schema->children[dl_type_field_index(schema, action_columns[k])];
+		char p[512], key[512];
+		bool found;
+		int64_t key_nulls, nulls;
+		snprintf(key, sizeof key, "%s.%s", top->name, kind_fields[k][0]);
+		bool key_in = top->type->id == DL_TYPE_STRUCT &&
+		              dl_type_field_index(top->type, kind_fields[k][0]) >= 0;
+		if (!key_in) {
+			/* unusual shape: the whole column, for the row functions to judge */
+			offs[n++] = text->len;
+			DL_TRY(dl_buf_printf(text, "%s", top->name));
+			DL_TRY(dl_buf_putc(text, 0));
+			continue;
+		}
+		if (leaves_all_null(pr, rg, key, &found, &key_nulls)) continue;
+		for (int f = 0; kind_fields[k][f]; f++) {
+			int fi = dl_type_field_index(top->type, kind_fields[k][f]);
+			if (fi < 0) continue;
+			snprintf(p, sizeof p, "%s.%s", top->name, top->type->children[fi].name);
+			if (f > 0 && leaves_all_null(pr, rg, p, &found, &nulls)) continue;
+			/* the parsed forms are read only for rows lacking the text form:
+			 * when the text form has a value in every row that has the key,
+			 * they are not needed */
+			if ((k == 0 && f == A_STATSP) || (k == 0 && f == A_PVP)) {
+				char tp[512];
+				snprintf(tp, sizeof tp, "%s.%s", top->name,
+				         f == A_STATSP ? "stats" : "partitionValues");
+				leaves_all_null(pr, rg, tp, &found, &nulls);
+				/* a map's key leaf: one null level per null or empty map */
+				if (f == A_PVP) {
+					snprintf(tp, sizeof tp, "%s.partitionValues.key_value.key", top->name);
+					leaves_all_null(pr, rg, tp, &found, &nulls);
+				}
+				if (found && key_nulls >= 0 && nulls == key_nulls) continue;
+			}
+			offs[n++] = text->len;
+			DL_TRY(dl_buf_printf(text, "%s", p));
+			DL_TRY(dl_buf_putc(text, 0));
+		}
+	}
+	for (int i = 0; i < n; i++) paths[i] = text->data + offs[i];
+	*npaths = n;
 	return 0;
 }
 
@@ -514,26 +676,35 @@ int dl_checkpoint_read_parquet(dl_replayer *r, dl_store *store, const char *path
 	int rc = pq_reader_open_store(&pr, store, path, -1);
 	if (rc < 0) return dl_error_prefix("reading checkpoint %s", path);
 	const dl_type *schema = pq_reader_schema(pr);
-	const char *names[NCOLS];
 	int kinds[NCOLS], n = 0;
 	bool meta_only = dl_replay_metadata_only(r), lists = dl_replay_wants_txns_domains(r);
 	for (size_t k = 0; k < NCOLS; k++) {
 		/* metaData, protocol; txn, domainMetadata when wanted */
 		if (meta_only && k != 2 && k != 3 && !(lists && (k == 4 || k == 5))) continue;
 		if (dl_type_field_index(schema, action_columns[k]) < 0) continue;
-		names[n] = action_columns[k];
 		kinds[n++] = (int)k;
 	}
-	if (n) rc = pq_reader_select_columns(pr, names, n);
 	cp_ctx c = {r, dl_replay_arena(r), path, 0};
-	while (rc == 0 && n) {
-		dl_batch *b;
-		int64_t first;
-		rc = pq_reader_next(pr, &b, &first);
-		if (rc < 0 || !b) break;
-		rc = read_batch(&c, b, kinds, first);
-		dl_batch_free(b);
+	dl_buf text = DL_BUF_INIT;
+	const char *paths[NCOLS * MAXF];
+	int nrg = pq_reader_num_row_groups(pr);
+	for (int rg = 0; rc == 0 && n && rg < nrg; rg++) {
+		int npaths;
+		rc = plan_row_group(pr, rg, kinds, n, &text, paths, &npaths);
+		if (rc == 0 && npaths == 0) continue;
+		if (rc == 0) rc = pq_reader_rewind(pr);
+		if (rc == 0) rc = pq_reader_set_row_groups(pr, &rg, 1);
+		if (rc == 0) rc = pq_reader_select_paths(pr, paths, npaths);
+		while (rc == 0) {
+			dl_batch *b;
+			int64_t first;
+			rc = pq_reader_next(pr, &b, &first);
+			if (rc < 0 || !b) break;
+			rc = read_batch(&c, b, first);
+			dl_batch_free(b);
+		}
 	}
+	dl_buf_free(&text);
 	pq_reader_free(pr);
 	if (rc < 0 && rc != DL_ENOMEM && !strstr(dl_error_last()->message, path))
 		dl_error_prefix("reading checkpoint %s", path);

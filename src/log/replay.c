@@ -262,11 +262,32 @@ static bool wanted(const dl_replayer *r, dl_action_kind k)
 	}
 }
 
+/* Whether a line is plainly an action other than commitInfo: its first
+ * member is a known action key with an object value (that member decides
+ * what the line is, see replay_line), so a commitInfo-only read can skip
+ * it without parsing. Keys with escapes are left to the parser. */
+static bool other_action_line(const char *line, size_t len)
+{
+	if (len < 6 || line[0] != '{' || line[1] != '"') return false;
+	char key[32];
+	size_t i = 2, k = 0;
+	while (i < len && k + 1 < sizeof key && ((line[i] >= 'a' && line[i] <= 'z') ||
+	                                         (line[i] >= 'A' && line[i] <= 'Z')))
+		key[k++] = line[i++];
+	if (i + 1 >= len || line[i] != '"' || line[i + 1] != ':') return false;
+	key[k] = 0;
+	for (i += 2; i < len && (line[i] == ' ' || line[i] == '\t'); i++) {}
+	if (i >= len || line[i] != '{') return false;
+	dl_action_kind kind = dl_action_kind_of(key);
+	return kind != DL_ACTION_UNKNOWN && kind != DL_ACTION_COMMIT_INFO;
+}
+
 static int replay_line(dl_replayer *r, dl_arena *tmp, const char *line, size_t len,
                        const char *path, int64_t lineno)
 {
 	dl_json *v;
 	int rc;
+	if (r->commit_info_only && other_action_line(line, len)) return 0;
 	if (len > 7 && memcmp(line, "{\"add\":", 7) == 0 && wanted(r, DL_ACTION_ADD)) {
 		dl_action a;
 		dl_replay_begin_action(r);
@@ -305,6 +326,8 @@ static int replay_lines(dl_replayer *r, dl_arena *tmp, const char *p, const char
                         bool at_eof, const char *path, int64_t *lineno, const char **rest)
 {
 	while (p < end) {
+		/* the commitInfo found: the rest of the commit is not needed */
+		if (r->commit_info_only && r->st->commit_info) break;
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl && !at_eof) break; /* an unfinished line: wait for more */
 		const char *le = nl ? nl : end;
@@ -364,6 +387,7 @@ static int replay_json_file(dl_replayer *r, dl_store *store, const char *path, i
 		off += (int64_t)got;
 		have += got;
 		rc = replay_lines(r, &tmp, buf, buf + have, off >= size, path, &lineno, &rest);
+		if (r->commit_info_only && r->st->commit_info) break;
 		size_t keep = rest < buf + have ? (size_t)(buf + have - rest) : 0;
 		memmove(buf, rest, keep);
 		have = keep;

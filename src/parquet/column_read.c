@@ -312,45 +312,86 @@ static dl_array *array_alloc(dl_type *type, int64_t n)
 	return a;
 }
 
+/* Levels 8 at a time (levels are below 128, lim at most 128): the high bit
+ * of each byte of w set where that level is >= lim; no byte borrows from
+ * the next, as each is at least 128 before the subtraction. */
+static inline uint64_t ge_mask(uint64_t w, unsigned lim)
+{
+	const uint64_t hi = UINT64_C(0x8080808080808080), lo = UINT64_C(0x0101010101010101);
+	return ((w | hi) - lo * lim) & hi;
+}
+
+/* The 8 high bits of a ge_mask as one byte, level k to bit k. */
+static inline uint8_t mask_byte(uint64_t m)
+{
+	return (uint8_t)(((m >> 7) * UINT64_C(0x0102040810204080)) >> 56);
+}
+
 /* Entries of node `o` (with its validity when nullable) from its leaf. */
 static int entries(const pq_out *o, pq_leaf_reader *r, int64_t dense, int64_t *n, uint8_t **validity, int64_t *nulls)
 {
 	*validity = NULL;
 	*nulls = 0;
-	if (!r->rep) {
+	const uint8_t *d = r->def, *rep = r->rep;
+	if (!rep) {
 		/* Not repeated: every level is an entry (the context is the row). */
-		*n = r->nlevels;
-		if (!r->def || o->def == 0) return 0;
+		int64_t nl = r->nlevels;
+		*n = nl;
+		if (!d || o->def == 0) return 0;
 		/* A leaf with a value at every level has no nulls to look for. */
-		if (dense == r->nlevels && o->def == r->leaf->max_def) return 0;
-		int64_t nul = 0;
-		const uint8_t *d = r->def;
-		uint8_t lim = (uint8_t)o->def;
-		for (int64_t i = 0; i < r->nlevels; i++) nul += d[i] < lim;
-		if (!nul) return 0;
-		uint8_t *v = dl_calloc((size_t)(r->nlevels + 7) / 8 + 1, 1);
+		if (dense == nl && o->def == r->leaf->max_def) return 0;
+		uint8_t *v = dl_calloc((size_t)(nl + 7) / 8 + 1, 1);
 		if (!v) return DL_ENOMEM;
-		for (int64_t i = 0; i < r->nlevels; i++) v[i >> 3] |= (uint8_t)((d[i] >= lim) << (i & 7));
+		unsigned lim = (unsigned)o->def;
+		int64_t set = 0, i = 0;
+		/* the validity a byte at a time from 8 levels: this runs for every
+		 * nullable column of every batch */
+		if (r->leaf->max_def < 128)
+			for (; i + 8 <= nl; i += 8) {
+				uint64_t w;
+				memcpy(&w, d + i, 8);
+				uint64_t m = ge_mask(w, lim);
+				v[i >> 3] = mask_byte(m);
+				set += (int64_t)(((m >> 7) * UINT64_C(0x0101010101010101)) >> 56);
+			}
+		for (; i < nl; i++) {
+			bool ok = d[i] >= lim;
+			v[i >> 3] |= (uint8_t)(ok << (i & 7));
+			set += ok;
+		}
+		if (set == nl) {
+			dl_free(v);
+			return 0;
+		}
 		*validity = v;
-		*nulls = nul;
+		*nulls = nl - set;
 		return 0;
 	}
-	int64_t c = 0;
-	for (int64_t i = 0; i < r->nlevels; i++) c += IS_ENTRY(r, i, o->rep_ctx, o->def_ctx);
-	*n = c;
+	int R = o->rep_ctx, D = o->def_ctx, L = o->def;
+	int64_t nl = r->nlevels;
 	/* Entries below a null ancestor are null slots even in a required
 	 * field, so any node whose level exceeds its context's can be null. */
-	bool can_null = r->def && o->def > o->def_ctx;
-	if (!can_null) return 0;
-	uint8_t *v = dl_calloc((size_t)(c + 7) / 8 + 1, 1);
+	bool can_null = d && L > D;
+	if (!can_null) {
+		int64_t c = 0;
+		if (d)
+			for (int64_t i = 0; i < nl; i++) c += rep[i] <= R && d[i] >= D;
+		else
+			for (int64_t i = 0; i < nl; i++) c += rep[i] <= R && 0 >= D;
+		*n = c;
+		return 0;
+	}
+	/* at most one entry per level: the validity sized for all of them */
+	uint8_t *v = dl_calloc((size_t)(nl + 7) / 8 + 1, 1);
 	if (!v) return DL_ENOMEM;
 	int64_t e = 0, nul = 0;
-	for (int64_t i = 0; i < r->nlevels; i++) {
-		if (!IS_ENTRY(r, i, o->rep_ctx, o->def_ctx)) continue;
-		if (r->def[i] >= o->def) v[e >> 3] |= (uint8_t)(1u << (e & 7));
+	for (int64_t i = 0; i < nl; i++) {
+		if (rep[i] > R || d[i] < D) continue;
+		if (d[i] >= L) v[e >> 3] |= (uint8_t)(1u << (e & 7));
 		else nul++;
 		e++;
 	}
+	*n = e;
 	if (nul == 0) {
 		dl_free(v);
 		v = NULL;
@@ -358,6 +399,63 @@ static int entries(const pq_out *o, pq_leaf_reader *r, int64_t dense, int64_t *n
 	*validity = v;
 	*nulls = nul;
 	return 0;
+}
+
+/* Spreads `dense` values of width ow at the front of vals to the valid
+ * entries of n, from the back so nothing is overwritten before it moves;
+ * null slots are zeroed. Whole null bytes of the validity at once. */
+static void spread_values(uint8_t *vals, const uint8_t *valid, int64_t n, int64_t dense, size_t ow)
+{
+	if (dense == 0) {
+		memset(vals, 0, (size_t)n * ow);
+		return;
+	}
+	int64_t k = dense;
+	for (int64_t e = n; e-- > 0;) {
+		if ((e & 7) == 7 && valid[e >> 3] == 0) {
+			memset(vals + (size_t)(e - 7) * ow, 0, 8 * ow);
+			e -= 7;
+			continue;
+		}
+		uint8_t *dst = vals + (size_t)e * ow;
+		if (!dl_bit_get(valid, e)) {
+			memset(dst, 0, ow);
+			continue;
+		}
+		const uint8_t *src = vals + (size_t)(--k) * ow;
+		switch (ow) {
+		case 4: memmove(dst, src, 4); break;
+		case 8: memmove(dst, src, 8); break;
+		case 16: memmove(dst, src, 16); break;
+		default: memmove(dst, src, ow); break;
+		}
+	}
+}
+
+/* Offsets of n string entries from those of the dense values: a null
+ * entry repeats the offset before it. A validity byte at a time. */
+static void spread_offsets(int32_t *off, const int32_t *src, const uint8_t *valid, int64_t n)
+{
+	off[0] = src[0];
+	int64_t k = 0, e = 0;
+	for (; e + 8 <= n; e += 8) {
+		uint8_t b = valid[e >> 3];
+		if (b == 0) {
+			for (int j = 0; j < 8; j++) off[e + 1 + j] = src[k];
+		} else if (b == 0xff) {
+			for (int j = 0; j < 8; j++) off[e + 1 + j] = src[k + 1 + j];
+			k += 8;
+		} else {
+			for (int j = 0; j < 8; j++) {
+				k += (b >> j) & 1;
+				off[e + 1 + j] = src[k];
+			}
+		}
+	}
+	for (; e < n; e++) {
+		if (dl_bit_get(valid, e)) k++;
+		off[e + 1] = src[k];
+	}
 }
 
 static int assemble_leaf(dl_array **out, const pq_out *o, pq_leaf_reader *r, int64_t n_exp, const char *file)
@@ -393,12 +491,7 @@ static int assemble_leaf(dl_array **out, const pq_out *o, pq_leaf_reader *r, int
 			size_t ocap;
 			int32_t *off = pq_pool_get(r->pool, (size_t)(n + 1) * sizeof *off, &ocap);
 			if (!off) goto nomem;
-			off[0] = 0;
-			int64_t k = 0;
-			for (int64_t e = 0; e < n; e++) {
-				if (dl_bit_get(valid, e)) k++;
-				off[e + 1] = r->bin.offsets[k];
-			}
+			spread_offsets(off, r->bin.offsets, valid, n);
 			pq_pool_put(r->pool, r->bin.offsets, ((size_t)r->bin.cap + 1) * sizeof(int32_t));
 			r->bin.offsets = off;
 			r->bin.cap = (int64_t)(ocap / sizeof *off) - 1;
@@ -431,16 +524,7 @@ static int assemble_leaf(dl_array **out, const pq_out *o, pq_leaf_reader *r, int
 			r->vals = v;
 			r->vals_cap = (int64_t)cap;
 		}
-		if (nulls) {
-			/* Spread the dense values to their entries, from the back so
-			 * nothing is overwritten before it moves. */
-			int64_t k = dense;
-			for (int64_t e = n; e-- > 0;) {
-				uint8_t *dst = r->vals + (size_t)e * (size_t)ow;
-				if (dl_bit_get(valid, e)) memmove(dst, r->vals + (size_t)(--k) * (size_t)ow, (size_t)ow);
-				else memset(dst, 0, (size_t)ow);
-			}
-		}
+		if (nulls) spread_values(r->vals, valid, n, dense, (size_t)ow);
 		pooled[2] = r->vals;
 		caps[2] = (size_t)r->vals_cap;
 		a->values = r->vals;

@@ -347,6 +347,16 @@ size_t pq_count_level(const uint8_t *lv, size_t n, uint8_t m)
 		if (w != pat) break;
 	}
 	size_t c = i;
+	/* then 8 at a time by bytes >= m (levels were checked to be <= m when
+	 * decoded, so that counts those at m; see column_read.c ge_mask) */
+	if (m < 128)
+		for (; i + 8 <= n; i += 8) {
+			uint64_t w;
+			memcpy(&w, lv + i, 8);
+			uint64_t hit = ((w | UINT64_C(0x8080808080808080)) - UINT64_C(0x0101010101010101) * m) &
+			               UINT64_C(0x8080808080808080);
+			c += (size_t)(((hit >> 7) * UINT64_C(0x0101010101010101)) >> 56);
+		}
 	for (; i < n; i++) c += lv[i] == m;
 	return c;
 }

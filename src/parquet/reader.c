@@ -378,6 +378,14 @@ int pq_reader_set_row_groups(pq_reader *r, const int *rgs, int n)
 	return 0;
 }
 
+int pq_reader_rewind(pq_reader *r)
+{
+	close_row_group(r);
+	r->started = false;
+	r->rg_pos = 0;
+	return 0;
+}
+
 int pq_reader_set_batch_size(pq_reader *r, int64_t rows)
 {
 	if (rows < 0) return dl_error_set(DL_EINVALID, "negative batch size");

@@ -62,6 +62,12 @@ int pq_reader_select_paths(pq_reader *r, const char *const *paths, int n);
 int pq_reader_set_projection(pq_reader *r, const dl_type *requested, bool by_field_id);
 /* Only these row groups, in this order (NULL/0 restores all). */
 int pq_reader_set_row_groups(pq_reader *r, const int *rgs, int n);
+/* Stops reading (the open row group is dropped) so that another projection
+ * and row groups can be set; the footer is kept. Reading restarts at the
+ * first selected row group. A reader that needs a different projection per
+ * row group (checkpoint_read.c: per the chunks' statistics) uses this
+ * instead of parsing the footer again. */
+int pq_reader_rewind(pq_reader *r);
 /* Rows per batch (0 = PQ_DEFAULT_BATCH_ROWS). */
 int pq_reader_set_batch_size(pq_reader *r, int64_t rows);
 /* Decode the columns of each batch in parallel on `pool` (NULL, the

@@ -278,6 +278,12 @@ static int write_rows(pq_writer *w, const dl_batch *b)
 	return 0;
 }
 
+int pq_writer_end_row_group(pq_writer *w)
+{
+	if (w->closed || w->failed) return refuse(w);
+	return fail(w, flush_row_group(w));
+}
+
 int pq_writer_add_metadata(pq_writer *w, const char *key, const char *value)
 {
 	if (w->closed || w->failed) return refuse(w);

@@ -61,6 +61,9 @@ typedef struct pq_writer pq_writer;
 int pq_writer_open(pq_writer **out, dl_type *schema, pq_sink *sink, const pq_writer_options *opts);
 /* Appends the rows of a batch whose schema has the writer's shape. */
 int pq_writer_write(pq_writer *w, const dl_batch *b);
+/* Ends the row group being written (if it has rows): the next rows start
+ * a new one. */
+int pq_writer_end_row_group(pq_writer *w);
 /* Adds a key/value pair to the footer (before close). */
 int pq_writer_add_metadata(pq_writer *w, const char *key, const char *value);
 /* Flushes the last row group and writes the footer. */

@@ -527,7 +527,15 @@ static int write_classic(ckpt_ctx *c, dl_checkpoint_result *res, int nparts)
 		rc = file_open(&files[i], c->store, path, &c->so);
 		files[i].run = &c->run;
 	}
-	if (rc == 0) rc = emit_non_file(&files[part_of(c, NULL, NULL, nparts)], st);
+	ckpt_file *first = &files[part_of(c, NULL, NULL, nparts)];
+	if (rc == 0) rc = emit_non_file(first, st);
+	/* The few non-file actions get a row group of their own: in the row
+	 * groups of the adds their columns are then null throughout, which the
+	 * chunk statistics tell a reader (checkpoint_read.c), so loading the
+	 * snapshot does not decode them beside every add, and a metadata-only
+	 * load reads just that first row group. */
+	if (rc == 0 && (st->nadds || st->nremoves)) rc = file_flush(first);
+	if (rc == 0 && (st->nadds || st->nremoves)) rc = pq_writer_end_row_group(first->pw);
 	for (size_t i = 0; i < st->nadds && rc == 0; i++) {
 		const dl_add *a = dl_log_state_add(st, i);
 		rc = emit_add(c, &files[part_of(c, a->path, a->dv, nparts)], a);

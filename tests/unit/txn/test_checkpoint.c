@@ -20,6 +20,7 @@
 #include "txn/checkpoint_write.h"
 #include "txn/log_cleanup.h"
 #include "txn/txn.h"
+#include "util/buf.h"
 #include "util/error.h"
 #include "util/mem.h"
 
@@ -259,6 +260,41 @@ static void test_classic(void **state)
 	assert_int_equal(snap->segment.checkpoint_version, 12);
 	assert_int_equal(dl_snapshot_file_count(snap), 15);
 	dl_snapshot_free(snap);
+	dl_store_free(s);
+}
+
+/* The commitInfo of a version covered by its checkpoint comes from the
+ * commit file, read for it alone: found as its last line after 1.5 MB of
+ * other actions (skipped unparsed), and through a line the quick skip
+ * leaves to the parser (a null member before it). */
+static void test_commit_info_under_checkpoint(void **state)
+{
+	(void)state;
+	dl_store *s = new_store();
+	create(s, &P12, NULL, NULL, 0, false);
+	dl_buf b = DL_BUF_INIT;
+	for (int i = 0; i < 12000; i++)
+		assert_int_equal(dl_buf_printf(&b, "{\"add\":{\"path\":\"d=2024-01-01/part-%06d-long-"
+		                               "enough-to-cross-the-chunk.parquet\",\"partitionValues\":"
+		                               "{\"d\":\"2024-01-01\"},\"size\":%d,\"modificationTime\":1,"
+		                               "\"dataChange\":true}}\n", i, i + 1), 0);
+	assert_true(b.len > (1u << 20));
+	assert_int_equal(dl_buf_printf(&b, "{\"txn\":{\"appId\":\"a\",\"version\":3}}\n"
+	                               "{\"add\":null,\"commitInfo\":{\"operation\":\"WRITE\","
+	                               "\"userMetadata\":\"the-last-line\"}}\n"), 0);
+	assert_int_equal(dl_store_put(s, "_delta_log/00000000000000000001.json", b.data, b.len), 0);
+	dl_buf_free(&b);
+	dl_snapshot *json = snap_at(s, 1);
+	dl_ckpt_write_options o = DL_CKPT_WRITE_OPTIONS_INIT;
+	dl_checkpoint_result r;
+	assert_int_equal(dl_checkpoint_write(&r, s, json, &o), 0);
+	dl_snapshot_free(json);
+	dl_snapshot *ck = snap_at(s, -1);
+	assert_int_equal(ck->segment.checkpoint_version, 1);
+	assert_int_equal(dl_snapshot_file_count(ck), 12000);
+	assert_non_null(dl_snapshot_commit_info(ck));
+	assert_non_null(strstr(dl_snapshot_commit_info(ck), "the-last-line"));
+	dl_snapshot_free(ck);
 	dl_store_free(s);
 }
 
@@ -577,6 +613,7 @@ int main(void)
 		cmocka_unit_test(test_json_checksum),
 		cmocka_unit_test(test_classic),
 		cmocka_unit_test(test_multi_part),
+		cmocka_unit_test(test_commit_info_under_checkpoint),
 		cmocka_unit_test(test_v2_sidecars),
 		cmocka_unit_test(test_partition_values_parsed),
 		cmocka_unit_test(test_metadata_only_refused),
