@@ -10,8 +10,10 @@
  * Dictionary: values are looked up in the chunk's dictionary; only new
  * entries update min/max (old ones cannot change it). When the dictionary
  * passes its byte limit, or when the first page shows it does not pay off
- * (dictionary + indices >= PLAIN), the page being filled is re-encoded as
- * PLAIN and later pages are PLAIN, as parquet-mr's fallback writer does. */
+ * (dictionary + indices >= PLAIN; checked on its first 32Ki values too, so
+ * a dictionary of distinct values does not grow to its limit first), the
+ * page being filled is re-encoded as PLAIN and later pages are PLAIN, as
+ * parquet-mr's fallback writer does. */
 #include "parquet/column_writer.h"
 #include "parquet/codec.h"
 #include "parquet/encoding_write.h"
@@ -176,6 +178,13 @@ static inline int buf_put(dl_buf *b, const void *p, size_t n, size_t limit)
 	return 0;
 }
 
+/* Values of the first page after which the dictionary must already pay
+ * off (parquet-mr decides at the end of the first page; a prefix of it
+ * says the same for data without repeats and bounds the memory). */
+#define DICT_EARLY_CHECK 32768
+
+static bool dict_pays_off(const pq_colw *c);
+
 static int put_encoded(pq_colw *c, const void *p, size_t n)
 {
 	c->page_raw += c->width ? (size_t)c->width : n + 4;
@@ -187,6 +196,12 @@ static int put_encoded(pq_colw *c, const void *p, size_t n)
 		if (c->nidx == c->cap_idx) DL_TRY(put_index(c, i));
 		else c->idx[c->nidx++] = i;
 		if (added && c->dict.data.len > c->opt.dict_bytes) c->fallback = true;
+		/* The first page's verdict, taken on its first values: a
+		 * dictionary that does not pay off there (all of them distinct,
+		 * say) would otherwise grow to its limit first, up to 4 MB per
+		 * column with its hash table and indices, 200 MB for 50 such
+		 * columns at the start of every row group. */
+		if (c->nidx == DICT_EARLY_CHECK && !c->dict_pages && !dict_pays_off(c)) c->fallback = true;
 		return added;
 	}
 	if (!c->width) {
