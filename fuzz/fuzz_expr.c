@@ -111,7 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				dl_selection sel = {0};
 				dl_expr_filter(&sel, e, batch, NULL);
 				dl_selection_free(&sel);
-				dl_stats_provider sp = {3, stats_cb, NULL};
+				dl_stats_provider sp = {3, stats_cb, NULL, NULL, NULL};
 				bool m;
 				dl_expr_may_match(&m, e, &sp);
 			}
