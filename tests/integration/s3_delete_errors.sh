@@ -22,6 +22,18 @@ proxy_pid=
 trap '[ -n "$proxy_pid" ] && kill "$proxy_pid" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 fails=0
 fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+# deny_delete BUCKET RESOURCE: a bucket policy denying s3:DeleteObject on
+# arn:aws:s3:::BUCKET/RESOURCE (its body hash signed, as RGW requires;
+# ?policy= so curl's SigV4 canonical query matches RGW's)
+deny_delete() {
+	local pol h code
+	pol='{"Version":"2012-10-17","Statement":[{"Effect":"Deny","Principal":"*","Action":"s3:DeleteObject","Resource":"arn:aws:s3:::'$1/$2'"}]}'
+	h=$(printf %s "$pol" | sha256sum | cut -d' ' -f1)
+	code=$(curl -s -o "$tmp/pol" -w '%{http_code}' --aws-sigv4 "aws:amz:${DL_TEST_S3_REGION:-us-east-1}:s3" \
+		--user "$DL_TEST_S3_ACCESS_KEY_ID:$DL_TEST_S3_SECRET_ACCESS_KEY" -H "x-amz-content-sha256: $h" \
+		-H "Content-Type: application/json" -X PUT --data-binary "$pol" "$DL_TEST_S3_ENDPOINT/$1?policy=")
+	case "$code" in 200 | 204) ;; *) fail "PutBucketPolicy on $1 answered HTTP $code: $(cat "$tmp/pol")"; exit 1 ;; esac
+}
 D=$DL_CLI
 bucket=dl-delerr-$$-$(date +%s)
 s3_make_bucket "$bucket"
@@ -42,14 +54,7 @@ keys | grep -c '^p=[12]/' >"$tmp/n"
 [ "$(cat "$tmp/n")" = 2 ] || fail "expected 2 removed files under p=1 and p=2, the bucket holds $(keys | tr '\n' ' ')"
 denied=$(keys | grep '^p=2/')
 
-# the policy (its body hash signed, as RGW requires; ?policy= so curl's
-# SigV4 canonical query matches RGW's)
-pol='{"Version":"2012-10-17","Statement":[{"Effect":"Deny","Principal":"*","Action":"s3:DeleteObject","Resource":"arn:aws:s3:::'$bucket'/t/p=2/*"}]}'
-h=$(printf %s "$pol" | sha256sum | cut -d' ' -f1)
-code=$(curl -s -o "$tmp/pol" -w '%{http_code}' --aws-sigv4 "aws:amz:${DL_TEST_S3_REGION:-us-east-1}:s3" \
-	--user "$DL_TEST_S3_ACCESS_KEY_ID:$DL_TEST_S3_SECRET_ACCESS_KEY" -H "x-amz-content-sha256: $h" \
-	-H "Content-Type: application/json" -X PUT --data-binary "$pol" "$DL_TEST_S3_ENDPOINT/$bucket?policy=")
-case "$code" in 200 | 204) ;; *) fail "PutBucketPolicy answered HTTP $code: $(cat "$tmp/pol")"; exit 1 ;; esac
+deny_delete "$bucket" "t/p=2/*"
 # the server does refuse a single delete there (else the test shows nothing)
 code=$(s3_curl -o /dev/null -w '%{http_code}' -X DELETE "$DL_TEST_S3_ENDPOINT/$bucket/t/${denied//=/%3D}")
 [ "$code" = 403 ] || fail "a DELETE under the denied prefix answered $code, expected 403"
@@ -96,12 +101,7 @@ for i in 1 2 3 4 5; do
 	[ "$i" = 4 ] && { "$D" checkpoint "$t2" -q >/dev/null 2>"$tmp/err" || fail "checkpoint t2: $(cat "$tmp/err")"; }
 done
 denied2=00000000000000000001.json
-pol='{"Version":"2012-10-17","Statement":[{"Effect":"Deny","Principal":"*","Action":"s3:DeleteObject","Resource":"arn:aws:s3:::'$b2'/t/_delta_log/'$denied2'"}]}'
-h=$(printf %s "$pol" | sha256sum | cut -d' ' -f1)
-code=$(curl -s -o "$tmp/pol" -w '%{http_code}' --aws-sigv4 "aws:amz:${DL_TEST_S3_REGION:-us-east-1}:s3" \
-	--user "$DL_TEST_S3_ACCESS_KEY_ID:$DL_TEST_S3_SECRET_ACCESS_KEY" -H "x-amz-content-sha256: $h" \
-	-H "Content-Type: application/json" -X PUT --data-binary "$pol" "$DL_TEST_S3_ENDPOINT/$b2?policy=")
-case "$code" in 200 | 204) ;; *) fail "PutBucketPolicy on $b2 answered HTTP $code: $(cat "$tmp/pol")"; exit 1 ;; esac
+deny_delete "$b2" "t/_delta_log/$denied2"
 python3 "$here/lib/s3_fault_proxy.py" "${DL_TEST_S3_ENDPOINT#http://}" --age-days 60 >"$tmp/port" 2>"$tmp/proxy.err" &
 proxy_pid=$!
 for _ in $(seq 50); do [ -s "$tmp/port" ] && break; sleep 0.1; done
