@@ -665,47 +665,9 @@ static int t_stat(int64_t *size, int64_t *mtime, void *impl, const char *path)
 	return 0;
 }
 
-/* Random access through ranged GETs: a Parquet reader reads the footer and
- * the column chunks it needs, never the whole file. */
-typedef struct t_reader {
-	sh_table *t;
-	char *path;
-} t_reader;
-
-static int t_reader_open(void **state, int64_t *size, const uint8_t **data, void *impl,
-                         const char *path)
-{
-	sh_table *t = impl;
-	*state = NULL;
-	*data = NULL;
-	int64_t mt;
-	DL_TRY(t_stat(size, &mt, impl, path));
-	t_reader *r = dl_calloc(1, sizeof *r);
-	if (!r) return DL_ENOMEM;
-	r->t = t;
-	r->path = dl_strdup(path);
-	if (!r->path) {
-		dl_free(r);
-		return DL_ENOMEM;
-	}
-	*state = r;
-	return 0;
-}
-
-static int t_reader_read(uint8_t *buf, size_t *got, void *state, int64_t off, size_t len)
-{
-	t_reader *r = state;
-	return t_get_range(buf, got, r->t, r->path, off, len);
-}
-
-static void t_reader_close(void *state)
-{
-	t_reader *r = state;
-	if (!r) return;
-	dl_free(r->path);
-	dl_free(r);
-}
-
+/* No reader_*: dl_store reads through t_stat and t_get_range (ranged GETs),
+ * so a Parquet reader reads the footer and the column chunks it needs,
+ * never the whole file. */
 static const dl_store_backend sharing_backend = {
 	.version = DL_STORE_BACKEND_VERSION,
 	.scheme = "delta-sharing",
@@ -718,9 +680,6 @@ static const dl_store_backend sharing_backend = {
 	.list = t_list,
 	.del = t_del,
 	.stat = t_stat,
-	.reader_open = t_reader_open,
-	.reader_read = t_reader_read,
-	.reader_close = t_reader_close,
 	.version_at_timestamp = t_version_at,
 };
 

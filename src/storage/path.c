@@ -1,4 +1,5 @@
 #include "storage/path.h"
+#include "util/buf.h"
 #include "util/error.h"
 #include "util/mem.h"
 #include "util/url.h"
@@ -135,4 +136,27 @@ const char *dl_path_basename(const char *p)
 {
 	const char *s = strrchr(p, '/');
 	return s ? s + 1 : p;
+}
+
+int dl_path_key_prefix(char **out, const char *path)
+{
+	*out = NULL;
+	dl_buf pre = DL_BUF_INIT;
+	int rc = dl_buf_reserve(&pre, strlen(path) + 1);
+	while (rc == 0 && *path) {
+		const char *e = strchr(path, '/');
+		size_t n = e ? (size_t)(e - path) : strlen(path);
+		if (n) {
+			rc = dl_buf_append(&pre, path, n);
+			if (rc == 0) rc = dl_buf_putc(&pre, '/');
+		}
+		path += n + (e ? 1 : 0);
+	}
+	if (rc < 0) {
+		dl_buf_free(&pre);
+		return rc;
+	}
+	pre.data[pre.len] = 0;
+	*out = dl_buf_detach(&pre, NULL);
+	return *out ? 0 : DL_ENOMEM;
 }

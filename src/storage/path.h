@@ -29,6 +29,10 @@ int dl_path_join(char **out, const char *a, const char *b);
  * starting or ending with '/', no "//", no "." or ".." segments. With
  * allow_empty, "" (the root) is accepted too (for listings). */
 bool dl_path_is_valid_relative(const char *p, bool allow_empty);
+/* The key prefix of an object store URI's path: "a//b/" and "/a/b" become
+ * "a/b/" (no empty segments, one trailing slash), "" for the bucket or
+ * container root. *out is malloc'd; 0 or DL_ENOMEM. */
+int dl_path_key_prefix(char **out, const char *path);
 /* Length of the directory part of p ("a/b/c" -> 3 for "a/b"; "c" -> 0). */
 size_t dl_path_dirname_len(const char *p);
 /* The last segment of p (borrowed, points into p). */

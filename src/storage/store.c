@@ -568,7 +568,9 @@ struct dl_store_reader {
 	void *state;        /* the backend's, or NULL when read whole */
 	int64_t size;
 	const uint8_t *data;
-	uint8_t *owned;     /* read whole (backends without readers) */
+	uint8_t *owned;     /* read whole (backends without readers or get_range) */
+	void *impl;         /* backends with get_range but no reader: */
+	char *path;         /* ... ranged reads of this path */
 	char *name;         /* root/path, for messages */
 };
 
@@ -582,6 +584,15 @@ int dl_store_reader_open(dl_store_reader **out, dl_store *s, const char *path)
 	int rc = dl_path_join(&r->name, s->root, path);
 	if (rc == 0 && s->backend.reader_open) {
 		rc = s->backend.reader_open(&r->state, &r->size, &r->data, s->impl, path);
+	} else if (rc == 0 && s->backend.get_range) {
+		/* a remote object: its size now, its bytes by ranged reads */
+		int64_t mtime;
+		rc = s->backend.stat(&r->size, &mtime, s->impl, path);
+		if (rc == 0) {
+			r->impl = s->impl;
+			r->path = dl_strdup(path);
+			if (!r->path) rc = DL_ENOMEM;
+		}
 	} else if (rc == 0) {
 		size_t n = 0;
 		rc = s->backend.get(&r->owned, &n, s->impl, path);
@@ -589,6 +600,7 @@ int dl_store_reader_open(dl_store_reader **out, dl_store *s, const char *path)
 		r->data = r->owned;
 	}
 	if (rc < 0) {
+		dl_free(r->path);
 		dl_free(r->name);
 		dl_free(r);
 		return rc;
@@ -625,6 +637,7 @@ int dl_store_reader_read(uint8_t *buf, size_t *got, dl_store_reader *r, int64_t 
 		*got = len;
 		return 0;
 	}
+	if (r->path) return r->be.get_range(buf, got, r->impl, r->path, offset, len);
 	return r->be.reader_read(buf, got, r->state, offset, len);
 }
 
@@ -633,6 +646,7 @@ void dl_store_reader_close(dl_store_reader *r)
 	if (!r) return;
 	if (r->be.reader_open) r->be.reader_close(r->state);
 	dl_free(r->owned);
+	dl_free(r->path);
 	dl_free(r->name);
 	dl_free(r);
 }

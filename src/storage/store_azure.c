@@ -635,50 +635,12 @@ static int w_commit(void *state, int if_absent)
 /* Uncommitted blocks are invisible and expire on their own: nothing to undo. */
 static void w_abort(void *state) { release(state); }
 
-/* ---- random-access reads: HEAD, then ranged GETs ---- */
-
-typedef struct az_reader {
-	dl_az_store *s;
-	char *path;
-} az_reader;
-
-static int r_open(void **state, int64_t *size, const uint8_t **data, void *impl, const char *path)
-{
-	int64_t mtime;
-	DL_TRY(az_stat(size, &mtime, impl, path));
-	az_reader *r = dl_calloc(1, sizeof *r);
-	if (!r) return DL_ENOMEM;
-	r->s = impl;
-	r->path = dl_strdup(path);
-	if (!r->path) {
-		dl_free(r);
-		return DL_ENOMEM;
-	}
-	*data = NULL;
-	*state = r;
-	return 0;
-}
-
-static int r_read(uint8_t *buf, size_t *got, void *state, int64_t offset, size_t len)
-{
-	az_reader *r = state;
-	return az_get_range(buf, got, r->s, r->path, offset, len);
-}
-
-static void r_close(void *state)
-{
-	az_reader *r = state;
-	dl_free(r->path);
-	dl_free(r);
-}
-
 #define AZ_BACKEND(sch)                                                                            \
 	{                                                                                              \
 		.version = DL_STORE_BACKEND_VERSION, .scheme = sch, .open = az_open, .free = az_free,      \
 		.get = az_get, .get_range = az_get_range, .put = az_put, .put_if_absent = dl_az_put_if_absent, \
 		.list = az_list, .del = az_del, .stat = az_stat, .writer_open = w_open,                    \
 		.writer_write = w_write, .writer_commit = w_commit, .writer_abort = w_abort,               \
-		.reader_open = r_open, .reader_read = r_read, .reader_close = r_close,                     \
 		.delete_many = dl_az_delete_many,                                                          \
 	}
 const dl_store_backend dl_store_backend_az = AZ_BACKEND("az");

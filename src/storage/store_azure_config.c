@@ -27,6 +27,7 @@
  * Credentials (an account key or a SAS token) come whole from one place. */
 #include "storage/store_azure.h"
 #include "storage/backend.h"
+#include "storage/path.h"
 #include "util/error.h"
 #include "util/mem.h"
 #include <ctype.h>
@@ -204,25 +205,7 @@ static int parse_uri(dl_az_config *c, char **suffix, const char *uri)
 		}
 	}
 	const char *rest = slash ? slash + 1 : "";
-	dl_buf pre = DL_BUF_INIT;
-	/* collapse the path to "a/b/" (no empty segments; "" for the container root) */
-	int rc = dl_buf_reserve(&pre, strlen(rest) + 1);
-	while (rc == 0 && *rest) {
-		const char *e = strchr(rest, '/');
-		size_t n = e ? (size_t)(e - rest) : strlen(rest);
-		if (n) {
-			rc = dl_buf_append(&pre, rest, n);
-			if (rc == 0) rc = dl_buf_putc(&pre, '/');
-		}
-		rest += n + (e ? 1 : 0);
-	}
-	if (rc < 0) {
-		dl_buf_free(&pre);
-		return rc;
-	}
-	pre.data[pre.len] = 0;
-	c->prefix = dl_buf_detach(&pre, NULL);
-	return c->prefix ? 0 : DL_ENOMEM;
+	return dl_path_key_prefix(&c->prefix, rest);
 }
 
 static int parse_count(size_t *out, const dl_store_options *o, const char *key, size_t def, size_t min,

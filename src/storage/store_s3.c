@@ -609,50 +609,12 @@ static void w_abort(void *state)
 	release(w);
 }
 
-/* ---- random-access reads: HEAD, then ranged GETs ---- */
-
-typedef struct s3_reader {
-	dl_s3_store *s;
-	char *path;
-} s3_reader;
-
-static int r_open(void **state, int64_t *size, const uint8_t **data, void *impl, const char *path)
-{
-	int64_t mtime;
-	DL_TRY(s3_stat(size, &mtime, impl, path));
-	s3_reader *r = dl_calloc(1, sizeof *r);
-	if (!r) return DL_ENOMEM;
-	r->s = impl;
-	r->path = dl_strdup(path);
-	if (!r->path) {
-		dl_free(r);
-		return DL_ENOMEM;
-	}
-	*data = NULL;
-	*state = r;
-	return 0;
-}
-
-static int r_read(uint8_t *buf, size_t *got, void *state, int64_t offset, size_t len)
-{
-	s3_reader *r = state;
-	return s3_get_range(buf, got, r->s, r->path, offset, len);
-}
-
-static void r_close(void *state)
-{
-	s3_reader *r = state;
-	dl_free(r->path);
-	dl_free(r);
-}
-
 #define S3_BACKEND(sch)                                                                            \
 	{                                                                                              \
 		.version = DL_STORE_BACKEND_VERSION, .scheme = sch, .open = s3_open, .free = s3_free,      \
 		.get = s3_get, .get_range = s3_get_range, .put = s3_put, .put_if_absent = dl_s3_put_if_absent, \
 		.list = s3_list, .list_from = s3_list_from, .delete_many = dl_s3_delete_many, .del = s3_del, .stat = s3_stat, .writer_open = w_open,                    \
 		.writer_write = w_write, .writer_commit = w_commit, .writer_abort = w_abort,               \
-		.reader_open = r_open, .reader_read = r_read, .reader_close = r_close,                     \
 	}
 const dl_store_backend dl_store_backend_s3 = S3_BACKEND("s3");
 const dl_store_backend dl_store_backend_s3a = S3_BACKEND("s3a");

@@ -14,6 +14,7 @@
  * never pairs with a secret from the environment. */
 #include "storage/store_s3.h"
 #include "storage/backend.h"
+#include "storage/path.h"
 #include "util/error.h"
 #include "util/mem.h"
 #include <ctype.h>
@@ -145,29 +146,7 @@ static int parse_uri(dl_s3_config *c, const char *uri)
 	c->bucket = dl_strndup(p, bl);
 	if (!c->bucket) return DL_ENOMEM;
 	const char *rest = slash ? slash + 1 : "";
-	dl_buf pre = DL_BUF_INIT;
-	/* collapse the path to "a/b/" (no empty segments; "" for the bucket root) */
-	int rc = dl_buf_reserve(&pre, strlen(rest) + 1);
-	while (rc == 0 && *rest) {
-		const char *e = strchr(rest, '/');
-		size_t n = e ? (size_t)(e - rest) : strlen(rest);
-		if (n) {
-			rc = dl_buf_append(&pre, rest, n);
-			if (rc == 0) rc = dl_buf_putc(&pre, '/');
-		}
-		rest += n + (e ? 1 : 0);
-	}
-	if (rc < 0) {
-		dl_buf_free(&pre);
-		return rc;
-	}
-	if (pre.len == 0) {
-		dl_buf_free(&pre);
-		c->prefix = dl_strdup("");
-	} else {
-		c->prefix = dl_buf_detach(&pre, NULL);
-	}
-	return c->prefix ? 0 : DL_ENOMEM;
+	return dl_path_key_prefix(&c->prefix, rest);
 }
 
 static int parse_size(size_t *out, const dl_store_options *o, const char *key, size_t def, size_t min)

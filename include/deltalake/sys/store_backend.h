@@ -37,8 +37,10 @@
  *
  * Memory: buffers a backend returns (get's *data) are allocated with
  * malloc() and owned by the caller afterwards. Optional functions may be
- * NULL, and dl_store then builds them from the required ones: get_range and
- * reader_* from get (the whole object is read), writer_* from put /
+ * NULL, and dl_store then builds them from the required ones: get_range
+ * from get (the whole object is read), reader_* from stat and get_range
+ * when there is a get_range (a remote object read by ranges), else from
+ * get (the whole object is read), writer_* from put /
  * put_if_absent (the bytes are gathered in memory), list_from from list,
  * delete_many from del.
  *
