@@ -2,7 +2,9 @@
  * byte for byte at 1, 2 and 3 threads, with owned and borrowed batches,
  * over row groups cut by size and by rows and ended explicitly, with
  * string, nullable and nested columns; a failure in a column while its
- * batches are owned surfaces at a later call and frees what was queued. */
+ * batches are owned surfaces at a later call and frees what was queued;
+ * each row group's deprecated min/max are its own (they were once those
+ * of the last row group: the chunks' statistics shared a buffer). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,7 +14,9 @@
 #include <string.h>
 #include "columnar/builder.h"
 #include "deltalake.h"
+#include "parquet/metadata.h"
 #include "parquet/reader.h"
+#include "util/arena.h"
 #include "parquet/sink.h"
 #include "parquet/writer.h"
 
@@ -146,6 +150,35 @@ static void test_cut_by_size(void **state)
 	same_bytes_at_every_thread_count(&ro, 4);
 }
 
+/* The footer's deprecated min/max (signed types) equal min_value/max_value
+ * in every row group. */
+static void test_deprecated_minmax_per_row_group(void **state)
+{
+	(void)state;
+	dl_buf file = DL_BUF_INIT;
+	run_opts ro = {2, true, 128 << 20, 20000, 0};
+	write_file(&file, &ro);
+	const uint8_t *p = (const uint8_t *)file.data;
+	uint32_t flen = (uint32_t)p[file.len - 8] | (uint32_t)p[file.len - 7] << 8 | (uint32_t)p[file.len - 6] << 16 |
+	                (uint32_t)p[file.len - 5] << 24;
+	dl_arena arena = DL_ARENA_INIT;
+	pq_file_metadata md;
+	assert_int_equal(pq_file_metadata_decode(&md, &arena, p + file.len - 8 - flen, flen, "t"), 0);
+	assert_true(md.nrow_groups >= 5);
+	for (uint32_t g = 0; g < md.nrow_groups; g++) {
+		const pq_statistics *st = &md.row_groups[g].columns[0].meta_data.statistics; /* id */
+		assert_true(st->has_min && st->has_min_value);
+		assert_int_equal(st->min.len, 8);
+		assert_memory_equal(st->min.ptr, st->min_value.ptr, 8);
+		assert_memory_equal(st->max.ptr, st->max_value.ptr, 8);
+		int64_t mn;
+		memcpy(&mn, st->min.ptr, 8);
+		assert_int_equal(mn, (int64_t)g * 20000);
+	}
+	dl_arena_free(&arena);
+	dl_buf_free(&file);
+}
+
 static void test_cut_by_rows(void **state)
 {
 	(void)state;
@@ -191,6 +224,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cut_by_size),
 		cmocka_unit_test(test_cut_by_rows),
+		cmocka_unit_test(test_deprecated_minmax_per_row_group),
 		cmocka_unit_test(test_ended_explicitly),
 		cmocka_unit_test(test_owned_failure_surfaces),
 	};
