@@ -7,8 +7,9 @@
  *      constraints, stats JSON, the commit.
  * Prints both times and their ratio (the target is <= 1.1), then the
  * p50/p99 latency of 100 small appends (one 10-row CSV-sized batch each)
- * to one table, and max RSS.
- * Usage: bench_write [ROWS] [DIR]. */
+ * to one table, and max RSS. Both use DL_THREADS threads (default: the
+ * CPU count) to encode the columns.
+ * Usage: [DL_THREADS=N] bench_write [ROWS] [DIR]. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "ops/write.h"
 #include "parquet/writer.h"
 #include "util/mem.h"
+#include "util/pool.h"
 
 #define BATCH 65536
 
@@ -111,6 +113,7 @@ static double parquet_alone(const char *dir, dl_type *schema, dl_batch **batches
 	pq_sink_init_store(&sink, w);
 	pq_writer_options o = PQ_WRITER_OPTIONS_INIT;
 	o.root_name = "spark_schema";
+	o.threads = dl_default_threads(); /* as the write operation: DL_THREADS or the CPUs */
 	pq_writer *pw;
 	double t0 = now();
 	if (pq_writer_open(&pw, schema, &sink, &o)) return -1;

@@ -15,6 +15,7 @@
  * page being filled is re-encoded as PLAIN and later pages are PLAIN, as
  * parquet-mr's fallback writer does. */
 #include "parquet/column_writer.h"
+#include "parquet/column_page.h"
 #include "parquet/codec.h"
 #include "parquet/encoding_write.h"
 #include "parquet/metadata_write.h"
@@ -106,7 +107,7 @@ void pq_colw_free(pq_colw *c)
  * 3.5 MB at the 1 MB page limit of 8-byte values) instead of keeping it
  * for reuse: 50 columns that fell back would otherwise hold 175 MB that
  * no page needs. */
-static void dict_release(pq_colw *c)
+void pq_colw_dict_release(pq_colw *c)
 {
 	pq_dict_free(&c->dict);
 	pq_dict_init(&c->dict, c->width);
@@ -183,7 +184,6 @@ static inline int buf_put(dl_buf *b, const void *p, size_t n, size_t limit)
  * says the same for data without repeats and bounds the memory). */
 #define DICT_EARLY_CHECK 32768
 
-static bool dict_pays_off(const pq_colw *c);
 
 static int put_encoded(pq_colw *c, const void *p, size_t n)
 {
@@ -201,7 +201,7 @@ static int put_encoded(pq_colw *c, const void *p, size_t n)
 		 * say) would otherwise grow to its limit first, up to 4 MB per
 		 * column with its hash table and indices, 200 MB for 50 such
 		 * columns at the start of every row group. */
-		if (c->nidx == DICT_EARLY_CHECK && !c->dict_pages && !dict_pays_off(c)) c->fallback = true;
+		if (c->nidx == DICT_EARLY_CHECK && !c->dict_pages && !pq_colw_dict_pays_off(c)) c->fallback = true;
 		return added;
 	}
 	if (!c->width) {
@@ -335,294 +335,19 @@ static int put_value(pq_colw *c, const dl_array *a, int64_t i)
 	}
 }
 
-/* ---- pages ------------------------------------------------------------- */
-
-/* Re-encodes the page's dictionary indices as PLAIN values and stops using
- * the dictionary; drops it when no page used it yet. */
-static int fall_back(pq_colw *c)
-{
-	/* One reservation, then plain copies: this runs for up to a page of
-	 * values of every high-cardinality column (a call per value cost more
-	 * than the copy itself). */
-	size_t total = c->nidx * (size_t)c->width;
-	for (size_t k = 0; !c->width && k < c->nidx; k++) {
-		size_t n;
-		pq_dict_entry(&c->dict, c->idx[k], &n);
-		total += n + 4;
-	}
-	DL_TRY(dl_buf_reserve_upto(&c->plain, total + 1, (total > c->opt.page_bytes ? total : c->opt.page_bytes) + 64));
-	uint8_t *out = (uint8_t *)c->plain.data + c->plain.len;
-	for (size_t k = 0; k < c->nidx; k++) {
-		size_t n;
-		const uint8_t *p = pq_dict_entry(&c->dict, c->idx[k], &n);
-		if (!c->width) p -= 4, n += 4; /* the entry's length prefix is PLAIN's too */
-		if (n == 8) memcpy(out, p, 8); /* constant sizes inline the copy */
-		else if (n == 4) memcpy(out, p, 4);
-		else memcpy(out, p, n);
-		out += n;
-	}
-	c->plain.len += total;
-	c->plain.data[c->plain.len] = 0; /* dl_buf's promise */
-	c->nidx = 0;
-	c->dict_on = false;
-	c->fallback = false;
-	if (!c->dict_pages) {
-		/* PLAIN to the end of the chunk: the indices' buffer (a page of
-		 * uint32s) is not needed until the next chunk tries again */
-		dict_release(c);
-		dl_free(c->idx);
-		c->idx = NULL;
-		c->cap_idx = 0;
-	}
-	return 0;
-}
-
-static size_t index_bytes(const pq_colw *c)
-{
-	int bw = pq_bit_width(c->dict.count ? c->dict.count - 1 : 0);
-	return 1 + (c->nidx * (size_t)bw + 7) / 8;
-}
-
-int64_t pq_colw_buffered(const pq_colw *c)
-{
-	size_t levels = c->nslots * ((c->def ? 1 : 0) + (c->rep ? 1 : 0)) / 4;
-	size_t values = c->dict_on ? index_bytes(c) + c->dict.data.len : c->plain.len;
-	return c->pages_uncompressed + (int64_t)(levels + values);
-}
-
-static size_t page_bytes(const pq_colw *c)
-{
-	size_t levels = c->nslots * ((c->def ? 1 : 0) + (c->rep ? 1 : 0)) / 4;
-	return levels + (c->dict_on ? index_bytes(c) : c->plain.len);
-}
-
-static int encode_body(pq_colw *c, dl_buf *body)
-{
-	dl_buf_clear(body);
-	if (c->rep) DL_TRY(pq_levels_encode(body, c->rep, c->nslots, c->leaf->max_rep));
-	if (c->def) DL_TRY(pq_levels_encode(body, c->def, c->nslots, c->leaf->max_def));
-	if (c->dict_on) {
-		uint8_t bw = (uint8_t)pq_bit_width(c->dict.count ? c->dict.count - 1 : 0);
-		DL_TRY(dl_buf_append(body, &bw, 1));
-		return pq_rle_encode_u32(body, c->idx, c->nidx, bw);
-	}
-	if (c->leaf->phys == PQ_BOOLEAN)
-		return pq_plain_encode_bools(body, (const uint8_t *)c->plain.data, c->plain.len);
-	return dl_buf_append(body, c->plain.data, c->plain.len);
-}
-
-static int check_i32(size_t n, const char *what, const pq_colw *c)
-{
-	if (n > INT32_MAX)
-		return dl_error_set(DL_ENOMEM, "column '%s': %s of %zu exceeds Parquet's 2 GiB page limit; lower the page size",
-		                    c->leaf->path[0], what, n);
-	return 0;
-}
-
-/* Compresses `body` and appends header + data to `to`; returns the header
- * plus uncompressed size through *uncompressed. */
-static int emit_page(pq_colw *c, pq_page_header *h, dl_buf *to, int64_t *uncompressed)
-{
-	dl_buf_clear(&c->scr->comp);
-	DL_TRY(pq_compress(c->opt.codec, c->opt.level, (const uint8_t *)c->scr->body.data, c->scr->body.len, &c->scr->comp));
-	DL_TRY(check_i32(c->scr->body.len, "page size", c));
-	DL_TRY(check_i32(c->scr->comp.len, "compressed page size", c));
-	h->uncompressed_page_size = (int32_t)c->scr->body.len;
-	h->compressed_page_size = (int32_t)c->scr->comp.len;
-	if (c->opt.page_crc) {
-		/* parquet.thrift: standard CRC-32 (gzip's) of the page data as stored. */
-		h->has_crc = true;
-		h->crc = (int32_t)crc32(0L, (const Bytef *)c->scr->comp.data, (uInt)c->scr->comp.len);
-	}
-	size_t before = to->len;
-	DL_TRY(pq_page_header_encode(to, h));
-	*uncompressed = (int64_t)(to->len - before + c->scr->body.len);
-	return dl_buf_append(to, c->scr->comp.data, c->scr->comp.len);
-}
-
-static bool dict_pays_off(const pq_colw *c)
-{
-	return c->dict.data.len + index_bytes(c) < c->page_raw;
-}
-
-/* ---- page index -------------------------------------------------------- */
-
-/* Folds one PLAIN value (byte arrays without their length) into s. */
-static int page_value(const pq_colw *c, pq_stats *s, const uint8_t *p, size_t n)
-{
-	switch (s->kind) {
-	case PQ_SK_BOOL:
-		pq_stats_bool(s, p[0] != 0);
-		return 0;
-	case PQ_SK_INT:
-	case PQ_SK_DECIMAL: {
-		dl_i128 v = 0;
-		if (c->leaf->phys == PQ_INT32) {
-			int32_t x;
-			memcpy(&x, p, 4);
-			v = x;
-		} else if (c->leaf->phys == PQ_INT64) {
-			int64_t x;
-			memcpy(&x, p, 8);
-			v = x;
-		} else {
-			v = (p[0] & 0x80) ? -1 : 0; /* big-endian two's complement */
-			for (size_t k = 0; k < n; k++) v = v * 256 + p[k];
-		}
-		if (s->kind == PQ_SK_INT) pq_stats_int(s, (int64_t)v);
-		else pq_stats_decimal(s, v);
-		return 0;
-	}
-	case PQ_SK_FLOAT: {
-		double d;
-		if (c->leaf->phys == PQ_FLOAT) {
-			float f;
-			memcpy(&f, p, 4);
-			d = f;
-		} else {
-			memcpy(&d, p, 8);
-		}
-		pq_stats_double(s, d);
-		return 0;
-	}
-	case PQ_SK_BYTES:
-		return pq_stats_bytes(s, p, n);
-	default:
-		return 0;
-	}
-}
-
-/* Min/max of the page's values: each used dictionary entry once, or every
- * PLAIN value. Kept off the per-value path: it runs at page flush. */
-static int page_minmax(pq_colw *c, pq_stats *s)
-{
-	size_t n;
-	if (c->dict_on) {
-		size_t words = ((size_t)c->dict.count + 63) / 64;
-		if (words > c->seen_words) {
-			uint64_t *w = dl_reallocarray(c->seen, words, sizeof *w);
-			if (!w) return DL_ENOMEM;
-			c->seen = w;
-			c->seen_words = words;
-		}
-		if (words) memset(c->seen, 0, words * sizeof *c->seen);
-		for (size_t k = 0; k < c->nidx; k++) c->seen[c->idx[k] >> 6] |= 1ULL << (c->idx[k] & 63);
-		for (uint32_t e = 0; e < c->dict.count; e++) {
-			if (!(c->seen[e >> 6] >> (e & 63) & 1)) continue;
-			const uint8_t *p = pq_dict_entry(&c->dict, e, &n);
-			DL_TRY(page_value(c, s, p, n));
-		}
-		return 0;
-	}
-	if (!c->plain.len) return 0;
-	const uint8_t *p = (const uint8_t *)c->plain.data, *end = p + c->plain.len;
-	while (p < end) {
-		if (c->leaf->phys == PQ_BOOLEAN || c->width) {
-			n = c->leaf->phys == PQ_BOOLEAN ? 1 : (size_t)c->width;
-		} else {
-			n = (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
-			p += 4;
-		}
-		DL_TRY(page_value(c, s, p, n));
-		p += n;
-	}
-	return 0;
-}
-
-/* Describes the page about to be written (at `offset` in c->pages). */
-static int page_record(pq_colw *c, pq_page_rec *r)
-{
-	memset(r, 0, sizeof *r);
-	for (size_t k = 0; c->def && k < c->nslots; k++) r->null_count += c->def[k] < c->leaf->max_def;
-	if (c->pstats_live) {
-		DL_TRY(pq_stats_merge_minmax(&c->stats, &c->pstats));
-	} else {
-		pq_stats_reset(&c->pstats);
-		DL_TRY(page_minmax(c, &c->pstats));
-	}
-	bool has_values = (size_t)r->null_count < c->nslots;
-	r->null_page = !has_values;
-	r->first_row = c->chunk_rows;
-	/* No order to give (null type), or NaNs that old readers would prune
-	 * with a min/max that leaves them out: no ColumnIndex for this chunk, as
-	 * parquet-mr drops it when it meets a NaN. */
-	if (has_values && (!c->pstats.has_minmax || c->pstats.kind == PQ_SK_NONE)) c->pidx.no_values = true;
-	if (c->page_nans) c->pidx.no_values = true;
-	return 0;
-}
-
-static int page_record_add(pq_colw *c, pq_page_rec *r)
-{
-	pq_statistics st;
-	memset(&st, 0, sizeof st);
-	if (!r->null_page && c->pstats.has_minmax)
-		DL_TRY(pq_stats_to_thrift(&c->pstats, c->leaf->phys, c->leaf->type_length, c->opt.stats_truncate,
-		                          c->leaf->utf8, &c->scratch, &st));
-	r->min_len = st.has_min_value ? st.min_value.len : 0;
-	r->max_len = st.has_max_value ? st.max_value.len : 0;
-	return pq_page_index_add(&c->pidx, r, st.min_value.ptr, st.max_value.ptr);
-}
-
-static int flush_page(pq_colw *c)
-{
-	if (!c->nslots) return 0;
-	/* Judge the dictionary on a page that has values (not an all-null one). */
-	if (c->dict_on && (c->fallback || (!c->dict_pages && c->nidx && !dict_pays_off(c)))) DL_TRY(fall_back(c));
-	/* A page without values needs no dictionary: PLAIN with an empty body. */
-	bool dict_on = c->dict_on;
-	if (!c->nidx) c->dict_on = false;
-	DL_TRY(check_i32(c->nslots, "value count", c));
-	pq_page_rec rec;
-	if (c->opt.page_index) DL_TRY(page_record(c, &rec));
-	DL_TRY(encode_body(c, &c->scr->body));
-	pq_page_header h;
-	memset(&h, 0, sizeof h);
-	h.type = PQ_PAGE_DATA;
-	h.has_data_page_header = true;
-	h.data_page_header.num_values = (int32_t)c->nslots;
-	h.data_page_header.encoding = c->dict_on ? PQ_ENC_RLE_DICTIONARY : PQ_ENC_PLAIN;
-	h.data_page_header.definition_level_encoding = PQ_ENC_RLE;
-	h.data_page_header.repetition_level_encoding = PQ_ENC_RLE;
-	int64_t unc;
-	size_t at = c->pages.len;
-	DL_TRY(emit_page(c, &h, &c->pages, &unc));
-	if (c->opt.page_index) {
-		rec.offset = (int64_t)at;
-		rec.size = (int32_t)(c->pages.len - at);
-		DL_TRY(page_record_add(c, &rec));
-		c->chunk_rows += c->page_rows;
-		c->page_rows = 0;
-	}
-	c->pages_uncompressed += unc;
-	c->num_values += (int64_t)c->nslots;
-	c->stats.num_values += (int64_t)c->nslots;
-	if (c->dict_on) c->dict_pages++;
-	else c->plain_pages++;
-	c->dict_on = dict_on;
-	c->nslots = c->nidx = c->page_raw = 0;
-	c->page_nans = 0;
-	if (c->opt.page_index) {
-		pq_stats_reset(&c->pstats);
-		c->pstats_live = !c->dict_on;
-	}
-	dl_buf_clear(&c->plain);
-	return 0;
-}
-
-/* Called at row boundaries: honours a pending fallback and the page size. */
 static int row_boundary(pq_colw *c)
 {
 	if (c->fallback && c->dict_on) {
 		if (c->dict_pages) {
 			/* Earlier pages need the dictionary: finish this one with it. */
 			c->fallback = false;
-			DL_TRY(flush_page(c));
+			DL_TRY(pq_colw_flush_page(c));
 			c->dict_on = false;
 			return 0;
 		}
-		DL_TRY(fall_back(c));
+		DL_TRY(pq_colw_fall_back(c));
 	}
-	if (page_bytes(c) >= c->opt.page_bytes) return flush_page(c);
+	if (pq_colw_page_bytes(c) >= c->opt.page_bytes) return pq_colw_flush_page(c);
 	return 0;
 }
 
@@ -708,144 +433,4 @@ int pq_colw_write(pq_colw *c, pq_colw_scratch *scr, const dl_array *top, int64_t
 	int rc = write_rows(c, top, start, n);
 	c->scr = NULL;
 	return rc;
-}
-
-/* ---- chunk ------------------------------------------------------------- */
-
-static int write_dictionary_page(pq_colw *c, pq_sink *sink, int64_t *uncompressed, int64_t *compressed)
-{
-	dl_buf_clear(&c->scr->body);
-	DL_TRY(dl_buf_append(&c->scr->body, c->dict.data.data, c->dict.data.len));
-	pq_page_header h;
-	memset(&h, 0, sizeof h);
-	h.type = PQ_PAGE_DICTIONARY;
-	h.has_dictionary_page_header = true;
-	h.dictionary_page_header.num_values = (int32_t)c->dict.count;
-	h.dictionary_page_header.encoding = PQ_ENC_PLAIN;
-	dl_buf page = DL_BUF_INIT;
-	int rc = emit_page(c, &h, &page, uncompressed);
-	if (rc == 0) rc = pq_sink_write(sink, page.data, page.len);
-	*compressed = (int64_t)page.len;
-	dl_buf_free(&page);
-	return rc;
-}
-
-static int describe(pq_colw *c, dl_arena *arena, pq_column_meta *m, bool has_dict)
-{
-	const pq_leaf *l = c->leaf;
-	m->type = l->phys;
-	m->codec = c->opt.codec;
-	m->npath = (uint32_t)l->npath;
-	m->path_in_schema = l->path; /* lives as long as the writer's schema */
-	m->num_values = c->num_values;
-	pq_encoding *enc = dl_arena_alloc(arena, 4 * sizeof *enc);
-	pq_page_encoding_stats *es = dl_arena_alloc(arena, 3 * sizeof *es);
-	if (!enc || !es) return DL_ENOMEM;
-	uint32_t ne = 0, ns = 0;
-	if (has_dict) {
-		enc[ne++] = PQ_ENC_PLAIN; /* the dictionary page */
-		es[ns++] = (pq_page_encoding_stats){PQ_PAGE_DICTIONARY, PQ_ENC_PLAIN, 1};
-	}
-	if (c->dict_pages) {
-		enc[ne++] = PQ_ENC_RLE_DICTIONARY;
-		es[ns++] = (pq_page_encoding_stats){PQ_PAGE_DATA, PQ_ENC_RLE_DICTIONARY, c->dict_pages};
-	}
-	if (c->plain_pages) {
-		if (!has_dict) enc[ne++] = PQ_ENC_PLAIN;
-		es[ns++] = (pq_page_encoding_stats){PQ_PAGE_DATA, PQ_ENC_PLAIN, c->plain_pages};
-	}
-	enc[ne++] = PQ_ENC_RLE; /* levels */
-	m->encodings = enc;
-	m->nencodings = ne;
-	m->encoding_stats = es;
-	m->nencoding_stats = ns;
-	pq_statistics st;
-	DL_TRY(pq_stats_to_thrift(&c->stats, l->phys, l->type_length, c->opt.stats_truncate, l->utf8, &c->scratch, &st));
-	uint8_t *copy = dl_arena_alloc(arena, c->scratch.len);
-	if (!copy && c->scratch.len) return DL_ENOMEM;
-	if (c->scratch.len) memcpy(copy, c->scratch.data, c->scratch.len);
-	if (st.has_min_value) {
-		st.min_value.ptr = copy + (st.min_value.ptr - (const uint8_t *)c->scratch.data);
-		st.max_value.ptr = copy + (st.max_value.ptr - (const uint8_t *)c->scratch.data);
-	}
-	m->has_statistics = true;
-	m->statistics = st;
-	return 0;
-}
-
-/* The chunk's page index into ci/oi (offsets relative to those buffers). */
-static int emit_page_index(pq_colw *c, pq_column_chunk *out, dl_buf *ci, dl_buf *oi)
-{
-	if (!c->pidx.no_values && c->pidx.n) {
-		size_t at = ci->len;
-		DL_TRY(pq_page_index_encode_column(ci, &c->pidx));
-		out->has_column_index_offset = out->has_column_index_length = true;
-		out->column_index_offset = (int64_t)at;
-		out->column_index_length = (int32_t)(ci->len - at);
-	}
-	size_t at = oi->len;
-	DL_TRY(pq_page_index_encode_offsets(oi, &c->pidx, out->meta_data.data_page_offset));
-	out->has_offset_index_offset = out->has_offset_index_length = true;
-	out->offset_index_offset = (int64_t)at;
-	out->offset_index_length = (int32_t)(oi->len - at);
-	return 0;
-}
-
-static int flush_chunk(pq_colw *c, pq_sink *sink, dl_arena *arena, pq_column_chunk *out, dl_buf *ci, dl_buf *oi,
-                       dl_buf *bf);
-
-int pq_colw_flush_chunk(pq_colw *c, pq_colw_scratch *scr, pq_sink *sink, dl_arena *arena, pq_column_chunk *out,
-                        dl_buf *ci, dl_buf *oi, dl_buf *bf)
-{
-	c->scr = scr;
-	int rc = flush_chunk(c, sink, arena, out, ci, oi, bf);
-	c->scr = NULL;
-	return rc;
-}
-
-static int flush_chunk(pq_colw *c, pq_sink *sink, dl_arena *arena, pq_column_chunk *out, dl_buf *ci, dl_buf *oi,
-                       dl_buf *bf)
-{
-	DL_TRY(flush_page(c));
-	memset(out, 0, sizeof *out);
-	out->has_meta_data = true;
-	pq_column_meta *m = &out->meta_data;
-	int64_t start = sink->pos, dict_unc = 0, dict_comp = 0;
-	bool has_dict = c->dict_pages > 0;
-	if (has_dict) {
-		m->has_dictionary_page_offset = true;
-		m->dictionary_page_offset = start;
-		DL_TRY(write_dictionary_page(c, sink, &dict_unc, &dict_comp));
-	}
-	m->data_page_offset = sink->pos;
-	DL_TRY(pq_sink_write(sink, c->pages.data, c->pages.len));
-	m->total_uncompressed_size = dict_unc + c->pages_uncompressed;
-	m->total_compressed_size = dict_comp + (int64_t)c->pages.len;
-	out->file_offset = start;
-	DL_TRY(describe(c, arena, m, has_dict));
-	if (c->opt.page_index && ci && oi) DL_TRY(emit_page_index(c, out, ci, oi));
-	if (c->bloom.fpp > 0 && bf) {
-		int64_t at = (int64_t)bf->len;
-		DL_TRY(pq_bloom_builder_flush(&c->bloom, bf, &m->bloom_filter_length));
-		if (m->bloom_filter_length > 0) {
-			m->has_bloom_filter_offset = m->has_bloom_filter_length = true;
-			m->bloom_filter_offset = at;
-		}
-	}
-	pq_page_index_clear(&c->pidx);
-	c->chunk_rows = c->page_rows = 0;
-	DL_TRY(pq_stats_merge(&c->file_stats, &c->stats));
-	/* Ready for the next row group: the dictionary starts afresh. */
-	pq_stats_reset(&c->stats);
-	dict_release(c);
-	c->dict_on = c->opt.dictionary && c->leaf->phys != PQ_BOOLEAN && c->leaf->type->id != DL_TYPE_NULL;
-	c->pstats_live = c->opt.page_index && !c->dict_on;
-	pq_stats_reset(&c->pstats);
-	c->fallback = false;
-	c->dict_pages = c->plain_pages = 0;
-	c->pages_uncompressed = c->num_values = 0;
-	/* freed, not kept: the next row group's dictionaries (grown by every
-	 * column at once) can use the memory, and the peak is one row group */
-	dl_buf_free(&c->pages);
-	return 0;
 }

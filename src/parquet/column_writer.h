@@ -83,14 +83,38 @@ int pq_colw_write(pq_colw *c, pq_colw_scratch *scr, const dl_array *top, int64_t
 size_t pq_colw_memory(const pq_colw *c);
 /* Uncompressed bytes buffered for the current row group (estimate). */
 int64_t pq_colw_buffered(const pq_colw *c);
-/* Flushes the chunk to the sink and describes it in *out (strings and
- * statistics copied into `arena`, which must outlive the footer). With
- * opt.page_index, appends the chunk's ColumnIndex to `ci` and OffsetIndex
- * to `oi` and sets the column/offset index fields of *out to their offsets
- * in those buffers (the writer rebases them when it writes the buffers).
- * With bloom.fpp > 0, appends the chunk's Bloom filter to `bf` likewise
- * (bloom_filter_offset relative to bf). */
-int pq_colw_flush_chunk(pq_colw *c, pq_colw_scratch *scr, pq_sink *sink, dl_arena *arena, pq_column_chunk *out,
-                        dl_buf *ci, dl_buf *oi, dl_buf *bf);
+/* A column chunk ended by pq_colw_seal and not yet in the file: its
+ * pages (compressed, with headers), statistics, page index and Bloom
+ * hashes. Sealing runs on the column's thread, emitting on the one that
+ * owns the sink, so columns carry on into the next row group while the
+ * chunks of this one wait for their turn in the file. */
+typedef struct pq_sealed_chunk {
+	dl_buf dict_page;        /* the dictionary page (header + data), or empty */
+	int64_t dict_uncompressed;
+	dl_buf pages;            /* data pages (headers + bodies) */
+	int64_t pages_uncompressed;
+	int64_t num_values;
+	int dict_pages, plain_pages;
+	pq_stats stats;
+	pq_page_index pidx;
+	pq_bloom_builder bloom;
+} pq_sealed_chunk;
+
+/* Ends the column's chunk: flushes its last page, encodes its dictionary
+ * page and moves everything into *out (an empty pq_sealed_chunk); the
+ * column starts the next row group afresh. */
+int pq_colw_seal(pq_colw *c, pq_colw_scratch *scr, pq_sealed_chunk *out);
+/* Writes a sealed chunk of column c to the sink and describes it in *out
+ * (strings and statistics copied into `arena`, which must outlive the
+ * footer; `scratch` is a buffer for the statistics' encoding). With the
+ * page index, appends the chunk's ColumnIndex to `ci` and OffsetIndex to
+ * `oi` and sets the column/offset index fields of *out to their offsets in
+ * those buffers (the writer rebases them when it writes the buffers). With
+ * a Bloom filter, appends it to `bf` likewise (bloom_filter_offset relative
+ * to bf). Folds the chunk's statistics into c->file_stats and frees *s.
+ * Chunks are emitted in file order, by one thread at a time. */
+int pq_colw_emit(pq_colw *c, pq_sealed_chunk *s, pq_sink *sink, dl_arena *arena, dl_buf *scratch,
+                 pq_column_chunk *out, dl_buf *ci, dl_buf *oi, dl_buf *bf);
+void pq_sealed_chunk_free(pq_sealed_chunk *s);
 
 #endif

@@ -613,8 +613,8 @@ int dl_parquet_write_stream(FILE *out, struct ArrowArrayStream *data, const dl_p
 		dl_batch *b;
 		rc = dl_batch_stream_next(s, &b);
 		if (rc < 0 || !b) break;
-		rc = pq_writer_write(w, b);
-		dl_batch_free(b);
+		/* handed over: the columns encode it while the next one is read */
+		rc = pq_writer_write_owned(w, b);
 	}
 	if (rc == 0) rc = pq_writer_close(w);
 	if (rc == 0 && fflush(out) != 0) rc = dl_error_set(DL_EIO, "writing the Parquet file failed: %s", strerror(errno));

@@ -1,41 +1,14 @@
 /* Parquet file writer (see writer.h). File layout (parquet-format README):
  *   "PAR1" <row group: column chunks, each [dictionary page] data pages>...
  *   <FileMetaData> <4-byte LE footer length> "PAR1" */
-#include "parquet/writer.h"
+#include "parquet/writer_internal.h"
 #include "deltalake.h"
 #include "parquet/encoding_write.h"
 #include "parquet/metadata_write.h"
 #include "util/mem.h"
-#include "util/pool.h"
-#include <pthread.h>
 #include <string.h>
 #include <strings.h>
 
-
-struct pq_writer {
-	dl_type *schema;
-	pq_wschema ws;
-	pq_colw *cols;
-	/* the page buffers the columns share: one set per thread at work,
-	 * handed out from a stack under a lock when a pool works too */
-	pq_colw_scratch *scr;
-	pq_colw_scratch **free_scr;
-	int nscr, nfree_scr;
-	pthread_mutex_t scr_lock;
-	pq_sink *sink;
-	pq_writer_options opt;
-	dl_arena arena;      /* footer metadata */
-	pq_row_group *rgs;
-	uint32_t nrgs, cap_rgs;
-	pq_key_value *kvs;
-	uint32_t nkvs, cap_kvs;
-	int64_t num_rows, rg_rows;
-	dl_pool *pool;       /* helpers when opt.threads > 1 */
-	dl_buf ci, oi;       /* page indexes of every chunk, written at close */
-	dl_buf bf;           /* Bloom filters of every chunk, written at close */
-	bool closed;
-	int failed; /* first error: after it the file is unusable, so refuse more */
-};
 
 static const uint8_t MAGIC[4] = {'P', 'A', 'R', '1'};
 
@@ -86,15 +59,12 @@ int pq_writer_open(pq_writer **out, dl_type *schema, pq_sink *sink, const pq_wri
 	w->nscr = w->opt.threads > 1 ? w->opt.threads : 1;
 	w->scr = dl_calloc((size_t)w->nscr, sizeof *w->scr);
 	w->free_scr = dl_calloc((size_t)w->nscr, sizeof *w->free_scr);
-	pthread_mutex_init(&w->scr_lock, NULL);
 	if (!w->scr || !w->free_scr) {
 		pq_writer_free(w);
 		return DL_ENOMEM;
 	}
 	for (int i = 0; i < w->nscr; i++) w->free_scr[w->nfree_scr++] = &w->scr[i];
-	/* The caller works too: a pool of threads - 1 helpers, and only when
-	 * there is more than one column to share. */
-	rc = w->opt.threads > 1 && w->ws.nleaves > 1 ? dl_pool_create(&w->pool, w->opt.threads - 1) : 0;
+	rc = pq_wpipe_start(w);
 	if (rc == 0) rc = pq_sink_write(sink, MAGIC, 4);
 	if (rc < 0) {
 		pq_writer_free(w);
@@ -107,14 +77,13 @@ int pq_writer_open(pq_writer **out, dl_type *schema, pq_sink *sink, const pq_wri
 void pq_writer_free(pq_writer *w)
 {
 	if (!w) return;
+	pq_wpipe_stop(w);
 	if (w->cols)
 		for (int i = 0; i < w->ws.nleaves; i++) pq_colw_free(&w->cols[i]);
 	dl_free(w->cols);
-	if (w->pool) dl_pool_free(w->pool);
 	for (int i = 0; w->scr && i < w->nscr; i++) pq_colw_scratch_free(&w->scr[i]);
 	dl_free(w->scr);
 	dl_free(w->free_scr);
-	if (w->nscr) pthread_mutex_destroy(&w->scr_lock);
 	pq_wschema_free(&w->ws);
 	dl_type_unref(w->schema);
 	dl_free(w->rgs);
@@ -122,6 +91,7 @@ void pq_writer_free(pq_writer *w)
 	dl_buf_free(&w->ci);
 	dl_buf_free(&w->bf);
 	dl_buf_free(&w->oi);
+	dl_buf_free(&w->emit_scratch);
 	dl_arena_free(&w->arena);
 	dl_free(w);
 }
@@ -134,45 +104,6 @@ static bool same_shape(const dl_type *a, const dl_type *b)
 	for (int i = 0; i < a->nchildren; i++)
 		if (!same_shape(a->children[i].type, b->children[i].type)) return false;
 	return true;
-}
-
-static int flush_row_group(pq_writer *w)
-{
-	if (!w->rg_rows) return 0;
-	if (w->nrgs == INT16_MAX) return dl_error_set(DL_ENOMEM, "more than 32767 row groups; raise the row group size");
-	if (w->nrgs == w->cap_rgs) {
-		uint32_t cap = w->cap_rgs ? w->cap_rgs * 2 : 8;
-		pq_row_group *r = dl_reallocarray(w->rgs, cap, sizeof *r);
-		if (!r) return DL_ENOMEM;
-		w->rgs = r;
-		w->cap_rgs = cap;
-	}
-	pq_row_group *rg = &w->rgs[w->nrgs];
-	memset(rg, 0, sizeof *rg);
-	rg->columns = dl_arena_calloc(&w->arena, (size_t)w->ws.nleaves, sizeof *rg->columns);
-	if (!rg->columns) return DL_ENOMEM;
-	rg->ncolumns = (uint32_t)w->ws.nleaves;
-	rg->has_file_offset = rg->has_total_compressed_size = rg->has_ordinal = true;
-	rg->file_offset = w->sink->pos;
-	for (int i = 0; i < w->ws.nleaves; i++) {
-		DL_TRY(pq_colw_flush_chunk(&w->cols[i], &w->scr[0], w->sink, &w->arena, &rg->columns[i], &w->ci, &w->oi,
-		                           &w->bf));
-		rg->total_byte_size += rg->columns[i].meta_data.total_uncompressed_size;
-		rg->total_compressed_size += rg->columns[i].meta_data.total_compressed_size;
-	}
-	rg->num_rows = w->rg_rows;
-	rg->ordinal = (int16_t)w->nrgs;
-	w->nrgs++;
-	w->num_rows += w->rg_rows;
-	w->rg_rows = 0;
-	return 0;
-}
-
-static int64_t buffered(const pq_writer *w)
-{
-	int64_t n = 0;
-	for (int i = 0; i < w->ws.nleaves; i++) n += pq_colw_buffered(&w->cols[i]);
-	return n;
 }
 
 static int refuse(const pq_writer *w)
@@ -189,9 +120,8 @@ static int fail(pq_writer *w, int rc)
 	return rc;
 }
 
-static int write_rows(pq_writer *w, const dl_batch *b);
-
-int pq_writer_write(pq_writer *w, const dl_batch *b)
+/* The checks every batch passes before it is queued. */
+static int check_batch(pq_writer *w, const dl_batch *b)
 {
 	if (w->closed || w->failed) return refuse(w);
 	if (b->ncols != w->schema->nchildren)
@@ -203,85 +133,29 @@ int pq_writer_write(pq_writer *w, const dl_batch *b)
 			return dl_error_set(DL_ESCHEMA, "batch column %d ('%s') does not match the Parquet schema's type %s",
 			                    i, w->schema->children[i].name, dl_type_id_name(w->schema->children[i].type->id));
 	}
-	return fail(w, write_rows(w, b));
-}
-
-/* Bytes of an array's buffers (an estimate of its encoded size). */
-static int64_t array_bytes(const dl_array *a)
-{
-	int64_t n = a->data_len + a->length * (dl_type_fixed_width(a->type) + (a->offsets ? 4 : 0) + 1);
-	for (int i = 0; i < a->nchildren; i++) n += array_bytes(a->children[i]);
-	return n;
-}
-
-/* Rows per slice: at most 64Ki, and about 1/8 of a row group, so wide rows
- * (long strings, big lists) cannot overshoot the row group size much. */
-static int64_t slice_rows(const pq_writer *w, const dl_batch *b)
-{
-	int64_t bytes = 0;
-	for (int i = 0; i < b->ncols; i++) bytes += array_bytes(b->cols[i]);
-	int64_t per_row = b->num_rows ? bytes / b->num_rows + 1 : 1;
-	int64_t n = w->opt.row_group_bytes / 8 / per_row;
-	return n < 1 ? 1 : n > 65536 ? 65536 : n;
-}
-
-/* Rows [start, start+n) of every leaf column; columns are independent
- * (own buffers, dictionary, stats), so they can go to different threads. */
-typedef struct slice_job {
-	pq_writer *w;
-	const dl_batch *b;
-	int64_t start, n;
-} slice_job;
-
-static int write_leaf_range(void *ctx, size_t begin, size_t end)
-{
-	const slice_job *j = ctx;
-	pq_writer *w = j->w;
-	/* at most nscr ranges run at once (the pool's threads and the caller) */
-	pthread_mutex_lock(&w->scr_lock);
-	pq_colw_scratch *scr = w->free_scr[--w->nfree_scr];
-	pthread_mutex_unlock(&w->scr_lock);
-	int rc = 0;
-	for (size_t i = begin; i < end && rc == 0; i++) {
-		pq_colw *c = &w->cols[i];
-		rc = pq_colw_write(c, scr, j->b->cols[c->leaf->top], j->start, j->n);
-	}
-	pthread_mutex_lock(&w->scr_lock);
-	w->free_scr[w->nfree_scr++] = scr;
-	pthread_mutex_unlock(&w->scr_lock);
-	return rc;
-}
-
-static int write_columns(pq_writer *w, const dl_batch *b, int64_t start, int64_t n)
-{
-	slice_job j = {w, b, start, n};
-	if (!w->pool) return write_leaf_range(&j, 0, (size_t)w->ws.nleaves);
-	return dl_parallel_for(w->pool, (size_t)w->ws.nleaves, 1, write_leaf_range, &j);
-}
-
-static int write_rows(pq_writer *w, const dl_batch *b)
-{
-	/* Slices keep the row group checks (and memory) fine-grained. */
-	int64_t start = 0, slice = slice_rows(w, b);
-	while (start < b->num_rows) {
-		int64_t n = b->num_rows - start;
-		if (n > slice) n = slice;
-		if (w->opt.row_group_rows > 0 && n > w->opt.row_group_rows - w->rg_rows)
-			n = w->opt.row_group_rows - w->rg_rows;
-		DL_TRY(write_columns(w, b, start, n));
-		w->rg_rows += n;
-		start += n;
-		if ((w->opt.row_group_rows > 0 && w->rg_rows >= w->opt.row_group_rows) ||
-		    buffered(w) >= w->opt.row_group_bytes)
-			DL_TRY(flush_row_group(w));
-	}
 	return 0;
+}
+
+int pq_writer_write(pq_writer *w, const dl_batch *b)
+{
+	DL_TRY(check_batch(w, b));
+	return fail(w, pq_wpipe_write(w, (dl_batch *)b, false));
+}
+
+int pq_writer_write_owned(pq_writer *w, dl_batch *b)
+{
+	int rc = check_batch(w, b);
+	if (rc < 0) {
+		dl_batch_free(b);
+		return rc;
+	}
+	return fail(w, pq_wpipe_write(w, b, true));
 }
 
 int pq_writer_end_row_group(pq_writer *w)
 {
 	if (w->closed || w->failed) return refuse(w);
-	return fail(w, flush_row_group(w));
+	return fail(w, pq_wpipe_drain(w));
 }
 
 int pq_writer_add_metadata(pq_writer *w, const char *key, const char *value)
@@ -375,7 +249,7 @@ int pq_writer_close(pq_writer *w)
 {
 	if (w->failed) return refuse(w);
 	if (w->closed) return 0;
-	DL_TRY(fail(w, flush_row_group(w)));
+	DL_TRY(fail(w, pq_wpipe_drain(w)));
 	DL_TRY(fail(w, write_bloom_filters(w)));
 	DL_TRY(fail(w, write_page_indexes(w)));
 	DL_TRY(fail(w, write_footer(w)));
@@ -385,7 +259,7 @@ int pq_writer_close(pq_writer *w)
 
 int64_t pq_writer_num_rows(const pq_writer *w)
 {
-	return w->num_rows + w->rg_rows;
+	return w->rows_in;
 }
 
 int64_t pq_writer_file_size(const pq_writer *w)
@@ -398,7 +272,7 @@ size_t pq_writer_memory(const pq_writer *w)
 	size_t n = w->ci.cap + w->oi.cap;
 	for (int i = 0; i < w->ws.nleaves; i++) n += pq_colw_memory(&w->cols[i]);
 	for (int i = 0; i < w->nscr; i++) n += w->scr[i].body.cap + w->scr[i].comp.cap;
-	return n;
+	return n + pq_wpipe_memory(w);
 }
 
 int pq_writer_num_leaves(const pq_writer *w)

@@ -10,7 +10,10 @@
  *
  * Memory holds one row group: each leaf column encodes and compresses its
  * pages as batches arrive, and a row group is flushed to the sink once its
- * uncompressed size estimate or row count reaches the limit.
+ * uncompressed size estimate or row count reaches the limit. With
+ * opts.threads > 1 the columns run on that many threads, each up to a few
+ * slices ahead of the others (write_pipeline.c); the bytes of the file do
+ * not depend on the thread count.
  *
  * Names are written as given: with column mapping, pass the physical schema
  * (physical names; "delta.columnMapping.id" or "parquet.field.id" in each
@@ -59,8 +62,14 @@ typedef struct pq_writer pq_writer;
 /* Writes the magic and prepares one column writer per leaf. The schema is
  * referenced; the sink must outlive the writer. */
 int pq_writer_open(pq_writer **out, dl_type *schema, pq_sink *sink, const pq_writer_options *opts);
-/* Appends the rows of a batch whose schema has the writer's shape. */
+/* Appends the rows of a batch whose schema has the writer's shape; returns
+ * once the columns are done with it. */
 int pq_writer_write(pq_writer *w, const dl_batch *b);
+/* The same for a batch the writer takes over (and frees, also on failure):
+ * returns as soon as its rows are queued, so the caller makes the next
+ * batch while the columns encode this one. A failure may then surface at a
+ * later call. The file size is only known after close. */
+int pq_writer_write_owned(pq_writer *w, dl_batch *b);
 /* Ends the row group being written (if it has rows): the next rows start
  * a new one. */
 int pq_writer_end_row_group(pq_writer *w);

@@ -1,0 +1,96 @@
+/* The Parquet writer's state, shared by writer.c (the API, the footer) and
+ * write_pipeline.c (slices of rows scheduled over the leaf columns and the
+ * threads, row group cuts, chunks emitted in file order). Internal. */
+#ifndef DL_PARQUET_WRITER_INTERNAL_H
+#define DL_PARQUET_WRITER_INTERNAL_H
+#include "parquet/writer.h"
+#include "util/arena.h"
+#include "util/pool.h"
+#include <pthread.h>
+
+/* Slices queued at most (their batches stay alive until every column has
+ * written them), and sealed chunks a column may keep waiting for the file. */
+#define PQ_WSLICES 8
+#define PQ_WSEALED (PQ_WSLICES + 2)
+
+/* Rows [start, start+n) of a batch, for every leaf column. */
+typedef struct pq_wslice {
+	dl_batch *b;         /* NULL: a slice that only ends the row group */
+	bool owned;          /* free b once every column wrote its last slice */
+	bool last_of_batch;
+	bool seal_before;    /* the row group ends before this slice */
+	int64_t start, n;
+	int64_t rg_rows;     /* rows of its row group up to and including it */
+	int64_t bytes;       /* estimate of its input bytes (the in-flight bound) */
+	int pending;         /* columns that have not written it yet */
+	int64_t buffered;    /* sum of the columns' pq_colw_buffered after it */
+} pq_wslice;
+
+/* One leaf column's place in the queue. */
+typedef struct pq_wcol {
+	int64_t next;        /* sequence number of the next slice to write */
+	bool busy;           /* a thread is writing it */
+	int64_t nsealed;     /* chunks sealed (row groups ended) so far */
+	pq_sealed_chunk sealed[PQ_WSEALED]; /* by row group, mod PQ_WSEALED */
+} pq_wcol;
+
+struct pq_writer {
+	dl_type *schema;
+	pq_wschema ws;
+	pq_colw *cols;
+	/* the page buffers the columns share: one set per thread at work,
+	 * handed out under mu */
+	pq_colw_scratch *scr;
+	pq_colw_scratch **free_scr;
+	int nscr, nfree_scr;
+	pq_sink *sink;
+	pq_writer_options opt;
+	dl_arena arena;      /* footer metadata */
+	pq_row_group *rgs;   /* row groups in the file */
+	uint32_t nrgs, cap_rgs;
+	pq_key_value *kvs;
+	uint32_t nkvs, cap_kvs;
+	int64_t num_rows;    /* rows of the row groups in the file */
+	int64_t rows_in;     /* rows queued */
+	dl_buf ci, oi;       /* page indexes of every chunk, written at close */
+	dl_buf bf;           /* Bloom filters of every chunk, written at close */
+	dl_buf emit_scratch; /* statistics encoding of the chunk being emitted */
+	bool closed;
+	int failed; /* first error: after it the file is unusable, so refuse more */
+
+	/* the pipeline (write_pipeline.c); fields below mu are guarded by it */
+	dl_pool *pool;       /* threads - 1 helpers when opt.threads > 1 */
+	dl_waitgroup helpers;
+	bool helpers_on;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;   /* a slice queued or written, a chunk sealed or emitted */
+	bool stop;
+	pq_wcol *wc;
+	pq_wslice ring[PQ_WSLICES]; /* slice seq at ring[seq % PQ_WSLICES] */
+	int64_t nseq;        /* slices queued */
+	int64_t retired;     /* slices [0, retired) written by all and released */
+	int64_t inflight_bytes;
+	int64_t rg_first;    /* sequence number of the open row group's first slice */
+	int64_t rg_rows;     /* rows queued into the open row group */
+	int64_t *cut_rows;   /* rows of each ended row group */
+	uint32_t ncut, cap_cut;
+	int emit_col;        /* next column of row group nrgs to emit */
+	int err;             /* first failure of a column (its message below) */
+	char errmsg[512];
+};
+
+/* Starts the helper threads (opt.threads > 1 and more than one leaf). */
+int pq_wpipe_start(pq_writer *w);
+/* Stops the helpers and frees what is still queued. */
+void pq_wpipe_stop(pq_writer *w);
+/* Queues the rows of b. Owned: the writer frees b (also on failure) and
+ * returns before the columns wrote it. Borrowed: returns once they have,
+ * with every row group ended by then in the file. */
+int pq_wpipe_write(pq_writer *w, dl_batch *b, bool owned);
+/* Ends the open row group (if it has rows) and waits until every queued
+ * row and ended row group is in the file. */
+int pq_wpipe_drain(pq_writer *w);
+/* Capacity of the sealed chunks waiting for the file. */
+size_t pq_wpipe_memory(const pq_writer *w);
+
+#endif
