@@ -36,6 +36,11 @@ static bool star_clauses(const dl_merge *m)
 	return false;
 }
 
+static bool nested_type(const dl_type *t)
+{
+	return t->id == DL_TYPE_STRUCT || t->id == DL_TYPE_ARRAY || t->id == DL_TYPE_MAP;
+}
+
 static bool assigned_by_name(const dl_merge *m, const char *name)
 {
 	size_t al = m->talias ? strlen(m->talias) : 0;
@@ -63,8 +68,9 @@ int dl_mg_evolve_schema(mg_exec *x)
 	for (int i = 0; i < x->nt; i++) {
 		f[i] = x->tschema->children[i];
 		int j = x->m->evolve ? dl_type_field_index(x->sschema, f[i].name) : -1;
-		if (j < 0 || f[i].type->id != DL_TYPE_STRUCT) continue;
-		/* the source's new nested fields join the target's struct */
+		if (j < 0 || !(nested_type(f[i].type) || nested_type(x->sschema->children[j].type))) continue;
+		/* the source's new nested fields join the target's struct (inside
+		 * arrays and maps too) */
 		char *path[32] = {f[i].name};
 		rc = dl_mg_evolve_type(x, f[i].type, x->sschema->children[j].type, path, 1, &merged[i]);
 		if (rc < 0) break;
