@@ -7,8 +7,10 @@
  * struct of other fields is DELTA_UPDATE_SCHEMA_MISMATCH_EXPRESSION; a
  * struct merged with an array is DELTA_FAILED_TO_MERGE_FIELDS (caused by
  * DELTA_MERGE_INCOMPATIBLE_DATATYPE), and without evolution such a value
- * cannot be cast (DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION). Every
- * refusal leaves the table byte-identical. */
+ * cannot be cast (DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION). On
+ * column-mapping tables (name and id) the new fields get ids and physical
+ * names, maxColumnId is bumped and the files use the physical names.
+ * Every refusal leaves the table byte-identical. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -271,6 +273,107 @@ static void test_map_incompatible(void **state)
 	dl_free(s);
 }
 
+/* The text of the newest commit file. */
+static char *last_commit(const char *t) { return fx_commit(t, fx_version(t)); }
+
+/* A data file of the table's newest add whose bytes contain `s`. */
+static bool added_file_has(const char *t, const char *s)
+{
+	char *c = last_commit(t);
+	const char *p = c ? strstr(c, "\"add\":{\"path\":\"") : NULL;
+	bool found = false;
+	while (p && !found) {
+		p += strlen("\"add\":{\"path\":\"");
+		const char *e = strchr(p, '"');
+		char path[1024];
+		snprintf(path, sizeof path, "%s/%.*s", t, (int)(e - p), p);
+		FILE *f = fopen(path, "rb");
+		if (f) {
+			static char buf[1 << 20];
+			size_t n = fread(buf, 1, sizeof buf, f);
+			fclose(f);
+			for (size_t i = 0; i + strlen(s) <= n && !found; i++) found = memcmp(buf + i, s, strlen(s)) == 0;
+		}
+		p = strstr(e, "\"add\":{\"path\":\"");
+	}
+	dl_free(c);
+	return found;
+}
+
+/* Spark's column-mapping run of "new nested column with update non-* and
+ * insert * - array of struct - longer target", then evolution adding a
+ * nested field inside the array's elements and a new top-level column: each
+ * new field gets the next id and a col-<uuid> physical name, maxColumnId
+ * follows, the files written carry the physical names (not the logical
+ * ones), and the rows read back by their logical names. */
+static void cm_case(const char *mode)
+{
+	const char *props[] = {"delta.columnMapping.mode", mode};
+	char tn[32], sn[32], s2n[32];
+	snprintf(tn, sizeof tn, "cm_%s", mode);
+	snprintf(sn, sizeof sn, "cm_%s_src", mode);
+	snprintf(s2n, sizeof s2n, "cm_%s_src2", mode);
+	char *t = table(tn, ARR_T, props, 1, "A", "value",
+	                "array(named_struct('a', named_struct('x', 1, 'y', 2), 'b', 1, 'c', 2), "
+	                "named_struct('a', named_struct('x', 3, 'y', 2), 'b', 2, 'c', 2))");
+	char *s = table(sn, ARR_S, NULL, 0, "A;B", "value",
+	                "IF(key = 'A', array(named_struct('b', '2', 'a', named_struct('y', 20, 'x', 10))), "
+	                "array(named_struct('b', '3', 'a', named_struct('y', 30, 'x', 40))))");
+	run(merge_of(t, s, true, UPD_SET, "value", true));
+	dx_rows(t, "key,value", "A,[{a: {x: 10, y: 20}, b: 2, c: NULL}];B,[{a: {x: 40, y: 30}, b: 3, c: NULL}]");
+	/* key, value, a, x, y, b, c: ids 1..7 */
+	char *c0 = last_commit(t);
+	char *c1 = NULL;
+	/* now a field zznewfield inside the elements' struct a, and a new column zznewcol */
+	char *s2 = table(s2n, "key STRING, value ARRAY<STRUCT<a: STRUCT<x: INT, y: INT, zznewfield: INT>, b: INT, c: INT>>, "
+	                      "zznewcol STRING", NULL, 0, "A;D", "value",
+	                 "array(named_struct('a', named_struct('x', 5, 'y', 6, 'zznewfield', 7), 'b', 8, 'c', 9))");
+	dl_update_metrics u;
+	dl_update_assignment set[] = {{"zznewcol", "concat('n', key)"}};
+	assert_int_equal(dl_update(&u, s2, set, 1, NULL, NULL), 0);
+	run(merge_of(t, s2, true, UPD_STAR, NULL, true));
+	schema_is(t, "STRUCT<key: STRING, value: ARRAY<STRUCT<a: STRUCT<x: INT, y: INT, zznewfield: INT>, b: INT, c: INT>>, "
+	             "zznewcol: STRING>");
+	dx_rows(t, "key,value,zznewcol",
+	        "A,[{a: {x: 5, y: 6, zznewfield: 7}, b: 8, c: 9}],nA;B,[{a: {x: 40, y: 30, zznewfield: NULL}, b: 3, c: NULL}],NULL;"
+	        "D,[{a: {x: 5, y: 6, zznewfield: 7}, b: 8, c: 9}],nD");
+	c1 = last_commit(t);
+	if (!strstr(c1, "\\\"name\\\":\\\"zznewfield\\\"") && !strstr(c1, "\"name\":\"zznewfield\""))
+		fail_msg("no zznewfield in %s", c1);
+	if (!strstr(c1, "delta.columnMapping.maxColumnId\":\"9\"")) fail_msg("maxColumnId not 9: %.3000s", c1);
+	const char *z = strstr(c1, "zznewfield");
+	const char *zid = z ? strstr(z, "delta.columnMapping.id") : NULL;
+	if (!zid || strncmp(zid + strlen("delta.columnMapping.id") + 3, "8", 1) != 0)
+		fail_msg("zznewfield's id is not 8: %.3000s", c1);
+	const char *nc = strstr(c1, "zznewcol");
+	const char *ncid = nc ? strstr(nc, "delta.columnMapping.id") : NULL;
+	if (!ncid || strncmp(ncid + strlen("delta.columnMapping.id") + 3, "9", 1) != 0)
+		fail_msg("zznewcol's id is not 9: %.3000s", c1);
+	const char *pn = strstr(z, "delta.columnMapping.physicalName");
+	if (!pn || (strcmp(mode, "name") == 0 && !strstr(pn, "col-"))) fail_msg("no physical name: %.3000s", c1);
+	/* the files written name the new fields physically */
+	assert_false(added_file_has(t, "zznewfield"));
+	assert_false(added_file_has(t, "zznewcol"));
+	assert_true(added_file_has(t, "col-"));
+	dl_free(c0);
+	dl_free(c1);
+	dl_free(t);
+	dl_free(s);
+	dl_free(s2);
+}
+
+static void test_column_mapping_name(void **state)
+{
+	(void)state;
+	cm_case("name");
+}
+
+static void test_column_mapping_id(void **state)
+{
+	(void)state;
+	cm_case("id");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -281,6 +384,8 @@ int main(void)
 		cmocka_unit_test(test_map_value),
 		cmocka_unit_test(test_map_keys),
 		cmocka_unit_test(test_map_incompatible),
+		cmocka_unit_test(test_column_mapping_name),
+		cmocka_unit_test(test_column_mapping_id),
 	};
 	return cmocka_run_group_tests(tests, fx_setup_tmpdir, fx_teardown_tmpdir);
 }
