@@ -217,6 +217,24 @@ static void test_map_value(void **state)
 	dl_free(s);
 }
 
+/* "source map struct value contains less columns than target": with
+ * evolution the written values' b is NULL (map values have no old value
+ * to keep), C keeps its own; without evolution "Cannot cast". */
+static void test_map_value_fewer(void **state)
+{
+	(void)state;
+	char *t = table("mapf", "key STRING, map MAP<STRING, STRUCT<a: INT, b: INT>>", NULL, 0, "A;C", "map",
+	                "map('key', named_struct('a', IF(key = 'A', 1, 3), 'b', 1))");
+	char *s = table("mapf_src", "key STRING, map MAP<STRING, STRUCT<a: INT>>", NULL, 0, "A;B", "map",
+	                "map('key', named_struct('a', IF(key = 'A', 2, 1)))");
+	refused(merge_of(t, s, false, UPD_STAR, NULL, true), t, "DELTA_UPDATE_SCHEMA_MISMATCH_EXPRESSION");
+	run(merge_of(t, s, true, UPD_STAR, NULL, true));
+	schema_is(t, "STRUCT<key: STRING, map: MAP<STRING, STRUCT<a: INT, b: INT>>>");
+	dx_rows(t, "key,map", "A,{key={a: 2, b: NULL}};B,{key={a: 1, b: NULL}};C,{key={a: 3, b: 1}}");
+	dl_free(t);
+	dl_free(s);
+}
+
 /* "struct evolution in both map keys and values" and "source nested map
  * struct key in different order" (keys stored by name, with and without
  * evolution). */
@@ -382,6 +400,7 @@ int main(void)
 		cmocka_unit_test(test_nested_array_insert),
 		cmocka_unit_test(test_array_different_names),
 		cmocka_unit_test(test_map_value),
+		cmocka_unit_test(test_map_value_fewer),
 		cmocka_unit_test(test_map_keys),
 		cmocka_unit_test(test_map_incompatible),
 		cmocka_unit_test(test_column_mapping_name),
