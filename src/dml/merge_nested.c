@@ -16,8 +16,12 @@
  *   NULL (Spark's merge.preserveNullSourceStructs, on in Spark's test
  *   suites; for UPDATE * only when the target's struct is NULL too).
  * - Schema evolution merges the source's struct fields into the target's
- *   struct columns: new fields appended, recursively, when a * clause
- *   writes the column or an assignment names it or one of its ancestors.
+ *   struct columns: new fields appended, recursively (through array
+ *   elements and map keys and values too, as mergeSchemas), when a *
+ *   clause writes the column or an assignment names it or one of its
+ *   ancestors; a struct against another kind of type is
+ *   DELTA_FAILED_TO_MERGE_FIELDS. Structs inside arrays and maps are
+ *   stored by name by struct_store.c.
  *
  * Everything is built as SQL text over the canonical join row's names
  * (merge_internal.h) and bound once, like the top-level values. */
@@ -209,7 +213,8 @@ static int evolve(mg_exec *x, const dl_type *t, const dl_type *s, char **path, i
                   dl_type **out)
 {
 	*out = NULL;
-	if (all && t->id != s->id && (is_nested(t) || is_nested(s)) && s->id != DL_TYPE_NULL)
+	if (all && t->id != s->id && (is_nested(t) || is_nested(s)) && s->id != DL_TYPE_NULL &&
+	    t->id != DL_TYPE_NULL)
 		return incompatible(t, s, path);
 	if (all && (t->id == DL_TYPE_ARRAY || t->id == DL_TYPE_MAP) && t->id == s->id && depth < MAX_DEPTH)
 		return evolve_list(x, t, s, path, depth, out);
