@@ -16,8 +16,12 @@
  *   NULL (Spark's merge.preserveNullSourceStructs, on in Spark's test
  *   suites; for UPDATE * only when the target's struct is NULL too).
  * - Schema evolution merges the source's struct fields into the target's
- *   struct columns: new fields appended, recursively, when a * clause
- *   writes the column or an assignment names it or one of its ancestors.
+ *   struct columns: new fields appended, recursively (through array
+ *   elements and map keys and values too, as mergeSchemas), when a *
+ *   clause writes the column or an assignment names it or one of its
+ *   ancestors; a struct against another kind of type is
+ *   DELTA_FAILED_TO_MERGE_FIELDS. Structs inside arrays and maps are
+ *   stored by name by struct_store.c.
  *
  * Everything is built as SQL text over the canonical join row's names
  * (merge_internal.h) and bound once, like the top-level values. */
@@ -165,10 +169,55 @@ static int filter_type(mg_exec *x, const dl_type *s, char **path, int depth, boo
 	return rc;
 }
 
+static bool is_nested(const dl_type *t)
+{
+	return t->id == DL_TYPE_STRUCT || t->id == DL_TYPE_ARRAY || t->id == DL_TYPE_MAP;
+}
+
+/* Spark's mergeSchemas refusing a struct, array or map merged with another
+ * kind of type (DELTA_MERGE_INCOMPATIBLE_DATATYPE, wrapped by the column
+ * it is under as DELTA_FAILED_TO_MERGE_FIELDS). */
+static int incompatible(const dl_type *t, const dl_type *s, char **path)
+{
+	char a[2048], b[2048];
+	dl_type_sql(t, a, sizeof a);
+	dl_type_sql(s, b, sizeof b);
+	return dl_error_set_class(DL_ESCHEMA, "DELTA_FAILED_TO_MERGE_FIELDS",
+	                          "[DELTA_FAILED_TO_MERGE_FIELDS] Failed to merge fields '%s' and '%s'. "
+	                          "Caused by: [DELTA_MERGE_INCOMPATIBLE_DATATYPE] Failed to merge "
+	                          "incompatible data types %s and %s",
+	                          path[0], path[0], a, b);
+}
+
+static int evolve(mg_exec *x, const dl_type *t, const dl_type *s, char **path, int depth, bool all,
+                  dl_type **out);
+
+/* Arrays and maps written whole: their element (key, value) types merged,
+ * as mergeSchemas recurses into ArrayType and MapType. */
+static int evolve_list(mg_exec *x, const dl_type *t, const dl_type *s, char **path, int depth, dl_type **out)
+{
+	dl_type *k = NULL, *v = NULL;
+	int rc = evolve(x, t->children[0].type, s->children[0].type, path, depth, true, &k);
+	if (rc == 0 && t->id == DL_TYPE_MAP) rc = evolve(x, t->children[1].type, s->children[1].type, path, depth, true, &v);
+	if (rc == 0) {
+		*out = t->id == DL_TYPE_ARRAY ? dl_type_array(k, t->children[0].nullable)
+		                              : dl_type_map(k, v, t->children[1].nullable);
+		if (!*out) rc = dl_error_last()->code;
+	}
+	dl_type_unref(k);
+	dl_type_unref(v);
+	return rc;
+}
+
 static int evolve(mg_exec *x, const dl_type *t, const dl_type *s, char **path, int depth, bool all,
                   dl_type **out)
 {
 	*out = NULL;
+	if (all && t->id != s->id && (is_nested(t) || is_nested(s)) && s->id != DL_TYPE_NULL &&
+	    t->id != DL_TYPE_NULL)
+		return incompatible(t, s, path);
+	if (all && (t->id == DL_TYPE_ARRAY || t->id == DL_TYPE_MAP) && t->id == s->id && depth < MAX_DEPTH)
+		return evolve_list(x, t, s, path, depth, out);
 	if (t->id != DL_TYPE_STRUCT || s->id != DL_TYPE_STRUCT || depth >= MAX_DEPTH) {
 		*out = dl_type_ref((dl_type *)t);
 		return 0;

@@ -13,7 +13,8 @@ int dl_mg_target_path(mg_exec *x, const char *col, char ***parts, int *np);
 /* The target column type `t` evolved with the source column type `s` at
  * `path` (depth parts): fields of source structs the MERGE writes (every
  * one with a * clause, else those assigned or under an assignment) that
- * the target lacks are appended, recursively. New reference in *out. */
+ * the target lacks are appended, recursively (inside arrays and maps
+ * too). New reference in *out. */
 int dl_mg_evolve_type(mg_exec *x, const dl_type *t, const dl_type *s, char **path, int depth,
                       dl_type **out);
 

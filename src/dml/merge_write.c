@@ -6,7 +6,8 @@
  * the deleted ones; inserted rows are appended through the write path
  * (dl_ops_write_into: every rule of an append). Schema evolution adds the
  * source's new top-level columns and nested struct fields (merge_nested.c),
- * as Spark's MERGE WITH SCHEMA EVOLUTION. */
+ * as Spark's MERGE WITH SCHEMA EVOLUTION; on column-mapping tables they get
+ * their ids and physical names before anything is written. */
 #include "dml/merge_capture.h"
 #include "dml/merge_internal.h"
 #include "dml/merge_nested.h"
@@ -18,6 +19,7 @@
 #include "log/protocol.h"
 #include "log/snapshot.h"
 #include "log/table_features.h"
+#include "ops/column_mapping.h"
 #include "ops/write.h"
 #include "rewrite/change_data.h"
 #include "rewrite/conform.h"
@@ -34,6 +36,11 @@ static bool star_clauses(const dl_merge *m)
 	for (int i = 0; i < m->ncl; i++)
 		if (m->cl[i].action == MG_UPDATE_ALL || m->cl[i].action == MG_INSERT_ALL) return true;
 	return false;
+}
+
+static bool nested_type(const dl_type *t)
+{
+	return t->id == DL_TYPE_STRUCT || t->id == DL_TYPE_ARRAY || t->id == DL_TYPE_MAP;
 }
 
 static bool assigned_by_name(const dl_merge *m, const char *name)
@@ -63,8 +70,9 @@ int dl_mg_evolve_schema(mg_exec *x)
 	for (int i = 0; i < x->nt; i++) {
 		f[i] = x->tschema->children[i];
 		int j = x->m->evolve ? dl_type_field_index(x->sschema, f[i].name) : -1;
-		if (j < 0 || f[i].type->id != DL_TYPE_STRUCT) continue;
-		/* the source's new nested fields join the target's struct */
+		if (j < 0 || !(nested_type(f[i].type) || nested_type(x->sschema->children[j].type))) continue;
+		/* the source's new nested fields join the target's struct (inside
+		 * arrays and maps too) */
 		char *path[32] = {f[i].name};
 		rc = dl_mg_evolve_type(x, f[i].type, x->sschema->children[j].type, path, 1, &merged[i]);
 		if (rc < 0) break;
@@ -101,10 +109,19 @@ int dl_mg_evolve_schema(mg_exec *x)
 			extra++;
 		}
 	}
-	if (rc == 0 && (extra || nested) && x->props.column_mapping_mode != DL_CM_NONE)
-		rc = dl_error_set(DL_EUNSUPPORTED, "MERGE schema evolution on a table with column "
-		                                    "mapping is not supported yet");
 	if (rc == 0 && !(x->wschema = dl_type_struct(f, x->nt + extra))) rc = dl_error_last()->code;
+	if (rc == 0 && (extra || nested) && x->props.column_mapping_mode != DL_CM_NONE) {
+		/* new columns and nested fields get ids and physical names now, as
+		 * ALTER TABLE ADD COLUMNS gives them: the rewritten files and the
+		 * inserts are written with them, and the commit's schema is this */
+		int64_t max_id = x->props.column_mapping_max_id;
+		dl_type *mapped;
+		rc = dl_cm_assign(&mapped, x->wschema, &max_id);
+		if (rc == 0) {
+			dl_type_unref(x->wschema);
+			x->wschema = mapped;
+		}
+	}
 	for (int i = 0; i < x->nt + extra; i++) dl_type_unref(merged[i]);
 	dl_free(merged);
 	dl_free(f);
@@ -540,7 +557,12 @@ static int write_inserts(mg_exec *x, bool cdf)
 		wo.mode = DL_WRITE_APPEND;
 		wo.merge_schema = x->schema_changed;
 		bool joined = false;
-		rc = dl_ops_write_into(&x->insert_files[0], &x->row_hwm, &joined, x->txn, s, &wo);
+		/* under column mapping the schema carries the ids the rewritten
+		 * files were written with */
+		rc = dl_ops_write_into_schema(&x->insert_files[0], &x->row_hwm, &joined, x->txn, s, &wo,
+		                              x->schema_changed && x->props.column_mapping_mode != DL_CM_NONE
+		                                  ? x->wschema
+		                                  : NULL);
 		if (rc == 0) x->ninsert_files = 1;
 	}
 	dl_batch_stream_free(s);

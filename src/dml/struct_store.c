@@ -90,23 +90,30 @@ bool dl_dml_has_struct(const dl_type *t)
 	return false;
 }
 
-/* Whether a positional CAST from `from` to `to` pairs every struct field
- * with the field of its name (same names in the same order at every
- * level), so that it is the by-name store. */
-static bool names_align(const dl_type *from, const dl_type *to)
+/* The checks of Spark's castIfNeeded on the structs inside arrays and
+ * maps (the by-name store itself is __store_by_name): every field of a
+ * value's struct must exist in the column's, and without schema evolution
+ * they must be as many. */
+static int check_nested(const dl_type *from, const dl_type *to, bool evolve, const char *col)
 {
-	if (from->id == DL_TYPE_STRUCT || to->id == DL_TYPE_STRUCT) {
-		if (from->id != to->id || from->nchildren != to->nchildren) return false;
-		for (int i = 0; i < to->nchildren; i++)
-			if (strcasecmp(from->children[i].name, to->children[i].name) != 0 ||
-			    !names_align(from->children[i].type, to->children[i].type))
-				return false;
-		return true;
+	if (dl_dml_same_type(from, to)) return 0;
+	if (from->id == DL_TYPE_STRUCT && to->id == DL_TYPE_STRUCT) {
+		for (int i = 0; i < from->nchildren; i++)
+			if (dl_type_field_index(to, from->children[i].name) < 0) return mismatch(from, to, col);
+		if (from->nchildren != to->nchildren && !evolve) return mismatch(from, to, col);
+		for (int i = 0; i < to->nchildren; i++) {
+			int k = dl_type_field_index(from, to->children[i].name);
+			if (k >= 0) DL_TRY(check_nested(from->children[k].type, to->children[i].type, evolve, col));
+		}
+		return 0;
 	}
-	if (from->id != to->id || (from->id != DL_TYPE_ARRAY && from->id != DL_TYPE_MAP)) return true;
-	for (int i = 0; i < to->nchildren && i < from->nchildren; i++)
-		if (!names_align(from->children[i].type, to->children[i].type)) return false;
-	return true;
+	if ((from->id == DL_TYPE_ARRAY || from->id == DL_TYPE_MAP) && from->id == to->id) {
+		for (int i = 0; i < to->nchildren; i++)
+			DL_TRY(check_nested(from->children[i].type, to->children[i].type, evolve, col));
+		return 0;
+	}
+	if (dl_dml_has_struct(from) || dl_dml_has_struct(to)) return mismatch(from, to, col);
+	return 0;
 }
 
 int dl_dml_store_sql(dl_buf *b, const char *e, const dl_type *from, const dl_type *to,
@@ -118,15 +125,11 @@ int dl_dml_store_sql(dl_buf *b, const char *e, const dl_type *from, const dl_typ
 	if (dl_dml_same_type(from, to)) return dl_buf_printf(b, "(%s)", e);
 	if (from->id != DL_TYPE_STRUCT || to->id != DL_TYPE_STRUCT) {
 		/* structs inside arrays and maps: Spark stores them by name with a
-		 * lambda over the elements, which the expression engine lacks; a
-		 * CAST is right only when the names line up */
-		if ((dl_dml_has_struct(from) || dl_dml_has_struct(to)) && !names_align(from, to)) {
-			char fs[4096];
-			dl_type_sql(from, fs, sizeof fs);
-			return dl_error_set(DL_EUNSUPPORTED, "storing %s into the column %s of type %s: struct "
-			                                     "fields inside arrays and maps are not matched by "
-			                                     "name yet",
-			                    fs, col, ts);
+		 * lambda over the elements (transform, transform_keys,
+		 * transform_values); __store_by_name does the same in one pass */
+		if (dl_dml_has_struct(from) || dl_dml_has_struct(to)) {
+			DL_TRY(check_nested(from, to, evolve, col));
+			return dl_buf_printf(b, "__store_by_name((%s), CAST(NULL AS %s))", e, ts);
 		}
 		return dl_buf_printf(b, "CAST((%s) AS %s)", e, ts);
 	}

@@ -16,9 +16,8 @@ bool dl_dml_has_struct(const dl_type *t);
 
 /* Appends to b the SQL of the value `e` (SQL text of type `from`; NULL: a
  * NULL) stored into type `to`: unchanged when the types agree, structs
- * matched by field name at every level, anything else a CAST (structs
- * inside arrays and maps only when their names line up: DL_EUNSUPPORTED
- * otherwise). Every field
+ * matched by field name at every level (inside arrays and maps too),
+ * anything else a CAST. Every field
  * of a struct value must exist in the column, and unless `evolve` they
  * must be as many (DELTA_UPDATE_SCHEMA_MISMATCH_EXPRESSION, naming `col`);
  * fields the value lacks are NULL, or the fields of `orig` (SQL of the

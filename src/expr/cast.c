@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <strings.h>
 
 static const char *sqlname(const dl_type *t, char *buf, size_t cap)
 {
@@ -564,5 +565,78 @@ int ex_cast_into(dl_builder *b, const ex_val *in, const dl_type *from, const dl_
 		buf->len = mark;
 		return rc;
 	}
+	}
+}
+
+/* Store assignment by name (Spark's UpdateExpressionsSupport.castIfNeeded
+ * with resolveMergeUpdateStructsByName): as ex_cast_into, but struct
+ * fields pair by name (any case) at every level, inside arrays and maps
+ * too, and a field the value lacks is NULL. A NULL struct stays NULL. */
+static int field_named(const dl_type *t, const char *name)
+{
+	for (int i = 0; i < t->nchildren; i++)
+		if (strcasecmp(t->children[i].name, name) == 0) return i;
+	return -1;
+}
+
+bool ex_storable(const dl_type *from, const dl_type *to)
+{
+	if (dl_type_equals(from, to) || from->id == DL_TYPE_NULL) return true;
+	if (from->id == DL_TYPE_STRUCT || to->id == DL_TYPE_STRUCT) {
+		if (from->id != to->id) return false;
+		for (int i = 0; i < from->nchildren; i++) {
+			int k = field_named(to, from->children[i].name);
+			if (k < 0 || !ex_storable(from->children[i].type, to->children[k].type)) return false;
+		}
+		return true;
+	}
+	if (from->id == DL_TYPE_ARRAY || from->id == DL_TYPE_MAP || to->id == DL_TYPE_ARRAY || to->id == DL_TYPE_MAP) {
+		if (from->id != to->id) return false;
+		for (int i = 0; i < to->nchildren; i++)
+			if (!ex_storable(from->children[i].type, to->children[i].type)) return false;
+		return true;
+	}
+	return ex_castable(from, to);
+}
+
+int ex_store_into(dl_builder *b, const ex_val *in, const dl_type *from, const dl_type *to, const dl_tz *tz,
+                  dl_buf *buf)
+{
+	if (in->null) return dl_builder_append_null(b);
+	if (dl_type_equals(from, to)) return ex_builder_put(b, in);
+	const dl_array *a = in->v.ref.a;
+	int64_t row = in->v.ref.row;
+	ex_val c;
+	switch (to->id) {
+	case DL_TYPE_ARRAY:
+		DL_TRY(dl_builder_begin_list(b));
+		for (int32_t k = a->offsets[row]; k < a->offsets[row + 1]; k++) {
+			ex_val_load(&c, a->children[0], k);
+			DL_TRY(ex_store_into(dl_builder_child(b, 0), &c, from->children[0].type, to->children[0].type, tz, buf));
+		}
+		return dl_builder_end_list(b);
+	case DL_TYPE_MAP:
+		DL_TRY(dl_builder_begin_list(b));
+		for (int32_t k = a->offsets[row]; k < a->offsets[row + 1]; k++) {
+			ex_val_load(&c, a->children[0]->children[0], k);
+			DL_TRY(ex_store_into(dl_builder_child(b, 0), &c, from->children[0].type, to->children[0].type, tz, buf));
+			ex_val_load(&c, a->children[0]->children[1], k);
+			DL_TRY(ex_store_into(dl_builder_child(b, 1), &c, from->children[1].type, to->children[1].type, tz, buf));
+		}
+		return dl_builder_end_list(b);
+	case DL_TYPE_STRUCT:
+		DL_TRY(dl_builder_begin_struct(b));
+		for (int i = 0; i < to->nchildren; i++) {
+			int k = field_named(from, to->children[i].name);
+			if (k < 0) {
+				DL_TRY(dl_builder_append_null(dl_builder_child(b, i)));
+				continue;
+			}
+			ex_val_load(&c, a->children[k], row);
+			DL_TRY(ex_store_into(dl_builder_child(b, i), &c, from->children[k].type, to->children[i].type, tz, buf));
+		}
+		return dl_builder_end_struct(b);
+	default:
+		return ex_cast_into(b, in, from, to, false, tz, buf);
 	}
 }

@@ -111,6 +111,12 @@ bool ex_castable(const dl_type *from, const dl_type *to);
 /* Casts one value (any type, nested recursively) into a builder. */
 int ex_cast_into(dl_builder *b, const ex_val *in, const dl_type *from, const dl_type *to, bool try_cast,
                  const dl_tz *tz, dl_buf *buf);
+/* Store assignment by name (UPDATE and MERGE): struct fields paired by
+ * name at every level (through arrays and maps), missing ones NULL, other
+ * values an ANSI CAST; whether `from` can be stored into `to` that way. */
+int ex_store_into(dl_builder *b, const ex_val *in, const dl_type *from, const dl_type *to, const dl_tz *tz,
+                  dl_buf *buf);
+bool ex_storable(const dl_type *from, const dl_type *to);
 /* The value of a scalar / into a scalar. */
 void ex_val_from_scalar(ex_val *out, const dl_scalar *s);
 void ex_scalar_from_val(dl_scalar *out, const ex_val *v, const dl_type *t);

@@ -1,6 +1,6 @@
 /* Arrays, maps and structs: subscripts (a[0] is 0-based, element_at is
  * 1-based and counts from the end when negative), size, array_contains,
- * and the constructors named_struct, struct and array. Values are copied
+ * and the constructors named_struct, struct, array and map. Values are copied
  * with the builder's range append, so any element type works. */
 #include "expr/fn.h"
 #include "util/error.h"
@@ -264,6 +264,59 @@ VECFN(vec_array)
 	return rc;
 }
 
+/* map(k1, v1, ...): Spark's CreateMap. Keys and values are coerced to
+ * their common types; a NULL key is NULL_MAP_KEY and a repeated key
+ * DUPLICATED_MAP_KEY (Spark's default mapKeyDedupPolicy EXCEPTION). */
+BINDFN(bind_map)
+{
+	if (n->nargs % 2) return dl_error_set(DL_EINVALID, "[WRONG_NUM_ARGS] map() takes key/value pairs, got %d arguments", n->nargs);
+	const dl_type *k = NULL, *v = NULL;
+	for (int i = 0; i + 1 < n->nargs; i += 2) {
+		k = k ? ex_common_type(b, k, n->args[i]->type, "map", n->pos) : n->args[i]->type;
+		v = v ? ex_common_type(b, v, n->args[i + 1]->type, "map", n->pos) : n->args[i + 1]->type;
+		if (!k || !v) return DL_EINVALID;
+	}
+	if (!k || k->id == DL_TYPE_NULL) k = ex_type(b, DL_TYPE_STRING);
+	if (!v || v->id == DL_TYPE_NULL) v = ex_type(b, DL_TYPE_STRING);
+	for (int i = 0; i < n->nargs; i++) DL_TRY(ex_coerce(b, &n->args[i], i % 2 ? v : k));
+	n->type = ex_keep_type(b->e, dl_type_map((dl_type *)k, (dl_type *)v, true));
+	return n->type ? 0 : DL_ENOMEM;
+}
+
+VECFN(vec_map)
+{
+	bool cst = true;
+	for (int i = 0; i < n->nargs; i++) cst &= args[i].is_const;
+	int64_t len = cst ? 1 : r->n;
+	const dl_type *kt = n->type->children[0].type;
+	dl_builder *b;
+	DL_TRY(dl_builder_new(&b, n->type));
+	int rc = 0;
+	for (int64_t i = 0; rc == 0 && i < len; i++) {
+		for (int k = 0; rc == 0 && k < n->nargs; k += 2) {
+			ex_val a, c;
+			ex_val_load(&a, args[k].a, ex_row_of(&args[k], i));
+			if (a.null) rc = dl_error_set(DL_EINVALID, "[NULL_MAP_KEY] Cannot use null as map key.");
+			for (int j = 0; rc == 0 && j < k; j += 2) {
+				ex_val_load(&c, args[j].a, ex_row_of(&args[j], i));
+				if (ex_val_eq(&a, &c, kt))
+					rc = dl_error_set(DL_EINVALID, "[DUPLICATED_MAP_KEY] Duplicate map key was found, "
+					                               "please check the input data.");
+			}
+		}
+		if (rc == 0) rc = dl_builder_begin_list(b);
+		for (int k = 0; rc == 0 && k < n->nargs; k += 2) {
+			rc = dl_builder_append_range(dl_builder_child(b, 0), args[k].a, ex_row_of(&args[k], i), 1);
+			if (rc == 0)
+				rc = dl_builder_append_range(dl_builder_child(b, 1), args[k + 1].a, ex_row_of(&args[k + 1], i), 1);
+		}
+		if (rc == 0) rc = dl_builder_end_list(b);
+	}
+	if (rc == 0) rc = finish(out, b, cst);
+	dl_builder_free(b);
+	return rc;
+}
+
 /* ---- array_join, array_min/max, array_position, sort_array ------------- */
 
 static int need_array(const ex_node *n)
@@ -446,5 +499,44 @@ VECFN(vec_sort_array)
 	dl_free(idx);
 	if (rc == 0) rc = finish(out, b, cst);
 	dl_builder_free(b);
+	return rc;
+}
+
+/* __store_by_name(v, CAST(NULL AS t)): v stored into type t by name, as
+ * UPDATE and MERGE store a value whose structs (inside arrays and maps
+ * too) differ from the column's (struct_store.c writes these calls; Spark
+ * writes a transform() over the elements with a lambda). */
+BINDFN(bind_store_by_name)
+{
+	(void)b;
+	const dl_type *from = n->args[0]->type, *to = n->args[1]->type;
+	if (!ex_storable(from, to)) {
+		char a[1024], c[1024];
+		dl_type_sql(from, a, sizeof a);
+		dl_type_sql(to, c, sizeof c);
+		return dl_error_set_class(DL_EINVALID, "DELTA_UPDATE_SCHEMA_MISMATCH_EXPRESSION",
+		                          "[DELTA_UPDATE_SCHEMA_MISMATCH_EXPRESSION] Cannot cast %s to %s. All "
+		                          "nested columns must match.",
+		                          a, c);
+	}
+	n->type = (dl_type *)to;
+	return 0;
+}
+
+VECFN(vec_store_by_name)
+{
+	int64_t len = args[0].is_const ? 1 : r->n;
+	dl_builder *b;
+	dl_buf buf = DL_BUF_INIT;
+	DL_TRY(dl_builder_new(&b, n->type));
+	int rc = 0;
+	for (int64_t i = 0; rc == 0 && i < len; i++) {
+		ex_val v;
+		ex_val_load(&v, args[0].a, i);
+		rc = ex_store_into(b, &v, args[0].a->type, n->type, r->tz, &buf);
+	}
+	if (rc == 0) rc = finish(out, b, args[0].is_const);
+	dl_builder_free(b);
+	dl_buf_free(&buf);
 	return rc;
 }

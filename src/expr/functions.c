@@ -152,6 +152,8 @@ static const ex_func funcs[] = {
     {"named_struct", 2, -1, D, "X", 0, bind_named_struct, NULL, vec_named_struct},
     {"struct", 1, -1, D, "X", 0, bind_struct, NULL, vec_struct},
     {"array", 0, -1, D, "C", 0, bind_array, NULL, vec_array},
+    {"map", 0, -1, D, "X", 0, bind_map, NULL, vec_map},
+    {"__store_by_name", 2, 2, D, "XX", 0, bind_store_by_name, NULL, vec_store_by_name},
     {"array_join", 2, 3, DN, "XSS", 0, bind_array_join, fn_array_join, NULL},
     {"array_min", 1, 1, DN, "X", 0, bind_array_extreme, fn_array_min, NULL},
     {"array_max", 1, 1, DN, "X", 0, bind_array_extreme, fn_array_max, NULL},

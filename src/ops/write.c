@@ -280,6 +280,11 @@ static int existing_table(write_ctx *c)
 	dl_type *merged;
 	DL_TRY(dl_schema_merge(&merged, &changed, table, c->data_schema, c->o->merge_schema,
 	                       c->props.enable_type_widening));
+	if (c->evolved && changed) {
+		/* the caller's evolved schema (its ids already handed out) */
+		dl_type_unref(merged);
+		merged = dl_type_ref((dl_type *)c->evolved);
+	}
 	if (!changed) {
 		c->schema = merged;
 		return named ? dl_ops_write_commit_schema(c, merged, &c->config) : 0;
@@ -677,6 +682,13 @@ static void free_write_state(write_ctx *c)
 int dl_ops_write_into(dl_files_writer **files, int64_t *row_hwm, bool *joined,
                       dl_transaction *t, dl_batch_stream *data, const dl_write_options *o)
 {
+	return dl_ops_write_into_schema(files, row_hwm, joined, t, data, o, NULL);
+}
+
+int dl_ops_write_into_schema(dl_files_writer **files, int64_t *row_hwm, bool *joined,
+                             dl_transaction *t, dl_batch_stream *data, const dl_write_options *o,
+                             const dl_type *schema)
+{
 	*files = NULL;
 	*joined = false;
 	dl_write_options loaded;
@@ -696,6 +708,7 @@ int dl_ops_write_into(dl_files_writer **files, int64_t *row_hwm, bool *joined,
 	c.store = dl_snapshot_store(c.snap);
 	c.row_hwm = *row_hwm;
 	c.into_txn = true;
+	c.evolved = schema;
 	int rc = write_data(&c, data);
 	*joined = c.joined;
 	if (rc < 0) {

@@ -29,4 +29,13 @@ int dl_ops_write(int64_t *version, const char *uri, dl_batch_stream *data,
 int dl_ops_write_into(dl_files_writer **files, int64_t *row_hwm, bool *joined,
                       dl_transaction *t, dl_batch_stream *data, const dl_write_options *o);
 
+/* dl_ops_write_into where the table schema after the write is `schema`
+ * (borrowed; NULL: derived from the data) when the data changes it: the
+ * caller evolved it and, under column mapping, handed out the new fields'
+ * ids and physical names, as MERGE does for the files it rewrote before
+ * its inserts. */
+int dl_ops_write_into_schema(dl_files_writer **files, int64_t *row_hwm, bool *joined,
+                             dl_transaction *t, dl_batch_stream *data, const dl_write_options *o,
+                             const dl_type *schema);
+
 #endif

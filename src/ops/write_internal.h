@@ -42,6 +42,7 @@ typedef struct write_ctx {
 	dl_write_progress_fn progress;
 	void *progress_payload;
 	int64_t row_hwm;              /* last row id handed out; DL_NONE: not read yet */
+	const dl_type *evolved;       /* dl_ops_write_into_schema: the schema after the write */
 	bool into_txn;                /* dl_ops_write_into: the caller's transaction, which
 	                                 sets delta.rowTracking itself */
 	bool joined;                  /* an action went into the transaction */
