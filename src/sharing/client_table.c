@@ -722,6 +722,10 @@ static const dl_store_backend sharing_backend = {
 	.reader_read = t_reader_read,
 	.reader_close = t_reader_close,
 	.version_at_timestamp = t_version_at,
+	/* commits are served by name (t_get), but the listing shows one
+	 * checkpoint per version and no commit: the server's history sharing
+	 * decides which versions exist */
+	.limits = DL_STORE_LIMIT_UNLISTED_COMMITS,
 };
 
 int dl_sharing_register(void)
