@@ -38,7 +38,7 @@ static void cat_note_pruning(dl_cli *cli, const dl_scan *scan)
 	dl_scan_metrics m;
 	dl_scan_get_metrics(&m, scan);
 	dl_cli_note(cli,
-	            "%zu of %zu files read (%zu pruned by partition values, %zu by statistics); row groups "
+	            "%zu of %zu files (%zu pruned by partition values, %zu by statistics); row groups "
 	            "skipped: %lld by statistics, %lld by Bloom filters; %lld pages skipped (%lld bytes)",
 	            dl_scan_file_count(scan), m.files_total, m.files_pruned_partitions, m.files_pruned_stats,
 	            (long long)m.row_groups_pruned_stats, (long long)m.row_groups_pruned_bloom,
