@@ -1,7 +1,9 @@
-/* OPTIMIZE's planning: the live files of the partitions the WHERE selects,
- * those worth rewriting (small ones; with deletion vectors past the ratio;
- * on clustered tables the ones outside a ZCube of the current clustering)
- * grouped by partition into bins (bins.h). */
+/* OPTIMIZE's planning: the live files of the partitions the WHERE selects
+ * (clustering incrementally, not those a clustering wrote already), each
+ * with its partition, size, deletion vector and row count, handed to
+ * bins.c, whose rules (Spark's) keep the files worth rewriting and group
+ * them into bins; auto compaction then drops the partitions with too few
+ * candidates. The clustering statistics of the input are counted here. */
 #include "optimize/optimize_internal.h"
 
 #include <string.h>
