@@ -28,6 +28,23 @@ static const dl_cli_opt cat_opts[] = {
 	DL_CLI_END,
 };
 
+/* What --where saved, as `deltalake files --where` says it for the files,
+ * with what only reading tells: the row groups skipped inside the files by
+ * their footer statistics or page index and by Parquet Bloom filters, and
+ * the pages skipped by the page index (counted up to where a --limit
+ * stopped the read). */
+static void cat_note_pruning(dl_cli *cli, const dl_scan *scan)
+{
+	dl_scan_metrics m;
+	dl_scan_get_metrics(&m, scan);
+	dl_cli_note(cli,
+	            "%zu of %zu files (%zu pruned by partition values, %zu by statistics); row groups "
+	            "skipped: %lld by statistics, %lld by Bloom filters; %lld pages skipped (%lld bytes)",
+	            dl_scan_file_count(scan), m.files_total, m.files_pruned_partitions, m.files_pruned_stats,
+	            (long long)m.row_groups_pruned_stats, (long long)m.row_groups_pruned_bloom,
+	            (long long)m.pages_skipped, (long long)m.page_bytes_skipped);
+}
+
 static int cat_run(dl_cli *cli, const void *args)
 {
 	const cat_args *a = args;
@@ -65,6 +82,7 @@ static int cat_run(dl_cli *cli, const void *args)
 	}
 	dl_arrow_stream_release(&st);
 	if (rc == 0 && fflush(cli->out) != 0) rc = dl_cli_fail(DL_EIO, "writing the output failed: %s", strerror(errno));
+	if (rc == 0 && a->where) cat_note_pruning(cli, scan);
 	dl_scan_free(scan);
 	dl_snapshot_free(snap);
 	return rc;
@@ -73,9 +91,11 @@ static int cat_run(dl_cli *cli, const void *args)
 DL_CLI_COMMAND(cat, .name = "cat", .summary = "print the rows of a table",
                .description = "Reads the table at its latest version (or --version/--timestamp) and\n"
                               "prints the rows. --where prunes files and row groups by statistics\n"
-                              "and keeps exactly the matching rows; --columns takes logical names\n"
-                              "and _metadata.row_id / _metadata.row_commit_version on tables with\n"
-                              "row tracking. --format parquet writes one Parquet file (use -o).",
+                              "(and row groups by Parquet Bloom filters) and keeps exactly the\n"
+                              "matching rows; a note on stderr counts what it skipped (-q: none).\n"
+                              "--columns takes logical names and _metadata.row_id /\n"
+                              "_metadata.row_commit_version on tables with row tracking.\n"
+                              "--format parquet writes one Parquet file (use -o).",
                .examples = "  deltalake cat /data/events --limit 10\n"
                            "  deltalake cat /data/events --where \"country = 'FR'\" --columns id,country\n"
                            "  deltalake cat /data/events --version 3 --format csv\n"

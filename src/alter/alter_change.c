@@ -12,56 +12,12 @@
 #include "alter/alter_columns_internal.h"
 #include "deltalake/arrow.h"
 #include "deltalake/scan.h"
-#include "json/json.h"
 #include "log/schema.h"
 #include "log/table_features.h"
+#include "ops/type_change_meta.h"
 #include "rewrite/conform.h"
 #include "util/error.h"
 #include "util/mem.h"
-
-/* ---- delta.typeChanges ---- */
-
-int ac_type_change_meta(char **out, const char *meta, const dl_type *from, const dl_type *to,
-                        const char *field_path)
-{
-	*out = NULL;
-	dl_arena ar = DL_ARENA_INIT;
-	const char *m = meta && *meta ? meta : "{}";
-	dl_json *root;
-	int rc = dl_json_parse(&ar, m, strlen(m), "field metadata", &root);
-	const dl_json *old = rc == 0 ? dl_json_get(root, "delta.typeChanges") : NULL;
-	dl_buf b = DL_BUF_INIT, v = DL_BUF_INIT;
-	char fname[128], tname[128];
-	dl_type_name(from, fname, sizeof fname);
-	dl_type_name(to, tname, sizeof tname);
-	if (rc == 0) {
-		dl_json_writer w;
-		dl_jw_init(&w, &b);
-		dl_jw_array_begin(&w);
-		for (size_t i = 0; old && old->kind == DL_JSON_ARRAY && i < old->u.arr.n && rc == 0; i++) {
-			dl_buf_clear(&v);
-			rc = dl_json_write(&v, &old->u.arr.items[i]);
-			dl_jw_raw(&w, v.data ? v.data : "null");
-		}
-		dl_jw_object_begin(&w);
-		dl_jw_key(&w, "toType");
-		dl_jw_string(&w, tname);
-		dl_jw_key(&w, "fromType");
-		dl_jw_string(&w, fname);
-		if (field_path) {
-			dl_jw_key(&w, "fieldPath");
-			dl_jw_string(&w, field_path);
-		}
-		dl_jw_object_end(&w);
-		dl_jw_array_end(&w);
-		if (rc == 0) rc = dl_jw_finish(&w);
-	}
-	if (rc == 0) rc = se_meta_set(out, m, "delta.typeChanges", b.data);
-	dl_arena_free(&ar);
-	dl_buf_free(&b);
-	dl_buf_free(&v);
-	return rc;
-}
 
 /* ---- the change ---- */
 
@@ -332,7 +288,7 @@ static int change_struct_field(dl_type **out, const dl_type *st, void *payload)
 	if (rc == 0 && ch->sync_identity) rc = sync_identity(c, f, &meta);
 	if (rc == 0 && c->widened && c->path.n >= 1) {
 		char *m2 = NULL;
-		rc = ac_type_change_meta(&m2, meta, c->old_type, c->new_type, NULL);
+		rc = dl_type_change_meta(&m2, meta, c->old_type, c->new_type, NULL);
 		dl_free(meta);
 		meta = m2;
 	}
@@ -450,7 +406,7 @@ static int record_nested_widening(change_ctx *c, dl_type **schema)
 	dl_buf fp = DL_BUF_INIT;
 	for (int j = k + 1; j < p->n; j++) dl_buf_printf(&fp, "%s%s", j > k + 1 ? "." : "", p->parts[j]);
 	char *meta = NULL;
-	int rc = ac_type_change_meta(&meta, f->metadata, c->old_type, c->new_type, fp.data);
+	int rc = dl_type_change_meta(&meta, f->metadata, c->old_type, c->new_type, fp.data);
 	dl_type *next = NULL;
 	meta_edit m = {p->parts[k], meta};
 	if (rc == 0) rc = se_edit_at(&next, *schema, (const char *const *)p->parts, k, replace_meta, &m);

@@ -11,6 +11,7 @@
 #include "json/json.h"
 #include "log/schema.h"
 #include "log/table_features.h"
+#include "ops/type_change_meta.h"
 #include "rewrite/conform.h"
 #include "util/error.h"
 #include "util/mem.h"
@@ -491,7 +492,7 @@ static int replace_columns(dl_alter_txn *a, const dl_alter_column *cols, size_t 
 				bool prim = of->type->nchildren == 0 && fs[i].type->nchildren == 0;
 				if (prim && widen && ac_widening_allowed(of->type, fs[i].type)) {
 					m2 = NULL;
-					rc = ac_type_change_meta(&m2, meta, of->type, fs[i].type, NULL);
+					rc = dl_type_change_meta(&m2, meta, of->type, fs[i].type, NULL);
 					dl_free(meta);
 					meta = m2;
 				} else if (prim || !same_shape(of->type, fs[i].type)) {

@@ -50,11 +50,6 @@ int ac_check_default_expr(const char *sql, const char *column);
 /* Same type ignoring field metadata (names exact, nullability equal). */
 bool ac_same_shape(const dl_type *x, const dl_type *y);
 
-/* Field metadata `meta` with a delta.typeChanges entry {fromType, toType
- * [, fieldPath]} appended (PROTOCOL.md "Type Change Metadata"); malloc'd. */
-int ac_type_change_meta(char **out, const char *meta, const dl_type *from, const dl_type *to,
-                        const char *field_path);
-
 /* Whether the typeWidening feature allows changing `from` to `to`. */
 bool ac_widening_allowed(const dl_type *from, const dl_type *to);
 

@@ -670,6 +670,12 @@ static int plan_row_group(const pq_reader *pr, int rg, const int *kinds, int nki
 	return 0;
 }
 
+/* Rows per decoded batch: each row is copied into the snapshot's arena
+ * right away, so a batch is only a window; a smaller one holds fewer
+ * decoded strings beside the snapshot (65536 rows of 5 columns' stats JSON are
+ * 18 MB). */
+#define CP_BATCH_ROWS 8192
+
 int dl_checkpoint_read_parquet(dl_replayer *r, dl_store *store, const char *path)
 {
 	pq_reader *pr;
@@ -685,6 +691,7 @@ int dl_checkpoint_read_parquet(dl_replayer *r, dl_store *store, const char *path
 		kinds[n++] = (int)k;
 	}
 	cp_ctx c = {r, dl_replay_arena(r), path, 0};
+	if (rc == 0) rc = pq_reader_set_batch_size(pr, CP_BATCH_ROWS);
 	dl_buf text = DL_BUF_INIT;
 	const char *paths[NCOLS * MAXF];
 	int nrg = pq_reader_num_row_groups(pr);

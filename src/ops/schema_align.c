@@ -6,13 +6,9 @@
 #include <strings.h>
 #include "columnar/builder.h"
 #include "columnar/name_index.h"
-#include "json/json.h"
-#include "util/buf.h"
+#include "ops/type_change_meta.h"
 #include "util/error.h"
 #include "util/mem.h"
-
-#define TYPE_CHANGES_KEY "delta.typeChanges"
-
 
 int dl_data_column(const dl_type *data, const char *name)
 {
@@ -45,61 +41,6 @@ static int mismatch(const char *path, const dl_type *table, const dl_type *data)
 
 static int merge_type(dl_type **out, bool *changed, const dl_type *t, const dl_type *d,
                       bool merge, bool widen, const char *path, int depth);
-
-/* Field metadata with {"fromType", "toType"} appended to delta.typeChanges
- * (the type widening history readers use to read older files). */
-static int meta_with_type_change(const char *meta, const dl_type *from, const dl_type *to,
-                                 char **out)
-{
-	dl_arena a = DL_ARENA_INIT;
-	dl_json *root;
-	int rc = dl_json_parse(&a, meta, strlen(meta), "field metadata", &root);
-	dl_buf b = DL_BUF_INIT, v = DL_BUF_INIT;
-	const dl_json *old = NULL;
-	char fname[64], tname[64];
-	dl_type_name(from, fname, sizeof fname);
-	dl_type_name(to, tname, sizeof tname);
-	if (rc == 0) {
-		dl_json_writer w;
-		dl_jw_init(&w, &b);
-		dl_jw_object_begin(&w);
-		for (size_t i = 0; root->kind == DL_JSON_OBJECT && i < root->u.obj.n && rc == 0; i++) {
-			const dl_json_member *m = &root->u.obj.items[i];
-			if (strcmp(m->key, TYPE_CHANGES_KEY) == 0) {
-				old = &m->value;
-				continue;
-			}
-			dl_buf_clear(&v);
-			rc = dl_json_write(&v, &m->value);
-			dl_jw_key(&w, m->key);
-			dl_jw_raw(&w, v.data ? v.data : "null");
-		}
-		dl_jw_key(&w, TYPE_CHANGES_KEY);
-		dl_jw_array_begin(&w);
-		for (size_t i = 0; old && old->kind == DL_JSON_ARRAY && i < old->u.arr.n && rc == 0; i++) {
-			dl_buf_clear(&v);
-			rc = dl_json_write(&v, &old->u.arr.items[i]);
-			dl_jw_raw(&w, v.data ? v.data : "null");
-		}
-		dl_jw_object_begin(&w);
-		dl_jw_key(&w, "fromType");
-		dl_jw_string(&w, fname);
-		dl_jw_key(&w, "toType");
-		dl_jw_string(&w, tname);
-		dl_jw_object_end(&w);
-		dl_jw_array_end(&w);
-		dl_jw_object_end(&w);
-		if (rc == 0) rc = dl_jw_finish(&w);
-	}
-	dl_arena_free(&a);
-	dl_buf_free(&v);
-	if (rc < 0) {
-		dl_buf_free(&b);
-		return rc;
-	}
-	*out = dl_buf_detach(&b, NULL);
-	return 0;
-}
 
 static int merge_struct(dl_type **out, bool *changed, const dl_type *t, const dl_type *d,
                         bool merge, bool widen, const char *path, int depth)
@@ -142,8 +83,7 @@ static int merge_struct(dl_type **out, bool *changed, const dl_type *t, const dl
 		                     merge, widen, sub, depth + 1);
 		if (rc == 0 && dl_type_is_primitive(tf->type) && tf->type->id != DL_TYPE_NULL &&
 		    !dl_type_equals(fs[i].type, tf->type)) {
-			rc = meta_with_type_change(tf->metadata ? tf->metadata : "{}", tf->type, fs[i].type,
-			                           &metas[i]);
+			rc = dl_type_change_meta(&metas[i], tf->metadata, tf->type, fs[i].type, NULL);
 			if (rc == 0) fs[i].metadata = metas[i];
 		}
 	}

@@ -1,12 +1,13 @@
-/* OPTIMIZE's command state, shared by the driver (optimize.c: checks,
- * planning, commit, metrics) and the bin writer (optimize_bin.c: one bin's
- * rows streamed from its files, ordered along a curve when clustering,
- * into new files). */
+/* OPTIMIZE's command state, shared by the driver (optimize.c, with
+ * optimize_checks.c, optimize_plan.c, optimize_commit.c) and the bin
+ * writer (optimize_bin.c: one bin's rows streamed from its files, ordered
+ * along a curve when clustering, into new files). */
 #ifndef DL_OPTIMIZE_INTERNAL_H
 #define DL_OPTIMIZE_INTERNAL_H
 #include <stdatomic.h>
 #include <stdbool.h>
 #include "deltalake/maintenance.h"
+#include "expr/expr.h"
 #include "log/snapshot.h"
 #include "optimize/bins.h"
 #include "optimize/clustering.h"
@@ -108,5 +109,20 @@ int dl_opt_part_key(dl_buf *k, const dl_str_map *pv);
 
 /* Writes bin i (optimize_bin.c): cmd->outs[i] holds its files after. */
 int dl_opt_write_bin(opt_cmd *c, size_t i);
+
+/* optimize_checks.c: the WHERE bound to the partition columns (*out, to
+ * free); the ZORDER BY columns checked and resolved into c->order; one
+ * order column resolved to the scan's output. */
+int dl_opt_check_where(opt_cmd *c, const char *where, dl_expr **out);
+int dl_opt_check_zorder(opt_cmd *c, const opt_request *r);
+int dl_opt_resolve_order(opt_cmd *c, const dl_clustering_column *cc, opt_order_col *o);
+
+/* optimize_plan.c: c->plan from the files `where` selects; *considered
+ * counts the candidate files looked at. */
+int dl_opt_plan_files(opt_cmd *c, const opt_request *r, const dl_expr *where, int64_t *considered);
+
+/* optimize_commit.c: removes the planned files, adds the bins' outputs and
+ * commits with Spark's parameters and metrics (m->version set). */
+int dl_opt_commit(opt_cmd *c, dl_optimize_metrics *m, const opt_request *r, const dl_expr *where);
 
 #endif

@@ -18,7 +18,9 @@ int pq_leaf_reader_open(pq_leaf_reader *r, pq_source *src, const pq_file_metadat
                         const pq_rleaf *leaf, int leaf_index, bool values_needed, pq_pool *pool,
                         const pq_page_sel *sel)
 {
-	/* Keep the scratch buffers of the previous chunk; reset the rest. */
+	/* Keep the scratch buffers of the previous chunk (when it was not
+	 * closed) and the size hint of its values (pq_leaf_reader_close keeps
+	 * that one too); reset the rest. */
 	pq_leaf_reader keep = *r;
 	memset(r, 0, sizeof *r);
 #define KEEP(f) r->f = keep.f
@@ -26,6 +28,7 @@ int pq_leaf_reader_open(pq_leaf_reader *r, pq_source *src, const pq_file_metadat
 	KEEP(plvl_cap); KEEP(dints); KEEP(dcap); KEEP(dbin); KEEP(def); KEEP(rep); KEEP(lvl_cap); KEEP(tmp);
 	KEEP(tmp_cap); KEEP(idx); KEEP(tbin); KEEP(zstd);
 #undef KEEP
+	r->hint_bytes = keep.chunk_hint > keep.hint_bytes ? keep.chunk_hint : keep.hint_bytes;
 	pq_binbuf_reset(&r->dict_bin);
 	r->leaf = leaf;
 	r->pool = pool;
@@ -184,7 +187,17 @@ void pq_leaf_reader_close(pq_leaf_reader *r)
 	dl_free(r->tmp);
 	dl_free(r->idx);
 	pq_binbuf_free(&r->tbin);
+	/* The largest batch's value bytes outlive the chunk: the next chunk's
+	 * first batch then takes that batch's buffer back from the pool. From
+	 * a hint of 0 it would ask the pool for 4 KiB, which no big pooled
+	 * buffer may serve (it would waste more than half), and grow a fresh
+	 * one: every row group left one more unused buffer per string column
+	 * in the pool, up to its 512 MB (a checkpoint of 300k files, read a
+	 * row group at a time, held 112 MB of them at its peak). The largest,
+	 * not the last: a short last batch would miss the same way. */
+	int64_t hint = r->chunk_hint > r->hint_bytes ? r->chunk_hint : r->hint_bytes;
 	memset(r, 0, sizeof *r);
+	r->hint_bytes = hint;
 }
 
 static int batch_levels(pq_leaf_reader *r, int64_t extra)
@@ -505,6 +518,7 @@ static int assemble_leaf(dl_array **out, const pq_out *o, pq_leaf_reader *r, int
 		a->data = r->bin.data;
 		a->data_len = r->bin.len;
 		r->hint_bytes = r->bin.len + r->bin.len / 8;
+		if (r->hint_bytes > r->chunk_hint) r->chunk_hint = r->hint_bytes;
 		memset(&r->bin, 0, sizeof r->bin);
 	} else if (lf->type->id == DL_TYPE_BOOLEAN) {
 		uint8_t *bits = dl_calloc((size_t)(n + 7) / 8 + 1, 1);

@@ -59,6 +59,8 @@ typedef struct pq_leaf_reader {
 	int64_t nvals, vals_cap;
 	pq_binbuf bin;        /* dense variable-width output values */
 	int64_t hint_bytes;   /* data bytes of the previous batch, to presize */
+	int64_t chunk_hint;   /* the largest hint_bytes of the chunk: the next
+	                         chunk's first batch starts from it */
 	/* page selection (pq_leaf_reader_open with a pq_page_sel): only the
 	 * wanted pages are fetched and decoded, in runs of consecutive ones */
 	pq_source *src;

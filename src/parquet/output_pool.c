@@ -90,6 +90,14 @@ void pq_pool_put(pq_pool *p, void *buf, size_t cap)
 	dl_free(buf);
 }
 
+size_t pq_pool_bytes(pq_pool *p)
+{
+	pthread_mutex_lock(&p->mu);
+	size_t n = p->bytes;
+	pthread_mutex_unlock(&p->mu);
+	return n;
+}
+
 static void holder_release(void *owner)
 {
 	holder *h = owner;

@@ -18,6 +18,8 @@ void pq_pool_unref(pq_pool *p);
 void *pq_pool_get(pq_pool *p, size_t size, size_t *cap);
 /* Gives back a dl_malloc'd buffer of `cap` bytes (freed if the pool is full). */
 void pq_pool_put(pq_pool *p, void *buf, size_t cap);
+/* Bytes of the free buffers the pool holds. */
+size_t pq_pool_bytes(pq_pool *p);
 /* Makes `a` own its four buffers through the pool: a buffer listed in
  * (bufs[i], caps[i]) returns to the pool on release, others are freed. */
 int pq_pool_adopt(pq_pool *p, dl_array *a, void *const bufs[], const size_t caps[], int n);

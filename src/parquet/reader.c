@@ -819,6 +819,8 @@ int pq_reader_next(pq_reader *r, dl_batch **out, int64_t *first_row)
 	}
 }
 
+size_t pq_reader_pooled_bytes(const pq_reader *r) { return pq_pool_bytes(r->pool); }
+
 int pq_reader_num_leaves(const pq_reader *r) { return r->schema.nleaves; }
 
 const char *pq_reader_leaf_path(const pq_reader *r, int leaf)

@@ -79,6 +79,9 @@ const dl_type *pq_reader_output_schema(const pq_reader *r);
 
 /* Next batch, or *out = NULL at the end. */
 int pq_reader_next(pq_reader *r, dl_batch **out, int64_t *first_row);
+/* Bytes of freed batch buffers the reader keeps for its next batches
+ * (output_pool.h): about one batch's worth, whatever the row groups read. */
+size_t pq_reader_pooled_bytes(const pq_reader *r);
 
 /* ---- statistics for pruning ---- */
 

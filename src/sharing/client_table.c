@@ -681,6 +681,10 @@ static const dl_store_backend sharing_backend = {
 	.del = t_del,
 	.stat = t_stat,
 	.version_at_timestamp = t_version_at,
+	/* commits are served by name (t_get), but the listing shows one
+	 * checkpoint per version and no commit: the server's history sharing
+	 * decides which versions exist */
+	.limits = DL_STORE_LIMIT_UNLISTED_COMMITS,
 };
 
 int dl_sharing_register(void)

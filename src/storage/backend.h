@@ -42,6 +42,11 @@ bool dl_store_is_local(const dl_store *s);
 /* The scheme of the backend serving `s` ("file", "s3", "delta-sharing"...). */
 const char *dl_store_scheme(const dl_store *s);
 
+/* Whether a listing of `s`'s _delta_log shows every commit the table has,
+ * so that its earliest listed commit is the earliest there is: false for
+ * a backend declaring DL_STORE_LIMIT_UNLISTED_COMMITS (a shared table). */
+bool dl_store_lists_commits(const dl_store *s);
+
 /* Checks the options a backend of namespace `ns` ("fault") reads: every
  * key "ns.*" must be one of `known` (NULL-terminated, without the
  * prefix). DL_EINVALID naming an unknown key. */

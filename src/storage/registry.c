@@ -49,7 +49,8 @@ static int push(const dl_store_backend *be, bool builtin)
 	 * at delete_many: copy only what it has, later functions stay NULL
 	 * (built from the others, or not offered) */
 	memset(&e->be, 0, sizeof e->be);
-	memcpy(&e->be, be, be->version >= 4   ? sizeof *be
+	memcpy(&e->be, be, be->version >= 5   ? sizeof *be
+	                   : be->version == 4 ? offsetof(dl_store_backend, limits)
 	                   : be->version == 3 ? offsetof(dl_store_backend, reader_release)
 	                   : be->version == 2 ? offsetof(dl_store_backend, version_at_timestamp)
 	                                      : offsetof(dl_store_backend, list_from));

@@ -170,6 +170,11 @@ const char *dl_store_scheme(const dl_store *s)
 	return s->backend.scheme;
 }
 
+bool dl_store_lists_commits(const dl_store *s)
+{
+	return !(s->backend.limits & DL_STORE_LIMIT_UNLISTED_COMMITS);
+}
+
 /* ---- open ---- */
 
 /* "PROFILE#share.schema.table" with PROFILE an existing regular file: a

@@ -25,12 +25,11 @@ static int start_from_options(dl_stream *s, dl_stream_offset *pos, const dl_stre
 		 * of the log, not beyond the latest (only commits are read from it,
 		 * so no checkpoint is needed there) */
 		if (!first_end) {
-			/* A shared table's store serves commits by name but lists
-			 * none before its snapshot: the server knows which versions
-			 * it shares (history sharing), so only the upper bound is
-			 * ours to check there. */
+			/* A store whose listing does not show every commit (a
+			 * shared table's: its server knows which versions it
+			 * shares) leaves only the upper bound ours to check. */
 			int64_t earliest = 0;
-			if (strcmp(dl_store_scheme(s->store), "delta-sharing") != 0) {
+			if (dl_store_lists_commits(s->store)) {
 				int64_t *versions, *ts;
 				size_t n;
 				DL_TRY(dl_log_commit_timestamps(s->store, dl_snapshot_props(s->read_snap), &versions, &ts,

@@ -70,8 +70,16 @@ typedef int (*dl_store_list_fn)(const char *path, int64_t size, int64_t mtime_ms
 
 /* Version 2 added list_from and delete_many (after payload, so a version
  * 1 struct is a prefix of a version 2 one); version 3 version_at_timestamp;
- * version 4 reader_release. */
-#define DL_STORE_BACKEND_VERSION 4
+ * version 4 reader_release; version 5 limits. */
+#define DL_STORE_BACKEND_VERSION 5
+
+/* The limits of version 5: what a store does not do that the log may
+ * otherwise count on. */
+/* Its listing of _delta_log does not show every commit of the table: a
+ * shared table's store serves commits by name but lists none before its
+ * snapshot, so the earliest listed commit is not the table's earliest
+ * (its server knows which versions it shares). */
+#define DL_STORE_LIMIT_UNLISTED_COMMITS 1u
 
 /* The modes of version_at_timestamp. */
 #define DL_STORE_TS_AS_OF 0    /* the latest version committed at or before */
@@ -172,6 +180,12 @@ typedef struct dl_store_backend {
 	 * stay resident; the image must stay valid and unchanged (touched
 	 * again, it is read again). Optional. */
 	void (*reader_release)(void *state, int64_t upto);
+
+	/* ---- version 5 ---- */
+
+	/* DL_STORE_LIMIT_* flags; 0 (and every earlier version): none, the
+	 * store lists every object it holds. */
+	unsigned limits;
 } dl_store_backend;
 
 /* Adds a backend for its scheme (the struct is copied; the scheme string

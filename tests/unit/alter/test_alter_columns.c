@@ -234,7 +234,7 @@ static void test_type_widening(void **state)
 	ty.type = "BIGINT";
 	assert_int_equal(dl_alter_change_column(&v, uri, "p", &ty, NULL), 0);
 	schema_has(uri, "{\"name\":\"p\",\"type\":\"long\",\"nullable\":true,\"metadata\":{\"delta.typeChanges\":"
-	                "[{\"toType\":\"long\",\"fromType\":\"integer\"}]}}");
+	                "[{\"fromType\":\"integer\",\"toType\":\"long\"}]}}");
 	/* the old file's INT values read widened, next to a value past INT */
 	dx_append(uri, "id BIGINT, name STRING, p BIGINT", "4,d,5000000000");
 	dx_rows(uri, "id,p", "1,1;2,1;3,2;4,5000000000");
@@ -246,8 +246,8 @@ static void test_type_widening(void **state)
 	free(before);
 	ty.type = "DECIMAL(22,1)";
 	assert_int_equal(dl_alter_change_column(&v, uri, "p", &ty, NULL), 0);
-	schema_has(uri, "[{\"toType\":\"long\",\"fromType\":\"integer\"},"
-	                "{\"toType\":\"decimal(22,1)\",\"fromType\":\"long\"}]");
+	schema_has(uri, "[{\"fromType\":\"integer\",\"toType\":\"long\"},"
+	                "{\"fromType\":\"long\",\"toType\":\"decimal(22,1)\"}]");
 	dx_rows(uri, "id,p", "1,1.0;2,1.0;3,2.0;4,5000000000.0");
 	dl_free(uri);
 }
@@ -283,11 +283,11 @@ static void test_type_widening_history(void **state)
 	assert_int_equal(dl_alter_change_column(&v, uri, "a", &ty, NULL), 0);
 	ty.type = "INT";
 	assert_int_equal(dl_alter_change_column(&v, uri, "a", &ty, NULL), 0);
-	schema_has(uri, "\"delta.typeChanges\":[{\"toType\":\"short\",\"fromType\":\"byte\"},"
-	                "{\"toType\":\"integer\",\"fromType\":\"short\"}]");
+	schema_has(uri, "\"delta.typeChanges\":[{\"fromType\":\"byte\",\"toType\":\"short\"},"
+	                "{\"fromType\":\"short\",\"toType\":\"integer\"}]");
 	ty.type = "DECIMAL(10,4)";
 	assert_int_equal(dl_alter_change_column(&v, uri, "d", &ty, NULL), 0);
-	schema_has(uri, "{\"toType\":\"decimal(10,4)\",\"fromType\":\"decimal(6,2)\"}");
+	schema_has(uri, "{\"fromType\":\"decimal(6,2)\",\"toType\":\"decimal(10,4)\"}");
 	/* narrowing and cross-type changes stay refused */
 	char *before = dx_tree(uri);
 	ty.type = "SMALLINT";

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "deltalake.h"
 #include "deltalake/sys/store_backend.h"
+#include "storage/backend.h"
 #include "storage/store_fault.h"
 #include "storage/store_mem.h"
 #include "util/mem.h"
@@ -200,6 +201,34 @@ static void registration_errors(void **state)
 	assert_int_equal(dl_store_backend_register(&b), DL_EEXISTS);
 	assert_int_equal(dl_store_backend_unregister("file"), DL_EINVALID);
 	assert_int_equal(dl_store_backend_unregister("mem"), DL_EINVALID);
+}
+
+/* A version 5 backend declares its limits; a version 4 one has none
+ * (whatever lies past its struct), and neither do the built-ins. */
+static void backend_limits(void **state)
+{
+	(void)state;
+	dl_store *s;
+	assert_int_equal(dl_store_open(&s, "mem://limits-builtin", NULL), 0);
+	assert_true(dl_store_lists_commits(s));
+	dl_store_free(s);
+	dl_store_mem_drop("limits-builtin");
+
+	dl_store_backend b = kv_backend;
+	b.limits = DL_STORE_LIMIT_UNLISTED_COMMITS;
+	assert_int_equal(dl_store_backend_register(&b), 0);
+	assert_int_equal(dl_store_open(&s, "kv://limits", NULL), 0);
+	assert_false(dl_store_lists_commits(s));
+	dl_store_free(s);
+	assert_int_equal(dl_store_backend_unregister("kv"), 0);
+
+	b.version = 4;
+	assert_int_equal(dl_store_backend_register(&b), 0);
+	assert_int_equal(dl_store_open(&s, "kv://limits", NULL), 0);
+	assert_true(dl_store_lists_commits(s));
+	dl_store_free(s);
+	assert_int_equal(dl_store_backend_unregister("kv"), 0);
+	dl_store_mem_drop("app-kv");
 }
 
 static int creds_cb(dl_store_credentials *out, const char *uri, void *payload)
@@ -419,6 +448,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(application_backend),
 		cmocka_unit_test(registration_errors),
+		cmocka_unit_test(backend_limits),
 		cmocka_unit_test(options),
 		cmocka_unit_test(fault_counts_and_failures),
 		cmocka_unit_test(special_files_refused),
