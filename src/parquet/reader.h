@@ -80,6 +80,26 @@ const dl_type *pq_reader_output_schema(const pq_reader *r);
 /* Next batch, or *out = NULL at the end. */
 int pq_reader_next(pq_reader *r, dl_batch **out, int64_t *first_row);
 
+/* ---- late materialization ----
+ *
+ * Columns (of the projection, by index) decoded only for the rows a caller
+ * keeps, typically those a filter over the other columns selects:
+ * pq_reader_next then returns their columns as NULL, and
+ * pq_reader_read_late fills them for rows sel[0..n) of that batch
+ * (ascending indexes), skipping the values of the other rows and not
+ * decompressing pages that hold none of the selected rows. Set after the
+ * projection (which clears it). Only flat columns are made late; nested
+ * ones stay decoded by pq_reader_next (pq_reader_column_is_late says which). */
+int pq_reader_set_late_columns(pq_reader *r, const bool *late);
+bool pq_reader_column_is_late(const pq_reader *r, int col);
+/* out[i] is set for each late column i (n rows). Not calling it before the
+ * next pq_reader_next is the same as selecting no row; out = NULL and n = 0
+ * drops the batch's late rows. */
+int pq_reader_read_late(pq_reader *r, const uint32_t *sel, int64_t n, dl_array **out);
+/* Data pages of the late columns never decompressed so far (all their
+ * rows unselected). */
+int64_t pq_reader_pages_passed(const pq_reader *r);
+
 /* ---- statistics for pruning ---- */
 
 /* A statistics value decoded into the leaf's output type: ints (byte..long,

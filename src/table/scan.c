@@ -110,6 +110,7 @@ void dl_scan_free(dl_scan *s)
 	dl_type_unref(s->phys_request);
 	dl_expr_free(s->prune);
 	dl_expr_free(s->residual);
+	dl_free(s->late_data);
 	dl_expr_free(s->prune_generated);
 	dl_free(s->cols);
 	dl_free(s->out_cols);

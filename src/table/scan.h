@@ -43,6 +43,9 @@ struct dl_scan {
 	int mat_row_cv;        /* ... materialized row commit versions, -1 */
 	dl_expr *prune;        /* bound to the table schema; NULL without filter */
 	dl_expr *residual;     /* bound to read_schema; NULL without filter */
+	bool *late_data;       /* per phys_request field: not read by the residual
+	                        * filter, so decoded only for the rows it keeps;
+	                        * NULL when none */
 	/* derived from prune for generated partition columns (day GENERATED
 	 * AS CAST(ts AS DATE) with a filter on ts): implied by prune, over the
 	 * partition columns only; NULL when nothing derives */
