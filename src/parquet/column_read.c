@@ -169,8 +169,14 @@ void pq_leaf_reader_release(pq_leaf_reader *r)
 void pq_leaf_reader_close(pq_leaf_reader *r)
 {
 	ZSTD_freeDCtx(r->zstd);
-	dl_free(r->chunk_buf);
-	dl_free(r->page_buf);
+	/* the big scratch buffers go back to the pool for the next chunk */
+	if (r->pool) {
+		pq_pool_put(r->pool, r->chunk_buf, r->chunk_cap);
+		pq_pool_put(r->pool, r->page_buf, r->page_cap);
+	} else {
+		dl_free(r->chunk_buf);
+		dl_free(r->page_buf);
+	}
 	dl_free(r->dict);
 	pq_binbuf_free(&r->dict_bin);
 	dl_free(r->pdef);

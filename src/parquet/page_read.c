@@ -436,6 +436,10 @@ static int page_data(pq_leaf_reader *r, bool compressed, const uint8_t *src, siz
 		return 0;
 	}
 	if (ulen > PQ_MAX_PAGE_BYTES) return pq_leaf_error(r, DL_ECORRUPT, "page of %zu bytes uncompressed (limit 256 MiB)", ulen);
+	if (!r->page_buf && r->pool && ulen + 8 > 4096) {
+		r->page_buf = pq_pool_get(r->pool, ulen + 8, &r->page_cap);
+		if (!r->page_buf) return DL_ENOMEM;
+	}
 	DL_TRY(grow((void **)&r->page_buf, &r->page_cap, ulen + 8));
 	int rc;
 	if (r->codec == PQ_CODEC_ZSTD) {

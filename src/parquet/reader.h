@@ -74,6 +74,12 @@ int pq_reader_set_batch_size(pq_reader *r, int64_t rows);
  * default: on the calling thread only). The pool must outlive the reading. */
 typedef struct dl_pool dl_pool;
 int pq_reader_set_pool(pq_reader *r, dl_pool *pool);
+/* Recycle batch buffers and the column readers' page and chunk buffers
+ * through `pool` (referenced) instead of the reader's own: readers of a
+ * scan's files one after the other then reuse memory already faulted in
+ * (a fresh buffer costs a page fault per 4 KiB). Before reading. */
+typedef struct pq_pool pq_pool;
+int pq_reader_set_output_pool(pq_reader *r, pq_pool *pool);
 /* The schema of the batches (borrowed). */
 const dl_type *pq_reader_output_schema(const pq_reader *r);
 

@@ -313,6 +313,15 @@ int pq_reader_rewind(pq_reader *r)
 	return 0;
 }
 
+int pq_reader_set_output_pool(pq_reader *r, pq_pool *pool)
+{
+	DL_TRY(pq_reader_not_started(r));
+	pq_pool_ref(pool);
+	pq_pool_unref(r->pool);
+	r->pool = pool;
+	return 0;
+}
+
 int pq_reader_set_batch_size(pq_reader *r, int64_t rows)
 {
 	if (rows < 0) return dl_error_set(DL_EINVALID, "negative batch size");

@@ -4,6 +4,7 @@
 #include <time.h>
 #include "columnar/arrow_c.h"
 #include "log/path.h"
+#include "parquet/output_pool.h"
 #include "table/scan.h"
 #include "util/error.h"
 #include "util/mem.h"
@@ -54,6 +55,7 @@ int dl_scan_open(dl_scan **out, dl_snapshot *snap, const dl_scan_options *opts)
 		dl_path_roots_free(&roots);
 	}
 	if (rc == 0) rc = dl_dv_files_new(&s->dvs, &s->resolver);
+	if (rc == 0 && !(s->buffers = pq_pool_new())) rc = DL_ENOMEM;
 	if (rc < 0) {
 		dl_scan_free(s);
 		return rc;
@@ -117,6 +119,7 @@ void dl_scan_free(dl_scan *s)
 	dl_free(s->indexed);
 	dl_free(s->files);
 	dl_dv_files_free(s->dvs);
+	pq_pool_unref(s->buffers);
 	dl_store_resolver_free(&s->resolver);
 	dl_arena_free(&s->arena);
 	dl_free(s);

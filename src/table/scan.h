@@ -67,6 +67,7 @@ struct dl_scan {
 	dl_arena arena;        /* physical names, indexed paths */
 	dl_store_resolver resolver; /* data and DV paths -> stores, under the path policy */
 	dl_dv_files *dvs;      /* DV files, each opened once per scan */
+	struct pq_pool *buffers; /* batch and page buffers shared by the files' readers */
 };
 
 /* dl_scan_open with an expression instead of SQL text (for the write

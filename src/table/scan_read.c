@@ -418,6 +418,7 @@ static int read_data(file_read *f, dl_scan_emit_fn emit, void *payload)
 	dl_scan *s = f->s;
 	DL_TRY(pq_reader_set_projection(f->r, s->phys_request, s->by_field_id));
 	DL_TRY(pq_reader_set_batch_size(f->r, s->batch_rows));
+	DL_TRY(pq_reader_set_output_pool(f->r, s->buffers));
 	if (s->late_data) {
 		DL_TRY(pq_reader_set_late_columns(f->r, s->late_data));
 		for (int i = 0; i < s->phys_request->nchildren; i++) f->late |= pq_reader_column_is_late(f->r, i);
