@@ -10,6 +10,7 @@
 #include "table/scan.h"
 #include "util/error.h"
 #include "util/mem.h"
+#include "util/pool.h"
 
 int dl_partition_value_array(dl_array **out, dl_type *t, const char *value)
 {
@@ -419,6 +420,12 @@ static int read_data(file_read *f, dl_scan_emit_fn emit, void *payload)
 	DL_TRY(pq_reader_set_projection(f->r, s->phys_request, s->by_field_id));
 	DL_TRY(pq_reader_set_batch_size(f->r, s->batch_rows));
 	DL_TRY(pq_reader_set_output_pool(f->r, s->buffers));
+	/* Fewer files than threads (one large file): the leaf columns of each
+	 * batch decode in parallel on the pool, so the other threads are not
+	 * idle while the file is read. */
+	dl_pool *pool;
+	if (dl_pool_shared(&pool) == 0 && s->nfiles < (size_t)(s->threads > 0 ? s->threads : dl_pool_size(pool)))
+		DL_TRY(pq_reader_set_pool(f->r, pool));
 	if (s->late_data) {
 		DL_TRY(pq_reader_set_late_columns(f->r, s->late_data));
 		for (int i = 0; i < s->phys_request->nchildren; i++) f->late |= pq_reader_column_is_late(f->r, i);
