@@ -1,18 +1,23 @@
-/* Benchmark: scanning a 10M-row Delta table against reading its Parquet
- * files alone, and against DuckDB's read_parquet over the same files in the
- * same run (bench/bench_scan.mjs via node).
+/* Benchmark: scanning a Delta table of 20 columns against DuckDB's
+ * read_parquet over the same files, in the same run (bench/bench_scan.mjs
+ * via node), with the same work on both sides: every value of every output
+ * column is consumed (integers and doubles summed, strings' byte lengths
+ * summed, which needs each string materialized), and both sides' results
+ * are checked equal.
  *
- * usage: bench_scan [--rows N] [--files N] [--runs N] [--no-duckdb]
- * The table (long id, double value, string tag, partitioned by a string
- * `day`; our Parquet writer, zstd) is made once under
- * $DL_BINARY_DIR/bench-data/scan-<rows> and reused. Prints the best of N:
- *   parquet: every file read with pq_reader, one after the other (1 thread)
- *   scan-1:  dl_scan with threads=1 (log replay, planning, partition values)
- *   scan:    dl_scan on the whole pool
- *   duckdb:  SELECT sum(id), sum(value), count(tag) FROM read_parquet(files)
- * and the ratios scan-1/parquet (the overhead of the table layer; the goal
- * is <= 1.2) and scan/duckdb. */
+ * usage: bench_scan [--rows N] [--files N] [--runs N] [--no-duckdb] [--case a|b|c]
+ * The table (20 columns: long, int, double and string, partitioned by a
+ * string `day`; our Parquet writer, zstd) is made once under
+ * $DL_BINARY_DIR/bench-data/scan20-<rows> and reused. Cases, each at 1 and
+ * 2 threads, best of N wall and CPU (of the whole process):
+ *   a: every column (the 20 data columns and `day`)
+ *   b: 2 of the 20 columns (l1 long, s2 string)
+ *   c: every column of the rows where k = 7 (0.1% of the rows, spread over
+ *      every page: no statistics can prune)
+ * plus, for case a, the files read with pq_reader alone (1 thread): the
+ * cost of the table layer. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +31,8 @@
 #include "util/buf.h"
 #include "util/error.h"
 
+#define NCOLS 20
+
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -33,8 +40,7 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* CPU time of the whole process (every thread): steadier than wall time on
- * a loaded machine, and for threads=1 the same work as the plain reader. */
+/* CPU time of the whole process (every thread). */
 static double cpu_ms(void)
 {
 	struct timespec ts;
@@ -42,11 +48,67 @@ static double cpu_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* The columns: name, Delta type name, kind (l long, i int, d double, s string). */
+static const struct {
+	const char *name;
+	char kind;
+} cols[NCOLS] = {
+	{"id", 'l'}, {"k", 'l'},  {"l1", 'l'}, {"l2", 'l'}, {"l3", 'l'}, {"l4", 'l'}, {"l5", 'l'},
+	{"i1", 'i'}, {"i2", 'i'}, {"i3", 'i'}, {"d1", 'd'}, {"d2", 'd'}, {"d3", 'd'}, {"d4", 'd'},
+	{"d5", 'd'}, {"s1", 's'}, {"s2", 's'}, {"s3", 's'}, {"s4", 's'}, {"s5", 's'},
+};
+
+/* Row `id`'s value in column c: a mix of sequential, low- and
+ * high-cardinality values, so the writer picks dictionary, plain and
+ * (for id) delta-friendly encodings as real tables do. */
+static int64_t ival(int c, int64_t id)
+{
+	switch (c) {
+	case 0: return id;
+	case 1: return (id * 7919) % 1000;
+	case 2: return id % 100000;
+	case 3: return (id * 2654435761LL) % 1000000007LL;
+	case 4: return id / 7;
+	case 5: return id % 13;
+	case 6: return (id * 31) % 4096 - 2048;
+	case 7: return (int64_t)(id % 1000);
+	case 8: return (int64_t)((id * 40503) % 65536);
+	default: return (int64_t)(id % 3);
+	}
+}
+
+static double dval(int c, int64_t id)
+{
+	switch (c) {
+	case 10: return (double)(id % 1000) * 0.5;
+	case 11: return (double)id / 3.0;
+	case 12: return (double)((id * 7) % 100) + 0.25;
+	case 13: return (double)((id * 2654435761LL) % 1000003) * 1e-3;
+	default: return (double)(id % 10);
+	}
+}
+
+static int sval(int c, int64_t id, char *buf, size_t cap)
+{
+	switch (c) {
+	case 15: return snprintf(buf, cap, "t%03d", (int)(id % 97));
+	case 16: return snprintf(buf, cap, "name-%d", (int)(id % 5000));
+	case 17: return snprintf(buf, cap, "x%" PRId64 "-%" PRId64, id, (int64_t)((id * 2654435761LL) % 1000));
+	case 18: return snprintf(buf, cap, "%s", id % 3 == 0 ? "red" : id % 3 == 1 ? "green" : "blue");
+	default: return snprintf(buf, cap, "user%07" PRId64 "@example.com", (id * 48271) % 2000000);
+	}
+}
+
+static dl_type *col_type(char kind)
+{
+	return dl_type_new(kind == 'l' ? DL_TYPE_LONG : kind == 'i' ? DL_TYPE_INTEGER : kind == 'd' ? DL_TYPE_DOUBLE : DL_TYPE_STRING);
+}
+
 static int write_file(dl_store *st, const char *path, int64_t first, int64_t n, int64_t *size)
 {
-	dl_type *lt = dl_type_new(DL_TYPE_LONG), *dt = dl_type_new(DL_TYPE_DOUBLE), *s = dl_type_new(DL_TYPE_STRING);
-	dl_field fs[3] = {{"id", lt, true, "{}"}, {"value", dt, true, "{}"}, {"tag", s, true, "{}"}};
-	dl_type *schema = dl_type_struct(fs, 3);
+	dl_field fs[NCOLS];
+	for (int c = 0; c < NCOLS; c++) fs[c] = (dl_field){(char *)cols[c].name, col_type(cols[c].kind), true, "{}"};
+	dl_type *schema = dl_type_struct(fs, NCOLS);
 	dl_store_writer *w;
 	int rc = dl_store_writer_open(&w, st, path);
 	if (rc < 0) return rc;
@@ -59,19 +121,24 @@ static int write_file(dl_store *st, const char *path, int64_t first, int64_t n, 
 	for (int64_t off = 0; rc == 0 && off < n; off += chunk) {
 		int64_t m = n - off < chunk ? n - off : chunk;
 		dl_batch *b = dl_batch_new(schema, m);
-		dl_builder *bl[3];
-		for (int c = 0; c < 3; c++) dl_builder_new(&bl[c], fs[c].type);
-		for (int64_t i = 0; i < m; i++) {
-			int64_t id = first + off + i;
-			dl_builder_append_int(bl[0], id);
-			dl_builder_append_double(bl[1], (double)(id % 1000) * 0.5);
-			char tag[16];
-			int len = snprintf(tag, sizeof tag, "t%03d", (int)(id % 97));
-			dl_builder_append_bytes(bl[2], tag, (size_t)len);
-		}
-		for (int c = 0; c < 3; c++) {
-			dl_builder_finish(&b->cols[c], bl[c]);
-			dl_builder_free(bl[c]);
+		for (int c = 0; c < NCOLS; c++) {
+			dl_builder *bl;
+			dl_builder_new(&bl, fs[c].type);
+			for (int64_t i = 0; i < m; i++) {
+				int64_t id = first + off + i;
+				char buf[64];
+				switch (cols[c].kind) {
+				case 'd': dl_builder_append_double(bl, dval(c, id)); break;
+				case 's': {
+					int len = sval(c, id, buf, sizeof buf);
+					dl_builder_append_bytes(bl, buf, (size_t)len);
+					break;
+				}
+				default: dl_builder_append_int(bl, ival(c, id)); break;
+				}
+			}
+			dl_builder_finish(&b->cols[c], bl);
+			dl_builder_free(bl);
 		}
 		rc = pq_writer_write(pw, b);
 		dl_batch_free(b);
@@ -82,9 +149,7 @@ static int write_file(dl_store *st, const char *path, int64_t first, int64_t n, 
 	if (rc == 0) rc = dl_store_writer_commit(w, 0);
 	else dl_store_writer_abort(w);
 	dl_type_unref(schema);
-	dl_type_unref(lt);
-	dl_type_unref(dt);
-	dl_type_unref(s);
+	for (int c = 0; c < NCOLS; c++) dl_type_unref(fs[c].type);
 	return rc;
 }
 
@@ -101,12 +166,14 @@ static int make_table(const char *dir, int64_t rows, int files)
 	DL_TRY(dl_store_open(&st, dir, NULL));
 	dl_buf log = DL_BUF_INIT;
 	dl_buf_puts(&log, "{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":2}}\n"
-	                  "{\"metaData\":{\"id\":\"bench-scan\",\"format\":{\"provider\":\"parquet\",\"options\":{}},"
-	                  "\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":["
-	                  "{\\\"name\\\":\\\"id\\\",\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}},"
-	                  "{\\\"name\\\":\\\"value\\\",\\\"type\\\":\\\"double\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}},"
-	                  "{\\\"name\\\":\\\"tag\\\",\\\"type\\\":\\\"string\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}},"
-	                  "{\\\"name\\\":\\\"day\\\",\\\"type\\\":\\\"string\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}}]}\","
+	                  "{\"metaData\":{\"id\":\"bench-scan20\",\"format\":{\"provider\":\"parquet\",\"options\":{}},"
+	                  "\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[");
+	for (int c = 0; c < NCOLS; c++) {
+		char k = cols[c].kind;
+		dl_buf_printf(&log, "{\\\"name\\\":\\\"%s\\\",\\\"type\\\":\\\"%s\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}},",
+		              cols[c].name, k == 'l' ? "long" : k == 'i' ? "integer" : k == 'd' ? "double" : "string");
+	}
+	dl_buf_puts(&log, "{\\\"name\\\":\\\"day\\\",\\\"type\\\":\\\"string\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}}]}\","
 	                  "\"partitionColumns\":[\"day\"],\"configuration\":{},\"createdTime\":1}}\n");
 	int rc = 0;
 	int64_t per = rows / files;
@@ -117,7 +184,8 @@ static int make_table(const char *dir, int64_t rows, int files)
 		rc = write_file(st, path, per * f, n, &size);
 		dl_buf_printf(&log, "{\"add\":{\"path\":\"%s\",\"partitionValues\":{\"day\":\"2024-01-%02d\"},\"size\":%" PRId64
 		              ",\"modificationTime\":1,\"dataChange\":true,\"stats\":\"{\\\"numRecords\\\":%" PRId64
-		              ",\\\"minValues\\\":{\\\"id\\\":%" PRId64 "},\\\"maxValues\\\":{\\\"id\\\":%" PRId64 "}}\"}}\n",
+		              ",\\\"minValues\\\":{\\\"id\\\":%" PRId64 ",\\\"k\\\":0},\\\"maxValues\\\":{\\\"id\\\":%" PRId64
+		              ",\\\"k\\\":999}}\"}}\n",
 		              path, f % 28 + 1, size, n, per * f, per * f + n - 1);
 	}
 	if (rc == 0) rc = dl_store_put(st, "_delta_log/00000000000000000000.json", log.data, log.len);
@@ -126,17 +194,72 @@ static int make_table(const char *dir, int64_t rows, int files)
 	return rc;
 }
 
-static int64_t checksum_batch(const dl_batch *b, int id_col)
+/* ---- the cases ---- */
+
+typedef struct bench_case {
+	const char *name;
+	const char *const *columns; /* NULL: all */
+	int ncolumns;
+	const char *filter;
+} bench_case;
+
+static const char *const two_cols[] = {"l1", "s2"};
+static const bench_case cases[3] = {
+	{"a", NULL, 0, NULL},
+	{"b", two_cols, 2, NULL},
+	{"c", NULL, 0, "k = 7"},
+};
+
+/* What the consumer computes: rows, then per output column an integer sum
+ * (longs, ints, string byte lengths) or a double sum. */
+typedef struct result {
+	int64_t rows;
+	int n;
+	int64_t isum[NCOLS + 1];
+	double dsum[NCOLS + 1];
+	bool is_double[NCOLS + 1];
+} result;
+
+static void consume(result *res, const dl_batch *b)
 {
-	const int64_t *v = b->cols[id_col]->values;
-	int64_t s = 0;
-	for (int64_t i = 0; i < b->num_rows; i++) s += v[i];
-	return s;
+	res->rows += b->num_rows;
+	res->n = b->ncols;
+	for (int c = 0; c < b->ncols && c <= NCOLS; c++) {
+		const dl_array *a = b->cols[c];
+		int64_t n = a->length, s = 0;
+		switch (a->type->id) {
+		case DL_TYPE_LONG: {
+			const int64_t *v = a->values;
+			for (int64_t i = 0; i < n; i++) s += v[i];
+			break;
+		}
+		case DL_TYPE_INTEGER: {
+			const int32_t *v = a->values;
+			for (int64_t i = 0; i < n; i++) s += v[i];
+			break;
+		}
+		case DL_TYPE_DOUBLE: {
+			const double *v = a->values;
+			double d = 0;
+			for (int64_t i = 0; i < n; i++) d += v[i];
+			res->dsum[c] += d;
+			res->is_double[c] = true;
+			break;
+		}
+		default: {
+			/* the byte length of every string: DuckDB's strlen() */
+			const int32_t *o = a->offsets;
+			for (int64_t i = 0; i < n; i++) s += o[i + 1] - o[i];
+			break;
+		}
+		}
+		res->isum[c] += s;
+	}
 }
 
-static int run_parquet(dl_snapshot *snap, int64_t *rows, int64_t *sum)
+static int run_parquet(dl_snapshot *snap, result *res)
 {
-	*rows = *sum = 0;
+	memset(res, 0, sizeof *res);
 	dl_store *st = dl_snapshot_store(snap);
 	for (size_t i = 0; i < dl_snapshot_file_count(snap); i++) {
 		dl_file_info fi;
@@ -147,8 +270,7 @@ static int run_parquet(dl_snapshot *snap, int64_t *rows, int64_t *sum)
 		int64_t first;
 		int rc;
 		while ((rc = pq_reader_next(r, &b, &first)) == 0 && b) {
-			*rows += b->num_rows;
-			*sum += checksum_batch(b, 0);
+			consume(res, b);
 			dl_batch_free(b);
 		}
 		pq_reader_free(r);
@@ -158,26 +280,23 @@ static int run_parquet(dl_snapshot *snap, int64_t *rows, int64_t *sum)
 }
 
 /* The whole scan including opening the snapshot (what a reader pays). */
-static int run_scan(const char *dir, int threads, bool data_only, int64_t *rows, int64_t *sum)
+static int run_scan(const char *dir, const bench_case *bc, int threads, result *res)
 {
-	static const char *const data_cols[] = {"id", "value", "tag"};
-	*rows = *sum = 0;
+	memset(res, 0, sizeof *res);
 	dl_snapshot *snap;
 	DL_TRY(dl_snapshot_open(&snap, dir, NULL));
 	dl_scan_options o = DL_SCAN_OPTIONS_INIT;
 	o.threads = threads;
-	if (data_only) {
-		o.columns = data_cols;
-		o.ncolumns = 3;
-	}
+	o.columns = bc->columns;
+	o.ncolumns = bc->ncolumns;
+	o.filter = bc->filter;
 	dl_scan *scan = NULL;
 	dl_batch_stream *bs = NULL;
 	int rc = dl_scan_open(&scan, snap, &o);
 	if (rc == 0) rc = dl_scan_batches(&bs, scan);
 	dl_batch *b;
 	while (rc == 0 && (rc = dl_batch_stream_next(bs, &b)) == 0 && b) {
-		*rows += b->num_rows;
-		*sum += checksum_batch(b, 0);
+		consume(res, b);
 		dl_batch_free(b);
 	}
 	dl_batch_stream_free(bs);
@@ -186,43 +305,93 @@ static int run_scan(const char *dir, int threads, bool data_only, int64_t *rows,
 	return rc;
 }
 
-static double duckdb_ms(const char *dir, int runs, double *cpu)
+static void format_result(const result *r, char *buf, size_t cap)
+{
+	size_t k = (size_t)snprintf(buf, cap, "%" PRId64, r->rows);
+	for (int c = 0; c < r->n && k < cap; c++)
+		k += r->is_double[c] ? (size_t)snprintf(buf + k, cap - k, " %.17g", r->dsum[c])
+		                     : (size_t)snprintf(buf + k, cap - k, " %" PRId64, r->isum[c]);
+}
+
+/* DuckDB's result line against ours: integers exactly, doubles to 1e-9
+ * (the summation order differs). */
+static bool same_result(const result *r, const char *duck)
+{
+	char *p = (char *)duck;
+	if (strtoll(p, &p, 10) != r->rows) return false;
+	for (int c = 0; c < r->n; c++) {
+		if (r->is_double[c]) {
+			double d = strtod(p, &p);
+			if (fabs(d - r->dsum[c]) > 1e-9 * fmax(1.0, fabs(d))) return false;
+		} else if (strtoll(p, &p, 10) != r->isum[c]) {
+			return false;
+		}
+	}
+	return true;
+}
+
+typedef struct timing {
+	double wall, cpu;
+} timing;
+
+/* DuckDB: each case at 1 and 2 threads; fills duck[case][threads-1]. */
+static int duckdb_run(const char *dir, int runs, timing duck[3][2], result ours[3][2])
 {
 	const char *src = getenv("DL_SOURCE_DIR");
 	char cmd[2048];
 	snprintf(cmd, sizeof cmd, "node '%s/bench/bench_scan.mjs' '%s' %d", src ? src : ".", dir, runs);
 	FILE *p = popen(cmd, "r");
 	if (!p) return -1;
-	char line[512];
-	double ms = -1;
+	char line[4096];
+	int got = 0, bad = 0;
 	while (fgets(line, sizeof line, p)) {
-		const char *b = strstr(line, "best_ms="), *c = strstr(line, "cpu_ms=");
-		if (b) ms = strtod(b + 8, NULL);
-		if (c) *cpu = strtod(c + 7, NULL);
-		fputs("  ", stdout);
-		fputs(line, stdout);
+		char cs[8];
+		int th;
+		double w, c;
+		int off = 0;
+		if (sscanf(line, "case=%7s threads=%d best_ms=%lf cpu_ms=%lf result=%n", cs, &th, &w, &c, &off) == 4 && off > 0 &&
+		    th >= 1 && th <= 2) {
+			int k = cs[0] - 'a';
+			if (k < 0 || k > 2) continue;
+			duck[k][th - 1] = (timing){w, c};
+			got++;
+			if (!same_result(&ours[k][0], line + off)) {
+				char mine[4096];
+				format_result(&ours[k][0], mine, sizeof mine);
+				fprintf(stderr, "bench_scan: case %s: DuckDB's result differs from ours\n  duckdb: %s  ours:   %s\n",
+				        cs, line + off, mine);
+				bad = 1;
+			}
+		} else {
+			fputs("  ", stdout);
+			fputs(line, stdout);
+		}
 	}
-	return pclose(p) == 0 ? ms : -1;
+	if (pclose(p) != 0 || got != 6) return -1;
+	return bad ? -2 : 0;
 }
 
 int main(int argc, char **argv)
 {
-	int64_t rows = 10000000;
+	int64_t rows = 5000000;
 	int files = 20, runs = 3;
 	bool duck = true;
+	const char *only = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--rows") && i + 1 < argc) rows = strtoll(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--files") && i + 1 < argc) files = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--case") && i + 1 < argc) only = argv[++i];
 		else if (!strcmp(argv[i], "--no-duckdb")) duck = false;
 		else {
-			fprintf(stderr, "usage: bench_scan [--rows N] [--files N] [--runs N] [--no-duckdb]\n");
+			fprintf(stderr, "usage: bench_scan [--rows N] [--files N] [--runs N] [--no-duckdb] [--case a|b|c]\n");
 			return 2;
 		}
 	}
+	if (only) duck = false;
 	const char *bin = getenv("DL_BINARY_DIR");
 	char dir[1024];
-	snprintf(dir, sizeof dir, "%s/bench-data/scan-%" PRId64, bin && *bin ? bin : ".", rows);
+	snprintf(dir, sizeof dir, "%s/bench-data/scan20-%" PRId64 "-%d", bin && *bin ? bin : ".", rows, files);
 	if (make_table(dir, rows, files) < 0) {
 		fprintf(stderr, "bench_scan: making the table failed: %s\n", dl_error_last()->message);
 		return 1;
@@ -232,41 +401,57 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_scan: %s\n", dl_error_last()->message);
 		return 1;
 	}
-	/* best wall and CPU time of: parquet, scan-1, scan (pool), scan-1 without day */
-	double wall[4] = {1e30, 1e30, 1e30, 1e30}, cpu[4] = {1e30, 1e30, 1e30, 1e30};
-	int64_t n[4], s[4];
+	timing ours[3][2], pq = {1e30, 1e30};
+	result res[3][2], pres;
+	for (int k = 0; k < 3; k++)
+		for (int t = 0; t < 2; t++) ours[k][t] = (timing){1e30, 1e30};
 	for (int r = 0; r < runs; r++) {
-		for (int k = 0; k < 4; k++) {
-			double t = now_ms(), c = cpu_ms();
-			int rc = k == 0 ? run_parquet(snap, &n[k], &s[k])
-			                : run_scan(dir, k == 2 ? 0 : 1, k == 3, &n[k], &s[k]);
-			if (rc < 0) goto fail;
-			double dt = now_ms() - t, dc = cpu_ms() - c;
-			if (dt < wall[k]) wall[k] = dt;
-			if (dc < cpu[k]) cpu[k] = dc;
+		if (!only || *only == 'a') {
+			double t0 = now_ms(), c0 = cpu_ms();
+			if (run_parquet(snap, &pres) < 0) goto fail;
+			pq.wall = fmin(pq.wall, now_ms() - t0);
+			pq.cpu = fmin(pq.cpu, cpu_ms() - c0);
+		}
+		for (int k = 0; k < 3; k++) {
+			if (only && *only != cases[k].name[0]) continue;
+			for (int t = 0; t < 2; t++) {
+				double t0 = now_ms(), c0 = cpu_ms();
+				if (run_scan(dir, &cases[k], t + 1, &res[k][t]) < 0) goto fail;
+				ours[k][t].wall = fmin(ours[k][t].wall, now_ms() - t0);
+				ours[k][t].cpu = fmin(ours[k][t].cpu, cpu_ms() - c0);
+			}
 		}
 	}
 	dl_snapshot_free(snap);
-	for (int k = 1; k < 4; k++)
-		if (n[k] != n[0] || s[k] != s[0]) {
-			fprintf(stderr, "bench_scan: results differ (%" PRId64 " vs %" PRId64 " rows)\n", n[k], n[0]);
+	for (int k = 0; k < 3; k++) {
+		if (only && *only != cases[k].name[0]) continue;
+		char a[4096], b[4096];
+		format_result(&res[k][0], a, sizeof a);
+		format_result(&res[k][1], b, sizeof b);
+		if (strcmp(a, b) && !same_result(&res[k][0], b)) {
+			fprintf(stderr, "bench_scan: case %s: 1 and 2 threads differ\n", cases[k].name);
 			return 1;
 		}
-	printf("rows=%" PRId64 " files=%d runs=%d (best of; wall and CPU of the process)\n", n[0], files, runs);
-	printf("parquet  (pq_reader, 1 thread)    wall %8.1f ms  cpu %8.1f ms\n", wall[0], cpu[0]);
-	printf("scan-1   (dl_scan, threads=1)     wall %8.1f ms  cpu %8.1f ms   cpu ratio scan-1/parquet = %.2f (goal <= 1.2)\n",
-	       wall[1], cpu[1], cpu[1] / cpu[0]);
-	printf("scan-1d  (threads=1, no `day`)    wall %8.1f ms  cpu %8.1f ms   cpu ratio scan-1d/parquet = %.2f\n", wall[3],
-	       cpu[3], cpu[3] / cpu[0]);
-	printf("scan     (dl_scan, pool)          wall %8.1f ms  cpu %8.1f ms\n", wall[2], cpu[2]);
-	double *best = wall;
-	if (duck) {
-		double dcpu = -1, d = duckdb_ms(dir, runs, &dcpu);
-		if (d > 0)
-			printf("duckdb   (read_parquet, same files) wall %8.1f ms  cpu %8.1f ms   ratios duckdb/scan: wall %.2f, "
-			       "cpu %.2f (>1: we are faster)\n", d, dcpu, d / best[2], dcpu / cpu[2]);
-		else printf("duckdb: not available (run 'make oracle')\n");
 	}
+	timing dk[3][2];
+	memset(dk, 0, sizeof dk);
+	int drc = duck ? duckdb_run(dir, runs, dk, res) : 1;
+	if (drc == -2) return 1;
+	printf("rows=%" PRId64 " files=%d runs=%d (best of; wall and CPU of the process, ms)\n", rows, files, runs);
+	if (!only || *only == 'a')
+		printf("parquet alone (pq_reader, 1 thread, case a): wall %7.1f cpu %7.1f\n", pq.wall, pq.cpu);
+	printf("case threads |   dl_scan wall    cpu |    duckdb wall    cpu | duckdb/ours wall  cpu (>=1: we are as fast)\n");
+	for (int k = 0; k < 3; k++) {
+		if (only && *only != cases[k].name[0]) continue;
+		for (int t = 0; t < 2; t++) {
+			printf("%-4s %7d | %12.1f %7.1f |", cases[k].name, t + 1, ours[k][t].wall, ours[k][t].cpu);
+			if (drc == 0)
+				printf(" %12.1f %7.1f | %15.2f %5.2f\n", dk[k][t].wall, dk[k][t].cpu, dk[k][t].wall / ours[k][t].wall,
+				       dk[k][t].cpu / ours[k][t].cpu);
+			else printf("            -       - |               -     -\n");
+		}
+	}
+	if (duck && drc != 0) printf("duckdb: not available (run 'make oracle')\n");
 	return 0;
 fail:
 	fprintf(stderr, "bench_scan: %s\n", dl_error_last()->message);

@@ -172,8 +172,14 @@ void pq_leaf_reader_release(pq_leaf_reader *r)
 void pq_leaf_reader_close(pq_leaf_reader *r)
 {
 	ZSTD_freeDCtx(r->zstd);
-	dl_free(r->chunk_buf);
-	dl_free(r->page_buf);
+	/* the big scratch buffers go back to the pool for the next chunk */
+	if (r->pool) {
+		pq_pool_put(r->pool, r->chunk_buf, r->chunk_cap);
+		pq_pool_put(r->pool, r->page_buf, r->page_cap);
+	} else {
+		dl_free(r->chunk_buf);
+		dl_free(r->page_buf);
+	}
 	dl_free(r->dict);
 	pq_binbuf_free(&r->dict_bin);
 	dl_free(r->pdef);
@@ -221,10 +227,10 @@ static int batch_levels(pq_leaf_reader *r, int64_t extra)
 	return 0;
 }
 
-int pq_leaf_read_rows(pq_leaf_reader *r, int64_t rows)
+/* Starts a batch of `rows` rows: the previous outputs reset, the new ones
+ * presized. */
+static int start_batch(pq_leaf_reader *r, int64_t rows)
 {
-	const pq_rleaf *lf = r->leaf;
-	bool repeated = lf->max_rep > 0;
 	r->nlevels = 0;
 	r->nvals = 0;
 	pq_binbuf_reset(&r->bin);
@@ -251,6 +257,14 @@ int pq_leaf_read_rows(pq_leaf_reader *r, int64_t rows)
 		if (!r->vals) return DL_ENOMEM;
 		r->vals_cap = (int64_t)cap;
 	}
+	return 0;
+}
+
+int pq_leaf_read_rows(pq_leaf_reader *r, int64_t rows)
+{
+	const pq_rleaf *lf = r->leaf;
+	bool repeated = lf->max_rep > 0;
+	DL_TRY(start_batch(r, rows));
 	int64_t remaining = rows, seen = 0;
 	for (;;) {
 		if (!repeated && remaining == 0) break;
@@ -300,6 +314,73 @@ int pq_leaf_read_rows(pq_leaf_reader *r, int64_t rows)
 		remaining -= k;
 		if (stop) break;
 	}
+	return 0;
+}
+
+/* Values of the page positions [from, to) (flat leaf): skipped. */
+static int skip_span(pq_leaf_reader *r, int32_t from, int32_t to)
+{
+	if (to <= from) return 0;
+	size_t nn = (size_t)(to - from);
+	if (r->leaf->max_def) nn = pq_count_level(r->pdef + from, nn, (uint8_t)r->leaf->max_def);
+	return pq_leaf_skip_values(r, nn);
+}
+
+/* Levels and values of the page positions [from, to) (flat leaf): kept. */
+static int keep_span(pq_leaf_reader *r, int32_t from, int32_t to)
+{
+	int32_t k = to - from;
+	DL_TRY(batch_levels(r, k));
+	size_t nn = (size_t)k;
+	if (r->leaf->max_def) {
+		memcpy(r->def + r->nlevels, r->pdef + from, (size_t)k);
+		nn = pq_count_level(r->pdef + from, (size_t)k, (uint8_t)r->leaf->max_def);
+	}
+	r->nlevels += k;
+	return r->values_needed ? pq_leaf_decode_values(r, nn) : 0;
+}
+
+int pq_leaf_read_rows_sel(pq_leaf_reader *r, int64_t rows, const uint32_t *sel, int64_t nsel)
+{
+	if (r->leaf->max_rep) return pq_leaf_error(r, DL_ERROR, "internal: a row selection on a repeated column");
+	DL_TRY(start_batch(r, nsel));
+	int64_t done = 0, si = 0; /* rows of the batch passed; selected rows kept */
+	while (done < rows) {
+		if (!r->in_page || r->page_pos >= r->page_values) {
+			/* pages wholly before the next selected row are passed over */
+			r->skip_ahead = (si < nsel ? (int64_t)sel[si] : rows) - done;
+			r->skipped_rows = 0;
+			bool eof;
+			int rc = pq_leaf_next_page(r, &eof);
+			done += r->skipped_rows;
+			r->skip_ahead = r->skipped_rows = 0;
+			DL_TRY(rc);
+			if (eof) {
+				if (done < rows)
+					return pq_leaf_error(r, DL_ECORRUPT, "the column chunk ends before the row group's %lld rows",
+					                     (long long)rows);
+				break;
+			}
+			continue;
+		}
+		int32_t from = r->page_pos, pos = from;
+		int64_t avail = r->page_values - from, k = avail < rows - done ? avail : rows - done;
+		while (si < nsel && (int64_t)sel[si] < done + k) {
+			int64_t e = si + 1;
+			while (e < nsel && sel[e] == sel[e - 1] + 1 && (int64_t)sel[e] < done + k) e++;
+			int32_t q = from + (int32_t)((int64_t)sel[si] - done), qe = q + (int32_t)(e - si);
+			if (q < pos) return pq_leaf_error(r, DL_ERROR, "internal: row selection not ascending");
+			DL_TRY(skip_span(r, pos, q));
+			DL_TRY(keep_span(r, q, qe));
+			pos = qe;
+			si = e;
+		}
+		DL_TRY(skip_span(r, pos, from + (int32_t)k));
+		r->page_pos = from + (int32_t)k;
+		done += k;
+	}
+	if (si < nsel) return pq_leaf_error(r, DL_ERROR, "internal: selected row %u past the batch's %lld rows", sel[si],
+	                                    (long long)rows);
 	return 0;
 }
 

@@ -72,6 +72,10 @@ typedef struct pq_leaf_reader {
 	int64_t run_off;         /* file offset of run_base */
 	const uint8_t *run_base; /* the loaded bytes cp..cend start here */
 	bool prefix_only;        /* parsing the dictionary before the first page */
+	/* late materialization (pq_leaf_read_rows_sel): rows that pq_leaf_next_page
+	 * may pass over whole pages of, and how many it did */
+	int64_t skip_ahead, skipped_rows;
+	int64_t pages_passed;    /* pages never decompressed (for tests and metrics) */
 	/* scratch */
 	uint8_t *tmp;
 	size_t tmp_cap;
@@ -102,6 +106,11 @@ void pq_leaf_reader_close(pq_leaf_reader *r);
 /* Reads the levels (and values) of the next `rows` rows into the batch
  * buffers, replacing the previous batch. */
 int pq_leaf_read_rows(pq_leaf_reader *r, int64_t rows);
+/* The same for a leaf that is not repeated, keeping only the rows
+ * sel[0..nsel) (ascending, < rows) of the next `rows`: the values of the
+ * others are skipped, not decoded, and pages holding none of the selected
+ * rows are not decompressed. */
+int pq_leaf_read_rows_sel(pq_leaf_reader *r, int64_t rows, const uint32_t *sel, int64_t nsel);
 
 /* page_read.c: loads the next page (dictionary pages are absorbed);
  * *eof when the chunk has no more data pages. */
@@ -109,6 +118,8 @@ int pq_leaf_next_page(pq_leaf_reader *r, bool *eof);
 /* Decodes the next n non-null values of the current page, appending them to
  * the batch's dense values. */
 int pq_leaf_decode_values(pq_leaf_reader *r, size_t n);
+/* Passes over the next n non-null values of the current page. */
+int pq_leaf_skip_values(pq_leaf_reader *r, size_t n);
 /* With a page selection: loads the next run of wanted pages; *any false
  * when no wanted page is left. */
 int pq_leaf_load_run(pq_leaf_reader *r, bool *any);

@@ -91,3 +91,18 @@ int pq_plain_bytes(const uint8_t **p, const uint8_t *end, pq_binbuf *out, size_t
 	*p = q;
 	return 0;
 }
+
+int pq_plain_bytes_skip(const uint8_t **p, const uint8_t *end, size_t n)
+{
+	const uint8_t *q = *p;
+	for (size_t i = 0; i < n; i++) {
+		if (end - q < 4) return dl_error_set(DL_ECORRUPT, "PLAIN byte array length truncated");
+		uint32_t len;
+		memcpy(&len, q, 4);
+		q += 4;
+		if ((size_t)(end - q) < len) return dl_error_set(DL_ECORRUPT, "PLAIN byte array of %u bytes overruns the page", len);
+		q += len;
+	}
+	*p = q;
+	return 0;
+}

@@ -51,6 +51,8 @@ void pq_rle_init(pq_rle *d, const uint8_t *p, size_t len, int bit_width);
 /* Exactly n values or DL_ECORRUPT. */
 int pq_rle_get_u32(pq_rle *d, uint32_t *out, size_t n);
 int pq_rle_get_u8(pq_rle *d, uint8_t *out, size_t n);
+/* Passes over n values (late materialization: rows no one asked for). */
+int pq_rle_skip(pq_rle *d, size_t n);
 /* Legacy BIT_PACKED levels: MSB first, no header; *used = bytes consumed. */
 int pq_bitpacked_legacy_u8(const uint8_t *p, size_t len, int bit_width, uint8_t *out, size_t n, size_t *used);
 /* Bit width needed for values 0..max. */
@@ -63,6 +65,8 @@ int pq_plain_fixed(const uint8_t **p, const uint8_t *end, int width, void *out, 
 int pq_plain_bool(const uint8_t **p, const uint8_t *end, int *bit, uint8_t *out, size_t n);
 /* BYTE_ARRAY: 4-byte little-endian length + bytes, appended to out. */
 int pq_plain_bytes(const uint8_t **p, const uint8_t *end, pq_binbuf *out, size_t n);
+/* Passes over n BYTE_ARRAY values, checking their lengths. */
+int pq_plain_bytes_skip(const uint8_t **p, const uint8_t *end, size_t n);
 
 /* ---- dictionary ---- */
 /* Gathers values of `width` bytes from dict[ndict] by index. */

@@ -162,6 +162,18 @@ int pq_rle_get_u32(pq_rle *d, uint32_t *out, size_t n)
 	return 0;
 }
 
+int pq_rle_skip(pq_rle *d, size_t n)
+{
+	while (n) {
+		if (d->left == 0) DL_TRY(next_run(d));
+		size_t k = d->left < n ? d->left : n;
+		if (d->packed) d->bp_pos += (uint32_t)k;
+		d->left -= (uint32_t)k;
+		n -= k;
+	}
+	return 0;
+}
+
 int pq_rle_get_u8(pq_rle *d, uint8_t *out, size_t n)
 {
 	uint32_t tmp[256];

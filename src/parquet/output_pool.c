@@ -42,6 +42,13 @@ static void pool_destroy(pq_pool *p)
 	dl_free(p);
 }
 
+void pq_pool_ref(pq_pool *p)
+{
+	pthread_mutex_lock(&p->mu);
+	p->refs++;
+	pthread_mutex_unlock(&p->mu);
+}
+
 void pq_pool_unref(pq_pool *p)
 {
 	if (!p) return;

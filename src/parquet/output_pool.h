@@ -13,6 +13,7 @@
 typedef struct pq_pool pq_pool;
 
 pq_pool *pq_pool_new(void);
+void pq_pool_ref(pq_pool *p);
 void pq_pool_unref(pq_pool *p);
 /* A dl_malloc'd buffer of at least `size` bytes; *cap gets its size. */
 void *pq_pool_get(pq_pool *p, size_t size, size_t *cap);

@@ -436,6 +436,10 @@ static int page_data(pq_leaf_reader *r, bool compressed, const uint8_t *src, siz
 		return 0;
 	}
 	if (ulen > PQ_MAX_PAGE_BYTES) return pq_leaf_error(r, DL_ECORRUPT, "page of %zu bytes uncompressed (limit 256 MiB)", ulen);
+	if (!r->page_buf && r->pool && ulen + 8 > 4096) {
+		r->page_buf = pq_pool_get(r->pool, ulen + 8, &r->page_cap);
+		if (!r->page_buf) return DL_ENOMEM;
+	}
 	DL_TRY(grow((void **)&r->page_buf, &r->page_cap, ulen + 8));
 	int rc;
 	if (r->codec == PQ_CODEC_ZSTD) {
@@ -578,6 +582,21 @@ int pq_leaf_next_page(pq_leaf_reader *r, bool *eof)
 				r->page_no = r->loc_next + 1 + (r->has_dict ? 1 : 0);
 				r->loc_cur = r->loc_next++;
 			}
+			if (r->skip_ahead > 0 && !r->leaf->max_rep) {
+				/* Late materialization: a page of a flat column holds one
+				 * level per row, so one whose rows all come before the next
+				 * selected row is passed over without decompressing it. */
+				bool v2 = h.type == PQ_PAGE_DATA_V2;
+				int32_t nv = v2 ? (h.has_data_page_header_v2 ? h.data_page_header_v2.num_values : -1)
+				                : (h.has_data_page_header ? h.data_page_header.num_values : -1);
+				if (nv > 0 && nv <= r->skip_ahead && nv <= r->values_left) {
+					r->values_left -= nv;
+					r->skip_ahead -= nv;
+					r->skipped_rows += nv;
+					r->pages_passed++;
+					continue;
+				}
+			}
 			return data_page(r, &h, body, (size_t)h.compressed_page_size);
 		default:
 			continue; /* index pages and unknown kinds carry no values */
@@ -703,5 +722,59 @@ int pq_leaf_decode_values(pq_leaf_reader *r, size_t n)
 		if (rc == 0) r->nvals += (int64_t)n;
 	}
 	if (rc < 0) return strstr(dl_error_last()->message, "row group") ? rc : pq_leaf_prefix(r);
+	return 0;
+}
+
+/* Passes over the next n non-null values of the current page without
+ * producing them: pointer arithmetic where the encoding allows, else a
+ * decode whose output is dropped. */
+int pq_leaf_skip_values(pq_leaf_reader *r, size_t n)
+{
+	if (n == 0 || !r->values_needed) return 0;
+	const pq_rleaf *lf = r->leaf;
+	int pw = lf->phys_width;
+	int rc = 1;
+	switch (r->enc) {
+	case PQ_ENC_PLAIN:
+		if (lf->el->type == PQ_BOOLEAN) break;
+		if (pw == 0) {
+			rc = pq_plain_bytes_skip(&r->vp, r->vend, n);
+		} else if ((size_t)(r->vend - r->vp) / (size_t)pw < n) {
+			rc = dl_error_set(DL_ECORRUPT, "PLAIN values truncated");
+		} else {
+			r->vp += n * (size_t)pw;
+			rc = 0;
+		}
+		break;
+	case PQ_ENC_PLAIN_DICTIONARY:
+	case PQ_ENC_RLE_DICTIONARY: rc = pq_rle_skip(&r->rle, n); break;
+	case PQ_ENC_DELTA_BINARY_PACKED:
+		if (r->dcount - r->dpos < n) rc = dl_error_set(DL_ECORRUPT, "DELTA_BINARY_PACKED ran out of values");
+		else r->dpos += n, rc = 0;
+		break;
+	case PQ_ENC_DELTA_LENGTH_BYTE_ARRAY:
+	case PQ_ENC_DELTA_BYTE_ARRAY:
+		if ((size_t)r->dbin.n - r->dbpos < n) rc = dl_error_set(DL_ECORRUPT, "delta byte arrays ran out of values");
+		else r->dbpos += n, rc = 0;
+		break;
+	case PQ_ENC_BYTE_STREAM_SPLIT:
+		if (r->bss_total - r->bss_pos < n) rc = dl_error_set(DL_ECORRUPT, "BYTE_STREAM_SPLIT ran out of values");
+		else r->bss_pos += n, rc = 0;
+		break;
+	default: break;
+	}
+	if (rc < 0) return strstr(dl_error_last()->message, "row group") ? rc : pq_leaf_prefix(r);
+	if (rc == 0) return 0;
+	/* the rest (booleans, RLE): decode, then drop what was appended */
+	if (r->out_width == 0) {
+		int64_t n0 = r->bin.n;
+		DL_TRY(pq_leaf_decode_values(r, n));
+		r->bin.n = n0;
+		r->bin.len = r->bin.offsets[n0];
+	} else {
+		int64_t n0 = r->nvals;
+		DL_TRY(pq_leaf_decode_values(r, n));
+		r->nvals = n0;
+	}
 	return 0;
 }

@@ -74,6 +74,12 @@ int pq_reader_set_batch_size(pq_reader *r, int64_t rows);
  * default: on the calling thread only). The pool must outlive the reading. */
 typedef struct dl_pool dl_pool;
 int pq_reader_set_pool(pq_reader *r, dl_pool *pool);
+/* Recycle batch buffers and the column readers' page and chunk buffers
+ * through `pool` (referenced) instead of the reader's own: readers of a
+ * scan's files one after the other then reuse memory already faulted in
+ * (a fresh buffer costs a page fault per 4 KiB). Before reading. */
+typedef struct pq_pool pq_pool;
+int pq_reader_set_output_pool(pq_reader *r, pq_pool *pool);
 /* The schema of the batches (borrowed). */
 const dl_type *pq_reader_output_schema(const pq_reader *r);
 
@@ -82,6 +88,26 @@ int pq_reader_next(pq_reader *r, dl_batch **out, int64_t *first_row);
 /* Bytes of freed batch buffers the reader keeps for its next batches
  * (output_pool.h): about one batch's worth, whatever the row groups read. */
 size_t pq_reader_pooled_bytes(const pq_reader *r);
+
+/* ---- late materialization ----
+ *
+ * Columns (of the projection, by index) decoded only for the rows a caller
+ * keeps, typically those a filter over the other columns selects:
+ * pq_reader_next then returns their columns as NULL, and
+ * pq_reader_read_late fills them for rows sel[0..n) of that batch
+ * (ascending indexes), skipping the values of the other rows and not
+ * decompressing pages that hold none of the selected rows. Set after the
+ * projection (which clears it). Only flat columns are made late; nested
+ * ones stay decoded by pq_reader_next (pq_reader_column_is_late says which). */
+int pq_reader_set_late_columns(pq_reader *r, const bool *late);
+bool pq_reader_column_is_late(const pq_reader *r, int col);
+/* out[i] is set for each late column i (n rows). Not calling it before the
+ * next pq_reader_next is the same as selecting no row; out = NULL and n = 0
+ * drops the batch's late rows. */
+int pq_reader_read_late(pq_reader *r, const uint32_t *sel, int64_t n, dl_array **out);
+/* Data pages of the late columns never decompressed so far (all their
+ * rows unselected). */
+int64_t pq_reader_pages_passed(const pq_reader *r);
 
 /* ---- statistics for pruning ---- */
 

@@ -4,6 +4,7 @@
 #include <time.h>
 #include "columnar/arrow_c.h"
 #include "log/path.h"
+#include "parquet/output_pool.h"
 #include "table/scan.h"
 #include "util/error.h"
 #include "util/mem.h"
@@ -54,6 +55,7 @@ int dl_scan_open(dl_scan **out, dl_snapshot *snap, const dl_scan_options *opts)
 		dl_path_roots_free(&roots);
 	}
 	if (rc == 0) rc = dl_dv_files_new(&s->dvs, &s->resolver);
+	if (rc == 0 && !(s->buffers = pq_pool_new())) rc = DL_ENOMEM;
 	if (rc < 0) {
 		dl_scan_free(s);
 		return rc;
@@ -110,12 +112,14 @@ void dl_scan_free(dl_scan *s)
 	dl_type_unref(s->phys_request);
 	dl_expr_free(s->prune);
 	dl_expr_free(s->residual);
+	dl_free(s->late_data);
 	dl_expr_free(s->prune_generated);
 	dl_free(s->cols);
 	dl_free(s->out_cols);
 	dl_free(s->indexed);
 	dl_free(s->files);
 	dl_dv_files_free(s->dvs);
+	pq_pool_unref(s->buffers);
 	dl_store_resolver_free(&s->resolver);
 	dl_arena_free(&s->arena);
 	dl_free(s);

@@ -43,6 +43,9 @@ struct dl_scan {
 	int mat_row_cv;        /* ... materialized row commit versions, -1 */
 	dl_expr *prune;        /* bound to the table schema; NULL without filter */
 	dl_expr *residual;     /* bound to read_schema; NULL without filter */
+	bool *late_data;       /* per phys_request field: not read by the residual
+	                        * filter, so decoded only for the rows it keeps;
+	                        * NULL when none */
 	/* derived from prune for generated partition columns (day GENERATED
 	 * AS CAST(ts AS DATE) with a filter on ts): implied by prune, over the
 	 * partition columns only; NULL when nothing derives */
@@ -64,6 +67,7 @@ struct dl_scan {
 	dl_arena arena;        /* physical names, indexed paths */
 	dl_store_resolver resolver; /* data and DV paths -> stores, under the path policy */
 	dl_dv_files *dvs;      /* DV files, each opened once per scan */
+	struct pq_pool *buffers; /* batch and page buffers shared by the files' readers */
 };
 
 /* dl_scan_open with an expression instead of SQL text (for the write

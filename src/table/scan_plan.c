@@ -95,6 +95,36 @@ static int mark_column(const char *const *path, int depth, void *payload)
 	return 0;
 }
 
+/* Late materialization: the data columns the residual filter does not
+ * read are decoded only for the rows it keeps (scan_read.c). Columns that
+ * materialized row tracking reads stay early: every row's value is used. */
+static int plan_late(dl_scan *s)
+{
+	int nr = s->read_schema->nchildren, np = s->phys_request->nchildren;
+	bool *fneed = dl_calloc((size_t)nr + 1, 1);
+	s->late_data = dl_calloc((size_t)np + 1, 1);
+	if (!fneed || !s->late_data) {
+		dl_free(fneed);
+		return DL_ENOMEM;
+	}
+	col_mark m = {s->read_schema, fneed};
+	int rc = dl_expr_columns(s->residual, mark_column, &m);
+	bool any = false;
+	for (int i = 0; rc == 0 && i < nr; i++) {
+		const dl_scan_col *c = &s->cols[i];
+		if (c->kind != DL_SCOL_DATA || fneed[i] || c->data_index == s->mat_row_id || c->data_index == s->mat_row_cv)
+			continue;
+		s->late_data[c->data_index] = true;
+		any = true;
+	}
+	dl_free(fneed);
+	if (!any) {
+		dl_free(s->late_data);
+		s->late_data = NULL;
+	}
+	return rc;
+}
+
 static int bind_filter(dl_expr **out, const char *sql, const dl_type *schema)
 {
 	DL_TRY(dl_expr_parse(out, sql));
@@ -362,6 +392,7 @@ int dl_scan_plan_columns(dl_scan *s, const dl_scan_options *o)
 	if (rc == 0 && s->prune) rc = derive_generated(s, schema);
 	if (rc == 0) rc = build_columns(s, req, nreq, need, want_id, want_cv);
 	if (rc == 0 && s->prune) rc = bind_filter(&s->residual, o->filter, s->read_schema);
+	if (rc == 0 && s->residual) rc = plan_late(s);
 	if (rc == 0) rc = plan_indexed(s);
 	dl_free(req);
 	dl_free(need);

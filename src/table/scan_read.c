@@ -10,6 +10,7 @@
 #include "table/scan.h"
 #include "util/error.h"
 #include "util/mem.h"
+#include "util/pool.h"
 
 int dl_partition_value_array(dl_array **out, dl_type *t, const char *value)
 {
@@ -145,6 +146,7 @@ typedef struct file_read {
 	bool borrowed_rows;   /* `deleted` belongs to the caller */
 	dl_selection sel;
 	dl_selection sel2;
+	bool late;            /* the reader has late columns (process_late) */
 } file_read;
 
 static void file_read_free(file_read *f, int nread)
@@ -261,7 +263,8 @@ static int build_read_batch(file_read *f, dl_batch **out, dl_batch *pb, int64_t 
 		case DL_SCOL_DATA:
 			b->cols[i] = pb->cols[c->data_index];
 			pb->cols[c->data_index] = NULL;
-			if (s->mode != DL_CM_NONE) rc = dl_array_retype(b->cols[i], (dl_type *)c->type);
+			/* NULL: a late column, decoded after the filter */
+			if (s->mode != DL_CM_NONE && b->cols[i]) rc = dl_array_retype(b->cols[i], (dl_type *)c->type);
 			break;
 		case DL_SCOL_PARTITION:
 			b->cols[i] = n <= f->shared[i]->a->length ? shared_col_view(f->shared[i], n)
@@ -302,12 +305,77 @@ static int project_output(dl_scan *s, dl_batch **out, dl_batch *b, const dl_sele
 	return 0;
 }
 
+/* The rows sel[0..n) of b, whose late columns (NULL) are left NULL. */
+static dl_batch *take_early(const dl_batch *b, const uint32_t *sel, int64_t n)
+{
+	dl_batch *o = dl_batch_new(b->schema, n);
+	for (int i = 0; o && i < b->ncols; i++)
+		if (b->cols[i] && !(o->cols[i] = dl_array_take(b->cols[i], sel, n))) {
+			dl_batch_free(o);
+			o = NULL;
+		}
+	return o;
+}
+
+/* Late materialization: the filter runs over the columns it reads (the
+ * others are NULL in b), then the other data columns are decoded for the
+ * rows it keeps only (pq_reader_read_late). */
+static int process_late(file_read *f, dl_batch *b, int64_t first, int64_t n, dl_scan_emit_fn emit, void *payload)
+{
+	dl_scan *s = f->s;
+	bool dv_any;
+	DL_TRY(dv_selection(f, first, n, &dv_any));
+	/* the filter sees only the rows the deletion vector keeps (an ANSI
+	 * error on a deleted row must not fail the scan) */
+	dl_batch *fb = b;
+	if (dv_any && !(fb = take_early(b, f->sel.idx, f->sel.count))) return DL_ENOMEM;
+	static const dl_eval_ctx ctx = DL_EVAL_CTX_INIT;
+	int rc = dl_expr_filter(&f->sel2, s->residual, fb, &ctx);
+	if (fb != b) dl_batch_free(fb);
+	if (rc < 0) return rc;
+	/* rows of the batch: kept by the filter among those the DV keeps */
+	if (dv_any)
+		for (int64_t j = 0; j < f->sel2.count; j++) f->sel2.idx[j] = f->sel.idx[f->sel2.idx[j]];
+	int64_t m = f->sel2.count;
+	if (m == 0) return pq_reader_read_late(f->r, NULL, 0, NULL);
+	int np = s->phys_request->nchildren;
+	dl_array **late = dl_calloc((size_t)np + 1, sizeof *late);
+	if (!late) return DL_ENOMEM;
+	rc = pq_reader_read_late(f->r, f->sel2.idx, m, late);
+	dl_batch *o = rc == 0 ? dl_batch_new(s->out_schema, m) : NULL;
+	if (rc == 0 && !o) rc = DL_ENOMEM;
+	for (int k = 0; rc == 0 && k < s->nout; k++) {
+		int r = s->out_cols[k];
+		const dl_scan_col *c = &s->cols[r];
+		if (!b->cols[r] && c->kind == DL_SCOL_DATA) {
+			o->cols[k] = late[c->data_index];
+			late[c->data_index] = NULL;
+			if (o->cols[k] && s->mode != DL_CM_NONE) rc = dl_array_retype(o->cols[k], (dl_type *)c->type);
+		} else {
+			o->cols[k] = b->cols[r] ? dl_array_take(b->cols[r], f->sel2.idx, m) : NULL;
+		}
+		if (rc == 0 && !o->cols[k]) rc = dl_error_set(DL_ENOMEM, "out of memory");
+	}
+	for (int i = 0; i < np; i++) dl_array_free(late[i]);
+	dl_free(late);
+	if (rc < 0) {
+		dl_batch_free(o);
+		return rc;
+	}
+	return emit(payload, o);
+}
+
 static int process_batch(file_read *f, dl_batch *pb, int64_t first, int64_t n, dl_scan_emit_fn emit,
                          void *payload)
 {
 	dl_scan *s = f->s;
 	dl_batch *b = NULL;
 	DL_TRY(build_read_batch(f, &b, pb, first, n));
+	if (f->late) {
+		int rc = process_late(f, b, first, n, emit, payload);
+		dl_batch_free(b);
+		return rc;
+	}
 	bool dv_any;
 	int rc = dv_selection(f, first, n, &dv_any);
 	if (rc == 0 && dv_any && s->residual) {
@@ -351,6 +419,17 @@ static int read_data(file_read *f, dl_scan_emit_fn emit, void *payload)
 	dl_scan *s = f->s;
 	DL_TRY(pq_reader_set_projection(f->r, s->phys_request, s->by_field_id));
 	DL_TRY(pq_reader_set_batch_size(f->r, s->batch_rows));
+	DL_TRY(pq_reader_set_output_pool(f->r, s->buffers));
+	/* Fewer files than threads (one large file): the leaf columns of each
+	 * batch decode in parallel on the pool, so the other threads are not
+	 * idle while the file is read. */
+	dl_pool *pool;
+	if (dl_pool_shared(&pool) == 0 && s->nfiles < (size_t)(s->threads > 0 ? s->threads : dl_pool_size(pool)))
+		DL_TRY(pq_reader_set_pool(f->r, pool));
+	if (s->late_data) {
+		DL_TRY(pq_reader_set_late_columns(f->r, s->late_data));
+		for (int i = 0; i < s->phys_request->nchildren; i++) f->late |= pq_reader_column_is_late(f->r, i);
+	}
 	if (s->prune_data_cols) {
 		int rc = dl_scan_prune_row_groups(s, f->r);
 		if (rc < 0) return rc;
