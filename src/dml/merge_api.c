@@ -8,6 +8,7 @@
 #include <string.h>
 #include "dml/merge_capture.h"
 #include "dml/merge_internal.h"
+#include "dml/merge_recs.h"
 #include "exec/spill.h"
 #include "log/snapshot.h"
 #include "ops/auto_optimize.h"
@@ -365,8 +366,7 @@ static void free_exec(mg_exec *x)
 	dl_mg_capture_free(x);
 	dl_mg_inserts_free(x);
 	if (x->cap_lock_init) pthread_mutex_destroy(&x->cap_lock);
-	for (size_t f = 0; x->recs && f < x->nfiles; f++) dl_free(x->recs[f].r);
-	dl_free(x->recs);
+	dl_mg_recs_free(x);
 	dl_free((void *)x->files);
 	dl_rewrite_free(x->rw);
 	dl_enforcer_free(x->enf);

@@ -5,6 +5,8 @@
  *                    the ON condition split into equi-keys and a residual;
  *   merge_join.c     source read once, target files pruned and streamed with
  *                    row positions, the hash join, clause evaluation per row;
+ *   merge_recs.c     the touched target rows per file (in memory or spilled),
+ *                    the multiple-match check;
  *   merge_write.c    the rewrite engine's callback (updated/deleted rows),
  *                    inserts, schema evolution;
  *   merge_metrics.c  commitInfo parameters and metrics as Spark writes them.
@@ -77,9 +79,20 @@ typedef struct mg_capture {
 	int64_t used;             /* rows of `all` the callback consumed */
 } mg_capture;
 
+/* One target file's records (merge_recs.c): in memory, charged to x->mem,
+ * while they fit; once the budget is used up, every file's records go to
+ * its own spill file, r then holding only what the current joined batch
+ * added. After the check n counts the touched rows either way. */
 typedef struct mg_file_recs {
 	mg_rec *r;
 	size_t n, cap;
+	int64_t charged;              /* bytes of x->mem that r holds */
+	struct dl_spill_file *spill;  /* spilled: join order, then sorted by the check */
+	bool dirty;                   /* listed in x->recs_dirty */
+	/* a spilled file read back in position order by the update callback */
+	dl_batch *cur;
+	int64_t cur_i;
+	size_t found;
 } mg_file_recs;
 
 typedef struct mg_exec {
@@ -127,6 +140,10 @@ typedef struct mg_exec {
 	const dl_add **files;
 	size_t nfiles;
 	mg_file_recs *recs;
+	bool recs_spilling;
+	size_t *recs_dirty;       /* files with records not yet flushed to their spill */
+	size_t ndirty;
+	dl_type *rec_schema;      /* of the spilled records */
 	int64_t target_rows_est;
 	/* clause shape */
 	bool matched_only, single_uncond_delete;

@@ -7,9 +7,11 @@
  * the clauses decide (inner; target outer for NOT MATCHED BY SOURCE; source
  * outer for NOT MATCHED), and per joined row the first clause whose
  * condition holds. What a clause does to a target row is recorded by file
- * and position for the rewrite engine; inserted rows are computed here. */
+ * and position for the rewrite engine (merge_recs.c); inserted rows are
+ * computed here. */
 #include "dml/merge_capture.h"
 #include "dml/merge_internal.h"
+#include "dml/merge_recs.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -318,20 +320,6 @@ static int target_stream(mg_exec *x, dl_batch_stream **out)
 
 /* ---- clause evaluation over joined rows ---- */
 
-static int push_rec(mg_exec *x, int64_t file, uint64_t pos, int32_t clause, int64_t srow, int64_t crow)
-{
-	mg_file_recs *r = &x->recs[file];
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 64;
-		mg_rec *nr = dl_reallocarray(r->r, cap, sizeof *nr);
-		if (!nr) return DL_ENOMEM;
-		r->r = nr;
-		r->cap = cap;
-	}
-	r->r[r->n++] = (mg_rec){pos, clause, srow, crow};
-	return 0;
-}
-
 /* Assigns to rows[0..n) of V (those with assign[] == -1) the first clause of
  * `kind` whose condition holds, evaluating each condition only on the rows
  * still unassigned (Spark evaluates the clauses as CASE WHEN, in order). */
@@ -437,11 +425,11 @@ static int process(mg_exec *x, const dl_batch *V)
 	for (int64_t k = 0; rc == 0 && k < nm; k++) {
 		uint32_t i = mrow[k];
 		if (x->has_matched && (assign[i] >= 0 || !x->matched_only))
-			rc = push_rec(x, fv[i], (uint64_t)pv[i], assign[i], sv[i], crow[i]);
+			rc = dl_mg_rec_push(x, fv[i], (uint64_t)pv[i], assign[i], sv[i], crow[i]);
 	}
 	for (int64_t k = 0; rc == 0 && k < nb; k++) {
 		uint32_t i = brow[k];
-		if (assign[i] >= 0) rc = push_rec(x, fv[i], (uint64_t)pv[i], assign[i], x->nsrc, -1);
+		if (assign[i] >= 0) rc = dl_mg_rec_push(x, fv[i], (uint64_t)pv[i], assign[i], x->nsrc, -1);
 	}
 	dl_free(crow);
 	/* inserts, per clause */
@@ -457,47 +445,6 @@ static int process(mg_exec *x, const dl_batch *V)
 	dl_free(irow);
 	dl_free(assign);
 	return rc;
-}
-
-static int cmp_rec(const void *a, const void *b)
-{
-	const mg_rec *x = a, *y = b;
-	if (x->pos != y->pos) return x->pos < y->pos ? -1 : 1;
-	return x->srow < y->srow ? -1 : x->srow > y->srow;
-}
-
-/* Sorts each file's records; a target row matched by several source rows
- * fails unless the only matched clause is an unconditional DELETE. */
-static int check_matches(mg_exec *x)
-{
-	for (size_t f = 0; f < x->nfiles; f++) {
-		mg_file_recs *r = &x->recs[f];
-		if (r->n > 1) qsort(r->r, r->n, sizeof *r->r, cmp_rec);
-		size_t w = 0;
-		for (size_t i = 0; i < r->n; i++) {
-			if (w > 0 && r->r[w - 1].pos == r->r[i].pos) {
-				if (!x->single_uncond_delete)
-					return dl_error_set_class(
-						DL_EINVALID, "DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE",
-						"[DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE] Cannot perform "
-						"Merge as multiple source rows matched and attempted to modify the same "
-						"target row in the Delta table in possibly conflicting ways. By SQL "
-						"semantics of Merge, when multiple source rows match on the same target "
-						"row, the result may be ambiguous as it is unclear which source row "
-						"should be used to update or delete the matching target row. You can "
-						"preprocess the source table to eliminate the possibility of multiple "
-						"matches.");
-				continue;
-			}
-			r->r[w++] = r->r[i];
-		}
-		/* matched rows no clause acts on are copied: not touched */
-		size_t k = 0;
-		for (size_t i = 0; i < w; i++)
-			if (r->r[i].clause >= 0) r->r[k++] = r->r[i];
-		r->n = k;
-	}
-	return 0;
 }
 
 int dl_mg_join(mg_exec *x)
@@ -553,6 +500,7 @@ int dl_mg_join(mg_exec *x)
 		for (int i = 0; i < nc; i++) cols[i] = b->cols[perm[i]];
 		dl_batch V = {x->canon, b->num_rows, nc, cols};
 		rc = process(x, &V);
+		if (rc == 0) rc = dl_mg_recs_flush(x);
 		dl_batch_free(b);
 		if (rc == 0 && x->m->o.progress) {
 			dl_progress_info p = {"merge", "joining", "files", 0, (int64_t)x->nfiles, -1, -1};
@@ -564,6 +512,6 @@ int dl_mg_join(mg_exec *x)
 	dl_free(perm);
 	dl_batch_stream_free(j);
 	dl_type_unref(sschema);
-	if (rc == 0) rc = check_matches(x);
+	if (rc == 0) rc = dl_mg_recs_check(x);
 	return rc;
 }

@@ -11,6 +11,7 @@
 #include "dml/merge_capture.h"
 #include "dml/merge_internal.h"
 #include "dml/merge_nested.h"
+#include "dml/merge_recs.h"
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -133,17 +134,6 @@ int dl_mg_evolve_schema(mg_exec *x)
 
 /* ---- updated and deleted rows (the rewrite engine's callback) ---- */
 
-static const mg_rec *find_rec(const mg_file_recs *r, uint64_t pos)
-{
-	size_t lo = 0, hi = r->n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (r->r[mid].pos < pos) lo = mid + 1;
-		else hi = mid;
-	}
-	return lo < r->n && r->r[lo].pos == pos ? &r->r[lo] : NULL;
-}
-
 /* The canonical rows of the matched target rows: their columns (borrowed
  * from m->rows) and their source rows. */
 static int canonical_rows(mg_exec *x, const dl_batch *rows, const dl_batch *cap, const int64_t *crow, int64_t n,
@@ -219,16 +209,17 @@ static int update_rows(dl_batch **out, const dl_rewrite_matched *mm, void *paylo
 	int rc = srow && grp && cnt && order && inv ? 0 : DL_ENOMEM;
 	int64_t consumed = 0;
 	for (int64_t i = 0; rc == 0 && i < n; i++) {
-		const mg_rec *r = find_rec(&x->recs[f], mm->positions[i]);
-		if (!r) {
+		mg_rec r;
+		bool found;
+		rc = dl_mg_recs_find(x, f, mm->positions[i], &r, &found);
+		if (rc == 0 && !found)
 			rc = dl_error_set(DL_EINVALID, "merge: row %llu of %s was not matched",
 			                  (unsigned long long)mm->positions[i], mm->file->path);
-			break;
-		}
-		srow[i] = r->crow;
-		consumed += r->crow >= 0;
-		bool del = x->m->cl[r->clause].action == MG_DELETE;
-		grp[i] = del ? ng - 1 : r->clause;
+		if (rc < 0) break;
+		srow[i] = r.crow;
+		consumed += r.crow >= 0;
+		bool del = x->m->cl[r.clause].action == MG_DELETE;
+		grp[i] = del ? ng - 1 : r.clause;
 		mm->drop[i] = del;
 		cnt[grp[i]]++;
 	}
@@ -602,14 +593,9 @@ static int open_enforcer(mg_exec *x)
 
 int dl_mg_write(mg_exec *x)
 {
+	/* each clause's rows were counted by dl_mg_recs_check */
 	bool touched = false;
-	for (size_t f = 0; f < x->nfiles; f++) {
-		for (size_t i = 0; i < x->recs[f].n; i++) {
-			mg_clause *c = &x->m->cl[x->recs[f].r[i].clause];
-			c->rows++;
-		}
-		touched |= x->recs[f].n > 0;
-	}
+	for (size_t f = 0; f < x->nfiles; f++) touched |= x->recs[f].n > 0;
 	bool tracked = dl_protocol_has(dl_snapshot_state(x->snap)->protocol, DL_FEATURE_ROW_TRACKING);
 	if (tracked) DL_TRY(row_id_high_water_mark(x, &x->row_hwm));
 	else x->row_hwm = DL_NONE;
@@ -627,12 +613,11 @@ int dl_mg_write(mg_exec *x)
 		ro.update_payload = x;
 		DL_TRY(dl_rewrite_new(&x->rw, &ro));
 		for (size_t f = 0; f < x->nfiles; f++) {
-			mg_file_recs *r = &x->recs[f];
-			if (!r->n) continue;
-			uint64_t *pos = dl_calloc(r->n, sizeof *pos);
-			if (!pos) return DL_ENOMEM;
-			for (size_t i = 0; i < r->n; i++) pos[i] = r->r[i].pos;
-			int rc = dl_rewrite_touch_rows(x->rw, x->files[f], pos, r->n);
+			if (!x->recs[f].n) continue;
+			uint64_t *pos;
+			size_t n;
+			DL_TRY(dl_mg_recs_positions(x, f, &pos, &n));
+			int rc = dl_rewrite_touch_rows(x->rw, x->files[f], pos, n);
 			dl_free(pos);
 			DL_TRY(rc);
 		}

@@ -109,11 +109,14 @@ static int build_mem(join_op *j)
 		if (nb == cap) {
 			int nc = cap ? cap * 2 : 16;
 			dl_batch **nbs = dl_reallocarray(bs, (size_t)nc, sizeof *nbs);
-			if (!nbs) rc = dl_error_set(DL_ENOMEM, "out of memory");
-			else {
-				bs = nbs;
-				cap = nc;
+			if (!nbs) {
+				/* not the budget: nothing to spill to, and no room for b */
+				dl_batch_free(b);
+				rc = dl_error_set(DL_ENOMEM, "out of memory");
+				break;
 			}
+			bs = nbs;
+			cap = nc;
 		}
 		if (rc == 0) rc = charge(j, dl_exec_batch_bytes(b));
 		if (rc == DL_ENOMEM && can_spill(j)) {

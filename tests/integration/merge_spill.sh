@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # MERGE with a source far larger than the memory limit (SET memory_limit):
-# the source goes to spill files, the updated rows' source columns too, and
+# the source goes to spill files, the updated rows' source columns and the
+# touched rows' records too, and
 # the result equals DuckDB's MERGE INTO on the same rows; the same MERGE
 # without the limit gives the same rows. Needs DL_CLI and DL_ORACLE_DIR.
 set -uo pipefail
@@ -93,6 +94,36 @@ a=$("$DL_CLI" cat "$tmp/big-4MB" --format csv | sort | md5sum)
 b=$("$DL_CLI" cat "$tmp/big-none" --format csv | sort | md5sum)
 [ "$a" = "$b" ] || fail "big: the limited and unlimited merges differ"
 echo "big source: peak RSS ${kb[4MB]} KB with a 4 MB limit, ${kb[none]} KB without"
+
+# memory: the touched rows' records (32 bytes each) follow the budget, not
+# the rows touched. A 4 MB budget; a 2M-row target in 20 files; a source of
+# 2M keys that delete every target row against one of 2M keys that match
+# none: the same source, join and spills, so the difference in peak RSS is
+# what touching 2M rows costs. Measured: 46 MB (the rewrite engine's
+# positions, 16 MB, one file's records at a time, the files' rewrite); 102 MB
+# when every record stayed in memory
+awk 'BEGIN { print "id,v"; for (i = 0; i < 2000000; i++) printf "%d,%d\n", i, i % 7 }' >"$tmp/t2m.csv"
+awk 'BEGIN { print "id,v"; for (i = 2000000; i < 4000000; i++) printf "%d,%d\n", i, i % 7 }' >"$tmp/miss.csv"
+for k in hit miss; do
+	"$DL_CLI" create "$tmp/touch-$k" --schema "id BIGINT, v BIGINT" -q >/dev/null &&
+		"$DL_CLI" write "$tmp/touch-$k" -i "$tmp/t2m.csv" -m append --max-records-per-file 100000 -q >/dev/null ||
+		fail "touch/$k: setup"
+done
+"$DL_CLI" create "$tmp/src-hit" --schema "id BIGINT, v BIGINT" -q >/dev/null &&
+	"$DL_CLI" write "$tmp/src-hit" -i "$tmp/t2m.csv" -m append -q >/dev/null &&
+	"$DL_CLI" create "$tmp/src-miss" --schema "id BIGINT, v BIGINT" -q >/dev/null &&
+	"$DL_CLI" write "$tmp/src-miss" -i "$tmp/miss.csv" -m append -q >/dev/null || fail "touch: sources"
+rm -f "$tmp/t2m.csv" "$tmp/miss.csv"
+for k in hit miss; do
+	kb[$k]=$(peak "$DL_CLI" sql "SET memory_limit = '4MB'; MERGE INTO delta.\`$tmp/touch-$k\` AS t USING delta.\`$tmp/src-$k\` AS s ON t.id = s.id WHEN MATCHED THEN DELETE")
+done
+[ "${kb[hit]}" -gt 0 ] && [ "${kb[miss]}" -gt 0 ] || fail "touch: merge failed"
+n=$("$DL_CLI" cat "$tmp/touch-hit" --format csv | tail -n +2 | wc -l)
+[ "$n" = 0 ] || fail "touch: $n rows survive deleting all"
+grep -q __asan_init "$DL_CLI" 2>/dev/null ||
+	[ $((kb[hit] - kb[miss])) -lt $((72 * 1024)) ] ||
+	fail "touch: touching 2M rows under a 4 MB limit peaks at ${kb[hit]} KB, ${kb[miss]} KB touching none"
+echo "touched rows: peak RSS ${kb[hit]} KB deleting 2M rows with a 4 MB limit, ${kb[miss]} KB deleting none"
 
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }
 echo "merge_spill: a source 6x the memory limit merges as DuckDB does"

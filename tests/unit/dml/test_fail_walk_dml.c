@@ -1,9 +1,13 @@
 /* Failure walks (unit/ops/fail_walk.h) over DELETE (with deletion vectors
- * and copy-on-write) and MERGE (an upsert with a delete clause). */
+ * and copy-on-write) and MERGE (an upsert with a delete clause; again
+ * under a budget that spills what the merge holds). */
 #include "unit/ops/fail_walk.h"
 #include "deltalake/dml.h"
 #include "deltalake/merge.h"
 #include "deltalake/write.h"
+#include <dirent.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 static const char *ddl = "id BIGINT, v BIGINT";
 
@@ -100,11 +104,32 @@ static void merge_release(void *input)
 	free(st);
 }
 
+/* The spilling walk's temp_dir (NULL: the plain walks) and budget: 2000
+ * bytes is below the first charge for the touched rows' records, so they
+ * spill (as do the source and the updated rows' source columns). */
+static char *g_spill_dir;
+
+/* No spill file outlives the merge, whichever point failed. */
+static void spill_dir_empty(void)
+{
+	DIR *d = opendir(g_spill_dir);
+	assert_non_null(d);
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			fail_msg("MERGE (spilled) left %s/%s", g_spill_dir, e->d_name);
+	closedir(d);
+}
+
 static int merge_run(const char *dir, dl_store *store, void *input)
 {
 	(void)dir;
 	dl_merge_options o = DL_MERGE_OPTIONS_INIT;
 	o.store = store;
+	if (g_spill_dir) {
+		o.memory_limit = 2000;
+		o.temp_dir = g_spill_dir;
+	}
 	dl_merge *m;
 	DL_TRY(dl_merge_new(&m, NULL, &o));
 	int rc = dl_merge_source_stream(m, input);
@@ -117,6 +142,7 @@ static int merge_run(const char *dir, dl_store *store, void *input)
 	if (rc == 0) rc = dl_merge_execute(&r, m);
 	if (rc == 0 && r.version != 3) fail_msg("MERGE committed version %lld", (long long)r.version);
 	dl_merge_free(m);
+	if (g_spill_dir) spill_dir_empty();
 	return rc;
 }
 
@@ -140,6 +166,18 @@ static void merge_dv_walk(void **state)
 	fw_walk_both(&c);
 }
 
+static void merge_spill_walk(void **state)
+{
+	(void)state;
+	char tmpl[] = "/tmp/dl-fw-spill-XXXXXX";
+	assert_non_null(g_spill_dir = mkdtemp(tmpl));
+	fw_cmd c = {"MERGE (touched rows spilled)", cow_table, merge_input, merge_release, merge_run, merge_done,
+	            3, NULL, false};
+	fw_walk_both(&c);
+	assert_int_equal(rmdir(g_spill_dir), 0);
+	g_spill_dir = NULL;
+}
+
 int main(void)
 {
 	fw_init();
@@ -148,6 +186,7 @@ int main(void)
 		cmocka_unit_test(delete_cow_walk),
 		cmocka_unit_test(merge_walk),
 		cmocka_unit_test(merge_dv_walk),
+		cmocka_unit_test(merge_spill_walk),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

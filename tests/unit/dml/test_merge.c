@@ -6,6 +6,9 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 #include "deltalake/merge.h"
 #include "deltalake/error.h"
@@ -187,6 +190,154 @@ static void test_memory_limit(void **state)
 	dl_free(t);
 }
 
+/* "a,b;c,d" rows of ids [from, to), v = id * mul, as fx_write takes. */
+static char *rows_text(int64_t from, int64_t to, int64_t mul)
+{
+	size_t cap = (size_t)(to - from) * 24 + 1, len = 0;
+	char *s = malloc(cap);
+	assert_non_null(s);
+	s[0] = 0;
+	for (int64_t i = from; i < to; i++)
+		len += (size_t)snprintf(s + len, cap - len, "%s%lld,%lld", i > from ? ";" : "", (long long)i,
+		                        (long long)(i * mul));
+	return s;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The table's rows sorted (file order differs between write paths). */
+static char *sorted_rows(const char *t)
+{
+	char *rows = fx_read(t, -1, NULL);
+	assert_non_null(rows);
+	size_t n = 1, len = strlen(rows);
+	for (char *p = rows; *p; p++) n += *p == ';';
+	char **v = calloc(n, sizeof *v), *save = NULL;
+	size_t k = 0;
+	for (char *tok = strtok_r(rows, ";", &save); tok; tok = strtok_r(NULL, ";", &save)) v[k++] = tok;
+	qsort(v, k, sizeof *v, cmp_str);
+	char *out = calloc(len + 2, 1);
+	for (size_t i = 0; i < k; i++) {
+		if (i) strcat(out, ";");
+		strcat(out, v[i]);
+	}
+	free(v);
+	dl_free(rows);
+	return out;
+}
+
+/* Three target files of 2000 rows, a source matching 5000 of them. */
+static char *touched_table(const char *name)
+{
+	char *t = fx_table(g_dir, name);
+	int64_t v;
+	for (int f = 0; f < 3; f++) {
+		dl_write_options o = fx_opts(f ? DL_WRITE_APPEND : DL_WRITE_ERROR_IF_EXISTS);
+		char *rows = rows_text(f * 2000, (f + 1) * 2000, 1);
+		assert_int_equal(fx_write(&v, t, DDL, rows, &o), 0);
+		free(rows);
+	}
+	return t;
+}
+
+static int touched_merge(const char *t, const char *src_rows, int64_t limit, bool only_delete,
+                         dl_merge_metrics *r)
+{
+	dl_merge *m;
+	dl_merge_options o = DL_MERGE_OPTIONS_INIT;
+	o.memory_limit = limit;
+	o.temp_dir = g_dir;
+	assert_int_equal(dl_merge_new(&m, t, &o), 0);
+	struct ArrowArrayStream st;
+	source_stream(&st, DDL, src_rows);
+	assert_int_equal(dl_merge_source_stream(m, &st), 0);
+	assert_int_equal(dl_merge_alias(m, "t", "s"), 0);
+	assert_int_equal(dl_merge_on(m, "t.id = s.id"), 0);
+	if (only_delete) {
+		assert_int_equal(dl_merge_when_matched_delete(m, NULL), 0);
+	} else {
+		const char *cols[] = {"v"}, *vals[] = {"t.v + s.v"};
+		assert_int_equal(dl_merge_when_matched_delete(m, "s.v % 4 = 0"), 0);
+		assert_int_equal(dl_merge_when_matched_update(m, NULL, cols, vals, 1), 0);
+		assert_int_equal(dl_merge_when_not_matched_insert_all(m, NULL), 0);
+	}
+	int rc = dl_merge_execute(r, m);
+	dl_merge_free(m);
+	return rc;
+}
+
+/* No spill file outlives the merge: g_dir holds only the tables. */
+static void no_temp_files(void)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "test -z \"$(find '%s' -maxdepth 1 -name 'dl-spill-*')\"", g_dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* 5000 touched rows (160 KB of records) against a 32 KB budget: the
+ * records spill per target file and are read back in position order; the
+ * result, the metrics and the multiple-match check are the in-memory
+ * path's. */
+static void test_touched_rows_spill(void **state)
+{
+	(void)state;
+	char *src = rows_text(1000, 7000, 3);
+	char *want = NULL;
+	dl_merge_metrics r[2];
+	for (int k = 0; k < 2; k++) {
+		char *t = touched_table(k ? "touched_spill" : "touched_mem");
+		assert_int_equal(touched_merge(t, src, k ? 32 * 1024 : 0, false, &r[k]), 0);
+		char *got = sorted_rows(t);
+		if (!k) want = got;
+		else {
+			assert_string_equal(got, want);
+			free(got);
+		}
+		dl_free(t);
+	}
+	assert_int_equal(r[0].num_target_rows_updated, 3750);
+	assert_int_equal(r[0].num_target_rows_deleted, 1250);
+	assert_int_equal(r[0].num_target_rows_inserted, 1000);
+	assert_int_equal(r[1].num_target_rows_updated, r[0].num_target_rows_updated);
+	assert_int_equal(r[1].num_target_rows_deleted, r[0].num_target_rows_deleted);
+	assert_int_equal(r[1].num_target_rows_inserted, r[0].num_target_rows_inserted);
+	assert_int_equal(r[1].num_target_rows_copied, r[0].num_target_rows_copied);
+	assert_int_equal(r[1].num_target_files_removed, 3);
+	no_temp_files();
+	free(want);
+
+	/* one source row twice (target row 4321, in the last file) */
+	size_t n = strlen(src);
+	char *dup = malloc(n + 32);
+	snprintf(dup, n + 32, "%s;4321,7", src);
+	for (int k = 0; k < 2; k++) {
+		char *t = touched_table(k ? "dup_spill" : "dup_mem");
+		char *before = sorted_rows(t);
+		assert_int_equal(touched_merge(t, dup, k ? 32 * 1024 : 0, false, &r[k]), DL_EINVALID);
+		assert_string_equal(dl_error_last()->klass, "DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE");
+		char *after = sorted_rows(t);
+		assert_string_equal(after, before);
+		free(before);
+		free(after);
+		/* an unconditional DELETE as the only MATCHED clause allows it */
+		assert_int_equal(touched_merge(t, dup, k ? 32 * 1024 : 0, true, &r[k]), 0);
+		assert_int_equal(r[k].num_target_rows_deleted, 5000);
+		char *rows = sorted_rows(t);
+		size_t nrows = 1;
+		for (char *p = rows; *p; p++) nrows += *p == ';';
+		assert_int_equal(nrows, 1000); /* ids 0..999 */
+		assert_true(strncmp(rows, "0,0;1,1;10,10;", 14) == 0);
+		free(rows);
+		dl_free(t);
+	}
+	no_temp_files();
+	free(dup);
+	free(src);
+}
+
 static void test_options_and_arguments(void **state)
 {
 	(void)state;
@@ -255,6 +406,7 @@ int main(void)
 		cmocka_unit_test(test_clause_rules),
 		cmocka_unit_test(test_failure_leaves_table),
 		cmocka_unit_test(test_memory_limit),
+		cmocka_unit_test(test_touched_rows_spill),
 		cmocka_unit_test(test_options_and_arguments),
 		cmocka_unit_test(test_batch_source),
 		cmocka_unit_test(test_ambiguous),
