@@ -4,18 +4,20 @@
 # and on one without) against DuckDB running the same statement on a table
 # loaded from the same files, then writing the result to Parquet (what it
 # takes DuckDB to persist the change). Whole-process wall time for ours
-# (best and median of 3, each on a fresh copy of the table), DuckDB's
+# (best and median of RUNS, default 3, each on a fresh copy of the table), DuckDB's
 # statement + write (its load is reported apart), and the ratios; the same
 # for CPU time (user + system: ours from GNU time, DuckDB's from its process
 # around the statement and the write), which the load of a shared machine
-# distorts less than wall time.
-# Env: DL_CLI, DL_ORACLE_DIR (set by make bench).
+# distorts less than wall time. Peak RSS and minor page faults are those of
+# the last run.
+# Env: DL_CLI, DL_ORACLE_DIR (set by make bench); RUNS (default 3) of each.
 # usage: bench/bench_dml.sh [ROWS]
 set -euo pipefail
 : "${DL_CLI:?DL_CLI must name the deltalake binary}"
 : "${DL_ORACLE_DIR:?DL_ORACLE_DIR must name tools/oracle}"
 here=$(cd "$(dirname "$0")" && pwd)
 rows=${1:-10000000}
+runs=${RUNS:-3}
 files=20
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -46,7 +48,7 @@ for stmt in delete update; do
 	fi
 	best_duck=
 	best_duck_cpu=
-	for i in 1 2 3; do
+	for i in $(seq "$runs"); do
 		duck run "$dir/src" "$sql" "$dir/duck_out.parquet" >"$dir/duck.txt"
 		d=$(( $(val stmt_ms "$dir/duck.txt") + $(val write_ms "$dir/duck.txt") ))
 		[ -z "$best_duck" ] || [ "$d" -lt "$best_duck" ] && best_duck=$d
@@ -58,10 +60,10 @@ for stmt in delete update; do
 	for kind in dv cow; do
 		times=()
 		cpus=()
-		for i in 1 2 3; do
+		for i in $(seq "$runs"); do
 			rm -rf "$dir/t" && cp -a "$dir/base_$kind" "$dir/t"
-			/usr/bin/time -f "%e %M %U %S" -o "$dir/time" "$DL_CLI" --format csv "${args[0]}" "$dir/t" "${args[@]:1}" >"$dir/out"
-			read -r wall rss usr sys <"$dir/time"
+			/usr/bin/time -f "%e %M %U %S %R" -o "$dir/time" "$DL_CLI" --format csv "${args[0]}" "$dir/t" "${args[@]:1}" >"$dir/out"
+			read -r wall rss usr sys faults <"$dir/time"
 			times+=("$(awk -v w="$wall" 'BEGIN { printf "%d", w * 1000 }')")
 			cpus+=("$(awk -v u="$usr" -v s="$sys" 'BEGIN { printf "%d", (u + s) * 1000 }')")
 		done
@@ -71,8 +73,8 @@ for stmt in delete update; do
 		[ "$n" = "$(val affected "$dir/duck.txt")" ] || echo "WARNING: $stmt $kind affected $n rows, DuckDB $(val affected "$dir/duck.txt")"
 		ratio=$(awk -v d="$best_duck" -v o="${sorted[0]}" 'BEGIN { printf "%.1fx", d / o }')
 		cpu_ratio=$(awk -v d="$best_duck_cpu" -v o="$cpu_best" 'BEGIN { printf "%.1fx", d / (o ? o : 1) }')
-		printf '%-8s %-4s %8sms %8sms %10sms %12sms %8s %8sms %8sms %8s   (peak RSS %s MB)\n' "$stmt" "$kind" "${sorted[0]}" "${sorted[1]}" \
-			"$best_duck" "$load" "$ratio" "$cpu_best" "$best_duck_cpu" "$cpu_ratio" $((rss / 1024))
+		printf '%-8s %-4s %8sms %8sms %10sms %12sms %8s %8sms %8sms %8s   (peak RSS %s MB, %s page faults)\n' "$stmt" "$kind" "${sorted[0]}" "${sorted[$((runs / 2))]}" \
+			"$best_duck" "$load" "$ratio" "$cpu_best" "$best_duck_cpu" "$cpu_ratio" $((rss / 1024)) "$faults"
 	done
 done
 du -sh "$dir/t" | sed 's/^/last table: /'

@@ -29,6 +29,7 @@ static const dl_cli_opt delete_opts[] = {
 static int delete_run(dl_cli *cli, const void *args)
 {
 	const delete_args *a = args;
+	dl_cli_malloc_for_reads();
 	dl_delete_options o = DL_DELETE_OPTIONS_INIT;
 	o.user_metadata = a->user_metadata;
 	o.copy_on_write = a->copy_on_write;

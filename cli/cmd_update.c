@@ -57,6 +57,7 @@ static char *trim(char *s)
 static int update_run(dl_cli *cli, const void *args)
 {
 	const update_args *a = args;
+	dl_cli_malloc_for_reads();
 	if (a->set.n == 0) return dl_cli_usage_error(cli, "give at least one --set \"COL = EXPR\"");
 	dl_update_assignment *as = dl_cli_calloc((size_t)a->set.n, sizeof *as);
 	char **copies = dl_cli_calloc((size_t)a->set.n, sizeof *copies);

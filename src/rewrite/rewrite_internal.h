@@ -37,6 +37,7 @@ typedef struct rw_file {
 	bool probe;             /* first copy-on-write pass: stop at the first match */
 	int64_t pos;            /* position of the next row read */
 	size_t old_i, given_i;
+	int64_t bbase;          /* the current batch's rows are at bbase.. (-1: bpos) */
 	uint64_t *bpos;         /* positions of the rows of the current batch */
 	size_t bpos_cap;
 	dl_selection sel;

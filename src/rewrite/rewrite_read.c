@@ -30,9 +30,17 @@ static int reserve(void **p, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
-/* Positions of the batch's rows: the next ones the old DV keeps. */
+/* Positions of the batch's rows: the next ones the old DV keeps. When the
+ * old DV deletes none of them they are consecutive, f->bbase onwards, and
+ * are not listed (only the matched rows' are ever looked up). */
 static int batch_positions(rw_file *f, int64_t n)
 {
+	if (f->old_i == f->nold || f->old[f->old_i] >= (uint64_t)(f->pos + n)) {
+		f->bbase = f->pos;
+		f->pos += n;
+		return 0;
+	}
+	f->bbase = -1;
 	DL_TRY(reserve((void **)&f->bpos, &f->bpos_cap, (size_t)n + 1, sizeof *f->bpos));
 	for (int64_t j = 0; j < n; j++) {
 		while (f->old_i < f->nold && f->old[f->old_i] == (uint64_t)f->pos) {
@@ -44,14 +52,21 @@ static int batch_positions(rw_file *f, int64_t n)
 	return 0;
 }
 
+/* Position in the file of row j of the current batch. */
+static inline uint64_t row_pos(const rw_file *f, int64_t j)
+{
+	return f->bbase >= 0 ? (uint64_t)(f->bbase + j) : f->bpos[j];
+}
+
 /* f->sel: rows of the batch at the caller's positions. */
 static int given_selection(rw_file *f, int64_t n)
 {
 	DL_TRY(dl_selection_reserve(&f->sel, n));
 	f->sel.count = 0;
 	for (int64_t j = 0; j < n; j++) {
-		while (f->given_i < f->ngiven && f->given[f->given_i] < f->bpos[j]) f->given_i++;
-		if (f->given_i < f->ngiven && f->given[f->given_i] == f->bpos[j])
+		uint64_t p = row_pos(f, j);
+		while (f->given_i < f->ngiven && f->given[f->given_i] < p) f->given_i++;
+		if (f->given_i < f->ngiven && f->given[f->given_i] == p)
 			f->sel.idx[f->sel.count++] = (uint32_t)j;
 	}
 	return 0;
@@ -85,11 +100,11 @@ static int on_batch(void *payload, dl_batch *b)
 	if (rc == 0 && f->copy) {
 		int64_t j = 0;
 		for (int64_t r = 0; r < n; r++) {
-			if (j < m && f->sel.idx[j] == (uint32_t)r) c->mpos[j++] = f->bpos[r];
+			if (j < m && f->sel.idx[j] == (uint32_t)r) c->mpos[j++] = row_pos(f, r);
 			else c->keep[nk++] = (uint32_t)r;
 		}
 	} else if (rc == 0) {
-		for (int64_t j = 0; j < m; j++) c->mpos[j] = f->bpos[f->sel.idx[j]];
+		for (int64_t j = 0; j < m; j++) c->mpos[j] = row_pos(f, f->sel.idx[j]);
 	}
 	if (rc == 0 && m && !f->copy) {
 		rc = reserve((void **)&f->deleted, &f->cap, f->ndeleted + (size_t)m, sizeof *f->deleted);

@@ -375,6 +375,96 @@ static void test_row_tracking_names(void **state)
 	free(uri);
 }
 
+/* Rows of a file of BIG rows (ids = positions) span three read batches of
+ * 65536 (the scan's default); the old DV's rows sit at and around the
+ * batch boundaries, where the positions of a batch stop being consecutive
+ * (rewrite_read.c lists them only then). */
+#define BIG 140000
+static const uint64_t big_given[] = {65534, 65538, 131070, 139999};
+
+static int touch_big(dl_rewrite *rw, dl_snapshot *snap, void *payload)
+{
+	(void)payload;
+	const dl_log_state *st = dl_snapshot_state(snap);
+	return dl_rewrite_touch_rows(rw, dl_log_state_add(st, 0), big_given, 4);
+}
+
+/* The rows left are those not in gone[0..n), each at its own position
+ * (row id = base 0 + position = id, commit version 1). */
+static void check_big(const char *uri, const int64_t *gone, int n)
+{
+	dl_snapshot *snap;
+	OK(dl_snapshot_open(&snap, uri, NULL));
+	const char *cols[] = {"id", DL_SCAN_ROW_ID, DL_SCAN_ROW_COMMIT_VERSION};
+	dl_scan_options so = DL_SCAN_OPTIONS_INIT;
+	so.columns = cols;
+	so.ncolumns = 3;
+	dl_scan *scan;
+	OK(dl_scan_open(&scan, snap, &so));
+	dl_batch_stream *st;
+	OK(dl_scan_batches(&st, scan));
+	uint8_t *seen = calloc(BIG, 1);
+	int64_t rows = 0;
+	for (;;) {
+		dl_batch *b;
+		OK(dl_batch_stream_next(st, &b));
+		if (!b) break;
+		const int64_t *id = b->cols[0]->values, *rid = b->cols[1]->values, *cv = b->cols[2]->values;
+		for (int64_t r = 0; r < b->num_rows; r++) {
+			assert_true(id[r] >= 0 && id[r] < BIG);
+			assert_int_equal(rid[r], id[r]);
+			assert_int_equal(cv[r], 1);
+			assert_false(seen[id[r]]);
+			seen[id[r]] = 1;
+		}
+		rows += b->num_rows;
+		dl_batch_free(b);
+	}
+	dl_batch_stream_free(st);
+	dl_scan_free(scan);
+	dl_snapshot_free(snap);
+	for (int i = 0; i < n; i++) assert_false(seen[gone[i]]);
+	assert_int_equal(rows, BIG - n);
+	free(seen);
+}
+
+static void test_dv_across_batches(void **state)
+{
+	(void)state;
+	char *uri = rwf_table("dv_batches");
+	OK(rwf_create(uri, true, false));
+	OK(rwf_append(uri, 0, BIG, 1));
+	dl_rewrite_options ro = DL_REWRITE_OPTIONS_INIT;
+	int64_t v;
+	/* the last row of the first batch, the first of the second, the last
+	 * of the second */
+	OK(rwf_rewrite(&v, uri, "id = 65535 OR id = 65536 OR id = 131071", &ro, NULL, NULL));
+	int64_t gone[32] = {65535, 65536, 131071};
+	check_big(uri, gone, 3);
+	/* a predicate on every batch: the first reads consecutive rows, the
+	 * others skip the old DV's */
+	OK(rwf_rewrite(&v, uri, "id % 10000 = 9999 OR id = 65537 OR id = 131072 OR id = 65534", &ro, NULL,
+	               NULL));
+	int n = 3;
+	for (int64_t id = 9999; id < BIG; id += 10000) gone[n++] = id;
+	gone[n++] = 65537;
+	gone[n++] = 131072;
+	gone[n++] = 65534;
+	check_big(uri, gone, n);
+	char *c = fx_commit_text(uri, 3);
+	char card[32];
+	snprintf(card, sizeof card, "\"cardinality\":%d", n);
+	assert_int_equal(fx_count(c, card), 1);
+	free(c);
+	/* caller-given positions around the deleted ones (65534 and 139999 are
+	 * deleted already and stay so) */
+	OK(rwf_rewrite(&v, uri, NULL, &ro, touch_big, NULL));
+	gone[n++] = 65538;
+	gone[n++] = 131070;
+	check_big(uri, gone, n);
+	free(uri);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -386,6 +476,7 @@ int main(void)
 		cmocka_unit_test(test_failure_leaves_nothing),
 		cmocka_unit_test(test_row_tracking_names),
 		cmocka_unit_test(test_expr_and_purge),
+		cmocka_unit_test(test_dv_across_batches),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	rwf_cleanup();
