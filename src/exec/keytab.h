@@ -25,6 +25,9 @@ int64_t dl_keytab_size(const dl_keytab *t);
 /* ids[i] = the id of row i of keys[0..nkeys) (n rows each), inserting
  * missing keys. */
 int dl_keytab_insert(dl_keytab *t, dl_array *const *keys, int64_t n, uint32_t *ids);
+/* The same with the rows' hashes given (dl_keys_hash of these keys), for
+ * a caller that hashed them already (the parallel aggregate's shards). */
+int dl_keytab_insert_hashed(dl_keytab *t, dl_array *const *keys, int64_t n, uint32_t *ids, const uint64_t *h);
 /* The most bytes an insert of `more` new keys could charge beyond what is
  * charged now, not counting the key values themselves (entries and slots
  * grow by doubling): what a spilling operator checks before it inserts. */
