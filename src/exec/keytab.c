@@ -421,6 +421,19 @@ int dl_keytab_find(const dl_keytab *t, dl_array *const *keys, int64_t n, uint32_
 	return 0;
 }
 
+void dl_keytab_find_with(const dl_keytab *t, dl_array *const *keys, int64_t n, uint32_t *ids, uint64_t *h)
+{
+	dl_keys_hash(h, keys, t->nkeys, n);
+	/* use_words without its reset: this call changes nothing in t */
+	bool words = t->wmode != KW_NONE && mode_of(keys[0]->type) == t->wmode;
+	for (int64_t i = 0; i < n; i++) {
+		if (i + 16 < n) __builtin_prefetch(&t->slots[h[i + 16] & t->mask]);
+		uint64_t w;
+		if (words && word_of(t->wmode, keys[0], i, &w)) ids[i] = lookup_word(t, h[i], w, keys, i, NULL);
+		else ids[i] = lookup(t, h[i], keys, i, NULL);
+	}
+}
+
 static int insert(dl_keytab *t, dl_array *const *keys, int64_t n, uint32_t *ids);
 
 int dl_keytab_insert(dl_keytab *t, dl_array *const *keys, int64_t n, uint32_t *ids)
