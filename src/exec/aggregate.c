@@ -52,7 +52,7 @@ static int grow_slots(agg_op *a, int64_t n)
 	if (n <= a->slot_cap) return 0;
 	int64_t nc = a->slot_cap ? a->slot_cap : 4;
 	while (nc < n) nc *= 2;
-	int64_t bytes = (nc - a->slot_cap) * (int64_t)sizeof(aslot) * a->naggs;
+	int64_t bytes = (nc - a->slot_cap) * ((int64_t)sizeof(aslot) * a->naggs + (a->first ? 8 : 0));
 	DL_TRY(dl_exec_mem_charge(a->ctx.mem, bytes, "hash aggregate"));
 	a->charged += bytes;
 	for (int k = 0; k < a->naggs; k++) {
@@ -60,6 +60,11 @@ static int grow_slots(agg_op *a, int64_t n)
 		if (!s) return dl_error_set(DL_ENOMEM, "out of memory for %lld groups", (long long)n);
 		memset(s + a->slot_cap, 0, (size_t)(nc - a->slot_cap) * sizeof *s);
 		a->aggs[k].slots = s;
+	}
+	if (a->first) {
+		int64_t *f = dl_reallocarray(a->first, (size_t)nc, sizeof *f);
+		if (!f) return dl_error_set(DL_ENOMEM, "out of memory for %lld groups", (long long)n);
+		a->first = f;
 	}
 	a->slot_cap = nc;
 	return 0;
@@ -221,7 +226,7 @@ static int update_any(agg_op *a, agg_state *g, dl_array *x, int64_t n)
 /* e over b: a bare column is borrowed from b (valid while b is; nothing
  * here keeps an argument or key array past the batch: the key table and
  * the states copy what they keep), anything else evaluated (*owned). */
-static int eval_borrow(dl_array **out, bool *owned, const dl_expr *e, dl_batch *b, const dl_exec_ctx *ctx)
+int agg_eval_borrow(dl_array **out, bool *owned, const dl_expr *e, dl_batch *b, const dl_exec_ctx *ctx)
 {
 	int c = dl_exec_column_ref(e, b);
 	if (c >= 0) {
@@ -244,42 +249,50 @@ int agg_consume_mem(agg_op *a, dl_batch *b, dl_array *const *kc)
 		a->ids_cap = n;
 	}
 	int rc = 0;
+	int64_t before = a->ngroups;
 	if (a->groups) {
-		rc = dl_keytab_insert(a->groups, kc, n, a->ids);
+		rc = a->rowhash ? dl_keytab_insert_hashed(a->groups, kc, n, a->ids, a->rowhash)
+		                : dl_keytab_insert(a->groups, kc, n, a->ids);
 		if (rc == 0) a->ngroups = dl_keytab_size(a->groups);
 	} else {
 		memset(a->ids, 0, (size_t)n * sizeof *a->ids);
 	}
 	if (rc == 0) rc = grow_slots(a, a->ngroups);
+	/* a shard: new ids come in order, each at its group's first row */
+	if (rc == 0 && a->first && a->rowpos)
+		for (int64_t i = 0, next = before; i < n && next < a->ngroups; i++)
+			if (a->ids[i] == (uint32_t)next) a->first[next++] = a->rowpos[i];
 	for (int k = 0; rc == 0 && k < a->naggs; k++) {
 		agg_state *g = &a->aggs[k];
 		dl_array *x = NULL;
 		bool owned = false;
-		if (g->arg) rc = eval_borrow(&x, &owned, g->arg, b, &a->ctx);
+		if (g->arg) rc = agg_eval_borrow(&x, &owned, g->arg, b, &a->ctx);
 		if (rc == 0) rc = g->ext || g->dfilter ? update_any(a, g, x, n) : update(g, a->ids, x, n);
 		if (owned) dl_array_free(x);
 	}
 	return rc;
 }
 
-static int consume(agg_op *a, dl_batch *b)
+int agg_consume(agg_op *a, dl_batch *b)
 {
-	if (!a->groups) {
+	if (a->nkeys == 0) {
 		int rc = agg_consume_mem(a, b, NULL);
 		return rc < 0 ? dl_error_prefix("hash aggregate") : 0;
 	}
 	dl_array **kc = dl_calloc((size_t)a->nkeys, sizeof *kc);
 	bool *owned = dl_calloc((size_t)a->nkeys, sizeof *owned);
 	int rc = kc && owned ? 0 : dl_error_set(DL_ENOMEM, "out of memory");
-	for (int k = 0; k < a->nkeys && rc == 0; k++) rc = eval_borrow(&kc[k], &owned[k], a->keys[k], b, &a->ctx);
-	if (rc == 0) rc = a->level < DL_SPILL_MAX_LEVEL && a->ctx.mem && a->ctx.mem->limit > 0
+	for (int k = 0; k < a->nkeys && rc == 0; k++) rc = agg_eval_borrow(&kc[k], &owned[k], a->keys[k], b, &a->ctx);
+	if (rc == 0) rc = a->par ? agg_par_consume(a, b, kc)
+	                  : a->level < DL_SPILL_MAX_LEVEL && a->ctx.mem && a->ctx.mem->limit > 0
 	                      ? agg_spill_consume(a, b, kc)
 	                      : agg_consume_mem(a, b, kc);
 	for (int k = 0; kc && k < a->nkeys; k++)
 		if (owned[k]) dl_array_free(kc[k]);
 	dl_free(kc);
 	dl_free(owned);
-	return rc < 0 ? dl_error_prefix("hash aggregate") : 0;
+	/* the shards' errors are prefixed already */
+	return rc < 0 && !a->par ? dl_error_prefix("hash aggregate") : rc < 0 ? rc : 0;
 }
 
 static int finish_value(dl_builder *bl, const agg_state *g, const aslot *sl)
@@ -325,6 +338,31 @@ static int finish_value(dl_builder *bl, const agg_state *g, const aslot *sl)
 	}
 }
 
+int agg_emit(agg_op *a, int64_t start, int64_t n, dl_array **cols)
+{
+	int rc = 0;
+	for (int k = 0; k < a->nkeys && rc == 0; k++) rc = dl_keytab_keys(&cols[k], a->groups, k, start, n);
+	for (int k = 0; k < a->naggs && rc == 0; k++) {
+		agg_state *g = &a->aggs[k];
+		if (g->ext) {
+			rc = dl_agg_ext_finish(g->ext, &cols[a->nkeys + k], start, n);
+			continue;
+		}
+		dl_builder *bl;
+		rc = dl_builder_new(&bl, g->out);
+		if (rc == 0) rc = dl_builder_reserve(bl, n, 0);
+		for (int64_t i = 0; i < n && rc == 0; i++) rc = finish_value(bl, g, &g->slots[start + i]);
+		if (rc == 0) rc = dl_builder_finish(&cols[a->nkeys + k], bl);
+		dl_builder_free(bl);
+	}
+	if (rc < 0)
+		for (int k = 0; k < a->nkeys + a->naggs; k++) {
+			dl_array_free(cols[k]);
+			cols[k] = NULL;
+		}
+	return rc;
+}
+
 static int a_next(dl_batch_stream *s, dl_batch **out)
 {
 	agg_op *a = s->private_data;
@@ -337,32 +375,18 @@ static int a_next(dl_batch_stream *s, dl_batch **out)
 			break;
 		}
 		int rc = dl_exec_check_interrupt(&a->ctx, "hash aggregate");
-		if (rc == 0) rc = consume(a, b);
+		if (rc == 0) rc = agg_consume(a, b);
 		dl_batch_free(b);
 		DL_TRY(rc);
 	}
+	if (a->par) return agg_par_next(a, out);
 	if (a->emitted >= a->ngroups) return a->parts.n ? agg_spill_next(a, out) : 0;
 	int64_t n = a->ngroups - a->emitted, max = dl_exec_batch_rows(&a->ctx);
 	if (n > max) n = max;
-	int ncols = a->nkeys + a->naggs, rc = 0;
+	int ncols = a->nkeys + a->naggs;
 	dl_array **cols = dl_calloc((size_t)ncols, sizeof *cols);
 	if (!cols) return dl_error_set(DL_ENOMEM, "out of memory");
-	for (int k = 0; k < a->nkeys && rc == 0; k++) rc = dl_keytab_keys(&cols[k], a->groups, k, a->emitted, n);
-	for (int k = 0; k < a->naggs && rc == 0; k++) {
-		agg_state *g = &a->aggs[k];
-		if (g->ext) {
-			rc = dl_agg_ext_finish(g->ext, &cols[a->nkeys + k], a->emitted, n);
-			continue;
-		}
-		dl_builder *bl;
-		rc = dl_builder_new(&bl, g->out);
-		if (rc == 0) rc = dl_builder_reserve(bl, n, 0);
-		for (int64_t i = 0; i < n && rc == 0; i++) rc = finish_value(bl, g, &g->slots[a->emitted + i]);
-		if (rc == 0) rc = dl_builder_finish(&cols[a->nkeys + k], bl);
-		dl_builder_free(bl);
-	}
-	if (rc < 0) {
-		for (int k = 0; k < ncols; k++) dl_array_free(cols[k]);
+	if (agg_emit(a, a->emitted, n, cols) < 0) {
 		dl_free(cols);
 		return dl_error_prefix("hash aggregate");
 	}
@@ -401,6 +425,7 @@ void agg_free_groups(agg_op *a)
 
 static void a_free(agg_op *a)
 {
+	agg_par_free(a);
 	dl_batch_stream_free(a->in);
 	dl_batch_stream_free(a->child);
 	dl_spill_parts_free(&a->parts);
@@ -423,6 +448,7 @@ static void a_free(agg_op *a)
 	dl_free(a->keys);
 	dl_type_unref(a->schema);
 	dl_free(a->ids);
+	dl_free(a->first);
 	dl_free(a);
 }
 
@@ -587,6 +613,7 @@ int agg_open(dl_batch_stream **out, dl_batch_stream *in, dl_expr *const *keys,
 	dl_free(names);
 	dl_free(types);
 	dl_free(nullable);
+	if (rc == 0) rc = agg_par_open(a);
 	if (rc == 0 && !(*out = dl_exec_stream_new(a, a_schema, a_next, a_release))) rc = dl_exec_failed();
 	if (rc < 0) a_free(a);
 	return rc;

@@ -61,6 +61,11 @@ typedef struct agg_op {
 	dl_batch_stream *child;
 	int64_t mem_base;     /* the budget's use before the first group */
 	bool based;
+	/* parallel (aggregate_par.c) */
+	struct agg_par *par;  /* the plan's operator over shards; NULL: serial */
+	int64_t *first;       /* a shard's: per group, the input position of its first row */
+	const int64_t *rowpos; /* a shard's: the current batch's input positions */
+	const uint64_t *rowhash; /* a shard's: the current batch's key hashes */
 } agg_op;
 
 /* aggregate.c */
@@ -71,6 +76,24 @@ void agg_free_groups(agg_op *a);
 /* The operator; level 0 for the plan's, +1 per spilled partition pass. */
 int agg_open(dl_batch_stream **out, dl_batch_stream *in, dl_expr *const *keys, const char *const *key_names,
              int nkeys, const dl_exec_agg *aggs, int naggs, const dl_exec_ctx *ctx, int level);
+
+/* Consumes one batch (keys evaluated here; spilling under a limit). */
+int agg_consume(agg_op *a, dl_batch *b);
+/* e over b: a bare column borrowed from b, else evaluated (*owned). */
+int agg_eval_borrow(dl_array **out, bool *owned, const dl_expr *e, dl_batch *b, const dl_exec_ctx *ctx);
+/* Output columns (keys, then aggregates) of groups [start, start+n). */
+int agg_emit(agg_op *a, int64_t start, int64_t n, dl_array **cols);
+
+/* aggregate_par.c */
+/* Splits the operator's groups over shards when the context allows more
+ * than one thread (level 0, with keys); a no-op otherwise. */
+int agg_par_open(agg_op *a);
+/* Consumes batch b (keys kc) into the shards. */
+int agg_par_consume(agg_op *a, dl_batch *b, dl_array *const *kc);
+/* After the input: the shards' groups in order of first appearance, then
+ * their spilled partitions. */
+int agg_par_next(agg_op *a, dl_batch **out);
+void agg_par_free(agg_op *a);
 
 /* aggregate_spill.c */
 /* Remembers what the partitions' operators need. */

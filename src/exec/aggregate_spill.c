@@ -54,7 +54,7 @@ static int64_t agg_growth(const agg_op *a, dl_array *const *kc, int64_t n)
 	if (need > a->slot_cap) {
 		int64_t nc = a->slot_cap ? a->slot_cap : 4;
 		while (nc < need) nc *= 2;
-		est += (nc - a->slot_cap) * (int64_t)sizeof(aslot) * a->naggs;
+		est += (nc - a->slot_cap) * ((int64_t)sizeof(aslot) * a->naggs + (a->first ? 8 : 0));
 	}
 	/* count(DISTINCT): every row may add a (group, value) pair */
 	for (int k = 0; k < a->naggs; k++)
@@ -173,7 +173,15 @@ static int spill_rows(agg_op *a, dl_batch *b, dl_array *const *kc)
 		if (!kb) rc = dl_exec_failed();
 		for (int k = 0; rc == 0 && k < a->nkeys; k++)
 			if (!(cols[k] = dl_array_take(kc[k], in.idx, in.count))) rc = dl_exec_failed();
+		/* a shard's per-row positions and hashes do not follow the take
+		 * (no group is new here: none is needed) */
+		const int64_t *pos = a->rowpos;
+		const uint64_t *hs = a->rowhash;
+		a->rowpos = NULL;
+		a->rowhash = NULL;
 		if (rc == 0) rc = agg_consume_mem(a, kb, cols);
+		a->rowpos = pos;
+		a->rowhash = hs;
 		for (int k = 0; k < a->nkeys; k++) dl_array_free(cols[k]);
 		dl_batch_free(kb);
 	}
@@ -204,7 +212,14 @@ int agg_spill_consume(agg_op *a, dl_batch *b, dl_array *const *kc)
 			if (!sb) rc = dl_exec_failed();
 			for (int k = 0; rc == 0 && k < a->nkeys; k++)
 				if (!(kk[k] = dl_array_slice(kc[k], lo, m))) rc = dl_exec_failed();
+			/* a shard's row positions follow the slice */
+			const int64_t *pos = a->rowpos;
+			const uint64_t *hs = a->rowhash;
+			if (pos) a->rowpos = pos + lo;
+			if (hs) a->rowhash = hs + lo;
 			if (rc == 0) rc = agg_spill_consume(a, sb, kk);
+			a->rowpos = pos;
+			a->rowhash = hs;
 			for (int k = 0; k < a->nkeys; k++) {
 				dl_array_free(kk[k]);
 				kk[k] = NULL;

@@ -16,60 +16,13 @@
  * of an outer side and in an anti join's output. Keys compared with <=>
  * match NULL with NULL. Without keys every build row is a candidate. */
 #include <string.h>
-#include "exec/keytab.h"
-#include "exec/op.h"
-#include "exec/spill.h"
+#include "exec/join.h"
 
-typedef struct join_op {
-	dl_batch_stream *left, *right;
-	dl_exec_ctx ctx;
-	dl_join_kind kind;
-	int nkeys;
-	dl_expr **lk, **rk;
-	bool *null_safe;
-	dl_expr *residual;
-	dl_type *pair_schema;    /* left + right, all nullable: the residual's */
-	dl_type *out_schema;
-	dl_batch *build;
-	int64_t nbuild;
-	dl_keytab *kt;
-	int64_t *head, *next;
-	uint8_t *build_matched;
-	int64_t charged;
-	bool built, left_done, right_emitted;
-	/* the left batch being probed */
-	dl_batch *cur;
-	uint32_t *kid;
-	uint8_t *lmatched;
-	int64_t li, cursor;      /* cursor: build row next in li's chain; -2 = not started */
-	dl_selection sel;
-	dl_exec_queue q;
-	int64_t right_pos;
-	/* grace hash join (the section "Spilling" below) */
-	int level;               /* 0 for the plan's operator, +1 per partition pass */
-	bool borrowed;           /* a partition pair's join: expressions are the parent's */
-	bool grace;              /* the build side did not fit: both sides partitioned */
-	dl_spill_parts rparts, lparts;
-	int next_part;
-	dl_batch_stream *child;
-} join_op;
 
 static bool can_spill(const join_op *j);
 static int go_grace(join_op *j, dl_batch **bs, int nb);
 static int grace_next(join_op *j, dl_batch **out);
 
-static bool outer_left(const join_op *j)
-{
-	return j->kind == DL_JOIN_LEFT || j->kind == DL_JOIN_FULL;
-}
-static bool outer_right(const join_op *j)
-{
-	return j->kind == DL_JOIN_RIGHT || j->kind == DL_JOIN_FULL;
-}
-static bool left_only(const join_op *j)
-{
-	return j->kind == DL_JOIN_SEMI || j->kind == DL_JOIN_ANTI;
-}
 
 static const dl_type *j_schema(dl_batch_stream *s)
 {
@@ -85,7 +38,7 @@ static int charge(join_op *j, int64_t bytes)
 }
 
 /* Rows of `keys` with no NULL in a key compared with = (sel), for a side. */
-static int usable_rows(const join_op *j, dl_array *const *keys, int64_t n, dl_selection *sel)
+int join_usable_rows(const join_op *j, dl_array *const *keys, int64_t n, dl_selection *sel)
 {
 	DL_TRY(dl_selection_reserve(sel, n));
 	sel->count = 0;
@@ -165,7 +118,7 @@ static int build_mem(join_op *j)
 	uint32_t *ids = NULL;
 	if (!keys || !ukeys) rc = dl_error_set(DL_ENOMEM, "out of memory");
 	if (rc == 0) rc = dl_exec_eval_all(keys, j->rk, j->nkeys, j->build, &j->ctx);
-	if (rc == 0) rc = usable_rows(j, keys, n, &sel);
+	if (rc == 0) rc = join_usable_rows(j, keys, n, &sel);
 	for (int k = 0; k < j->nkeys && rc == 0; k++)
 		if (!(ukeys[k] = dl_array_take(keys[k], sel.idx, sel.count))) rc = dl_exec_failed();
 	if (rc == 0 && !(ids = dl_malloc((size_t)(sel.count ? sel.count : 1) * sizeof *ids)))
@@ -218,7 +171,8 @@ static int build_side(join_op *j)
 
 /* The left rows sel (or NULLs when left is NULL) beside the build rows
  * rsel (or NULLs), n rows, in `schema`. */
-static dl_batch *pair_batch(join_op *j, const uint32_t *lsel, const uint32_t *rsel, int64_t n, dl_type *schema)
+dl_batch *join_pair_batch(join_op *j, const dl_batch *cur, const uint32_t *lsel, const uint32_t *rsel, int64_t n,
+                         dl_type *schema)
 {
 	const dl_type *ls = dl_batch_stream_schema(j->left);
 	int nl = ls->nchildren, nc = schema->nchildren;
@@ -229,7 +183,7 @@ static dl_batch *pair_batch(join_op *j, const uint32_t *lsel, const uint32_t *rs
 	}
 	for (int c = 0; c < nc; c++) {
 		if (c < nl)
-			cols[c] = lsel ? dl_array_take(j->cur->cols[c], lsel, n) : dl_array_new_null(ls->children[c].type, n);
+			cols[c] = lsel ? dl_array_take(cur->cols[c], lsel, n) : dl_array_new_null(ls->children[c].type, n);
 		else
 			cols[c] = rsel ? dl_array_take(j->build->cols[c - nl], rsel, n)
 			               : dl_array_new_null(j->build->schema->children[c - nl].type, n);
@@ -272,7 +226,7 @@ static int probe_chunk(join_op *j)
 		}
 	}
 	int rc = 0;
-	dl_batch *pb = np ? pair_batch(j, ls, rs, np, j->pair_schema) : NULL;
+	dl_batch *pb = np ? join_pair_batch(j, j->cur, ls, rs, np, j->pair_schema) : NULL;
 	if (np && !pb) rc = dl_exec_failed();
 	int64_t nm = np;
 	const uint32_t *keep = NULL;
@@ -312,7 +266,7 @@ static int finish_left(join_op *j)
 		for (int64_t i = 0; i < j->cur->num_rows; i++)
 			if ((j->lmatched[i] != 0) == want) j->sel.idx[j->sel.count++] = (uint32_t)i;
 		if (j->sel.count > 0) {
-			dl_batch *b = pair_batch(j, j->sel.idx, NULL, j->sel.count, j->out_schema);
+			dl_batch *b = join_pair_batch(j, j->cur, j->sel.idx, NULL, j->sel.count, j->out_schema);
 			rc = b ? dl_exec_queue_push(&j->q, b) : dl_exec_failed();
 		}
 	}
@@ -340,7 +294,7 @@ static int start_left(join_op *j, dl_batch *b)
 	if (!keys) return dl_error_set(DL_ENOMEM, "out of memory");
 	int rc = dl_exec_eval_all(keys, j->lk, j->nkeys, b, &j->ctx);
 	if (rc == 0) rc = dl_keytab_find(j->kt, keys, n, j->kid);
-	if (rc == 0 && (rc = usable_rows(j, keys, n, &j->sel)) == 0) {
+	if (rc == 0 && (rc = join_usable_rows(j, keys, n, &j->sel)) == 0) {
 		/* a NULL under = matches nothing: mark the usable rows, drop the rest */
 		uint8_t *ok = j->lmatched; /* borrowed as scratch, cleared below */
 		for (int64_t s = 0; s < j->sel.count; s++) ok[j->sel.idx[s]] = 1;
@@ -365,7 +319,7 @@ static int emit_right(join_op *j)
 			j->right_pos++;
 		}
 		if (j->sel.count > 0) {
-			dl_batch *b = pair_batch(j, NULL, j->sel.idx, j->sel.count, j->out_schema);
+			dl_batch *b = join_pair_batch(j, NULL, NULL, j->sel.idx, j->sel.count, j->out_schema);
 			return b ? dl_exec_queue_push(&j->q, b) : dl_exec_failed();
 		}
 	}
@@ -379,12 +333,15 @@ static int j_next(dl_batch_stream *s, dl_batch **out)
 	if (!j->built) {
 		DL_TRY(build_side(j));
 		j->built = true;
+		if (!j->grace) DL_TRY(join_par_open(j));
 	}
 	if (j->grace) return grace_next(j, out);
 	while (!(*out = dl_exec_queue_pop(&j->q))) {
 		if (j->cur) {
 			if (j->li < j->cur->num_rows) DL_TRY(probe_chunk(j));
 			else DL_TRY(finish_left(j));
+		} else if (!j->left_done && j->par) {
+			DL_TRY(join_par_step(j));
 		} else if (!j->left_done) {
 			dl_batch *b;
 			DL_TRY(dl_exec_check_interrupt(&j->ctx, "hash join"));
@@ -402,6 +359,7 @@ static int j_next(dl_batch_stream *s, dl_batch **out)
 
 static void j_free(join_op *j)
 {
+	join_par_free(j);
 	dl_batch_stream_free(j->left);
 	dl_batch_stream_free(j->right);
 	dl_batch_stream_free(j->child);

@@ -421,10 +421,44 @@ int dl_keytab_find(const dl_keytab *t, dl_array *const *keys, int64_t n, uint32_
 	return 0;
 }
 
+void dl_keytab_find_with(const dl_keytab *t, dl_array *const *keys, int64_t n, uint32_t *ids, uint64_t *h)
+{
+	dl_keys_hash(h, keys, t->nkeys, n);
+	/* use_words without its reset: this call changes nothing in t */
+	bool words = t->wmode != KW_NONE && mode_of(keys[0]->type) == t->wmode;
+	for (int64_t i = 0; i < n; i++) {
+		if (i + 16 < n) __builtin_prefetch(&t->slots[h[i + 16] & t->mask]);
+		uint64_t w;
+		if (words && word_of(t->wmode, keys[0], i, &w)) ids[i] = lookup_word(t, h[i], w, keys, i, NULL);
+		else ids[i] = lookup(t, h[i], keys, i, NULL);
+	}
+}
+
+static int insert(dl_keytab *t, dl_array *const *keys, int64_t n, uint32_t *ids);
+
 int dl_keytab_insert(dl_keytab *t, dl_array *const *keys, int64_t n, uint32_t *ids)
 {
 	if (n > UINT32_MAX - 1) return dl_error_set(DL_EUNSUPPORTED, "%s: batch of %lld rows is too large", t->what, (long long)n);
 	DL_TRY(hashes(t, keys, n));
+	return insert(t, keys, n, ids);
+}
+
+int dl_keytab_insert_hashed(dl_keytab *t, dl_array *const *keys, int64_t n, uint32_t *ids, const uint64_t *h)
+{
+	if (n > UINT32_MAX - 1) return dl_error_set(DL_EUNSUPPORTED, "%s: batch of %lld rows is too large", t->what, (long long)n);
+	if (n > t->hcap) {
+		uint64_t *hb = dl_reallocarray(t->hbuf, (size_t)n, sizeof *hb);
+		if (!hb) return dl_error_set(DL_ENOMEM, "out of memory");
+		t->hbuf = hb;
+		t->hcap = n;
+	}
+	if (n > 0) memcpy(t->hbuf, h, (size_t)n * sizeof *h);
+	return insert(t, keys, n, ids);
+}
+
+/* The insert over the hashes in t->hbuf. */
+static int insert(dl_keytab *t, dl_array *const *keys, int64_t n, uint32_t *ids)
+{
 	if (t->nchunks == t->chunk_cap) {
 		int64_t nc = t->chunk_cap ? t->chunk_cap * 2 : 16;
 		kchunk *c = dl_reallocarray(t->chunks, (size_t)nc, sizeof *c);

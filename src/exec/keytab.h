@@ -25,12 +25,19 @@ int64_t dl_keytab_size(const dl_keytab *t);
 /* ids[i] = the id of row i of keys[0..nkeys) (n rows each), inserting
  * missing keys. */
 int dl_keytab_insert(dl_keytab *t, dl_array *const *keys, int64_t n, uint32_t *ids);
+/* The same with the rows' hashes given (dl_keys_hash of these keys), for
+ * a caller that hashed them already (the parallel aggregate's shards). */
+int dl_keytab_insert_hashed(dl_keytab *t, dl_array *const *keys, int64_t n, uint32_t *ids, const uint64_t *h);
 /* The most bytes an insert of `more` new keys could charge beyond what is
  * charged now, not counting the key values themselves (entries and slots
  * grow by doubling): what a spilling operator checks before it inserts. */
 int64_t dl_keytab_grow_bytes(const dl_keytab *t, int64_t more);
 /* ids[i] = the id of row i, or DL_KEYTAB_NONE when absent. */
 int dl_keytab_find(const dl_keytab *t, dl_array *const *keys, int64_t n, uint32_t *ids);
+/* The same into the caller's scratch h (n hashes), touching nothing in t:
+ * threads may find in one table at once (the parallel join probe) while
+ * nothing inserts. */
+void dl_keytab_find_with(const dl_keytab *t, dl_array *const *keys, int64_t n, uint32_t *ids, uint64_t *h);
 /* Key column k of ids [start, start+n) as a new array. */
 int dl_keytab_keys(dl_array **out, const dl_keytab *t, int k, int64_t start, int64_t n);
 
