@@ -561,6 +561,21 @@ static int project_struct(pq_out *out, const pq_out *file, const dl_type *req, b
 		out->nchildren = i + 1;
 		if (rc < 0) return rc;
 	}
+	/* The struct's levels may come from any leaf below it (each holds the
+	 * struct's definition and repetition levels), and the file's choice is
+	 * its first leaf, which the projection may have left out: reading it
+	 * would decompress a whole column for nothing. Take a projected one,
+	 * a flat leaf first (fewest levels); keep the file's only when every
+	 * requested field is absent. */
+	int flat = -1, any = -1;
+	for (int i = 0; i < out->nchildren; i++) {
+		const pq_out *c = &out->children[i];
+		if (c->kind == PQ_OUT_ABSENT || c->leaf < 0) continue;
+		if (c->kind == PQ_OUT_LEAF && flat < 0) flat = c->leaf;
+		if (any < 0) any = c->leaf;
+	}
+	if (flat >= 0) out->leaf = flat;
+	else if (any >= 0) out->leaf = any;
 	return 0;
 }
 
@@ -616,5 +631,8 @@ int pq_plan_project(pq_out *out, const pq_schema *s, const dl_type *requested, b
 		return dl_error_set(DL_EINVALID, "a projection must be a struct type");
 	int rc = project_struct(out, &s->root, requested, by_field_id, what);
 	if (rc < 0) pq_plan_free(out);
+	/* The root is never assembled (a batch's rows are the row group's), so
+	 * it needs no levels: a projection of absent columns reads nothing. */
+	else out->leaf = -1;
 	return rc;
 }
