@@ -582,6 +582,10 @@ static int project_struct(pq_out *out, const pq_out *file, const dl_type *req, b
 static int project(pq_out *out, const pq_out *file, const dl_type *req, bool by_id, const char *what,
                    const char *name)
 {
+	/* A void (NullType) field holds only NULLs whatever a file stored for
+	 * it: writers that keep nested void fields write them as all-null
+	 * INT32 annotated UNKNOWN (Arrow, and ours inside structs). */
+	if (req->id == DL_TYPE_NULL) return absent(out, req);
 	if (file->kind == PQ_OUT_VARIANT && req->id == DL_TYPE_VARIANT) {
 		int rc = pq_plan_copy(out, file);
 		if (rc == 0) {
