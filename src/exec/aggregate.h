@@ -96,6 +96,11 @@ int agg_par_next(agg_op *a, dl_batch **out);
 void agg_par_free(agg_op *a);
 
 /* aggregate_spill.c */
+/* The same aggregates as `a` over its raw columns (`__k<i>` keys,
+ * `__a<i>` arguments: the shape of its spill files and of its shards'
+ * input), reading `src` (taken over, also on failure). */
+int agg_open_raw(dl_batch_stream **out, const agg_op *a, dl_batch_stream *src, const dl_exec_ctx *ctx, int level);
+
 /* Remembers what the partitions' operators need. */
 int agg_keep_spec(agg_op *a, const dl_exec_agg *aggs);
 /* Consumes a batch under a memory limit: in memory while it fits, else

@@ -123,46 +123,12 @@ static int open_shard(agg_op *a, agg_par *p, int s)
 {
 	dl_batch_stream *nil = dl_exec_stream_new(p->raw, nil_schema, nil_next, nil_release);
 	if (!nil) return dl_exec_failed();
-	int nk = a->nkeys, na = a->naggs, rc = 0;
-	dl_expr **keys = dl_calloc((size_t)nk, sizeof *keys);
-	const char **names = dl_calloc((size_t)nk, sizeof *names);
-	dl_exec_agg *ag = dl_calloc((size_t)(na ? na : 1), sizeof *ag);
-	if (!keys || !names || !ag) rc = dl_error_set(DL_ENOMEM, "out of memory");
-	char col[32];
-	for (int k = 0; rc == 0 && k < nk; k++) {
-		snprintf(col, sizeof col, "`__k%d`", k);
-		rc = dl_expr_parse(&keys[k], col);
-		names[k] = a->schema->children[k].name;
-	}
-	for (int k = 0; rc == 0 && k < na; k++) {
-		ag[k] = a->spec[k];
-		ag[k].name = a->schema->children[nk + k].name;
-		if (a->aggs[k].arg) {
-			snprintf(col, sizeof col, "`__a%d`", k);
-			rc = dl_expr_parse(&ag[k].arg, col);
-		}
-		if (rc == 0 && a->param_sql[k]) rc = dl_expr_parse(&ag[k].param, a->param_sql[k]);
-	}
-	if (rc == 0) {
-		dl_exec_ctx ctx = a->ctx;
-		ctx.threads = 1; /* a shard never splits again */
-		rc = agg_open(&p->st[s], nil, keys, names, nk, ag, na, &ctx, a->level);
-		if (rc == 0) {
-			p->sh[s] = p->st[s]->private_data;
-			if (!(p->sh[s]->first = dl_calloc(1, sizeof *p->sh[s]->first))) rc = dl_exec_failed();
-		}
-	} else {
-		dl_batch_stream_free(nil);
-		for (int k = 0; keys && k < nk; k++) dl_expr_free(keys[k]);
-		for (int k = 0; ag && k < na; k++) {
-			dl_expr_free(ag[k].arg);
-			dl_expr_free(ag[k].param);
-		}
-	}
-	dl_free(keys);
-	dl_free(names);
-	dl_free(ag);
-	return rc;
+	dl_exec_ctx ctx = a->ctx;
+	ctx.threads = 1; /* a shard never splits again */
+	DL_TRY(agg_open_raw(&p->st[s], a, nil, &ctx, a->level));
+	p->sh[s] = p->st[s]->private_data;
+	if (!(p->sh[s]->first = dl_calloc(1, sizeof *p->sh[s]->first))) return dl_exec_failed();
+	return 0;
 }
 
 int agg_par_open(agg_op *a)

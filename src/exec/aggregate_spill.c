@@ -235,12 +235,8 @@ int agg_spill_consume(agg_op *a, dl_batch *b, dl_array *const *kc)
 	return spill_rows(a, b, kc);
 }
 
-/* The operator over partition f: the same aggregates over the raw columns,
- * one level deeper. */
-static int open_child(agg_op *a, dl_spill_file *f)
+int agg_open_raw(dl_batch_stream **out, const agg_op *a, dl_batch_stream *src, const dl_exec_ctx *ctx, int level)
 {
-	dl_batch_stream *src;
-	DL_TRY(dl_spill_stream(&src, f, &a->ctx));
 	int nk = a->nkeys, na = a->naggs, rc = 0;
 	dl_expr **keys = dl_calloc((size_t)nk, sizeof *keys);
 	const char **names = dl_calloc((size_t)nk, sizeof *names);
@@ -262,7 +258,7 @@ static int open_child(agg_op *a, dl_spill_file *f)
 		if (rc == 0 && a->param_sql[k]) rc = dl_expr_parse(&ag[k].param, a->param_sql[k]);
 	}
 	if (rc == 0) {
-		rc = agg_open(&a->child, src, keys, names, nk, ag, na, &a->ctx, a->level + 1);
+		rc = agg_open(out, src, keys, names, nk, ag, na, ctx, level);
 	} else {
 		dl_batch_stream_free(src);
 		for (int k = 0; keys && k < nk; k++) dl_expr_free(keys[k]);
@@ -275,6 +271,14 @@ static int open_child(agg_op *a, dl_spill_file *f)
 	dl_free(names);
 	dl_free(ag);
 	return rc;
+}
+
+/* The operator over partition f, one level deeper. */
+static int open_child(agg_op *a, dl_spill_file *f)
+{
+	dl_batch_stream *src;
+	DL_TRY(dl_spill_stream(&src, f, &a->ctx));
+	return agg_open_raw(&a->child, a, src, &a->ctx, a->level + 1);
 }
 
 /* After the in-memory groups: each partition's groups. */
