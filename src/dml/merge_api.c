@@ -10,7 +10,9 @@
 #include "dml/merge_internal.h"
 #include "dml/merge_recs.h"
 #include "exec/spill.h"
+#include "log/protocol.h"
 #include "log/snapshot.h"
+#include "log/table_features.h"
 #include "ops/auto_optimize.h"
 #include "ops/create.h"
 #include "rewrite/change_data.h"
@@ -307,6 +309,9 @@ static int run(mg_exec *x, dl_merge_metrics *out)
 	x->config = md->configuration;
 	dl_table_properties_defaults(&x->props);
 	DL_TRY(dl_table_properties_parse(&x->props, &x->config, false));
+	const dl_protocol *proto = dl_snapshot_state(x->snap)->protocol;
+	x->widen = x->props.enable_type_widening && (dl_protocol_has(proto, DL_FEATURE_TYPE_WIDENING) ||
+	                                             dl_protocol_has(proto, DL_FEATURE_TYPE_WIDENING_PREVIEW));
 	x->tschema = dl_snapshot_schema(x->snap);
 	x->nt = x->tschema->nchildren;
 	DL_TRY(open_source(x));

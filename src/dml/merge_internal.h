@@ -111,6 +111,9 @@ typedef struct mg_exec {
 	int nw;
 	dl_str_map config;       /* committed configuration */
 	bool schema_changed;
+	/* delta.enableTypeWidening on a table supporting it: schema evolution
+	 * widens the target's types to the source's (Spark's TypeEvolution) */
+	bool widen;
 	dl_type *canon;          /* the canonical joined schema (reference) */
 	/* source, read once: ns columns + __srow; in memory while it fits
 	 * x->mem (scharged bytes), else spilled to sspill */

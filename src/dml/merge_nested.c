@@ -21,7 +21,11 @@
  *   clause writes the column or an assignment names it or one of its
  *   ancestors; a struct against another kind of type is
  *   DELTA_FAILED_TO_MERGE_FIELDS. Structs inside arrays and maps are
- *   stored by name by struct_store.c.
+ *   stored by name by struct_store.c. With delta.enableTypeWidening the
+ *   primitive columns and fields written that way take the source's type
+ *   where it is an automatic widening of the target's (short -> int,
+ *   float -> double, ...; TypeWidening.isTypeChangeSupportedForSchemaEvolution),
+ *   recorded in delta.typeChanges.
  *
  * Everything is built as SQL text over the canonical join row's names
  * (merge_internal.h) and bound once, like the top-level values. */
@@ -31,6 +35,7 @@
 #include <string.h>
 #include <strings.h>
 #include "expr/ast.h"
+#include "ops/type_change_meta.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/mem.h"
@@ -219,7 +224,11 @@ static int evolve(mg_exec *x, const dl_type *t, const dl_type *s, char **path, i
 	if (all && (t->id == DL_TYPE_ARRAY || t->id == DL_TYPE_MAP) && t->id == s->id && depth < MAX_DEPTH)
 		return evolve_list(x, t, s, path, depth, out);
 	if (t->id != DL_TYPE_STRUCT || s->id != DL_TYPE_STRUCT || depth >= MAX_DEPTH) {
-		*out = dl_type_ref((dl_type *)t);
+		/* a column or field the MERGE writes takes the source's wider type
+		 * when the table allows type widening (mergeSchemas with
+		 * TypeEvolution); otherwise values are cast to the target's */
+		bool wider = all && x->widen && dl_type_change_automatic(t, s);
+		*out = dl_type_ref((dl_type *)(wider ? s : t));
 		return 0;
 	}
 	int cap = t->nchildren + s->nchildren + 1;

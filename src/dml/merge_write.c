@@ -6,7 +6,8 @@
  * the deleted ones; inserted rows are appended through the write path
  * (dl_ops_write_into: every rule of an append). Schema evolution adds the
  * source's new top-level columns and nested struct fields (merge_nested.c),
- * as Spark's MERGE WITH SCHEMA EVOLUTION; on column-mapping tables they get
+ * as Spark's MERGE WITH SCHEMA EVOLUTION, and with delta.enableTypeWidening
+ * widens the written columns' types to the source's; on column-mapping tables they get
  * their ids and physical names before anything is written. */
 #include "dml/merge_capture.h"
 #include "dml/merge_internal.h"
@@ -21,6 +22,7 @@
 #include "log/snapshot.h"
 #include "log/table_features.h"
 #include "ops/column_mapping.h"
+#include "ops/type_change_meta.h"
 #include "ops/write.h"
 #include "rewrite/change_data.h"
 #include "rewrite/conform.h"
@@ -71,7 +73,8 @@ int dl_mg_evolve_schema(mg_exec *x)
 	for (int i = 0; i < x->nt; i++) {
 		f[i] = x->tschema->children[i];
 		int j = x->m->evolve ? dl_type_field_index(x->sschema, f[i].name) : -1;
-		if (j < 0 || !(nested_type(f[i].type) || nested_type(x->sschema->children[j].type))) continue;
+		if (j < 0 || !(x->widen || nested_type(f[i].type) || nested_type(x->sschema->children[j].type)))
+			continue;
 		/* the source's new nested fields join the target's struct (inside
 		 * arrays and maps too) */
 		char *path[32] = {f[i].name};
@@ -111,6 +114,15 @@ int dl_mg_evolve_schema(mg_exec *x)
 		}
 	}
 	if (rc == 0 && !(x->wschema = dl_type_struct(f, x->nt + extra))) rc = dl_error_last()->code;
+	if (rc == 0 && nested && x->widen) {
+		/* the widened columns and fields get their delta.typeChanges */
+		dl_type *rec;
+		rc = dl_type_changes_record(&rec, x->tschema, x->wschema);
+		if (rc == 0) {
+			dl_type_unref(x->wschema);
+			x->wschema = rec;
+		}
+	}
 	if (rc == 0 && (extra || nested) && x->props.column_mapping_mode != DL_CM_NONE) {
 		/* new columns and nested fields get ids and physical names now, as
 		 * ALTER TABLE ADD COLUMNS gives them: the rewritten files and the
@@ -548,12 +560,11 @@ static int write_inserts(mg_exec *x, bool cdf)
 		wo.mode = DL_WRITE_APPEND;
 		wo.merge_schema = x->schema_changed;
 		bool joined = false;
-		/* under column mapping the schema carries the ids the rewritten
-		 * files were written with */
+		/* the commit's schema is the evolved one: under column mapping it
+		 * carries the ids the rewritten files were written with, and the
+		 * widenings their delta.typeChanges */
 		rc = dl_ops_write_into_schema(&x->insert_files[0], &x->row_hwm, &joined, x->txn, s, &wo,
-		                              x->schema_changed && x->props.column_mapping_mode != DL_CM_NONE
-		                                  ? x->wschema
-		                                  : NULL);
+		                              x->schema_changed ? x->wschema : NULL);
 		if (rc == 0) x->ninsert_files = 1;
 	}
 	dl_batch_stream_free(s);

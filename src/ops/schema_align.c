@@ -63,11 +63,8 @@ static int merge_struct(dl_type **out, bool *changed, const dl_type *t, const dl
 	}
 	int n = t->nchildren, extra = 0;
 	dl_field *fs = dl_calloc((size_t)(n + d->nchildren) + 1, sizeof *fs);
-	char **metas = dl_calloc((size_t)n + 1, sizeof *metas);
 	char sub[512];
-	if (!fs || !metas) {
-		dl_free(fs);
-		dl_free(metas);
+	if (!fs) {
 		dl_name_index_free(&di);
 		dl_name_index_free(&ti);
 		return DL_ENOMEM;
@@ -81,11 +78,6 @@ static int merge_struct(dl_type **out, bool *changed, const dl_type *t, const dl
 		if (k < 0) fs[i].type = dl_type_ref(tf->type);
 		else rc = merge_type(&fs[i].type, changed, tf->type, d->children[k].type,
 		                     merge, widen, sub, depth + 1);
-		if (rc == 0 && dl_type_is_primitive(tf->type) && tf->type->id != DL_TYPE_NULL &&
-		    !dl_type_equals(fs[i].type, tf->type)) {
-			rc = dl_type_change_meta(&metas[i], tf->metadata, tf->type, fs[i].type, NULL);
-			if (rc == 0) fs[i].metadata = metas[i];
-		}
 	}
 	for (int k = 0; k < d->nchildren && rc == 0; k++) {
 		if (dl_name_index_find_ci(&ti, d->children[k].name) >= 0) continue;
@@ -109,8 +101,6 @@ static int merge_struct(dl_type **out, bool *changed, const dl_type *t, const dl
 		if (!*out) rc = DL_ENOMEM;
 	}
 	for (int i = 0; i < n + extra; i++) dl_type_unref(fs[i].type);
-	for (int i = 0; i < n; i++) dl_free(metas[i]);
-	dl_free(metas);
 	dl_free(fs);
 	dl_name_index_free(&di);
 	dl_name_index_free(&ti);
@@ -158,11 +148,7 @@ static int merge_type(dl_type **out, bool *changed, const dl_type *t, const dl_t
 		*out = dl_type_ref((dl_type *)t);
 		return 0;
 	}
-	/* Integers are never widened to double or decimal automatically: Delta
-	 * asks for a manual ALTER for those, so values are not silently changed
-	 * in meaning. */
-	bool manual_only = dl_type_integral_rank(t->id) && !dl_type_integral_rank(d->id);
-	if (merge && widen && !manual_only && dl_type_widens_to(t, d)) {
+	if (merge && widen && dl_type_change_automatic(t, d)) {
 		*out = dl_type_ref((dl_type *)d);
 		*changed = true;
 		return 0;
@@ -174,6 +160,16 @@ int dl_schema_merge(dl_type **out, bool *changed, const dl_type *table, const dl
                     bool merge_schema, bool type_widening)
 {
 	*changed = false;
-	return merge_type(out, changed, table, data, merge_schema, type_widening, "", 0);
+	dl_type *merged;
+	DL_TRY(merge_type(&merged, changed, table, data, merge_schema, type_widening, "", 0));
+	if (!*changed || !type_widening || merged->id != DL_TYPE_STRUCT) {
+		*out = merged;
+		return 0;
+	}
+	/* each widening joins its field's delta.typeChanges, inside arrays and
+	 * maps too (with its fieldPath) */
+	int rc = dl_type_changes_record(out, table, merged);
+	dl_type_unref(merged);
+	return rc;
 }
 

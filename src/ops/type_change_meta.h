@@ -5,6 +5,7 @@
  * ALTER TABLE ... CHANGE COLUMN / REPLACE COLUMNS (src/alter). */
 #ifndef DL_OPS_TYPE_CHANGE_META_H
 #define DL_OPS_TYPE_CHANGE_META_H
+#include <stdbool.h>
 #include "columnar/types.h"
 
 #define DL_TYPE_CHANGES_KEY "delta.typeChanges"
@@ -19,5 +20,24 @@
  * JSON object. */
 int dl_type_change_meta(char **out, const char *meta, const dl_type *from, const dl_type *to,
                         const char *field_path);
+
+/* Spark's TypeWidening.isTypeChangeSupportedForSchemaEvolution (its
+ * default allowAutomaticWidening = SAME_FAMILY_TYPE): the widenings schema
+ * evolution applies by itself when delta.enableTypeWidening is on. byte ->
+ * short -> int -> long, float -> double, a decimal to one at least as wide
+ * in both integral digits and scale, date -> timestamp_ntz; not integers
+ * to double or decimal (those only by ALTER TABLE ... CHANGE COLUMN ...
+ * TYPE), and false for equal types. */
+bool dl_type_change_automatic(const dl_type *from, const dl_type *to);
+
+/* `evolved` (a schema: a struct type) with the delta.typeChanges history of
+ * every widening from `old` recorded, as Spark's
+ * TypeWideningMetadata.addTypeWideningMetadata: for each field also in
+ * `old` (by name, case-insensitively) one entry per primitive type that
+ * changed at the field itself or inside its arrays and maps (fieldPath
+ * "element", "key", "value", "value.element"...), recursively in nested
+ * structs, where entries go to the nearest struct field. *out is a new
+ * reference. */
+int dl_type_changes_record(dl_type **out, const dl_type *old, const dl_type *evolved);
 
 #endif

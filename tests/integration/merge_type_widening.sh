@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# Type widening in MERGE schema evolution, with the cases, rows and schemas
+# of Delta's TypeWideningMergeIntoSchemaEvolutionSuite and
+# TypeWideningTestCases: with delta.enableTypeWidening and schema evolution
+# a column or field the MERGE writes takes the source's type when it is an
+# automatic widening (byte -> short -> int -> long, float -> double, wider
+# decimals, date -> timestamp_ntz), recorded in delta.typeChanges (with its
+# fieldPath inside arrays and maps); other changes (narrowing, integers to
+# double or decimal) keep the target's type; without type widening or
+# without evolution values are cast to the target's type. Each on
+# copy-on-write and deletion-vector tables, and on a column-mapping table.
+# Needs DL_CLI.
+set -uo pipefail
+: "${DL_CLI:?DL_CLI must name the deltalake binary}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+n=0
+
+# sql WH STATEMENTS: runs them in warehouse WH, the output (CSV) on stdout
+sql() {
+	"$DL_CLI" sql --warehouse "$1" --format csv -q "$2" 2>"$tmp/err" || {
+		echo "ERROR: $(head -3 "$tmp/err")"
+		return 1
+	}
+}
+# q WH QUERY: the rows of one query, without the header line
+q() { sql "$1" "$2" | tail -n +2; }
+# The table's latest schema as compact JSON.
+schema_of() {
+	cat "$1"/_delta_log/*.json | jq -c -s '[.[] | select(.metaData)] | last | .metaData.schemaString | fromjson'
+}
+# fields_of DIR: name:type[:typeChanges] of each top-level column, ';'-joined
+# (the column-mapping ids and physical names left out)
+fields_of() {
+	schema_of "$1" | jq -r 'walk(if type == "object" then with_entries(select(.key | startswith("delta.columnMapping") | not)) else . end)
+		| [.fields[] | .name + ":" + (.type | if type == "string" then . else tojson end)
+		+ (if .metadata["delta.typeChanges"] then ":" + (.metadata["delta.typeChanges"] | tojson) else "" end)] | join(";")'
+}
+check() { # name got want
+	if [ "$2" != "$3" ]; then fail "$1: got [$2], expected [$3]"; fi
+}
+new_wh() {
+	n=$((n + 1))
+	wh="$tmp/wh$n"
+	t="$tmp/t$n"
+}
+
+# ---- every pair of TypeWideningTestCases, insert-only MERGE (ON 0 = 1) ----
+# from|to|initial values|additional values|expected rows (sorted, as read back)
+supported=(
+	"TINYINT|SMALLINT|1,-1,-128,127,NULL|4,-4,-32768,32767,NULL|-1 -128 -32768 -4 1 127 32767 4"
+	"TINYINT|INT|1,-1,-128,127,NULL|4,-4,-2147483648,2147483647,NULL|-1 -128 -2147483648 -4 1 127 2147483647 4"
+	"SMALLINT|INT|1,-1,-32768,32767,NULL|4,-4,-2147483648,2147483647,NULL|-1 -2147483648 -32768 -4 1 2147483647 32767 4"
+	"SMALLINT|BIGINT|1,-1,-32768,32767,NULL|4,-4,-9223372036854775808,9223372036854775807,NULL|-1 -32768 -4 -9223372036854775808 1 32767 4 9223372036854775807"
+	"INT|BIGINT|1,-1,-2147483648,2147483647,NULL|4,-4,-9223372036854775808,9223372036854775807,NULL|-1 -2147483648 -4 -9223372036854775808 1 2147483647 4 9223372036854775807"
+	"FLOAT|DOUBLE|1234.5,-0.25,0,NULL|987654321.987654321,-0.5,NULL|-0.25 -0.5 0.0 1234.5 987654321.9876543"
+	"DATE|TIMESTAMP_NTZ|DATE'2020-01-01',DATE'2024-02-29',DATE'1312-02-27'|TIMESTAMP_NTZ'2020-03-17 15:23:15.123456',TIMESTAMP_NTZ'2058-12-31 23:59:59.999',TIMESTAMP_NTZ'0001-01-01 00:00:00'|0001-01-01 00:00:00 1312-02-27 00:00:00 2020-01-01 00:00:00 2020-03-17 15:23:15.123456 2024-02-29 00:00:00 2058-12-31 23:59:59.999"
+	"DECIMAL(9,2)|DECIMAL(18,2)|1.23,10.34,NULL|-67.89,9999999999999999.99,NULL|-67.89 1.23 10.34 9999999999999999.99"
+	"DECIMAL(8,2)|DECIMAL(9,3)|1.23,10.34,NULL|-67.89,999999.99,NULL|-67.890 1.230 10.340 999999.990"
+	"DECIMAL(9,2)|DECIMAL(19,3)|1.23,10.34,NULL|-67.89,9999999999999999.99,NULL|-67.890 1.230 10.340 9999999999999999.990"
+)
+delta_name() { # Delta's type name of a SQL type
+	case $1 in
+	TINYINT) echo byte ;; SMALLINT) echo short ;; INT) echo integer ;; BIGINT) echo long ;;
+	FLOAT) echo float ;; DOUBLE) echo double ;; DATE) echo date ;; TIMESTAMP_NTZ) echo timestamp_ntz ;;
+	DECIMAL*) echo "$1" | tr 'A-Z' 'a-z' ;;
+	esac
+}
+values_of() { # "1,NULL" -> "(CAST(1 AS T)), (CAST(NULL AS T))"
+	echo "$1" | tr ',' '\n' | sed "s/.*/(CAST(& AS $2))/" | paste -sd, | sed 's/,(/, (/g'
+}
+for tprops in "" ", 'delta.enableDeletionVectors' = 'true'"; do
+	for c in "${supported[@]}"; do
+		IFS='|' read -r from to init add want <<<"$c"
+		new_wh
+		out=$(sql "$wh" "CREATE TABLE t (value $from) USING DELTA LOCATION '$t'
+  TBLPROPERTIES ('delta.enableTypeWidening' = 'true'$tprops);
+INSERT INTO t VALUES $(values_of "$init" "$from");
+CREATE TABLE s (value $to) USING DELTA;
+INSERT INTO s VALUES $(values_of "$add" "$to");
+MERGE WITH SCHEMA EVOLUTION INTO t USING s ON 0 = 1 WHEN NOT MATCHED THEN INSERT *") ||
+			fail "$from -> $to: $out"
+		got=$(q "$wh" "SELECT value FROM t WHERE value IS NOT NULL ORDER BY CAST(value AS STRING)" | paste -sd' ')
+		check "$from -> $to rows$tprops" "$got" "$want"
+		check "$from -> $to schema$tprops" "$(fields_of "$t")" \
+			"value:$(delta_name "$to"):[{\"fromType\":\"$(delta_name "$from")\",\"toType\":\"$(delta_name "$to")\"}]"
+		nulls=$(echo "$init,$add" | tr ',' '\n' | grep -c '^NULL$')
+		check "$from -> $to NULLs" "$(q "$wh" "SELECT count(*) FROM t WHERE value IS NULL")" "$nulls"
+	done
+done
+
+# ---- unsupported and ALTER-only changes: the schema does not evolve ----
+unsupported=(
+	"INT|TINYINT" "BIGINT|INT" "DOUBLE|FLOAT" "TINYINT|DECIMAL(2,0)" "SMALLINT|DECIMAL(4,0)"
+	"INT|DECIMAL(9,0)" "BIGINT|DECIMAL(19,0)" "TIMESTAMP_NTZ|DATE" "DECIMAL(9,2)|DECIMAL(9,3)"
+	"DECIMAL(9,2)|DECIMAL(8,2)" "DECIMAL(18,2)|DECIMAL(8,1)" "DECIMAL(9,2)|DECIMAL(10,4)"
+	"DECIMAL(18,2)|DECIMAL(12,1)"
+	# spark.databricks.delta.typeWidening.allowAutomaticWidening = ALWAYS only
+	"INT|DOUBLE" "TINYINT|DECIMAL(10,0)" "SMALLINT|DECIMAL(10,0)" "INT|DECIMAL(10,0)" "BIGINT|DECIMAL(20,0)"
+)
+for c in "${unsupported[@]}"; do
+	IFS='|' read -r from to <<<"$c"
+	new_wh
+	out=$(sql "$wh" "CREATE TABLE t (value $from) USING DELTA LOCATION '$t' TBLPROPERTIES ('delta.enableTypeWidening' = 'true');
+INSERT INTO t VALUES (CAST(NULL AS $from));
+CREATE TABLE s (value $to) USING DELTA;
+MERGE WITH SCHEMA EVOLUTION INTO t USING s ON 0 = 1 WHEN NOT MATCHED THEN INSERT *") || fail "$from -> $to: $out"
+	check "unsupported $from -> $to" "$(fields_of "$t")" "value:$(delta_name "$from")"
+done
+
+# ---- "type widening isn't applied when it's disabled" ----
+new_wh
+sql "$wh" "CREATE TABLE t (a SMALLINT) USING DELTA LOCATION '$t' TBLPROPERTIES ('delta.enableTypeWidening' = 'false');
+CREATE TABLE s (a INT) USING DELTA; INSERT INTO s VALUES (1), (2);
+MERGE WITH SCHEMA EVOLUTION INTO t USING s ON 0 = 1 WHEN NOT MATCHED THEN INSERT *" >/dev/null || fail "disabled: merge"
+check "disabled: schema" "$(fields_of "$t")" "a:short"
+check "disabled: rows" "$(q "$wh" "SELECT a FROM t ORDER BY a" | paste -sd' ')" "1 2"
+
+# ---- "type widening isn't applied when schema evolution is disabled" ----
+new_wh
+sql "$wh" "CREATE TABLE t (a SMALLINT) USING DELTA LOCATION '$t' TBLPROPERTIES ('delta.enableTypeWidening' = 'true');
+CREATE TABLE s (a INT) USING DELTA; INSERT INTO s VALUES (1), (2);
+MERGE INTO t USING s ON 0 = 1 WHEN NOT MATCHED THEN INSERT *" >/dev/null || fail "no evolution: merge"
+check "no evolution: schema" "$(fields_of "$t")" "a:short"
+sql "$wh" "MERGE WITH SCHEMA EVOLUTION INTO t USING s ON 0 = 1 WHEN NOT MATCHED THEN INSERT *" >/dev/null ||
+	fail "evolution: merge"
+check "evolution: schema" "$(fields_of "$t")" 'a:integer:[{"fromType":"short","toType":"integer"}]'
+check "evolution: rows" "$(q "$wh" "SELECT a FROM t ORDER BY a" | paste -sd' ')" "1 1 2 2"
+
+# ---- testTypeEvolution cases: the same rows with and without evolution ----
+# name|target DDL|target rows|source DDL|source rows|ON|clauses|expected rows|schema with evolution
+cases=(
+	"short -> int with update|a SMALLINT|(0), (10)|a INT|(0), (20)|t.a = s.a|WHEN MATCHED THEN UPDATE SET a = s.a + 1|1;10|a:integer:[{\"fromType\":\"short\",\"toType\":\"integer\"}]"
+	"short -> int with insert|a SMALLINT|(0), (10)|a INT|(0), (20)|t.a = s.a|WHEN NOT MATCHED THEN INSERT (a) VALUES (s.a)|0;10;20|a:integer:[{\"fromType\":\"short\",\"toType\":\"integer\"}]"
+	"narrower value doesn't evolve|a INT|(0), (10)|a SMALLINT|(0), (20)|t.a = s.a|WHEN MATCHED THEN UPDATE SET a = s.a + 1|1;10|a:integer"
+	"only columns in assignments|a SMALLINT, b SMALLINT|(0, 5), (10, 15)|a INT, b INT|(0, 6), (20, 16)|t.a = s.a|WHEN MATCHED THEN UPDATE SET a = s.a + 1|1,5;10,15|a:integer:[{\"fromType\":\"short\",\"toType\":\"integer\"}];b:short"
+	"struct field with struct assignment|s STRUCT<a: SMALLINT>|(named_struct('a', 1)), (named_struct('a', 10))|s STRUCT<a: INT>|(named_struct('a', 1)), (named_struct('a', 20))|t.s.a = s.s.a|WHEN MATCHED THEN UPDATE SET t.s.a = s.s.a + 1|{a: 10};{a: 2}|s:{\"type\":\"struct\",\"fields\":[{\"name\":\"a\",\"type\":\"integer\",\"nullable\":true,\"metadata\":{\"delta.typeChanges\":[{\"fromType\":\"short\",\"toType\":\"integer\"}]}}]}"
+	"struct field with whole-struct assignment|s STRUCT<a: SMALLINT>|(named_struct('a', 1)), (named_struct('a', 10))|s STRUCT<a: INT>|(named_struct('a', 1)), (named_struct('a', 20))|t.s.a = s.s.a|WHEN MATCHED THEN UPDATE SET t.s = named_struct('a', s.s.a + 1)|{a: 10};{a: 2}|s:{\"type\":\"struct\",\"fields\":[{\"name\":\"a\",\"type\":\"integer\",\"nullable\":true,\"metadata\":{\"delta.typeChanges\":[{\"fromType\":\"short\",\"toType\":\"integer\"}]}}]}"
+	"map value|m MAP<STRING, SMALLINT>|(map('a', 1))|m MAP<STRING, INT>|(map('a', 2))|1 = 1|WHEN MATCHED THEN UPDATE SET t.m = s.m|{a=2}|m:{\"type\":\"map\",\"keyType\":\"string\",\"valueType\":\"integer\",\"valueContainsNull\":true}:[{\"fromType\":\"short\",\"toType\":\"integer\",\"fieldPath\":\"value\"}]"
+	"array element|a ARRAY<SMALLINT>|(array(1, 2))|a ARRAY<INT>|(array(3, 4))|t.a != s.a|WHEN MATCHED THEN UPDATE SET t.a = s.a|[3, 4]|a:{\"type\":\"array\",\"elementType\":\"integer\",\"containsNull\":true}:[{\"fromType\":\"short\",\"toType\":\"integer\",\"fieldPath\":\"element\"}]"
+	"multiple automatic widening|a TINYINT, b SMALLINT|(1, 2)|a SMALLINT, b INT|(1, 4), (5, 6)|t.a = s.a|WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *|1,4;5,6|a:short:[{\"fromType\":\"byte\",\"toType\":\"short\"}];b:integer:[{\"fromType\":\"short\",\"toType\":\"integer\"}]"
+	"map key and array of struct|m MAP<SMALLINT, ARRAY<STRUCT<x: TINYINT, y: STRING>>>|(map(1, array(named_struct('x', 1, 'y', 'a'))))|m MAP<INT, ARRAY<STRUCT<x: SMALLINT, y: STRING>>>|(map(2, array(named_struct('x', 100, 'y', 'b'))))|1 = 1|WHEN MATCHED THEN UPDATE SET *|{2=[{x: 100, y: b}]}|m:{\"type\":\"map\",\"keyType\":\"integer\",\"valueType\":{\"type\":\"array\",\"elementType\":{\"type\":\"struct\",\"fields\":[{\"name\":\"x\",\"type\":\"short\",\"nullable\":true,\"metadata\":{\"delta.typeChanges\":[{\"fromType\":\"byte\",\"toType\":\"short\"}]}},{\"name\":\"y\",\"type\":\"string\",\"nullable\":true,\"metadata\":{}}]},\"containsNull\":true},\"valueContainsNull\":true}:[{\"fromType\":\"short\",\"toType\":\"integer\",\"fieldPath\":\"key\"}]"
+)
+for tprops in "" ", 'delta.enableDeletionVectors' = 'true'" ", 'delta.columnMapping.mode' = 'name'"; do
+	for c in "${cases[@]}"; do
+		IFS='|' read -r name tddl trows sddl srows on clauses want wschema <<<"$c"
+		for evo in "" "WITH SCHEMA EVOLUTION"; do
+			new_wh
+			out=$(sql "$wh" "CREATE TABLE t ($tddl) USING DELTA LOCATION '$t'
+  TBLPROPERTIES ('delta.enableTypeWidening' = 'true'$tprops);
+INSERT INTO t VALUES $trows;
+CREATE TABLE s ($sddl) USING DELTA; INSERT INTO s VALUES $srows;
+MERGE $evo INTO t USING s ON $on $clauses") || {
+				fail "$name ($evo$tprops): $out"
+				continue
+			}
+			got=$(q "$wh" "SELECT * FROM t" | tr -d '"' | LC_ALL=C sort | paste -sd';')
+			check "$name rows ($evo$tprops)" "$got" "$want"
+			if [ -n "$evo" ]; then
+				check "$name schema ($tprops)" "$(fields_of "$t")" "$wschema"
+				# the widening is a schema change Spark records with its feature
+				jq -e -s '[.[] | select(.protocol)] | last | .protocol.writerFeatures | index("typeWidening")' \
+					"$t"/_delta_log/*.json >/dev/null || fail "$name: no typeWidening feature"
+			else
+				check "$name schema without evolution ($tprops)" "$(fields_of "$t" | grep -c typeChanges)" 0
+			fi
+		done
+	done
+done
+
+# ---- a column-mapping table keeps the widened column's id and physical name ----
+new_wh
+sql "$wh" "CREATE TABLE t (a SMALLINT, b STRING) USING DELTA LOCATION '$t'
+  TBLPROPERTIES ('delta.enableTypeWidening' = 'true', 'delta.columnMapping.mode' = 'name');
+INSERT INTO t VALUES (1, 'x');" >/dev/null || fail "cm: create"
+before=$(schema_of "$t" | jq -c '.fields[0].metadata | del(.["delta.typeChanges"])')
+sql "$wh" "CREATE TABLE s (a INT, b STRING) USING DELTA; INSERT INTO s VALUES (1, 'y'), (70000, 'z');
+MERGE WITH SCHEMA EVOLUTION INTO t USING s ON t.a = s.a WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *" \
+	>/dev/null || fail "cm: merge"
+check "cm: id and physical name" "$(schema_of "$t" | jq -c '.fields[0].metadata | del(.["delta.typeChanges"])')" "$before"
+check "cm: type change" "$(schema_of "$t" | jq -c '.fields[0].metadata["delta.typeChanges"]')" \
+	'[{"fromType":"short","toType":"integer"}]'
+check "cm: rows" "$(q "$wh" "SELECT a, b FROM t ORDER BY a" | paste -sd';')" "1,y;70000,z"
+
+if [ "$fails" -gt 0 ]; then
+	echo "$fails failure(s)" >&2
+	exit 1
+fi
+echo "merge_type_widening: all passed"
