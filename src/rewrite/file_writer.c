@@ -4,8 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include "columnar/void_fields.h"
 #include "log/partition_values.h"
 #include "log/schema.h"
+#include "rewrite/conform.h"
 #include "rewrite/stats_write.h"
 #include "parquet/codec.h"
 #include "parquet/writer.h"
@@ -35,6 +37,7 @@ struct dl_files_writer {
 	dl_type *data_view;     /* data_logical plus the hidden columns (or NULL) */
 	int *data_cols;         /* table column index of each data column */
 	int ndata;
+	bool void_fields;       /* a data column's structs have void fields, not written */
 	int *part_cols;         /* table column index of each partition column */
 	const char **part_phys; /* physical names of the partition columns */
 	pq_codec codec;
@@ -141,6 +144,9 @@ static int split_schema(dl_files_writer *w)
 {
 	const dl_type *s = w->o.schema;
 	int np = w->o.npartition_columns;
+	/* Spark's dropNullTypeColumns: arrays and maps holding a NullType
+	 * cannot be written */
+	DL_TRY(dl_void_check_complex(s));
 	w->data_cols = dl_calloc((size_t)s->nchildren + 1, sizeof(int));
 	w->part_cols = dl_calloc((size_t)np + 1, sizeof(int));
 	w->part_phys = dl_calloc((size_t)np + 1, sizeof(char *));
@@ -175,9 +181,26 @@ static int split_schema(dl_files_writer *w)
 		 * them, and readers fill NULL for a column a file lacks. */
 		if (is_part || s->children[i].type->id == DL_TYPE_NULL) continue;
 		w->data_cols[w->ndata] = i;
-		fs[w->ndata++] = s->children[i];
+		fs[w->ndata] = s->children[i];
+		/* and nested void fields stay in the schema only, like top-level
+		 * ones: the files' structs lack them */
+		if (dl_void_has_fields(s->children[i].type)) {
+			dl_type *t;
+			int rc = dl_void_drop_fields(&t, s->children[i].type, s->children[i].name);
+			if (rc < 0) {
+				for (int k = 0; k < w->ndata; k++)
+					if (fs[k].type != s->children[w->data_cols[k]].type) dl_type_unref(fs[k].type);
+				dl_free(fs);
+				return rc;
+			}
+			fs[w->ndata].type = t;
+			w->void_fields = true;
+		}
+		w->ndata++;
 	}
 	w->data_logical = dl_type_struct(fs, w->ndata);
+	for (int k = 0; k < w->ndata; k++)
+		if (fs[k].type != s->children[w->data_cols[k]].type) dl_type_unref(fs[k].type);
 	dl_free(fs);
 	if (!w->data_logical) return DL_ENOMEM;
 	dl_type *phys;
@@ -442,9 +465,41 @@ static int data_batch(dl_files_writer *w, const dl_batch *b, dl_batch *view, dl_
 	return 0;
 }
 
+static int write_batch(dl_files_writer *w, const dl_batch *b);
+
+/* The batch with its columns holding void fields conformed to their types
+ * without them (split_schema), then written. */
+static int write_without_void(dl_files_writer *w, const dl_batch *b)
+{
+	dl_batch c = *b;
+	c.cols = dl_calloc((size_t)b->ncols + 1, sizeof *c.cols);
+	bool *owned = dl_calloc((size_t)b->ncols + 1, sizeof *owned);
+	int rc = c.cols && owned ? 0 : DL_ENOMEM;
+	if (rc == 0) memcpy(c.cols, b->cols, (size_t)b->ncols * sizeof *c.cols);
+	for (int i = 0; rc == 0 && i < w->ndata; i++) {
+		int k = w->data_cols[i];
+		dl_type *t = w->data_logical->children[i].type;
+		if (t == w->o.schema->children[k].type) continue;
+		rc = dl_array_conform(&c.cols[k], b->cols[k], t);
+		owned[k] = rc == 0;
+		if (rc < 0) c.cols[k] = NULL;
+	}
+	if (rc == 0) rc = write_batch(w, &c);
+	for (int k = 0; owned && c.cols && k < b->ncols; k++)
+		if (owned[k]) dl_array_free(c.cols[k]);
+	dl_free(owned);
+	dl_free(c.cols);
+	return rc;
+}
+
 int dl_files_writer_write(dl_files_writer *w, const dl_batch *b)
 {
 	if (b->num_rows == 0) return 0;
+	return w->void_fields ? write_without_void(w, b) : write_batch(w, b);
+}
+
+static int write_batch(dl_files_writer *w, const dl_batch *b)
+{
 	dl_array **cols = dl_calloc((size_t)(w->ndata + w->o.nhidden) + 1, sizeof *cols);
 	if (!cols) return DL_ENOMEM;
 	dl_batch view;
