@@ -22,6 +22,7 @@
 #include "log/snapshot.h"
 #include "log/table_features.h"
 #include "ops/column_mapping.h"
+#include "ops/type_change_deps.h"
 #include "ops/type_change_meta.h"
 #include "ops/write.h"
 #include "rewrite/change_data.h"
@@ -116,8 +117,11 @@ int dl_mg_evolve_schema(mg_exec *x)
 	if (rc == 0 && !(x->wschema = dl_type_struct(f, x->nt + extra))) rc = dl_error_last()->code;
 	if (rc == 0 && nested && x->widen) {
 		/* the widened columns and fields get their delta.typeChanges */
-		dl_type *rec;
+		dl_type *rec = NULL;
 		rc = dl_type_changes_record(&rec, x->tschema, x->wschema);
+		/* not under a CHECK constraint or a generated column */
+		if (rc == 0) rc = dl_type_changes_check_dependents(x->tschema, rec, &x->config);
+		if (rc < 0) dl_type_unref(rec);
 		if (rc == 0) {
 			dl_type_unref(x->wschema);
 			x->wschema = rec;

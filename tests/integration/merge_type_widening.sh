@@ -184,6 +184,47 @@ check "cm: type change" "$(schema_of "$t" | jq -c '.fields[0].metadata["delta.ty
 	'[{"fromType":"short","toType":"integer"}]'
 check "cm: rows" "$(q "$wh" "SELECT a, b FROM t ORDER BY a" | paste -sd';')" "1,y;70000,z"
 
+# ---- no widening under a CHECK constraint or a generated column
+# (TypeWideningConstraintsSuite, TypeWideningGeneratedColumnsSuite) ----
+tree() { (cd "$1" && find . -type f -exec md5sum {} + | sort); }
+refused() { # what dir class statements
+	local before
+	before=$(tree "$2")
+	if sql "$wh" "$4" >/dev/null; then
+		fail "$1: succeeded"
+	elif ! grep -q "\[$3\]" "$tmp/err"; then
+		fail "$1: $(head -2 "$tmp/err"), expected $3"
+	fi
+	[ "$(tree "$2")" = "$before" ] || fail "$1: the table changed"
+}
+new_wh
+sql "$wh" "CREATE TABLE t (a TINYINT) USING DELTA LOCATION '$t' TBLPROPERTIES ('delta.enableTypeWidening' = 'true');
+ALTER TABLE t ADD CONSTRAINT ck CHECK (hash(a) > 0); INSERT INTO t VALUES (2);
+CREATE TABLE s (a INT) USING DELTA; INSERT INTO s VALUES (200)" >/dev/null || fail "check: setup $(head -2 "$tmp/err")"
+refused "check constraint" "$t" DELTA_CONSTRAINT_DATA_TYPE_MISMATCH \
+	"MERGE WITH SCHEMA EVOLUTION INTO t USING s ON t.a = s.a WHEN NOT MATCHED THEN INSERT *"
+grep -q 'Column a has data type TINYINT and cannot be altered to data type INT' "$tmp/err" &&
+	grep -q 'delta.constraints.ck -> hash' "$tmp/err" || fail "check constraint: message $(cat "$tmp/err")"
+new_wh
+sql "$wh" "CREATE TABLE t (a STRUCT<x: TINYINT, y: TINYINT>) USING DELTA LOCATION '$t' TBLPROPERTIES ('delta.enableTypeWidening' = 'true');
+ALTER TABLE t ADD CONSTRAINT ck CHECK (hash(a.x) > 0); INSERT INTO t VALUES (named_struct('x', 2, 'y', 3));
+CREATE TABLE s (a STRUCT<x: INT, y: TINYINT>) USING DELTA; INSERT INTO s VALUES (named_struct('x', 200, 'y', 5));
+CREATE TABLE s2 (a STRUCT<x: TINYINT, y: INT>) USING DELTA; INSERT INTO s2 VALUES (named_struct('x', 2, 'y', 500))" >/dev/null ||
+	fail "nested check: setup $(head -2 "$tmp/err")"
+refused "nested check constraint" "$t" DELTA_CONSTRAINT_DATA_TYPE_MISMATCH \
+	"MERGE WITH SCHEMA EVOLUTION INTO t USING s ON 0 = 1 WHEN NOT MATCHED THEN INSERT *"
+grep -q 'Column a.x has data type TINYINT' "$tmp/err" || fail "nested check constraint: message $(head -2 "$tmp/err")"
+sql "$wh" "MERGE WITH SCHEMA EVOLUTION INTO t USING s2 ON 0 = 1 WHEN NOT MATCHED THEN INSERT *" >/dev/null ||
+	fail "a.y is not referenced: $(head -2 "$tmp/err")"
+check "a.y widened" "$(fields_of "$t" | grep -o '"name":"y","type":"integer"')" '"name":"y","type":"integer"'
+new_wh
+sql "$wh" "CREATE TABLE t (a SMALLINT, g INT GENERATED ALWAYS AS (a + 1)) USING DELTA LOCATION '$t' TBLPROPERTIES ('delta.enableTypeWidening' = 'true');
+INSERT INTO t (a) VALUES (1); CREATE TABLE s (a INT) USING DELTA; INSERT INTO s VALUES (70000)" >/dev/null ||
+	fail "generated: setup $(head -2 "$tmp/err")"
+refused "generated column" "$t" DELTA_GENERATED_COLUMNS_DATA_TYPE_MISMATCH \
+	"MERGE WITH SCHEMA EVOLUTION INTO t USING s ON t.a = s.a WHEN NOT MATCHED THEN INSERT *"
+grep -q 'g -> a + 1' "$tmp/err" || fail "generated column: message $(head -3 "$tmp/err")"
+
 if [ "$fails" -gt 0 ]; then
 	echo "$fails failure(s)" >&2
 	exit 1

@@ -1,0 +1,155 @@
+/* Constraints and generated columns reading a widened column
+ * (type_change_deps.h). */
+#include "ops/type_change_deps.h"
+#include <string.h>
+#include <strings.h>
+#include "expr/expr.h"
+#include "log/properties.h"
+#include "log/schema.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+#define MAX_DEPTH 64
+
+typedef struct ref_check {
+	const char *const *parts;
+	int n;
+	bool hit;
+} ref_check;
+
+/* A reference to the column, a field under it or a struct above it. */
+static int column_ref(const char *const *path, int depth, void *payload)
+{
+	ref_check *d = payload;
+	int m = depth < d->n ? depth : d->n;
+	for (int i = 0; i < m; i++)
+		if (strcasecmp(path[i], d->parts[i]) != 0) return 0;
+	d->hit = true;
+	return 0;
+}
+
+/* Unparsable text counts as not referencing: it was checked when stored. */
+static bool references(const char *sql, const char *const *parts, int n)
+{
+	dl_expr *e;
+	if (dl_expr_parse(&e, sql) < 0) {
+		dl_error_clear();
+		return false;
+	}
+	ref_check d = {parts, n, false};
+	if (dl_expr_columns(e, column_ref, &d) < 0) dl_error_clear();
+	dl_expr_free(e);
+	return d.hit;
+}
+
+typedef struct dep_list {
+	const char *const *parts;
+	int n;
+	dl_buf *out;
+} dep_list;
+
+static int constraint_ref(const char *name, const char *expression, void *payload)
+{
+	dep_list *l = payload;
+	if (references(expression, l->parts, l->n))
+		dl_buf_printf(l->out, "%sdelta.constraints.%s -> %s", l->out->len ? "\n" : "", name, expression);
+	return 0;
+}
+
+/* Spark's prettyFieldName: parts joined by '.', backquoted when needed. */
+static void path_text(dl_buf *b, const char *const *parts, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (i) dl_buf_putc(b, '.');
+		if (!strpbrk(parts[i], ".` ")) {
+			dl_buf_puts(b, parts[i]);
+			continue;
+		}
+		dl_buf_putc(b, '`');
+		for (const char *p = parts[i]; *p; p++) {
+			if (*p == '`') dl_buf_putc(b, '`');
+			dl_buf_putc(b, *p);
+		}
+		dl_buf_putc(b, '`');
+	}
+}
+
+static int check_column(const dl_type *schema, const dl_str_map *config, const char *const *parts, int n,
+                        const dl_type *from, const dl_type *to)
+{
+	dl_buf found = DL_BUF_INIT, col = DL_BUF_INIT;
+	char a[256], b[256];
+	dl_type_sql(from, a, sizeof a);
+	dl_type_sql(to, b, sizeof b);
+	path_text(&col, parts, n);
+	dep_list l = {parts, n, &found};
+	int rc = dl_table_constraints_each(config, constraint_ref, &l);
+	if (rc == 0 && found.len)
+		rc = dl_error_set_class(DL_ECONSTRAINT, "DELTA_CONSTRAINT_DATA_TYPE_MISMATCH",
+		                        "[DELTA_CONSTRAINT_DATA_TYPE_MISMATCH] Column %s has data type %s and "
+		                        "cannot be altered to data type %s because this column is referenced "
+		                        "by the following check constraint(s):\n%s",
+		                        col.data, a, b, found.data);
+	dl_arena ar = DL_ARENA_INIT;
+	for (int i = 0; rc == 0 && i < schema->nchildren; i++) {
+		const char *gen = NULL;
+		if (dl_field_generation_expression(&schema->children[i], &ar, &gen) < 0) {
+			dl_error_clear();
+			continue;
+		}
+		if (gen && references(gen, parts, n))
+			dl_buf_printf(&found, "%s%s -> %s", found.len ? "\n" : "", schema->children[i].name, gen);
+	}
+	if (rc == 0 && found.len)
+		rc = dl_error_set_class(DL_ECONSTRAINT, "DELTA_GENERATED_COLUMNS_DATA_TYPE_MISMATCH",
+		                        "[DELTA_GENERATED_COLUMNS_DATA_TYPE_MISMATCH] Column %s has data type %s "
+		                        "and cannot be altered to data type %s because this column is "
+		                        "referenced by the following generated column(s):\n%s",
+		                        col.data, a, b, found.data);
+	dl_arena_free(&ar);
+	dl_buf_free(&col);
+	dl_buf_free(&found);
+	return rc;
+}
+
+/* Whether o became e by a type change (not just by new struct fields). */
+static bool widened(const dl_type *o, const dl_type *e, int depth)
+{
+	if (depth > MAX_DEPTH) return false;
+	if (o->id == DL_TYPE_STRUCT && e->id == DL_TYPE_STRUCT) {
+		for (int i = 0; i < e->nchildren; i++) {
+			int k = dl_type_field_index(o, e->children[i].name);
+			if (k >= 0 && widened(o->children[k].type, e->children[i].type, depth + 1)) return true;
+		}
+		return false;
+	}
+	if ((o->id == DL_TYPE_ARRAY || o->id == DL_TYPE_MAP) && o->id == e->id) {
+		for (int i = 0; i < o->nchildren; i++)
+			if (widened(o->children[i].type, e->children[i].type, depth + 1)) return true;
+		return false;
+	}
+	return !dl_type_equals(o, e);
+}
+
+static int walk(const dl_type *schema, const dl_str_map *config, const dl_type *o, const dl_type *e,
+                const char **parts, int depth)
+{
+	for (int i = 0; i < e->nchildren && depth < MAX_DEPTH; i++) {
+		int k = dl_type_field_index(o, e->children[i].name);
+		if (k < 0) continue;
+		const dl_type *ot = o->children[k].type, *et = e->children[i].type;
+		parts[depth] = o->children[k].name;
+		if (ot->id == DL_TYPE_STRUCT && et->id == DL_TYPE_STRUCT) {
+			DL_TRY(walk(schema, config, ot, et, parts, depth + 1));
+		} else if (widened(ot, et, 0)) {
+			DL_TRY(check_column(schema, config, parts, depth + 1, ot, et));
+		}
+	}
+	return 0;
+}
+
+int dl_type_changes_check_dependents(const dl_type *old, const dl_type *evolved, const dl_str_map *configuration)
+{
+	const char *parts[MAX_DEPTH];
+	return walk(old, configuration, old, evolved, parts, 0);
+}
