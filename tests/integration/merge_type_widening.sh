@@ -7,11 +7,16 @@
 # decimals, date -> timestamp_ntz), recorded in delta.typeChanges (with its
 # fieldPath inside arrays and maps); other changes (narrowing, integers to
 # double or decimal) keep the target's type; without type widening or
-# without evolution values are cast to the target's type. Each on
-# copy-on-write and deletion-vector tables, and on a column-mapping table.
-# Needs DL_CLI.
+# without evolution values are cast to the target's type; no widening
+# under a CHECK constraint or a generated column. Each on copy-on-write and
+# deletion-vector tables, and on a column-mapping table; the integer
+# widenings also compared with DuckDB reading the live files (the old
+# narrow ones and the new wide ones together). Needs DL_CLI and
+# DL_ORACLE_DIR.
 set -uo pipefail
 : "${DL_CLI:?DL_CLI must name the deltalake binary}"
+: "${DL_ORACLE_DIR:?DL_ORACLE_DIR must name tools/oracle}"
+here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
@@ -86,6 +91,17 @@ MERGE WITH SCHEMA EVOLUTION INTO t USING s ON 0 = 1 WHEN NOT MATCHED THEN INSERT
 		check "$from -> $to rows$tprops" "$got" "$want"
 		check "$from -> $to schema$tprops" "$(fields_of "$t")" \
 			"value:$(delta_name "$to"):[{\"fromType\":\"$(delta_name "$from")\",\"toType\":\"$(delta_name "$to")\"}]"
+		case $to in SMALLINT | INT | BIGINT)
+			# DuckDB over the live files: the narrow file and the wide one
+			files=$(cat "$t"/_delta_log/*.json | jq -r -s '([.[] | select(.remove) | .remove.path]) as $gone
+				| .[] | select(.add) | .add.path | select(. as $p | $gone | index($p) | not)' |
+				sed "s|.*|'$t/&'|" | paste -sd,)
+			ours=$(q "$wh" "SELECT count(value), min(value), max(value) FROM t")
+			duck=$(cd "$DL_ORACLE_DIR" && node "$here/merge_type_widening_check.mjs" \
+				"SELECT count(value), min(value), max(value) FROM read_parquet([$files], union_by_name = true)")
+			check "$from -> $to DuckDB$tprops" "$ours" "$duck"
+			;;
+		esac
 		nulls=$(echo "$init,$add" | tr ',' '\n' | grep -c '^NULL$')
 		check "$from -> $to NULLs" "$(q "$wh" "SELECT count(*) FROM t WHERE value IS NULL")" "$nulls"
 	done
