@@ -59,6 +59,39 @@ static bool assigned_by_name(const dl_merge *m, const char *name)
 	return false;
 }
 
+/* Spark's findNullTypeColumn: the first VOID column or struct field (dotted
+ * path in SQL-quoted parts), not looking into arrays and maps, whose VOID
+ * the data-file writer refuses on its own. */
+static int find_void(const dl_type *t, dl_buf *path)
+{
+	for (int i = 0; t->id == DL_TYPE_STRUCT && i < t->nchildren; i++) {
+		const dl_field *f = &t->children[i];
+		if (f->type->id != DL_TYPE_NULL && f->type->id != DL_TYPE_STRUCT) continue;
+		size_t len = path->len;
+		if ((len && dl_buf_putc(path, '.') < 0) || dl_buf_printf(path, "`%s`", f->name) < 0) return DL_ENOMEM;
+		int r = f->type->id == DL_TYPE_NULL ? 1 : find_void(f->type, path);
+		if (r != 0) return r;
+		path->len = len;
+	}
+	return 0;
+}
+
+/* A MERGE with schema evolution never puts a VOID column in the log: Spark
+ * refuses it (MergeIntoCommand; its suite's "void columns are not
+ * allowed"), as a column of no type cannot be evolved further. */
+static int refuse_void(const dl_type *schema)
+{
+	dl_buf path = DL_BUF_INIT;
+	int rc = find_void(schema, &path);
+	if (rc > 0)
+		rc = dl_error_set_class(DL_ESCHEMA, "DELTA_MERGE_ADD_VOID_COLUMN",
+		                        "[DELTA_MERGE_ADD_VOID_COLUMN] Cannot add column %.*s with type VOID. "
+		                        "Please explicitly specify a non-void type.",
+		                        (int)path.len, path.data);
+	dl_buf_free(&path);
+	return rc;
+}
+
 int dl_mg_evolve_schema(mg_exec *x)
 {
 	int extra = 0;
@@ -115,6 +148,7 @@ int dl_mg_evolve_schema(mg_exec *x)
 		}
 	}
 	if (rc == 0 && !(x->wschema = dl_type_struct(f, x->nt + extra))) rc = dl_error_last()->code;
+	if (rc == 0 && x->m->evolve) rc = refuse_void(x->wschema);
 	if (rc == 0 && nested && x->widen) {
 		/* the widened columns and fields get their delta.typeChanges */
 		dl_type *rec = NULL;
