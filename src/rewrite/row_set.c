@@ -1,0 +1,300 @@
+/* Row positions in chunks of 65536 (see row_set.h), and the conversions from
+ * and to the roaring bitmaps of deletion vectors. */
+#include "rewrite/row_set.h"
+#include <inttypes.h>
+#include <roaring/roaring.h>
+#include <string.h>
+#include "util/error.h"
+#include "util/mem.h"
+
+#define CHUNK 65536u
+#define ARRAY_MAX 4096u     /* offsets an array holds before it becomes a bitmap */
+#define BITMAP_WORDS 1024u  /* CHUNK / 64 */
+#define READ_BATCH 4096u    /* positions a conversion moves at a time */
+
+static bool is_full(const dl_rowset_chunk *c)
+{
+	return c->n == CHUNK;
+}
+
+void dl_rowset_free(dl_rowset *s)
+{
+	for (size_t i = 0; i < s->nchunks; i++) dl_free(s->chunks[i].data);
+	dl_free(s->chunks);
+	memset(s, 0, sizeof *s);
+}
+
+static int new_chunk(dl_rowset *s, uint64_t key)
+{
+	if (s->nchunks == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 4;
+		dl_rowset_chunk *nc = dl_reallocarray(s->chunks, cap, sizeof *nc);
+		if (!nc) return DL_ENOMEM;
+		s->bytes += (cap - s->cap) * sizeof *nc;
+		s->chunks = nc;
+		s->cap = cap;
+	}
+	s->chunks[s->nchunks++] = (dl_rowset_chunk){key, 0, 0, NULL};
+	return 0;
+}
+
+/* An array chunk at ARRAY_MAX offsets becomes a bitmap. */
+static int to_bitmap(dl_rowset *s, dl_rowset_chunk *c)
+{
+	uint64_t *bits = dl_calloc(BITMAP_WORDS, sizeof *bits);
+	if (!bits) return DL_ENOMEM;
+	const uint16_t *a = c->data;
+	for (uint32_t i = 0; i < c->n; i++) bits[a[i] >> 6] |= 1ull << (a[i] & 63);
+	s->bytes += BITMAP_WORDS * sizeof *bits;
+	s->bytes -= c->cap * sizeof(uint16_t);
+	dl_free(c->data);
+	c->data = bits;
+	c->cap = 0;
+	return 0;
+}
+
+static int add_offset(dl_rowset *s, dl_rowset_chunk *c, uint32_t off)
+{
+	if (c->n == 0 || c->cap) {
+		if (c->n == c->cap && c->cap == ARRAY_MAX) {
+			DL_TRY(to_bitmap(s, c));
+		} else {
+			if (c->n == c->cap) {
+				uint32_t cap = c->cap ? c->cap * 2 : 4;
+				uint16_t *na = dl_reallocarray(c->data, cap, sizeof *na);
+				if (!na) return DL_ENOMEM;
+				s->bytes += (cap - c->cap) * sizeof *na;
+				c->data = na;
+				c->cap = cap;
+			}
+			((uint16_t *)c->data)[c->n++] = (uint16_t)off;
+			return 0;
+		}
+	}
+	uint64_t *bits = c->data;
+	bits[off >> 6] |= 1ull << (off & 63);
+	if (++c->n == CHUNK) {
+		/* every position: nothing to store */
+		dl_free(c->data);
+		c->data = NULL;
+		s->bytes -= BITMAP_WORDS * sizeof *bits;
+	}
+	return 0;
+}
+
+int dl_rowset_push(dl_rowset *s, const uint64_t *pos, size_t n, const char *what)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = pos[i];
+		if (s->count && v <= s->last)
+			return dl_error_set(DL_EINVALID, "row positions of %s are not sorted and unique", what);
+		uint64_t key = v >> 16;
+		if (!s->nchunks || s->chunks[s->nchunks - 1].key != key) DL_TRY(new_chunk(s, key));
+		DL_TRY(add_offset(s, &s->chunks[s->nchunks - 1], (uint32_t)(v & (CHUNK - 1))));
+		s->count++;
+		s->last = v;
+	}
+	return 0;
+}
+
+/* ---- cursors ---- */
+
+void dl_rowset_cursor_init(dl_rowset_cursor *cur, const dl_rowset *s)
+{
+	*cur = (dl_rowset_cursor){s, 0, 0};
+}
+
+/* Moves to the first chunk whose key is >= key; NULL when there is none. */
+static const dl_rowset_chunk *seek_chunk(dl_rowset_cursor *cur, uint64_t key)
+{
+	const dl_rowset *s = cur->s;
+	while (cur->c < s->nchunks && s->chunks[cur->c].key < key) {
+		cur->c++;
+		cur->i = 0;
+	}
+	return cur->c < s->nchunks ? &s->chunks[cur->c] : NULL;
+}
+
+bool dl_rowset_has(dl_rowset_cursor *cur, uint64_t p)
+{
+	uint64_t key = p >> 16;
+	uint32_t off = (uint32_t)(p & (CHUNK - 1));
+	const dl_rowset_chunk *c = seek_chunk(cur, key);
+	if (!c || c->key != key) return false;
+	if (is_full(c)) return true;
+	if (c->cap) {
+		const uint16_t *a = c->data;
+		while (cur->i < c->n && a[cur->i] < off) cur->i++;
+		return cur->i < c->n && a[cur->i] == off;
+	}
+	const uint64_t *bits = c->data;
+	return bits[off >> 6] >> (off & 63) & 1;
+}
+
+uint64_t dl_rowset_next(dl_rowset_cursor *cur, uint64_t p)
+{
+	for (;;) {
+		const dl_rowset_chunk *c = seek_chunk(cur, p >> 16);
+		if (!c) return UINT64_MAX;
+		uint32_t lo = c->key == p >> 16 ? (uint32_t)(p & (CHUNK - 1)) : 0;
+		uint64_t base = c->key << 16;
+		if (is_full(c)) return base | lo;
+		if (c->cap) {
+			const uint16_t *a = c->data;
+			while (cur->i < c->n && a[cur->i] < lo) cur->i++;
+			if (cur->i < c->n) return base | a[cur->i];
+		} else {
+			const uint64_t *bits = c->data;
+			uint32_t w = lo >> 6;
+			uint64_t word = bits[w] & (~0ull << (lo & 63));
+			while (!word && ++w < BITMAP_WORDS) word = bits[w];
+			if (word) return base | ((uint64_t)w << 6 | (uint64_t)__builtin_ctzll(word));
+		}
+		/* nothing left in this chunk: the next one's first */
+		p = (c->key + 1) << 16;
+	}
+}
+
+/* ---- reading a whole set, in order ---- */
+
+typedef struct rs_iter {
+	const dl_rowset *s;
+	size_t c;
+	uint32_t i; /* array chunks: index; others: the next offset to look at */
+} rs_iter;
+
+static size_t iter_read(rs_iter *it, uint64_t *out, size_t cap)
+{
+	const dl_rowset *s = it->s;
+	size_t k = 0;
+	while (k < cap && it->c < s->nchunks) {
+		const dl_rowset_chunk *c = &s->chunks[it->c];
+		uint64_t base = c->key << 16;
+		uint32_t end = c->cap ? c->n : CHUNK;
+		if (c->cap) {
+			const uint16_t *a = c->data;
+			while (it->i < end && k < cap) out[k++] = base | a[it->i++];
+		} else if (is_full(c)) {
+			while (it->i < end && k < cap) out[k++] = base | it->i++;
+		} else {
+			const uint64_t *bits = c->data;
+			while (it->i < end && k < cap) {
+				uint64_t word = bits[it->i >> 6] >> (it->i & 63);
+				if (!word) {
+					it->i = ((it->i >> 6) + 1) << 6;
+					continue;
+				}
+				it->i += (uint32_t)__builtin_ctzll(word);
+				out[k++] = base | it->i++;
+			}
+		}
+		if (it->i >= end) {
+			it->c++;
+			it->i = 0;
+		}
+	}
+	return k;
+}
+
+int dl_rowset_from_dv(dl_rowset *out, const dl_dv_rows *rows)
+{
+	/* as dl_dv_rows_to_array: a few bytes of run containers can claim
+	 * billions of rows, more than any data file holds */
+	if (rows->cardinality > DL_DV_MAX_ARRAY_ROWS)
+		return dl_error_set(DL_ENOMEM, "deletion vector of %" PRIu64 " rows is too large to list "
+		                    "(limit %llu)", rows->cardinality, (unsigned long long)DL_DV_MAX_ARRAY_ROWS);
+	uint32_t *lo = dl_malloc(READ_BATCH * sizeof *lo);
+	uint64_t *v = dl_malloc(READ_BATCH * sizeof *v);
+	int rc = lo && v ? 0 : DL_ENOMEM;
+	for (uint32_t b = 0; b < rows->nbuckets && rc == 0; b++) {
+		uint64_t key = (uint64_t)rows->buckets[b].key << 32;
+		roaring_uint32_iterator_t it;
+		roaring_init_iterator(rows->buckets[b].bitmap, &it);
+		uint32_t k;
+		while (rc == 0 && (k = roaring_read_uint32_iterator(&it, lo, READ_BATCH)) > 0) {
+			for (uint32_t j = 0; j < k; j++) v[j] = key | lo[j];
+			rc = dl_rowset_push(out, v, k, "a deletion vector");
+		}
+	}
+	dl_free(lo);
+	dl_free(v);
+	if (rc < 0) dl_rowset_free(out);
+	return rc;
+}
+
+/* A merge of two sets' positions, READ_BATCH at a time. */
+typedef struct rs_side {
+	rs_iter it;
+	uint64_t *buf;
+	size_t n, i;
+} rs_side;
+
+static bool side_peek(rs_side *s, uint64_t *v)
+{
+	if (s->i == s->n) {
+		s->n = iter_read(&s->it, s->buf, READ_BATCH);
+		s->i = 0;
+		if (!s->n) return false;
+	}
+	*v = s->buf[s->i];
+	return true;
+}
+
+static int flush_bucket(dl_dv_rows *out, uint32_t key, const uint32_t *lo, size_t n)
+{
+	if (!n) return 0;
+	if (!out->nbuckets || out->buckets[out->nbuckets - 1].key != key) {
+		dl_dv_bucket *nb = dl_reallocarray(out->buckets, out->nbuckets + 1, sizeof *nb);
+		if (!nb) return DL_ENOMEM;
+		out->buckets = nb;
+		roaring_bitmap_t *bm = roaring_bitmap_create();
+		if (!bm) return dl_error_set(DL_ENOMEM, "out of memory building a deletion vector");
+		out->buckets[out->nbuckets++] = (dl_dv_bucket){key, bm};
+	}
+	/* the containers dl_dv_rows_from_array's one-by-one adds make: arrays
+	 * and bitmaps, never runs (run_optimize at serialization chooses those) */
+	roaring_bitmap_add_many(out->buckets[out->nbuckets - 1].bitmap, n, lo);
+	return 0;
+}
+
+int dl_rowset_union_dv(dl_dv_rows *out, const dl_rowset *a, const dl_rowset *b)
+{
+	memset(out, 0, sizeof *out);
+	rs_side sa = {{a, 0, 0}, dl_malloc(READ_BATCH * sizeof(uint64_t)), 0, 0};
+	rs_side sb = {{b, 0, 0}, dl_malloc(READ_BATCH * sizeof(uint64_t)), 0, 0};
+	uint32_t *lo = dl_malloc(READ_BATCH * sizeof *lo);
+	int rc = sa.buf && sb.buf && lo ? 0 : DL_ENOMEM;
+	size_t n = 0;
+	uint32_t key = 0;
+	while (rc == 0) {
+		uint64_t va = 0, vb = 0, v;
+		bool ha = side_peek(&sa, &va), hb = side_peek(&sb, &vb);
+		if (!ha && !hb) break;
+		if (ha && (!hb || va < vb)) {
+			v = va;
+			sa.i++;
+		} else {
+			v = vb;
+			sb.i++;
+		}
+		uint64_t k = v >> 32;
+		if (k > INT32_MAX) {
+			rc = dl_error_set(DL_EINVALID, "row index %" PRIu64 " is too large for a DV", v);
+			break;
+		}
+		if (n == READ_BATCH || (n && k != key)) {
+			rc = flush_bucket(out, key, lo, n);
+			n = 0;
+		}
+		key = (uint32_t)k;
+		lo[n++] = (uint32_t)v;
+	}
+	if (rc == 0) rc = flush_bucket(out, key, lo, n);
+	dl_free(sa.buf);
+	dl_free(sb.buf);
+	dl_free(lo);
+	for (uint32_t i = 0; rc == 0 && i < out->nbuckets; i++)
+		out->cardinality += roaring_bitmap_get_cardinality(out->buckets[i].bitmap);
+	if (rc < 0) dl_dv_rows_free(out);
+	return rc;
+}
