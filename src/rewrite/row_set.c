@@ -10,7 +10,7 @@
 #define CHUNK 65536u
 #define ARRAY_MAX 4096u     /* offsets an array holds before it becomes a bitmap */
 #define BITMAP_WORDS 1024u  /* CHUNK / 64 */
-#define READ_BATCH 4096u    /* positions a conversion moves at a time */
+#define READ_BATCH 4096u    /* positions read from a DV at a time */
 
 static bool is_full(const dl_rowset_chunk *c)
 {
@@ -84,15 +84,39 @@ static int add_offset(dl_rowset *s, dl_rowset_chunk *c, uint32_t off)
 
 int dl_rowset_push(dl_rowset *s, const uint64_t *pos, size_t n, const char *what)
 {
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n;) {
 		uint64_t v = pos[i];
 		if (s->count && v <= s->last)
 			return dl_error_set(DL_EINVALID, "row positions of %s are not sorted and unique", what);
 		uint64_t key = v >> 16;
 		if (!s->nchunks || s->chunks[s->nchunks - 1].key != key) DL_TRY(new_chunk(s, key));
-		DL_TRY(add_offset(s, &s->chunks[s->nchunks - 1], (uint32_t)(v & (CHUNK - 1))));
+		dl_rowset_chunk *c = &s->chunks[s->nchunks - 1];
+		if (c->n && !c->cap && !is_full(c)) {
+			/* a bitmap: the chunk's run of positions set in one loop */
+			uint64_t *bits = c->data, last = s->last;
+			size_t j = i;
+			for (; j < n && pos[j] >> 16 == key; j++) {
+				if (pos[j] <= last)
+					return dl_error_set(DL_EINVALID, "row positions of %s are not sorted and unique",
+					                    what);
+				last = pos[j];
+				bits[(last & (CHUNK - 1)) >> 6] |= 1ull << (last & 63);
+			}
+			c->n += (uint32_t)(j - i);
+			s->count += j - i;
+			s->last = last;
+			i = j;
+			if (is_full(c)) {
+				dl_free(c->data);
+				c->data = NULL;
+				s->bytes -= BITMAP_WORDS * sizeof *bits;
+			}
+			continue;
+		}
+		DL_TRY(add_offset(s, c, (uint32_t)(v & (CHUNK - 1))));
 		s->count++;
 		s->last = v;
+		i++;
 	}
 	return 0;
 }
@@ -155,46 +179,7 @@ uint64_t dl_rowset_next(dl_rowset_cursor *cur, uint64_t p)
 	}
 }
 
-/* ---- reading a whole set, in order ---- */
-
-typedef struct rs_iter {
-	const dl_rowset *s;
-	size_t c;
-	uint32_t i; /* array chunks: index; others: the next offset to look at */
-} rs_iter;
-
-static size_t iter_read(rs_iter *it, uint64_t *out, size_t cap)
-{
-	const dl_rowset *s = it->s;
-	size_t k = 0;
-	while (k < cap && it->c < s->nchunks) {
-		const dl_rowset_chunk *c = &s->chunks[it->c];
-		uint64_t base = c->key << 16;
-		uint32_t end = c->cap ? c->n : CHUNK;
-		if (c->cap) {
-			const uint16_t *a = c->data;
-			while (it->i < end && k < cap) out[k++] = base | a[it->i++];
-		} else if (is_full(c)) {
-			while (it->i < end && k < cap) out[k++] = base | it->i++;
-		} else {
-			const uint64_t *bits = c->data;
-			while (it->i < end && k < cap) {
-				uint64_t word = bits[it->i >> 6] >> (it->i & 63);
-				if (!word) {
-					it->i = ((it->i >> 6) + 1) << 6;
-					continue;
-				}
-				it->i += (uint32_t)__builtin_ctzll(word);
-				out[k++] = base | it->i++;
-			}
-		}
-		if (it->i >= end) {
-			it->c++;
-			it->i = 0;
-		}
-	}
-	return k;
-}
+/* ---- deletion vectors ---- */
 
 int dl_rowset_from_dv(dl_rowset *out, const dl_dv_rows *rows)
 {
@@ -222,34 +207,62 @@ int dl_rowset_from_dv(dl_rowset *out, const dl_dv_rows *rows)
 	return rc;
 }
 
-/* A merge of two sets' positions, READ_BATCH at a time. */
-typedef struct rs_side {
-	rs_iter it;
-	uint64_t *buf;
-	size_t n, i;
-} rs_side;
-
-static bool side_peek(rs_side *s, uint64_t *v)
+/* One chunk's offsets as bits (a chunk of the other set ORed in after). */
+static void chunk_or(uint64_t *bits, const dl_rowset_chunk *c)
 {
-	if (s->i == s->n) {
-		s->n = iter_read(&s->it, s->buf, READ_BATCH);
-		s->i = 0;
-		if (!s->n) return false;
+	if (is_full(c)) {
+		memset(bits, 0xff, BITMAP_WORDS * sizeof *bits);
+	} else if (c->cap) {
+		const uint16_t *a = c->data;
+		for (uint32_t i = 0; i < c->n; i++) bits[a[i] >> 6] |= 1ull << (a[i] & 63);
+	} else {
+		const uint64_t *b = c->data;
+		for (uint32_t w = 0; w < BITMAP_WORDS; w++) bits[w] |= b[w];
 	}
-	*v = s->buf[s->i];
-	return true;
 }
 
-static int flush_bucket(dl_dv_rows *out, uint32_t key, const uint32_t *lo, size_t n)
+/* Adds the positions of one chunk key (a chunk of a and/or of b) to the DV,
+ * in ascending order. */
+static int add_chunk(dl_dv_rows *out, uint64_t key, const dl_rowset_chunk *ca,
+                     const dl_rowset_chunk *cb, uint64_t *bits, uint32_t *lo)
 {
-	if (!n) return 0;
-	if (!out->nbuckets || out->buckets[out->nbuckets - 1].key != key) {
+	if (key >> 16 > INT32_MAX) {
+		/* the chunk's least position, as dl_dv_rows_from_array names the
+		 * first one too large */
+		memset(bits, 0, BITMAP_WORDS * sizeof *bits);
+		if (ca) chunk_or(bits, ca);
+		if (cb) chunk_or(bits, cb);
+		uint32_t w = 0;
+		while (!bits[w]) w++;
+		uint64_t v = key << 16 | (uint64_t)w << 6 | (uint64_t)__builtin_ctzll(bits[w]);
+		return dl_error_set(DL_EINVALID, "row index %" PRIu64 " is too large for a DV", v);
+	}
+	uint32_t hi = (uint32_t)(key & 0xffff) << 16, n = 0;
+	const dl_rowset_chunk *only = ca && cb ? NULL : ca ? ca : cb;
+	if (only && only->cap) {
+		const uint16_t *a = only->data;
+		for (uint32_t i = 0; i < only->n; i++) lo[n++] = hi | a[i];
+	} else if (only && is_full(only)) {
+		for (uint32_t i = 0; i < CHUNK; i++) lo[n++] = hi | i;
+	} else {
+		const uint64_t *src = only ? only->data : bits;
+		if (!only) {
+			memset(bits, 0, BITMAP_WORDS * sizeof *bits);
+			chunk_or(bits, ca);
+			chunk_or(bits, cb);
+		}
+		for (uint32_t w = 0; w < BITMAP_WORDS; w++)
+			for (uint64_t word = src[w]; word; word &= word - 1)
+				lo[n++] = hi | w << 6 | (uint32_t)__builtin_ctzll(word);
+	}
+	uint32_t bkey = (uint32_t)(key >> 16);
+	if (!out->nbuckets || out->buckets[out->nbuckets - 1].key != bkey) {
 		dl_dv_bucket *nb = dl_reallocarray(out->buckets, out->nbuckets + 1, sizeof *nb);
 		if (!nb) return DL_ENOMEM;
 		out->buckets = nb;
 		roaring_bitmap_t *bm = roaring_bitmap_create();
 		if (!bm) return dl_error_set(DL_ENOMEM, "out of memory building a deletion vector");
-		out->buckets[out->nbuckets++] = (dl_dv_bucket){key, bm};
+		out->buckets[out->nbuckets++] = (dl_dv_bucket){bkey, bm};
 	}
 	/* the containers dl_dv_rows_from_array's one-by-one adds make: arrays
 	 * and bitmaps, never runs (run_optimize at serialization chooses those) */
@@ -260,41 +273,25 @@ static int flush_bucket(dl_dv_rows *out, uint32_t key, const uint32_t *lo, size_
 int dl_rowset_union_dv(dl_dv_rows *out, const dl_rowset *a, const dl_rowset *b)
 {
 	memset(out, 0, sizeof *out);
-	rs_side sa = {{a, 0, 0}, dl_malloc(READ_BATCH * sizeof(uint64_t)), 0, 0};
-	rs_side sb = {{b, 0, 0}, dl_malloc(READ_BATCH * sizeof(uint64_t)), 0, 0};
-	uint32_t *lo = dl_malloc(READ_BATCH * sizeof *lo);
-	int rc = sa.buf && sb.buf && lo ? 0 : DL_ENOMEM;
-	size_t n = 0;
-	uint32_t key = 0;
-	while (rc == 0) {
-		uint64_t va = 0, vb = 0, v;
-		bool ha = side_peek(&sa, &va), hb = side_peek(&sb, &vb);
-		if (!ha && !hb) break;
-		if (ha && (!hb || va < vb)) {
-			v = va;
-			sa.i++;
-		} else {
-			v = vb;
-			sb.i++;
+	uint64_t *bits = dl_malloc(BITMAP_WORDS * sizeof *bits);
+	uint32_t *lo = dl_malloc(CHUNK * sizeof *lo);
+	int rc = bits && lo ? 0 : DL_ENOMEM;
+	size_t i = 0, j = 0;
+	while (rc == 0 && (i < a->nchunks || j < b->nchunks)) {
+		const dl_rowset_chunk *ca = i < a->nchunks ? &a->chunks[i] : NULL;
+		const dl_rowset_chunk *cb = j < b->nchunks ? &b->chunks[j] : NULL;
+		if (ca && cb && ca->key != cb->key) {
+			if (ca->key < cb->key) cb = NULL;
+			else ca = NULL;
 		}
-		uint64_t k = v >> 32;
-		if (k > INT32_MAX) {
-			rc = dl_error_set(DL_EINVALID, "row index %" PRIu64 " is too large for a DV", v);
-			break;
-		}
-		if (n == READ_BATCH || (n && k != key)) {
-			rc = flush_bucket(out, key, lo, n);
-			n = 0;
-		}
-		key = (uint32_t)k;
-		lo[n++] = (uint32_t)v;
+		i += ca != NULL;
+		j += cb != NULL;
+		rc = add_chunk(out, ca ? ca->key : cb->key, ca, cb, bits, lo);
 	}
-	if (rc == 0) rc = flush_bucket(out, key, lo, n);
-	dl_free(sa.buf);
-	dl_free(sb.buf);
+	dl_free(bits);
 	dl_free(lo);
-	for (uint32_t i = 0; rc == 0 && i < out->nbuckets; i++)
-		out->cardinality += roaring_bitmap_get_cardinality(out->buckets[i].bitmap);
+	for (uint32_t k = 0; rc == 0 && k < out->nbuckets; k++)
+		out->cardinality += roaring_bitmap_get_cardinality(out->buckets[k].bitmap);
 	if (rc < 0) dl_dv_rows_free(out);
 	return rc;
 }
