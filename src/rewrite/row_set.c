@@ -95,10 +95,7 @@ int dl_rowset_push(dl_rowset *s, const uint64_t *pos, size_t n, const char *what
 			/* a bitmap: the chunk's run of positions set in one loop */
 			uint64_t *bits = c->data, last = s->last;
 			size_t j = i;
-			for (; j < n && pos[j] >> 16 == key; j++) {
-				if (pos[j] <= last)
-					return dl_error_set(DL_EINVALID, "row positions of %s are not sorted and unique",
-					                    what);
+			for (; j < n && pos[j] >> 16 == key && pos[j] > last; j++) {
 				last = pos[j];
 				bits[(last & (CHUNK - 1)) >> 6] |= 1ull << (last & 63);
 			}
@@ -111,9 +108,13 @@ int dl_rowset_push(dl_rowset *s, const uint64_t *pos, size_t n, const char *what
 				c->data = NULL;
 				s->bytes -= BITMAP_WORDS * sizeof *bits;
 			}
-			continue;
+			continue; /* a position out of order is refused at the loop's top */
 		}
-		DL_TRY(add_offset(s, c, (uint32_t)(v & (CHUNK - 1))));
+		int rc = add_offset(s, c, (uint32_t)(v & (CHUNK - 1)));
+		if (rc < 0) {
+			if (!c->n) s->nchunks--; /* the chunk just made: no empty chunk stays */
+			return rc;
+		}
 		s->count++;
 		s->last = v;
 		i++;

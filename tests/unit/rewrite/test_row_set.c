@@ -153,6 +153,23 @@ static void test_refuses_unsorted(void **state)
 	assert_int_equal(dl_rowset_push(&s, c, 2, "t"), DL_EINVALID);
 	dl_error_clear();
 	dl_rowset_free(&s);
+	/* refused inside a bitmap chunk: the set holds the positions before it */
+	pos_list l = {0};
+	fill(&l, 0, 5000, 1, 0);
+	fill(&l, 6000, 6011, 1, 0);
+	pl_add(&l, 6005);
+	OK(dl_rowset_push(&s, l.v, 5000, "t"));
+	assert_int_equal(dl_rowset_push(&s, l.v + 5000, l.n - 5000, "t"), DL_EINVALID);
+	dl_error_clear();
+	assert_int_equal(s.count, 5011);
+	dl_rowset_cursor cur;
+	dl_rowset_cursor_init(&cur, &s);
+	assert_true(dl_rowset_has(&cur, 4999));
+	assert_false(dl_rowset_has(&cur, 5000));
+	assert_true(dl_rowset_has(&cur, 6010));
+	assert_int_equal(dl_rowset_next(&cur, 6011), UINT64_MAX);
+	dl_rowset_free(&s);
+	free(l.v);
 }
 
 /* The serialized DV of a ∪ b equals the one built from their positions. */
