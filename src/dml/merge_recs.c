@@ -236,41 +236,44 @@ int dl_mg_recs_check(mg_exec *x)
 
 /* ---- reading back ---- */
 
-int dl_mg_recs_positions(mg_exec *x, size_t f, uint64_t **pos, size_t *n)
+/* Touched positions handed to the rewrite engine a batch at a time: the
+ * engine keeps them as a row set (about a bit per row at most), so the
+ * list of 8-byte positions is never whole in memory. */
+#define POS_BATCH 4096
+
+int dl_mg_recs_touch(mg_exec *x, size_t f, dl_rewrite *rw)
 {
 	mg_file_recs *r = &x->recs[f];
-	*pos = NULL;
-	*n = 0;
-	if (!r->n) return 0;
-	uint64_t *p = dl_calloc(r->n, sizeof *p);
-	if (!p) return DL_ENOMEM;
-	int rc = 0;
-	size_t k = 0;
+	const dl_add *file = x->files[f];
+	DL_TRY(dl_rewrite_touch_rows(rw, file, NULL, 0));
 	if (!x->recs_spilling) {
-		for (; k < r->n; k++) p[k] = r->r[k].pos;
-	} else {
-		rc = r->spill ? dl_spill_rewind(r->spill) : dl_error_set(DL_EINVALID, "merge: touched rows gone");
-		while (rc == 0) {
-			dl_batch *b;
-			rc = dl_spill_read(r->spill, &b);
-			if (rc < 0 || !b) break;
-			const int64_t *v = b->cols[0]->values;
-			for (int64_t j = 0; j < b->num_rows && k < r->n; j++) p[k++] = (uint64_t)v[j];
-			dl_batch_free(b);
+		uint64_t p[POS_BATCH];
+		for (size_t k = 0; k < r->n;) {
+			size_t m = r->n - k < POS_BATCH ? r->n - k : POS_BATCH;
+			for (size_t j = 0; j < m; j++) p[j] = r->r[k + j].pos;
+			DL_TRY(dl_rewrite_touch_rows_more(rw, file, p, m));
+			k += m;
 		}
-		/* the update callback reads them again from the start */
-		if (rc == 0) rc = dl_spill_rewind(r->spill);
-		if (rc == 0 && k != r->n)
-			rc = dl_error_set(DL_EIO, "merge touched rows: the spill file of %s holds %zu of %zu rows",
-			                  x->files[f]->path, k, r->n);
+		return 0;
 	}
-	if (rc < 0) {
-		dl_free(p);
-		return rc;
+	int rc = r->spill ? dl_spill_rewind(r->spill) : dl_error_set(DL_EINVALID, "merge: touched rows gone");
+	size_t k = 0;
+	while (rc == 0 && k < r->n) {
+		dl_batch *b;
+		rc = dl_spill_read(r->spill, &b);
+		if (rc < 0 || !b) break;
+		/* the records' positions, a LONG column (never negative) */
+		size_t m = (size_t)b->num_rows < r->n - k ? (size_t)b->num_rows : r->n - k;
+		rc = dl_rewrite_touch_rows_more(rw, file, (const uint64_t *)b->cols[0]->values, m);
+		k += m;
+		dl_batch_free(b);
 	}
-	*pos = p;
-	*n = k;
-	return 0;
+	/* the update callback reads them again from the start */
+	if (rc == 0) rc = dl_spill_rewind(r->spill);
+	if (rc == 0 && k != r->n)
+		rc = dl_error_set(DL_EIO, "merge touched rows: the spill file of %s holds %zu of %zu rows",
+		                  file->path, k, r->n);
+	return rc;
 }
 
 int dl_mg_recs_find(mg_exec *x, size_t f, uint64_t pos, mg_rec *out, bool *found)

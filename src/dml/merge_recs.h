@@ -16,8 +16,9 @@ int dl_mg_recs_flush(mg_exec *x);
  * unconditional DELETE), keeps those a clause acts on (recs[f].n of
  * them) and counts each clause's rows. */
 int dl_mg_recs_check(mg_exec *x);
-/* File f's touched positions, ascending (*pos owned by the caller). */
-int dl_mg_recs_positions(mg_exec *x, size_t f, uint64_t **pos, size_t *n);
+/* Touches file f in the rewrite engine with its touched positions
+ * (dl_rewrite_touch_rows, then _more a batch at a time). */
+int dl_mg_recs_touch(mg_exec *x, size_t f, dl_rewrite *rw);
 /* File f's record of row `pos`, or *found = false. The rewrite engine
  * asks for one file's rows in ascending order on one thread, which is
  * what lets a spilled file be read back one batch at a time. */

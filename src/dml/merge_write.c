@@ -662,13 +662,7 @@ int dl_mg_write(mg_exec *x)
 		ro.update_payload = x;
 		DL_TRY(dl_rewrite_new(&x->rw, &ro));
 		for (size_t f = 0; f < x->nfiles; f++) {
-			if (!x->recs[f].n) continue;
-			uint64_t *pos;
-			size_t n;
-			DL_TRY(dl_mg_recs_positions(x, f, &pos, &n));
-			int rc = dl_rewrite_touch_rows(x->rw, x->files[f], pos, n);
-			dl_free(pos);
-			DL_TRY(rc);
+			if (x->recs[f].n) DL_TRY(dl_mg_recs_touch(x, f, x->rw));
 		}
 		DL_TRY(dl_rewrite_run(x->rw));
 		cdf = dl_rewrite_wrote_change_data(x->rw);

@@ -126,9 +126,9 @@ int dl_rewrite_new(dl_rewrite **out, const dl_rewrite_options *o)
 
 static void free_file(rw_file *f)
 {
-	dl_free(f->given);
-	dl_free(f->old);
-	dl_free(f->deleted);
+	dl_rowset_free(&f->given);
+	dl_rowset_free(&f->old);
+	dl_rowset_free(&f->deleted);
 	dl_free(f->bpos);
 	dl_selection_free(&f->sel);
 	dl_files_writer_free(f->out);
@@ -338,13 +338,18 @@ int dl_rewrite_touch_rows(dl_rewrite *rw, const dl_add *file, const uint64_t *po
 	DL_TRY(dl_txn_read_file(rw->o.txn, file->path));
 	rw_file *f;
 	DL_TRY(push_file(rw, file, RW_ROWS, &f));
-	if (n) {
-		f->given = dl_reallocarray(NULL, n, sizeof *f->given);
-		if (!f->given) return DL_ENOMEM;
-		memcpy(f->given, positions, n * sizeof *positions);
-	}
-	f->ngiven = n;
-	return 0;
+	return dl_rowset_push(&f->given, positions, n, file->path);
+}
+
+int dl_rewrite_touch_rows_more(dl_rewrite *rw, const dl_add *file, const uint64_t *positions,
+                               size_t n)
+{
+	if (rw->ran) return dl_error_set(DL_EINVALID, "the rewrite already ran");
+	rw_file *f = rw->nfiles ? &rw->files[rw->nfiles - 1] : NULL;
+	if (!f || f->kind != RW_ROWS || (f->add != file && strcmp(f->add->path, file->path) != 0))
+		return dl_error_set(DL_EINVALID, "dl_rewrite_touch_rows_more: %s is not the file the last "
+		                    "dl_rewrite_touch_rows touched", file->path);
+	return dl_rowset_push(&f->given, positions, n, file->path);
 }
 
 int dl_rewrite_touch_expr(dl_rewrite *rw, const dl_expr *predicate)

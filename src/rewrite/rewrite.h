@@ -29,6 +29,12 @@
  *   (a file is never held in memory; copy-on-write reads a touched file twice,
  *   first to learn that a row matches, then to copy).
  *
+ * Memory: row positions (those given, an old DV's, those deleted for the
+ * new DV) are held as row sets (row_set.h), at most about a bit per row of
+ * the 65536-row ranges they touch and next to nothing for dense runs, as
+ * the DV written is; each goes as soon as its file is read or its DV
+ * serialized. Copy-on-write keeps no positions past a file's reading.
+ *
  * Row tracking (PROTOCOL.md "Row Tracking"): when the table enables it,
  * copied rows keep their stable row id and row commit version, written into
  * the materialized columns named by delta.rowTracking.materializedRowIdColumnName
@@ -122,6 +128,11 @@ int dl_rewrite_touch_where(dl_rewrite *rw, const char *predicate);
 /* Touches `file` (a live add of the snapshot, borrowed) deleting the rows at
  * `positions` (sorted, copied). */
 int dl_rewrite_touch_rows(dl_rewrite *rw, const dl_add *file, const uint64_t *positions, size_t n);
+/* More positions for the file the last dl_rewrite_touch_rows touched, past
+ * those it has: a long list given in pieces, never whole in the caller's
+ * memory (MERGE's touched rows read back from their spill file). */
+int dl_rewrite_touch_rows_more(dl_rewrite *rw, const dl_add *file, const uint64_t *positions,
+                               size_t n);
 /* dl_rewrite_touch_where with a bound expression (its canonical SQL). */
 int dl_rewrite_touch_expr(dl_rewrite *rw, const dl_expr *predicate);
 /* Touches a whole file: it is removed, its rows are not read. */

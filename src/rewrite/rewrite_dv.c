@@ -17,22 +17,6 @@
 #include "util/uuid.h"
 #include "util/z85.h"
 
-/* old ∪ deleted (both sorted, disjoint) into a new sorted array. */
-static int merged_rows(const rw_file *f, uint64_t **out, size_t *n)
-{
-	size_t total = f->nold + f->ndeleted;
-	uint64_t *m = dl_reallocarray(NULL, total ? total : 1, sizeof *m);
-	if (!m) return DL_ENOMEM;
-	size_t i = 0, j = 0, k = 0;
-	while (i < f->nold || j < f->ndeleted) {
-		if (j == f->ndeleted || (i < f->nold && f->old[i] < f->deleted[j])) m[k++] = f->old[i++];
-		else m[k++] = f->deleted[j++];
-	}
-	*out = m;
-	*n = k;
-	return 0;
-}
-
 int dl_rw_write_dvs(dl_rewrite *rw)
 {
 	if (!rw->use_dv) return 0;
@@ -47,6 +31,8 @@ int dl_rw_write_dvs(dl_rewrite *rw)
 		/* every row the reader kept is now deleted: the file goes */
 		if (f->matched == f->live) {
 			f->full = true;
+			dl_rowset_free(&f->old);
+			dl_rowset_free(&f->deleted);
 			continue;
 		}
 		if (!zid) {
@@ -55,13 +41,14 @@ int dl_rw_write_dvs(dl_rewrite *rw)
 			if (rc == 0 && !(zid = dl_arena_strdup(&rw->arena, z.data))) rc = DL_ENOMEM;
 			if (rc < 0) break;
 		}
-		uint64_t *rows = NULL;
-		size_t n = 0;
+		/* the new DV: the old one's rows and those deleted now; their sets
+		 * go once it is serialized */
 		dl_dv_rows set;
-		rc = merged_rows(f, &rows, &n);
-		if (rc == 0) rc = dl_dv_rows_from_array(&set, rows, n);
-		dl_free(rows);
+		rc = dl_rowset_union_dv(&set, &f->old, &f->deleted);
 		if (rc < 0) break;
+		int64_t n = (int64_t)(f->old.count + f->deleted.count);
+		dl_rowset_free(&f->old);
+		dl_rowset_free(&f->deleted);
 		int64_t offset;
 		int32_t size;
 		rc = dl_dv_write_file(&set, &file, &offset, &size);
@@ -70,7 +57,7 @@ int dl_rw_write_dvs(dl_rewrite *rw)
 		f->dv.path_or_inline = zid;
 		f->dv.offset = offset;
 		f->dv.size_in_bytes = size;
-		f->dv.cardinality = (int64_t)n;
+		f->dv.cardinality = n;
 		f->dv.max_row_index = -1;
 	}
 	if (rc == 0 && file.len) {

@@ -8,6 +8,7 @@
 #include "rewrite/change_data.h"
 #include "rewrite/file_writer.h"
 #include "rewrite/rewrite.h"
+#include "rewrite/row_set.h"
 #include "table/scan.h"
 
 typedef enum rw_kind {
@@ -21,13 +22,11 @@ typedef struct rw_file {
 	const dl_add *add;
 	rw_kind kind;
 	bool copy;              /* copy-on-write output (else a DV) */
-	uint64_t *given;        /* RW_ROWS: positions to delete, sorted */
-	size_t ngiven;
-	/* results of processing */
-	uint64_t *old;          /* rows of the existing DV, sorted */
-	size_t nold;
-	uint64_t *deleted;      /* positions deleted now (DV output) */
-	size_t ndeleted, cap;
+	dl_rowset given;        /* RW_ROWS: positions to delete (freed once read) */
+	/* results of processing: positions as row sets (row_set.h), about a
+	 * bit per row at most rather than 8 bytes */
+	dl_rowset old;          /* rows of the existing DV (DV output and reading) */
+	dl_rowset deleted;      /* positions deleted now (DV output) */
 	int64_t live;           /* rows read (those the old DV keeps) */
 	int64_t matched, copied;
 	bool touched;           /* some row matched */
@@ -36,7 +35,8 @@ typedef struct rw_file {
 	/* reading state */
 	bool probe;             /* first copy-on-write pass: stop at the first match */
 	int64_t pos;            /* position of the next row read */
-	size_t old_i, given_i;
+	dl_rowset_cursor old_c, given_c;
+	uint64_t old_next;      /* the least old DV row >= pos (UINT64_MAX: none) */
 	int64_t bbase;          /* the current batch's rows are at bbase.. (-1: bpos) */
 	uint64_t *bpos;         /* positions of the rows of the current batch */
 	size_t bpos_cap;

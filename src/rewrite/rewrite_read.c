@@ -35,7 +35,7 @@ static int reserve(void **p, size_t *cap, size_t n, size_t size)
  * are not listed (only the matched rows' are ever looked up). */
 static int batch_positions(rw_file *f, int64_t n)
 {
-	if (f->old_i == f->nold || f->old[f->old_i] >= (uint64_t)(f->pos + n)) {
+	if (f->old_next >= (uint64_t)(f->pos + n)) {
 		f->bbase = f->pos;
 		f->pos += n;
 		return 0;
@@ -43,10 +43,7 @@ static int batch_positions(rw_file *f, int64_t n)
 	f->bbase = -1;
 	DL_TRY(reserve((void **)&f->bpos, &f->bpos_cap, (size_t)n + 1, sizeof *f->bpos));
 	for (int64_t j = 0; j < n; j++) {
-		while (f->old_i < f->nold && f->old[f->old_i] == (uint64_t)f->pos) {
-			f->pos++;
-			f->old_i++;
-		}
+		while (f->old_next == (uint64_t)f->pos) f->old_next = dl_rowset_next(&f->old_c, (uint64_t)++f->pos);
 		f->bpos[j] = (uint64_t)f->pos++;
 	}
 	return 0;
@@ -63,12 +60,8 @@ static int given_selection(rw_file *f, int64_t n)
 {
 	DL_TRY(dl_selection_reserve(&f->sel, n));
 	f->sel.count = 0;
-	for (int64_t j = 0; j < n; j++) {
-		uint64_t p = row_pos(f, j);
-		while (f->given_i < f->ngiven && f->given[f->given_i] < p) f->given_i++;
-		if (f->given_i < f->ngiven && f->given[f->given_i] == p)
-			f->sel.idx[f->sel.count++] = (uint32_t)j;
-	}
+	for (int64_t j = 0; j < n; j++)
+		if (dl_rowset_has(&f->given_c, row_pos(f, j))) f->sel.idx[f->sel.count++] = (uint32_t)j;
 	return 0;
 }
 
@@ -106,13 +99,7 @@ static int on_batch(void *payload, dl_batch *b)
 	} else if (rc == 0) {
 		for (int64_t j = 0; j < m; j++) c->mpos[j] = row_pos(f, f->sel.idx[j]);
 	}
-	if (rc == 0 && m && !f->copy) {
-		rc = reserve((void **)&f->deleted, &f->cap, f->ndeleted + (size_t)m, sizeof *f->deleted);
-		if (rc == 0) {
-			memcpy(f->deleted + f->ndeleted, c->mpos, (size_t)m * sizeof *c->mpos);
-			f->ndeleted += (size_t)m;
-		}
-	}
+	if (rc == 0 && m && !f->copy) rc = dl_rowset_push(&f->deleted, c->mpos, (size_t)m, f->add->path);
 	if (rc == 0 && f->copy && nk) {
 		rc = dl_rw_write_copies(rw, f, b, c->keep, nk);
 		f->copied += nk;
@@ -137,7 +124,9 @@ static int read_pass(dl_rewrite *rw, rw_file *f, bool probe)
 	read_ctx c = {rw, f, narrow ? rw->narrow_pred : rw->pred, NULL, 0, NULL, 0};
 	f->probe = probe;
 	f->pos = 0;
-	f->old_i = f->given_i = 0;
+	dl_rowset_cursor_init(&f->old_c, &f->old);
+	dl_rowset_cursor_init(&f->given_c, &f->given);
+	f->old_next = dl_rowset_next(&f->old_c, 0);
 	int rc = dl_scan_read_add(narrow ? rw->narrow : rw->scan, f->add, NULL, 0, false, on_batch, &c);
 	if (rc == DL_ECANCELLED) {
 		dl_error_clear();
@@ -156,16 +145,25 @@ static int load_old_dv(dl_rewrite *rw, rw_file *f)
 	 * once for all touched files, under the scan's path policy */
 	if (rw->scan) DL_TRY(dl_dv_load_from(&rows, rw->scan->dvs, f->add->dv));
 	else DL_TRY(dl_dv_load(&rows, rw->store, f->add->dv));
-	int rc = dl_dv_rows_to_array(&rows, &f->old, &f->nold);
+	int rc = dl_rowset_from_dv(&f->old, &rows);
 	dl_dv_rows_free(&rows);
 	if (rc < 0) return dl_error_prefix("deletion vector of %s", f->add->path);
+	return 0;
+}
+
+/* The file is read: the positions only reading needed go (a new DV needs
+ * the old one's rows and those deleted now). */
+static int read_done(rw_file *f)
+{
+	dl_rowset_free(&f->given);
+	if (f->copy || !f->touched) dl_rowset_free(&f->old);
 	return 0;
 }
 
 int dl_rw_process_file(dl_rewrite *rw, rw_file *f)
 {
 	if (f->kind == RW_WHOLE) return 0;
-	if (f->kind == RW_ROWS && f->ngiven == 0) return 0;
+	if (f->kind == RW_ROWS && f->given.count == 0) return 0;
 	DL_TRY(load_old_dv(rw, f));
 	/* Copy-on-write must know that a row matches before copying any; an
 	 * update with DVs probes through the predicate's columns too, so a file
@@ -176,11 +174,12 @@ int dl_rw_process_file(dl_rewrite *rw, rw_file *f)
 		f->touched = true;
 	} else if (probe) {
 		DL_TRY(read_pass(rw, f, true));
-		if (!f->touched) return 0;
+		if (!f->touched) return read_done(f);
 		f->touched = false;
 	}
 	if (copies || rw->o.update) DL_TRY(dl_rw_open_outputs(rw, f));
 	DL_TRY(read_pass(rw, f, false));
+	read_done(f);
 	if (f->out) DL_TRY(dl_files_writer_finish(f->out));
 	if (f->cdc) DL_TRY(dl_change_writer_finish(f->cdc));
 	return 0;

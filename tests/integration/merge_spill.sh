@@ -103,9 +103,10 @@ echo "big source: peak RSS ${kb[4MB]} KB with a 4 MB limit, ${kb[none]} KB witho
 # the rows touched. A 4 MB budget; a 2M-row target in 20 files; a source of
 # 2M keys that delete every target row against one of 2M keys that match
 # none: the same source, join and spills, so the difference in peak RSS is
-# what touching 2M rows costs. Measured: 46 MB (the rewrite engine's
-# positions, 16 MB, one file's records at a time, the files' rewrite); 102 MB
-# when every record stayed in memory
+# what touching 2M rows costs. Measured: 33-44 MB (one file's records at a
+# time, the files' rewrite; the rewrite engine's positions are row sets,
+# 0.2 MB here); 45-60 MB when they were 8-byte arrays (16 MB, and 16 MB more
+# while handed over); 102 MB when every record stayed in memory
 awk 'BEGIN { print "id,v"; for (i = 0; i < 2000000; i++) printf "%d,%d\n", i, i % 7 }' >"$tmp/t2m.csv"
 awk 'BEGIN { print "id,v"; for (i = 2000000; i < 4000000; i++) printf "%d,%d\n", i, i % 7 }' >"$tmp/miss.csv"
 for k in hit miss; do

@@ -82,6 +82,43 @@ static void delete_cow_walk(void **state)
 	fw_walk_both(&c);
 }
 
+/* DELETE on a file that has a DV already: the old DV's rows are read back
+ * (as a row set) and merged into the new one. */
+static void dv_table_with_dv(const char *dir)
+{
+	make_table(dir, true);
+	dl_delete_options o = DL_DELETE_OPTIONS_INIT;
+	dl_delete_metrics m;
+	assert_int_equal(dl_delete(&m, dir, "id = 1", &o), 0);
+	assert_int_equal(m.version, 3);
+}
+
+static int delete_more_run(const char *dir, dl_store *store, void *input)
+{
+	(void)dir, (void)input;
+	dl_delete_options o = DL_DELETE_OPTIONS_INIT;
+	o.store = store;
+	o.threads = 1;
+	dl_delete_metrics m;
+	int rc = dl_delete(&m, NULL, "id % 2 = 0", &o);
+	if (rc == 0 && (m.version != 4 || m.num_affected_rows != 3))
+		fail_msg("DELETE: version %lld, %lld rows", (long long)m.version, (long long)m.num_affected_rows);
+	return rc;
+}
+
+static void delete_more_done(const char *dir, const char *what)
+{
+	check_rows(dir, "3,30;5,50", what);
+}
+
+static void delete_dv_merge_walk(void **state)
+{
+	(void)state;
+	fw_cmd c = {"DELETE (merged with an existing DV)", dv_table_with_dv, NULL, NULL, delete_more_run,
+	            delete_more_done, 4, NULL, false};
+	fw_walk_both(&c);
+}
+
 /* ---- MERGE ---- */
 
 static void *merge_input(void)
@@ -184,6 +221,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(delete_dv_walk),
 		cmocka_unit_test(delete_cow_walk),
+		cmocka_unit_test(delete_dv_merge_walk),
 		cmocka_unit_test(merge_walk),
 		cmocka_unit_test(merge_dv_walk),
 		cmocka_unit_test(merge_spill_walk),

@@ -465,6 +465,42 @@ static void test_dv_across_batches(void **state)
 	free(uri);
 }
 
+/* The same positions in pieces (dl_rewrite_touch_rows_more, as MERGE
+ * hands over a spilled file's), to copies and to a DV; a piece for another
+ * file or not past the last position is refused. */
+static int touch_big_pieces(dl_rewrite *rw, dl_snapshot *snap, void *payload)
+{
+	(void)payload;
+	const dl_add *a = dl_log_state_add(dl_snapshot_state(snap), 0);
+	dl_add other = *a;
+	other.path = "elsewhere.parquet";
+	DL_TRY(dl_rewrite_touch_rows(rw, a, big_given, 1));
+	DL_TRY(dl_rewrite_touch_rows_more(rw, a, big_given + 1, 2));
+	assert_int_equal(dl_rewrite_touch_rows_more(rw, &other, big_given + 3, 1), DL_EINVALID);
+	assert_int_equal(dl_rewrite_touch_rows_more(rw, a, big_given + 2, 1), DL_EINVALID);
+	dl_error_clear();
+	return dl_rewrite_touch_rows_more(rw, a, big_given + 3, 1);
+}
+
+static void test_given_rows_in_pieces(void **state)
+{
+	(void)state;
+	int64_t gone[] = {65534, 65538, 131070, 139999};
+	for (int dv = 0; dv < 2; dv++) {
+		char *uri = rwf_table(dv ? "pieces_dv" : "pieces_copy");
+		OK(rwf_create(uri, dv, false));
+		OK(rwf_append(uri, 0, BIG, 1));
+		dl_rewrite_options ro = DL_REWRITE_OPTIONS_INIT;
+		int64_t v;
+		OK(rwf_rewrite(&v, uri, NULL, &ro, touch_big_pieces, NULL));
+		check_big(uri, gone, 4);
+		char *c = fx_commit_text(uri, 2);
+		assert_int_equal(fx_count(c, "\"cardinality\":4"), dv);
+		free(c);
+		free(uri);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -477,6 +513,7 @@ int main(void)
 		cmocka_unit_test(test_row_tracking_names),
 		cmocka_unit_test(test_expr_and_purge),
 		cmocka_unit_test(test_dv_across_batches),
+		cmocka_unit_test(test_given_rows_in_pieces),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	rwf_cleanup();
