@@ -108,6 +108,44 @@ static void inserts(void **state)
 	expect_rows(db, sql, "10\n");
 }
 
+/* Type widening in INSERT with schema evolution (Spark's
+ * TypeWideningInsertSchemaEvolutionBasicSuite): without evolution the
+ * values are cast to the column's type; with it (the autoMerge setting or
+ * WITH SCHEMA EVOLUTION) a table with delta.enableTypeWidening takes the
+ * automatic widenings, nested ones too, and records delta.typeChanges;
+ * other pairs keep the table's type. */
+static void insert_type_widening(void **state)
+{
+	session_fixture *f = *state;
+	dl_sql_conn *db = f->db;
+	expect_ok(db, "CREATE TABLE w (a SHORT, s STRUCT<x: BYTE, y: STRING>, l ARRAY<INT>, d DOUBLE) "
+	              "TBLPROPERTIES ('delta.enableTypeWidening' = 'true')");
+	expect_rows(db, "INSERT INTO w VALUES (1, named_struct('x', 1, 'y', 'a'), array(1), 1.5)", "1|1\n");
+	/* no evolution: cast, and a value that does not fit fails */
+	expect_rows(db, "INSERT INTO w VALUES (2, named_struct('x', 2, 'y', 'b'), array(2), 2)", "1|1\n");
+	expect_error(db, "INSERT INTO w VALUES (70000, named_struct('x', 2, 'y', 'b'), array(2), 2)", DL_EINVALID,
+	             "CAST_OVERFLOW");
+	expect_rows(db, "DESCRIBE w", "a|smallint|NULL\ns|struct<x:tinyint,y:string>|NULL\nl|array<int>|NULL\n"
+	                              "d|double|NULL\n");
+	/* with evolution: int into short, int into the byte field, bigint
+	 * elements widen; a string into the double stays double (not automatic) */
+	expect_rows(db, "INSERT WITH SCHEMA EVOLUTION INTO w VALUES (70000, named_struct('x', 300, 'y', 'c'), "
+	                "array(5000000000), '3.25')",
+	            "1|1\n");
+	expect_rows(db, "DESCRIBE w", "a|int|NULL\ns|struct<x:int,y:string>|NULL\nl|array<bigint>|NULL\nd|double|NULL\n");
+	expect_rows(db, "SELECT a, s.x, l[0], d FROM w ORDER BY a", "1|1|1|1.5\n2|2|2|2.0\n70000|300|5000000000|3.25\n");
+	char *h = run(db, "SELECT count(*) FROM w VERSION AS OF 2");
+	assert_string_equal(h, "2\n");
+	free(h);
+	/* the session setting evolves too */
+	expect_ok(db, "SET spark.databricks.delta.schema.autoMerge.enabled = true");
+	expect_rows(db, "INSERT INTO w VALUES (3, named_struct('x', 3, 'y', 'd'), array(3), 4)", "1|1\n");
+	expect_ok(db, "CREATE TABLE nw (a SHORT)");
+	expect_error(db, "INSERT INTO nw VALUES (70000)", DL_EINVALID, "CAST_OVERFLOW");
+	expect_rows(db, "DESCRIBE nw", "a|smallint|NULL\n");
+	expect_ok(db, "RESET spark.databricks.delta.schema.autoMerge.enabled");
+}
+
 static void ctas(void **state)
 {
 	session_fixture *f = *state;
@@ -257,6 +295,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(queries, fixture_setup, fixture_teardown),
 	    cmocka_unit_test_setup_teardown(inserts, fixture_setup, fixture_teardown),
+	    cmocka_unit_test_setup_teardown(insert_type_widening, fixture_setup, fixture_teardown),
 	    cmocka_unit_test_setup_teardown(ctas, fixture_setup, fixture_teardown),
 	    cmocka_unit_test_setup_teardown(parameters, fixture_setup, fixture_teardown),
 	    cmocka_unit_test_setup_teardown(interrupt_query, fixture_setup, fixture_teardown),
