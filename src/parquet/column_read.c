@@ -305,7 +305,7 @@ int pq_leaf_read_rows(pq_leaf_reader *r, int64_t rows)
 		size_t nn = (size_t)k;
 		if (lf->max_def) {
 			memcpy(r->def + r->nlevels, r->pdef + from, (size_t)k);
-			nn = pq_count_level(r->pdef + from, (size_t)k, (uint8_t)lf->max_def);
+			if (!r->page_dense) nn = pq_count_level(r->pdef + from, (size_t)k, (uint8_t)lf->max_def);
 		}
 		if (repeated) memcpy(r->rep + r->nlevels, r->prep + from, (size_t)k);
 		r->nlevels += k;
@@ -320,9 +320,9 @@ int pq_leaf_read_rows(pq_leaf_reader *r, int64_t rows)
 /* Values of the page positions [from, to) (flat leaf): skipped. */
 static int skip_span(pq_leaf_reader *r, int32_t from, int32_t to)
 {
-	if (to <= from) return 0;
+	if (to <= from || !r->values_needed) return 0;
 	size_t nn = (size_t)(to - from);
-	if (r->leaf->max_def) nn = pq_count_level(r->pdef + from, nn, (uint8_t)r->leaf->max_def);
+	if (!r->page_dense) nn = pq_count_level(r->pdef + from, nn, (uint8_t)r->leaf->max_def);
 	return pq_leaf_skip_values(r, nn);
 }
 
@@ -334,7 +334,7 @@ static int keep_span(pq_leaf_reader *r, int32_t from, int32_t to)
 	size_t nn = (size_t)k;
 	if (r->leaf->max_def) {
 		memcpy(r->def + r->nlevels, r->pdef + from, (size_t)k);
-		nn = pq_count_level(r->pdef + from, (size_t)k, (uint8_t)r->leaf->max_def);
+		if (!r->page_dense) nn = pq_count_level(r->pdef + from, (size_t)k, (uint8_t)r->leaf->max_def);
 	}
 	r->nlevels += k;
 	return r->values_needed ? pq_leaf_decode_values(r, nn) : 0;

@@ -41,6 +41,7 @@ typedef struct pq_leaf_reader {
 	bool in_page;
 	int32_t page_values;  /* level entries in the page */
 	int32_t page_pos;
+	bool page_dense;      /* no null in the page: a span's values are its levels */
 	uint8_t *pdef, *prep; /* the page's levels (NULL when max level 0) */
 	size_t plvl_cap;
 	pq_encoding enc;

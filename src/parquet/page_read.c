@@ -331,7 +331,7 @@ static int decode_levels(pq_leaf_reader *r, pq_encoding enc, int max, const uint
 
 static size_t count_nonnull(const pq_leaf_reader *r)
 {
-	if (!r->leaf->max_def) return (size_t)r->page_values;
+	if (r->page_dense) return (size_t)r->page_values;
 	return pq_count_level(r->pdef, (size_t)r->page_values, (uint8_t)r->leaf->max_def);
 }
 
@@ -519,6 +519,9 @@ static int data_page(pq_leaf_reader *r, const pq_page_header *h, const uint8_t *
 	else if (v2) p += dl;
 	if (rc < 0) return strstr(dl_error_last()->message, "row group") ? rc : pq_leaf_prefix(r);
 	if (rep && nv && rep[0] != 0 && v2) return pq_leaf_error(r, DL_ECORRUPT, "DATA_PAGE_V2 starts inside a row");
+	/* counted once here, so that the spans of a page without nulls (most
+	 * pages of most columns) need no counting */
+	r->page_dense = !def || pq_count_level(def, (size_t)nv, (uint8_t)lf->max_def) == (size_t)nv;
 	r->in_page = true;
 	if (v2) {
 		size_t vlen = blen - rl - dl;
