@@ -29,7 +29,6 @@ typedef struct pq_leaf_reader {
 	const uint8_t *cp, *cend;
 	pq_codec codec;
 	int64_t values_left;  /* from ColumnMetaData.num_values */
-	void *zstd;           /* ZSTD_DCtx reused across pages */
 	uint8_t *page_buf;    /* decompressed page */
 	size_t page_cap;
 	/* dictionary in output form */

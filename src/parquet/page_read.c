@@ -4,7 +4,6 @@
  * the output form straight into the batch buffers. */
 #include <stdarg.h>
 #include <stdio.h>
-#include <zstd.h>
 #include "parquet/codec.h"
 #include "parquet/column_read.h"
 #include "util/error.h"
@@ -441,19 +440,10 @@ static int page_data(pq_leaf_reader *r, bool compressed, const uint8_t *src, siz
 		if (!r->page_buf) return DL_ENOMEM;
 	}
 	DL_TRY(grow((void **)&r->page_buf, &r->page_cap, ulen + 8));
-	int rc;
-	if (r->codec == PQ_CODEC_ZSTD) {
-		/* ZSTD_decompress would allocate and free a context (~100 KiB of
-		 * fresh pages) per page; one context per column reader is reused. */
-		if (!r->zstd && !(r->zstd = ZSTD_createDCtx())) return dl_error_set(DL_ENOMEM, "out of memory for a zstd context");
-		size_t n = ZSTD_decompressDCtx(r->zstd, r->page_buf, ulen, src, slen);
-		rc = ZSTD_isError(n) || n != ulen ? pq_leaf_error(r, DL_ECORRUPT, "ZSTD page data is corrupt: %s",
-		                                                 ZSTD_isError(n) ? ZSTD_getErrorName(n) : "size mismatch")
-		                                  : 0;
-		if (rc < 0) return rc;
-	} else {
-		rc = pq_decompress(r->codec, src, slen, r->page_buf, ulen);
-	}
+	/* zstd through the thread's context (codec.c): one per column reader
+	 * was created, and its ~100 KiB of fresh pages faulted in, for every
+	 * row group of every column read */
+	int rc = pq_decompress(r->codec, src, slen, r->page_buf, ulen);
 	if (rc < 0) return pq_leaf_prefix(r);
 	*out = r->page_buf;
 	return 0;
@@ -464,6 +454,15 @@ static int level_buffers(pq_leaf_reader *r, size_t n)
 	if (n <= r->plvl_cap && r->pdef && r->prep) return 0;
 	size_t c = r->plvl_cap ? r->plvl_cap : 1024;
 	while (c < n) c *= 2;
+	if (!r->pdef && !r->prep && r->pool && c > 4096) {
+		/* a new file's first page: buffers another file's pages used */
+		size_t c1, c2;
+		r->pdef = pq_pool_get(r->pool, c, &c1);
+		r->prep = pq_pool_get(r->pool, c, &c2);
+		if (!r->pdef || !r->prep) return DL_ENOMEM;
+		r->plvl_cap = c1 < c2 ? c1 : c2;
+		return 0;
+	}
 	uint8_t *d = dl_realloc(r->pdef, c), *e;
 	if (!d) return DL_ENOMEM;
 	r->pdef = d;
