@@ -27,7 +27,8 @@
  *     the old file removed.
  *   Files are processed in parallel on the thread pool, each batch by batch
  *   (a file is never held in memory; copy-on-write reads a touched file twice,
- *   first to learn that a row matches, then to copy).
+ *   first to learn that a row matches, then to copy; an update with DVs reads
+ *   only the matching rows, the predicate being its scan's filter).
  *
  * Row tracking (PROTOCOL.md "Row Tracking"): when the table enables it,
  * copied rows keep their stable row id and row commit version, written into
