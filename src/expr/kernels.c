@@ -330,6 +330,58 @@ static bool add64(int64_t a, int64_t b, int64_t *o) { return __builtin_add_overf
 static bool sub64(int64_t a, int64_t b, int64_t *o) { return __builtin_sub_overflow(a, b, o); }
 static bool mul64(int64_t a, int64_t b, int64_t *o) { return __builtin_mul_overflow(a, b, o); }
 
+/* Division of unsigned 64-bit values by a constant d >= 1 without a
+ * divide instruction (one costs tens of cycles; `id % 100` over a table
+ * is a common DML condition): for d = 2^s a shift, otherwise with
+ * s = floor(log2 d) and m = floor(2^(64+s) / d) (below 2^64 as d is not a
+ * power of two), q0 = floor(x * m / 2^(64+s)) is the quotient or one less
+ * (x * (2^(64+s)/d - m) / 2^(64+s) < x / 2^(64+s) < 2^-s <= 1/2), so one
+ * comparison of the remainder with d makes it exact. */
+typedef struct udiv_const {
+	uint64_t d, m;
+	int s;
+	bool pow2;
+} udiv_const;
+
+static void udiv_init(udiv_const *u, uint64_t d)
+{
+	__extension__ typedef unsigned __int128 u128;
+	u->d = d;
+	u->s = 63 - __builtin_clzll(d);
+	u->pow2 = (d & (d - 1)) == 0;
+	u->m = u->pow2 ? 0 : (uint64_t)(((u128)1 << (64 + u->s)) / d);
+}
+
+static inline uint64_t udiv_q(const udiv_const *u, uint64_t x, uint64_t *rem)
+{
+	__extension__ typedef unsigned __int128 u128;
+	if (u->pow2) {
+		*rem = x & (u->d - 1);
+		return x >> u->s;
+	}
+	uint64_t q = (uint64_t)(((u128)x * u->m) >> 64) >> u->s;
+	uint64_t r = x - q * u->d;
+	uint64_t fix = r >= u->d;
+	*rem = r - fix * u->d;
+	return q + fix;
+}
+
+/* o[i] = p[i] % c or p[i] div c (truncating, the remainder with the
+ * dividend's sign) for a constant c other than 0 and -1, on the
+ * magnitudes: |MIN| = 2^63 fits the unsigned range. */
+#define CONST_DIVMOD(T, IS_MOD)                                                                   \
+	do {                                                                                          \
+		udiv_const u;                                                                             \
+		udiv_init(&u, c < 0 ? 0 - (uint64_t)(int64_t)c : (uint64_t)(int64_t)c);                   \
+		for (int64_t i = 0; i < n; i++) {                                                         \
+			int64_t a = p[i];                                                                     \
+			uint64_t ua = a < 0 ? 0 - (uint64_t)a : (uint64_t)a, r;                               \
+			uint64_t qu = udiv_q(&u, ua, &r);                                                     \
+			if (IS_MOD) o[i] = (T)(a < 0 ? (int64_t)(0 - r) : (int64_t)r);                        \
+			else o[i] = (T)((a < 0) != (c < 0) ? 0 - qu : qu);                                    \
+		}                                                                                         \
+	} while (0)
+
 /* % and div on integers, as ex_int_arith does them row by row: the
  * remainder takes the dividend's sign (C and Java agree), MIN % -1 is 0,
  * MIN div -1 overflows, a zero divisor in a valid row raises DIVIDE_BY_ZERO.
@@ -354,7 +406,7 @@ static bool mul64(int64_t a, int64_t b, int64_t *o) { return __builtin_mul_overf
 				}                                                                                    \
 				if (!IS_MOD && bad) CHECK_ROWS(p[i] == TMIN, ex_err_overflow("long", "try_divide")); \
 			} else {                                                                                 \
-				for (int64_t i = 0; i < n; i++) o[i] = IS_MOD ? p[i] % c : p[i] / c;                 \
+				CONST_DIVMOD(T, IS_MOD);                                                             \
 			}                                                                                        \
 		} else {                                                                                     \
 			for (int64_t i = 0; i < n; i++) {                                                        \

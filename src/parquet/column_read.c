@@ -8,7 +8,6 @@
  * between its own entries, which gives the offsets. */
 #include "parquet/column_read.h"
 #include "parquet/variant_shred.h"
-#include <zstd.h>
 #include "util/error.h"
 #include "util/mem.h"
 
@@ -26,7 +25,7 @@ int pq_leaf_reader_open(pq_leaf_reader *r, pq_source *src, const pq_file_metadat
 #define KEEP(f) r->f = keep.f
 	KEEP(chunk_buf); KEEP(chunk_cap); KEEP(page_buf); KEEP(page_cap); KEEP(dict_bin); KEEP(pdef); KEEP(prep);
 	KEEP(plvl_cap); KEEP(dints); KEEP(dcap); KEEP(dbin); KEEP(def); KEEP(rep); KEEP(lvl_cap); KEEP(tmp);
-	KEEP(tmp_cap); KEEP(idx); KEEP(tbin); KEEP(zstd);
+	KEEP(tmp_cap); KEEP(idx); KEEP(tbin);
 #undef KEEP
 	r->hint_bytes = keep.chunk_hint > keep.hint_bytes ? keep.chunk_hint : keep.hint_bytes;
 	pq_binbuf_reset(&r->dict_bin);
@@ -58,6 +57,10 @@ int pq_leaf_reader_open(pq_leaf_reader *r, pq_source *src, const pq_file_metadat
 	r->loc_cur = -1;
 	if (sel) return open_selected(r, sel, start, m->total_compressed_size);
 	const uint8_t *p;
+	/* a new file's readers start without buffers: the pool's (another
+	 * file's chunk) are already faulted in */
+	if (!r->chunk_buf && pool && m->total_compressed_size > 4096)
+		r->chunk_buf = pq_pool_get(pool, (size_t)m->total_compressed_size, &r->chunk_cap);
 	int rc = pq_source_read_into(src, start, (size_t)m->total_compressed_size, &p, &r->chunk_buf, &r->chunk_cap);
 	if (rc < 0) return dl_error_prefix("row group %d, column '%s'", rg, leaf->path);
 	r->cp = p;
@@ -171,19 +174,20 @@ void pq_leaf_reader_release(pq_leaf_reader *r)
 
 void pq_leaf_reader_close(pq_leaf_reader *r)
 {
-	ZSTD_freeDCtx(r->zstd);
 	/* the big scratch buffers go back to the pool for the next chunk */
 	if (r->pool) {
 		pq_pool_put(r->pool, r->chunk_buf, r->chunk_cap);
 		pq_pool_put(r->pool, r->page_buf, r->page_cap);
+		pq_pool_put(r->pool, r->pdef, r->plvl_cap);
+		pq_pool_put(r->pool, r->prep, r->plvl_cap);
 	} else {
 		dl_free(r->chunk_buf);
 		dl_free(r->page_buf);
+		dl_free(r->pdef);
+		dl_free(r->prep);
 	}
 	dl_free(r->dict);
 	pq_binbuf_free(&r->dict_bin);
-	dl_free(r->pdef);
-	dl_free(r->prep);
 	dl_free(r->dints);
 	pq_binbuf_free(&r->dbin);
 	dl_free(r->def);
@@ -305,7 +309,7 @@ int pq_leaf_read_rows(pq_leaf_reader *r, int64_t rows)
 		size_t nn = (size_t)k;
 		if (lf->max_def) {
 			memcpy(r->def + r->nlevels, r->pdef + from, (size_t)k);
-			nn = pq_count_level(r->pdef + from, (size_t)k, (uint8_t)lf->max_def);
+			if (!r->page_dense) nn = pq_count_level(r->pdef + from, (size_t)k, (uint8_t)lf->max_def);
 		}
 		if (repeated) memcpy(r->rep + r->nlevels, r->prep + from, (size_t)k);
 		r->nlevels += k;
@@ -320,9 +324,9 @@ int pq_leaf_read_rows(pq_leaf_reader *r, int64_t rows)
 /* Values of the page positions [from, to) (flat leaf): skipped. */
 static int skip_span(pq_leaf_reader *r, int32_t from, int32_t to)
 {
-	if (to <= from) return 0;
+	if (to <= from || !r->values_needed) return 0;
 	size_t nn = (size_t)(to - from);
-	if (r->leaf->max_def) nn = pq_count_level(r->pdef + from, nn, (uint8_t)r->leaf->max_def);
+	if (!r->page_dense) nn = pq_count_level(r->pdef + from, nn, (uint8_t)r->leaf->max_def);
 	return pq_leaf_skip_values(r, nn);
 }
 
@@ -334,7 +338,7 @@ static int keep_span(pq_leaf_reader *r, int32_t from, int32_t to)
 	size_t nn = (size_t)k;
 	if (r->leaf->max_def) {
 		memcpy(r->def + r->nlevels, r->pdef + from, (size_t)k);
-		nn = pq_count_level(r->pdef + from, (size_t)k, (uint8_t)r->leaf->max_def);
+		if (!r->page_dense) nn = pq_count_level(r->pdef + from, (size_t)k, (uint8_t)r->leaf->max_def);
 	}
 	r->nlevels += k;
 	return r->values_needed ? pq_leaf_decode_values(r, nn) : 0;

@@ -29,7 +29,6 @@ typedef struct pq_leaf_reader {
 	const uint8_t *cp, *cend;
 	pq_codec codec;
 	int64_t values_left;  /* from ColumnMetaData.num_values */
-	void *zstd;           /* ZSTD_DCtx reused across pages */
 	uint8_t *page_buf;    /* decompressed page */
 	size_t page_cap;
 	/* dictionary in output form */
@@ -41,6 +40,7 @@ typedef struct pq_leaf_reader {
 	bool in_page;
 	int32_t page_values;  /* level entries in the page */
 	int32_t page_pos;
+	bool page_dense;      /* no null in the page: a span's values are its levels */
 	uint8_t *pdef, *prep; /* the page's levels (NULL when max level 0) */
 	size_t plvl_cap;
 	pq_encoding enc;

@@ -71,12 +71,30 @@ int pq_plain_bool(const uint8_t **p, const uint8_t *end, int *bit, uint8_t *out,
 	return 0;
 }
 
+/* Below this many values their lengths are summed first and exactly their
+ * bytes reserved: late materialization decodes a page's selected rows a
+ * few at a time, and reserving the rest of the page for each would grow
+ * the batch's buffer to a page's size (copying it) for a handful of rows. */
+#define PQ_PLAIN_EXACT 64
+
 int pq_plain_bytes(const uint8_t **p, const uint8_t *end, pq_binbuf *out, size_t n)
 {
 	/* The values' bytes cannot exceed what is left of the page, so one
 	 * reservation covers them and the loop only checks the input. */
 	size_t left = (size_t)(end - *p);
 	size_t room = left < 4 * n ? 0 : left - 4 * n;
+	if (n <= PQ_PLAIN_EXACT) {
+		const uint8_t *q = *p;
+		size_t total = 0;
+		for (size_t i = 0; i < n && end - q >= 4; i++) {
+			uint32_t len;
+			memcpy(&len, q, 4);
+			if ((size_t)(end - q) - 4 < len) break; /* reported below */
+			total += len;
+			q += 4 + (size_t)len;
+		}
+		room = total;
+	}
 	DL_TRY(pq_binbuf_reserve(out, (int64_t)n, (int64_t)room));
 	const uint8_t *q = *p;
 	for (size_t i = 0; i < n; i++) {
@@ -95,13 +113,28 @@ int pq_plain_bytes(const uint8_t **p, const uint8_t *end, pq_binbuf *out, size_t
 int pq_plain_bytes_skip(const uint8_t **p, const uint8_t *end, size_t n)
 {
 	const uint8_t *q = *p;
-	for (size_t i = 0; i < n; i++) {
+	size_t i = 0;
+	while (i < n) {
 		if (end - q < 4) return dl_error_set(DL_ECORRUPT, "PLAIN byte array length truncated");
 		uint32_t len;
 		memcpy(&len, q, 4);
-		q += 4;
-		if ((size_t)(end - q) < len) return dl_error_set(DL_ECORRUPT, "PLAIN byte array of %u bytes overruns the page", len);
-		q += len;
+		if ((size_t)(end - q) - 4 < len) return dl_error_set(DL_ECORRUPT, "PLAIN byte array of %u bytes overruns the page", len);
+		/* Then the values that follow with the same length (codes, keys,
+		 * fixed-format text often come in long runs of one length): each
+		 * one's position is known before its length is loaded, so the
+		 * loads do not wait on one another as a walk length by length
+		 * does. Every value of the run lies inside the page. */
+		size_t stride = 4 + (size_t)len;
+		q += stride;
+		i++;
+		size_t fit = (size_t)(end - q) / stride, run = n - i < fit ? n - i : fit;
+		for (size_t k = 0; k < run; k++) {
+			uint32_t next;
+			memcpy(&next, q, 4);
+			if (next != len) break;
+			q += stride;
+			i++;
+		}
 	}
 	*p = q;
 	return 0;

@@ -4,7 +4,6 @@
  * the output form straight into the batch buffers. */
 #include <stdarg.h>
 #include <stdio.h>
-#include <zstd.h>
 #include "parquet/codec.h"
 #include "parquet/column_read.h"
 #include "util/error.h"
@@ -331,7 +330,7 @@ static int decode_levels(pq_leaf_reader *r, pq_encoding enc, int max, const uint
 
 static size_t count_nonnull(const pq_leaf_reader *r)
 {
-	if (!r->leaf->max_def) return (size_t)r->page_values;
+	if (r->page_dense) return (size_t)r->page_values;
 	return pq_count_level(r->pdef, (size_t)r->page_values, (uint8_t)r->leaf->max_def);
 }
 
@@ -441,19 +440,10 @@ static int page_data(pq_leaf_reader *r, bool compressed, const uint8_t *src, siz
 		if (!r->page_buf) return DL_ENOMEM;
 	}
 	DL_TRY(grow((void **)&r->page_buf, &r->page_cap, ulen + 8));
-	int rc;
-	if (r->codec == PQ_CODEC_ZSTD) {
-		/* ZSTD_decompress would allocate and free a context (~100 KiB of
-		 * fresh pages) per page; one context per column reader is reused. */
-		if (!r->zstd && !(r->zstd = ZSTD_createDCtx())) return dl_error_set(DL_ENOMEM, "out of memory for a zstd context");
-		size_t n = ZSTD_decompressDCtx(r->zstd, r->page_buf, ulen, src, slen);
-		rc = ZSTD_isError(n) || n != ulen ? pq_leaf_error(r, DL_ECORRUPT, "ZSTD page data is corrupt: %s",
-		                                                 ZSTD_isError(n) ? ZSTD_getErrorName(n) : "size mismatch")
-		                                  : 0;
-		if (rc < 0) return rc;
-	} else {
-		rc = pq_decompress(r->codec, src, slen, r->page_buf, ulen);
-	}
+	/* zstd through the thread's context (codec.c): one per column reader
+	 * was created, and its ~100 KiB of fresh pages faulted in, for every
+	 * row group of every column read */
+	int rc = pq_decompress(r->codec, src, slen, r->page_buf, ulen);
 	if (rc < 0) return pq_leaf_prefix(r);
 	*out = r->page_buf;
 	return 0;
@@ -464,6 +454,15 @@ static int level_buffers(pq_leaf_reader *r, size_t n)
 	if (n <= r->plvl_cap && r->pdef && r->prep) return 0;
 	size_t c = r->plvl_cap ? r->plvl_cap : 1024;
 	while (c < n) c *= 2;
+	if (!r->pdef && !r->prep && r->pool && c > 4096) {
+		/* a new file's first page: buffers another file's pages used */
+		size_t c1, c2;
+		r->pdef = pq_pool_get(r->pool, c, &c1);
+		r->prep = pq_pool_get(r->pool, c, &c2);
+		if (!r->pdef || !r->prep) return DL_ENOMEM;
+		r->plvl_cap = c1 < c2 ? c1 : c2;
+		return 0;
+	}
 	uint8_t *d = dl_realloc(r->pdef, c), *e;
 	if (!d) return DL_ENOMEM;
 	r->pdef = d;
@@ -519,6 +518,9 @@ static int data_page(pq_leaf_reader *r, const pq_page_header *h, const uint8_t *
 	else if (v2) p += dl;
 	if (rc < 0) return strstr(dl_error_last()->message, "row group") ? rc : pq_leaf_prefix(r);
 	if (rep && nv && rep[0] != 0 && v2) return pq_leaf_error(r, DL_ECORRUPT, "DATA_PAGE_V2 starts inside a row");
+	/* counted once here, so that the spans of a page without nulls (most
+	 * pages of most columns) need no counting */
+	r->page_dense = !def || pq_count_level(def, (size_t)nv, (uint8_t)lf->max_def) == (size_t)nv;
 	r->in_page = true;
 	if (v2) {
 		size_t vlen = blen - rl - dl;

@@ -145,6 +145,7 @@ void dl_rewrite_free(dl_rewrite *rw)
 	dl_expr_free(rw->pred);
 	dl_scan_free(rw->narrow);
 	dl_expr_free(rw->narrow_pred);
+	dl_scan_free(rw->filtered);
 	dl_type_unref(rw->schema);
 	dl_free(rw->dv_path);
 	dl_arena_free(&rw->arena);
@@ -174,11 +175,11 @@ static int push_file(dl_rewrite *rw, const dl_add *add, rw_kind kind, rw_file **
 	return 0;
 }
 
-/* The scan that reads touched files: every column of the snapshot, and the
- * stable row ids and commit versions when copies must keep them. */
-static int open_reader(dl_rewrite *rw)
+/* A scan of what touched files are read as: every column of the snapshot,
+ * and the stable row ids and commit versions when copies must keep them;
+ * with `filter`, only the rows where it holds. */
+static int open_rows_scan(dl_rewrite *rw, dl_scan **out, const char *filter)
 {
-	if (rw->scan) return 0;
 	const dl_type *s = dl_snapshot_schema(rw->snap);
 	int n = s->nchildren;
 	const char **cols = dl_calloc((size_t)n + 3, sizeof *cols);
@@ -192,11 +193,18 @@ static int open_reader(dl_rewrite *rw)
 	dl_scan_options so = DL_SCAN_OPTIONS_INIT;
 	so.columns = cols;
 	so.ncolumns = nc;
+	so.filter = filter;
 	so.threads = 1;
-	int rc = dl_scan_open(&rw->scan, rw->snap, &so);
+	int rc = dl_scan_open(out, rw->snap, &so);
 	dl_free(cols);
 	rw->nsnap = n;
 	return rc;
+}
+
+/* The scan that reads touched files whole. */
+static int open_reader(dl_rewrite *rw)
+{
+	return rw->scan ? 0 : open_rows_scan(rw, &rw->scan, NULL);
 }
 
 /* A one-row batch of the snapshot schema holding a file's partition values
@@ -304,7 +312,11 @@ int dl_rewrite_touch_where(dl_rewrite *rw, const char *predicate)
 	so.filter = predicate;
 	so.threads = 1;
 	dl_scan *plan;
-	DL_TRY(dl_scan_open(&plan, rw->snap, &so));
+	/* An UPDATE with DVs reads only the matching rows of the touched files
+	 * (their other rows stay where they are): the planning scan, with the
+	 * reader's columns, is the one that reads them. */
+	bool filtered = rw->o.update && rw->use_dv;
+	DL_TRY(filtered ? open_rows_scan(rw, &plan, predicate) : dl_scan_open(&plan, rw->snap, &so));
 	int rc = 0;
 	/* an update reads the rows even of whole files: it rewrites them */
 	if (!plan->prune_data_cols && !rw->o.update) {
@@ -315,12 +327,17 @@ int dl_rewrite_touch_where(dl_rewrite *rw, const char *predicate)
 		if (rc == 0) rc = dl_expr_bind(rw->pred, rw->scan->out_schema);
 		if (rc == 0 && !dl_expr_is_deterministic(rw->pred))
 			rc = dl_error_set(DL_EINVALID, "the condition '%s' is not deterministic", predicate);
-		if (rc == 0) rc = open_narrow(rw, predicate);
+		/* (the filtered scan finds the matches itself: no probe pass) */
+		if (rc == 0 && !filtered) rc = open_narrow(rw, predicate);
 		const dl_log_state *st = dl_snapshot_state(rw->snap);
 		for (size_t i = 0; i < dl_scan_file_count(plan) && rc == 0; i++) {
 			const dl_add *a = dl_log_state_add(st, dl_scan_file_snapshot_index(plan, i));
 			rc = dl_txn_read_file(rw->o.txn, a->path);
 			if (rc == 0) rc = push_file(rw, a, RW_WHERE, NULL);
+		}
+		if (rc == 0 && filtered) {
+			rw->filtered = plan;
+			plan = NULL;
 		}
 	}
 	dl_scan_free(plan);

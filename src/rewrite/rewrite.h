@@ -27,7 +27,8 @@
  *     the old file removed.
  *   Files are processed in parallel on the thread pool, each batch by batch
  *   (a file is never held in memory; copy-on-write reads a touched file twice,
- *   first to learn that a row matches, then to copy).
+ *   first to learn that a row matches, then to copy; an update with DVs reads
+ *   only the matching rows, the predicate being its scan's filter).
  *
  * Memory: row positions (those given, an old DV's, those deleted for the
  * new DV) are held as row sets (row_set.h), at most about a bit per row of

@@ -68,6 +68,11 @@ struct dl_rewrite {
 	dl_scan *narrow;        /* reads only the predicate's columns: the probe
 	                           pass of copies and DV-only deletes (NULL: none) */
 	dl_expr *narrow_pred;   /* bound to narrow's output */
+	dl_scan *filtered;      /* an UPDATE with DVs: the scan's columns and the
+	                           predicate as its filter, so that only the matching
+	                           rows are produced (with their positions) and the
+	                           columns the predicate does not read are decoded
+	                           only for them (NULL: not that case) */
 	rw_file *files;
 	size_t nfiles, cap;
 	dl_arena arena;

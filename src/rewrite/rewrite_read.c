@@ -65,23 +65,13 @@ static int given_selection(rw_file *f, int64_t n)
 	return 0;
 }
 
-static int on_batch(void *payload, dl_batch *b)
+/* The batch's rows split by f->sel (matched) to the outputs; takes b. */
+static int send_rows(read_ctx *c, dl_batch *b)
 {
-	read_ctx *c = payload;
 	dl_rewrite *rw = c->rw;
 	rw_file *f = c->f;
 	int64_t n = b->num_rows;
-	int rc = batch_positions(f, n);
-	if (rc == 0 && f->kind == RW_COPY) f->sel.count = 0;
-	else if (rc == 0)
-		rc = f->kind == RW_WHERE ? dl_expr_filter(&f->sel, c->pred, b, NULL)
-		                         : given_selection(f, n);
-	if (rc < 0 || f->probe) {
-		bool hit = rc == 0 && f->sel.count > 0;
-		dl_batch_free(b);
-		if (hit) f->touched = true;
-		return rc < 0 ? rc : hit ? DL_ECANCELLED : 0;
-	}
+	int rc = 0;
 	f->live += n;
 	int64_t m = f->sel.count;
 	if (m) f->touched = true;
@@ -107,6 +97,59 @@ static int on_batch(void *payload, dl_batch *b)
 	if (rc == 0 && m) rc = dl_rw_write_matched(rw, f, b, f->sel.idx, c->mpos, m);
 	f->matched += m;
 	dl_batch_free(b);
+	return rc;
+}
+
+static int on_batch(void *payload, dl_batch *b)
+{
+	read_ctx *c = payload;
+	rw_file *f = c->f;
+	int64_t n = b->num_rows;
+	int rc = batch_positions(f, n);
+	if (rc == 0 && f->kind == RW_COPY) f->sel.count = 0;
+	else if (rc == 0)
+		rc = f->kind == RW_WHERE ? dl_expr_filter(&f->sel, c->pred, b, NULL)
+		                         : given_selection(f, n);
+	if (rc < 0 || f->probe) {
+		bool hit = rc == 0 && f->sel.count > 0;
+		dl_batch_free(b);
+		if (hit) f->touched = true;
+		return rc < 0 ? rc : hit ? DL_ECANCELLED : 0;
+	}
+	return send_rows(c, b);
+}
+
+/* A batch of the filtered scan: matched rows only, at the given positions. */
+static int on_matched(void *payload, dl_batch *b, const uint64_t *rows)
+{
+	read_ctx *c = payload;
+	rw_file *f = c->f;
+	int64_t n = b->num_rows;
+	int rc = reserve((void **)&f->bpos, &f->bpos_cap, (size_t)n + 1, sizeof *f->bpos);
+	if (rc == 0) rc = dl_selection_reserve(&f->sel, n);
+	if (rc < 0) {
+		dl_batch_free(b);
+		return rc;
+	}
+	memcpy(f->bpos, rows, (size_t)n * sizeof *rows);
+	f->bbase = -1;
+	for (int64_t j = 0; j < n; j++) f->sel.idx[j] = (uint32_t)j;
+	f->sel.count = n;
+	return send_rows(c, b);
+}
+
+/* An UPDATE with DVs: only the matching rows are read, the columns the
+ * predicate does not need decoded for them alone. */
+static int read_matched(dl_rewrite *rw, rw_file *f)
+{
+	read_ctx c = {rw, f, NULL, NULL, 0, NULL, 0};
+	int64_t live = 0;
+	int rc = dl_scan_read_add_rows(rw->filtered, f->add, &live, on_matched, &c);
+	/* send_rows counted the matched rows: the file's live rows are all those
+	 * the old DV keeps */
+	f->live = live;
+	dl_free(c.keep);
+	dl_free(c.mpos);
 	return rc;
 }
 
@@ -169,6 +212,14 @@ int dl_rw_process_file(dl_rewrite *rw, rw_file *f)
 	 * update with DVs probes through the predicate's columns too, so a file
 	 * without a match is never decoded whole. */
 	bool copies = f->copy;
+	if (rw->filtered && f->kind == RW_WHERE && !copies) {
+		/* no probe: the outputs write nothing when no row matches */
+		DL_TRY(dl_rw_open_outputs(rw, f));
+		DL_TRY(read_matched(rw, f));
+		if (f->out) DL_TRY(dl_files_writer_finish(f->out));
+		if (f->cdc) DL_TRY(dl_change_writer_finish(f->cdc));
+		return 0;
+	}
 	bool probe = copies || (rw->o.update && rw->narrow && f->kind == RW_WHERE);
 	if (f->kind == RW_COPY) {
 		f->touched = true;

@@ -107,6 +107,17 @@ int dl_scan_read_file(dl_scan *s, size_t i, dl_scan_emit_fn emit, void *payload)
  * index is in only_rows (sorted) are kept and the add's DV is ignored. */
 int dl_scan_read_add(dl_scan *s, const dl_add *add, const uint64_t *only_rows, size_t nonly, bool use_only,
                      dl_scan_emit_fn emit, void *payload);
+/* dl_scan_read_add (the add's DV applied, the scan's filter, its late
+ * columns decoded only for the rows the filter keeps) telling emit the file
+ * row index of each row of each batch (rows[0..b->num_rows), ascending;
+ * borrowed for the call). *live gets the rows of the file the DV keeps,
+ * whether the filter keeps them or not (row groups it prunes included):
+ * the rewrite engine's UPDATE with deletion vectors reads a touched file
+ * this way, decoding the columns the condition does not read only for the
+ * matching rows. */
+typedef int (*dl_scan_emit_rows_fn)(void *payload, dl_batch *b, const uint64_t *rows);
+int dl_scan_read_add_rows(dl_scan *s, const dl_add *add, int64_t *live, dl_scan_emit_rows_fn emit,
+                          void *payload);
 
 /* The store and relative path of a data file path of the log (relative to
  * the table root, or absolute), checked against the path policy. */

@@ -147,6 +147,9 @@ typedef struct file_read {
 	dl_selection sel;
 	dl_selection sel2;
 	bool late;            /* the reader has late columns (process_late) */
+	dl_scan_emit_rows_fn emit_rows; /* dl_scan_read_add_rows: emit with row indexes */
+	uint64_t *rows;       /* ... the file row index of each emitted row */
+	size_t rows_cap;
 } file_read;
 
 static void file_read_free(file_read *f, int nread)
@@ -162,6 +165,7 @@ static void file_read_free(file_read *f, int nread)
 	if (!f->borrowed_rows) dl_free(f->deleted);
 	dl_selection_free(&f->sel);
 	dl_selection_free(&f->sel2);
+	dl_free(f->rows);
 }
 
 static int load_partitions(file_read *f, int nread)
@@ -282,6 +286,31 @@ static int build_read_batch(file_read *f, dl_batch **out, dl_batch *pb, int64_t 
 	return 0;
 }
 
+/* Hands the output batch o (n rows of the batch at file row `first`) to the
+ * caller. Row j of o is row idx[j] (NULL: j) of the batch the filter saw,
+ * which is row map[that] (NULL: the same) of the batch read; with
+ * emit_rows the file row index of each is passed along. */
+static int emit_batch(file_read *f, dl_batch *o, int64_t first, const uint32_t *idx, const uint32_t *map,
+                      dl_scan_emit_fn emit, void *payload)
+{
+	if (!f->emit_rows) return emit(payload, o);
+	size_t n = (size_t)o->num_rows;
+	if (n + 1 > f->rows_cap) {
+		uint64_t *p = dl_reallocarray(f->rows, n + 1, sizeof *p);
+		if (!p) {
+			dl_batch_free(o);
+			return DL_ENOMEM;
+		}
+		f->rows = p;
+		f->rows_cap = n + 1;
+	}
+	for (size_t j = 0; j < n; j++) {
+		uint32_t r = idx ? idx[j] : (uint32_t)j;
+		f->rows[j] = (uint64_t)first + (map ? map[r] : r);
+	}
+	return f->emit_rows(payload, o, f->rows);
+}
+
 /* The output columns of `b`, restricted to sel (NULL: all rows, moved). */
 static int project_output(dl_scan *s, dl_batch **out, dl_batch *b, const dl_selection *sel)
 {
@@ -362,7 +391,7 @@ static int process_late(file_read *f, dl_batch *b, int64_t first, int64_t n, dl_
 		dl_batch_free(o);
 		return rc;
 	}
-	return emit(payload, o);
+	return emit_batch(f, o, first, f->sel2.idx, NULL, emit, payload);
 }
 
 static int process_batch(file_read *f, dl_batch *pb, int64_t first, int64_t n, dl_scan_emit_fn emit,
@@ -377,6 +406,7 @@ static int process_batch(file_read *f, dl_batch *pb, int64_t first, int64_t n, d
 		return rc;
 	}
 	bool dv_any;
+	const uint32_t *map = NULL; /* rows of b -> rows read, once the DV's are taken */
 	int rc = dv_selection(f, first, n, &dv_any);
 	if (rc == 0 && dv_any && s->residual) {
 		dl_batch *t = dl_batch_take(b, f->sel.idx, f->sel.count);
@@ -384,6 +414,7 @@ static int process_batch(file_read *f, dl_batch *pb, int64_t first, int64_t n, d
 		b = t;
 		if (!b) rc = DL_ENOMEM;
 		dv_any = false;
+		map = f->sel.idx;
 	}
 	const dl_selection *sel = dv_any ? &f->sel : NULL;
 	if (rc == 0 && s->residual) {
@@ -395,7 +426,7 @@ static int process_batch(file_read *f, dl_batch *pb, int64_t first, int64_t n, d
 	if (rc == 0 && (sel ? sel->count : b->num_rows) > 0) rc = project_output(s, &o, b, sel);
 	dl_batch_free(b);
 	if (rc < 0 || !o) return rc;
-	return emit(payload, o);
+	return emit_batch(f, o, first, sel ? sel->idx : NULL, map, emit, payload);
 }
 
 /* Files without data columns to read (only partition values or row
@@ -453,13 +484,23 @@ static int read_data(file_read *f, dl_scan_emit_fn emit, void *payload)
 	return rc;
 }
 
-int dl_scan_read_add(dl_scan *s, const dl_add *add, const uint64_t *only_rows, size_t nonly, bool use_only,
-                     dl_scan_emit_fn emit, void *payload)
+/* Rows of the file the DV keeps: its rows less the DV's (an inline DV may
+ * list rows past the end, which delete nothing). */
+static int64_t live_rows(const file_read *f)
+{
+	int64_t total = pq_reader_num_rows(f->r), gone = 0;
+	for (size_t i = f->ndeleted; i-- > 0 && f->deleted[i] >= (uint64_t)total;) gone++;
+	return total - ((int64_t)f->ndeleted - gone);
+}
+
+static int read_add(dl_scan *s, const dl_add *add, const uint64_t *only_rows, size_t nonly, bool use_only,
+                    dl_scan_emit_fn emit, dl_scan_emit_rows_fn emit_rows, int64_t *live, void *payload)
 {
 	file_read f;
 	memset(&f, 0, sizeof f);
 	f.s = s;
 	f.add = add;
+	f.emit_rows = emit_rows;
 	if (use_only) {
 		f.keep_listed = true;
 		f.borrowed_rows = true;
@@ -498,10 +539,24 @@ int dl_scan_read_add(dl_scan *s, const dl_add *add, const uint64_t *only_rows, s
 		                  "but the file has %lld rows", f.add->path, f.add->dv->storage_type,
 		                  f.add->dv->path_or_inline, (unsigned long long)f.deleted[f.ndeleted - 1],
 		                  (long long)pq_reader_num_rows(f.r));
+	if (rc == 0 && live) *live = live_rows(&f);
 	if (rc == 0) rc = s->phys_request->nchildren ? read_data(&f, emit, payload) : read_counts_only(&f, emit, payload);
 	file_read_free(&f, nread);
 	if (rc < 0 && rc != DL_ECANCELLED && rc != DL_ENOTFOUND) dl_error_prefix("reading data file %s", f.add->path);
 	return rc;
+}
+
+int dl_scan_read_add(dl_scan *s, const dl_add *add, const uint64_t *only_rows, size_t nonly, bool use_only,
+                     dl_scan_emit_fn emit, void *payload)
+{
+	return read_add(s, add, only_rows, nonly, use_only, emit, NULL, NULL, payload);
+}
+
+int dl_scan_read_add_rows(dl_scan *s, const dl_add *add, int64_t *live, dl_scan_emit_rows_fn emit,
+                          void *payload)
+{
+	*live = 0;
+	return read_add(s, add, NULL, 0, false, NULL, emit, live, payload);
 }
 
 int dl_scan_read_file(dl_scan *s, size_t i, dl_scan_emit_fn emit, void *payload)

@@ -226,6 +226,39 @@ static void test_deletion_vectors_untouched_file(void **state)
 	dl_free(uri);
 }
 
+/* With DVs only the matching rows are read (the scan filters them, the
+ * columns the condition does not read are decoded for them alone): a file
+ * with a DV already gets the union, a file whose every live row matches is
+ * removed, unmatched rows keep their row ids and versions, updated ones
+ * keep their ids, and the change data has both images of each row. */
+static void test_deletion_vectors_matched_rows(void **state)
+{
+	(void)state;
+	const char *props[] = {"delta.enableDeletionVectors", "true", "delta.enableRowTracking", "true",
+	                       "delta.enableChangeDataFeed", "true"};
+	char *uri = make("dv_matched", NULL, props, 3);          /* v1: ids 1-4, row ids 0-3 */
+	dx_append(uri, DDL, "5,50,e,1;6,60,NULL,1;7,NULL,g,2"); /* v2: ids 5-7, row ids 4-6 */
+	dl_delete_metrics dm;
+	assert_int_equal(dl_delete(&dm, uri, "id = 2 OR id = 7", NULL), 0); /* v3: a DV on each */
+	dl_update_metrics m;
+	UPDATE_OK(&m, uri, "name", "coalesce(name, 'x') || '!'", "name IS NULL OR id >= 4");
+	assert_int_equal(m.version, 4);
+	assert_int_equal(m.numUpdatedRows, 4);
+	assert_int_equal(m.numDeletionVectorsUpdated, 1); /* the first file's */
+	assert_int_equal(m.numDeletionVectorsRemoved, 2); /* ... and the removed one's */
+	assert_int_equal(m.numAddedChangeFiles, 2); /* one per file touched */
+	dx_rows(uri, "id,v,name", "1,10,a;3,30,x!;4,40,d!;5,50,e!;6,60,x!");
+	dx_rows(uri, "id," DL_SCAN_ROW_ID "," DL_SCAN_ROW_COMMIT_VERSION, "1,0,1;3,2,4;4,3,4;5,4,4;6,5,4");
+	/* the first file's DV: row 1 (id 2) from before, rows 2 and 3 now */
+	dx_commit_has(uri, 4, "\"cardinality\":3");
+	char *c = fx_commit(uri, 4);
+	int removes = 0;
+	for (const char *q = c; (q = strstr(q, "{\"remove\"")); q++) removes++;
+	assert_int_equal(removes, 2); /* the first file (its old DV) and the second, gone */
+	dl_free(c);
+	dl_free(uri);
+}
+
 static void test_nested_fields(void **state)
 {
 	(void)state;
@@ -391,6 +424,7 @@ int main(void)
 		cmocka_unit_test(test_partition_move),
 		cmocka_unit_test(test_deletion_vectors),
 		cmocka_unit_test(test_deletion_vectors_untouched_file),
+		cmocka_unit_test(test_deletion_vectors_matched_rows),
 		cmocka_unit_test(test_nested_fields),
 		cmocka_unit_test(test_column_rules),
 		cmocka_unit_test(test_row_tracking_and_cdf),

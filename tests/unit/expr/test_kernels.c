@@ -271,6 +271,14 @@ static void test_const_divisors(void **state)
 	dl_batch *small = one_column(l, v, n);
 	v[n++] = INT64_MIN;
 	v[n++] = T52 + 1;
+	v[n++] = INT64_MAX;
+	v[n++] = INT64_MIN + 1;
+	/* the whole range: the kernel divides magnitudes up to 2^63 by a
+	 * multiply-high (kernels.c udiv_q) */
+	for (int k = 0; k < 600; k++) {
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		v[n++] = (int64_t)(seed ^ (seed >> 29));
+	}
 	dl_batch *large = one_column(l, v, n);
 	for (size_t d = 0; d < sizeof divs / sizeof divs[0]; d++)
 		for (int mod = 0; mod < 2; mod++) {
@@ -281,10 +289,14 @@ static void test_const_divisors(void **state)
 	dl_batch_free(large);
 	dl_type_unref(l);
 	/* integers: every value is exact in a double */
-	int64_t w[] = {0, 1, -1, 7, -7, 99, -101, INT32_MAX, INT32_MIN, INT32_MAX - 1, INT32_MIN + 1, 2147483600, -2147483600};
+	int64_t w[213] = {0, 1, -1, 7, -7, 99, -101, INT32_MAX, INT32_MIN, INT32_MAX - 1, INT32_MIN + 1, 2147483600, -2147483600};
+	for (int k = 13; k < 213; k++) {
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		w[k] = (int32_t)(seed >> 32);
+	}
 	dl_type *i = dl_type_new(DL_TYPE_INTEGER);
 	dl_batch *bi = one_column(i, w, (int64_t)(sizeof w / sizeof w[0]));
-	const int64_t idivs[] = {1, 2, 3, 7, 100, -3, -100, INT32_MAX, INT32_MIN, 65536};
+	const int64_t idivs[] = {1, 2, 3, 7, 100, -3, -100, INT32_MAX, INT32_MIN, 65536, 10, 1000, -7, 641, INT32_MIN + 1};
 	for (size_t d = 0; d < sizeof idivs / sizeof idivs[0]; d++) check_const(bi, DL_TYPE_INTEGER, "INT", idivs[d], true);
 	dl_batch_free(bi);
 	dl_type_unref(i);

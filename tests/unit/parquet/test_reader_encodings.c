@@ -95,6 +95,64 @@ static void test_plain(void **state)
 	pq_binbuf_free(&bb);
 }
 
+/* PLAIN byte arrays: n values at len[0..n) (value i's bytes all 'a'+i%26). */
+static size_t plain_strings(uint8_t *out, const uint32_t *len, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		memcpy(out + k, &len[i], 4);
+		memset(out + k + 4, 'a' + (int)(i % 26), len[i]);
+		k += 4 + len[i];
+	}
+	return k;
+}
+
+/* Skipping PLAIN byte arrays (late materialization) runs over values of one
+ * length without chaining the loads: it must land where a walk value by
+ * value does, whatever the runs, and still refuse a value overrunning the
+ * page inside a run. A few values decoded reserve their own bytes, not the
+ * rest of the page. */
+static void test_plain_bytes_skip_runs(void **state)
+{
+	(void)state;
+	enum { N = 1000 };
+	uint32_t len[N];
+	for (size_t i = 0; i < N; i++) len[i] = i < 100 ? 10 : i < 103 ? (uint32_t)i % 3 : i < 250 ? 7 : (uint32_t)(i * 7 % 13);
+	static uint8_t page[N * 24];
+	size_t total = plain_strings(page, len, N);
+	for (size_t from = 0; from < N; from += 37)
+		for (size_t n = 0; from + n <= N; n += 11) {
+			size_t want = 0;
+			for (size_t i = 0; i < from + n; i++) want += 4 + len[i];
+			const uint8_t *p = page;
+			assert_int_equal(pq_plain_bytes_skip(&p, page + total, from), 0);
+			assert_int_equal(pq_plain_bytes_skip(&p, page + total, n), 0);
+			assert_int_equal((size_t)(p - page), want);
+		}
+	/* one value more than the page holds; a run cut by the page's end */
+	const uint8_t *p = page;
+	assert_int_equal(pq_plain_bytes_skip(&p, page + total, N + 1), DL_ECORRUPT);
+	size_t cut = 0;
+	for (size_t i = 0; i < 50; i++) cut += 4 + len[i];
+	p = page;
+	assert_int_equal(pq_plain_bytes_skip(&p, page + cut + 6, 51), DL_ECORRUPT);
+	p = page;
+	assert_int_equal(pq_plain_bytes_skip(&p, page + cut + 6, 50), 0);
+	assert_int_equal((size_t)(p - page), cut);
+	/* the 151st value (7 bytes) decoded alone reserves about its size */
+	size_t at = 0;
+	for (size_t i = 0; i < 150; i++) at += 4 + len[i];
+	p = page + at;
+	pq_binbuf bb;
+	memset(&bb, 0, sizeof bb);
+	assert_int_equal(pq_plain_bytes(&p, page + total, &bb, 1), 0);
+	assert_int_equal(bb.n, 1);
+	assert_int_equal(bb.len, 7);
+	assert_memory_equal(bb.data, "uuuuuuu", 7);
+	assert_true(bb.dcap <= 4096);
+	pq_binbuf_free(&bb);
+}
+
 static void test_dictionary_gather_checks_indices(void **state)
 {
 	(void)state;
@@ -268,6 +326,7 @@ int main(void)
 		cmocka_unit_test(test_rle_levels_u8_and_wide_values),
 		cmocka_unit_test(test_bit_packed_legacy),
 		cmocka_unit_test(test_plain),
+		cmocka_unit_test(test_plain_bytes_skip_runs),
 		cmocka_unit_test(test_dictionary_gather_checks_indices),
 		cmocka_unit_test(test_delta_binary_packed),
 		cmocka_unit_test(test_delta_length_and_delta_byte_array),

@@ -137,6 +137,88 @@ static void projection_and_filters(void **state)
 	fixture_close(&f);
 }
 
+/* dl_scan_read_add_rows: the rows the DV and the filter keep, with their
+ * positions in the file, whatever the row groups pruned (4 rows each) and
+ * with the column the filter does not read decoded late. */
+typedef struct rows_seen {
+	dl_buf text;
+} rows_seen;
+
+static int collect_rows(void *payload, dl_batch *b, const uint64_t *rows)
+{
+	rows_seen *r = payload;
+	for (int64_t i = 0; i < b->num_rows; i++) {
+		const dl_array *name = b->cols[1];
+		int32_t s = name->offsets[i], e = name->offsets[i + 1];
+		dl_buf_printf(&r->text, "%llu:%lld:%.*s:%lld:%lld;", (unsigned long long)rows[i],
+		              (long long)col_i64(b, 0, i), (int)(e - s), (const char *)name->data + s,
+		              (long long)((const int32_t *)b->cols[2]->values)[i], (long long)col_i64(b, 3, i));
+	}
+	dl_batch_free(b);
+	return 0;
+}
+
+static void read_rows_positions(void **state)
+{
+	(void)state;
+	fixture f;
+	make_basic(&f);
+	dl_snapshot *snap;
+	assert_int_equal(dl_snapshot_open(&snap, f.dir, NULL), 0);
+	const char *cols[] = {"id", "name", "part", DL_SCAN_ROW_ID};
+	dl_scan_options o = DL_SCAN_OPTIONS_INIT;
+	o.columns = cols;
+	o.ncolumns = 4;
+	o.filter = "id > 4 AND id % 3 = 0";
+	o.threads = 1;
+	dl_scan *scan;
+	assert_int_equal(dl_scan_open(&scan, snap, &o), 0);
+	assert_non_null(scan->late_data);
+	const char *want[2] = {"6:6:n6:1:106;9:9:n9:1:109;", "2:12:n12:2:202;5:15:n15:2:205;8:18:n18:2:208;"};
+	int64_t lives[2] = {8, 10};
+	const dl_log_state *st = dl_snapshot_state(snap);
+	assert_int_equal(dl_scan_file_count(scan), 2);
+	for (size_t i = 0; i < 2; i++) {
+		const dl_add *a = dl_log_state_add(st, dl_scan_file_snapshot_index(scan, i));
+		int k = strstr(a->path, "part=1") ? 0 : 1;
+		rows_seen r = {DL_BUF_INIT};
+		dl_buf_puts(&r.text, "");
+		int64_t live = -1;
+		assert_int_equal(dl_scan_read_add_rows(scan, a, &live, collect_rows, &r), 0);
+		assert_string_equal(r.text.data, want[k]);
+		assert_int_equal(live, lives[k]);
+		dl_buf_free(&r.text);
+	}
+	dl_scan_free(scan);
+	/* no late columns (the filter reads every data column) and no filter */
+	const char *two[] = {"id", "name", "part", DL_SCAN_ROW_ID};
+	o.columns = two;
+	o.filter = "name <> 'n3' AND id < 4";
+	assert_int_equal(dl_scan_open(&scan, snap, &o), 0);
+	assert_null(scan->late_data);
+	assert_int_equal(dl_scan_file_count(scan), 1); /* the other file pruned by its stats */
+	const dl_add *a = dl_log_state_add(st, dl_scan_file_snapshot_index(scan, 0));
+	assert_non_null(strstr(a->path, "part=1"));
+	rows_seen r = {DL_BUF_INIT};
+	dl_buf_puts(&r.text, "");
+	int64_t live;
+	assert_int_equal(dl_scan_read_add_rows(scan, a, &live, collect_rows, &r), 0);
+	assert_string_equal(r.text.data, "0:0:n0:1:100;1:1:n1:1:101;");
+	dl_scan_free(scan);
+	o.filter = NULL;
+	assert_int_equal(dl_scan_open(&scan, snap, &o), 0);
+	dl_buf_clear(&r.text);
+	dl_buf_puts(&r.text, "");
+	assert_int_equal(dl_scan_read_add_rows(scan, a, &live, collect_rows, &r), 0);
+	assert_string_equal(r.text.data, "0:0:n0:1:100;1:1:n1:1:101;3:3:n3:1:103;4:4:n4:1:104;6:6:n6:1:106;"
+	                                 "7:7:n7:1:107;8:8:n8:1:108;9:9:n9:1:109;");
+	assert_int_equal(live, 8);
+	dl_buf_free(&r.text);
+	dl_scan_free(scan);
+	dl_snapshot_free(snap);
+	fixture_close(&f);
+}
+
 static void row_tracking(void **state)
 {
 	(void)state;
@@ -424,6 +506,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(full_scan),
 		cmocka_unit_test(projection_and_filters),
+		cmocka_unit_test(read_rows_positions),
 		cmocka_unit_test(row_tracking),
 		cmocka_unit_test(missing_file_and_corrupt_dv),
 		cmocka_unit_test(mapping_and_widening),
