@@ -5,7 +5,7 @@
  * summed, which needs each string materialized), and both sides' results
  * are checked equal.
  *
- * usage: bench_scan [--rows N] [--files N] [--runs N] [--no-duckdb] [--case a|b|c]
+ * usage: bench_scan [--rows N] [--files N] [--runs N] [--no-duckdb] [--case a|b|c] [--threads 1|2]
  * The table (20 columns: long, int, double and string, partitioned by a
  * string `day`; our Parquet writer, zstd) is made once under
  * $DL_BINARY_DIR/bench-data/scan20-<rows> and reused. Cases, each at 1 and
@@ -377,18 +377,20 @@ int main(int argc, char **argv)
 	int files = 20, runs = 3;
 	bool duck = true;
 	const char *only = NULL;
+	int only_threads = 0; /* --threads: just that count (for callgrind and perf) */
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--rows") && i + 1 < argc) rows = strtoll(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--files") && i + 1 < argc) files = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--case") && i + 1 < argc) only = argv[++i];
+		else if (!strcmp(argv[i], "--threads") && i + 1 < argc) only_threads = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--no-duckdb")) duck = false;
 		else {
-			fprintf(stderr, "usage: bench_scan [--rows N] [--files N] [--runs N] [--no-duckdb] [--case a|b|c]\n");
+			fprintf(stderr, "usage: bench_scan [--rows N] [--files N] [--runs N] [--no-duckdb] [--case a|b|c] [--threads 1|2]\n");
 			return 2;
 		}
 	}
-	if (only) duck = false;
+	if (only || only_threads) duck = false;
 	const char *bin = getenv("DL_BINARY_DIR");
 	char dir[1024];
 	snprintf(dir, sizeof dir, "%s/bench-data/scan20-%" PRId64 "-%d", bin && *bin ? bin : ".", rows, files);
@@ -415,6 +417,7 @@ int main(int argc, char **argv)
 		for (int k = 0; k < 3; k++) {
 			if (only && *only != cases[k].name[0]) continue;
 			for (int t = 0; t < 2; t++) {
+				if (only_threads && t + 1 != only_threads) continue;
 				double t0 = now_ms(), c0 = cpu_ms();
 				if (run_scan(dir, &cases[k], t + 1, &res[k][t]) < 0) goto fail;
 				ours[k][t].wall = fmin(ours[k][t].wall, now_ms() - t0);
@@ -424,7 +427,7 @@ int main(int argc, char **argv)
 	}
 	dl_snapshot_free(snap);
 	for (int k = 0; k < 3; k++) {
-		if (only && *only != cases[k].name[0]) continue;
+		if ((only && *only != cases[k].name[0]) || only_threads) continue;
 		char a[4096], b[4096];
 		format_result(&res[k][0], a, sizeof a);
 		format_result(&res[k][1], b, sizeof b);
@@ -444,6 +447,7 @@ int main(int argc, char **argv)
 	for (int k = 0; k < 3; k++) {
 		if (only && *only != cases[k].name[0]) continue;
 		for (int t = 0; t < 2; t++) {
+			if (only_threads && t + 1 != only_threads) continue;
 			printf("%-4s %7d | %12.1f %7.1f |", cases[k].name, t + 1, ours[k][t].wall, ours[k][t].cpu);
 			if (drc == 0)
 				printf(" %12.1f %7.1f | %15.2f %5.2f\n", dk[k][t].wall, dk[k][t].cpu, dk[k][t].wall / ours[k][t].wall,

@@ -61,6 +61,7 @@ struct dl_scan {
 	int threads;
 	int max_queued;
 	dl_scan_metrics metrics;
+	int64_t parts_split;   /* file parts handed to other threads (scan_stream.c) */
 	struct dl_scan_file_cache *file_cache; /* scan_files.c: the public file accessors */
 	dl_progress_fn progress; /* dl_scan_options.progress, for the streams */
 	void *progress_payload;
@@ -92,10 +93,26 @@ void dl_scan_files_free(dl_scan *s);
 struct dl_str_map;
 int dl_scan_partitions_may_match(bool *may, const dl_scan *s, const struct dl_str_map *partition_values);
 
-/* Row-group pruning over the footer statistics, then row ranges from the
- * page index (scan_rowgroups.c); counted in s->metrics. */
+/* The row groups of a file a scan reads, in file order, with the row
+ * ranges of each that the page index leaves (ranges[i] NULL: all rows).
+ * Planned once per file and applied to each reader of a part of it. */
+typedef struct dl_scan_rg_plan {
+	int *rgs;
+	int nrgs;
+	struct pq_row_range **ranges; /* per rgs entry; NULL when nothing is ranged */
+	int *nranges;
+} dl_scan_rg_plan;
+
+/* Row-group pruning over the footer statistics and Bloom filters, then row
+ * ranges from the page index (scan_rowgroups.c); counted in s->metrics.
+ * Returns 1 when no row group can match. */
 struct pq_reader;
-int dl_scan_prune_row_groups(dl_scan *s, struct pq_reader *r);
+int dl_scan_plan_row_groups(dl_scan *s, struct pq_reader *r, dl_scan_rg_plan *out);
+/* Every row group, unranged. */
+int dl_scan_rg_plan_all(dl_scan_rg_plan *p, const struct pq_reader *r);
+/* Restricts r (before reading) to the plan's row groups [lo, hi). */
+int dl_scan_rg_plan_apply(const dl_scan_rg_plan *p, struct pq_reader *r, int lo, int hi);
+void dl_scan_rg_plan_free(dl_scan_rg_plan *p);
 
 /* Reads file i of the scan: calls emit for each output batch (ownership
  * passes to emit, which frees it even when failing). emit returning
@@ -118,6 +135,27 @@ int dl_scan_read_add(dl_scan *s, const dl_add *add, const uint64_t *only_rows, s
 typedef int (*dl_scan_emit_rows_fn)(void *payload, dl_batch *b, const uint64_t *rows);
 int dl_scan_read_add_rows(dl_scan *s, const dl_add *add, int64_t *live, dl_scan_emit_rows_fn emit,
                           void *payload);
+
+/* ---- parts of a file: parallelism inside one large file ----
+ *
+ * A file whose row groups (those pruning keeps) hold several batches'
+ * worth of rows is cut into parts, runs of consecutive row groups, that
+ * readers of their own decode at once. The file's DV, partition values and
+ * row-group plan are loaded once and shared by its parts (refcounted).
+ * dl_scan_read_file_parts reads file i like dl_scan_read_file, but once it
+ * has planned the file's nparts parts (before decoding any) it calls
+ * `split` (with the emit payload), which takes parts 1.. when there are
+ * more than one (a reference each, see dl_scan_file_parts_ref) by returning
+ * 0; the call then reads part 0 only. Non-zero: it reads them all itself.
+ * Files pruned away, failing or with no data column to decode end without
+ * calling split. */
+typedef struct dl_scan_file_parts dl_scan_file_parts;
+typedef int (*dl_scan_split_fn)(void *payload, dl_scan_file_parts *fp, int nparts);
+int dl_scan_read_file_parts(dl_scan *s, size_t i, dl_scan_split_fn split, dl_scan_emit_fn emit, void *payload);
+/* Reads part k (k >= 1) of a file that dl_scan_read_file_parts split. */
+int dl_scan_read_part(dl_scan_file_parts *fp, int k, dl_scan_emit_fn emit, void *payload);
+void dl_scan_file_parts_ref(dl_scan_file_parts *fp, int n);
+void dl_scan_file_parts_unref(dl_scan_file_parts *fp);
 
 /* The store and relative path of a data file path of the log (relative to
  * the table root, or absolute), checked against the path policy. */

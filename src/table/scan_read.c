@@ -132,18 +132,33 @@ static dl_array *shared_col_view(shared_col *s, int64_t n)
 	return a;
 }
 
-/* ---- per-file state ---- */
+/* ---- per-file state ----
+ *
+ * What every part of a file shares (struct dl_scan_file_parts: the
+ * partition values, the deletion vector, the row-group plan), loaded once
+ * by the reader that opens the file first, and what each reader of a part
+ * has of its own (file_read). Parts are read on several threads at once,
+ * so the shared state is read-only once the file's first reader split it. */
 
-typedef struct file_read {
+struct dl_scan_file_parts {
+	int refs;
 	dl_scan *s;
 	const dl_add *add;
-	pq_reader *r;
 	dl_array **part;      /* per read column: one-row partition value, or NULL */
 	shared_col **shared;  /* per read column: the value repeated for whole batches */
 	uint64_t *deleted;    /* sorted deleted row indexes (or kept ones: keep_listed) */
 	size_t ndeleted;
 	bool keep_listed;     /* only the listed rows survive (change data feed) */
 	bool borrowed_rows;   /* `deleted` belongs to the caller */
+	dl_scan_rg_plan plan; /* the row groups to read */
+	int *part_lo;         /* part k: plan.rgs[part_lo[k] .. part_lo[k + 1]) */
+	int nparts;
+};
+
+typedef struct file_read {
+	dl_scan *s;
+	dl_scan_file_parts *p;
+	pq_reader *r;
 	dl_selection sel;
 	dl_selection sel2;
 	bool late;            /* the reader has late columns (process_late) */
@@ -152,48 +167,73 @@ typedef struct file_read {
 	size_t rows_cap;
 } file_read;
 
-static void file_read_free(file_read *f, int nread)
+static dl_scan_file_parts *parts_new(dl_scan *s, const dl_add *add)
+{
+	dl_scan_file_parts *p = dl_calloc(1, sizeof *p);
+	if (!p) return NULL;
+	p->refs = 1;
+	p->s = s;
+	p->add = add;
+	return p;
+}
+
+void dl_scan_file_parts_ref(dl_scan_file_parts *p, int n)
+{
+	__atomic_add_fetch(&p->refs, n, __ATOMIC_ACQ_REL);
+}
+
+void dl_scan_file_parts_unref(dl_scan_file_parts *p)
+{
+	if (!p || __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
+	int nread = p->s->read_schema->nchildren;
+	if (p->part)
+		for (int i = 0; i < nread; i++) dl_array_free(p->part[i]);
+	if (p->shared)
+		for (int i = 0; i < nread; i++)
+			if (p->shared[i]) shared_col_release(p->shared[i]);
+	dl_free(p->part);
+	dl_free(p->shared);
+	if (!p->borrowed_rows) dl_free(p->deleted);
+	dl_scan_rg_plan_free(&p->plan);
+	dl_free(p->part_lo);
+	dl_free(p);
+}
+
+static void file_read_free(file_read *f)
 {
 	pq_reader_free(f->r);
-	if (f->part)
-		for (int i = 0; i < nread; i++) dl_array_free(f->part[i]);
-	if (f->shared)
-		for (int i = 0; i < nread; i++)
-			if (f->shared[i]) shared_col_release(f->shared[i]);
-	dl_free(f->part);
-	dl_free(f->shared);
-	if (!f->borrowed_rows) dl_free(f->deleted);
 	dl_selection_free(&f->sel);
 	dl_selection_free(&f->sel2);
 	dl_free(f->rows);
 }
 
-static int load_partitions(file_read *f, int nread)
+static int load_partitions(dl_scan_file_parts *p, int64_t file_rows)
 {
-	f->part = dl_calloc((size_t)nread + 1, sizeof *f->part);
-	f->shared = dl_calloc((size_t)nread + 1, sizeof *f->shared);
-	if (!f->part || !f->shared) return DL_ENOMEM;
+	int nread = p->s->read_schema->nchildren;
+	p->part = dl_calloc((size_t)nread + 1, sizeof *p->part);
+	p->shared = dl_calloc((size_t)nread + 1, sizeof *p->shared);
+	if (!p->part || !p->shared) return DL_ENOMEM;
 	/* rows of the largest batch of this file */
-	int64_t rows = pq_reader_num_rows(f->r);
-	if (rows > f->s->batch_rows) rows = f->s->batch_rows;
+	int64_t rows = file_rows;
+	if (rows > p->s->batch_rows) rows = p->s->batch_rows;
 	for (int i = 0; i < nread; i++) {
-		const dl_scan_col *c = &f->s->cols[i];
+		const dl_scan_col *c = &p->s->cols[i];
 		if (c->kind != DL_SCOL_PARTITION) continue;
 		bool found;
-		const char *v = dl_str_map_get(&f->add->partition_values, c->part_key, &found);
-		int rc = dl_partition_value_array(&f->part[i], (dl_type *)c->type, v);
+		const char *v = dl_str_map_get(&p->add->partition_values, c->part_key, &found);
+		int rc = dl_partition_value_array(&p->part[i], (dl_type *)c->type, v);
 		if (rc < 0) return dl_error_prefix("partition value of column '%s'", c->part_key);
-		DL_TRY(shared_col_new(&f->shared[i], f->part[i], rows));
+		DL_TRY(shared_col_new(&p->shared[i], p->part[i], rows));
 	}
 	return 0;
 }
 
-static int load_dv(file_read *f)
+static int load_dv(dl_scan_file_parts *p)
 {
-	if (!f->add->dv) return 0;
+	if (!p->add->dv) return 0;
 	dl_dv_rows rows;
-	DL_TRY(dl_dv_load_from(&rows, f->s->dvs, f->add->dv));
-	int rc = dl_dv_rows_to_array(&rows, &f->deleted, &f->ndeleted);
+	DL_TRY(dl_dv_load_from(&rows, p->s->dvs, p->add->dv));
+	int rc = dl_dv_rows_to_array(&rows, &p->deleted, &p->ndeleted);
 	dl_dv_rows_free(&rows);
 	return rc;
 }
@@ -204,23 +244,24 @@ static int load_dv(file_read *f)
 static int dv_selection(file_read *f, int64_t first, int64_t n, bool *any)
 {
 	*any = false;
-	if (!f->ndeleted && !f->keep_listed) return 0;
-	size_t lo = 0, hi = f->ndeleted;
+	const dl_scan_file_parts *p = f->p;
+	if (!p->ndeleted && !p->keep_listed) return 0;
+	size_t lo = 0, hi = p->ndeleted;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (f->deleted[mid] < (uint64_t)first) lo = mid + 1;
+		if (p->deleted[mid] < (uint64_t)first) lo = mid + 1;
 		else hi = mid;
 	}
-	bool none_listed = lo == f->ndeleted || f->deleted[lo] >= (uint64_t)(first + n);
-	if (none_listed && !f->keep_listed) return 0;
+	bool none_listed = lo == p->ndeleted || p->deleted[lo] >= (uint64_t)(first + n);
+	if (none_listed && !p->keep_listed) return 0;
 	*any = true;
 	DL_TRY(dl_selection_reserve(&f->sel, n));
 	f->sel.count = 0;
 	size_t d = lo;
 	for (int64_t j = 0; j < n; j++) {
-		bool listed = d < f->ndeleted && f->deleted[d] == (uint64_t)(first + j);
+		bool listed = d < p->ndeleted && p->deleted[d] == (uint64_t)(first + j);
 		if (listed) d++;
-		if (listed == f->keep_listed) f->sel.idx[f->sel.count++] = (uint32_t)j;
+		if (listed == p->keep_listed) f->sel.idx[f->sel.count++] = (uint32_t)j;
 	}
 	return 0;
 }
@@ -231,7 +272,7 @@ static int row_tracking_column(file_read *f, dl_array **out, const dl_scan_col *
 	bool id = c->kind == DL_SCOL_ROW_ID;
 	int mat = id ? f->s->mat_row_id : f->s->mat_row_cv;
 	const dl_array *m = pb && mat >= 0 ? pb->cols[mat] : NULL;
-	int64_t base = id ? f->add->base_row_id : f->add->default_row_commit_version;
+	int64_t base = id ? f->p->add->base_row_id : f->p->add->default_row_commit_version;
 	dl_array *a = dl_array_new((dl_type *)c->type, n);
 	if (!a) return DL_ENOMEM;
 	int64_t *v = a->values;
@@ -243,7 +284,7 @@ static int row_tracking_column(file_read *f, dl_array **out, const dl_scan_col *
 		if (base == DL_NONE) {
 			dl_array_free(a);
 			return dl_error_set(DL_ECORRUPT, "data file %s has no %s, so its %s values are unknown; the "
-			                    "table's row tracking metadata is incomplete", f->add->path,
+			                    "table's row tracking metadata is incomplete", f->p->add->path,
 			                    id ? "baseRowId" : "defaultRowCommitVersion",
 			                    id ? "row_id" : "row_commit_version");
 		}
@@ -271,8 +312,8 @@ static int build_read_batch(file_read *f, dl_batch **out, dl_batch *pb, int64_t 
 			if (s->mode != DL_CM_NONE && b->cols[i]) rc = dl_array_retype(b->cols[i], (dl_type *)c->type);
 			break;
 		case DL_SCOL_PARTITION:
-			b->cols[i] = n <= f->shared[i]->a->length ? shared_col_view(f->shared[i], n)
-			                                          : dl_array_repeat(f->part[i], 0, n);
+			b->cols[i] = n <= f->p->shared[i]->a->length ? shared_col_view(f->p->shared[i], n)
+			                                             : dl_array_repeat(f->p->part[i], 0, n);
 			if (!b->cols[i]) rc = DL_ENOMEM;
 			break;
 		default: rc = row_tracking_column(f, &b->cols[i], c, pb, first, n); break;
@@ -445,27 +486,38 @@ static int read_counts_only(file_read *f, dl_scan_emit_fn emit, void *payload)
 	return 0;
 }
 
-static int read_data(file_read *f, dl_scan_emit_fn emit, void *payload)
+static int open_reader(dl_scan *s, const dl_add *add, pq_reader **r)
+{
+	dl_store *store;
+	const char *rel;
+	DL_TRY(dl_scan_resolve_path(s, add->path, &store, &rel));
+	int rc = pq_reader_open_store(r, store, rel, add->size > 0 ? add->size : -1);
+	if (rc == DL_ENOTFOUND && add->log_version >= 0)
+		return dl_error_set(DL_ENOTFOUND, "data file %s is missing (version %" PRId64
+		                    " added it); it may have been deleted or vacuumed", add->path, add->log_version);
+	if (rc == DL_ENOTFOUND)
+		return dl_error_set(DL_ENOTFOUND, "data file %s is missing (the checkpoint of version %" PRId64
+		                    " lists it); it may have been deleted or vacuumed", add->path, -add->log_version - 2);
+	return rc;
+}
+
+/* Projection, batch size, buffers and late columns, before the row groups. */
+static int setup_reader(file_read *f)
 {
 	dl_scan *s = f->s;
 	DL_TRY(pq_reader_set_projection(f->r, s->phys_request, s->by_field_id));
 	DL_TRY(pq_reader_set_batch_size(f->r, s->batch_rows));
 	DL_TRY(pq_reader_set_output_pool(f->r, s->buffers));
-	/* Fewer files than threads (one large file): the leaf columns of each
-	 * batch decode in parallel on the pool, so the other threads are not
-	 * idle while the file is read. */
-	dl_pool *pool;
-	if (dl_pool_shared(&pool) == 0 && s->nfiles < (size_t)(s->threads > 0 ? s->threads : dl_pool_size(pool)))
-		DL_TRY(pq_reader_set_pool(f->r, pool));
 	if (s->late_data) {
 		DL_TRY(pq_reader_set_late_columns(f->r, s->late_data));
 		for (int i = 0; i < s->phys_request->nchildren; i++) f->late |= pq_reader_column_is_late(f->r, i);
 	}
-	if (s->prune_data_cols) {
-		int rc = dl_scan_prune_row_groups(s, f->r);
-		if (rc < 0) return rc;
-		if (rc == 1) return 0; /* no row group can match */
-	}
+	return 0;
+}
+
+static int read_rows(file_read *f, dl_scan_emit_fn emit, void *payload)
+{
+	dl_scan *s = f->s;
 	int rc = 0;
 	while (rc == 0) {
 		dl_batch *pb = NULL;
@@ -486,45 +538,102 @@ static int read_data(file_read *f, dl_scan_emit_fn emit, void *payload)
 
 /* Rows of the file the DV keeps: its rows less the DV's (an inline DV may
  * list rows past the end, which delete nothing). */
-static int64_t live_rows(const file_read *f)
+static int64_t live_rows(const dl_scan_file_parts *p, const pq_reader *r)
 {
-	int64_t total = pq_reader_num_rows(f->r), gone = 0;
-	for (size_t i = f->ndeleted; i-- > 0 && f->deleted[i] >= (uint64_t)total;) gone++;
-	return total - ((int64_t)f->ndeleted - gone);
+	int64_t total = pq_reader_num_rows(r), gone = 0;
+	for (size_t i = p->ndeleted; i-- > 0 && p->deleted[i] >= (uint64_t)total;) gone++;
+	return total - ((int64_t)p->ndeleted - gone);
 }
 
-static int read_add(dl_scan *s, const dl_add *add, const uint64_t *only_rows, size_t nonly, bool use_only,
-                    dl_scan_emit_fn emit, dl_scan_emit_rows_fn emit_rows, int64_t *live, void *payload)
+/* Cuts the planned row groups into parts of at least 4 batches' rows
+ * each (a part costs a reader of its own: the footer read again, the page
+ * index of its row groups), never inside a row group. */
+static int cut_parts(dl_scan_file_parts *p, const pq_reader *r)
 {
+	const dl_scan_rg_plan *pl = &p->plan;
+	p->part_lo = dl_malloc(((size_t)pl->nrgs + 1) * sizeof *p->part_lo);
+	if (!p->part_lo) return DL_ENOMEM;
+	int64_t min_rows = 4 * p->s->batch_rows, acc = 0;
+	int k = 0;
+	p->part_lo[k++] = 0;
+	for (int i = 0; i < pl->nrgs; i++) {
+		if (pl->ranges && pl->ranges[i])
+			for (int j = 0; j < pl->nranges[i]; j++) acc += pl->ranges[i][j].end - pl->ranges[i][j].first;
+		else acc += pq_reader_row_group_rows(r, pl->rgs[i]);
+		if (acc >= min_rows && i + 1 < pl->nrgs) {
+			p->part_lo[k++] = i + 1;
+			acc = 0;
+		}
+	}
+	p->part_lo[k] = pl->nrgs;
+	p->nparts = k;
+	return 0;
+}
+
+static int scan_threads(const dl_scan *s)
+{
+	dl_pool *pool;
+	if (s->threads > 0) return s->threads;
+	return dl_pool_shared(&pool) == 0 ? dl_pool_size(pool) : 1;
+}
+
+static int read_data(file_read *f, dl_scan_split_fn split, dl_scan_emit_fn emit, void *payload)
+{
+	dl_scan *s = f->s;
+	dl_scan_file_parts *p = f->p;
+	DL_TRY(setup_reader(f));
+	if (s->prune_data_cols) {
+		int rc = dl_scan_plan_row_groups(s, f->r, &p->plan);
+		if (rc < 0) return rc;
+		if (rc == 1) return 0; /* no row group can match */
+	} else {
+		DL_TRY(dl_scan_rg_plan_all(&p->plan, f->r));
+	}
+	DL_TRY(cut_parts(p, f->r));
+	int hi = p->plan.nrgs;
+	bool was_split = false;
+	if (split) {
+		if (split(payload, p, p->nparts) == 0) {
+			hi = p->part_lo[1];
+			was_split = p->nparts > 1;
+		} else {
+			dl_error_clear(); /* read every part here instead */
+		}
+	}
+	DL_TRY(dl_scan_rg_plan_apply(&p->plan, f->r, 0, hi));
+	/* Fewer files than threads and the file not cut into parts (one row
+	 * group, say): the leaf columns of each batch decode in parallel on
+	 * the pool, so the other threads are not idle while it is read. */
+	dl_pool *pool;
+	int threads = scan_threads(s);
+	if (!was_split && s->nfiles < (size_t)threads && dl_pool_shared(&pool) == 0)
+		DL_TRY(pq_reader_set_pool(f->r, pool));
+	return read_rows(f, emit, payload);
+}
+
+/* Reads an add action; with split, offers its parts beyond the first to
+ * the caller (dl_scan_read_file_parts). */
+static int read_add(dl_scan *s, const dl_add *add, const uint64_t *only_rows, size_t nonly, bool use_only,
+                    dl_scan_split_fn split, dl_scan_emit_fn emit, dl_scan_emit_rows_fn emit_rows, int64_t *live,
+                    void *payload)
+{
+	if (use_only && nonly == 0) return 0;
+	dl_scan_file_parts *p = parts_new(s, add);
+	if (!p) return DL_ENOMEM;
+	if (use_only) {
+		p->keep_listed = true;
+		p->borrowed_rows = true;
+		p->deleted = (uint64_t *)only_rows;
+		p->ndeleted = nonly;
+	}
 	file_read f;
 	memset(&f, 0, sizeof f);
 	f.s = s;
-	f.add = add;
+	f.p = p;
 	f.emit_rows = emit_rows;
-	if (use_only) {
-		f.keep_listed = true;
-		f.borrowed_rows = true;
-		f.deleted = (uint64_t *)only_rows;
-		f.ndeleted = nonly;
-		if (nonly == 0) return 0;
-	}
-	int nread = s->read_schema->nchildren;
-	dl_store *store;
-	const char *rel;
-	int rc = dl_scan_resolve_path(s, f.add->path, &store, &rel);
-	if (rc == 0) {
-		rc = pq_reader_open_store(&f.r, store, rel, f.add->size > 0 ? f.add->size : -1);
-		if (rc == DL_ENOTFOUND && f.add->log_version >= 0)
-			rc = dl_error_set(DL_ENOTFOUND, "data file %s is missing (version %" PRId64
-			                  " added it); it may have been deleted or vacuumed", f.add->path,
-			                  f.add->log_version);
-		else if (rc == DL_ENOTFOUND)
-			rc = dl_error_set(DL_ENOTFOUND, "data file %s is missing (the checkpoint of version %" PRId64
-			                  " lists it); it may have been deleted or vacuumed", f.add->path,
-			                  -f.add->log_version - 2);
-	}
-	if (rc == 0) rc = load_partitions(&f, nread);
-	if (rc == 0 && !use_only) rc = load_dv(&f);
+	int rc = open_reader(s, add, &f.r);
+	if (rc == 0) rc = load_partitions(p, pq_reader_num_rows(f.r));
+	if (rc == 0 && !use_only) rc = load_dv(p);
 	/* A DV may mark rows past the file's end: Spark's own Base85 decoding of
 	 * an overflowing last group of an inline DV gives such rows
 	 * (kernel-data/cdf-table-with-dv, written by Databricks), and Spark
@@ -533,34 +642,57 @@ static int read_add(dl_scan *s, const dl_add *add, const uint64_t *only_rows, si
 	 * a corrupt or misattached DV, and deleting "nothing" for it would make
 	 * the row count (numRecords - cardinality) disagree with the rows read
 	 * (issue 17 item 8). */
-	if (rc == 0 && !use_only && f.ndeleted && f.add->dv->storage_type != 'i' &&
-	    f.deleted[f.ndeleted - 1] >= (uint64_t)pq_reader_num_rows(f.r))
+	if (rc == 0 && !use_only && p->ndeleted && add->dv->storage_type != 'i' &&
+	    p->deleted[p->ndeleted - 1] >= (uint64_t)pq_reader_num_rows(f.r))
 		rc = dl_error_set(DL_ECORRUPT, "the deletion vector of data file %s (%c%s) deletes row %llu, "
-		                  "but the file has %lld rows", f.add->path, f.add->dv->storage_type,
-		                  f.add->dv->path_or_inline, (unsigned long long)f.deleted[f.ndeleted - 1],
+		                  "but the file has %lld rows", add->path, add->dv->storage_type,
+		                  add->dv->path_or_inline, (unsigned long long)p->deleted[p->ndeleted - 1],
 		                  (long long)pq_reader_num_rows(f.r));
-	if (rc == 0 && live) *live = live_rows(&f);
-	if (rc == 0) rc = s->phys_request->nchildren ? read_data(&f, emit, payload) : read_counts_only(&f, emit, payload);
-	file_read_free(&f, nread);
-	if (rc < 0 && rc != DL_ECANCELLED && rc != DL_ENOTFOUND) dl_error_prefix("reading data file %s", f.add->path);
+	if (rc == 0 && live) *live = live_rows(p, f.r);
+	if (rc == 0) rc = s->phys_request->nchildren ? read_data(&f, split, emit, payload) : read_counts_only(&f, emit, payload);
+	file_read_free(&f);
+	dl_scan_file_parts_unref(p);
+	if (rc < 0 && rc != DL_ECANCELLED && rc != DL_ENOTFOUND) dl_error_prefix("reading data file %s", add->path);
 	return rc;
 }
 
 int dl_scan_read_add(dl_scan *s, const dl_add *add, const uint64_t *only_rows, size_t nonly, bool use_only,
                      dl_scan_emit_fn emit, void *payload)
 {
-	return read_add(s, add, only_rows, nonly, use_only, emit, NULL, NULL, payload);
+	return read_add(s, add, only_rows, nonly, use_only, NULL, emit, NULL, NULL, payload);
 }
 
 int dl_scan_read_add_rows(dl_scan *s, const dl_add *add, int64_t *live, dl_scan_emit_rows_fn emit,
                           void *payload)
 {
 	*live = 0;
-	return read_add(s, add, NULL, 0, false, NULL, emit, live, payload);
+	return read_add(s, add, NULL, 0, false, NULL, NULL, emit, live, payload);
 }
 
 int dl_scan_read_file(dl_scan *s, size_t i, dl_scan_emit_fn emit, void *payload)
 {
-	return dl_scan_read_add(s, dl_log_state_add(dl_snapshot_state(s->snap), s->files[i]), NULL, 0, false, emit,
-	                        payload);
+	return dl_scan_read_file_parts(s, i, NULL, emit, payload);
+}
+
+int dl_scan_read_file_parts(dl_scan *s, size_t i, dl_scan_split_fn split, dl_scan_emit_fn emit, void *payload)
+{
+	return read_add(s, dl_log_state_add(dl_snapshot_state(s->snap), s->files[i]), NULL, 0, false, split, emit,
+	                NULL, NULL, payload);
+}
+
+int dl_scan_read_part(dl_scan_file_parts *p, int k, dl_scan_emit_fn emit, void *payload)
+{
+	dl_scan *s = p->s;
+	if (k < 1 || k >= p->nparts) return dl_error_set(DL_EINVALID, "part %d of data file %s does not exist", k, p->add->path);
+	file_read f;
+	memset(&f, 0, sizeof f);
+	f.s = s;
+	f.p = p;
+	int rc = open_reader(s, p->add, &f.r);
+	if (rc == 0) rc = setup_reader(&f);
+	if (rc == 0) rc = dl_scan_rg_plan_apply(&p->plan, f.r, p->part_lo[k], p->part_lo[k + 1]);
+	if (rc == 0) rc = read_rows(&f, emit, payload);
+	file_read_free(&f);
+	if (rc < 0 && rc != DL_ECANCELLED && rc != DL_ENOTFOUND) dl_error_prefix("reading data file %s", p->add->path);
+	return rc;
 }

@@ -300,12 +300,48 @@ static int page_ranges(const dl_scan *s, rg_provider *rp, int rg, pq_row_range *
 	return 0;
 }
 
-int dl_scan_prune_row_groups(dl_scan *s, pq_reader *r)
+void dl_scan_rg_plan_free(dl_scan_rg_plan *p)
 {
+	for (int i = 0; p->ranges && i < p->nrgs; i++) dl_free(p->ranges[i]);
+	dl_free(p->ranges);
+	dl_free(p->nranges);
+	dl_free(p->rgs);
+	memset(p, 0, sizeof *p);
+}
+
+int dl_scan_rg_plan_all(dl_scan_rg_plan *p, const pq_reader *r)
+{
+	memset(p, 0, sizeof *p);
 	int n = pq_reader_num_row_groups(r);
+	p->rgs = dl_malloc((size_t)(n > 0 ? n : 1) * sizeof *p->rgs);
+	if (!p->rgs) return DL_ENOMEM;
+	for (int i = 0; i < n; i++) p->rgs[i] = i;
+	p->nrgs = n;
+	return 0;
+}
+
+int dl_scan_rg_plan_apply(const dl_scan_rg_plan *p, pq_reader *r, int lo, int hi)
+{
+	for (int i = lo; p->ranges && i < hi; i++) {
+		if (!p->ranges[i]) continue;
+		int rc = pq_reader_set_row_ranges(r, p->rgs[i], p->ranges[i], p->nranges[i]);
+		if (rc < 0) return rc; /* 1: a read column has no offset index, so every page is read */
+	}
+	return pq_reader_set_row_groups(r, p->rgs + lo, hi - lo);
+}
+
+int dl_scan_plan_row_groups(dl_scan *s, pq_reader *r, dl_scan_rg_plan *out)
+{
+	DL_TRY(dl_scan_rg_plan_all(out, r));
+	int n = out->nrgs;
 	if (n <= 0 || !s->prune) return 0;
-	int *keep = dl_calloc((size_t)n, sizeof *keep);
-	if (!keep) return DL_ENOMEM;
+	int *keep = out->rgs;
+	out->ranges = dl_calloc((size_t)n, sizeof *out->ranges);
+	out->nranges = dl_calloc((size_t)n, sizeof *out->nranges);
+	if (!out->ranges || !out->nranges) {
+		dl_scan_rg_plan_free(out);
+		return DL_ENOMEM;
+	}
 	rg_provider p = {s, r, 0, DL_ARENA_INIT};
 	int nk = 0, rc = 0;
 	int64_t nbloom = 0;
@@ -336,22 +372,22 @@ int dl_scan_prune_row_groups(dl_scan *s, pq_reader *r)
 			dl_free(ranges);
 			continue; /* no page can match */
 		}
-		if (nr > 0) {
-			rc = pq_reader_set_row_ranges(r, keep[i], ranges, nr);
-			if (rc == 1) rc = 0; /* a read column has no offset index: every page is read */
-		}
-		dl_free(ranges);
+		/* ranges are applied per reader (dl_scan_rg_plan_apply): the
+		 * units of a file read its row groups with readers of their own */
+		out->ranges[nk2] = nr > 0 ? ranges : NULL;
+		out->nranges[nk2] = nr > 0 ? nr : 0;
+		if (nr < 0) dl_free(ranges);
 		keep[nk2++] = keep[i];
 	}
 	if (rc == 0 && nk2 + nbloom < n)
 		__atomic_add_fetch(&s->metrics.row_groups_pruned_stats, (int64_t)n - nk2 - nbloom, __ATOMIC_RELAXED);
 	if (rc == 0 && nbloom) __atomic_add_fetch(&s->metrics.row_groups_pruned_bloom, nbloom, __ATOMIC_RELAXED);
-	if (rc == 0 && nk2 < n) {
-		/* an empty list would mean "all": keep none by selecting nothing */
-		if (nk2 == 0) rc = 1;
-		else rc = pq_reader_set_row_groups(r, keep, nk2);
-	}
+	out->nrgs = nk2;
 	dl_arena_free(&p.arena);
-	dl_free(keep);
-	return rc; /* 1: no row group can match */
+	if (rc < 0) {
+		/* the ranges past nk2 were never set */
+		dl_scan_rg_plan_free(out);
+		return rc;
+	}
+	return nk2 == 0 ? 1 : 0; /* 1: no row group can match */
 }

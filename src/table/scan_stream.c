@@ -1,12 +1,19 @@
 /* The batches of a scan as a dl_batch_stream, decoded in parallel.
  *
- * Worker tasks on the thread pool claim files in order and push their
- * batches into that file's slot; the consumer drains slot after slot, so
- * batches come out in file order whatever the decoding order. Memory is
- * bounded: a worker whose file is not the one being consumed waits while
- * max_queued batches are waiting. The worker of the current file never
- * waits (the consumer needs its batches to make progress), so at most
- * max_queued + threads batches exist at once. */
+ * The work is cut into units: a file, or a part of a large one (a run of
+ * its row groups, see dl_scan_read_file_parts), so that one big file's row
+ * groups decode on every thread. Units form a list in output order: file
+ * order, and inside a file row-group order. A file starts as one unit;
+ * the worker that opens it and plans its row groups links the parts
+ * beyond the first in right after it (split), and any worker may take
+ * them. Worker tasks on the thread pool claim the first unclaimed unit and
+ * push its batches into the unit's queue; the consumer drains unit after
+ * unit, so batches come out in the same order whatever the threads, the
+ * same as at one thread. Memory is bounded: a worker whose unit is not
+ * the one being consumed waits while max_queued batches are waiting. The
+ * worker of the current unit never waits (the consumer needs its batches
+ * to make progress), so at most max_queued + threads batches exist at
+ * once, however large the file. */
 #include <string.h>
 #include <time.h>
 #include "table/scan.h"
@@ -19,27 +26,36 @@ typedef struct qnode {
 	struct qnode *next;
 } qnode;
 
-typedef struct slot {
+typedef struct unit {
+	struct unit *next;          /* in output order */
+	size_t file;
+	int part;                   /* 0: the file (its first part, once split) */
+	dl_scan_file_parts *parts;  /* part > 0: the split file's shared state, until read */
+	bool claimed, done;
+	bool deciding;              /* a file unit not yet split (or not) */
+	bool file_last;             /* consuming it finishes its file */
 	qnode *head, *tail;
-	bool done;
 	int err;
 	char *msg;
-} slot;
+} unit;
 
 typedef struct sstream {
 	dl_scan *s;
 	pthread_mutex_t mu;
 	pthread_cond_t consumer_cv, producer_cv;
-	slot *slots;
-	size_t next_file; /* next file a worker claims */
-	size_t cur;       /* file being consumed */
+	unit *units;      /* one per file, the list's file units */
+	unit *cur;        /* being consumed; NULL at the end */
+	unit *claim;      /* the first unclaimed unit; NULL: none */
+	int deciding;     /* file units claimed that may still add parts */
+	bool split_ok;    /* more than one thread: cut large files into parts */
 	int queued;
 	int max_queued;
 	bool cancel;
 	bool started;
 	dl_waitgroup wg;
-	size_t unclaimed_file;   /* the file seen unclaimed, since when (ms) */
+	unit *unclaimed_unit;    /* the unit seen unclaimed, since when (ms) */
 	int64_t unclaimed_since;
+	size_t files_done;       /* files consumed to their end (progress) */
 	int64_t rows_out;        /* rows handed to the consumer (progress) */
 	bool end_reported;       /* the progress of the last file was reported */
 	bool callback_cancelled; /* the progress callback asked to stop */
@@ -47,7 +63,7 @@ typedef struct sstream {
 
 typedef struct emit_ctx {
 	sstream *q;
-	size_t file;
+	unit *u;
 } emit_ctx;
 
 static int emit(void *payload, dl_batch *b)
@@ -62,7 +78,7 @@ static int emit(void *payload, dl_batch *b)
 	n->b = b;
 	n->next = NULL;
 	pthread_mutex_lock(&q->mu);
-	while (!q->cancel && q->queued >= q->max_queued && e->file != q->cur)
+	while (!q->cancel && q->queued >= q->max_queued && e->u != q->cur)
 		pthread_cond_wait(&q->producer_cv, &q->mu);
 	if (q->cancel) {
 		pthread_mutex_unlock(&q->mu);
@@ -70,14 +86,116 @@ static int emit(void *payload, dl_batch *b)
 		dl_free(n);
 		return DL_ECANCELLED;
 	}
-	slot *sl = &q->slots[e->file];
-	if (sl->tail) sl->tail->next = n;
-	else sl->head = n;
-	sl->tail = n;
+	unit *u = e->u;
+	if (u->tail) u->tail->next = n;
+	else u->head = n;
+	u->tail = n;
 	q->queued++;
 	pthread_cond_signal(&q->consumer_cv);
 	pthread_mutex_unlock(&q->mu);
 	return 0;
+}
+
+/* Whether unit a comes before unit b in output order. */
+static bool before(const unit *a, const unit *b)
+{
+	return a->file < b->file || (a->file == b->file && a->part < b->part);
+}
+
+/* Links parts 1..nparts-1 of the file of e->u in after it. */
+static int split(void *payload, dl_scan_file_parts *fp, int nparts)
+{
+	emit_ctx *e = payload;
+	sstream *q = e->q;
+	unit *u = e->u, *first = NULL, *last = NULL;
+	int rc = 0;
+	for (int k = 1; k < nparts; k++) {
+		unit *x = dl_calloc(1, sizeof *x);
+		if (!x) {
+			while (first) {
+				unit *next = first->next;
+				dl_free(first);
+				first = next;
+			}
+			rc = DL_ENOMEM; /* the caller reads every part itself */
+			break;
+		}
+		x->file = u->file;
+		x->part = k;
+		x->parts = fp;
+		if (last) last->next = x;
+		else first = x;
+		last = x;
+	}
+	if (first) {
+		dl_scan_file_parts_ref(fp, nparts - 1);
+		__atomic_add_fetch(&q->s->parts_split, (int64_t)nparts - 1, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_lock(&q->mu);
+	if (first) {
+		last->next = u->next;
+		u->next = first;
+		last->file_last = u->file_last;
+		u->file_last = false;
+		/* u is claimed, so every unit between it and the old first
+		 * unclaimed one is too: the new parts are unclaimed, and first
+		 * unless the first unclaimed comes before u */
+		if (!q->claim || before(first, q->claim)) q->claim = first;
+	}
+	u->deciding = false;
+	q->deciding--;
+	pthread_cond_broadcast(&q->producer_cv);
+	pthread_mutex_unlock(&q->mu);
+	return rc;
+}
+
+/* The first unclaimed unit, now claimed (NULL: none); under the lock. */
+static unit *claim_unit(sstream *q)
+{
+	unit *u = q->claim;
+	if (!u) return NULL;
+	u->claimed = true;
+	if (u->part == 0) {
+		u->deciding = true;
+		q->deciding++;
+	}
+	unit *c = u->next;
+	while (c && c->claimed) c = c->next;
+	q->claim = c;
+	return u;
+}
+
+/* Reads a claimed unit into its queue (on a worker, or on the consumer's
+ * thread when no worker took it). */
+static void read_unit(sstream *q, unit *u)
+{
+	emit_ctx e = {q, u};
+	int rc;
+	if (u->part > 0) {
+		rc = dl_scan_read_part(u->parts, u->part, emit, &e);
+	} else {
+		rc = dl_scan_read_file_parts(q->s, u->file, q->split_ok ? split : NULL, emit, &e);
+	}
+	char *msg = rc < 0 && rc != DL_ECANCELLED ? dl_strdup(dl_error_last()->message) : NULL;
+	/* the DV and plan of the file go with its last part read */
+	dl_scan_file_parts *done_parts = u->parts;
+	pthread_mutex_lock(&q->mu);
+	u->parts = NULL;
+	if (u->deciding) {
+		u->deciding = false;
+		q->deciding--;
+		pthread_cond_broadcast(&q->producer_cv);
+	}
+	u->done = true;
+	if (rc < 0 && rc != DL_ECANCELLED) {
+		u->err = rc;
+		u->msg = msg;
+	} else {
+		dl_free(msg);
+	}
+	pthread_cond_signal(&q->consumer_cv);
+	pthread_mutex_unlock(&q->mu);
+	dl_scan_file_parts_unref(done_parts);
 }
 
 static int worker(void *arg)
@@ -85,23 +203,13 @@ static int worker(void *arg)
 	sstream *q = arg;
 	for (;;) {
 		pthread_mutex_lock(&q->mu);
-		if (q->cancel || q->next_file >= q->s->nfiles) {
-			pthread_mutex_unlock(&q->mu);
-			return 0;
-		}
-		size_t f = q->next_file++;
+		unit *u = NULL;
+		/* nothing to claim yet while a file being opened may add parts */
+		while (!q->cancel && !(u = claim_unit(q)) && q->deciding > 0)
+			pthread_cond_wait(&q->producer_cv, &q->mu);
 		pthread_mutex_unlock(&q->mu);
-		emit_ctx e = {q, f};
-		int rc = dl_scan_read_file(q->s, f, emit, &e);
-		char *msg = rc < 0 && rc != DL_ECANCELLED ? dl_strdup(dl_error_last()->message) : NULL;
-		pthread_mutex_lock(&q->mu);
-		q->slots[f].done = true;
-		if (rc < 0 && rc != DL_ECANCELLED) {
-			q->slots[f].err = rc;
-			q->slots[f].msg = msg;
-		}
-		pthread_cond_signal(&q->consumer_cv);
-		pthread_mutex_unlock(&q->mu);
+		if (!u) return 0;
+		read_unit(q, u);
 	}
 }
 
@@ -112,7 +220,18 @@ static int start(sstream *q)
 	dl_pool *pool;
 	DL_TRY(dl_pool_shared(&pool));
 	int n = q->s->threads > 0 ? q->s->threads : dl_pool_size(pool);
-	if ((size_t)n > q->s->nfiles) n = (int)q->s->nfiles;
+	/* one thread: the file order is the only order; nothing to share */
+	q->split_ok = n > 1;
+	/* Fewer files than threads: the workers beyond them wait for parts.
+	 * Never more workers than pool threads, though: a worker task left
+	 * queued could be run by a thread helping in a nested wait (the
+	 * column decoding of a batch), and block there on the queue of
+	 * batches that thread's own unit must fill. */
+	if ((size_t)n > q->s->nfiles) {
+		int cap = q->split_ok ? dl_pool_size(pool) : (int)q->s->nfiles;
+		if (cap < (int)q->s->nfiles) cap = (int)q->s->nfiles;
+		if (n > cap) n = cap;
+	}
 	for (int i = 0; i < n; i++) {
 		int rc = dl_pool_submit(pool, &q->wg, worker, q);
 		if (rc < 0) {
@@ -123,8 +242,8 @@ static int start(sstream *q)
 	return 0;
 }
 
-/* Waits for a batch or a finished file, at most 20 ms (so that an
- * unclaimed file is noticed). */
+/* Waits for a batch or a finished unit, at most 20 ms (so that an
+ * unclaimed unit is noticed). */
 static void wait_a_little(sstream *q)
 {
 	struct timespec ts;
@@ -137,14 +256,14 @@ static void wait_a_little(sstream *q)
 	pthread_cond_timedwait(&q->consumer_cv, &q->mu, &ts);
 }
 
-/* True once the current file has waited unclaimed for 100 ms. */
+/* True once the current unit has waited unclaimed for 100 ms. */
 static bool unclaimed_too_long(sstream *q)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-	if (q->unclaimed_file != q->cur || q->unclaimed_since == 0) {
-		q->unclaimed_file = q->cur;
+	if (q->unclaimed_unit != q->cur || q->unclaimed_since == 0) {
+		q->unclaimed_unit = q->cur;
 		q->unclaimed_since = now;
 		return false;
 	}
@@ -187,7 +306,7 @@ static int stream_next(dl_batch_stream *bs, dl_batch **out)
 	DL_TRY(stream_next_batch(q, out));
 	if (!q->s->progress || (!*out && q->end_reported)) return 0;
 	pthread_mutex_lock(&q->mu);
-	size_t files_done = q->cur;
+	size_t files_done = q->files_done;
 	pthread_mutex_unlock(&q->mu);
 	if (*out) q->rows_out += (*out)->num_rows;
 	else q->end_reported = true;
@@ -204,44 +323,39 @@ static int stream_next_batch(sstream *q, dl_batch **out)
 	if (!q->started) DL_TRY(start(q));
 	pthread_mutex_lock(&q->mu);
 	for (;;) {
-		if (q->cur >= q->s->nfiles) break;
-		slot *sl = &q->slots[q->cur];
-		if (sl->head) {
-			qnode *n = sl->head;
-			sl->head = n->next;
-			if (!sl->head) sl->tail = NULL;
+		unit *u = q->cur;
+		if (!u) break;
+		if (u->head) {
+			qnode *n = u->head;
+			u->head = n->next;
+			if (!u->head) u->tail = NULL;
 			q->queued--;
 			*out = n->b;
 			dl_free(n);
 			pthread_cond_broadcast(&q->producer_cv);
 			break;
 		}
-		if (sl->done) {
-			if (sl->err) {
-				int err = sl->err;
+		if (u->done) {
+			if (u->err) {
+				int err = u->err;
 				pthread_mutex_unlock(&q->mu);
-				return dl_error_set(err, "%s", sl->msg ? sl->msg : "reading a data file failed");
+				return dl_error_set(err, "%s", u->msg ? u->msg : "reading a data file failed");
 			}
-			q->cur++;
+			if (u->file_last) q->files_done++;
+			q->cur = u->next;
 			pthread_cond_broadcast(&q->producer_cv);
 			continue;
 		}
-		if (q->next_file == q->cur && unclaimed_too_long(q)) {
-			/* No pool thread took the file we need (the pool is busy, or
+		if (q->claim == u && unclaimed_too_long(q)) {
+			/* No pool thread took the unit we need (the pool is busy, or
 			 * this thread is itself the pool's only worker): read it here
 			 * so the scan cannot deadlock. Its batches then wait in the
-			 * slot until this call returns, which costs memory but only
+			 * unit until this call returns, which costs memory but only
 			 * in this fallback. */
-			size_t f = q->next_file++;
+			claim_unit(q);
 			pthread_mutex_unlock(&q->mu);
-			emit_ctx e = {q, f};
-			int rc = dl_scan_read_file(q->s, f, emit, &e);
+			read_unit(q, u);
 			pthread_mutex_lock(&q->mu);
-			q->slots[f].done = true;
-			if (rc < 0) {
-				q->slots[f].err = rc;
-				q->slots[f].msg = dl_strdup(dl_error_last()->message);
-			}
 			continue;
 		}
 		wait_a_little(q);
@@ -260,16 +374,20 @@ static void stream_release(dl_batch_stream *bs)
 	pthread_mutex_unlock(&q->mu);
 	dl_waitgroup_wait(&q->wg);
 	dl_waitgroup_destroy(&q->wg);
-	for (size_t i = 0; i < q->s->nfiles; i++) {
-		for (qnode *n = q->slots[i].head; n;) {
-			qnode *next = n->next;
+	for (unit *u = q->s->nfiles ? &q->units[0] : NULL; u;) {
+		unit *next = u->next;
+		for (qnode *n = u->head; n;) {
+			qnode *nn = n->next;
 			dl_batch_free(n->b);
 			dl_free(n);
-			n = next;
+			n = nn;
 		}
-		dl_free(q->slots[i].msg);
+		dl_free(u->msg);
+		dl_scan_file_parts_unref(u->parts); /* a part never read */
+		if (u->part > 0) dl_free(u);
+		u = next;
 	}
-	dl_free(q->slots);
+	dl_free(q->units);
 	pthread_cond_destroy(&q->consumer_cv);
 	pthread_cond_destroy(&q->producer_cv);
 	pthread_mutex_destroy(&q->mu);
@@ -282,15 +400,21 @@ int dl_scan_batches(dl_batch_stream **out, dl_scan *s)
 	*out = NULL;
 	dl_batch_stream *bs = dl_calloc(1, sizeof *bs);
 	sstream *q = dl_calloc(1, sizeof *q);
-	slot *slots = dl_calloc(s->nfiles ? s->nfiles : 1, sizeof *slots);
-	if (!bs || !q || !slots) {
+	unit *units = dl_calloc(s->nfiles ? s->nfiles : 1, sizeof *units);
+	if (!bs || !q || !units) {
 		dl_free(bs);
 		dl_free(q);
-		dl_free(slots);
+		dl_free(units);
 		return DL_ENOMEM;
 	}
+	for (size_t i = 0; i < s->nfiles; i++) {
+		units[i].file = i;
+		units[i].file_last = true;
+		units[i].next = i + 1 < s->nfiles ? &units[i + 1] : NULL;
+	}
 	q->s = s;
-	q->slots = slots;
+	q->units = units;
+	q->cur = q->claim = s->nfiles ? &units[0] : NULL;
 	q->max_queued = s->max_queued;
 	pthread_mutex_init(&q->mu, NULL);
 	pthread_cond_init(&q->consumer_cv, NULL);
