@@ -396,7 +396,30 @@ static int check_replace_where(write_ctx *c, const dl_batch *b)
 	                    (long long)b->num_rows);
 }
 
-static int write_batch(write_ctx *c, const dl_batch *in)
+/* Moves the columns b borrows from `in` into b, so the file writer can
+ * take b over; false (nothing moved) when two columns of b borrow one. */
+static bool take_borrowed(write_ctx *c, dl_batch *in, dl_batch *b, bool *owned)
+{
+	bool *used = dl_calloc((size_t)in->ncols + 1, sizeof(bool));
+	if (!used) return false;
+	bool ok = true;
+	for (int i = 0; i < c->schema->nchildren && ok; i++) {
+		if (owned[i]) continue;
+		int k = c->data_index[i];
+		ok = !used[k] && in->cols[k] == b->cols[i];
+		used[k] = true;
+	}
+	for (int i = 0; i < c->schema->nchildren && ok; i++) {
+		if (owned[i]) continue;
+		in->cols[c->data_index[i]] = NULL;
+		owned[i] = true;
+	}
+	dl_free(used);
+	return ok;
+}
+
+/* Writes the rows of `in`, whose columns it may take (in->num_rows stays). */
+static int write_batch(write_ctx *c, dl_batch *in)
 {
 	bool *owned = dl_calloc((size_t)c->schema->nchildren + 1, sizeof(bool));
 	if (!owned) return DL_ENOMEM;
@@ -413,6 +436,13 @@ static int write_batch(write_ctx *c, const dl_batch *in)
 		rc = dl_enforcer_check(c->enf, b, c->provided);
 	}
 	if (rc == 0) rc = check_replace_where(c, b);
+	/* Handed over, the batch's columns encode while the next batch is read
+	 * and checked; change data needs the rows after the write. */
+	if (rc == 0 && !c->cdc && take_borrowed(c, in, b, owned)) {
+		rc = dl_files_writer_write_owned(c->fw, b);
+		dl_free(owned);
+		return rc;
+	}
 	if (rc == 0) rc = dl_files_writer_write(c->fw, b);
 	if (rc == 0) rc = cdc_rows(c, b, "insert");
 	free_conformed(c, b, owned);

@@ -63,6 +63,15 @@ int64_t pq_colw_buffered(const pq_colw *c)
 	return c->pages_uncompressed + (int64_t)(levels + values);
 }
 
+int64_t pq_colw_encoded(const pq_colw *c)
+{
+	/* what is not compressed yet shrinks as the pages so far did */
+	size_t levels = c->nslots * ((c->def ? 1 : 0) + (c->rep ? 1 : 0)) / 4;
+	size_t values = c->dict_on ? index_bytes(c) + c->dict.data.len : c->plain.len;
+	double ratio = c->body_bytes > 0 ? (double)c->comp_bytes / (double)c->body_bytes : 1.0;
+	return (int64_t)c->pages.len + (int64_t)((double)(levels + values) * ratio);
+}
+
 size_t pq_colw_page_bytes(const pq_colw *c)
 {
 	size_t levels = c->nslots * ((c->def ? 1 : 0) + (c->rep ? 1 : 0)) / 4;
@@ -107,6 +116,8 @@ int pq_colw_emit_page(pq_colw *c, pq_page_header *h, dl_buf *to, int64_t *uncomp
 		h->has_crc = true;
 		h->crc = (int32_t)crc32(0L, (const Bytef *)c->scr->comp.data, (uInt)c->scr->comp.len);
 	}
+	c->body_bytes += (int64_t)c->scr->body.len;
+	c->comp_bytes += (int64_t)c->scr->comp.len;
 	size_t before = to->len;
 	DL_TRY(pq_page_header_encode(to, h));
 	*uncompressed = (int64_t)(to->len - before + c->scr->body.len);

@@ -71,6 +71,7 @@ typedef struct pq_colw {
 	uint64_t *seen;          /* dictionary entries used by the page */
 	size_t seen_words;
 	pq_bloom_builder bloom;  /* bloom.fpp > 0: a Bloom filter per chunk */
+	int64_t body_bytes, comp_bytes; /* every page so far, before and after compression */
 } pq_colw;
 
 int pq_colw_init(pq_colw *c, const pq_leaf *leaf, const pq_colw_options *opt);
@@ -83,6 +84,11 @@ int pq_colw_write(pq_colw *c, pq_colw_scratch *scr, const dl_array *top, int64_t
 size_t pq_colw_memory(const pq_colw *c);
 /* Uncompressed bytes buffered for the current row group (estimate). */
 int64_t pq_colw_buffered(const pq_colw *c);
+/* Bytes the chunk would take in the file if sealed now (estimate): its
+ * pages as compressed, the page being filled and the dictionary as the
+ * column's pages so far compressed. Depends only on the values written,
+ * not on timing. */
+int64_t pq_colw_encoded(const pq_colw *c);
 /* A column chunk ended by pq_colw_seal and not yet in the file: its
  * pages (compressed, with headers), statistics, page index and Bloom
  * hashes. Sealing runs on the column's thread, emitting on the one that

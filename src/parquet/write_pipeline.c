@@ -75,12 +75,16 @@ static void run_column(pq_writer *w, int i)
 	int rc = 0;
 	if (sealed) rc = pq_colw_seal(c, scr, sealed);
 	if (rc == 0 && s->n > 0) rc = pq_colw_write(c, scr, s->b->cols[c->leaf->top], s->start, s->n);
-	int64_t buffered = pq_colw_buffered(c);
+	int64_t buffered = pq_colw_buffered(c), encoded = pq_colw_encoded(c);
 	pthread_mutex_lock(&w->mu);
 	record_error(w, rc);
 	w->free_scr[w->nfree_scr++] = scr;
-	if (sealed) wc->nsealed++;
+	if (sealed) {
+		w->cut_bytes[wc->nsealed] += (int64_t)(sealed->dict_page.len + sealed->pages.len);
+		wc->nsealed++;
+	}
 	s->buffered += buffered;
+	s->encoded += encoded;
 	s->pending--;
 	wc->next++;
 	wc->busy = false;
@@ -226,8 +230,12 @@ static int end_row_group(pq_writer *w)
 		int64_t *r = dl_reallocarray(w->cut_rows, cap, sizeof *r);
 		if (!r) return DL_ENOMEM;
 		w->cut_rows = r;
+		int64_t *by = dl_reallocarray(w->cut_bytes, cap, sizeof *by);
+		if (!by) return DL_ENOMEM;
+		w->cut_bytes = by;
 		w->cap_cut = cap;
 	}
+	w->cut_bytes[w->ncut] = 0;
 	w->cut_rows[w->ncut++] = w->rg_rows;
 	w->rg_rows = 0;
 	w->rg_first = w->nseq;
@@ -270,9 +278,12 @@ static int push_slice(pq_writer *w, dl_batch *b, bool owned, bool last, int64_t 
 	s->bytes = bytes;
 	s->pending = w->ws.nleaves;
 	s->buffered = 0;
+	s->encoded = 0;
+	s->rg = w->ncut;
 	w->rg_rows += n;
 	w->rows_in += n;
 	s->rg_rows = w->rg_rows;
+	s->rows_through = w->rows_in;
 	w->inflight_bytes += bytes;
 	w->nseq++;
 	pthread_cond_broadcast(&w->cv);
@@ -351,6 +362,28 @@ int pq_wpipe_drain(pq_writer *w)
 	return rc;
 }
 
+/* The same slice as the cut decisions look at (all of them while the file
+ * has no more than LAG + 1), so the estimate needs no slice in flight but
+ * the last few, and every value in it is fixed by the rows alone. */
+int pq_wpipe_estimate(pq_writer *w, int64_t *bytes)
+{
+	pthread_mutex_lock(&w->mu);
+	int rc = 0;
+	*bytes = 4; /* the magic */
+	int64_t j = w->nseq - 1 - LAG;
+	if (j < 0) j = w->nseq - 1;
+	if (j >= 0) rc = wait_until(w, written_through, j + 1);
+	if (j >= 0 && rc == 0) {
+		const pq_wslice *s = slot(w, j);
+		int64_t through = *bytes + s->encoded;
+		for (uint32_t g = 0; g < s->rg; g++) through += w->cut_bytes[g];
+		*bytes = s->rows_through > 0 ? (int64_t)((double)through * (double)w->rows_in / (double)s->rows_through)
+		                             : through;
+	}
+	pthread_mutex_unlock(&w->mu);
+	return rc;
+}
+
 int pq_wpipe_start(pq_writer *w)
 {
 	pthread_mutex_init(&w->mu, NULL);
@@ -387,6 +420,7 @@ void pq_wpipe_stop(pq_writer *w)
 	dl_free(w->wc);
 	w->wc = NULL;
 	dl_free(w->cut_rows);
+	dl_free(w->cut_bytes);
 	pthread_mutex_destroy(&w->mu);
 	pthread_cond_destroy(&w->cv);
 	w->helpers_on = false;

@@ -158,6 +158,12 @@ int pq_writer_end_row_group(pq_writer *w)
 	return fail(w, pq_wpipe_drain(w));
 }
 
+int pq_writer_size_estimate(pq_writer *w, int64_t *bytes)
+{
+	if (w->closed || w->failed) return refuse(w);
+	return fail(w, pq_wpipe_estimate(w, bytes));
+}
+
 int pq_writer_add_metadata(pq_writer *w, const char *key, const char *value)
 {
 	if (w->closed || w->failed) return refuse(w);

@@ -70,6 +70,15 @@ int pq_writer_write(pq_writer *w, const dl_batch *b);
  * batch while the columns encode this one. A failure may then surface at a
  * later call. The file size is only known after close. */
 int pq_writer_write_owned(pq_writer *w, dl_batch *b);
+/* An estimate of the file's size were it closed after the rows queued so
+ * far, for callers that roll files at a target size: the pages and row
+ * groups the columns encoded through all but the last few slices queued
+ * (through all of them while the file holds only a few), scaled to the rows
+ * queued. It depends on the rows alone, never on timing, so a file rolled
+ * on it is the same at any thread count and with owned or borrowed
+ * batches; waits (writing columns meanwhile) until those slices are
+ * written. */
+int pq_writer_size_estimate(pq_writer *w, int64_t *bytes);
 /* Ends the row group being written (if it has rows): the next rows start
  * a new one. */
 int pq_writer_end_row_group(pq_writer *w);

@@ -24,6 +24,9 @@ typedef struct pq_wslice {
 	int64_t bytes;       /* estimate of its input bytes (the in-flight bound) */
 	int pending;         /* columns that have not written it yet */
 	int64_t buffered;    /* sum of the columns' pq_colw_buffered after it */
+	int64_t encoded;     /* sum of the columns' pq_colw_encoded after it */
+	uint32_t rg;         /* index of its row group */
+	int64_t rows_through; /* rows queued up to and including it */
 } pq_wslice;
 
 /* One leaf column's place in the queue. */
@@ -73,6 +76,7 @@ struct pq_writer {
 	int64_t rg_first;    /* sequence number of the open row group's first slice */
 	int64_t rg_rows;     /* rows queued into the open row group */
 	int64_t *cut_rows;   /* rows of each ended row group */
+	int64_t *cut_bytes;  /* bytes of its chunks' pages, summed as columns seal */
 	uint32_t ncut, cap_cut;
 	int emit_col;        /* next column of row group nrgs to emit */
 	int err;             /* first failure of a column (its message below) */
@@ -90,6 +94,8 @@ int pq_wpipe_write(pq_writer *w, dl_batch *b, bool owned);
 /* Ends the open row group (if it has rows) and waits until every queued
  * row and ended row group is in the file. */
 int pq_wpipe_drain(pq_writer *w);
+/* The file's size estimate of pq_writer_size_estimate. */
+int pq_wpipe_estimate(pq_writer *w, int64_t *bytes);
 /* Capacity of the sealed chunks waiting for the file. */
 size_t pq_wpipe_memory(const pq_writer *w);
 

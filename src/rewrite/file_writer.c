@@ -410,32 +410,50 @@ static int close_file(dl_files_writer *w, part_file *pf)
 	return rc;
 }
 
-/* Writes rows of one partition, rolling files at the limits. `b` holds the
- * data columns only (physical shape). */
-static int write_part(dl_files_writer *w, part_file *pf, const dl_batch *b)
+/* Whether the partition's file reached the target size: by the writer's
+ * estimate, which depends on the rows alone, so files roll at the same rows
+ * whatever the thread count and however far the columns encode ahead (the
+ * bytes in the store so far would depend on both). */
+static int file_full(dl_files_writer *w, part_file *pf, bool *full)
 {
-	int64_t done = 0;
-	while (done < b->num_rows) {
-		if (!pf->pw) DL_TRY(open_file(w, pf));
-		int64_t n = b->num_rows - done;
+	*full = w->o.max_records_per_file > 0 && pf->rows >= w->o.max_records_per_file;
+	if (*full) return 0;
+	int64_t est;
+	DL_TRY(pq_writer_size_estimate(pf->pw, &est));
+	*full = est >= w->o.target_file_size;
+	return 0;
+}
+
+/* Writes rows of one partition, rolling files at the limits. `b` holds the
+ * data columns only (physical shape); owned: the writer takes it over (and
+ * frees it, also on failure), so its columns encode while the caller makes
+ * the next batch. */
+static int write_part(dl_files_writer *w, part_file *pf, dl_batch *b, bool owned)
+{
+	int64_t done = 0, rows = b->num_rows;
+	int rc = 0;
+	while (rc == 0 && done < rows) {
+		if (!pf->pw && (rc = open_file(w, pf)) < 0) break;
+		int64_t n = rows - done;
 		if (w->o.max_records_per_file > 0 && n > w->o.max_records_per_file - pf->rows)
 			n = w->o.max_records_per_file - pf->rows;
-		if (done == 0 && n == b->num_rows) {
-			DL_TRY(pq_writer_write(pf->pw, b));
+		if (done == 0 && n == rows) {
+			rc = owned ? pq_writer_write_owned(pf->pw, b) : pq_writer_write(pf->pw, b);
+			owned = false; /* taken over: b is gone */
 		} else {
+			/* a copy of the rows: the writer can take it over */
 			dl_batch *s = dl_batch_slice(b, done, n);
-			if (!s) return dl_error_last()->code;
-			int rc = pq_writer_write(pf->pw, s);
-			dl_batch_free(s);
-			DL_TRY(rc);
+			rc = s ? pq_writer_write_owned(pf->pw, s) : dl_error_last()->code;
 		}
+		if (rc < 0) break;
 		pf->rows += n;
 		done += n;
-		bool full = w->o.max_records_per_file > 0 && pf->rows >= w->o.max_records_per_file;
-		if (full || dl_store_writer_size(pf->sw) >= w->o.target_file_size)
-			DL_TRY(close_file(w, pf));
+		bool full;
+		rc = file_full(w, pf, &full);
+		if (rc == 0 && full) rc = close_file(w, pf);
 	}
-	return 0;
+	if (owned) dl_batch_free(b);
+	return rc;
 }
 
 static int part_for_key(dl_files_writer *w, part_file **out)
@@ -452,9 +470,8 @@ static int part_for_key(dl_files_writer *w, part_file **out)
 	return 0;
 }
 
-/* The data columns of rows `sel` (or all rows) as a batch; borrowed when
- * every row is taken. */
-static int data_batch(dl_files_writer *w, const dl_batch *b, dl_batch *view, dl_array **cols)
+/* The data columns of b as a batch view borrowing them. */
+static void data_batch(dl_files_writer *w, const dl_batch *b, dl_batch *view, dl_array **cols)
 {
 	for (int i = 0; i < w->ndata; i++) cols[i] = b->cols[w->data_cols[i]];
 	for (int k = 0; k < w->o.nhidden; k++) cols[w->ndata + k] = b->cols[w->o.schema->nchildren + k];
@@ -462,72 +479,44 @@ static int data_batch(dl_files_writer *w, const dl_batch *b, dl_batch *view, dl_
 	view->num_rows = b->num_rows;
 	view->ncols = w->ndata + w->o.nhidden;
 	view->cols = cols;
-	return 0;
 }
 
-static int write_batch(dl_files_writer *w, const dl_batch *b);
-
-/* The batch with its columns holding void fields conformed to their types
- * without them (split_schema), then written. */
-static int write_without_void(dl_files_writer *w, const dl_batch *b)
+/* The data columns of b moved into a batch of their own; b is freed (with
+ * the partition columns) either way. */
+static dl_batch *take_data(dl_files_writer *w, dl_batch *b)
 {
-	dl_batch c = *b;
-	c.cols = dl_calloc((size_t)b->ncols + 1, sizeof *c.cols);
-	bool *owned = dl_calloc((size_t)b->ncols + 1, sizeof *owned);
-	int rc = c.cols && owned ? 0 : DL_ENOMEM;
-	if (rc == 0) memcpy(c.cols, b->cols, (size_t)b->ncols * sizeof *c.cols);
-	for (int i = 0; rc == 0 && i < w->ndata; i++) {
-		int k = w->data_cols[i];
-		dl_type *t = w->data_logical->children[i].type;
-		if (t == w->o.schema->children[k].type) continue;
-		rc = dl_array_conform(&c.cols[k], b->cols[k], t);
-		owned[k] = rc == 0;
-		if (rc < 0) c.cols[k] = NULL;
+	dl_batch *d = dl_batch_new(w->data_view ? w->data_view : w->data_logical, b->num_rows);
+	if (d) {
+		for (int i = 0; i < w->ndata; i++) {
+			d->cols[i] = b->cols[w->data_cols[i]];
+			b->cols[w->data_cols[i]] = NULL;
+		}
+		for (int k = 0; k < w->o.nhidden; k++) {
+			d->cols[w->ndata + k] = b->cols[w->o.schema->nchildren + k];
+			b->cols[w->o.schema->nchildren + k] = NULL;
+		}
 	}
-	if (rc == 0) rc = write_batch(w, &c);
-	for (int k = 0; owned && c.cols && k < b->ncols; k++)
-		if (owned[k]) dl_array_free(c.cols[k]);
-	dl_free(owned);
-	dl_free(c.cols);
-	return rc;
+	dl_batch_free(b);
+	return d;
 }
 
-int dl_files_writer_write(dl_files_writer *w, const dl_batch *b)
+/* Whether every row of b is in one partition. */
+static bool one_partition(const dl_files_writer *w, const dl_batch *b)
 {
-	if (b->num_rows == 0) return 0;
-	return w->void_fields ? write_without_void(w, b) : write_batch(w, b);
-}
-
-static int write_batch(dl_files_writer *w, const dl_batch *b)
-{
-	dl_array **cols = dl_calloc((size_t)(w->ndata + w->o.nhidden) + 1, sizeof *cols);
-	if (!cols) return DL_ENOMEM;
-	dl_batch view;
-	data_batch(w, b, &view, cols);
-	int rc = 0;
-	part_file *pf = NULL;
-	if (w->o.npartition_columns == 0) {
-		dl_buf_clear(&w->key);
-		rc = part_for_key(w, &pf);
-		if (rc == 0) rc = write_part(w, pf, &view);
-		dl_free(cols);
-		return rc;
-	}
-	/* A batch of one partition (sorted or single-partition input, the
-	 * common case) is written as it is, without a key per row. */
-	bool uniform = true;
-	for (int p = 0; p < w->o.npartition_columns && uniform; p++) {
+	for (int p = 0; p < w->o.npartition_columns; p++) {
 		const dl_array *a = b->cols[w->part_cols[p]];
-		for (int64_t r = 1; r < b->num_rows && uniform; r++) uniform = dl_array_row_equals(a, 0, a, r);
+		for (int64_t r = 1; r < b->num_rows; r++)
+			if (!dl_array_row_equals(a, 0, a, r)) return false;
 	}
-	if (uniform) {
-		rc = row_key(w, b, 0);
-		if (rc == 0) rc = part_for_key(w, &pf);
-		if (rc == 0) rc = write_part(w, pf, &view);
-		dl_free(cols);
-		return rc;
-	}
-	/* Otherwise group the rows by partition. */
+	return true;
+}
+
+/* Rows of several partitions: grouped by partition, each group's rows
+ * copied out and handed over. */
+static int write_groups(dl_files_writer *w, const dl_batch *b, const dl_batch *view)
+{
+	int rc = 0;
+	part_file *pf;
 	dl_strmap groups;
 	dl_strmap_init(&groups, true);
 	dl_selection *sels = NULL;
@@ -562,20 +551,111 @@ static int write_batch(dl_files_writer *w, const dl_batch *b)
 		rc = dl_buf_append(&w->key, gs->key, gs->klen);
 		if (rc == 0) rc = part_for_key(w, &pf);
 		if (rc < 0) break;
-		if (s->count == b->num_rows) {
-			rc = write_part(w, pf, &view);
-		} else {
-			dl_batch *t = dl_batch_take(&view, s->idx, s->count);
-			if (!t) rc = dl_error_last()->code;
-			else rc = write_part(w, pf, t);
-			dl_batch_free(t);
-		}
+		dl_batch *t = dl_batch_take(view, s->idx, s->count);
+		rc = t ? write_part(w, pf, t, true) : dl_error_last()->code;
 	}
 	for (size_t i = 0; i < nsel; i++) dl_selection_free(&sels[i]);
 	dl_free(sels);
 	dl_strmap_free(&groups);
-	dl_free(cols);
 	return rc;
+}
+
+/* b is freed when owned (also on failure). */
+static int files_write(dl_files_writer *w, dl_batch *b, bool owned)
+{
+	if (b->num_rows == 0) {
+		if (owned) dl_batch_free(b);
+		return 0;
+	}
+	part_file *pf = NULL;
+	int rc;
+	/* Unpartitioned, or a batch of one partition (sorted or
+	 * single-partition input, the common case): written as it is, without
+	 * a key per row. */
+	if (w->o.npartition_columns == 0 || one_partition(w, b)) {
+		if (w->o.npartition_columns == 0) {
+			dl_buf_clear(&w->key);
+			rc = 0;
+		} else {
+			rc = row_key(w, b, 0);
+		}
+		if (rc == 0) rc = part_for_key(w, &pf);
+		if (owned) {
+			if (rc < 0) {
+				dl_batch_free(b);
+				return rc;
+			}
+			dl_batch *d = take_data(w, b);
+			return d ? write_part(w, pf, d, true) : dl_error_last()->code;
+		}
+		dl_array **cols = dl_calloc((size_t)(w->ndata + w->o.nhidden) + 1, sizeof *cols);
+		if (!cols) return DL_ENOMEM;
+		dl_batch view;
+		data_batch(w, b, &view, cols);
+		if (rc == 0) rc = write_part(w, pf, &view, false);
+		dl_free(cols);
+		return rc;
+	}
+	dl_array **cols = dl_calloc((size_t)(w->ndata + w->o.nhidden) + 1, sizeof *cols);
+	if (!cols) rc = DL_ENOMEM;
+	else {
+		dl_batch view;
+		data_batch(w, b, &view, cols);
+		rc = write_groups(w, b, &view);
+	}
+	dl_free(cols);
+	if (owned) dl_batch_free(b);
+	return rc;
+}
+
+/* The batch with its columns holding void fields conformed to their types
+ * without them (split_schema), then written; b stays the caller's. */
+static int write_without_void(dl_files_writer *w, const dl_batch *b)
+{
+	dl_batch c = *b;
+	c.cols = dl_calloc((size_t)b->ncols + 1, sizeof *c.cols);
+	bool *owned = dl_calloc((size_t)b->ncols + 1, sizeof *owned);
+	int rc = c.cols && owned ? 0 : DL_ENOMEM;
+	if (rc == 0) memcpy(c.cols, b->cols, (size_t)b->ncols * sizeof *c.cols);
+	for (int i = 0; rc == 0 && i < w->ndata; i++) {
+		int k = w->data_cols[i];
+		dl_type *t = w->data_logical->children[i].type;
+		if (t == w->o.schema->children[k].type) continue;
+		rc = dl_array_conform(&c.cols[k], b->cols[k], t);
+		owned[k] = rc == 0;
+		if (rc < 0) c.cols[k] = NULL;
+	}
+	if (rc == 0) rc = files_write(w, &c, false);
+	for (int k = 0; owned && c.cols && k < b->ncols; k++)
+		if (owned[k]) dl_array_free(c.cols[k]);
+	dl_free(owned);
+	dl_free(c.cols);
+	return rc;
+}
+
+int dl_files_writer_write(dl_files_writer *w, const dl_batch *b)
+{
+	if (w->void_fields && b->num_rows) return write_without_void(w, b);
+	return files_write(w, (dl_batch *)b, false);
+}
+
+int dl_files_writer_write_owned(dl_files_writer *w, dl_batch *b)
+{
+	/* void fields dropped in place: b's columns are ours to replace */
+	for (int i = 0; w->void_fields && b->num_rows && i < w->ndata; i++) {
+		int k = w->data_cols[i];
+		dl_type *t = w->data_logical->children[i].type;
+		if (t == w->o.schema->children[k].type) continue;
+		dl_array *c = NULL;
+		int rc = dl_array_conform(&c, b->cols[k], t);
+		if (rc < 0) {
+			dl_batch_free(b);
+			return rc;
+		}
+		dl_array_free(b->cols[k]);
+		b->cols[k] = c;
+	}
+	return files_write(w, b, true);
 }
 
 int dl_files_writer_finish(dl_files_writer *w)

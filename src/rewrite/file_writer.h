@@ -6,7 +6,8 @@
  * use physical names and field ids. Files are named
  * part-NNNNN-<uuid>-c000.<codec>.parquet and published atomically; a file
  * is closed when it reaches max_records_per_file rows or about
- * target_file_size bytes. */
+ * target_file_size bytes (by the Parquet writer's estimate, which depends on
+ * the rows alone: the files are the same at any thread count). */
 #ifndef DL_REWRITE_FILE_WRITER_H
 #define DL_REWRITE_FILE_WRITER_H
 #include <stdbool.h>
@@ -44,6 +45,11 @@ int dl_files_writer_open(dl_files_writer **out, const dl_files_writer_options *o
 /* Writes the rows of a batch of the table schema (borrowed), followed by
  * the hidden columns when there are any. */
 int dl_files_writer_write(dl_files_writer *w, const dl_batch *b);
+/* The same for a batch the writer takes over (and frees, also on
+ * failure): it returns once the rows are queued, so the columns encode
+ * while the caller makes the next batch; a failure may surface at a later
+ * call or at finish. Files roll at the same rows either way. */
+int dl_files_writer_write_owned(dl_files_writer *w, dl_batch *b);
 /* Closes every open file; the adds are then complete. */
 int dl_files_writer_finish(dl_files_writer *w);
 size_t dl_files_writer_count(const dl_files_writer *w);
