@@ -73,7 +73,11 @@ fi
 # runs use one thread: the read-ahead of the scan and the columns encoding
 # on the pool hold buffers per thread, bounded but outside memory_limit,
 # and how many are alive at the peak depends on the threads' timing (at 2
-# threads the limited run measured 50-64 MB, at 1 thread 48-50 MB).
+# threads the limited run measured 50-64 MB, at 1 thread 48-50 MB; since
+# the row-group parts and pooled column-reader buffers of 2026-12-03, 55-56
+# MB alone and up to 65 MB beside other tests, against 87-88 MB unlimited).
+# The bound is 80% of the unlimited peak: a spill that does not happen
+# keeps the source's 36 MB and measures 95-100%.
 peak() { python3 -c 'import resource, subprocess, sys
 r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if r.returncode == 0 else -1)' "$@"; }
@@ -92,7 +96,7 @@ done
 [ "${kb[4MB]}" -gt 0 ] && [ "${kb[none]}" -gt 0 ] || fail "big: merge failed"
 # ASan's shadow memory and quarantine swamp the figure: the RSS bound is checked in plain builds.
 grep -q __asan_init "$DL_CLI" 2>/dev/null ||
-	[ $((kb[4MB] * 10)) -lt $((kb[none] * 7)) ] ||
+	[ $((kb[4MB] * 10)) -lt $((kb[none] * 8)) ] ||
 	fail "big: peak RSS ${kb[4MB]} KB under a 4 MB limit is not well below ${kb[none]} KB without one"
 a=$("$DL_CLI" cat "$tmp/big-4MB" --format csv | sort | md5sum)
 b=$("$DL_CLI" cat "$tmp/big-none" --format csv | sort | md5sum)
