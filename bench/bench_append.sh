@@ -12,6 +12,7 @@
 set -euo pipefail
 DL_BENCH_WRITE=${DL_BENCH_WRITE:-${DL_BINARY_DIR:?DL_BINARY_DIR or DL_BENCH_WRITE must be set}/bench/bench_write}
 : "${DL_ORACLE_DIR:?DL_ORACLE_DIR must name tools/oracle}"
+DL_ORACLE_DIR=$(cd "$DL_ORACLE_DIR" && pwd) # the oracle resolves its modules from an absolute path
 here=$(cd "$(dirname "$0")" && pwd)
 rows=${1:-10000000}
 reps=${2:-3}
