@@ -10,6 +10,7 @@
 #include "log/table_features.h"
 #include "ops/column_mapping.h"
 #include "ops/ddl.h"
+#include "ops/type_change_deps.h"
 #include "rewrite/conform.h"
 #include "util/error.h"
 #include "util/mem.h"
@@ -58,82 +59,25 @@ int ac_parse_type(dl_type **out, const char *text, const char *column)
 
 /* ---- dependent expressions ---- */
 
-typedef struct dep_check {
-	const char *const *parts;
-	int n;
-	bool hit;
-} dep_check;
-
-static int column_ref(const char *const *path, int depth, void *payload)
-{
-	dep_check *d = payload;
-	int m = depth < d->n ? depth : d->n;
-	for (int i = 0; i < m; i++)
-		if (strcasecmp(path[i], d->parts[i]) != 0) return 0;
-	d->hit = true;
-	return 0;
-}
-
-/* Whether expression text `sql` references the column (unparsable text
- * counts as not referencing: it was validated when it was stored). */
-static bool references(const char *sql, const char *const *parts, int n)
-{
-	dl_expr *e;
-	if (dl_expr_parse(&e, sql) < 0) {
-		dl_error_clear();
-		return false;
-	}
-	dep_check d = {parts, n, false};
-	if (dl_expr_columns(e, column_ref, &d) < 0) dl_error_clear();
-	dl_expr_free(e);
-	return d.hit;
-}
-
-typedef struct dep_list {
-	const char *const *parts;
-	int n;
-	dl_buf *out;
-} dep_list;
-
-static int constraint_ref(const char *name, const char *expression, void *payload)
-{
-	dep_list *l = payload;
-	if (references(expression, l->parts, l->n))
-		dl_buf_printf(l->out, "%sdelta.constraints.%s -> %s", l->out->len ? "\n" : "", name, expression);
-	return 0;
-}
-
 int ac_check_dependents(dl_alter_txn *a, const char *const *parts, int n, const char *what)
 {
-	dl_buf col = DL_BUF_INIT, found = DL_BUF_INIT;
+	dl_buf col = DL_BUF_INIT, cons = DL_BUF_INIT, gen = DL_BUF_INIT;
 	se_path_text(&col, parts, n);
-	dep_list l = {parts, n, &found};
-	int rc = dl_table_constraints_each(&dl_alter_read_metadata(a)->configuration, constraint_ref, &l);
-	if (rc == 0 && found.len)
+	int rc = dl_column_dependents(dl_alter_read_schema(a), &dl_alter_read_metadata(a)->configuration, parts, n,
+	                              &cons, &gen);
+	if (rc == 0 && cons.len)
 		rc = dl_error_set_class(DL_ECONSTRAINT, "DELTA_CONSTRAINT_DEPENDENT_COLUMN_CHANGE",
 		                        "Cannot alter column %s because this column is referenced by the "
 		                        "following check constraint(s):\n%s (%s it would break them)",
-		                        col.data, found.data, what);
-	const dl_type *schema = dl_alter_read_schema(a);
-	dl_arena ar = DL_ARENA_INIT;
-	for (int i = 0; rc == 0 && i < schema->nchildren; i++) {
-		const char *gen = NULL;
-		if (dl_field_generation_expression(&schema->children[i], &ar, &gen) < 0) {
-			dl_error_clear();
-			continue;
-		}
-		if (gen && references(gen, parts, n))
-			dl_buf_printf(&found, "%s%s -> %s", found.len ? "\n" : "",
-			              schema->children[i].name, gen);
-	}
-	if (rc == 0 && found.len)
+		                        col.data, cons.data, what);
+	if (rc == 0 && gen.len)
 		rc = dl_error_set_class(DL_ECONSTRAINT, "DELTA_GENERATED_COLUMNS_DEPENDENT_COLUMN_CHANGE",
 		                        "Cannot alter column %s because this column is referenced by the "
 		                        "following generated column(s):\n%s (%s it would break them)",
-		                        col.data, found.data, what);
-	dl_arena_free(&ar);
+		                        col.data, gen.data, what);
 	dl_buf_free(&col);
-	dl_buf_free(&found);
+	dl_buf_free(&cons);
+	dl_buf_free(&gen);
 	return rc;
 }
 

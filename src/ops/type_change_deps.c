@@ -74,41 +74,49 @@ static void path_text(dl_buf *b, const char *const *parts, int n)
 	}
 }
 
-static int check_column(const dl_type *schema, const dl_str_map *config, const char *const *parts, int n,
-                        const dl_type *from, const dl_type *to)
+int dl_column_dependents(const dl_type *schema, const dl_str_map *configuration, const char *const *parts, int n,
+                         dl_buf *constraints, dl_buf *generated)
 {
-	dl_buf found = DL_BUF_INIT, col = DL_BUF_INIT;
-	char a[256], b[256];
-	dl_type_sql(from, a, sizeof a);
-	dl_type_sql(to, b, sizeof b);
-	path_text(&col, parts, n);
-	dep_list l = {parts, n, &found};
-	int rc = dl_table_constraints_each(config, constraint_ref, &l);
-	if (rc == 0 && found.len)
-		rc = dl_error_set_class(DL_ECONSTRAINT, "DELTA_CONSTRAINT_DATA_TYPE_MISMATCH",
-		                        "[DELTA_CONSTRAINT_DATA_TYPE_MISMATCH] Column %s has data type %s and "
-		                        "cannot be altered to data type %s because this column is referenced "
-		                        "by the following check constraint(s):\n%s",
-		                        col.data, a, b, found.data);
+	dep_list l = {parts, n, constraints};
+	DL_TRY(dl_table_constraints_each(configuration, constraint_ref, &l));
 	dl_arena ar = DL_ARENA_INIT;
-	for (int i = 0; rc == 0 && i < schema->nchildren; i++) {
+	for (int i = 0; i < schema->nchildren; i++) {
 		const char *gen = NULL;
 		if (dl_field_generation_expression(&schema->children[i], &ar, &gen) < 0) {
 			dl_error_clear();
 			continue;
 		}
 		if (gen && references(gen, parts, n))
-			dl_buf_printf(&found, "%s%s -> %s", found.len ? "\n" : "", schema->children[i].name, gen);
+			dl_buf_printf(generated, "%s%s -> %s", generated->len ? "\n" : "", schema->children[i].name, gen);
 	}
-	if (rc == 0 && found.len)
+	dl_arena_free(&ar);
+	return 0;
+}
+
+static int check_column(const dl_type *schema, const dl_str_map *config, const char *const *parts, int n,
+                        const dl_type *from, const dl_type *to)
+{
+	dl_buf cons = DL_BUF_INIT, gen = DL_BUF_INIT, col = DL_BUF_INIT;
+	char a[256], b[256];
+	dl_type_sql(from, a, sizeof a);
+	dl_type_sql(to, b, sizeof b);
+	path_text(&col, parts, n);
+	int rc = dl_column_dependents(schema, config, parts, n, &cons, &gen);
+	if (rc == 0 && cons.len)
+		rc = dl_error_set_class(DL_ECONSTRAINT, "DELTA_CONSTRAINT_DATA_TYPE_MISMATCH",
+		                        "[DELTA_CONSTRAINT_DATA_TYPE_MISMATCH] Column %s has data type %s and "
+		                        "cannot be altered to data type %s because this column is referenced "
+		                        "by the following check constraint(s):\n%s",
+		                        col.data, a, b, cons.data);
+	if (rc == 0 && gen.len)
 		rc = dl_error_set_class(DL_ECONSTRAINT, "DELTA_GENERATED_COLUMNS_DATA_TYPE_MISMATCH",
 		                        "[DELTA_GENERATED_COLUMNS_DATA_TYPE_MISMATCH] Column %s has data type %s "
 		                        "and cannot be altered to data type %s because this column is "
 		                        "referenced by the following generated column(s):\n%s",
-		                        col.data, a, b, found.data);
-	dl_arena_free(&ar);
+		                        col.data, a, b, gen.data);
 	dl_buf_free(&col);
-	dl_buf_free(&found);
+	dl_buf_free(&cons);
+	dl_buf_free(&gen);
 	return rc;
 }
 
