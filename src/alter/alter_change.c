@@ -36,7 +36,7 @@ typedef struct change_ctx {
 
 static void path_text(dl_buf *b, const se_path *p, int n)
 {
-	se_path_text(b, (const char *const *)p->parts, n);
+	dl_field_path_text(b, (const char *const *)p->parts, n);
 }
 
 static int change_refused(change_ctx *c, const dl_type *old, bool old_null, const dl_type *neu,
@@ -509,13 +509,13 @@ static int run_change(change_ctx *c, const char *column)
 	/* operationParameters */
 	dl_buf b = DL_BUF_INIT;
 	if (rc == 0 && ch->new_name) {
-		se_path_text(&b, parts, p->n);
+		dl_field_path_text(&b, parts, p->n);
 		rc = dl_txn_set_parameter(a->txn, "oldColumnPath", b.data);
 		dl_buf_clear(&b);
 		const char **np = dl_arena_calloc(&a->arena, (size_t)p->n, sizeof *np);
 		if (!np) rc = DL_ENOMEM;
 		for (int i = 0; rc == 0 && i < p->n; i++) np[i] = i + 1 == p->n ? ch->new_name : p->parts[i];
-		if (rc == 0) se_path_text(&b, np, p->n);
+		if (rc == 0) dl_field_path_text(&b, np, p->n);
 		if (rc == 0) rc = dl_txn_set_parameter(a->txn, "newColumnPath", b.data);
 	} else if (rc == 0) {
 		dl_field f;

@@ -45,7 +45,7 @@ static int insert_field(dl_type **out, const dl_type *st, void *payload)
 	if (st->id != DL_TYPE_STRUCT) return not_a_struct(e->path);
 	if (dl_type_field_index(st, e->field->name) >= 0) {
 		dl_buf b = DL_BUF_INIT;
-		se_path_text(&b, (const char *const *)e->path->parts, e->path->n);
+		dl_field_path_text(&b, (const char *const *)e->path->parts, e->path->n);
 		int rc = dl_error_set_class(DL_EINVALID, "DELTA_DUPLICATE_COLUMNS_FOUND",
 		                            "Found duplicate column(s) in adding columns: %s", b.data);
 		dl_buf_free(&b);
@@ -61,7 +61,7 @@ static int insert_field(dl_type **out, const dl_type *st, void *payload)
 			for (int k = 0; k + 1 < e->path->n && n < 64; k++) parts[n++] = e->path->parts[k];
 			parts[n++] = e->col->after ? e->col->after : "";
 			dl_buf b = DL_BUF_INIT;
-			se_path_text(&b, parts, n);
+			dl_field_path_text(&b, parts, n);
 			int rc = dl_error_set_class(DL_EINVALID, "DELTA_COLUMN_NOT_FOUND_IN_SCHEMA",
 			                            "Couldn't find column %s in the table schema (AFTER %s)",
 			                            b.data, e->col->after ? e->col->after : "");
@@ -295,7 +295,7 @@ static int check_clustering(dl_alter_txn *a, const dl_type *schema, const se_pat
 		}
 		if (hit) {
 			dl_buf b = DL_BUF_INIT;
-			se_path_text(&b, (const char *const *)p->parts, p->n);
+			dl_field_path_text(&b, (const char *const *)p->parts, p->n);
 			int rc = dl_error_set_class(DL_EUNSUPPORTED, "DELTA_UNSUPPORTED_DROP_CLUSTERING_COLUMN",
 			                            "Dropping clustering columns (%s) is not allowed.", b.data);
 			dl_buf_free(&b);
@@ -340,7 +340,7 @@ static int drop_columns(dl_alter_txn *a, const char *const *names, size_t n, boo
 			dl_type_unref(schema);
 			schema = next;
 			dl_buf_clear(&one);
-			se_path_text(&one, (const char *const *)p.parts, p.n);
+			dl_field_path_text(&one, (const char *const *)p.parts, p.n);
 			char *q = se_json_string(one.data);
 			dl_buf_printf(&params, "%s%s", ndropped ? "," : "", q ? q : "\"\"");
 			dl_free(q);

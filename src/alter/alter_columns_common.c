@@ -35,7 +35,7 @@ int ac_not_found(const dl_alter_txn *a, const char *const *parts, int n)
 {
 	(void)a;
 	dl_buf b = DL_BUF_INIT;
-	se_path_text(&b, parts, n);
+	dl_field_path_text(&b, parts, n);
 	int rc = dl_error_set_class(DL_EINVALID, "DELTA_COLUMN_NOT_FOUND_IN_SCHEMA",
 	                            "Unable to find %s column in the table schema", b.data);
 	dl_buf_free(&b);
@@ -62,7 +62,7 @@ int ac_parse_type(dl_type **out, const char *text, const char *column)
 int ac_check_dependents(dl_alter_txn *a, const char *const *parts, int n, const char *what)
 {
 	dl_buf col = DL_BUF_INIT, cons = DL_BUF_INIT, gen = DL_BUF_INIT;
-	se_path_text(&col, parts, n);
+	dl_field_path_text(&col, parts, n);
 	int rc = dl_column_dependents(dl_alter_read_schema(a), &dl_alter_read_metadata(a)->configuration, parts, n,
 	                              &cons, &gen);
 	if (rc == 0 && cons.len)
@@ -90,7 +90,7 @@ void ac_field_json(dl_buf *out, const char *const *parent, int nparent, const dl
 	if (all) {
 		for (int i = 0; i < nparent; i++) all[i] = parent[i];
 		all[nparent] = f->name;
-		se_path_text(&name, all, nparent + 1);
+		dl_field_path_text(&name, all, nparent + 1);
 	}
 	char tname[128];
 	dl_type_name(f->type, tname, sizeof tname);

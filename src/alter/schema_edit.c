@@ -4,6 +4,7 @@
 #include <string.h>
 #include <strings.h>
 #include "json/json.h"
+#include "log/schema.h"
 #include "util/error.h"
 #include "util/mem.h"
 
@@ -44,24 +45,6 @@ int se_path_parse(se_path *out, dl_arena *arena, const char *text)
 		p++;
 	}
 	return 0;
-}
-
-void se_path_text(dl_buf *out, const char *const *parts, int n)
-{
-	for (int i = 0; i < n; i++) {
-		if (i) dl_buf_putc(out, '.');
-		if (strpbrk(parts[i], ".` ") == NULL) {
-			dl_buf_puts(out, parts[i]);
-			continue;
-		}
-		dl_buf_putc(out, '`');
-		for (const char *c = parts[i]; *c; c++) {
-			if (*c == '`') dl_buf_putc(out, '`');
-			dl_buf_putc(out, *c);
-		}
-		dl_buf_putc(out, '`');
-	}
-	if (!out->data) dl_buf_puts(out, "");
 }
 
 int se_child_index(const dl_type *t, const char *name)
@@ -122,7 +105,7 @@ static int edit_rec(dl_type **out, const dl_type *t, const char *const *parts, i
 	int i = se_child_index(t, parts[at]);
 	if (i < 0) {
 		dl_buf b = DL_BUF_INIT;
-		se_path_text(&b, parts, at + 1);
+		dl_field_path_text(&b, parts, at + 1);
 		int rc = dl_error_set_class(DL_EINVALID, "DELTA_COLUMN_NOT_FOUND_IN_SCHEMA",
 		                            "Unable to find %s column in the table schema", b.data);
 		dl_buf_free(&b);

@@ -22,9 +22,6 @@ typedef struct se_path {
 
 /* Parses "a.b", "`a.b`.c" (`` inside backquotes is one `) into `arena`. */
 int se_path_parse(se_path *out, dl_arena *arena, const char *text);
-/* Spark's display of a path (UnresolvedAttribute.name): parts joined by
- * dots, a part with a dot or backquote quoted. */
-void se_path_text(dl_buf *out, const char *const *parts, int n);
 
 /* The index of step `name` in container `t`: a struct field
  * (case-insensitive), or 0 for "element", 0/1 for "key"/"value"; -1 when

@@ -454,3 +454,21 @@ int dl_schema_find(const dl_type *schema, const char *name)
 		if (strcasecmp(schema->children[i].name, name) == 0) return i;
 	return -1;
 }
+
+void dl_field_path_text(dl_buf *out, const char *const *parts, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (i) dl_buf_putc(out, '.');
+		if (strpbrk(parts[i], ".` ") == NULL) {
+			dl_buf_puts(out, parts[i]);
+			continue;
+		}
+		dl_buf_putc(out, '`');
+		for (const char *c = parts[i]; *c; c++) {
+			if (*c == '`') dl_buf_putc(out, '`');
+			dl_buf_putc(out, *c);
+		}
+		dl_buf_putc(out, '`');
+	}
+	if (!out->data) dl_buf_puts(out, "");
+}

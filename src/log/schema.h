@@ -74,5 +74,9 @@ int dl_field_identity(const dl_field *f, dl_identity_info *out);
 
 /* Index of a top-level column by exact name, then case-insensitively. */
 int dl_schema_find(const dl_type *schema, const char *name);
+/* Spark's prettyFieldName: the parts of a column path joined by '.', a
+ * part holding '.', '`' or ' ' backquoted (its '`' doubled); out's data is
+ * never NULL after the call. */
+void dl_field_path_text(dl_buf *out, const char *const *parts, int n);
 
 #endif

@@ -56,24 +56,6 @@ static int constraint_ref(const char *name, const char *expression, void *payloa
 	return 0;
 }
 
-/* Spark's prettyFieldName: parts joined by '.', backquoted when needed. */
-static void path_text(dl_buf *b, const char *const *parts, int n)
-{
-	for (int i = 0; i < n; i++) {
-		if (i) dl_buf_putc(b, '.');
-		if (!strpbrk(parts[i], ".` ")) {
-			dl_buf_puts(b, parts[i]);
-			continue;
-		}
-		dl_buf_putc(b, '`');
-		for (const char *p = parts[i]; *p; p++) {
-			if (*p == '`') dl_buf_putc(b, '`');
-			dl_buf_putc(b, *p);
-		}
-		dl_buf_putc(b, '`');
-	}
-}
-
 int dl_column_dependents(const dl_type *schema, const dl_str_map *configuration, const char *const *parts, int n,
                          dl_buf *constraints, dl_buf *generated)
 {
@@ -100,7 +82,7 @@ static int check_column(const dl_type *schema, const dl_str_map *config, const c
 	char a[256], b[256];
 	dl_type_sql(from, a, sizeof a);
 	dl_type_sql(to, b, sizeof b);
-	path_text(&col, parts, n);
+	dl_field_path_text(&col, parts, n);
 	int rc = dl_column_dependents(schema, config, parts, n, &cons, &gen);
 	if (rc == 0 && cons.len)
 		rc = dl_error_set_class(DL_ECONSTRAINT, "DELTA_CONSTRAINT_DATA_TYPE_MISMATCH",
