@@ -551,7 +551,8 @@ static int64_t live_rows(const dl_scan_file_parts *p, const pq_reader *r)
 static int cut_parts(dl_scan_file_parts *p, const pq_reader *r)
 {
 	const dl_scan_rg_plan *pl = &p->plan;
-	p->part_lo = dl_malloc(((size_t)pl->nrgs + 1) * sizeof *p->part_lo);
+	/* nrgs + 1 bounds, and one more for a file of no row groups: {0, 0} */
+	p->part_lo = dl_malloc(((size_t)pl->nrgs + 2) * sizeof *p->part_lo);
 	if (!p->part_lo) return DL_ENOMEM;
 	int64_t min_rows = 4 * p->s->batch_rows, acc = 0;
 	int k = 0;

@@ -332,12 +332,52 @@ static void release_midway(void **state)
 	fixture_close(&f);
 }
 
+/* A file of no row groups (an empty write) beside one with rows: cut
+ * into one empty part, read at 1 and 2 threads without touching past the
+ * part bounds (ASan caught the bounds array one entry short). */
+static void empty_file(void **state)
+{
+	(void)state;
+	fixture f;
+	assert_int_equal(fixture_open(&f), 0);
+	size_t s0 = write_file(&f, "part=1/empty.parquet", 0, 0, 250);
+	size_t s1 = write_file(&f, "part=2/rows.parquet", 0, 600, 250);
+	char add0[512], add1[512], meta[2048];
+	snprintf(add0, sizeof add0,
+	         "{\"add\":{\"path\":\"part=1/empty.parquet\",\"partitionValues\":{\"part\":\"1\"},\"size\":%zu,"
+	         "\"modificationTime\":1,\"dataChange\":true}}", s0);
+	snprintf(add1, sizeof add1,
+	         "{\"add\":{\"path\":\"part=2/rows.parquet\",\"partitionValues\":{\"part\":\"2\"},\"size\":%zu,"
+	         "\"modificationTime\":1,\"dataChange\":true}}", s1);
+	snprintf(meta, sizeof meta,
+	         "{\"metaData\":{\"id\":\"empty\",\"format\":{\"provider\":\"parquet\",\"options\":{}},"
+	         "\"schemaString\":%s,\"partitionColumns\":[\"part\"],\"configuration\":{},\"createdTime\":1}}",
+	         schema_json);
+	const char *lines[] = {"{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":2}}", meta, add0, add1};
+	assert_int_equal(fixture_commit(&f, 0, lines, 4), 0);
+	dl_scan_options o = DL_SCAN_OPTIONS_INIT;
+	o.batch_rows = 50;
+	scan_out one, two;
+	o.threads = 1;
+	run(&one, f.dir, &o);
+	o.threads = 2;
+	run(&two, f.dir, &o);
+	same_batches(&one, &two);
+	int64_t rows = 0;
+	for (int i = 0; i < two.n; i++) rows += two.b[i]->num_rows;
+	assert_int_equal(rows, 600);
+	scan_out_free(&one);
+	scan_out_free(&two);
+	fixture_close(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(parts_match_one_thread),
 		cmocka_unit_test(parts_group_row_groups),
 		cmocka_unit_test(release_midway),
+		cmocka_unit_test(empty_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
