@@ -25,6 +25,7 @@ static const char *const action_columns[] = {
 	"sidecar",
 };
 #define NCOLS (sizeof action_columns / sizeof action_columns[0])
+_Static_assert(NCOLS == DL_CP_KINDS, "dl_cp_file.kinds holds one per action column");
 
 typedef struct cp_ctx {
 	dl_replayer *r;
@@ -676,44 +677,88 @@ static int plan_row_group(const pq_reader *pr, int rg, const int *kinds, int nki
  * 18 MB). */
 #define CP_BATCH_ROWS 8192
 
-int dl_checkpoint_read_parquet(dl_replayer *r, dl_store *store, const char *path)
+/* Opens a checkpoint part or sidecar for dl_cp_file_next, to read the
+ * action columns a replay wants (dl_replay_metadata_only and
+ * dl_replay_wants_txns_domains of it, passed in so any thread can run this). */
+int dl_cp_file_open(dl_cp_file *f, dl_store *store, const char *path, bool meta_only, bool lists)
 {
-	pq_reader *pr;
-	int rc = pq_reader_open_store(&pr, store, path, -1);
+	memset(f, 0, sizeof *f);
+	f->path = path;
+	f->rg = -1;
+	int rc = pq_reader_open_store(&f->pr, store, path, -1);
 	if (rc < 0) return dl_error_prefix("reading checkpoint %s", path);
-	const dl_type *schema = pq_reader_schema(pr);
-	int kinds[NCOLS], n = 0;
-	bool meta_only = dl_replay_metadata_only(r), lists = dl_replay_wants_txns_domains(r);
+	const dl_type *schema = pq_reader_schema(f->pr);
 	for (size_t k = 0; k < NCOLS; k++) {
 		/* metaData, protocol; txn, domainMetadata when wanted */
 		if (meta_only && k != 2 && k != 3 && !(lists && (k == 4 || k == 5))) continue;
 		if (dl_type_field_index(schema, action_columns[k]) < 0) continue;
-		kinds[n++] = (int)k;
+		f->kinds[f->nkinds++] = (int)k;
 	}
-	cp_ctx c = {r, dl_replay_arena(r), path, 0};
-	if (rc == 0) rc = pq_reader_set_batch_size(pr, CP_BATCH_ROWS);
-	dl_buf text = DL_BUF_INIT;
-	const char *paths[NCOLS * MAXF];
-	int nrg = pq_reader_num_row_groups(pr);
-	for (int rg = 0; rc == 0 && n && rg < nrg; rg++) {
-		int npaths;
-		rc = plan_row_group(pr, rg, kinds, n, &text, paths, &npaths);
-		if (rc == 0 && npaths == 0) continue;
-		if (rc == 0) rc = pq_reader_rewind(pr);
-		if (rc == 0) rc = pq_reader_set_row_groups(pr, &rg, 1);
-		if (rc == 0) rc = pq_reader_select_paths(pr, paths, npaths);
-		while (rc == 0) {
-			dl_batch *b;
-			int64_t first;
-			rc = pq_reader_next(pr, &b, &first);
-			if (rc < 0 || !b) break;
-			rc = read_batch(&c, b, first);
-			dl_batch_free(b);
+	rc = pq_reader_set_batch_size(f->pr, CP_BATCH_ROWS);
+	if (rc < 0) {
+		dl_cp_file_close(f);
+		return dl_error_prefix("reading checkpoint %s", path);
+	}
+	return 0;
+}
+
+/* The next batch of the row groups worth reading (their planned columns
+ * only), or *out NULL at the end. Any thread, one at a time per file. */
+int dl_cp_file_next(dl_cp_file *f, dl_batch **out, int64_t *first)
+{
+	*out = NULL;
+	int rc = 0, nrg = pq_reader_num_row_groups(f->pr);
+	while (rc == 0 && f->nkinds) {
+		if (f->rg >= 0) {
+			rc = pq_reader_next(f->pr, out, first);
+			if (rc < 0 || *out) break;
 		}
+		if (++f->rg >= nrg) break;
+		const char *paths[NCOLS * MAXF];
+		int npaths;
+		rc = plan_row_group(f->pr, f->rg, f->kinds, f->nkinds, &f->text, paths, &npaths);
+		if (rc == 0 && npaths == 0) continue;
+		if (rc == 0) rc = pq_reader_rewind(f->pr);
+		if (rc == 0) rc = pq_reader_set_row_groups(f->pr, &f->rg, 1);
+		if (rc == 0) rc = pq_reader_select_paths(f->pr, paths, npaths);
 	}
-	dl_buf_free(&text);
-	pq_reader_free(pr);
+	if (rc < 0 && rc != DL_ENOMEM && !strstr(dl_error_last()->message, f->path))
+		dl_error_prefix("reading checkpoint %s", f->path);
+	return rc;
+}
+
+void dl_cp_file_close(dl_cp_file *f)
+{
+	dl_buf_free(&f->text);
+	pq_reader_free(f->pr);
+	f->pr = NULL;
+}
+
+/* Offers the actions of a batch of `path` (rows from `first` on). On the
+ * replaying thread only: it builds in the replay's arena. */
+int dl_cp_offer_batch(dl_replayer *r, const char *path, const dl_batch *b, int64_t first)
+{
+	cp_ctx c = {r, dl_replay_arena(r), path, 0};
+	int rc = read_batch(&c, b, first);
 	if (rc < 0 && rc != DL_ENOMEM && !strstr(dl_error_last()->message, path))
 		dl_error_prefix("reading checkpoint %s", path);
+	return rc;
+}
+
+int dl_checkpoint_read_parquet(dl_replayer *r, dl_store *store, const char *path)
+{
+	dl_cp_file f;
+	DL_TRY(dl_cp_file_open(&f, store, path, dl_replay_metadata_only(r), dl_replay_wants_txns_domains(r)));
+	int rc;
+	for (;;) {
+		dl_batch *b;
+		int64_t first;
+		rc = dl_cp_file_next(&f, &b, &first);
+		if (rc < 0 || !b) break;
+		rc = dl_cp_offer_batch(r, path, b, first);
+		dl_batch_free(b);
+		if (rc < 0) break;
+	}
+	dl_cp_file_close(&f);
 	return rc;
 }

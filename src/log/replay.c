@@ -404,21 +404,37 @@ static int replay_checkpoint(dl_replayer *r, dl_store *store, const dl_log_segme
 	r->in_checkpoint = true;
 	r->commit_check = false;
 	r->log_version = -(seg->checkpoint_version + 2);
-	for (size_t i = 0; i < seg->ncheckpoint; i++) {
+	/* A v2 checkpoint in JSON is one file; Parquet parts decode ahead */
+	const char **paths = dl_malloc((seg->ncheckpoint ? seg->ncheckpoint : 1) * sizeof *paths);
+	if (!paths) return dl_error_set(DL_ENOMEM, "out of memory reading the checkpoint");
+	size_t np = 0;
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < seg->ncheckpoint; i++) {
 		const dl_log_file *f = &seg->checkpoint[i];
-		int rc = f->kind == DL_LOGF_CHECKPOINT_V2_JSON
-		             ? replay_json_file(r, store, f->path, f->size)
-		             : dl_checkpoint_read_parquet(r, store, f->path);
-		DL_TRY(rc);
+		if (f->kind == DL_LOGF_CHECKPOINT_V2_JSON) rc = replay_json_file(r, store, f->path, f->size);
+		else paths[np++] = f->path;
 	}
+	if (rc == 0) rc = dl_checkpoint_read_files(r, store, paths, np);
+	dl_free(paths);
+	DL_TRY(rc);
 	/* Sidecars listed by the checkpoint hold its file actions. */
-	char buf[4096];
-	for (size_t i = 0; i < r->nsidecars; i++) {
-		const char *sp = r->sidecars[i].path;
-		const char *slash = strrchr(sp, '/');
-		snprintf(buf, sizeof buf, DL_LOG_DIR "/_sidecars/%s", slash ? slash + 1 : sp);
-		DL_TRY(dl_checkpoint_read_parquet(r, store, buf));
+	if (r->nsidecars == 0) {
+		r->in_checkpoint = false;
+		return 0;
 	}
+	char **sp = dl_calloc(r->nsidecars, sizeof *sp);
+	if (!sp) return dl_error_set(DL_ENOMEM, "out of memory reading the checkpoint's sidecars");
+	for (size_t i = 0; rc == 0 && i < r->nsidecars; i++) {
+		const char *p = r->sidecars[i].path;
+		const char *slash = strrchr(p, '/');
+		sp[i] = dl_malloc(strlen(DL_LOG_DIR "/_sidecars/") + strlen(slash ? slash + 1 : p) + 1);
+		if (!sp[i]) rc = dl_error_set(DL_ENOMEM, "out of memory reading the checkpoint's sidecars");
+		else sprintf(sp[i], DL_LOG_DIR "/_sidecars/%s", slash ? slash + 1 : p);
+	}
+	if (rc == 0) rc = dl_checkpoint_read_files(r, store, (const char *const *)sp, r->nsidecars);
+	for (size_t i = 0; i < r->nsidecars; i++) dl_free(sp[i]);
+	dl_free(sp);
+	DL_TRY(rc);
 	r->in_checkpoint = false;
 	return 0;
 }
