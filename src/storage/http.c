@@ -498,3 +498,32 @@ int64_t dl_http_parse_date(const char *s)
 	if (t == (time_t)-1) return -1;
 	return (int64_t)t * 1000 + ms;
 }
+
+int dl_http_take_body(uint8_t **data, size_t *len, dl_http_response *resp)
+{
+	if (!resp->body.data) DL_TRY(dl_buf_reserve(&resp->body, 1));
+	*len = resp->body.len;
+	*data = (uint8_t *)dl_buf_detach(&resp->body, NULL); /* NUL room included */
+	return 0;
+}
+
+void dl_http_range_header(char *out, size_t cap, const char *name, int64_t offset, size_t len)
+{
+	snprintf(out, cap, "%s: bytes=%lld-%lld", name, (long long)offset, (long long)offset + (long long)len - 1);
+}
+
+bool dl_http_range_result(size_t *got, const dl_http_response *resp, int64_t offset)
+{
+	if (resp->status == 416) *got = 0;                                   /* past the end */
+	else if (resp->status == 206) *got = resp->dest_len;
+	else if (resp->status == 200 && offset == 0) *got = resp->dest_len; /* the whole object fit */
+	else return false;
+	return true;
+}
+
+void dl_http_head_result(int64_t *size, int64_t *mtime, const dl_http_response *resp)
+{
+	*size = resp->content_length < 0 ? 0 : resp->content_length;
+	int64_t t = dl_http_parse_date(resp->last_modified);
+	*mtime = t < 0 ? 0 : t;
+}

@@ -88,6 +88,21 @@ void dl_http_response_free(dl_http_response *r);
 int dl_http_send(dl_http_response *resp, dl_http *h, const dl_http_request *req,
                  bool *transport_ambiguous);
 
+/* ---- what a response means, the same for every backend ---- */
+
+/* The body of a 2xx response, detached: room for a NUL after its *len
+ * bytes, also when empty. */
+int dl_http_take_body(uint8_t **data, size_t *len, dl_http_response *resp);
+/* The header of a ranged GET of len > 0 bytes from offset:
+ * "<name>: bytes=first-last" (name "Range", or Azure's "x-ms-range"). */
+void dl_http_range_header(char *out, size_t cap, const char *name, int64_t offset, size_t len);
+/* The bytes a ranged GET read into its dest: 206, the part; 416, none
+ * (offset past the end); 200 at offset 0, the whole object (it fit).
+ * False for any other status, which the backend turns into its error. */
+bool dl_http_range_result(size_t *got, const dl_http_response *resp, int64_t offset);
+/* Size and last-modified time (epoch ms, 0 when absent) of a 2xx HEAD. */
+void dl_http_head_result(int64_t *size, int64_t *mtime, const dl_http_response *resp);
+
 /* Percent-encodes s for a URL: every byte but A-Z a-z 0-9 - . _ ~ (and '/'
  * when keep_slash). */
 int dl_http_encode(dl_buf *out, const char *s, size_t n, bool keep_slash);

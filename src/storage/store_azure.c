@@ -234,13 +234,7 @@ static int az_get(uint8_t **data, size_t *len, void *impl, const char *path)
 	if (rc == 0 && is_container_missing(&resp)) rc = dl_az_error(s, &resp, "GET", blob, 0);
 	else if (rc == 0 && resp.status == 404) rc = not_found(s, blob);
 	else if (rc == 0 && resp.status / 100 != 2) rc = dl_az_error(s, &resp, "GET", blob, 0);
-	else if (rc == 0) {
-		if (!resp.body.data) rc = dl_buf_reserve(&resp.body, 1);
-		if (rc == 0) {
-			*len = resp.body.len;
-			*data = (uint8_t *)dl_buf_detach(&resp.body, NULL); /* NUL room included */
-		}
-	}
+	else if (rc == 0) rc = dl_http_take_body(data, len, &resp);
 	dl_http_response_free(&resp);
 	dl_free(blob);
 	return rc;
@@ -254,8 +248,7 @@ static int az_get_range(uint8_t *buf, size_t *got, void *impl, const char *path,
 	char *blob;
 	DL_TRY(dl_az_blob(&blob, s, path));
 	char range[80];
-	snprintf(range, sizeof range, "x-ms-range: bytes=%lld-%lld", (long long)offset,
-	         (long long)offset + (long long)len - 1);
+	dl_http_range_header(range, sizeof range, "x-ms-range", offset, len);
 	const char *hs[] = {range};
 	dl_http_response resp;
 	dl_az_req r = {.method = "GET", .blob = blob, .headers = hs, .nheaders = 1, .idempotent = true,
@@ -263,10 +256,7 @@ static int az_get_range(uint8_t *buf, size_t *got, void *impl, const char *path,
 	int rc = dl_az_request(&resp, s, &r, NULL);
 	if (rc == 0 && is_container_missing(&resp)) rc = dl_az_error(s, &resp, "ranged GET", blob, 0);
 	else if (rc == 0 && resp.status == 404) rc = not_found(s, blob);
-	else if (rc == 0 && resp.status == 416) *got = 0; /* past the end */
-	else if (rc == 0 && resp.status == 206) *got = resp.dest_len;
-	else if (rc == 0 && resp.status == 200 && offset == 0) *got = resp.dest_len; /* whole blob fit */
-	else if (rc == 0) rc = dl_az_error(s, &resp, "ranged GET", blob, 0);
+	else if (rc == 0 && !dl_http_range_result(got, &resp, offset)) rc = dl_az_error(s, &resp, "ranged GET", blob, 0);
 	dl_http_response_free(&resp);
 	dl_free(blob);
 	return rc;
@@ -279,11 +269,7 @@ static int head(int64_t *size, int64_t *mtime, dl_az_store *s, const char *blob)
 	int rc = dl_az_request(&resp, s, &r, NULL);
 	if (rc == 0 && resp.status == 404) rc = not_found(s, blob);
 	else if (rc == 0 && resp.status / 100 != 2) rc = dl_az_error(s, &resp, "HEAD", blob, 0);
-	else if (rc == 0) {
-		*size = resp.content_length < 0 ? 0 : resp.content_length;
-		int64_t t = dl_http_parse_date(resp.last_modified);
-		*mtime = t < 0 ? 0 : t;
-	}
+	else if (rc == 0) dl_http_head_result(size, mtime, &resp);
 	dl_http_response_free(&resp);
 	return rc;
 }

@@ -231,11 +231,7 @@ static int s3_get(uint8_t **data, size_t *len, void *impl, const char *path)
 	} else if (rc == 0 && resp.status / 100 != 2) {
 		rc = dl_s3_error(s, &resp, "GET", key, 0);
 	} else if (rc == 0) {
-		if (!resp.body.data) rc = dl_buf_reserve(&resp.body, 1);
-		if (rc == 0) {
-			*len = resp.body.len;
-			*data = (uint8_t *)dl_buf_detach(&resp.body, NULL); /* NUL room included */
-		}
+		rc = dl_http_take_body(data, len, &resp);
 	}
 	dl_http_response_free(&resp);
 	dl_free(key);
@@ -250,18 +246,14 @@ static int s3_get_range(uint8_t *buf, size_t *got, void *impl, const char *path,
 	char *key;
 	DL_TRY(dl_s3_key(&key, s, path));
 	char range[80];
-	snprintf(range, sizeof range, "Range: bytes=%lld-%lld", (long long)offset,
-	         (long long)offset + (long long)len - 1);
+	dl_http_range_header(range, sizeof range, "Range", offset, len);
 	const char *hs[] = {range};
 	dl_http_response resp;
 	dl_s3_req r = {.method = "GET", .key = key, .headers = hs, .nheaders = 1, .idempotent = true,
 	               .dest = buf, .dest_cap = len};
 	int rc = dl_s3_request(&resp, s, &r, NULL);
 	if (rc == 0 && resp.status == 404) rc = dl_error_set(DL_ENOTFOUND, "s3://%s/%s: no such object", s->cfg.bucket, key);
-	else if (rc == 0 && resp.status == 416) *got = 0; /* past the end */
-	else if (rc == 0 && resp.status == 206) *got = resp.dest_len;
-	else if (rc == 0 && resp.status == 200 && offset == 0) *got = resp.dest_len; /* whole object fit */
-	else if (rc == 0) rc = dl_s3_error(s, &resp, "ranged GET", key, 0);
+	else if (rc == 0 && !dl_http_range_result(got, &resp, offset)) rc = dl_s3_error(s, &resp, "ranged GET", key, 0);
 	dl_http_response_free(&resp);
 	dl_free(key);
 	return rc;
@@ -274,11 +266,7 @@ static int head(int64_t *size, int64_t *mtime, dl_s3_store *s, const char *key)
 	int rc = dl_s3_request(&resp, s, &r, NULL);
 	if (rc == 0 && resp.status == 404) rc = dl_error_set(DL_ENOTFOUND, "s3://%s/%s: no such object", s->cfg.bucket, key);
 	else if (rc == 0 && resp.status / 100 != 2) rc = dl_s3_error(s, &resp, "HEAD", key, 0);
-	else if (rc == 0) {
-		*size = resp.content_length < 0 ? 0 : resp.content_length;
-		int64_t t = dl_http_parse_date(resp.last_modified);
-		*mtime = t < 0 ? 0 : t;
-	}
+	else if (rc == 0) dl_http_head_result(size, mtime, &resp);
 	dl_http_response_free(&resp);
 	return rc;
 }
