@@ -177,7 +177,11 @@ int dl_mg_plan_files(mg_exec *x)
 }
 
 /* The target side of the join: the candidate files in order, each row with
- * __file and __pos (its position in the file, the old DV's rows skipped). */
+ * __file and __pos (its position in the file, the old DV's rows skipped).
+ * A file is read a part at a time (dl_scan_read_add_parts: runs of row
+ * groups of at least 4 batches), the next part only once the join has
+ * taken the batches of the last, so the rows held are a part's, however
+ * large the file: peak memory does not grow with the target's files. */
 typedef struct tstream {
 	mg_exec *x;
 	dl_type *schema;
@@ -185,11 +189,32 @@ typedef struct tstream {
 	size_t file;
 	dl_batch **q;
 	int nq, qi, capq;
+	dl_scan_file_parts *parts; /* the file being read, while parts remain */
+	int part, nparts;          /* the part last read, of nparts */
 	int64_t pos;
 	uint64_t *old;
 	size_t nold, old_i;
 	int err;
 } tstream;
+
+/* Keeps the file's parts beyond the first to read one at a time. */
+static int take_parts(void *payload, dl_scan_file_parts *fp, int nparts)
+{
+	tstream *t = payload;
+	if (nparts > 1) {
+		dl_scan_file_parts_ref(fp, 1);
+		t->parts = fp;
+		t->nparts = nparts;
+	}
+	return 0;
+}
+
+static void drop_parts(tstream *t)
+{
+	dl_scan_file_parts_unref(t->parts);
+	t->parts = NULL;
+	t->part = t->nparts = 0;
+}
 
 static int collect(void *payload, dl_batch *b)
 {
@@ -224,7 +249,16 @@ static int load_file(tstream *t)
 		if (rc < 0) return dl_error_prefix("deletion vector of %s", a->path);
 	}
 	t->nq = t->qi = 0;
-	return dl_scan_read_add(t->reader, a, NULL, 0, false, collect, t);
+	drop_parts(t);
+	return dl_scan_read_add_parts(t->reader, a, take_parts, collect, t);
+}
+
+/* The next part of the file being read into the queue. */
+static int load_part(tstream *t)
+{
+	int rc = dl_scan_read_part(t->parts, ++t->part, collect, t);
+	if (rc < 0 || t->part + 1 >= t->nparts) drop_parts(t);
+	return rc;
 }
 
 static int tstream_next(dl_batch_stream *s, dl_batch **out)
@@ -235,11 +269,16 @@ static int tstream_next(dl_batch_stream *s, dl_batch **out)
 	while (t->qi >= t->nq) {
 		for (int i = t->qi; i < t->nq; i++) dl_batch_free(t->q[i]);
 		t->nq = t->qi = 0;
-		if (t->file >= x->nfiles) return 0;
+		if (!t->parts && t->file >= x->nfiles) return 0;
 		int64_t t0 = dl_monotonic_ns();
-		int rc = load_file(t);
+		int rc;
+		if (t->parts) {
+			rc = load_part(t);
+		} else {
+			rc = load_file(t);
+			t->file++;
+		}
 		x->scan_ns += dl_monotonic_ns() - t0;
-		t->file++;
 		DL_TRY(rc);
 	}
 	dl_batch *b = t->q[t->qi];
@@ -276,6 +315,7 @@ static void tstream_release(dl_batch_stream *s)
 	for (int i = t->qi; i < t->nq; i++) dl_batch_free(t->q[i]);
 	dl_free(t->q);
 	dl_free(t->old);
+	drop_parts(t);
 	dl_scan_free(t->reader);
 	dl_type_unref(t->schema);
 	dl_free(t);

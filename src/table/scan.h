@@ -152,6 +152,10 @@ int dl_scan_read_add_rows(dl_scan *s, const dl_add *add, int64_t *live, dl_scan_
 typedef struct dl_scan_file_parts dl_scan_file_parts;
 typedef int (*dl_scan_split_fn)(void *payload, dl_scan_file_parts *fp, int nparts);
 int dl_scan_read_file_parts(dl_scan *s, size_t i, dl_scan_split_fn split, dl_scan_emit_fn emit, void *payload);
+/* The same for any add action (MERGE reads its target files a part at a
+ * time this way, so that it never holds a whole file's rows). */
+int dl_scan_read_add_parts(dl_scan *s, const dl_add *add, dl_scan_split_fn split, dl_scan_emit_fn emit,
+                           void *payload);
 /* Reads part k (k >= 1) of a file that dl_scan_read_file_parts split. */
 int dl_scan_read_part(dl_scan_file_parts *fp, int k, dl_scan_emit_fn emit, void *payload);
 void dl_scan_file_parts_ref(dl_scan_file_parts *fp, int n);

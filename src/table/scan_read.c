@@ -670,6 +670,12 @@ int dl_scan_read_add_rows(dl_scan *s, const dl_add *add, int64_t *live, dl_scan_
 	return read_add(s, add, NULL, 0, false, NULL, NULL, emit, live, payload);
 }
 
+int dl_scan_read_add_parts(dl_scan *s, const dl_add *add, dl_scan_split_fn split, dl_scan_emit_fn emit,
+                           void *payload)
+{
+	return read_add(s, add, NULL, 0, false, split, emit, NULL, NULL, payload);
+}
+
 int dl_scan_read_file(dl_scan *s, size_t i, dl_scan_emit_fn emit, void *payload)
 {
 	return dl_scan_read_file_parts(s, i, NULL, emit, payload);
