@@ -159,6 +159,9 @@ typedef struct mg_exec {
 	bool ins_ready;
 	dl_type *ins_us;
 	bool *ins_given;
+	/* fills what an INSERT clause leaves out of the columns another one
+	 * gives (merge_write.c fill_left_out); opened when needed */
+	dl_enforcer *ins_enf;
 	dl_batch **insb;
 	int ninsb, capinsb;
 	int64_t ins_rows, ins_charged;

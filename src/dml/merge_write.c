@@ -19,6 +19,7 @@
 #include "exec/spill.h"
 #include "json/json.h"
 #include "log/protocol.h"
+#include "log/schema.h"
 #include "log/snapshot.h"
 #include "log/table_features.h"
 #include "ops/column_mapping.h"
@@ -380,10 +381,68 @@ static int union_schema(mg_exec *x, dl_type **out, bool *given)
 	return *out ? 0 : dl_error_last()->code;
 }
 
+/* Columns some INSERT clause gives are written as given by every clause
+ * (the write fills only the columns no clause gives). So a column clause
+ * k leaves out takes here what the write would have given it, as Spark's
+ * per-clause insert does: its DEFAULT, or its generated value computed
+ * from the row (the enforcer's fill over the row as clause k gives it),
+ * else NULL. *full: the clause's rows in the table's columns, with every
+ * column it leaves out filled; NULL when it leaves none of the given
+ * columns out. An IDENTITY column left out where another clause gives
+ * values is refused: its values come from the high-water mark, which only
+ * the write advances. */
+static int fill_left_out(mg_exec *x, int k, const dl_batch *b, const bool *given, dl_batch **full)
+{
+	*full = NULL;
+	dl_expr *const *set = x->m->cl[k].set;
+	bool any = false;
+	for (int w = 0; w < x->nw; w++) {
+		if (!given[w] || (set && set[w])) continue;
+		const dl_field *f = &x->wschema->children[w];
+		dl_identity_info id;
+		DL_TRY(dl_field_identity(f, &id));
+		if (id.is_identity)
+			return dl_error_set(DL_EUNSUPPORTED,
+			                    "MERGE: the IDENTITY column %s is given by one INSERT clause and left out by "
+			                    "another, which is not supported yet; give it in every INSERT clause or in none",
+			                    f->name);
+		any = true;
+	}
+	if (!any) return 0;
+	if (!x->ins_enf) DL_TRY(dl_enforcer_new(&x->ins_enf, x->wschema, &x->config));
+	dl_batch *o = dl_batch_new(x->wschema, b->num_rows);
+	bool *provided = dl_calloc((size_t)x->nw + 1, sizeof *provided);
+	int rc = o && provided ? 0 : DL_ENOMEM;
+	for (int w = 0, bj = 0; rc == 0 && w < x->nw; w++) {
+		dl_identity_info id;
+		rc = dl_field_identity(&x->wschema->children[w], &id);
+		if (rc < 0) break;
+		bool has = set && set[w];
+		/* identity columns no clause gives are numbered by the write */
+		provided[w] = has || id.is_identity;
+		o->cols[w] = has ? dl_array_slice(b->cols[bj++], 0, b->num_rows)
+		                 : dl_array_new_null(x->wschema->children[w].type, b->num_rows);
+		if (!o->cols[w]) rc = dl_error_last()->code;
+	}
+	if (rc == 0) rc = dl_enforcer_fill(x->ins_enf, o, provided);
+	dl_free(provided);
+	if (rc < 0) {
+		dl_batch_free(o);
+		return rc;
+	}
+	*full = o;
+	return 0;
+}
+
 static int conform_insert(mg_exec *x, int k, dl_batch *b, const dl_type *us, const bool *given, dl_batch **out)
 {
+	dl_batch *full;
+	DL_TRY(fill_left_out(x, k, b, given, &full));
 	dl_batch *o = dl_batch_new((dl_type *)us, b->num_rows);
-	if (!o) return dl_error_last()->code;
+	if (!o) {
+		dl_batch_free(full);
+		return dl_error_last()->code;
+	}
 	int j = 0, bj = 0, rc = 0;
 	for (int w = 0; w < x->nw && rc == 0; w++) {
 		bool has = x->m->cl[k].set && x->m->cl[k].set[w];
@@ -391,6 +450,9 @@ static int conform_insert(mg_exec *x, int k, dl_batch *b, const dl_type *us, con
 			if (has) {
 				o->cols[j] = b->cols[bj];
 				b->cols[bj] = NULL;
+			} else if (full) {
+				o->cols[j] = full->cols[w];
+				full->cols[w] = NULL;
 			} else if (!(o->cols[j] = dl_array_new_null(x->wschema->children[w].type, b->num_rows))) {
 				rc = dl_error_last()->code;
 			}
@@ -398,6 +460,7 @@ static int conform_insert(mg_exec *x, int k, dl_batch *b, const dl_type *us, con
 		}
 		if (has) bj++;
 	}
+	dl_batch_free(full);
 	if (rc < 0) {
 		dl_batch_free(o);
 		return rc;
@@ -559,6 +622,7 @@ void dl_mg_inserts_free(mg_exec *x)
 	dl_spill_free(x->ins_spill_cdc);
 	dl_type_unref(x->ins_us);
 	dl_free(x->ins_given);
+	dl_enforcer_free(x->ins_enf);
 }
 
 static int write_inserts(mg_exec *x, bool cdf)
