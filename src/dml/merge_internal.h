@@ -185,9 +185,9 @@ typedef struct mg_exec {
  * clause for messages. *out is unbound. */
 int dl_mg_resolve(mg_exec *x, dl_expr **out, const char *sql, bool allow_t, bool allow_s, const char *what);
 /* dl_mg_resolve then bind to the canonical schema; with `to` non-NULL the
- * value is cast to it (store assignment). */
+ * value is cast to it as the store assignment into column `col`. */
 int dl_mg_resolve_bound(mg_exec *x, dl_expr **out, const char *sql, bool allow_t, bool allow_s,
-                        const char *what, const dl_type *to);
+                        const char *what, const dl_type *to, const char *col);
 /* The ON condition into x->tkeys/skeys/null_safe, x->residual, x->prune. */
 int dl_mg_split_on(mg_exec *x);
 /* After the source is read: each plain `t.col = <source expr>` key adds

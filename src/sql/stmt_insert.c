@@ -11,6 +11,7 @@
  * (num_affected_rows, num_inserted_rows). */
 #include "sql/session_internal.h"
 #include "columnar/batch_stream.h"
+#include "dml/struct_store.h"
 #include "expr/ast.h"
 #include "log/snapshot.h"
 #include "ops/type_change_meta.h"
@@ -162,9 +163,15 @@ static int cast_to(dl_batch_stream **out, dl_batch_stream *in, const dl_type *ta
 		char ty[4096];
 		dl_type_sql(to, ty, sizeof ty);
 		bool same = dl_type_equals(to, t->children[i].type) || t->children[i].type->id == DL_TYPE_NULL;
-		rc = same ? 0 : dl_buf_puts(&b, "CAST(");
+		/* Spark's ANSI store assignment: an overflow names the column
+		 * (CAST_OVERFLOW_IN_TABLE_INSERT) */
+		rc = same ? 0 : dl_buf_puts(&b, "__check_overflow_in_table_insert(");
 		if (rc == 0) rc = quote_ident(&b, t->children[i].name);
-		if (rc == 0 && !same) rc = dl_buf_printf(&b, " AS %s)", ty);
+		if (rc == 0 && !same) {
+			rc = dl_buf_printf(&b, ", CAST(NULL AS %s), ", ty);
+			dl_dml_sql_string(&b, t->children[i].name);
+			if (rc == 0) rc = dl_buf_putc(&b, ')');
+		}
 		if (rc == 0 && t->children[i].type->id == DL_TYPE_NULL) {
 			/* NULL values: typed by the column (a NULL-typed column has no Parquet type) */
 			dl_buf_free(&b);

@@ -156,6 +156,67 @@ static void test_failure_leaves_table(void **state)
 	dl_free(t);
 }
 
+/* The table's files and log, to compare before and after a failure. */
+static char *tree_of(const char *dir)
+{
+	char cmd[4200];
+	snprintf(cmd, sizeof cmd, "cd '%s' && find . -type f | sort | xargs md5sum", dir);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	char *buf = calloc(1, 1 << 16);
+	size_t n = fread(buf, 1, (1 << 16) - 1, p);
+	buf[n] = 0;
+	pclose(p);
+	return buf;
+}
+
+/* ANSI store assignment in both clauses: a value overflowing the INT
+ * column is Spark's DELTA_CAST_OVERFLOW_IN_TABLE_WRITE naming the column,
+ * the table stays byte-identical; the user's own CAST keeps CAST_OVERFLOW. */
+static void merge_overflow(const char *t, bool insert, const char *value, const char *klass)
+{
+	char *before = tree_of(t);
+	dl_merge *m;
+	assert_int_equal(dl_merge_new(&m, t, NULL), 0);
+	struct ArrowArrayStream st;
+	source_stream(&st, "id BIGINT, v BIGINT", "1,5000000000;3,6000000000");
+	assert_int_equal(dl_merge_source_stream(m, &st), 0);
+	assert_int_equal(dl_merge_alias(m, "t", "s"), 0);
+	assert_int_equal(dl_merge_on(m, "t.id = s.id"), 0);
+	const char *cols[] = {"id", "i"}, *vals[] = {"s.id", value};
+	if (insert) assert_int_equal(dl_merge_when_not_matched_insert(m, NULL, cols, vals, 2), 0);
+	else assert_int_equal(dl_merge_when_matched_update(m, NULL, cols + 1, vals + 1, 1), 0);
+	dl_merge_metrics r;
+	assert_true(dl_merge_execute(&r, m) < 0);
+	const dl_error *e = dl_error_last();
+	assert_string_equal(e->klass, klass);
+	if (strcmp(klass, "DELTA_CAST_OVERFLOW_IN_TABLE_WRITE") == 0)
+		assert_non_null(strstr(e->message, "Failed to write a value of \"BIGINT\" type into the \"INT\" type "
+		                                   "column `i` due to an overflow."));
+	dl_merge_free(m);
+	char *after = tree_of(t);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+}
+
+static void test_store_overflow(void **state)
+{
+	(void)state;
+	char *t = fx_table(g_dir, "overflow");
+	dl_write_options o = fx_opts(DL_WRITE_ERROR_IF_EXISTS);
+	int64_t v;
+	assert_int_equal(fx_write(&v, t, "id BIGINT, i INT", "1,1;2,2", &o), 0);
+	merge_overflow(t, false, "s.v", "DELTA_CAST_OVERFLOW_IN_TABLE_WRITE");
+	merge_overflow(t, true, "s.v", "DELTA_CAST_OVERFLOW_IN_TABLE_WRITE");
+	merge_overflow(t, false, "CAST(s.v AS INT)", "CAST_OVERFLOW");
+	merge_overflow(t, true, "CAST(s.v AS INT)", "CAST_OVERFLOW");
+	char *rows = fx_read(t, -1, NULL);
+	assert_string_equal(rows, "1,1;2,2");
+	dl_free(rows);
+	dl_free(t);
+}
+
 static void test_memory_limit(void **state)
 {
 	(void)state;
@@ -405,6 +466,7 @@ int main(void)
 		cmocka_unit_test(test_table_source_time_travel),
 		cmocka_unit_test(test_clause_rules),
 		cmocka_unit_test(test_failure_leaves_table),
+		cmocka_unit_test(test_store_overflow),
 		cmocka_unit_test(test_memory_limit),
 		cmocka_unit_test(test_touched_rows_spill),
 		cmocka_unit_test(test_options_and_arguments),

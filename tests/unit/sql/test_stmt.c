@@ -124,7 +124,7 @@ static void insert_type_widening(void **state)
 	/* no evolution: cast, and a value that does not fit fails */
 	expect_rows(db, "INSERT INTO w VALUES (2, named_struct('x', 2, 'y', 'b'), array(2), 2)", "1|1\n");
 	expect_error(db, "INSERT INTO w VALUES (70000, named_struct('x', 2, 'y', 'b'), array(2), 2)", DL_EINVALID,
-	             "CAST_OVERFLOW");
+	             "CAST_OVERFLOW_IN_TABLE_INSERT");
 	expect_rows(db, "DESCRIBE w", "a|smallint|NULL\ns|struct<x:tinyint,y:string>|NULL\nl|array<int>|NULL\n"
 	                              "d|double|NULL\n");
 	/* with evolution: int into short, int into the byte field, bigint
@@ -141,7 +141,7 @@ static void insert_type_widening(void **state)
 	expect_ok(db, "SET spark.databricks.delta.schema.autoMerge.enabled = true");
 	expect_rows(db, "INSERT INTO w VALUES (3, named_struct('x', 3, 'y', 'd'), array(3), 4)", "1|1\n");
 	expect_ok(db, "CREATE TABLE nw (a SHORT)");
-	expect_error(db, "INSERT INTO nw VALUES (70000)", DL_EINVALID, "CAST_OVERFLOW");
+	expect_error(db, "INSERT INTO nw VALUES (70000)", DL_EINVALID, "CAST_OVERFLOW_IN_TABLE_INSERT");
 	expect_rows(db, "DESCRIBE nw", "a|smallint|NULL\n");
 	expect_ok(db, "RESET spark.databricks.delta.schema.autoMerge.enabled");
 }
