@@ -17,6 +17,7 @@
  * Every expression is rewritten onto those names and bound once. */
 #ifndef DL_DML_MERGE_INTERNAL_H
 #define DL_DML_MERGE_INTERNAL_H
+#include "ops/type_change_meta.h"
 #include <pthread.h>
 #include "columnar/batch_stream.h"
 #include "deltalake/merge.h"
@@ -114,6 +115,7 @@ typedef struct mg_exec {
 	/* delta.enableTypeWidening on a table supporting it: schema evolution
 	 * widens the target's types to the source's (Spark's TypeEvolution) */
 	bool widen;
+	dl_widening widening;  /* which widenings (UniForm, allowAutomaticWidening) */
 	dl_type *canon;          /* the canonical joined schema (reference) */
 	/* source, read once: ns columns + __srow; in memory while it fits
 	 * x->mem (scharged bytes), else spilled to sspill */

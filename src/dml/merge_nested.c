@@ -227,7 +227,7 @@ static int evolve(mg_exec *x, const dl_type *t, const dl_type *s, char **path, i
 		/* a column or field the MERGE writes takes the source's wider type
 		 * when the table allows type widening (mergeSchemas with
 		 * TypeEvolution); otherwise values are cast to the target's */
-		bool wider = all && x->widen && dl_type_change_automatic(t, s);
+		bool wider = all && x->widen && dl_widening_allows(&x->widening, t, s);
 		*out = dl_type_ref((dl_type *)(wider ? s : t));
 		return 0;
 	}
