@@ -13,7 +13,7 @@
 #include "deltalake/merge.h"
 #include "deltalake/error.h"
 #include "dml/merge.h"
-#include "unit/ops/ops_fixture.h"
+#include "unit/dml/dml_fixture.h" /* dx_tree */
 
 static const char *DDL = "id BIGINT, v BIGINT";
 
@@ -156,26 +156,12 @@ static void test_failure_leaves_table(void **state)
 	dl_free(t);
 }
 
-/* The table's files and log, to compare before and after a failure. */
-static char *tree_of(const char *dir)
-{
-	char cmd[4200];
-	snprintf(cmd, sizeof cmd, "cd '%s' && find . -type f | sort | xargs md5sum", dir);
-	FILE *p = popen(cmd, "r");
-	assert_non_null(p);
-	char *buf = calloc(1, 1 << 16);
-	size_t n = fread(buf, 1, (1 << 16) - 1, p);
-	buf[n] = 0;
-	pclose(p);
-	return buf;
-}
-
 /* ANSI store assignment in both clauses: a value overflowing the INT
  * column is Spark's DELTA_CAST_OVERFLOW_IN_TABLE_WRITE naming the column,
  * the table stays byte-identical; the user's own CAST keeps CAST_OVERFLOW. */
 static void merge_overflow(const char *t, bool insert, const char *value, const char *klass)
 {
-	char *before = tree_of(t);
+	char *before = dx_tree(t);
 	dl_merge *m;
 	assert_int_equal(dl_merge_new(&m, t, NULL), 0);
 	struct ArrowArrayStream st;
@@ -194,10 +180,10 @@ static void merge_overflow(const char *t, bool insert, const char *value, const 
 		assert_non_null(strstr(e->message, "Failed to write a value of \"BIGINT\" type into the \"INT\" type "
 		                                   "column `i` due to an overflow."));
 	dl_merge_free(m);
-	char *after = tree_of(t);
+	char *after = dx_tree(t);
 	assert_string_equal(before, after);
-	free(before);
-	free(after);
+	dl_free(before);
+	dl_free(after);
 }
 
 static void test_store_overflow(void **state)

@@ -5,6 +5,7 @@
  * result columns, and errors that change nothing. The operations' own
  * semantics are tested in tests/unit/dml. */
 #include "session_test_util.h"
+#include "../dml/dml_fixture.h" /* dx_tree */
 
 /* Asserts that sql fails with `code` and a message naming `needle`. */
 #define expect_failure(db_, sql_, code_, needle_)                                   \
@@ -241,33 +242,19 @@ static void merge_statements(void **state)
 	free(h);
 }
 
-/* The files of a directory with their checksums (byte-identical checks). */
-static char *tree_of(const char *dir)
-{
-	char cmd[700];
-	snprintf(cmd, sizeof cmd, "cd '%s' && find . -type f | sort | xargs md5sum", dir);
-	FILE *p = popen(cmd, "r");
-	assert_non_null(p);
-	char *buf = calloc(1, 1 << 16);
-	size_t n = fread(buf, 1, (1 << 16) - 1, p);
-	buf[n] = 0;
-	pclose(p);
-	return buf;
-}
-
 /* sql fails with klass, its message has `needle`, and the table's files
  * are as they were. */
 static void expect_store_error(session_fixture *f, const char *sql, const char *klass, const char *needle)
 {
 	char dir[600];
 	snprintf(dir, sizeof dir, "%s/default.db/w", f->warehouse);
-	char *before = tree_of(dir);
+	char *before = dx_tree(dir);
 	expect_error(f->db, sql, DL_EINVALID, klass);
 	if (!strstr(dl_error_last()->message, needle)) fail_msg("%s: '%s' lacks '%s'", sql, dl_error_last()->message, needle);
-	char *after = tree_of(dir);
+	char *after = dx_tree(dir);
 	assert_string_equal(before, after);
-	free(before);
-	free(after);
+	dl_free(before);
+	dl_free(after);
 }
 
 /* ANSI store assignment (Spark's CheckOverflowInTableWrite for UPDATE and
