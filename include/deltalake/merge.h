@@ -30,13 +30,14 @@
 #include "deltalake/arrow.h"
 #include "deltalake/progress.h"
 #include "deltalake/store.h"
+#include "deltalake/write.h" /* dl_auto_widening */
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef struct dl_merge dl_merge;
 
-#define DL_MERGE_OPTIONS_VERSION 1
+#define DL_MERGE_OPTIONS_VERSION 2
 typedef struct dl_merge_options {
 	int version;                          /* DL_MERGE_OPTIONS_VERSION */
 	dl_store *store;                      /* the target's store (borrowed); uri ignored */
@@ -46,8 +47,12 @@ typedef struct dl_merge_options {
 	void *progress_payload;
 	int64_t memory_limit;                 /* bytes the join may hold; 0: no limit */
 	const char *temp_dir;                 /* where spills go; NULL: $TMPDIR or /tmp */
+	/* version 2: the type changes schema evolution applies by itself
+	 * (deltalake/write.h; Spark's allowAutomaticWidening) */
+	dl_auto_widening auto_widening;
 } dl_merge_options;
-#define DL_MERGE_OPTIONS_INIT {DL_MERGE_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, 0, NULL}
+#define DL_MERGE_OPTIONS_INIT \
+	{DL_MERGE_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, 0, NULL, DL_AUTO_WIDENING_ALWAYS}
 
 /* What a merge did: Spark's operationMetrics of the MERGE commit. */
 typedef struct dl_merge_metrics {

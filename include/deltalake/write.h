@@ -101,7 +101,19 @@ typedef enum dl_write_mode {
 	DL_WRITE_IGNORE,              /* create the table; nothing when it exists */
 } dl_write_mode;
 
-#define DL_WRITE_OPTIONS_VERSION 5
+/* Which type changes schema evolution applies by itself to a table with
+ * delta.enableTypeWidening (Spark's
+ * spark.databricks.delta.typeWidening.allowAutomaticWidening, whose
+ * default is ALWAYS). On a UniForm Iceberg table only the changes Iceberg
+ * can read (int -> long, float -> double, a decimal's precision) widen. */
+typedef enum dl_auto_widening {
+	DL_AUTO_WIDENING_ALWAYS = 0,       /* every typeWidening change, integers to double and decimal too */
+	DL_AUTO_WIDENING_SAME_FAMILY_TYPE, /* within a family: byte -> short -> int -> long, float ->
+	                                      double, wider decimals, date -> timestamp_ntz */
+	DL_AUTO_WIDENING_NEVER,            /* none */
+} dl_auto_widening;
+
+#define DL_WRITE_OPTIONS_VERSION 6
 typedef struct dl_write_options {
 	int version;                       /* DL_WRITE_OPTIONS_VERSION */
 	dl_write_mode mode;
@@ -171,11 +183,13 @@ typedef struct dl_write_options {
 	 * numRemovedFiles, numOutputRows, numOutputBytes. Needs mode append and
 	 * txn_app_id. NULL: not a streaming batch. */
 	const char *streaming_output_mode;
+	/* version 6: the type changes merge_schema applies by itself */
+	dl_auto_widening auto_widening;
 } dl_write_options;
 #define DL_WRITE_OPTIONS_INIT \
 	{DL_WRITE_OPTIONS_VERSION, DL_WRITE_ERROR_IF_EXISTS, NULL, true, false, false, false, \
 	 NULL, 0, NULL, -1, NULL, 0, 0, true, NULL, NULL, 0, \
-	 NULL, NULL, NULL, NULL, NULL, false, NULL, NULL, 0, -1, -1, 0, NULL}
+	 NULL, NULL, NULL, NULL, NULL, false, NULL, NULL, 0, -1, -1, 0, NULL, DL_AUTO_WIDENING_ALWAYS}
 
 /* Writes the rows of `data` (consumed and released) to the table at `uri`
  * (or opts->store), creating it when absent. *version is the committed

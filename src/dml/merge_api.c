@@ -15,6 +15,7 @@
 #include "log/table_features.h"
 #include "ops/auto_optimize.h"
 #include "ops/create.h"
+#include "ops/type_change_meta.h"
 #include "rewrite/change_data.h"
 #include "rewrite/file_writer.h"
 #include "util/error.h"
@@ -22,7 +23,10 @@
 #include "util/options.h"
 #include "util/time.h"
 
-static const size_t merge_options_ends[] = {sizeof(dl_merge_options)};
+static const size_t merge_options_ends[] = {
+	DL_OPTIONS_END(dl_merge_options, temp_dir), /* 1 */
+	sizeof(dl_merge_options),                   /* 2: automatic widening */
+};
 DL_OPTIONS_ENDS_CHECK(merge_options_ends, DL_MERGE_OPTIONS_VERSION);
 
 int dl_merge_new(dl_merge **out, const char *target_uri, const dl_merge_options *opts)
@@ -35,6 +39,8 @@ int dl_merge_new(dl_merge **out, const char *target_uri, const dl_merge_options 
 	int rc = opts ? dl_options_load(&m->o, opts, merge_options_ends, DL_MERGE_OPTIONS_VERSION,
 	                                "dl_merge_options", "DL_MERGE_OPTIONS_INIT")
 	              : 0;
+	if (rc == 0 && (unsigned)m->o.auto_widening > DL_AUTO_WIDENING_NEVER)
+		rc = dl_error_set(DL_EINVALID, "dl_merge_options.auto_widening: not a dl_auto_widening");
 	if (rc == 0 && !target_uri && !m->o.store)
 		rc = dl_error_set(DL_EINVALID, "dl_merge_new: no target table given");
 	if (rc == 0 && target_uri && !(m->uri = dl_strdup(target_uri))) rc = DL_ENOMEM;
@@ -312,6 +318,7 @@ static int run(mg_exec *x, dl_merge_metrics *out)
 	const dl_protocol *proto = dl_snapshot_state(x->snap)->protocol;
 	x->widen = x->props.enable_type_widening && (dl_protocol_has(proto, DL_FEATURE_TYPE_WIDENING) ||
 	                                             dl_protocol_has(proto, DL_FEATURE_TYPE_WIDENING_PREVIEW));
+	dl_widening_of(&x->widening, &x->config, m->o.auto_widening);
 	x->tschema = dl_snapshot_schema(x->snap);
 	x->nt = x->tschema->nchildren;
 	DL_TRY(open_source(x));

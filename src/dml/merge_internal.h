@@ -17,6 +17,7 @@
  * Every expression is rewritten onto those names and bound once. */
 #ifndef DL_DML_MERGE_INTERNAL_H
 #define DL_DML_MERGE_INTERNAL_H
+#include "ops/type_change_meta.h"
 #include <pthread.h>
 #include "columnar/batch_stream.h"
 #include "deltalake/merge.h"
@@ -114,6 +115,7 @@ typedef struct mg_exec {
 	/* delta.enableTypeWidening on a table supporting it: schema evolution
 	 * widens the target's types to the source's (Spark's TypeEvolution) */
 	bool widen;
+	dl_widening widening;  /* which widenings (UniForm, allowAutomaticWidening) */
 	dl_type *canon;          /* the canonical joined schema (reference) */
 	/* source, read once: ns columns + __srow; in memory while it fits
 	 * x->mem (scharged bytes), else spilled to sspill */
@@ -188,9 +190,9 @@ typedef struct mg_exec {
  * clause for messages. *out is unbound. */
 int dl_mg_resolve(mg_exec *x, dl_expr **out, const char *sql, bool allow_t, bool allow_s, const char *what);
 /* dl_mg_resolve then bind to the canonical schema; with `to` non-NULL the
- * value is cast to it (store assignment). */
+ * value is cast to it as the store assignment into column `col`. */
 int dl_mg_resolve_bound(mg_exec *x, dl_expr **out, const char *sql, bool allow_t, bool allow_s,
-                        const char *what, const dl_type *to);
+                        const char *what, const dl_type *to, const char *col);
 /* The ON condition into x->tkeys/skeys/null_safe, x->residual, x->prune. */
 int dl_mg_split_on(mg_exec *x);
 /* After the source is read: each plain `t.col = <source expr>` key adds

@@ -227,7 +227,7 @@ static int evolve(mg_exec *x, const dl_type *t, const dl_type *s, char **path, i
 		/* a column or field the MERGE writes takes the source's wider type
 		 * when the table allows type widening (mergeSchemas with
 		 * TypeEvolution); otherwise values are cast to the target's */
-		bool wider = all && x->widen && dl_type_change_automatic(t, s);
+		bool wider = all && x->widen && dl_widening_allows(&x->widening, t, s);
 		*out = dl_type_ref((dl_type *)(wider ? s : t));
 		return 0;
 	}
@@ -306,21 +306,23 @@ static int canonical(mg_exec *x, const char *sql, bool at, bool as, const char *
 static int bind_text(mg_exec *x, mg_clause *c, int w, dl_buf *b, const char *what)
 {
 	if (!b->data) return DL_ENOMEM;
-	return dl_mg_resolve_bound(x, &c->set[w], b->data, false, false, what, x->wschema->children[w].type);
+	return dl_mg_resolve_bound(x, &c->set[w], b->data, false, false, what, x->wschema->children[w].type,
+	                           x->wschema->children[w].name);
 }
 
 int dl_mg_set_stored(mg_exec *x, mg_clause *c, int w, const char *sql, bool at, bool as,
                      const char *orig_sql, const char *what)
 {
 	const dl_type *to = x->wschema->children[w].type;
-	if (!dl_dml_has_struct(to)) return dl_mg_resolve_bound(x, &c->set[w], sql, at, as, what, to);
+	const char *col = x->wschema->children[w].name;
+	if (!dl_dml_has_struct(to)) return dl_mg_resolve_bound(x, &c->set[w], sql, at, as, what, to, col);
 	dl_expr *e;
 	char *text;
 	DL_TRY(canonical(x, sql, at, as, what, &e, &text));
 	const dl_type *from = dl_expr_type(e);
 	int rc;
 	if (!dl_dml_has_struct(from) || dl_dml_same_type(from, to)) {
-		rc = dl_mg_resolve_bound(x, &c->set[w], text, false, false, what, to);
+		rc = dl_mg_resolve_bound(x, &c->set[w], text, false, false, what, to, col);
 	} else {
 		dl_buf b = DL_BUF_INIT;
 		const dl_type *otype = orig_sql && w < x->nt ? x->tschema->children[w].type : NULL;

@@ -8,6 +8,7 @@
  * side, `=` or `<=>`), a residual, and its target-only terms for pruning. */
 #include "dml/merge_internal.h"
 #include "dml/merge_nested.h"
+#include "dml/struct_store.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,13 +204,25 @@ static int node_expr(dl_expr **out, const ex_node *n, const char *cast_to)
 	return rc;
 }
 
+/* The same stored into column `col` of type `to` (dl_dml_cast_sql). */
+static int node_stored(dl_expr **out, const ex_node *n, const dl_type *to, const char *col)
+{
+	dl_buf b = DL_BUF_INIT, v = DL_BUF_INIT;
+	int rc = ex_print(&v, n);
+	if (rc == 0) rc = dl_dml_cast_sql(&b, v.data, to, col);
+	if (rc == 0) rc = dl_expr_parse(out, b.data);
+	dl_buf_free(&b);
+	dl_buf_free(&v);
+	return rc;
+}
+
 static bool needs_cast(const dl_type *from, const dl_type *to)
 {
 	return from && to && !dl_type_equals(from, to) && from->id != DL_TYPE_NULL;
 }
 
 int dl_mg_resolve_bound(mg_exec *x, dl_expr **out, const char *sql, bool allow_t, bool allow_s,
-                        const char *what, const dl_type *to)
+                        const char *what, const dl_type *to, const char *col)
 {
 	dl_expr *e;
 	if (allow_t || allow_s) DL_TRY(dl_mg_resolve(x, &e, sql, allow_t, allow_s, what));
@@ -223,7 +236,7 @@ int dl_mg_resolve_bound(mg_exec *x, dl_expr **out, const char *sql, bool allow_t
 		char tn[256];
 		dl_type_sql(to, tn, sizeof tn);
 		dl_expr *c;
-		rc = node_expr(&c, e->root, tn);
+		rc = node_stored(&c, e->root, to, col);
 		dl_expr_free(e);
 		if (rc < 0) return rc;
 		e = c;
@@ -528,7 +541,7 @@ int dl_mg_resolve_clauses(mg_exec *x)
 		mg_clause *c = &x->m->cl[i];
 		bool at = c->kind != MG_NOT_MATCHED, as = c->kind != MG_BY_SOURCE;
 		if (c->cond) {
-			DL_TRY(dl_mg_resolve_bound(x, &c->cond_e, c->cond, at, as, clause_what(c), NULL));
+			DL_TRY(dl_mg_resolve_bound(x, &c->cond_e, c->cond, at, as, clause_what(c), NULL, NULL));
 			if (dl_expr_type(c->cond_e)->id != DL_TYPE_BOOLEAN)
 				return dl_error_set(DL_EINVALID, "the condition %s of a MERGE %s is not a boolean",
 				                    c->cond, clause_what(c));

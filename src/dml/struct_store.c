@@ -81,6 +81,15 @@ void dl_dml_sql_string(dl_buf *b, const char *s)
 	dl_buf_putc(b, '\'');
 }
 
+int dl_dml_cast_sql(dl_buf *b, const char *e, const dl_type *to, const char *col)
+{
+	char ts[4096];
+	dl_type_sql(to, ts, sizeof ts);
+	DL_TRY(dl_buf_printf(b, "__check_overflow_in_table_write((%s), CAST(NULL AS %s), ", e, ts));
+	dl_dml_sql_string(b, col ? col : "");
+	return dl_buf_putc(b, ')');
+}
+
 bool dl_dml_has_struct(const dl_type *t)
 {
 	if (t->id == DL_TYPE_STRUCT) return true;
@@ -129,9 +138,11 @@ int dl_dml_store_sql(dl_buf *b, const char *e, const dl_type *from, const dl_typ
 		 * transform_values); __store_by_name does the same in one pass */
 		if (dl_dml_has_struct(from) || dl_dml_has_struct(to)) {
 			DL_TRY(check_nested(from, to, evolve, col));
-			return dl_buf_printf(b, "__store_by_name((%s), CAST(NULL AS %s))", e, ts);
+			DL_TRY(dl_buf_printf(b, "__store_by_name((%s), CAST(NULL AS %s), ", e, ts));
+			dl_dml_sql_string(b, col ? col : "");
+			return dl_buf_putc(b, ')');
 		}
-		return dl_buf_printf(b, "CAST((%s) AS %s)", e, ts);
+		return dl_dml_cast_sql(b, e, to, col);
 	}
 	for (int i = 0; i < from->nchildren; i++)
 		if (dl_type_field_index(to, from->children[i].name) < 0) return mismatch(from, to, col);

@@ -179,8 +179,6 @@ static int check_conflicts(const resolved *rs, size_t n)
 static int cast_text(dl_buf *b, const char *expr, const dl_type *t, const dl_type *schema,
                      const char *col)
 {
-	char ts[4096];
-	dl_type_sql(t, ts, sizeof ts);
 	if (dl_dml_has_struct(t)) {
 		dl_expr *e = NULL;
 		/* errors are reported where the value is bound (build_values) */
@@ -193,7 +191,7 @@ static int cast_text(dl_buf *b, const char *expr, const dl_type *t, const dl_typ
 		if (e) dl_expr_free(e);
 		dl_error_clear();
 	}
-	return dl_buf_printf(b, "CAST((%s) AS %s)", expr, ts);
+	return dl_dml_cast_sql(b, expr, t, col);
 }
 
 /* The value of the field at `prefix` (SQL text of its path, depth `depth`)
@@ -202,7 +200,8 @@ static int value_sql(dl_buf *b, const dl_type *t, const char *prefix, int depth,
                      const resolved *const *rs, size_t n, const dl_type *schema)
 {
 	for (size_t i = 0; i < n; i++)
-		if (rs[i]->depth == depth) return cast_text(b, rs[i]->expression, t, schema, rs[i]->column);
+		if (rs[i]->depth == depth) /* errors name the column as the schema spells it */
+			return cast_text(b, rs[i]->expression, t, schema, rs[i]->names[depth - 1]);
 	/* nested assignments: rebuild the struct field by field */
 	dl_buf_puts(b, "named_struct(");
 	const resolved **sub = dl_calloc(n + 1, sizeof *sub);

@@ -533,7 +533,6 @@ static int bind_field(ex_bind *b, ex_node *n, const char *name)
 	return 0;
 }
 
-int ex_cast_check(const dl_type *from, const dl_type *to); /* cast.c */
 
 static int bind_node(ex_bind *b, const ex_node *src, ex_node **out)
 {

@@ -9,11 +9,11 @@
 #include "util/error.h"
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <strings.h>
 
 static const char *sqlname(const dl_type *t, char *buf, size_t cap)
@@ -31,10 +31,83 @@ int ex_err_cast(const ex_val *v, const dl_type *from, const dl_type *to)
 		                          "because it is malformed. Correct the value as per the syntax, or change its target "
 		                          "type. Use `try_cast` to tolerate malformed input and return NULL instead.",
 		                          (int)(v->v.s.n > 100 ? 100 : v->v.s.n), v->v.s.p, sqlname(to, t, sizeof t));
+	/* the value as Spark's toSQLValue writes it (Literal.sql: 1Y, 2S, 3,
+	 * 4L, 1.0E30D, 1.5BD; a float as Float.toString) */
+	char val[160] = "";
+	switch (from->id) {
+	case DL_TYPE_BYTE: snprintf(val, sizeof val, "%" PRId64 "Y ", v->v.i); break;
+	case DL_TYPE_SHORT: snprintf(val, sizeof val, "%" PRId64 "S ", v->v.i); break;
+	case DL_TYPE_INTEGER: snprintf(val, sizeof val, "%" PRId64 " ", v->v.i); break;
+	case DL_TYPE_LONG: snprintf(val, sizeof val, "%" PRId64 "L ", v->v.i); break;
+	case DL_TYPE_FLOAT:
+	case DL_TYPE_DOUBLE: {
+		int n = ex_format_double(val, v->v.d, from->id == DL_TYPE_FLOAT);
+		snprintf(val + n, sizeof val - (size_t)n, "%s ",
+		         from->id == DL_TYPE_DOUBLE && isfinite(v->v.d) ? "D" : "");
+		break;
+	}
+	case DL_TYPE_DECIMAL: {
+		int n = ex_dec_to_text(val, v->v.dec, from->scale);
+		snprintf(val + n, sizeof val - (size_t)n, "BD ");
+		break;
+	}
+	default: break;
+	}
 	return dl_error_set_class(DL_EINVALID, "CAST_OVERFLOW",
-	                          "[CAST_OVERFLOW] The value of the type \"%s\" cannot be cast to \"%s\" due to an "
+	                          "[CAST_OVERFLOW] The value %sof the type \"%s\" cannot be cast to \"%s\" due to an "
 	                          "overflow. Use `try_cast` to tolerate overflow and return NULL instead.",
-	                          sqlname(from, f, sizeof f), sqlname(to, t, sizeof t));
+	                          val, sqlname(from, f, sizeof f), sqlname(to, t, sizeof t));
+}
+
+/* Spark's containsIntegralOrDecimalType: the only targets whose store
+ * assignment Spark wraps in an overflow check. */
+static bool int_or_dec(const dl_type *t)
+{
+	if (t->id == DL_TYPE_BYTE || t->id == DL_TYPE_SHORT || t->id == DL_TYPE_INTEGER || t->id == DL_TYPE_LONG ||
+	    t->id == DL_TYPE_DECIMAL)
+		return true;
+	for (int i = 0; i < t->nchildren; i++)
+		if (int_or_dec(t->children[i].type)) return true;
+	return false;
+}
+
+/* `name` as Spark's toSQLId: backquoted, backquotes doubled. */
+static void sql_id(char *out, size_t cap, const char *name)
+{
+	size_t o = 0;
+	if (cap < 3) return;
+	out[o++] = '`';
+	for (const char *p = name ? name : ""; *p && o + 3 < cap; p++) {
+		if (*p == '`') out[o++] = '`';
+		out[o++] = *p;
+	}
+	out[o++] = '`';
+	out[o] = 0;
+}
+
+int ex_store_overflow(int rc, const dl_type *from, const dl_type *to, const char *col, bool insert)
+{
+	if (rc >= 0 || !int_or_dec(to)) return rc;
+	const char *k = dl_error_last()->klass;
+	if (!k || (strcmp(k, "CAST_OVERFLOW") != 0 && strcmp(k, "NUMERIC_VALUE_OUT_OF_RANGE") != 0)) return rc;
+	char f[512], t[512], c[512];
+	sql_id(c, sizeof c, col);
+	sqlname(from, f, sizeof f);
+	sqlname(to, t, sizeof t);
+	if (insert)
+		return dl_error_set_class(DL_EINVALID, "CAST_OVERFLOW_IN_TABLE_INSERT",
+		                          "[CAST_OVERFLOW_IN_TABLE_INSERT] Fail to assign a value of \"%s\" type to the "
+		                          "\"%s\" type column or variable %s due to an overflow. Use `try_cast` on the "
+		                          "input value to tolerate overflow and return NULL instead.",
+		                          f, t, c);
+	return dl_error_set_class(
+	    DL_EINVALID, "DELTA_CAST_OVERFLOW_IN_TABLE_WRITE",
+	    "[DELTA_CAST_OVERFLOW_IN_TABLE_WRITE] Failed to write a value of \"%s\" type into the \"%s\" type "
+	    "column %s due to an overflow.\nUse `try_cast` on the input value to tolerate overflow and return NULL "
+	    "instead.\nIf necessary, set spark.sql.storeAssignmentPolicy to \"LEGACY\" to bypass this error or set "
+	    "spark.databricks.delta.updateAndMergeCastingFollowsAnsiEnabledFlag to true to revert to the old "
+	    "behaviour and follow spark.sql.ansi.enabled in UPDATE and MERGE.",
+	    f, t, c);
 }
 
 static bool is_num(dl_type_id t)
@@ -599,11 +672,23 @@ bool ex_storable(const dl_type *from, const dl_type *to)
 	return ex_castable(from, to);
 }
 
+static bool has_struct(const dl_type *t)
+{
+	if (t->id == DL_TYPE_STRUCT) return true;
+	for (int i = 0; i < t->nchildren; i++)
+		if (has_struct(t->children[i].type)) return true;
+	return false;
+}
+
 int ex_store_into(dl_builder *b, const ex_val *in, const dl_type *from, const dl_type *to, const dl_tz *tz,
-                  dl_buf *buf)
+                  dl_buf *buf, const char *col)
 {
 	if (in->null) return dl_builder_append_null(b);
 	if (dl_type_equals(from, to)) return ex_builder_put(b, in);
+	/* no struct below: one cast of the whole value, as Spark's castIfNeeded
+	 * (an overflow names the types of the whole value) */
+	if (!has_struct(from) && !has_struct(to))
+		return ex_store_overflow(ex_cast_into(b, in, from, to, false, tz, buf), from, to, col, false);
 	const dl_array *a = in->v.ref.a;
 	int64_t row = in->v.ref.row;
 	ex_val c;
@@ -612,16 +697,19 @@ int ex_store_into(dl_builder *b, const ex_val *in, const dl_type *from, const dl
 		DL_TRY(dl_builder_begin_list(b));
 		for (int32_t k = a->offsets[row]; k < a->offsets[row + 1]; k++) {
 			ex_val_load(&c, a->children[0], k);
-			DL_TRY(ex_store_into(dl_builder_child(b, 0), &c, from->children[0].type, to->children[0].type, tz, buf));
+			DL_TRY(ex_store_into(dl_builder_child(b, 0), &c, from->children[0].type, to->children[0].type, tz, buf,
+			                     col));
 		}
 		return dl_builder_end_list(b);
 	case DL_TYPE_MAP:
 		DL_TRY(dl_builder_begin_list(b));
 		for (int32_t k = a->offsets[row]; k < a->offsets[row + 1]; k++) {
 			ex_val_load(&c, a->children[0]->children[0], k);
-			DL_TRY(ex_store_into(dl_builder_child(b, 0), &c, from->children[0].type, to->children[0].type, tz, buf));
+			DL_TRY(ex_store_into(dl_builder_child(b, 0), &c, from->children[0].type, to->children[0].type, tz, buf,
+			                     col));
 			ex_val_load(&c, a->children[0]->children[1], k);
-			DL_TRY(ex_store_into(dl_builder_child(b, 1), &c, from->children[1].type, to->children[1].type, tz, buf));
+			DL_TRY(ex_store_into(dl_builder_child(b, 1), &c, from->children[1].type, to->children[1].type, tz, buf,
+			                     col));
 		}
 		return dl_builder_end_list(b);
 	case DL_TYPE_STRUCT:
@@ -633,10 +721,12 @@ int ex_store_into(dl_builder *b, const ex_val *in, const dl_type *from, const dl
 				continue;
 			}
 			ex_val_load(&c, a->children[k], row);
-			DL_TRY(ex_store_into(dl_builder_child(b, i), &c, from->children[k].type, to->children[i].type, tz, buf));
+			/* a field's overflow names the field (castIfNeeded's field.name) */
+			DL_TRY(ex_store_into(dl_builder_child(b, i), &c, from->children[k].type, to->children[i].type, tz, buf,
+			                     to->children[i].name));
 		}
 		return dl_builder_end_struct(b);
 	default:
-		return ex_cast_into(b, in, from, to, false, tz, buf);
+		return ex_store_overflow(ex_cast_into(b, in, from, to, false, tz, buf), from, to, col, false);
 	}
 }

@@ -396,10 +396,10 @@ static int row_cast(ex_row *r, ex_val *out, const ex_val *args)
 
 int ex_kernel_cast(ex_vec *out, const ex_node *n, ex_vec *arg, ex_run *r);
 
-static int eval_cast(ex_vec *out, const ex_node *n, ex_run *r)
+int ex_cast_vec(ex_vec *out, const ex_node *n, ex_vec *arg, ex_run *r)
 {
-	ex_vec a = {0};
-	DL_TRY(ex_eval_node(&a, n->args[0], r));
+	ex_vec a = *arg;
+	arg->a = arg->owned = NULL; /* taken */
 	int rc;
 	if (dl_type_equals(a.a->type, n->type)) {
 		*out = a;
@@ -430,6 +430,13 @@ static int eval_cast(ex_vec *out, const ex_node *n, ex_run *r)
 	else if (rc > 0) rc = 0;
 	ex_vec_release(&a);
 	return rc;
+}
+
+static int eval_cast(ex_vec *out, const ex_node *n, ex_run *r)
+{
+	ex_vec a = {0};
+	DL_TRY(ex_eval_node(&a, n->args[0], r));
+	return ex_cast_vec(out, n, &a, r);
 }
 
 /* ---- generic argument evaluation -------------------------------------- */

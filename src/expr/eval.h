@@ -106,16 +106,31 @@ int ex_eval_rows(ex_vec *out, const ex_node *n, ex_vec *args, int nargs, ex_run 
 /* Casting one value (cast.c). out strings go to buf. */
 int ex_cast_val(ex_val *out, const ex_val *in, const dl_type *from, const dl_type *to, bool try_cast,
                 const dl_tz *tz, dl_buf *buf);
-/* Whether CAST(from AS to) is allowed (ANSI rules). */
+/* Whether CAST(from AS to) is allowed (ANSI rules); ex_cast_check raises
+ * DATATYPE_MISMATCH when not. */
 bool ex_castable(const dl_type *from, const dl_type *to);
+int ex_cast_check(const dl_type *from, const dl_type *to);
 /* Casts one value (any type, nested recursively) into a builder. */
 int ex_cast_into(dl_builder *b, const ex_val *in, const dl_type *from, const dl_type *to, bool try_cast,
                  const dl_tz *tz, dl_buf *buf);
+/* CAST of the evaluated `arg` (taken) to n->type, try_cast when n->flag
+ * (eval.c; the store-assignment casts of fn_nested.c share it). */
+int ex_cast_vec(ex_vec *out, const ex_node *n, ex_vec *arg, ex_run *r);
+/* Spark's store assignment in ANSI mode (CheckOverflowInTableWrite /
+ * CheckOverflowInTableInsert): after a failed cast of a value of `from`
+ * stored into a column `col` of type `to`, an overflow (CAST_OVERFLOW,
+ * NUMERIC_VALUE_OUT_OF_RANGE) becomes DELTA_CAST_OVERFLOW_IN_TABLE_WRITE
+ * (UPDATE, MERGE) or CAST_OVERFLOW_IN_TABLE_INSERT (insert) naming the
+ * column, when `to` holds an integral or decimal type; other errors stay.
+ * Returns rc. */
+int ex_store_overflow(int rc, const dl_type *from, const dl_type *to, const char *col, bool insert);
 /* Store assignment by name (UPDATE and MERGE): struct fields paired by
  * name at every level (through arrays and maps), missing ones NULL, other
- * values an ANSI CAST; whether `from` can be stored into `to` that way. */
+ * values an ANSI CAST; whether `from` can be stored into `to` that way.
+ * An overflow names `col` (or the innermost struct field holding the
+ * value), as ex_store_overflow. */
 int ex_store_into(dl_builder *b, const ex_val *in, const dl_type *from, const dl_type *to, const dl_tz *tz,
-                  dl_buf *buf);
+                  dl_buf *buf, const char *col);
 bool ex_storable(const dl_type *from, const dl_type *to);
 /* The value of a scalar / into a scalar. */
 void ex_val_from_scalar(ex_val *out, const dl_scalar *s);
@@ -142,6 +157,8 @@ dl_i128 ex_pow10(int k);
 bool ex_dec_rescale(dl_i128 v, int from_scale, int to_scale, int to_precision, dl_i128 *out);
 bool ex_dec_fits(dl_i128 v, int precision);
 int ex_dec_to_text(char *out, dl_i128 v, int scale);
+/* Java's Double.toString / Float.toString of d (cast.c); the length. */
+int ex_format_double(char *out, double d, bool is_float);
 double ex_dec_to_double(dl_i128 v, int scale);
 /* a * b with drop_digits digits rounded away HALF_UP, through 256 bits;
  * false when the result exceeds `precision` digits. */

@@ -48,7 +48,7 @@ ROWFN(fn_size); ROWFN(fn_array_contains);
 VECFN(vec_element_at); VECFN(vec_try_element_at); VECFN(vec_named_struct); VECFN(vec_array); VECFN(vec_struct);
 BINDFN(bind_element_at); BINDFN(bind_size); BINDFN(bind_array_contains); BINDFN(bind_named_struct);
 BINDFN(bind_array); BINDFN(bind_struct);
-VECFN(vec_store_by_name); BINDFN(bind_store_by_name); VECFN(vec_map); BINDFN(bind_map);
+VECFN(vec_store_by_name); BINDFN(bind_store_by_name); VECFN(vec_check_overflow); BINDFN(bind_check_overflow); VECFN(vec_map); BINDFN(bind_map);
 ROWFN(fn_array_join); ROWFN(fn_array_min); ROWFN(fn_array_max); ROWFN(fn_array_position); VECFN(vec_sort_array);
 BINDFN(bind_array_join); BINDFN(bind_array_extreme); BINDFN(bind_array_position); BINDFN(bind_sort_array);
 

@@ -502,7 +502,7 @@ VECFN(vec_sort_array)
 	return rc;
 }
 
-/* __store_by_name(v, CAST(NULL AS t)): v stored into type t by name, as
+/* __store_by_name(v, CAST(NULL AS t)[, 'col']): v stored into type t by name, as
  * UPDATE and MERGE store a value whose structs (inside arrays and maps
  * too) differ from the column's (struct_store.c writes these calls; Spark
  * writes a transform() over the elements with a lambda). */
@@ -523,20 +523,59 @@ BINDFN(bind_store_by_name)
 	return 0;
 }
 
+/* The column name of a store (the optional string literal args[k]). */
+static void store_col(char *out, size_t cap, const ex_node *n, ex_vec *args, int k)
+{
+	out[0] = 0;
+	if (n->nargs <= k || args[k].a->type->id != DL_TYPE_STRING) return;
+	ex_val v;
+	ex_val_load(&v, args[k].a, 0);
+	if (v.null) return;
+	size_t m = (size_t)v.v.s.n < cap - 1 ? (size_t)v.v.s.n : cap - 1;
+	memcpy(out, v.v.s.p, m);
+	out[m] = 0;
+}
+
 VECFN(vec_store_by_name)
 {
 	int64_t len = args[0].is_const ? 1 : r->n;
 	dl_builder *b;
 	dl_buf buf = DL_BUF_INIT;
+	char col[512];
+	store_col(col, sizeof col, n, args, 2);
 	DL_TRY(dl_builder_new(&b, n->type));
 	int rc = 0;
 	for (int64_t i = 0; rc == 0 && i < len; i++) {
 		ex_val v;
 		ex_val_load(&v, args[0].a, i);
-		rc = ex_store_into(b, &v, args[0].a->type, n->type, r->tz, &buf);
+		rc = ex_store_into(b, &v, args[0].a->type, n->type, r->tz, &buf, col);
 	}
 	if (rc == 0) rc = finish(out, b, args[0].is_const);
 	dl_builder_free(b);
 	dl_buf_free(&buf);
 	return rc;
+}
+
+/* __check_overflow_in_table_write(v, CAST(NULL AS t), 'col') and
+ * __check_overflow_in_table_insert(...): CAST(v AS t) as the store
+ * assignment of UPDATE and MERGE (struct_store.c, merge_resolve.c) or of
+ * INSERT (stmt_insert.c) writes it, Spark's CheckOverflowInTableWrite /
+ * CheckOverflowInTableInsert around its ANSI cast: an overflow of this
+ * cast names the column (ex_store_overflow); the errors of v itself, a
+ * CAST the user wrote inside it included, are v's own. */
+BINDFN(bind_check_overflow)
+{
+	(void)b;
+	DL_TRY(ex_cast_check(n->args[0]->type, n->args[1]->type));
+	n->type = n->args[1]->type;
+	return 0;
+}
+
+VECFN(vec_check_overflow)
+{
+	const dl_type *from = args[0].a->type;
+	char col[512];
+	store_col(col, sizeof col, n, args, 2);
+	int rc = ex_cast_vec(out, n, &args[0], r);
+	return ex_store_overflow(rc, from, n->type, col, strcmp(n->fn->name, "__check_overflow_in_table_insert") == 0);
 }

@@ -39,12 +39,37 @@ static int mismatch(const char *path, const dl_type *table, const dl_type *data)
 	                        : "");
 }
 
-static int merge_type(dl_type **out, bool *changed, const dl_type *t, const dl_type *d,
-                      bool merge, bool widen, const char *path, int depth);
+/* How one walk pairs the table's type with the data's. */
+typedef struct walk {
+	bool merge;            /* mergeSchema: new columns, narrower data, widening */
+	const dl_widening *w;  /* the widenings allowed (NULL: none) */
+	/* INSERT's store assignment (dl_type_store_widened): structs pair by
+	 * position when their names agree in order, and a pair that neither
+	 * fits nor widens keeps the table's type (the cast decides) */
+	bool store;
+} walk;
 
-static int merge_struct(dl_type **out, bool *changed, const dl_type *t, const dl_type *d,
-                        bool merge, bool widen, const char *path, int depth)
+static int merge_type(dl_type **out, bool *changed, const dl_type *t, const dl_type *d, const walk *k,
+                      const char *path, int depth);
+
+/* Structs by position (the store walk): fields of the same names in the
+ * same order, else NULL (the table's struct is kept). */
+static bool same_names(const dl_type *t, const dl_type *d)
 {
+	if (t->nchildren != d->nchildren) return false;
+	for (int i = 0; i < t->nchildren; i++)
+		if (strcasecmp(t->children[i].name, d->children[i].name) != 0) return false;
+	return true;
+}
+
+static int merge_struct(dl_type **out, bool *changed, const dl_type *t, const dl_type *d, const walk *wk,
+                        const char *path, int depth)
+{
+	if (wk->store && !same_names(t, d)) {
+		*out = dl_type_ref((dl_type *)t);
+		return 0;
+	}
+	bool merge = wk->merge;
 	/* name lookups through indexes: a wide schema is matched in linear time */
 	dl_name_index di, ti;
 	DL_TRY(dl_name_index_init(&di, d));
@@ -76,8 +101,8 @@ static int merge_struct(dl_type **out, bool *changed, const dl_type *t, const dl
 		int k = dl_name_index_find_ci(&di, tf->name);
 		snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", tf->name);
 		if (k < 0) fs[i].type = dl_type_ref(tf->type);
-		else rc = merge_type(&fs[i].type, changed, tf->type, d->children[k].type,
-		                     merge, widen, sub, depth + 1);
+		else rc = merge_type(&fs[i].type, changed, tf->type, d->children[wk->store ? i : k].type, wk, sub,
+		                     depth + 1);
 	}
 	for (int k = 0; k < d->nchildren && rc == 0; k++) {
 		if (dl_name_index_find_ci(&ti, d->children[k].name) >= 0) continue;
@@ -107,28 +132,32 @@ static int merge_struct(dl_type **out, bool *changed, const dl_type *t, const dl
 	return rc;
 }
 
-static int merge_type(dl_type **out, bool *changed, const dl_type *t, const dl_type *d,
-                      bool merge, bool widen, const char *path, int depth)
+static int merge_type(dl_type **out, bool *changed, const dl_type *t, const dl_type *d, const walk *wk,
+                      const char *path, int depth)
 {
+	bool merge = wk->merge;
 	if (depth > 256) return dl_error_set(DL_ESCHEMA, "the data is nested too deeply");
 	if (d->id == DL_TYPE_NULL) { /* NullType data fits anything */
 		*out = dl_type_ref((dl_type *)t);
 		return 0;
 	}
 	if (t->id == DL_TYPE_NULL) {
+		if (wk->store) {
+			*out = dl_type_ref((dl_type *)t);
+			return 0;
+		}
 		if (!merge) return mismatch(path, t, d);
 		*out = dl_type_ref((dl_type *)d);
 		*changed = true;
 		return 0;
 	}
 	if (t->id == DL_TYPE_STRUCT && d->id == DL_TYPE_STRUCT)
-		return merge_struct(out, changed, t, d, merge, widen, path, depth);
+		return merge_struct(out, changed, t, d, wk, path, depth);
 	if ((t->id == DL_TYPE_ARRAY || t->id == DL_TYPE_MAP) && t->id == d->id) {
 		dl_type *c[2] = {NULL, NULL};
 		int rc = 0;
 		for (int i = 0; i < t->nchildren && rc == 0; i++)
-			rc = merge_type(&c[i], changed, t->children[i].type, d->children[i].type, merge,
-			                widen, path, depth + 1);
+			rc = merge_type(&c[i], changed, t->children[i].type, d->children[i].type, wk, path, depth + 1);
 		if (rc == 0) {
 			*out = t->id == DL_TYPE_ARRAY ? dl_type_array(c[0], t->children[0].nullable)
 			                              : dl_type_map(c[0], c[1], t->children[1].nullable);
@@ -148,21 +177,33 @@ static int merge_type(dl_type **out, bool *changed, const dl_type *t, const dl_t
 		*out = dl_type_ref((dl_type *)t);
 		return 0;
 	}
-	if (merge && widen && dl_type_change_automatic(t, d)) {
+	if (merge && dl_widening_allows(wk->w, t, d)) {
 		*out = dl_type_ref((dl_type *)d);
 		*changed = true;
+		return 0;
+	}
+	if (wk->store) { /* cast to the table's type */
+		*out = dl_type_ref((dl_type *)t);
 		return 0;
 	}
 	return mismatch(path, t, d);
 }
 
+int dl_type_store_widened(dl_type **out, const dl_type *to, const dl_type *from, const dl_widening *w)
+{
+	bool changed = false;
+	walk k = {true, w, true};
+	return merge_type(out, &changed, to, from, &k, "", 0);
+}
+
 int dl_schema_merge(dl_type **out, bool *changed, const dl_type *table, const dl_type *data,
-                    bool merge_schema, bool type_widening)
+                    bool merge_schema, const dl_widening *widen)
 {
 	*changed = false;
 	dl_type *merged;
-	DL_TRY(merge_type(&merged, changed, table, data, merge_schema, type_widening, "", 0));
-	if (!*changed || !type_widening || merged->id != DL_TYPE_STRUCT) {
+	walk k = {merge_schema, widen, false};
+	DL_TRY(merge_type(&merged, changed, table, data, &k, "", 0));
+	if (!*changed || !widen || merged->id != DL_TYPE_STRUCT) {
 		*out = merged;
 		return 0;
 	}

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "json/json.h"
 #include "rewrite/conform.h" /* dl_type_widens_to */
+#include "uniform/uniform.h" /* dl_uniform_format_enabled */
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/mem.h"
@@ -86,14 +87,40 @@ int dl_type_change_meta(char **out, const char *meta, const dl_type *from, const
 	return *out ? 0 : DL_ENOMEM;
 }
 
-bool dl_type_change_automatic(const dl_type *from, const dl_type *to)
+/* TypeWidening.isTypeChangeSupportedForSchemaEvolution (SAME_FAMILY_TYPE). */
+static bool same_family(const dl_type *from, const dl_type *to)
 {
-	if (!dl_type_is_primitive(from) || !dl_type_is_primitive(to) || dl_type_equals(from, to)) return false;
-	if (!dl_type_widens_to(from, to)) return false;
 	/* integers never become double or decimal by themselves: their values
 	 * would change meaning silently (Spark asks for ALTER TABLE) */
 	if (dl_type_integral_rank(from->id)) return dl_type_integral_rank(to->id) > 0;
 	return true;
+}
+
+/* TypeWidening.isTypeChangeSupportedByIceberg: Iceberg's promotions
+ * (V1/V2; not date -> timestamp_ntz, not a decimal's scale). */
+static bool iceberg_promotes(const dl_type *from, const dl_type *to)
+{
+	int rf = dl_type_integral_rank(from->id), rt = dl_type_integral_rank(to->id);
+	if (rf || rt) return rf && rt && rf <= rt;
+	if (from->id == DL_TYPE_FLOAT) return to->id == DL_TYPE_DOUBLE;
+	if (from->id == DL_TYPE_DECIMAL && to->id == DL_TYPE_DECIMAL)
+		return from->scale == to->scale && from->precision <= to->precision;
+	return false;
+}
+
+void dl_widening_of(dl_widening *out, const dl_str_map *conf, dl_auto_widening mode)
+{
+	out->mode = mode;
+	out->iceberg_only = conf && dl_uniform_format_enabled(conf, "iceberg");
+}
+
+bool dl_widening_allows(const dl_widening *w, const dl_type *from, const dl_type *to)
+{
+	if (!w || w->mode == DL_AUTO_WIDENING_NEVER) return false;
+	if (!dl_type_is_primitive(from) || !dl_type_is_primitive(to) || dl_type_equals(from, to)) return false;
+	if (!dl_type_widens_to(from, to)) return false;
+	if (w->mode == DL_AUTO_WIDENING_SAME_FAMILY_TYPE && !same_family(from, to)) return false;
+	return !w->iceberg_only || iceberg_promotes(from, to);
 }
 
 #define MAX_DEPTH 256

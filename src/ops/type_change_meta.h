@@ -7,6 +7,8 @@
 #define DL_OPS_TYPE_CHANGE_META_H
 #include <stdbool.h>
 #include "columnar/types.h"
+#include "deltalake/write.h" /* dl_auto_widening */
+#include "log/actions.h" /* dl_str_map */
 
 #define DL_TYPE_CHANGES_KEY "delta.typeChanges"
 
@@ -21,14 +23,28 @@
 int dl_type_change_meta(char **out, const char *meta, const dl_type *from, const dl_type *to,
                         const char *field_path);
 
-/* Spark's TypeWidening.isTypeChangeSupportedForSchemaEvolution (its
- * default allowAutomaticWidening = SAME_FAMILY_TYPE): the widenings schema
- * evolution applies by itself when delta.enableTypeWidening is on. byte ->
+/* The type changes schema evolution applies by itself to a table with
+ * type widening: Spark's TypeWideningMode.TypeEvolution(
+ * uniformIcebergCompatibleOnly, allowAutomaticWidening). */
+typedef struct dl_widening {
+	dl_auto_widening mode; /* spark.databricks.delta.typeWidening.allowAutomaticWidening */
+	bool iceberg_only;     /* a UniForm Iceberg table: only what Iceberg promotes */
+} dl_widening;
+
+/* The widening of a table of configuration `conf` (UniForm Iceberg when
+ * delta.universalFormat.enabledFormats names iceberg) under `mode`. */
+void dl_widening_of(dl_widening *out, const dl_str_map *conf, dl_auto_widening mode);
+
+/* Whether schema evolution under `w` changes a column of type `from` to
+ * `to` (primitives; false for equal types). ALWAYS: any typeWidening
+ * change (TypeWidening.isTypeChangeSupported, dl_type_widens_to);
+ * SAME_FAMILY_TYPE: isTypeChangeSupportedForSchemaEvolution, byte ->
  * short -> int -> long, float -> double, a decimal to one at least as wide
- * in both integral digits and scale, date -> timestamp_ntz; not integers
- * to double or decimal (those only by ALTER TABLE ... CHANGE COLUMN ...
- * TYPE), and false for equal types. */
-bool dl_type_change_automatic(const dl_type *from, const dl_type *to);
+ * in both integral digits and scale, date -> timestamp_ntz, not integers to
+ * double or decimal; NEVER: none. With iceberg_only, also one of Iceberg's
+ * promotions (isTypeChangeSupportedByIceberg: integers to wider integers,
+ * float -> double, a decimal's precision at the same scale). */
+bool dl_widening_allows(const dl_widening *w, const dl_type *from, const dl_type *to);
 
 /* `evolved` (a schema: a struct type) with the delta.typeChanges history of
  * every widening from `old` recorded, as Spark's

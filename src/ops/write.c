@@ -57,7 +57,8 @@ static const size_t write_options_ends[] = {
 	DL_OPTIONS_END(dl_write_options, progress_payload), /* 2: progress */
 	DL_OPTIONS_END(dl_write_options, store_options),    /* 3: store, store options */
 	DL_OPTIONS_END(dl_write_options, optimize_write_bin_size), /* 4: CTAS operation, clustering, auto optimize */
-	sizeof(dl_write_options),                           /* 5: streaming sink batch */
+	DL_OPTIONS_END(dl_write_options, streaming_output_mode), /* 5: streaming sink batch */
+	sizeof(dl_write_options),                           /* 6: automatic widening */
 };
 DL_OPTIONS_ENDS_CHECK(write_options_ends, DL_WRITE_OPTIONS_VERSION);
 
@@ -75,6 +76,8 @@ static int load_options(dl_write_options *dst, const dl_write_options *o)
 static int check_options(const dl_write_options *o)
 {
 	bool overwrite = o->mode == DL_WRITE_OVERWRITE;
+	if ((unsigned)o->auto_widening > DL_AUTO_WIDENING_NEVER)
+		return dl_error_set(DL_EINVALID, "dl_write_options.auto_widening: not a dl_auto_widening");
 	if (o->replace_where && !overwrite)
 		return dl_error_set(DL_EINVALID, "replaceWhere needs the overwrite mode");
 	if (o->dynamic_partition_overwrite && !overwrite)
@@ -278,8 +281,10 @@ static int existing_table(write_ctx *c)
 			dl_protocol_has(dl_snapshot_state(c->snap)->protocol, DL_FEATURE_ROW_TRACKING)));
 	bool changed;
 	dl_type *merged;
+	dl_widening w;
+	dl_widening_of(&w, &c->config, c->o->auto_widening);
 	DL_TRY(dl_schema_merge(&merged, &changed, table, c->data_schema, c->o->merge_schema,
-	                       c->props.enable_type_widening));
+	                       c->props.enable_type_widening ? &w : NULL));
 	if (c->evolved && changed) {
 		/* the caller's evolved schema (its ids already handed out) */
 		dl_type_unref(merged);

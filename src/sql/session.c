@@ -121,6 +121,25 @@ bool sql_setting_true(const dl_sql_conn *c, const char *key)
 	return v && strcasecmp(v, "true") == 0;
 }
 
+static int parse_auto_widening(dl_auto_widening *out, const char *v)
+{
+	static const char *const names[] = {"ALWAYS", "SAME_FAMILY_TYPE", "NEVER"};
+	for (int i = 0; i < 3; i++)
+		if (strcasecmp(v, names[i]) == 0) return *out = (dl_auto_widening)i, 0;
+	return dl_error_set_class(DL_EINVALID, "INVALID_CONF_VALUE.OUT_OF_RANGE_OF_OPTIONS",
+	                          "[INVALID_CONF_VALUE.OUT_OF_RANGE_OF_OPTIONS] The value '%s' in the config \""
+	                          SQL_KEY_AUTO_WIDENING "\" is invalid. It should be one of NEVER, SAME_FAMILY_TYPE, "
+	                          "ALWAYS.",
+	                          v);
+}
+
+int sql_auto_widening(dl_auto_widening *out, const dl_sql_conn *c)
+{
+	const char *v = sql_setting_get(c, SQL_KEY_AUTO_WIDENING);
+	*out = DL_AUTO_WIDENING_ALWAYS;
+	return v ? parse_auto_widening(out, v) : 0;
+}
+
 /* The value as SET shows it: memory in bytes, the zone's id, others as set. */
 static int value_of(char **out, dl_sql_conn *c, const char *key)
 {
@@ -180,6 +199,8 @@ int sql_run_set(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st)
 		if ((rc = sql_parse_bytes(&b, v)) == 0) c->memory_limit = b;
 	} else if (strcmp(st->key, KEY_TZ) == 0) {
 		rc = set_time_zone(c, v);
+	} else if (strcmp(st->key, SQL_KEY_AUTO_WIDENING) == 0 && parse_auto_widening(&(dl_auto_widening){0}, v) < 0) {
+		rc = dl_error_last()->code; /* checked when set, as Spark's checkValues */
 	} else {
 		sql_setting *s = find_setting(c, st->key);
 		if (s) {

@@ -8,6 +8,7 @@
 #include "storage/resolve.h"
 #include "deltalake/catalog.h"
 #include "deltalake/sql.h"
+#include "deltalake/write.h" /* dl_auto_widening */
 #include "sql/plan.h"
 #include "sql/sql.h"
 #include <stdatomic.h>
@@ -48,6 +49,10 @@ int sql_run_reset(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st);
  * autoMerge.enabled (INSERT adds new columns). */
 const char *sql_setting_get(const dl_sql_conn *c, const char *key);
 bool sql_setting_true(const dl_sql_conn *c, const char *key);
+/* spark.databricks.delta.typeWidening.allowAutomaticWidening (ALWAYS,
+ * SAME_FAMILY_TYPE or NEVER, any case; unset: ALWAYS, Spark's default). */
+#define SQL_KEY_AUTO_WIDENING "spark.databricks.delta.typeWidening.allowAutomaticWidening"
+int sql_auto_widening(dl_auto_widening *out, const dl_sql_conn *c);
 /* The session's auto optimize settings (spark.databricks.delta.autoCompact.
  * enabled, optimizeWrite.enabled, optimizeWrite.binSize) onto a write's
  * options (stmt_ddl.c). */

@@ -563,7 +563,8 @@ int sql_run_merge(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st)
 	o.temp_dir = c->temp_dir;
 	dl_merge *m = NULL;
 	strs s = {NULL, 0, 0};
-	int rc = dl_merge_new(&m, t.uri, &o);
+	int rc = sql_auto_widening(&o.auto_widening, c);
+	if (rc == 0) rc = dl_merge_new(&m, t.uri, &o);
 	const char *tq = target_qualifier(st->table);
 	if (rc == 0) rc = dl_merge_alias(m, tq, source_qualifier(st->source));
 	const char *on = NULL;

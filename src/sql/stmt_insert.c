@@ -11,9 +11,10 @@
  * (num_affected_rows, num_inserted_rows). */
 #include "sql/session_internal.h"
 #include "columnar/batch_stream.h"
+#include "dml/struct_store.h"
 #include "expr/ast.h"
 #include "log/snapshot.h"
-#include "ops/type_change_meta.h"
+#include "ops/schema_align.h" /* dl_type_store_widened */
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/mem.h"
@@ -97,55 +98,10 @@ static int quote_ident(dl_buf *b, const char *name)
 	return dl_buf_putc(b, '`');
 }
 
-/* CAST of every column to the table column's type, by name. Takes in. */
-/* The type a value of type `from` is stored as in a column of type `to`
- * when INSERT evolves the schema of a table with type widening: `from`
- * where Spark widens automatically (TypeWidening's schema-evolution set:
- * byte-short-int-long, float-double, wider decimals, date to
- * timestamp_ntz), else `to`; through structs whose fields pair by name
- * in the same order, arrays and maps. The write path then widens the
- * table's column and records its delta.typeChanges. */
-static int widened(dl_type **out, const dl_type *to, const dl_type *from)
-{
-	*out = NULL;
-	if (dl_type_change_automatic(to, from)) {
-		*out = dl_type_ref((dl_type *)from);
-		return 0;
-	}
-	bool same_struct = to->id == DL_TYPE_STRUCT && from->id == DL_TYPE_STRUCT && to->nchildren == from->nchildren;
-	for (int i = 0; same_struct && i < to->nchildren; i++)
-		same_struct = strcasecmp(to->children[i].name, from->children[i].name) == 0;
-	bool list = (to->id == DL_TYPE_ARRAY || to->id == DL_TYPE_MAP) && to->id == from->id;
-	if (!same_struct && !list) {
-		*out = dl_type_ref((dl_type *)to);
-		return 0;
-	}
-	int n = to->nchildren;
-	dl_type **kid = dl_calloc((size_t)n + 1, sizeof *kid);
-	dl_field *f = dl_calloc((size_t)n + 1, sizeof *f);
-	int rc = kid && f ? 0 : DL_ENOMEM;
-	for (int i = 0; rc == 0 && i < n; i++) rc = widened(&kid[i], to->children[i].type, from->children[i].type);
-	if (rc == 0) {
-		if (to->id == DL_TYPE_STRUCT) {
-			for (int i = 0; i < n; i++) {
-				f[i] = to->children[i];
-				f[i].type = kid[i];
-			}
-			*out = dl_type_struct(f, n);
-		} else if (to->id == DL_TYPE_ARRAY) {
-			*out = dl_type_array(kid[0], to->children[0].nullable);
-		} else {
-			*out = dl_type_map(kid[0], kid[1], to->children[1].nullable);
-		}
-		if (!*out) rc = dl_error_last()->code;
-	}
-	for (int i = 0; kid && i < n; i++) dl_type_unref(kid[i]);
-	dl_free(kid);
-	dl_free(f);
-	return rc;
-}
-
-static int cast_to(dl_batch_stream **out, dl_batch_stream *in, const dl_type *table, bool widen,
+/* Every column cast to the table column's type, by name, as INSERT's
+ * store assignment; with `w` (schema evolution of a table with type
+ * widening) to the type dl_type_store_widened keeps. Takes in. */
+static int cast_to(dl_batch_stream **out, dl_batch_stream *in, const dl_type *table, const dl_widening *w,
                    const dl_exec_ctx *ctx)
 {
 	const dl_type *t = dl_batch_stream_schema(in);
@@ -156,15 +112,21 @@ static int cast_to(dl_batch_stream **out, dl_batch_stream *in, const dl_type *ta
 	for (int i = 0; i < n && rc == 0; i++) {
 		int k = dl_type_field_index(table, t->children[i].name);
 		dl_type *to = NULL;
-		if (k < 0 || !widen) to = dl_type_ref(k >= 0 ? table->children[k].type : t->children[i].type);
-		else if ((rc = widened(&to, table->children[k].type, t->children[i].type)) < 0) break;
+		if (k < 0 || !w) to = dl_type_ref(k >= 0 ? table->children[k].type : t->children[i].type);
+		else if ((rc = dl_type_store_widened(&to, table->children[k].type, t->children[i].type, w)) < 0) break;
 		dl_buf b = DL_BUF_INIT;
 		char ty[4096];
 		dl_type_sql(to, ty, sizeof ty);
 		bool same = dl_type_equals(to, t->children[i].type) || t->children[i].type->id == DL_TYPE_NULL;
-		rc = same ? 0 : dl_buf_puts(&b, "CAST(");
+		/* Spark's ANSI store assignment: an overflow names the column
+		 * (CAST_OVERFLOW_IN_TABLE_INSERT) */
+		rc = same ? 0 : dl_buf_puts(&b, "__check_overflow_in_table_insert(");
 		if (rc == 0) rc = quote_ident(&b, t->children[i].name);
-		if (rc == 0 && !same) rc = dl_buf_printf(&b, " AS %s)", ty);
+		if (rc == 0 && !same) {
+			rc = dl_buf_printf(&b, ", CAST(NULL AS %s), ", ty);
+			dl_dml_sql_string(&b, t->children[i].name);
+			if (rc == 0) rc = dl_buf_putc(&b, ')');
+		}
 		if (rc == 0 && t->children[i].type->id == DL_TYPE_NULL) {
 			/* NULL values: typed by the column (a NULL-typed column has no Parquet type) */
 			dl_buf_free(&b);
@@ -207,7 +169,7 @@ int sql_write_rows(int64_t *version, int64_t *rows, dl_sql_conn *c, const char *
  * column becomes names[i] (the listed columns, or the table's first
  * columns), cast to its type. */
 static int match_columns(dl_batch_stream **out, dl_batch_stream *q, const dl_type *table, const sql_stmt *st,
-                         const char *display, bool widen, int64_t *rows, const dl_exec_ctx *ctx)
+                         const char *display, const dl_widening *w, int64_t *rows, const dl_exec_ctx *ctx)
 {
 	const dl_type *qt = dl_batch_stream_schema(q);
 	int n = qt->nchildren;
@@ -257,7 +219,7 @@ static int match_columns(dl_batch_stream **out, dl_batch_stream *q, const dl_typ
 	rc = relabel(&r, q, names, rows);
 	dl_free(names);
 	if (rc < 0) return rc;
-	return cast_to(out, r, table, widen, ctx);
+	return cast_to(out, r, table, w, ctx);
 }
 
 static int count_result(dl_batch_stream **out, int64_t rows)
@@ -290,9 +252,14 @@ int sql_run_insert(dl_batch_stream **out, dl_sql_conn *c, const sql_stmt *st)
 	wo.mode = st->overwrite ? DL_WRITE_OVERWRITE : DL_WRITE_APPEND;
 	wo.merge_schema = st->schema_evolution || sql_setting_true(c, "spark.databricks.delta.schema.autoMerge.enabled");
 	/* with schema evolution a table with type widening takes the values'
-	 * wider types (TypeWideningInsertSchemaEvolutionSuite) */
+	 * wider types (TypeWideningInsertSchemaEvolutionSuite), as far as
+	 * UniForm and allowAutomaticWidening allow */
+	dl_widening w;
+	if (rc == 0) rc = sql_auto_widening(&wo.auto_widening, c);
+	if (rc == 0) dl_widening_of(&w, &dl_snapshot_state(snap)->metadata->configuration, wo.auto_widening);
 	bool widen = rc == 0 && wo.merge_schema && dl_snapshot_props(snap)->enable_type_widening;
-	if (rc == 0) rc = match_columns(&data, q, dl_snapshot_schema(snap), st, t.display, widen, &rows, &env.ctx);
+	if (rc == 0)
+		rc = match_columns(&data, q, dl_snapshot_schema(snap), st, t.display, widen ? &w : NULL, &rows, &env.ctx);
 	dl_buf where = DL_BUF_INIT;
 	sql_write_auto_optimize(&wo, c);
 	/* Spark's dynamic partition overwrite: only the partitions written */

@@ -103,7 +103,7 @@ same "clause order" "$(rows "$t3")" "1,100 2,-1 "
 t4=$tmp/cast
 mk "$t4" "id BIGINT, i INT" 'id,i\n1,1\n'
 printf 'id,i\n1,3000000000\n' >"$tmp/big.csv"
-expect_error "overflowing store assignment" "" "$t4" --source "$tmp/big.csv" --alias t,s --on "t.id = s.id" \
+expect_error "overflowing store assignment" 'DELTA_CAST_OVERFLOW_IN_TABLE_WRITE] Failed to write a value of "BIGINT" type into the "INT" type column `i`' "$t4" --source "$tmp/big.csv" --alias t,s --on "t.id = s.id" \
 	--when "MATCHED THEN UPDATE SET i = s.i"
 # NOT NULL and CHECK are enforced on updated and inserted rows
 t5=$tmp/constraints

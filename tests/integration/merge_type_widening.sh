@@ -5,8 +5,10 @@
 # a column or field the MERGE writes takes the source's type when it is an
 # automatic widening (byte -> short -> int -> long, float -> double, wider
 # decimals, date -> timestamp_ntz), recorded in delta.typeChanges (with its
-# fieldPath inside arrays and maps); other changes (narrowing, integers to
-# double or decimal) keep the target's type; without type widening or
+# fieldPath inside arrays and maps), and under allowAutomaticWidening =
+# ALWAYS (the default) integers to double or decimal too; other changes
+# (narrowing) keep the target's type, as does a change Iceberg cannot read
+# on a UniForm table; without type widening or
 # without evolution values are cast to the target's type; no widening
 # under a CHECK constraint or a generated column. Each on copy-on-write and
 # deletion-vector tables, and on a column-mapping table; the integer
@@ -113,8 +115,6 @@ unsupported=(
 	"INT|DECIMAL(9,0)" "BIGINT|DECIMAL(19,0)" "TIMESTAMP_NTZ|DATE" "DECIMAL(9,2)|DECIMAL(9,3)"
 	"DECIMAL(9,2)|DECIMAL(8,2)" "DECIMAL(18,2)|DECIMAL(8,1)" "DECIMAL(9,2)|DECIMAL(10,4)"
 	"DECIMAL(18,2)|DECIMAL(12,1)"
-	# spark.databricks.delta.typeWidening.allowAutomaticWidening = ALWAYS only
-	"INT|DOUBLE" "TINYINT|DECIMAL(10,0)" "SMALLINT|DECIMAL(10,0)" "INT|DECIMAL(10,0)" "BIGINT|DECIMAL(20,0)"
 )
 for c in "${unsupported[@]}"; do
 	IFS='|' read -r from to <<<"$c"
@@ -125,6 +125,48 @@ CREATE TABLE s (value $to) USING DELTA;
 MERGE WITH SCHEMA EVOLUTION INTO t USING s ON 0 = 1 WHEN NOT MATCHED THEN INSERT *") || fail "$from -> $to: $out"
 	check "unsupported $from -> $to" "$(fields_of "$t")" "value:$(delta_name "$from")"
 done
+
+# ---- spark.databricks.delta.typeWidening.allowAutomaticWidening ----
+# across type families only under ALWAYS (Spark's default since delta-io/delta
+# #5470); SAME_FAMILY_TYPE and NEVER keep the target's type, NEVER also
+# within a family
+across=("INT|DOUBLE" "TINYINT|DECIMAL(10,0)" "SMALLINT|DECIMAL(10,0)" "INT|DECIMAL(10,0)" "BIGINT|DECIMAL(20,0)")
+for c in "${across[@]}" "SMALLINT|INT"; do
+	IFS='|' read -r from to <<<"$c"
+	for mode in "" ALWAYS same_family_type NEVER; do
+		new_wh
+		set_mode=""
+		[ -n "$mode" ] && set_mode="SET spark.databricks.delta.typeWidening.allowAutomaticWidening = $mode;"
+		out=$(sql "$wh" "$set_mode CREATE TABLE t (value $from) USING DELTA LOCATION '$t' TBLPROPERTIES ('delta.enableTypeWidening' = 'true');
+INSERT INTO t VALUES (CAST(1 AS $from));
+CREATE TABLE s (value $to) USING DELTA; INSERT INTO s VALUES (CAST(2 AS $to));
+MERGE WITH SCHEMA EVOLUTION INTO t USING s ON 0 = 1 WHEN NOT MATCHED THEN INSERT *") || fail "$from -> $to ($mode): $out"
+		case "$mode:$c" in
+		:* | ALWAYS:* | same_family_type:SMALLINT\|INT) want=$(delta_name "$to") ;;
+		*) want=$(delta_name "$from") ;;
+		esac
+		got=$(fields_of "$t")
+		[ "${got%%:\[*}" = "value:$want" ] || fail "allowAutomaticWidening=$mode $from -> $to: got [$got], expected value:$want"
+	done
+done
+# a value outside the options is refused when set, as Spark's checkValues
+new_wh
+out=$(sql "$wh" "SET spark.databricks.delta.typeWidening.allowAutomaticWidening = sometimes" 2>&1)
+case "$out" in *INVALID_CONF_VALUE.OUT_OF_RANGE_OF_OPTIONS*) ;; *) fail "bad allowAutomaticWidening: $out" ;; esac
+
+# ---- UniForm (Iceberg): only the widenings Iceberg supports ----
+# (TypeWideningMode's uniformIcebergCompatibleOnly: int -> long, float ->
+# double, a decimal's precision; not to double, not date -> timestamp_ntz,
+# not a decimal's scale)
+new_wh
+sql "$wh" "CREATE TABLE t (a SMALLINT, b INT, c DATE, d DECIMAL(5,2), e DECIMAL(5,2), f FLOAT) USING DELTA LOCATION '$t'
+TBLPROPERTIES ('delta.enableTypeWidening' = 'true', 'delta.enableIcebergCompatV2' = 'true',
+'delta.universalFormat.enabledFormats' = 'iceberg', 'delta.enableDeletionVectors' = 'false');
+CREATE TABLE s (a BIGINT, b DOUBLE, c TIMESTAMP_NTZ, d DECIMAL(7,3), e DECIMAL(9,2), f DOUBLE) USING DELTA;
+INSERT INTO s VALUES (1, 2, TIMESTAMP_NTZ'2020-01-01 00:00:00', 1.5, 2.5, 3.5);
+MERGE WITH SCHEMA EVOLUTION INTO t USING s ON 0 = 1 WHEN NOT MATCHED THEN INSERT *" >/dev/null || fail "uniform: merge"
+check "uniform: types" "$(schema_of "$t" | jq -r '[.fields[] | .type] | join(" ")')" \
+	"long integer date decimal(5,2) decimal(9,2) double"
 
 # ---- "type widening isn't applied when it's disabled" ----
 new_wh

@@ -13,7 +13,8 @@
 #include "deltalake/merge.h"
 #include "deltalake/error.h"
 #include "dml/merge.h"
-#include "unit/ops/ops_fixture.h"
+#include "log/snapshot.h"
+#include "unit/dml/dml_fixture.h" /* dx_tree */
 
 static const char *DDL = "id BIGINT, v BIGINT";
 
@@ -154,6 +155,98 @@ static void test_failure_leaves_table(void **state)
 	assert_string_equal(rows, "1,1;2,2");
 	dl_free(rows);
 	dl_free(t);
+}
+
+/* ANSI store assignment in both clauses: a value overflowing the INT
+ * column is Spark's DELTA_CAST_OVERFLOW_IN_TABLE_WRITE naming the column,
+ * the table stays byte-identical; the user's own CAST keeps CAST_OVERFLOW. */
+static void merge_overflow(const char *t, bool insert, const char *value, const char *klass)
+{
+	char *before = dx_tree(t);
+	dl_merge *m;
+	assert_int_equal(dl_merge_new(&m, t, NULL), 0);
+	struct ArrowArrayStream st;
+	source_stream(&st, "id BIGINT, v BIGINT", "1,5000000000;3,6000000000");
+	assert_int_equal(dl_merge_source_stream(m, &st), 0);
+	assert_int_equal(dl_merge_alias(m, "t", "s"), 0);
+	assert_int_equal(dl_merge_on(m, "t.id = s.id"), 0);
+	const char *cols[] = {"id", "i"}, *vals[] = {"s.id", value};
+	if (insert) assert_int_equal(dl_merge_when_not_matched_insert(m, NULL, cols, vals, 2), 0);
+	else assert_int_equal(dl_merge_when_matched_update(m, NULL, cols + 1, vals + 1, 1), 0);
+	dl_merge_metrics r;
+	assert_true(dl_merge_execute(&r, m) < 0);
+	const dl_error *e = dl_error_last();
+	assert_string_equal(e->klass, klass);
+	if (strcmp(klass, "DELTA_CAST_OVERFLOW_IN_TABLE_WRITE") == 0)
+		assert_non_null(strstr(e->message, "Failed to write a value of \"BIGINT\" type into the \"INT\" type "
+		                                   "column `i` due to an overflow."));
+	dl_merge_free(m);
+	char *after = dx_tree(t);
+	assert_string_equal(before, after);
+	dl_free(before);
+	dl_free(after);
+}
+
+static void test_store_overflow(void **state)
+{
+	(void)state;
+	char *t = fx_table(g_dir, "overflow");
+	dl_write_options o = fx_opts(DL_WRITE_ERROR_IF_EXISTS);
+	int64_t v;
+	assert_int_equal(fx_write(&v, t, "id BIGINT, i INT", "1,1;2,2", &o), 0);
+	merge_overflow(t, false, "s.v", "DELTA_CAST_OVERFLOW_IN_TABLE_WRITE");
+	merge_overflow(t, true, "s.v", "DELTA_CAST_OVERFLOW_IN_TABLE_WRITE");
+	merge_overflow(t, false, "CAST(s.v AS INT)", "CAST_OVERFLOW");
+	merge_overflow(t, true, "CAST(s.v AS INT)", "CAST_OVERFLOW");
+	char *rows = fx_read(t, -1, NULL);
+	assert_string_equal(rows, "1,1;2,2");
+	dl_free(rows);
+	dl_free(t);
+}
+
+/* dl_merge_options.auto_widening with schema evolution on a table with
+ * type widening: ALWAYS (the default) widens the INT column to the
+ * source's DOUBLE, SAME_FAMILY_TYPE keeps INT and casts the values. */
+static void widening_merge(const char *name, dl_auto_widening mode, const char *want_rows, dl_type_id want)
+{
+	char *t = fx_table(g_dir, name);
+	dl_create_options c = DL_CREATE_OPTIONS_INIT;
+	c.schema_ddl = "id BIGINT, v INT";
+	const char *k[] = {"delta.enableTypeWidening"}, *val[] = {"true"};
+	c.property_keys = k;
+	c.property_values = val;
+	c.nproperties = 1;
+	int64_t ver;
+	assert_int_equal(dl_create_table(&ver, t, &c), 0);
+	dl_merge *m;
+	dl_merge_options o = DL_MERGE_OPTIONS_INIT;
+	o.auto_widening = mode;
+	assert_int_equal(dl_merge_new(&m, t, &o), 0);
+	struct ArrowArrayStream st;
+	source_stream(&st, "id BIGINT, v DOUBLE", "1,2.5");
+	assert_int_equal(dl_merge_source_stream(m, &st), 0);
+	assert_int_equal(dl_merge_alias(m, "t", "s"), 0);
+	assert_int_equal(dl_merge_on(m, "t.id = s.id"), 0);
+	assert_int_equal(dl_merge_when_not_matched_insert_all(m, NULL), 0);
+	assert_int_equal(dl_merge_with_schema_evolution(m), 0);
+	dl_merge_metrics r;
+	assert_int_equal(dl_merge_execute(&r, m), 0);
+	dl_merge_free(m);
+	char *rows = fx_read(t, -1, NULL);
+	assert_string_equal(rows, want_rows);
+	dl_free(rows);
+	dl_snapshot *snap;
+	assert_int_equal(dl_snapshot_open(&snap, t, NULL), 0);
+	assert_int_equal(dl_snapshot_schema(snap)->children[1].type->id, want);
+	dl_snapshot_free(snap);
+	dl_free(t);
+}
+
+static void test_auto_widening(void **state)
+{
+	(void)state;
+	widening_merge("widen_always", DL_AUTO_WIDENING_ALWAYS, "1,2.5", DL_TYPE_DOUBLE);
+	widening_merge("widen_same", DL_AUTO_WIDENING_SAME_FAMILY_TYPE, "1,2", DL_TYPE_INTEGER);
 }
 
 static void test_memory_limit(void **state)
@@ -347,6 +440,12 @@ static void test_options_and_arguments(void **state)
 	assert_int_equal(dl_merge_new(&m, "/nowhere", &o), DL_EINVALID);
 	assert_null(m);
 	assert_int_equal(dl_merge_new(&m, NULL, NULL), DL_EINVALID);
+	o.version = DL_MERGE_OPTIONS_VERSION;
+	o.auto_widening = (dl_auto_widening)9;
+	assert_int_equal(dl_merge_new(&m, "/nowhere", &o), DL_EINVALID);
+	o.version = 1; /* before auto_widening: ALWAYS */
+	assert_int_equal(dl_merge_new(&m, "/nowhere", &o), 0);
+	dl_merge_free(m);
 	assert_int_equal(dl_merge_new(&m, "/nowhere/at/all", NULL), 0);
 	assert_int_equal(dl_merge_on(m, ""), DL_EINVALID);
 	assert_int_equal(dl_merge_source_stream(m, NULL), DL_EINVALID);
@@ -405,6 +504,8 @@ int main(void)
 		cmocka_unit_test(test_table_source_time_travel),
 		cmocka_unit_test(test_clause_rules),
 		cmocka_unit_test(test_failure_leaves_table),
+		cmocka_unit_test(test_store_overflow),
+		cmocka_unit_test(test_auto_widening),
 		cmocka_unit_test(test_memory_limit),
 		cmocka_unit_test(test_touched_rows_spill),
 		cmocka_unit_test(test_options_and_arguments),

@@ -102,8 +102,19 @@ static void test_casts(void **state)
 	UPDATE_OK(&m, uri, "name", "id + 0.5", "id = 2");     /* DECIMAL -> STRING */
 	UPDATE_OK(&m, uri, "v", "'77'", "id = 3");            /* STRING -> INT */
 	dx_rows(uri, "id,v,name", "1,2,a;2,20,2.5;3,77,NULL;4,40,d");
-	expect_error(uri, SET1("v", "id * 10000000000"), 1, "id = 4", DL_EINVALID, "overflow");
+	/* an overflowing store is Spark's CheckOverflowInTableWrite error,
+	 * naming the value's type, the column's and the column; a CAST the
+	 * user wrote keeps its own CAST_OVERFLOW */
+	expect_error(uri, SET1("v", "id * 10000000000"), 1, "id = 4", DL_EINVALID, "DELTA_CAST_OVERFLOW_IN_TABLE_WRITE");
+	assert_non_null(strstr(dl_error_last()->message, "Failed to write a value of \"BIGINT\" type into the "
+	                                                 "\"INT\" type column `v` due to an overflow."));
+	expect_error(uri, SET1("v", "CAST(id * 10000000000 AS INT)"), 1, "id = 4", DL_EINVALID, "CAST_OVERFLOW");
+	assert_string_equal(dl_error_last()->klass, "CAST_OVERFLOW");
+	assert_non_null(strstr(dl_error_last()->message, "The value 40000000000L of the type \"BIGINT\""));
+	expect_error(uri, SET1("v", "1e30"), 1, NULL, DL_EINVALID, "DELTA_CAST_OVERFLOW_IN_TABLE_WRITE");
+	assert_non_null(strstr(dl_error_last()->message, "\"DOUBLE\" type into the \"INT\" type column `v`"));
 	expect_error(uri, SET1("v", "'x7'"), 1, NULL, DL_EINVALID, "x7");
+	assert_string_equal(dl_error_last()->klass, "CAST_INVALID_INPUT");
 	dl_free(uri);
 }
 

@@ -33,33 +33,56 @@ static void json_is(const dl_type *t, const char *want)
 	dl_buf_free(&b);
 }
 
+/* Which changes schema evolution applies (Spark's TypeWideningMode
+ * TypeEvolution): per pair, whether ALWAYS (the default), SAME_FAMILY_TYPE
+ * and a UniForm Iceberg table under ALWAYS widen it; NEVER widens none. */
 static void test_automatic(void **state)
 {
 	(void)state;
-	static const char *const yes[][2] = {
-		{"TINYINT", "SMALLINT"}, {"TINYINT", "INT"},   {"SMALLINT", "INT"},     {"SMALLINT", "BIGINT"},
-		{"INT", "BIGINT"},       {"FLOAT", "DOUBLE"},  {"DATE", "TIMESTAMP_NTZ"}, {"DECIMAL(9,2)", "DECIMAL(18,2)"},
-		{"DECIMAL(8,2)", "DECIMAL(9,3)"}, {"DECIMAL(9,2)", "DECIMAL(19,3)"},
+	static const struct {
+		const char *from, *to;
+		bool always, same, iceberg;
+	} cases[] = {
+		{"TINYINT", "SMALLINT", 1, 1, 1}, {"TINYINT", "INT", 1, 1, 1}, {"SMALLINT", "INT", 1, 1, 1},
+		{"SMALLINT", "BIGINT", 1, 1, 1}, {"INT", "BIGINT", 1, 1, 1}, {"FLOAT", "DOUBLE", 1, 1, 1},
+		{"DATE", "TIMESTAMP_NTZ", 1, 1, 0}, {"DECIMAL(9,2)", "DECIMAL(18,2)", 1, 1, 1},
+		{"DECIMAL(8,2)", "DECIMAL(9,3)", 1, 1, 0}, {"DECIMAL(9,2)", "DECIMAL(19,3)", 1, 1, 0},
+		/* across families: ALWAYS only, never on Iceberg */
+		{"INT", "DOUBLE", 1, 0, 0}, {"TINYINT", "DECIMAL(10,0)", 1, 0, 0}, {"INT", "DECIMAL(10,0)", 1, 0, 0},
+		{"BIGINT", "DECIMAL(20,0)", 1, 0, 0},
+		/* not widenings */
+		{"INT", "TINYINT", 0, 0, 0}, {"BIGINT", "INT", 0, 0, 0}, {"DOUBLE", "FLOAT", 0, 0, 0},
+		{"TINYINT", "DECIMAL(2,0)", 0, 0, 0}, {"TIMESTAMP_NTZ", "DATE", 0, 0, 0},
+		{"DECIMAL(9,2)", "DECIMAL(9,3)", 0, 0, 0}, {"DECIMAL(9,2)", "DECIMAL(10,4)", 0, 0, 0},
+		{"INT", "INT", 0, 0, 0}, {"INT", "STRING", 0, 0, 0}, {"DATE", "TIMESTAMP", 0, 0, 0},
 	};
-	static const char *const no[][2] = {
-		{"INT", "TINYINT"}, {"BIGINT", "INT"}, {"DOUBLE", "FLOAT"}, {"TINYINT", "DECIMAL(2,0)"},
-		{"TIMESTAMP_NTZ", "DATE"}, {"DECIMAL(9,2)", "DECIMAL(9,3)"}, {"DECIMAL(9,2)", "DECIMAL(10,4)"},
-		{"INT", "DOUBLE"}, {"TINYINT", "DECIMAL(10,0)"}, {"INT", "DECIMAL(10,0)"}, {"BIGINT", "DECIMAL(20,0)"},
-		{"INT", "INT"}, {"INT", "STRING"}, {"DATE", "TIMESTAMP"},
-	};
+	dl_widening always = {DL_AUTO_WIDENING_ALWAYS, false}, same = {DL_AUTO_WIDENING_SAME_FAMILY_TYPE, false},
+	            never = {DL_AUTO_WIDENING_NEVER, false}, ice = {DL_AUTO_WIDENING_ALWAYS, true};
 	char a[64], b[64];
-	for (size_t i = 0; i < sizeof yes / sizeof *yes + sizeof no / sizeof *no; i++) {
-		bool want = i < sizeof yes / sizeof *yes;
-		const char *const *p = want ? yes[i] : no[i - sizeof yes / sizeof *yes];
-		snprintf(a, sizeof a, "v %s", p[0]);
-		snprintf(b, sizeof b, "v %s", p[1]);
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		snprintf(a, sizeof a, "v %s", cases[i].from);
+		snprintf(b, sizeof b, "v %s", cases[i].to);
 		dl_type *f = ddl(a), *t = ddl(b);
-		if (dl_type_change_automatic(f->children[0].type, t->children[0].type) != want)
-			fail_msg("%s -> %s: expected %s", p[0], p[1], want ? "automatic" : "not automatic");
+		const dl_type *x = f->children[0].type, *y = t->children[0].type;
+		if (dl_widening_allows(&always, x, y) != cases[i].always || dl_widening_allows(&same, x, y) != cases[i].same ||
+		    dl_widening_allows(&ice, x, y) != cases[i].iceberg || dl_widening_allows(&never, x, y) ||
+		    dl_widening_allows(NULL, x, y))
+			fail_msg("%s -> %s: not as expected", cases[i].from, cases[i].to);
 		dl_type_unref(f);
 		dl_type_unref(t);
 	}
+	/* the UniForm restriction comes from the table's configuration */
+	dl_kv kv = {"delta.universalFormat.enabledFormats", "hudi,iceberg"};
+	dl_str_map conf = {&kv, 1};
+	dl_widening w;
+	dl_widening_of(&w, &conf, DL_AUTO_WIDENING_SAME_FAMILY_TYPE);
+	assert_true(w.iceberg_only);
+	assert_int_equal(w.mode, DL_AUTO_WIDENING_SAME_FAMILY_TYPE);
+	dl_widening_of(&w, NULL, DL_AUTO_WIDENING_ALWAYS);
+	assert_false(w.iceberg_only);
 }
+
+static const dl_widening W_SAME = {DL_AUTO_WIDENING_SAME_FAMILY_TYPE, false};
 
 #define TC(f, t) "{\"delta.typeChanges\":[{\"fromType\":\"" f "\",\"toType\":\"" t "\"}]}"
 #define TCP(f, t, p) "{\"fromType\":\"" f "\",\"toType\":\"" t "\",\"fieldPath\":\"" p "\"}"
@@ -94,7 +117,7 @@ static void test_record(void **state)
 	dl_type *wider = ddl("a BIGINT");
 	dl_type *rec2;
 	bool changed;
-	assert_int_equal(dl_schema_merge(&rec2, &changed, rec, wider, true, true), 0);
+	assert_int_equal(dl_schema_merge(&rec2, &changed, rec, wider, true, &W_SAME), 0);
 	assert_true(changed);
 	dl_buf b = DL_BUF_INIT;
 	assert_int_equal(dl_schema_to_json(&b, rec2), 0);
@@ -117,7 +140,7 @@ static void test_schema_merge(void **state)
 	dl_type *data = ddl("l ARRAY<INT>, v MAP<STRING, DOUBLE>, x BIGINT");
 	dl_type *out;
 	bool changed;
-	assert_int_equal(dl_schema_merge(&out, &changed, table, data, true, true), 0);
+	assert_int_equal(dl_schema_merge(&out, &changed, table, data, true, &W_SAME), 0);
 	assert_true(changed);
 	dl_buf b = DL_BUF_INIT;
 	assert_int_equal(dl_schema_to_json(&b, out), 0);
@@ -126,9 +149,15 @@ static void test_schema_merge(void **state)
 	assert_non_null(strstr(b.data, TC("integer", "long")));
 	dl_buf_free(&b);
 	dl_type_unref(out);
-	/* integers to double are not widened by evolution */
+	/* integers to double: under SAME_FAMILY_TYPE not widened by evolution,
+	 * under ALWAYS (the default) they are */
 	dl_type *d2 = ddl("l ARRAY<SMALLINT>, v MAP<STRING, FLOAT>, x DOUBLE");
-	assert_int_equal(dl_schema_merge(&out, &changed, table, d2, true, true), DL_ESCHEMA);
+	assert_int_equal(dl_schema_merge(&out, &changed, table, d2, true, &W_SAME), DL_ESCHEMA);
+	dl_widening always = {DL_AUTO_WIDENING_ALWAYS, false};
+	assert_int_equal(dl_schema_merge(&out, &changed, table, d2, true, &always), 0);
+	assert_true(changed);
+	assert_int_equal(out->children[2].type->id, DL_TYPE_DOUBLE);
+	dl_type_unref(out);
 	dl_type_unref(d2);
 	dl_type_unref(table);
 	dl_type_unref(data);

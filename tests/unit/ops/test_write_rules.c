@@ -126,6 +126,43 @@ static void test_type_widening(void **state)
 	dl_free(uri);
 }
 
+/* dl_write_options.auto_widening (Spark's allowAutomaticWidening) with
+ * merge_schema: ALWAYS, the default, widens an INT column to DOUBLE data;
+ * SAME_FAMILY_TYPE and NEVER refuse it (DL_ESCHEMA) and NEVER refuses INT
+ * to BIGINT too; a value outside the enum is DL_EINVALID. On a UniForm
+ * Iceberg table INT to DOUBLE is refused even under ALWAYS. */
+static void test_auto_widening(void **state)
+{
+	(void)state;
+	char *uri = fx_table(g_dir, "auto_widening");
+	const char *props[] = {"delta.enableTypeWidening", "true"};
+	create(uri, "a INT, b INT", props, 1);
+	dl_write_options o = fx_opts(DL_WRITE_APPEND);
+	o.merge_schema = true;
+	int64_t v;
+	o.auto_widening = DL_AUTO_WIDENING_NEVER;
+	assert_int_equal(fx_write(&v, uri, "a BIGINT", "5000000000", &o), DL_ESCHEMA);
+	o.auto_widening = DL_AUTO_WIDENING_SAME_FAMILY_TYPE;
+	assert_int_equal(fx_write(&v, uri, "b DOUBLE", "1.5", &o), DL_ESCHEMA);
+	assert_int_equal(fx_write(&v, uri, "a BIGINT", "5000000000", &o), 0);
+	o.auto_widening = (dl_auto_widening)7;
+	assert_int_equal(fx_write(&v, uri, "b DOUBLE", "1.5", &o), DL_EINVALID);
+	o.auto_widening = DL_AUTO_WIDENING_ALWAYS;
+	assert_int_equal(fx_write(&v, uri, "b DOUBLE", "1.5", &o), 0);
+	char *c = fx_commit(uri, v);
+	assert_non_null(strstr(c, "{\\\"fromType\\\":\\\"integer\\\",\\\"toType\\\":\\\"double\\\"}"));
+	dl_free(c);
+	check_rows(uri, "a,b", "5000000000,NULL;NULL,1.5");
+	dl_free(uri);
+	uri = fx_table(g_dir, "auto_widening_uniform");
+	const char *uprops[] = {"delta.enableTypeWidening", "true", "delta.enableIcebergCompatV2", "true",
+	                        "delta.universalFormat.enabledFormats", "iceberg"};
+	create(uri, "a INT, b INT", uprops, 3);
+	assert_int_equal(fx_write(&v, uri, "b DOUBLE", "1.5", &o), DL_ESCHEMA);
+	assert_int_equal(fx_write(&v, uri, "a BIGINT", "5000000000", &o), 0);
+	dl_free(uri);
+}
+
 static void test_stats_limits(void **state)
 {
 	(void)state;
@@ -444,6 +481,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nested_rules),
 		cmocka_unit_test(test_type_widening),
+		cmocka_unit_test(test_auto_widening),
 		cmocka_unit_test(test_stats_limits),
 		cmocka_unit_test(test_identity_by_default),
 		cmocka_unit_test(test_protocol_upgrade),

@@ -124,7 +124,7 @@ static void insert_type_widening(void **state)
 	/* no evolution: cast, and a value that does not fit fails */
 	expect_rows(db, "INSERT INTO w VALUES (2, named_struct('x', 2, 'y', 'b'), array(2), 2)", "1|1\n");
 	expect_error(db, "INSERT INTO w VALUES (70000, named_struct('x', 2, 'y', 'b'), array(2), 2)", DL_EINVALID,
-	             "CAST_OVERFLOW");
+	             "CAST_OVERFLOW_IN_TABLE_INSERT");
 	expect_rows(db, "DESCRIBE w", "a|smallint|NULL\ns|struct<x:tinyint,y:string>|NULL\nl|array<int>|NULL\n"
 	                              "d|double|NULL\n");
 	/* with evolution: int into short, int into the byte field, bigint
@@ -141,9 +141,45 @@ static void insert_type_widening(void **state)
 	expect_ok(db, "SET spark.databricks.delta.schema.autoMerge.enabled = true");
 	expect_rows(db, "INSERT INTO w VALUES (3, named_struct('x', 3, 'y', 'd'), array(3), 4)", "1|1\n");
 	expect_ok(db, "CREATE TABLE nw (a SHORT)");
-	expect_error(db, "INSERT INTO nw VALUES (70000)", DL_EINVALID, "CAST_OVERFLOW");
+	expect_error(db, "INSERT INTO nw VALUES (70000)", DL_EINVALID, "CAST_OVERFLOW_IN_TABLE_INSERT");
 	expect_rows(db, "DESCRIBE nw", "a|smallint|NULL\n");
 	expect_ok(db, "RESET spark.databricks.delta.schema.autoMerge.enabled");
+}
+
+/* spark.databricks.delta.typeWidening.allowAutomaticWidening in INSERT
+ * with schema evolution (Spark's TypeEvolution mode: ALWAYS by default
+ * widens integers to double and decimal too, SAME_FAMILY_TYPE only within
+ * a family, NEVER nothing, any case), and a UniForm Iceberg table taking
+ * only Iceberg's promotions (uniformIcebergCompatibleOnly). */
+static void insert_widening_modes(void **state)
+{
+	session_fixture *f = *state;
+	dl_sql_conn *db = f->db;
+	const char *props = "TBLPROPERTIES ('delta.enableTypeWidening' = 'true')";
+	char sql[600];
+	snprintf(sql, sizeof sql, "CREATE TABLE m (i INT, s SMALLINT) %s", props);
+	expect_ok(db, sql);
+	expect_ok(db, "SET spark.databricks.delta.typeWidening.allowAutomaticWidening = never");
+	expect_rows(db, "INSERT WITH SCHEMA EVOLUTION INTO m VALUES (1.5D, 7)", "1|1\n");
+	expect_rows(db, "DESCRIBE m", "i|int|NULL\ns|smallint|NULL\n");
+	expect_ok(db, "SET spark.databricks.delta.typeWidening.allowAutomaticWidening = SAME_FAMILY_TYPE");
+	expect_rows(db, "INSERT WITH SCHEMA EVOLUTION INTO m VALUES (2.5D, 70000)", "1|1\n");
+	expect_rows(db, "DESCRIBE m", "i|int|NULL\ns|int|NULL\n");
+	expect_ok(db, "RESET spark.databricks.delta.typeWidening.allowAutomaticWidening");
+	expect_rows(db, "INSERT WITH SCHEMA EVOLUTION INTO m VALUES (3.5D, 8)", "1|1\n");
+	expect_rows(db, "DESCRIBE m", "i|double|NULL\ns|int|NULL\n");
+	expect_rows(db, "SELECT i, s FROM m ORDER BY i", "1.0|7\n2.0|70000\n3.5|8\n");
+	expect_error(db, "SET spark.databricks.delta.typeWidening.allowAutomaticWidening = sometimes", DL_EINVALID,
+	             "INVALID_CONF_VALUE.OUT_OF_RANGE_OF_OPTIONS");
+	/* UniForm: int -> bigint and a decimal's precision widen; int ->
+	 * double, date -> timestamp_ntz and a decimal's scale keep the type */
+	expect_ok(db, "CREATE TABLE u (a INT, b INT, c DATE, d DECIMAL(5,2), e DECIMAL(5,2)) TBLPROPERTIES "
+	              "('delta.enableTypeWidening' = 'true', 'delta.enableIcebergCompatV2' = 'true', "
+	              "'delta.universalFormat.enabledFormats' = 'iceberg', 'delta.enableDeletionVectors' = 'false')");
+	expect_rows(db, "INSERT WITH SCHEMA EVOLUTION INTO u VALUES (5000000000, 2.0D, TIMESTAMP_NTZ'2020-01-01 00:00:00', "
+	                "CAST(1.5 AS DECIMAL(7,3)), CAST(2.5 AS DECIMAL(9,2)))",
+	            "1|1\n");
+	expect_rows(db, "DESCRIBE u", "a|bigint|NULL\nb|int|NULL\nc|date|NULL\nd|decimal(5,2)|NULL\ne|decimal(9,2)|NULL\n");
 }
 
 static void ctas(void **state)
@@ -296,6 +332,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(queries, fixture_setup, fixture_teardown),
 	    cmocka_unit_test_setup_teardown(inserts, fixture_setup, fixture_teardown),
 	    cmocka_unit_test_setup_teardown(insert_type_widening, fixture_setup, fixture_teardown),
+	    cmocka_unit_test_setup_teardown(insert_widening_modes, fixture_setup, fixture_teardown),
 	    cmocka_unit_test_setup_teardown(ctas, fixture_setup, fixture_teardown),
 	    cmocka_unit_test_setup_teardown(parameters, fixture_setup, fixture_teardown),
 	    cmocka_unit_test_setup_teardown(interrupt_query, fixture_setup, fixture_teardown),

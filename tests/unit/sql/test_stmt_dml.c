@@ -5,6 +5,7 @@
  * result columns, and errors that change nothing. The operations' own
  * semantics are tested in tests/unit/dml. */
 #include "session_test_util.h"
+#include "../dml/dml_fixture.h" /* dx_tree */
 
 /* Asserts that sql fails with `code` and a message naming `needle`. */
 #define expect_failure(db_, sql_, code_, needle_)                                   \
@@ -241,6 +242,70 @@ static void merge_statements(void **state)
 	free(h);
 }
 
+/* sql fails with klass, its message has `needle`, and the table's files
+ * are as they were. */
+static void expect_store_error(session_fixture *f, const char *sql, const char *klass, const char *needle)
+{
+	char dir[600];
+	snprintf(dir, sizeof dir, "%s/default.db/w", f->warehouse);
+	char *before = dx_tree(dir);
+	expect_error(f->db, sql, DL_EINVALID, klass);
+	if (!strstr(dl_error_last()->message, needle)) fail_msg("%s: '%s' lacks '%s'", sql, dl_error_last()->message, needle);
+	char *after = dx_tree(dir);
+	assert_string_equal(before, after);
+	dl_free(before);
+	dl_free(after);
+}
+
+/* ANSI store assignment (Spark's CheckOverflowInTableWrite for UPDATE and
+ * MERGE, CheckOverflowInTableInsert for INSERT): an overflowing value
+ * names its type, the column's and the column (a struct field's own name
+ * inside a struct), and nothing is written; a CAST the user wrote keeps
+ * CAST_OVERFLOW with the value; malformed text stays CAST_INVALID_INPUT. */
+static void store_overflow(void **state)
+{
+	session_fixture *f = *state;
+	dl_sql_conn *db = f->db;
+	expect_ok(db, "CREATE TABLE w (id BIGINT, v INT, b TINYINT, d DECIMAL(4,1), s STRUCT<x: INT>)");
+	expect_rows(db, "INSERT INTO w VALUES (1, 1, 1, 1.5, named_struct('x', 1))", "1|1\n");
+	const char *tw = "DELTA_CAST_OVERFLOW_IN_TABLE_WRITE", *ti = "CAST_OVERFLOW_IN_TABLE_INSERT";
+	expect_store_error(f, "UPDATE w SET v = id * 10000000000", tw,
+	                   "[DELTA_CAST_OVERFLOW_IN_TABLE_WRITE] Failed to write a value of \"BIGINT\" type into "
+	                   "the \"INT\" type column `v` due to an overflow.\nUse `try_cast` on the input value to "
+	                   "tolerate overflow and return NULL instead.\nIf necessary, set "
+	                   "spark.sql.storeAssignmentPolicy to \"LEGACY\" to bypass this error or set "
+	                   "spark.databricks.delta.updateAndMergeCastingFollowsAnsiEnabledFlag to true to revert to "
+	                   "the old behaviour and follow spark.sql.ansi.enabled in UPDATE and MERGE.");
+	expect_store_error(f, "UPDATE w SET b = 300", tw, "\"INT\" type into the \"TINYINT\" type column `b`");
+	expect_store_error(f, "UPDATE w SET d = 12345", tw, "\"INT\" type into the \"DECIMAL(4,1)\" type column `d`");
+	expect_store_error(f, "UPDATE w SET s.x = id * 10000000000", tw, "\"BIGINT\" type into the \"INT\" type column `x`");
+	expect_store_error(f, "UPDATE w SET s = named_struct('x', id * 10000000000)", tw, "column `x`");
+	expect_store_error(f, "UPDATE w SET v = CAST(id * 10000000000 AS INT)", "CAST_OVERFLOW",
+	                   "The value 10000000000L of the type \"BIGINT\" cannot be cast to \"INT\"");
+	expect_store_error(f, "UPDATE w SET v = 'abc'", "CAST_INVALID_INPUT", "'abc'");
+	expect_store_error(f,
+	                   "MERGE INTO w USING (SELECT 1L AS id, 5000000000L AS v) AS s ON w.id = s.id "
+	                   "WHEN MATCHED THEN UPDATE SET v = s.v",
+	                   tw, "\"BIGINT\" type into the \"INT\" type column `v`");
+	expect_store_error(f,
+	                   "MERGE INTO w USING (SELECT 7L AS id, 5000000000L AS v) AS s ON w.id = s.id "
+	                   "WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, s.v)",
+	                   tw, "\"BIGINT\" type into the \"INT\" type column `v`");
+	expect_store_error(f,
+	                   "MERGE INTO w USING (SELECT 7L AS id, 5000000000L AS v) AS s ON w.id = s.id "
+	                   "WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, CAST(s.v AS INT))",
+	                   "CAST_OVERFLOW", "5000000000L");
+	expect_store_error(f, "INSERT INTO w VALUES (2, 3000000000, 1, 1.0, NULL)", ti,
+	                   "[CAST_OVERFLOW_IN_TABLE_INSERT] Fail to assign a value of \"BIGINT\" type to the "
+	                   "\"INT\" type column or variable `v` due to an overflow. Use `try_cast` on the input "
+	                   "value to tolerate overflow and return NULL instead.");
+	expect_store_error(f, "INSERT INTO w (id, b) SELECT 2, 1000", ti,
+	                   "\"INT\" type to the \"TINYINT\" type column or variable `b`");
+	expect_store_error(f, "INSERT INTO w (id, v) SELECT 2, CAST(3000000000 AS INT)", "CAST_OVERFLOW",
+	                   "3000000000L");
+	expect_rows(db, "SELECT id, v, b, d, s.x FROM w", "1|1|1|1.5|1\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -248,6 +313,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(delete_statements, fixture_setup, fixture_teardown),
 	    cmocka_unit_test_setup_teardown(update_statements, fixture_setup, fixture_teardown),
 	    cmocka_unit_test_setup_teardown(merge_statements, fixture_setup, fixture_teardown),
+	    cmocka_unit_test_setup_teardown(store_overflow, fixture_setup, fixture_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
