@@ -1,16 +1,17 @@
-/* A set of row positions of one file: the rows a deletion vector deletes
+/* A set of row positions of one file: the rows a deletion vector deletes,
  * as the scan's reader applies them (table/scan_read.c) and MERGE's target
  * reader skips them, and what the rewrite engine holds for each touched
  * file (the positions a caller deletes, those an existing DV deletes, those
  * deleted now), so that what they hold follows the DV rather than the rows
- * listed: per 65536-position chunk a
- * sorted array of 16-bit offsets while it has at most 4096 positions, then
- * an 8 KB bitmap, and no storage at all once every position is in (the
- * containers of a roaring bitmap, without its runs). At most ~1 bit per
- * position of the chunks it touches (8 bytes per position before), 24 bytes
- * per full chunk. Built in ascending order, read in ascending order by
- * cursors. Allocations through util/mem.h (the failure walks reach them);
- * after a failed push the set holds a prefix of what was pushed. */
+ * listed: per 65536-position chunk a sorted array of 16-bit offsets while
+ * it has at most 4096 positions, then an 8 KB bitmap, and no storage at all
+ * once every position is in (the containers of a roaring bitmap, without
+ * its runs). At most ~1 bit per position of the chunks it touches (8 bytes
+ * per position as a sorted list), 24 bytes per full chunk. Built in
+ * ascending order, read in ascending order by cursors. Allocations through
+ * util/mem.h (the failure walks reach them), optionally charged to a
+ * caller's budget; after a failed push the set holds a prefix of what was
+ * pushed. */
 #ifndef DL_LOG_ROW_SET_H
 #define DL_LOG_ROW_SET_H
 #include <stdbool.h>
