@@ -380,7 +380,8 @@ static void free_exec(mg_exec *x)
 	if (x->cap_lock_init) pthread_mutex_destroy(&x->cap_lock);
 	dl_mg_recs_free(x);
 	dl_free((void *)x->files);
-	dl_rewrite_free(x->rw);
+	dl_rewrite_free(x->rw); /* its row sets released from x->mem */
+	dl_mg_row_sets_done(x);
 	dl_enforcer_free(x->enf);
 	if (x->lock_init) pthread_mutex_destroy(&x->enf_lock);
 	dl_free(x->gen_recompute);
@@ -406,7 +407,8 @@ int dl_merge_execute(dl_merge_metrics *metrics, dl_merge *m)
 	memset(&x, 0, sizeof x);
 	x.m = m;
 	x.mem = (dl_exec_memory)DL_EXEC_MEMORY_INIT(m->o.memory_limit);
-	int rc = run(&x, metrics);
+	int rc = dl_mg_row_sets_budget(&x);
+	if (rc == 0) rc = run(&x, metrics);
 	/* a commit that may have landed names the files: they stay */
 	if (rc < 0 && !(x.txn && dl_txn_commit_unknown(x.txn))) {
 		dl_error saved = *dl_error_last();

@@ -175,6 +175,11 @@ typedef struct mg_exec {
 	bool lock_init;
 	bool *gen_recompute;      /* per written column: generated, recomputed on update */
 	dl_exec_memory mem;
+	/* the row sets of MERGE's target reader and of the rewrite engine,
+	 * charged to mem (merge_write.c); rs_lock: their spilling of inserts */
+	dl_rowset_budget rs_budget;
+	pthread_mutex_t rs_lock;
+	bool rs_lock_init;
 	int64_t row_hwm;
 	/* metrics */
 	dl_merge_metrics mt;
@@ -216,6 +221,9 @@ int dl_mg_evolve_schema(mg_exec *x);
 /* Takes b (rows of clause k's insert schema) into the inserted rows. */
 int dl_mg_insert_add(mg_exec *x, int k, dl_batch *b);
 void dl_mg_inserts_free(mg_exec *x);
+/* x->rs_budget and its lock (dl_mg_row_sets_done undoes it). */
+int dl_mg_row_sets_budget(mg_exec *x);
+void dl_mg_row_sets_done(mg_exec *x);
 int dl_mg_write(mg_exec *x);
 void dl_mg_discard(mg_exec *x);
 

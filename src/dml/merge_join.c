@@ -17,6 +17,7 @@
 #include <string.h>
 #include "log/deletion_vector.h"
 #include "log/replay.h"
+#include "log/row_set.h"
 #include "log/snapshot.h"
 #include "table/scan.h"
 #include "exec/spill.h"
@@ -177,7 +178,8 @@ int dl_mg_plan_files(mg_exec *x)
 }
 
 /* The target side of the join: the candidate files in order, each row with
- * __file and __pos (its position in the file, the old DV's rows skipped).
+ * __file and __pos (its position in the file, the old DV's rows skipped:
+ * they are a row set, about a bit a row at most, read by a cursor).
  * A file is read a part at a time (dl_scan_read_add_parts: runs of row
  * groups of at least 4 batches), the next part only once the join has
  * taken the batches of the last, so the rows held are a part's, however
@@ -192,8 +194,9 @@ typedef struct tstream {
 	dl_scan_file_parts *parts; /* the file being read, while parts remain */
 	int part, nparts;          /* the part last read, of nparts */
 	int64_t pos;
-	uint64_t *old;
-	size_t nold, old_i;
+	dl_rowset old;
+	dl_rowset_cursor old_c;
+	uint64_t old_next;    /* the least old DV row >= pos (UINT64_MAX: none) */
 	int err;
 } tstream;
 
@@ -237,17 +240,17 @@ static int load_file(tstream *t)
 {
 	mg_exec *x = t->x;
 	const dl_add *a = x->files[t->file];
-	dl_free(t->old);
-	t->old = NULL;
-	t->nold = t->old_i = 0;
+	dl_rowset_free(&t->old);
 	t->pos = 0;
 	if (a->dv) {
 		dl_dv_rows rows;
 		DL_TRY(dl_dv_load_from(&rows, t->reader->dvs, a->dv));
-		int rc = dl_dv_rows_to_array(&rows, &t->old, &t->nold);
+		int rc = dl_rowset_from_dv(&t->old, &rows);
 		dl_dv_rows_free(&rows);
 		if (rc < 0) return dl_error_prefix("deletion vector of %s", a->path);
 	}
+	dl_rowset_cursor_init(&t->old_c, &t->old);
+	t->old_next = dl_rowset_next(&t->old_c, 0);
 	t->nq = t->qi = 0;
 	drop_parts(t);
 	return dl_scan_read_add_parts(t->reader, a, take_parts, collect, t);
@@ -291,10 +294,7 @@ static int tstream_next(dl_batch_stream *s, dl_batch **out)
 	if (rc == 0) {
 		int64_t *p = o->cols[x->nt + 1]->values;
 		for (int64_t j = 0; j < n; j++) {
-			while (t->old_i < t->nold && t->old[t->old_i] == (uint64_t)t->pos) {
-				t->pos++;
-				t->old_i++;
-			}
+			while (t->old_next == (uint64_t)t->pos) t->old_next = dl_rowset_next(&t->old_c, (uint64_t)++t->pos);
 			p[j] = t->pos++;
 		}
 	}
@@ -314,7 +314,7 @@ static void tstream_release(dl_batch_stream *s)
 	tstream *t = s->private_data;
 	for (int i = t->qi; i < t->nq; i++) dl_batch_free(t->q[i]);
 	dl_free(t->q);
-	dl_free(t->old);
+	dl_rowset_free(&t->old);
 	drop_parts(t);
 	dl_scan_free(t->reader);
 	dl_type_unref(t->schema);
@@ -330,6 +330,7 @@ static int target_stream(mg_exec *x, dl_batch_stream **out)
 	int rc = s && t && cols ? 0 : DL_ENOMEM;
 	if (rc == 0) {
 		t->x = x;
+		t->old.budget = &x->rs_budget;
 		s->private_data = t;
 		s->schema = tstream_schema;
 		s->next = tstream_next;

@@ -579,6 +579,47 @@ static int spill_inserts(mg_exec *x)
 	return 0;
 }
 
+/* The row sets of the target reader and the rewrite engine (an old DV's
+ * rows, the touched positions, the rows deleted now: about a bit a row at
+ * most) are charged to the budget too. Over it the inserted rows held in
+ * memory go to their spill file first (nothing reads them before the
+ * rewrite is done, and nothing adds to them after the join); with nothing
+ * left to spill the merge fails with the budget's error rather than exceed
+ * it. Called from the rewrite's pool threads at once. */
+static int charge_row_sets(void *payload, int64_t bytes)
+{
+	mg_exec *x = payload;
+	static const char what[] = "merge row positions (touched rows, deletion vectors)";
+	if (bytes < 0) {
+		dl_exec_mem_release(&x->mem, -bytes);
+		return 0;
+	}
+	if (dl_exec_mem_charge(&x->mem, bytes, what) == 0) return 0;
+	pthread_mutex_lock(&x->rs_lock);
+	int rc = 0;
+	if (x->ninsb && !x->ins_spill) {
+		dl_error_clear();
+		rc = spill_inserts(x);
+	}
+	if (rc == 0) rc = dl_exec_mem_charge(&x->mem, bytes, what);
+	pthread_mutex_unlock(&x->rs_lock);
+	return rc;
+}
+
+int dl_mg_row_sets_budget(mg_exec *x)
+{
+	if (pthread_mutex_init(&x->rs_lock, NULL) != 0) return dl_error_set(DL_EIO, "mutex");
+	x->rs_lock_init = true;
+	x->rs_budget = (dl_rowset_budget){charge_row_sets, x};
+	return 0;
+}
+
+void dl_mg_row_sets_done(mg_exec *x)
+{
+	if (x->rs_lock_init) pthread_mutex_destroy(&x->rs_lock);
+	x->rs_lock_init = false;
+}
+
 int dl_mg_insert_add(mg_exec *x, int k, dl_batch *b)
 {
 	int rc = x->ins_ready ? 0 : inserts_begin(x);
@@ -724,6 +765,7 @@ int dl_mg_write(mg_exec *x)
 		ro.now_ms = dl_now_millis();
 		ro.update = update_rows;
 		ro.update_payload = x;
+		ro.budget = &x->rs_budget;
 		DL_TRY(dl_rewrite_new(&x->rw, &ro));
 		for (size_t f = 0; f < x->nfiles; f++) {
 			if (x->recs[f].n) DL_TRY(dl_mg_recs_touch(x, f, x->rw));

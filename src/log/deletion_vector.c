@@ -125,26 +125,50 @@ truncated:
 	return dl_error_set(DL_ECORRUPT, "%s: deletion vector bitmap is truncated or malformed", what);
 }
 
-int dl_dv_rows_serialize(const dl_dv_rows *rows, dl_buf *out)
+/* The serialized size of rows (magic, bucket count, per bucket its key
+ * and portable bitmap), the bitmaps run-optimized first as the bytes
+ * written are. */
+static size_t serialized_size(const dl_dv_rows *rows)
 {
-	uint8_t hdr[12];
-	uint32_t m = DL_DV_MAGIC;
-	uint64_t nb = rows->nbuckets;
-	for (int i = 0; i < 4; i++) hdr[i] = (uint8_t)(m >> (8 * i));
-	for (int i = 0; i < 8; i++) hdr[4 + i] = (uint8_t)(nb >> (8 * i));
-	DL_TRY(dl_buf_append(out, hdr, sizeof hdr));
+	size_t n = 12;
 	for (uint32_t b = 0; b < rows->nbuckets; b++) {
 		roaring_bitmap_t *bm = rows->buckets[b].bitmap;
 		roaring_bitmap_run_optimize(bm);
-		uint32_t key = rows->buckets[b].key;
-		uint8_t k[4] = {(uint8_t)key, (uint8_t)(key >> 8), (uint8_t)(key >> 16), (uint8_t)(key >> 24)};
-		DL_TRY(dl_buf_append(out, k, 4));
-		size_t n = roaring_bitmap_portable_size_in_bytes(bm);
-		DL_TRY(dl_buf_reserve(out, n));
-		roaring_bitmap_portable_serialize(bm, out->data + out->len);
-		out->len += n;
-		out->data[out->len] = 0;
+		n += 4 + roaring_bitmap_portable_size_in_bytes(bm);
 	}
+	return n;
+}
+
+/* Writes the serialized_size(rows) bytes at p. */
+static void serialize_to(const dl_dv_rows *rows, uint8_t *p)
+{
+	uint32_t m = DL_DV_MAGIC;
+	uint64_t nb = rows->nbuckets;
+	for (int i = 0; i < 4; i++) *p++ = (uint8_t)(m >> (8 * i));
+	for (int i = 0; i < 8; i++) *p++ = (uint8_t)(nb >> (8 * i));
+	for (uint32_t b = 0; b < rows->nbuckets; b++) {
+		const roaring_bitmap_t *bm = rows->buckets[b].bitmap;
+		uint32_t key = rows->buckets[b].key;
+		for (int i = 0; i < 4; i++) *p++ = (uint8_t)(key >> (8 * i));
+		p += roaring_bitmap_portable_serialize(bm, (char *)p);
+	}
+}
+
+/* Room for n more bytes: exactly n when the buffer is empty (a DV of
+ * megabytes is not doubled into a buffer twice its size), else doubling,
+ * as appends to a file of many DVs need. */
+static int reserve(dl_buf *out, size_t n)
+{
+	return out->len ? dl_buf_reserve(out, n) : dl_buf_reserve_upto(out, n, n + 1);
+}
+
+int dl_dv_rows_serialize(const dl_dv_rows *rows, dl_buf *out)
+{
+	size_t n = serialized_size(rows);
+	DL_TRY(reserve(out, n));
+	serialize_to(rows, (uint8_t *)out->data + out->len);
+	out->len += n;
+	out->data[out->len] = 0;
 	return 0;
 }
 
@@ -405,23 +429,24 @@ static int load_from_file(dl_dv_rows *out, dl_dv_files *f, const dl_dv_descripto
 
 int dl_dv_write_file(const dl_dv_rows *rows, dl_buf *out, int64_t *offset, int32_t *size)
 {
-	dl_buf data = DL_BUF_INIT;
-	int rc = dl_dv_rows_serialize(rows, &data);
-	if (rc == 0 && data.len > INT32_MAX) rc = dl_error_set(DL_ENOMEM, "deletion vector too large");
-	if (rc == 0) {
-		uint32_t n = (uint32_t)data.len;
-		uint32_t c = dl_crc32(0, (const uint8_t *)data.data, n);
-		uint8_t hdr[5] = {1, (uint8_t)(n >> 24), (uint8_t)(n >> 16), (uint8_t)(n >> 8), (uint8_t)n};
-		uint8_t tail[4] = {(uint8_t)(c >> 24), (uint8_t)(c >> 16), (uint8_t)(c >> 8), (uint8_t)c};
-		size_t start = out->len;
-		rc = dl_buf_append(out, start ? hdr + 1 : hdr, start ? 4 : 5);
-		if (rc == 0) rc = dl_buf_append(out, data.data, n);
-		if (rc == 0) rc = dl_buf_append(out, tail, 4);
-		*offset = start ? (int64_t)start : 1;
-		*size = (int32_t)n;
-	}
-	dl_buf_free(&data);
-	return rc;
+	/* the entry (the file's version byte first) written in place: 4-byte BE
+	 * size, the data, its CRC-32 (BE) */
+	size_t n = serialized_size(rows);
+	if (n > INT32_MAX) return dl_error_set(DL_ENOMEM, "deletion vector too large");
+	size_t start = out->len, head = start ? 4 : 5;
+	DL_TRY(reserve(out, head + n + 4));
+	uint8_t *p = (uint8_t *)out->data + start;
+	if (!start) *p++ = 1;
+	for (int i = 3; i >= 0; i--) *p++ = (uint8_t)(n >> (8 * i));
+	serialize_to(rows, p);
+	uint32_t c = dl_crc32(0, p, n);
+	p += n;
+	for (int i = 3; i >= 0; i--) *p++ = (uint8_t)(c >> (8 * i));
+	out->len += head + n + 4;
+	out->data[out->len] = 0;
+	*offset = start ? (int64_t)start : 1;
+	*size = (int32_t)n;
+	return 0;
 }
 
 /* Z85 as Delta's Base85Codec.decodeBytes does it: each group's value is

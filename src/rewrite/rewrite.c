@@ -171,6 +171,7 @@ static int push_file(dl_rewrite *rw, const dl_add *add, rw_kind kind, rw_file **
 	f->add = add;
 	f->kind = kind;
 	f->copy = !rw->use_dv || kind == RW_COPY;
+	f->given.budget = f->old.budget = f->deleted.budget = rw->o.budget;
 	if (out) *out = f;
 	return 0;
 }

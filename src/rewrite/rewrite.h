@@ -58,6 +58,7 @@
 #include "columnar/array.h"
 #include "expr/expr.h"
 #include "log/actions.h"
+#include "log/row_set.h"
 #include "util/arena.h"
 #include "txn/txn.h"
 
@@ -99,9 +100,14 @@ typedef struct dl_rewrite_options {
 	int64_t target_file_size;        /* 0: the default */
 	dl_rewrite_update_fn update;     /* NULL: matched rows are deleted */
 	void *update_payload;
+	/* The caller's budget for the row sets the engine holds (the touched
+	 * positions, old DVs' rows, the rows deleted now; log/row_set.h), called
+	 * before each allocation, concurrently from the pool's threads: a refusal
+	 * fails the command. NULL: unaccounted. Borrowed. */
+	const dl_rowset_budget *budget;
 } dl_rewrite_options;
 #define DL_REWRITE_OPTIONS_INIT {DL_REWRITE_OPTIONS_VERSION, NULL, NULL, NULL, DL_REWRITE_AUTO, \
-                                 true, 0, 0, 0, 0, NULL, NULL}
+                                 true, 0, 0, 0, 0, NULL, NULL, NULL}
 
 /* What the rewrite did (Spark's DML metric names in the comments). */
 typedef struct dl_rewrite_metrics {

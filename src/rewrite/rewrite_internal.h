@@ -8,7 +8,7 @@
 #include "rewrite/change_data.h"
 #include "rewrite/file_writer.h"
 #include "rewrite/rewrite.h"
-#include "rewrite/row_set.h"
+#include "log/row_set.h"
 #include "table/scan.h"
 
 typedef enum rw_kind {

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "columnar/builder.h"
 #include "log/partition_values.h"
+#include "log/row_set.h"
 #include "parquet/reader.h"
 #include "table/scan.h"
 #include "util/error.h"
@@ -146,10 +147,10 @@ struct dl_scan_file_parts {
 	const dl_add *add;
 	dl_array **part;      /* per read column: one-row partition value, or NULL */
 	shared_col **shared;  /* per read column: the value repeated for whole batches */
-	uint64_t *deleted;    /* sorted deleted row indexes (or kept ones: keep_listed) */
-	size_t ndeleted;
+	/* the DV's rows (or, keep_listed, the only rows kept): a row set, about
+	 * a bit a row at most where a sorted list took 8 bytes (issue 11) */
+	dl_rowset listed;
 	bool keep_listed;     /* only the listed rows survive (change data feed) */
-	bool borrowed_rows;   /* `deleted` belongs to the caller */
 	dl_scan_rg_plan plan; /* the row groups to read */
 	int *part_lo;         /* part k: plan.rgs[part_lo[k] .. part_lo[k + 1]) */
 	int nparts;
@@ -161,6 +162,7 @@ typedef struct file_read {
 	pq_reader *r;
 	dl_selection sel;
 	dl_selection sel2;
+	dl_rowset_cursor listed_c; /* into p->listed: batches come in row order */
 	bool late;            /* the reader has late columns (process_late) */
 	dl_scan_emit_rows_fn emit_rows; /* dl_scan_read_add_rows: emit with row indexes */
 	uint64_t *rows;       /* ... the file row index of each emitted row */
@@ -193,7 +195,7 @@ void dl_scan_file_parts_unref(dl_scan_file_parts *p)
 			if (p->shared[i]) shared_col_release(p->shared[i]);
 	dl_free(p->part);
 	dl_free(p->shared);
-	if (!p->borrowed_rows) dl_free(p->deleted);
+	dl_rowset_free(&p->listed);
 	dl_scan_rg_plan_free(&p->plan);
 	dl_free(p->part_lo);
 	dl_free(p);
@@ -233,7 +235,7 @@ static int load_dv(dl_scan_file_parts *p)
 	if (!p->add->dv) return 0;
 	dl_dv_rows rows;
 	DL_TRY(dl_dv_load_from(&rows, p->s->dvs, p->add->dv));
-	int rc = dl_dv_rows_to_array(&rows, &p->deleted, &p->ndeleted);
+	int rc = dl_rowset_from_dv(&p->listed, &rows);
 	dl_dv_rows_free(&rows);
 	return rc;
 }
@@ -245,24 +247,12 @@ static int dv_selection(file_read *f, int64_t first, int64_t n, bool *any)
 {
 	*any = false;
 	const dl_scan_file_parts *p = f->p;
-	if (!p->ndeleted && !p->keep_listed) return 0;
-	size_t lo = 0, hi = p->ndeleted;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (p->deleted[mid] < (uint64_t)first) lo = mid + 1;
-		else hi = mid;
-	}
-	bool none_listed = lo == p->ndeleted || p->deleted[lo] >= (uint64_t)(first + n);
-	if (none_listed && !p->keep_listed) return 0;
+	if (!p->listed.count && !p->keep_listed) return 0;
+	if (!p->keep_listed && dl_rowset_next(&f->listed_c, (uint64_t)first) >= (uint64_t)(first + n)) return 0;
 	*any = true;
 	DL_TRY(dl_selection_reserve(&f->sel, n));
-	f->sel.count = 0;
-	size_t d = lo;
-	for (int64_t j = 0; j < n; j++) {
-		bool listed = d < p->ndeleted && p->deleted[d] == (uint64_t)(first + j);
-		if (listed) d++;
-		if (listed == p->keep_listed) f->sel.idx[f->sel.count++] = (uint32_t)j;
-	}
+	f->sel.count = (int64_t)dl_rowset_select(&f->listed_c, (uint64_t)first, (uint32_t)n, p->keep_listed,
+	                                         f->sel.idx);
 	return 0;
 }
 
@@ -540,9 +530,8 @@ static int read_rows(file_read *f, dl_scan_emit_fn emit, void *payload)
  * list rows past the end, which delete nothing). */
 static int64_t live_rows(const dl_scan_file_parts *p, const pq_reader *r)
 {
-	int64_t total = pq_reader_num_rows(r), gone = 0;
-	for (size_t i = p->ndeleted; i-- > 0 && p->deleted[i] >= (uint64_t)total;) gone++;
-	return total - ((int64_t)p->ndeleted - gone);
+	int64_t total = pq_reader_num_rows(r);
+	return total - (int64_t)dl_rowset_rank(&p->listed, (uint64_t)total);
 }
 
 /* Cuts the planned row groups into parts of at least 4 batches' rows
@@ -621,18 +610,18 @@ static int read_add(dl_scan *s, const dl_add *add, const uint64_t *only_rows, si
 	if (use_only && nonly == 0) return 0;
 	dl_scan_file_parts *p = parts_new(s, add);
 	if (!p) return DL_ENOMEM;
-	if (use_only) {
-		p->keep_listed = true;
-		p->borrowed_rows = true;
-		p->deleted = (uint64_t *)only_rows;
-		p->ndeleted = nonly;
-	}
 	file_read f;
 	memset(&f, 0, sizeof f);
 	f.s = s;
 	f.p = p;
 	f.emit_rows = emit_rows;
-	int rc = open_reader(s, add, &f.r);
+	dl_rowset_cursor_init(&f.listed_c, &p->listed);
+	int rc = 0;
+	if (use_only) {
+		p->keep_listed = true;
+		rc = dl_rowset_push(&p->listed, only_rows, nonly, add->path);
+	}
+	if (rc == 0) rc = open_reader(s, add, &f.r);
 	if (rc == 0) rc = load_partitions(p, pq_reader_num_rows(f.r));
 	if (rc == 0 && !use_only) rc = load_dv(p);
 	/* A DV may mark rows past the file's end: Spark's own Base85 decoding of
@@ -643,11 +632,11 @@ static int read_add(dl_scan *s, const dl_add *add, const uint64_t *only_rows, si
 	 * a corrupt or misattached DV, and deleting "nothing" for it would make
 	 * the row count (numRecords - cardinality) disagree with the rows read
 	 * (issue 17 item 8). */
-	if (rc == 0 && !use_only && p->ndeleted && add->dv->storage_type != 'i' &&
-	    p->deleted[p->ndeleted - 1] >= (uint64_t)pq_reader_num_rows(f.r))
+	if (rc == 0 && !use_only && p->listed.count && add->dv->storage_type != 'i' &&
+	    p->listed.last >= (uint64_t)pq_reader_num_rows(f.r))
 		rc = dl_error_set(DL_ECORRUPT, "the deletion vector of data file %s (%c%s) deletes row %llu, "
 		                  "but the file has %lld rows", add->path, add->dv->storage_type,
-		                  add->dv->path_or_inline, (unsigned long long)p->deleted[p->ndeleted - 1],
+		                  add->dv->path_or_inline, (unsigned long long)p->listed.last,
 		                  (long long)pq_reader_num_rows(f.r));
 	if (rc == 0 && live) *live = live_rows(p, f.r);
 	if (rc == 0) rc = s->phys_request->nchildren ? read_data(&f, split, emit, payload) : read_counts_only(&f, emit, payload);
@@ -695,6 +684,7 @@ int dl_scan_read_part(dl_scan_file_parts *p, int k, dl_scan_emit_fn emit, void *
 	memset(&f, 0, sizeof f);
 	f.s = s;
 	f.p = p;
+	dl_rowset_cursor_init(&f.listed_c, &p->listed);
 	int rc = open_reader(s, p->add, &f.r);
 	if (rc == 0) rc = setup_reader(&f);
 	if (rc == 0) rc = dl_scan_rg_plan_apply(&p->plan, f.r, p->part_lo[k], p->part_lo[k + 1]);

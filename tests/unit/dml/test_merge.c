@@ -14,6 +14,7 @@
 #include "deltalake/error.h"
 #include "dml/merge.h"
 #include "log/snapshot.h"
+#include "unit/ops/ops_fixture.h"
 #include "unit/dml/dml_fixture.h" /* dx_tree */
 
 static const char *DDL = "id BIGINT, v BIGINT";
@@ -431,6 +432,74 @@ static void test_touched_rows_spill(void **state)
 	free(src);
 }
 
+/* The row sets MERGE holds (here the target's old DV of 100,000 rows: four
+ * 8 KB bitmaps, read by the target reader and the rewrite engine) count
+ * against memory_limit: under a budget too small for them the merge fails
+ * naming them, the table unchanged, rather than exceeding it silently;
+ * with room for them it runs. */
+/* sum(v) and count(*) of table t, as "sum,count". */
+static void sum_count(const char *t, char *out, size_t cap)
+{
+	char *got = fx_read(t, -1, "v");
+	assert_non_null(got);
+	long long sum = 0, n = 0;
+	for (char *p = got; *p;) {
+		char *end;
+		sum += strtoll(p, &end, 10);
+		n++;
+		p = *end ? end + 1 : end;
+	}
+	dl_free(got);
+	snprintf(out, cap, "%lld,%lld", sum, n);
+}
+
+static void test_row_sets_charged(void **state)
+{
+	(void)state;
+	char *t = fx_table(g_dir, "rowsets");
+	const char *props[] = {"delta.enableDeletionVectors", "true"};
+	dx_create(t, DDL, NULL, props, 1);
+	char *rows = rows_text(0, 200000, 1);
+	dx_append(t, DDL, rows);
+	free(rows);
+	dl_delete_metrics d;
+	assert_int_equal(dl_delete(&d, t, "id % 2 = 1", NULL), 0);
+	assert_int_equal(d.numDeletedRows, 100000);
+	int64_t limits[] = {16 * 1024, 1024 * 1024};
+	char got[64];
+	for (int k = 0; k < 2; k++) {
+		dl_merge *m;
+		dl_merge_options o = DL_MERGE_OPTIONS_INIT;
+		o.memory_limit = limits[k];
+		o.temp_dir = g_dir;
+		assert_int_equal(dl_merge_new(&m, t, &o), 0);
+		struct ArrowArrayStream st;
+		source_stream(&st, DDL, "0,5;2,7");
+		assert_int_equal(dl_merge_source_stream(m, &st), 0);
+		assert_int_equal(dl_merge_alias(m, "t", "s"), 0);
+		assert_int_equal(dl_merge_on(m, "t.id = s.id"), 0);
+		assert_int_equal(dl_merge_when_matched_update_all(m, NULL), 0);
+		dl_merge_metrics r;
+		int rc = dl_merge_execute(&r, m);
+		dl_merge_free(m);
+		if (k == 0) {
+			assert_int_equal(rc, DL_ENOMEM);
+			assert_non_null(strstr(dl_error_last()->message, "merge row positions"));
+			assert_non_null(strstr(dl_error_last()->message, "memory limit of 16384 bytes exceeded"));
+			dl_error_clear();
+			sum_count(t, got, sizeof got);
+			assert_string_equal(got, "9999900000,100000"); /* even ids 0..199998 */
+		} else {
+			if (rc < 0) fail_msg("merge: %s", dl_error_last()->message);
+			assert_int_equal(r.num_target_rows_updated, 2);
+			sum_count(t, got, sizeof got);
+			assert_string_equal(got, "9999900010,100000"); /* v of id 0: 5, of id 2: 7 */
+		}
+	}
+	no_temp_files();
+	dl_free(t);
+}
+
 static void test_options_and_arguments(void **state)
 {
 	(void)state;
@@ -508,6 +577,7 @@ int main(void)
 		cmocka_unit_test(test_auto_widening),
 		cmocka_unit_test(test_memory_limit),
 		cmocka_unit_test(test_touched_rows_spill),
+		cmocka_unit_test(test_row_sets_charged),
 		cmocka_unit_test(test_options_and_arguments),
 		cmocka_unit_test(test_batch_source),
 		cmocka_unit_test(test_ambiguous),

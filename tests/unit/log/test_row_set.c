@@ -1,11 +1,12 @@
-/* The rewrite engine's row sets (src/rewrite/row_set.h): membership and
+/* Row sets (src/log/row_set.h): membership and
  * next-position queries against a plain sorted array over sparse, dense,
  * alternating and full ranges; the memory a set holds (at most about a bit
  * per position of the chunks touched, where the engine held 8 bytes per
  * position before); the DV built from two sets byte-identical to the one
  * dl_dv_rows_from_array builds from their positions (what the engine did
- * before), old DVs with run containers included; and every allocation
- * failed in turn. */
+ * before), old DVs with run containers included; the batch selections the
+ * scan takes from a DV's set; the charges to a budget; and every
+ * allocation failed in turn. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "rewrite/row_set.h"
+#include "log/row_set.h"
 #include "util/error.h"
 #include "util/mem.h"
 #include "util/mem_fault.h"
@@ -137,6 +138,166 @@ static void test_memory(void **state)
 	build(&s, &l);
 	assert_true(s.bytes <= 10000 * 2 + 10000 * 2 + 256 * 24);
 	dl_rowset_free(&s);
+	free(l.v);
+}
+
+/* The set of l as the scan and MERGE build it: l as a DV, serialized (run
+ * containers), parsed and turned into a set. */
+static void build_via_dv(dl_rowset *s, const pos_list *l)
+{
+	dl_dv_rows o, back;
+	dl_buf ob = DL_BUF_INIT;
+	OK(dl_dv_rows_from_array(&o, l->v, l->n));
+	OK(dl_dv_rows_serialize(&o, &ob));
+	OK(dl_dv_rows_deserialize(&back, (const uint8_t *)ob.data, ob.len, "test"));
+	OK(dl_rowset_from_dv(s, &back));
+	assert_int_equal(s->count, l->n);
+	if (l->n) assert_int_equal(s->last, l->v[l->n - 1]);
+	dl_dv_rows_free(&o);
+	dl_dv_rows_free(&back);
+	dl_buf_free(&ob);
+}
+
+/* select() over ascending batches (as a scan reads a file, row groups
+ * skipped now and then) and rank() agree with the list. */
+static void check_select(const dl_rowset *s, const pos_list *l, uint64_t end)
+{
+	uint32_t *idx = malloc(70000 * sizeof *idx);
+	assert_non_null(idx);
+	for (int in = 0; in < 2; in++) {
+		dl_rowset_cursor c;
+		dl_rowset_cursor_init(&c, s);
+		size_t k = 0;
+		for (uint64_t first = 0; first < end;) {
+			uint32_t n = (uint32_t)(rnd() % 4 == 0 ? 1 + rnd() % 70000 : 1 + rnd() % 9000);
+			size_t got = dl_rowset_select(&c, first, n, in, idx);
+			while (k < l->n && l->v[k] < first) k++;
+			size_t want = 0, kk = k;
+			for (uint32_t j = 0; j < n; j++) {
+				bool listed = kk < l->n && l->v[kk] == first + j;
+				if (listed) kk++;
+				if (listed != (bool)in) continue;
+				if (want >= got || idx[want] != j)
+					fail_msg("select(%llu, %u, %d): entry %zu is not %u", (unsigned long long)first, n, in,
+					         want, j);
+				want++;
+			}
+			assert_int_equal(got, want);
+			first += n + (rnd() % 5 == 0 ? rnd() % 100000 : 0);
+		}
+	}
+	free(idx);
+	size_t k = 0;
+	for (uint64_t p = 0; p < end; p += 1 + rnd() % 30000) {
+		while (k < l->n && l->v[k] < p) k++;
+		assert_int_equal(dl_rowset_rank(s, p), k);
+	}
+	assert_int_equal(dl_rowset_rank(s, UINT64_MAX), l->n - (l->n && l->v[l->n - 1] == UINT64_MAX));
+}
+
+static void test_select_and_rank(void **state)
+{
+	(void)state;
+	struct {
+		uint64_t step, odds;
+	} shapes[] = {{2, 0}, {0, 3}, {0, 40}, {0, 20000}, {1, 0}, {7, 0}};
+	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+		pos_list l = {0};
+		fill(&l, 0, 300000, shapes[i].step, shapes[i].odds);
+		fill(&l, 300000, 400000, 1, 0);         /* a full run across chunks */
+		fill(&l, 400000, 500000, 0, 2);
+		fill(&l, 700000, 700001, 1, 0);         /* past empty chunks */
+		for (int via_dv = 0; via_dv < 2; via_dv++) {
+			dl_rowset s = DL_ROWSET_INIT;
+			if (via_dv) build_via_dv(&s, &l);
+			else build(&s, &l);
+			check_select(&s, &l, 800000);
+			if (via_dv) check_queries(&s, &l, 520000);
+			dl_rowset_free(&s);
+		}
+		free(l.v);
+	}
+	/* a DV across the 2^32 bucket boundary */
+	pos_list l = {0};
+	fill(&l, (1ull << 32) - 100000, (1ull << 32) + 100000, 0, 3);
+	dl_rowset s = DL_ROWSET_INIT;
+	build_via_dv(&s, &l);
+	dl_rowset_cursor c;
+	dl_rowset_cursor_init(&c, &s);
+	uint32_t *idx = malloc(200000 * sizeof *idx);
+	size_t got = dl_rowset_select(&c, (1ull << 32) - 100000, 200000, true, idx);
+	assert_int_equal(got, l.n);
+	for (size_t k = 0; k < l.n; k++) assert_int_equal(idx[k], l.v[k] - ((1ull << 32) - 100000));
+	free(idx);
+	dl_rowset_free(&s);
+	free(l.v);
+}
+
+/* A budget that counts what is charged and refuses past its limit. */
+typedef struct count_budget {
+	int64_t used, limit, refused;
+} count_budget;
+
+static int budget_charge(void *payload, int64_t bytes)
+{
+	count_budget *b = payload;
+	if (bytes > 0 && b->limit && b->used + bytes > b->limit) {
+		b->refused++;
+		return dl_error_set(DL_ENOMEM, "test budget of %lld bytes exceeded", (long long)b->limit);
+	}
+	b->used += bytes;
+	assert_true(b->used >= 0);
+	return 0;
+}
+
+/* What a set holds is charged before it is allocated and released when
+ * freed; a refused charge fails the push (the budget's error), the set
+ * holding no more than was charged. */
+static void test_budget(void **state)
+{
+	(void)state;
+	pos_list l = {0};
+	fill(&l, 0, 300000, 0, 3);
+	fill(&l, 300000, 500000, 1, 0);
+	fill(&l, 500000, 900000, 1000, 0);
+	count_budget tb = {0, 0, 0};
+	dl_rowset_budget b = {budget_charge, &tb};
+	for (int via_dv = 0; via_dv < 2; via_dv++) {
+		dl_rowset s = DL_ROWSET_INIT;
+		s.budget = &b;
+		if (via_dv) build_via_dv(&s, &l);
+		else build(&s, &l);
+		assert_true(s.bytes > 5 * 8192);
+		assert_int_equal(tb.used, (int64_t)s.bytes);
+		dl_rowset_free(&s);
+		assert_int_equal(tb.used, 0);
+		assert_ptr_equal(s.budget, &b); /* kept for reuse */
+	}
+	/* under a limit */
+	tb.limit = 3 * 8192;
+	dl_rowset s = DL_ROWSET_INIT;
+	s.budget = &b;
+	int rc = dl_rowset_push(&s, l.v, l.n, "t");
+	assert_int_equal(rc, DL_ENOMEM);
+	assert_non_null(strstr(dl_error_last()->message, "test budget"));
+	dl_error_clear();
+	assert_true(tb.refused > 0);
+	assert_int_equal(tb.used, (int64_t)s.bytes);
+	assert_true(tb.used <= tb.limit);
+	/* what it holds is a prefix of the positions */
+	dl_rowset_cursor c;
+	dl_rowset_cursor_init(&c, &s);
+	for (size_t k = 0; k < s.count; k += 97) assert_true(dl_rowset_has(&c, l.v[k]));
+	dl_rowset_free(&s);
+	assert_int_equal(tb.used, 0);
+	/* from a DV: nothing is left charged after the refusal */
+	dl_dv_rows o;
+	OK(dl_dv_rows_from_array(&o, l.v, l.n));
+	assert_int_equal(dl_rowset_from_dv(&s, &o), DL_ENOMEM);
+	dl_error_clear();
+	assert_int_equal(s.count, 0);
+	assert_int_equal(tb.used, 0);
+	dl_dv_rows_free(&o);
 	free(l.v);
 }
 
@@ -303,6 +464,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_queries),
 		cmocka_unit_test(test_memory),
+		cmocka_unit_test(test_select_and_rank),
+		cmocka_unit_test(test_budget),
 		cmocka_unit_test(test_refuses_unsorted),
 		cmocka_unit_test(test_union_dv),
 		cmocka_unit_test(test_too_large_for_dv),

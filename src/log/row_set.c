@@ -1,6 +1,6 @@
 /* Row positions in chunks of 65536 (see row_set.h), and the conversions from
  * and to the roaring bitmaps of deletion vectors. */
-#include "rewrite/row_set.h"
+#include "log/row_set.h"
 #include <inttypes.h>
 #include <roaring/roaring.h>
 #include <string.h>
@@ -10,27 +10,52 @@
 #define CHUNK 65536u
 #define ARRAY_MAX 4096u     /* offsets an array holds before it becomes a bitmap */
 #define BITMAP_WORDS 1024u  /* CHUNK / 64 */
-#define READ_BATCH 4096u    /* positions read from a DV at a time */
 
 static bool is_full(const dl_rowset_chunk *c)
 {
 	return c->n == CHUNK;
 }
 
+/* Charges bytes about to be allocated to the set's budget. */
+static int charge(dl_rowset *s, size_t bytes)
+{
+	return s->budget && bytes ? s->budget->charge(s->budget->payload, (int64_t)bytes) : 0;
+}
+
+/* Gives back to the budget bytes charged but not (or no longer) held. */
+static void uncharge(dl_rowset *s, size_t bytes)
+{
+	if (s->budget && bytes) s->budget->charge(s->budget->payload, -(int64_t)bytes);
+}
+
+/* Bytes the set held are freed. */
+static void release(dl_rowset *s, size_t bytes)
+{
+	s->bytes -= bytes;
+	uncharge(s, bytes);
+}
+
 void dl_rowset_free(dl_rowset *s)
 {
 	for (size_t i = 0; i < s->nchunks; i++) dl_free(s->chunks[i].data);
 	dl_free(s->chunks);
+	const dl_rowset_budget *budget = s->budget;
+	release(s, s->bytes);
 	memset(s, 0, sizeof *s);
+	s->budget = budget;
 }
 
 static int new_chunk(dl_rowset *s, uint64_t key)
 {
 	if (s->nchunks == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 4;
+		size_t cap = s->cap ? s->cap * 2 : 4, more = (cap - s->cap) * sizeof *s->chunks;
+		DL_TRY(charge(s, more));
 		dl_rowset_chunk *nc = dl_reallocarray(s->chunks, cap, sizeof *nc);
-		if (!nc) return DL_ENOMEM;
-		s->bytes += (cap - s->cap) * sizeof *nc;
+		if (!nc) {
+			uncharge(s, more);
+			return DL_ENOMEM;
+		}
+		s->bytes += more;
 		s->chunks = nc;
 		s->cap = cap;
 	}
@@ -41,12 +66,16 @@ static int new_chunk(dl_rowset *s, uint64_t key)
 /* An array chunk at ARRAY_MAX offsets becomes a bitmap. */
 static int to_bitmap(dl_rowset *s, dl_rowset_chunk *c)
 {
+	DL_TRY(charge(s, BITMAP_WORDS * sizeof(uint64_t)));
 	uint64_t *bits = dl_calloc(BITMAP_WORDS, sizeof *bits);
-	if (!bits) return DL_ENOMEM;
+	if (!bits) {
+		uncharge(s, BITMAP_WORDS * sizeof *bits);
+		return DL_ENOMEM;
+	}
 	const uint16_t *a = c->data;
 	for (uint32_t i = 0; i < c->n; i++) bits[a[i] >> 6] |= 1ull << (a[i] & 63);
 	s->bytes += BITMAP_WORDS * sizeof *bits;
-	s->bytes -= c->cap * sizeof(uint16_t);
+	release(s, c->cap * sizeof(uint16_t));
 	dl_free(c->data);
 	c->data = bits;
 	c->cap = 0;
@@ -60,10 +89,18 @@ static int add_offset(dl_rowset *s, dl_rowset_chunk *c, uint32_t off)
 			DL_TRY(to_bitmap(s, c));
 		} else {
 			if (c->n == c->cap) {
+				/* at most ARRAY_MAX, where it becomes a bitmap (an array
+				 * read from a DV has the exact size) */
 				uint32_t cap = c->cap ? c->cap * 2 : 4;
+				if (cap > ARRAY_MAX) cap = ARRAY_MAX;
+				size_t more = (cap - c->cap) * sizeof(uint16_t);
+				DL_TRY(charge(s, more));
 				uint16_t *na = dl_reallocarray(c->data, cap, sizeof *na);
-				if (!na) return DL_ENOMEM;
-				s->bytes += (cap - c->cap) * sizeof *na;
+				if (!na) {
+					uncharge(s, more);
+					return DL_ENOMEM;
+				}
+				s->bytes += more;
 				c->data = na;
 				c->cap = cap;
 			}
@@ -77,7 +114,7 @@ static int add_offset(dl_rowset *s, dl_rowset_chunk *c, uint32_t off)
 		/* every position: nothing to store */
 		dl_free(c->data);
 		c->data = NULL;
-		s->bytes -= BITMAP_WORDS * sizeof *bits;
+		release(s, BITMAP_WORDS * sizeof *bits);
 	}
 	return 0;
 }
@@ -106,7 +143,7 @@ int dl_rowset_push(dl_rowset *s, const uint64_t *pos, size_t n, const char *what
 			if (is_full(c)) {
 				dl_free(c->data);
 				c->data = NULL;
-				s->bytes -= BITMAP_WORDS * sizeof *bits;
+				release(s, BITMAP_WORDS * sizeof *bits);
 			}
 			continue; /* a position out of order is refused at the loop's top */
 		}
@@ -180,7 +217,139 @@ uint64_t dl_rowset_next(dl_rowset_cursor *cur, uint64_t p)
 	}
 }
 
+/* Offsets [lo, hi) of chunk c (at base) whose membership is `in`, as
+ * offsets from `first` into idx (k of them already); returns the new k. */
+static size_t select_chunk(dl_rowset_cursor *cur, const dl_rowset_chunk *c, uint64_t base, uint32_t lo,
+                           uint32_t hi, bool in, uint64_t first, uint32_t *idx, size_t k)
+{
+	uint32_t d = (uint32_t)(base - first); /* offset + d: the index in the batch (mod 2^32) */
+	if (is_full(c)) {
+		if (in)
+			for (uint32_t o = lo; o < hi; o++) idx[k++] = o + d;
+		return k;
+	}
+	if (c->cap) {
+		const uint16_t *a = c->data;
+		uint32_t i = cur->i;
+		while (i < c->n && a[i] < lo) i++;
+		uint32_t o = lo;
+		for (; i < c->n && a[i] < hi; i++) {
+			if (in) {
+				idx[k++] = a[i] + d;
+			} else {
+				for (; o < a[i]; o++) idx[k++] = o + d;
+				o = a[i] + 1u;
+			}
+		}
+		if (!in)
+			for (; o < hi; o++) idx[k++] = o + d;
+		cur->i = i;
+		return k;
+	}
+	const uint64_t *bits = c->data;
+	for (uint32_t w = lo >> 6; w <= (hi - 1) >> 6; w++) {
+		uint64_t word = in ? bits[w] : ~bits[w];
+		if (w == lo >> 6) word &= ~0ull << (lo & 63);
+		if (w == (hi - 1) >> 6 && (hi & 63)) word &= ~(~0ull << (hi & 63));
+		for (; word; word &= word - 1) idx[k++] = (w << 6 | (uint32_t)__builtin_ctzll(word)) + d;
+	}
+	return k;
+}
+
+size_t dl_rowset_select(dl_rowset_cursor *cur, uint64_t first, uint32_t n, bool in, uint32_t *idx)
+{
+	size_t k = 0;
+	uint64_t p = first, end = first + n;
+	while (p < end) {
+		uint64_t key = p >> 16, base = key << 16;
+		const dl_rowset_chunk *c = seek_chunk(cur, key);
+		/* the range's part in this chunk's key, or up to the next chunk held */
+		uint64_t stop = base + CHUNK;
+		if (!c || c->key != key) {
+			if (c && c->key << 16 < end) stop = c->key << 16;
+			else stop = end;
+			c = NULL;
+		}
+		if (stop > end) stop = end;
+		if (!c) {
+			if (!in)
+				for (uint64_t q = p; q < stop; q++) idx[k++] = (uint32_t)(q - first);
+		} else {
+			k = select_chunk(cur, c, base, (uint32_t)(p - base), (uint32_t)(stop - base), in, first, idx, k);
+		}
+		p = stop;
+	}
+	return k;
+}
+
+uint64_t dl_rowset_rank(const dl_rowset *s, uint64_t p)
+{
+	uint64_t r = 0, key = p >> 16;
+	uint32_t off = (uint32_t)(p & (CHUNK - 1));
+	for (size_t i = 0; i < s->nchunks && s->chunks[i].key <= key; i++) {
+		const dl_rowset_chunk *c = &s->chunks[i];
+		if (c->key < key) {
+			r += c->n;
+		} else if (is_full(c)) {
+			r += off;
+		} else if (c->cap) {
+			const uint16_t *a = c->data;
+			for (uint32_t j = 0; j < c->n && a[j] < off; j++) r++;
+		} else {
+			const uint64_t *bits = c->data;
+			for (uint32_t w = 0; w < off >> 6; w++) r += (uint64_t)__builtin_popcountll(bits[w]);
+			if (off & 63) r += (uint64_t)__builtin_popcountll(bits[off >> 6] & ~(~0ull << (off & 63)));
+		}
+	}
+	return r;
+}
+
 /* ---- deletion vectors ---- */
+
+/* The n positions of bm in the chunk the iterator is at (the bucket's
+ * rank-th on) as chunk `key` of out, built whole rather than position by
+ * position: a bitmap's through roaring's bulk extraction (by rank: it
+ * walks the containers before it, but a bitmap chunk holds over 4096
+ * positions, which bounds how often), an array's through the iterator,
+ * which it leaves at the next chunk (the caller moves it past others). */
+static int chunk_from_dv(dl_rowset *out, uint64_t key, const roaring_bitmap_t *bm, roaring_uint32_iterator_t *it,
+                         uint64_t rank, uint32_t n, uint32_t *buf)
+{
+	DL_TRY(new_chunk(out, key));
+	dl_rowset_chunk *c = &out->chunks[out->nchunks - 1];
+	size_t bytes = n == CHUNK ? 0 : n <= ARRAY_MAX ? n * sizeof(uint16_t) : BITMAP_WORDS * sizeof(uint64_t);
+	int rc = charge(out, bytes);
+	if (rc == 0 && bytes && !(c->data = n <= ARRAY_MAX ? dl_malloc(bytes) : dl_calloc(1, bytes))) {
+		uncharge(out, bytes);
+		rc = DL_ENOMEM;
+	}
+	if (rc == 0 && n <= ARRAY_MAX && roaring_read_uint32_iterator(it, buf, n) != n)
+		rc = dl_error_set(DL_ECORRUPT, "a deletion vector's chunk holds fewer rows than counted");
+	else if (rc == 0 && n > ARRAY_MAX && n < CHUNK && !roaring_bitmap_range_uint32_array(bm, (size_t)rank, n, buf))
+		rc = dl_error_set(DL_ENOMEM, "out of memory reading a deletion vector");
+	if (rc < 0 && c->data) {
+		dl_free(c->data);
+		uncharge(out, bytes);
+	}
+	if (rc < 0) {
+		c->data = NULL;
+		out->nchunks--;
+		return rc;
+	}
+	out->bytes += bytes;
+	if (n <= ARRAY_MAX) {
+		uint16_t *a = c->data;
+		for (uint32_t i = 0; i < n; i++) a[i] = (uint16_t)buf[i];
+		c->cap = n;
+	} else if (n < CHUNK) {
+		uint64_t *bits = c->data;
+		for (uint32_t i = 0; i < n; i++) bits[(buf[i] & 0xffff) >> 6] |= 1ull << (buf[i] & 63);
+	}
+	c->n = n;
+	out->count += n;
+	out->last = key << 16 | (n == CHUNK ? 0xffff : buf[n - 1] & 0xffff);
+	return 0;
+}
 
 int dl_rowset_from_dv(dl_rowset *out, const dl_dv_rows *rows)
 {
@@ -189,21 +358,26 @@ int dl_rowset_from_dv(dl_rowset *out, const dl_dv_rows *rows)
 	if (rows->cardinality > DL_DV_MAX_ARRAY_ROWS)
 		return dl_error_set(DL_ENOMEM, "deletion vector of %" PRIu64 " rows is too large to list "
 		                    "(limit %llu)", rows->cardinality, (unsigned long long)DL_DV_MAX_ARRAY_ROWS);
-	uint32_t *lo = dl_malloc(READ_BATCH * sizeof *lo);
-	uint64_t *v = dl_malloc(READ_BATCH * sizeof *v);
-	int rc = lo && v ? 0 : DL_ENOMEM;
+	if (!rows->cardinality) return 0;
+	uint32_t *buf = dl_malloc(CHUNK * sizeof *buf);
+	int rc = buf ? 0 : DL_ENOMEM;
 	for (uint32_t b = 0; b < rows->nbuckets && rc == 0; b++) {
-		uint64_t key = (uint64_t)rows->buckets[b].key << 32;
+		const roaring_bitmap_t *bm = rows->buckets[b].bitmap;
+		uint64_t rank = 0;
 		roaring_uint32_iterator_t it;
-		roaring_init_iterator(rows->buckets[b].bitmap, &it);
-		uint32_t k;
-		while (rc == 0 && (k = roaring_read_uint32_iterator(&it, lo, READ_BATCH)) > 0) {
-			for (uint32_t j = 0; j < k; j++) v[j] = key | lo[j];
-			rc = dl_rowset_push(out, v, k, "a deletion vector");
+		roaring_init_iterator(bm, &it);
+		/* chunk by chunk: the iterator finds the next one's first position */
+		while (rc == 0 && it.has_value) {
+			uint64_t start = it.current_value & ~(uint64_t)(CHUNK - 1);
+			uint32_t n = (uint32_t)roaring_bitmap_range_cardinality(bm, start, start + CHUNK);
+			rc = chunk_from_dv(out, (uint64_t)rows->buckets[b].key << 16 | start >> 16, bm, &it, rank, n, buf);
+			rank += n;
+			if (n <= ARRAY_MAX) continue; /* the iterator read past it */
+			if (start + CHUNK > UINT32_MAX) break;
+			roaring_move_uint32_iterator_equalorlarger(&it, (uint32_t)(start + CHUNK));
 		}
 	}
-	dl_free(lo);
-	dl_free(v);
+	dl_free(buf);
 	if (rc < 0) dl_rowset_free(out);
 	return rc;
 }
