@@ -30,6 +30,7 @@
 #include "rewrite/conform.h"
 #include "rewrite/file_writer.h"
 #include "table/scan.h"
+#include "uniform/iceberg_nested_ids.h"
 #include "util/error.h"
 #include "util/mem.h"
 #include "util/time.h"
@@ -172,6 +173,17 @@ int dl_mg_evolve_schema(mg_exec *x)
 		if (rc == 0) {
 			dl_type_unref(x->wschema);
 			x->wschema = mapped;
+		}
+		/* and under IcebergCompatV2 new arrays and maps their nested ids,
+		 * which the rewritten files carry as Parquet field ids (the
+		 * commit's metaData keeps them, maxColumnId raised past them) */
+		if (rc == 0 && dl_ice_compat_v2_enabled(&x->config)) {
+			bool nchanged;
+			rc = dl_ice_assign_nested_ids(&mapped, x->wschema, &max_id, &nchanged);
+			if (rc == 0) {
+				dl_type_unref(x->wschema);
+				x->wschema = mapped;
+			}
 		}
 	}
 	for (int i = 0; i < x->nt + extra; i++) dl_type_unref(merged[i]);

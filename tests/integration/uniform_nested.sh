@@ -111,6 +111,22 @@ schema_json | grep -q 'element.element' || fail "merge-schema: the nested array 
 same_rows merge-schema
 [ "$(ice check-avro "$t")" = ok ] || fail "the Avro files do not follow the spec's schemas"
 
+# A schema-evolving MERGE: the new array column's ids reach the files it
+# rewrites (UPDATE SET *) as well as its inserts.
+cat >"$tmp/in5.jsonl" <<'EOF'
+{"id":1,"f":[10,11]}
+{"id":6,"f":[12]}
+EOF
+"$DL_CLI" -q merge "$t" --source "$tmp/in5.jsonl" --alias t,s --on "t.id = s.id" --schema-evolution \
+	--when "MATCHED THEN UPDATE SET *" --when "NOT MATCHED THEN INSERT *" >/dev/null 2>"$tmp/err" ||
+	{ fail "merge with evolution"; cat "$tmp/err" >&2; }
+schema_json | node -e '
+let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const f=JSON.parse(s).fields.find((x)=>x.name==="f");
+const p=f&&f.metadata["delta.columnMapping.physicalName"];
+if(!f||typeof f.metadata["delta.columnMapping.nested.ids"][p+".element"]!=="number"){console.error(JSON.stringify(f));process.exit(1)}})' ||
+	fail "merge: the new array column lacks its nested id"
+same_rows merge-evolution
+
 # REORG ... UPGRADE UNIFORM of a (1,2) table with arrays: the one property commit sets V2 (so
 # the nested ids exist before the rewrite) and Spark's minReaderVersion 3 / minWriterVersion 7;
 # the rewritten files carry the ids the Iceberg reader resolves.
