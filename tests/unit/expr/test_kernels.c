@@ -302,12 +302,62 @@ static void test_const_divisors(void **state)
 	dl_type_unref(i);
 }
 
+/* Dividends in [0, 2^32) in whole groups of 8 rows, the kernel's 32-bit
+ * paths (kernels.c udiv32_q, and udiv32_group8 two rows at a time): the
+ * range's ends, multiples of the divisor and their neighbours up to 2^32,
+ * random values; some groups hold one value outside the range (negative,
+ * 2^32, larger), which sends that group to the other paths. */
+static void test_const_divisors_32bit(void **state)
+{
+	(void)state;
+	const int64_t T32 = 4294967296LL;
+	const int64_t divs[] = {3, 7, 10, 100, -100, 641, 1000000007, (1 << 30) - 1, (1 << 30) + 1, INT32_MAX, 3000000019LL};
+	static int64_t v[8 * 700];
+	uint64_t seed = 99;
+	for (size_t d = 0; d < sizeof divs / sizeof divs[0]; d++) {
+		int64_t c = divs[d] < 0 ? -divs[d] : divs[d], n = 0;
+		const int64_t edges[] = {0, 1, c - 1, c, c + 1, 2 * c - 1, T32 - 1, T32 - 2, T32 - c, (T32 / c) * c,
+		                         (T32 / c) * c - 1, (T32 - 1) / c * c, 2147483647, 2147483648LL, 1073741823, 1073741824};
+		for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
+			if (edges[i] >= 0 && edges[i] < T32) v[n++] = edges[i];
+		while (n < 8 * 700) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			v[n++] = (int64_t)(seed >> 32); /* [0, 2^32) */
+		}
+		/* one group in 50 with a value the 32-bit paths do not take */
+		const int64_t out[] = {-1, T32, -(T32 - 1), INT64_MIN, INT64_MAX, 3 * T32 + 7};
+		for (int g = 0; g < 700; g += 50) v[8 * g + g % 8] = out[(g / 50) % 6];
+		dl_type *l = dl_type_new(DL_TYPE_LONG);
+		dl_batch *b = one_column(l, v, n);
+		for (int mod = 0; mod < 2; mod++) check_const(b, DL_TYPE_LONG, "BIGINT", divs[d], mod);
+		dl_batch_free(b);
+		dl_type_unref(l);
+	}
+	/* INT: every magnitude fits 32 bits; div as well as % */
+	static int64_t w[8 * 200];
+	const int64_t wedges[] = {0, 1, -1, INT32_MAX, INT32_MIN, INT32_MIN + 1, 99, -99, 100, -100, 107, -107};
+	int64_t n = 0;
+	for (size_t i = 0; i < sizeof wedges / sizeof wedges[0]; i++) w[n++] = wedges[i];
+	while (n < 8 * 200) {
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		w[n++] = (int32_t)(seed >> 32);
+	}
+	dl_type *i = dl_type_new(DL_TYPE_INTEGER);
+	dl_batch *bi = one_column(i, w, n);
+	const int64_t idivs[] = {3, 7, 100, -100, 641, (1 << 30) - 1, (1 << 30) + 1, INT32_MAX, -INT32_MAX};
+	for (size_t d = 0; d < sizeof idivs / sizeof idivs[0]; d++)
+		for (int mod = 0; mod < 2; mod++) check_const(bi, DL_TYPE_INTEGER, "INT", idivs[d], mod);
+	dl_batch_free(bi);
+	dl_type_unref(i);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_edges),
 	    cmocka_unit_test(test_many_rows),
 	    cmocka_unit_test(test_const_divisors),
+	    cmocka_unit_test(test_const_divisors_32bit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
