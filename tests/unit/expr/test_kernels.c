@@ -351,6 +351,63 @@ static void test_const_divisors_32bit(void **state)
 	dl_type_unref(i);
 }
 
+/* = and <> of a BIGINT or INT column with a constant (kernels.c eq_bits,
+ * eight rows a byte): values equal to it in one 32-bit half only, negative
+ * ones, and a row count that leaves a tail of fewer than 8. */
+static void check_eq(dl_type_id t, const char *tn, const int64_t *v, int64_t n, int64_t c, bool ne)
+{
+	dl_type *ty = dl_type_new(t);
+	dl_batch *b = one_column(ty, v, n);
+	char sql[128];
+	snprintf(sql, sizeof sql, "a %s CAST('%lld' AS %s)", ne ? "<>" : "=", (long long)c, tn);
+	dl_expr *e;
+	assert_int_equal(dl_expr_parse(&e, sql), 0);
+	assert_int_equal(dl_expr_bind(e, b->schema), 0);
+	dl_selection sel = {NULL, 0, 0};
+	assert_int_equal(dl_expr_filter(&sel, e, b, NULL), 0);
+	int64_t j = 0;
+	for (int64_t k = 0; k < n; k++) {
+		bool want = (v[k] == c) != ne, got = j < sel.count && sel.idx[j] == (uint32_t)k;
+		if (got) j++;
+		if (want != got) fail_msg("%s at row %lld (%lld): %d", sql, (long long)k, (long long)v[k], got);
+	}
+	assert_int_equal(j, sel.count);
+	dl_selection_free(&sel);
+	dl_expr_free(e);
+	dl_batch_free(b);
+	dl_type_unref(ty);
+}
+
+static void test_eq_const(void **state)
+{
+	(void)state;
+	const int64_t T32 = 4294967296LL, c = 7 + 5 * T32;
+	static int64_t v[8 * 40 + 5];
+	int64_t n = (int64_t)(sizeof v / sizeof v[0]);
+	for (int64_t k = 0; k < n; k++) {
+		switch (k % 5) {
+		case 0: v[k] = c; break;
+		case 1: v[k] = 7; break;           /* low half equal */
+		case 2: v[k] = 8 + 5 * T32; break; /* high half equal */
+		case 3: v[k] = -c; break;
+		default: v[k] = k % 3 ? c : 0;
+		}
+	}
+	for (int ne = 0; ne < 2; ne++) {
+		check_eq(DL_TYPE_LONG, "BIGINT", v, n, c, ne);
+		check_eq(DL_TYPE_LONG, "BIGINT", v, n, 7, ne);
+		check_eq(DL_TYPE_LONG, "BIGINT", v, n, -c, ne);
+	}
+	static int64_t w[8 * 40 + 3];
+	int64_t m = (int64_t)(sizeof w / sizeof w[0]);
+	for (int64_t k = 0; k < m; k++) w[k] = k % 4 == 0 ? -7 : k % 4 == 1 ? 7 : k % 4 == 2 ? INT32_MIN : (int32_t)k;
+	for (int ne = 0; ne < 2; ne++) {
+		check_eq(DL_TYPE_INTEGER, "INT", w, m, -7, ne);
+		check_eq(DL_TYPE_INTEGER, "INT", w, m, INT32_MIN, ne);
+		check_eq(DL_TYPE_INTEGER, "INT", w, m, m - 1, ne); /* the tail's last row */
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -358,6 +415,7 @@ int main(void)
 	    cmocka_unit_test(test_many_rows),
 	    cmocka_unit_test(test_const_divisors),
 	    cmocka_unit_test(test_const_divisors_32bit),
+	    cmocka_unit_test(test_eq_const),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
