@@ -302,12 +302,120 @@ static void test_const_divisors(void **state)
 	dl_type_unref(i);
 }
 
+/* Dividends in [0, 2^32) in whole groups of 8 rows, the kernel's 32-bit
+ * paths (kernels.c udiv32_q, and udiv32_group8 two rows at a time): the
+ * range's ends, multiples of the divisor and their neighbours up to 2^32,
+ * random values; some groups hold one value outside the range (negative,
+ * 2^32, larger), which sends that group to the other paths. */
+static void test_const_divisors_32bit(void **state)
+{
+	(void)state;
+	const int64_t T32 = 4294967296LL;
+	const int64_t divs[] = {3, 7, 10, 100, -100, 641, 1000000007, (1 << 30) - 1, (1 << 30) + 1, INT32_MAX, 3000000019LL};
+	static int64_t v[8 * 700];
+	uint64_t seed = 99;
+	for (size_t d = 0; d < sizeof divs / sizeof divs[0]; d++) {
+		int64_t c = divs[d] < 0 ? -divs[d] : divs[d], n = 0;
+		const int64_t edges[] = {0, 1, c - 1, c, c + 1, 2 * c - 1, T32 - 1, T32 - 2, T32 - c, (T32 / c) * c,
+		                         (T32 / c) * c - 1, (T32 - 1) / c * c, 2147483647, 2147483648LL, 1073741823, 1073741824};
+		for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
+			if (edges[i] >= 0 && edges[i] < T32) v[n++] = edges[i];
+		while (n < 8 * 700) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			v[n++] = (int64_t)(seed >> 32); /* [0, 2^32) */
+		}
+		/* one group in 50 with a value the 32-bit paths do not take */
+		const int64_t out[] = {-1, T32, -(T32 - 1), INT64_MIN, INT64_MAX, 3 * T32 + 7};
+		for (int g = 0; g < 700; g += 50) v[8 * g + g % 8] = out[(g / 50) % 6];
+		dl_type *l = dl_type_new(DL_TYPE_LONG);
+		dl_batch *b = one_column(l, v, n);
+		for (int mod = 0; mod < 2; mod++) check_const(b, DL_TYPE_LONG, "BIGINT", divs[d], mod);
+		dl_batch_free(b);
+		dl_type_unref(l);
+	}
+	/* INT: every magnitude fits 32 bits; div as well as % */
+	static int64_t w[8 * 200];
+	const int64_t wedges[] = {0, 1, -1, INT32_MAX, INT32_MIN, INT32_MIN + 1, 99, -99, 100, -100, 107, -107};
+	int64_t n = 0;
+	for (size_t i = 0; i < sizeof wedges / sizeof wedges[0]; i++) w[n++] = wedges[i];
+	while (n < 8 * 200) {
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		w[n++] = (int32_t)(seed >> 32);
+	}
+	dl_type *i = dl_type_new(DL_TYPE_INTEGER);
+	dl_batch *bi = one_column(i, w, n);
+	const int64_t idivs[] = {3, 7, 100, -100, 641, (1 << 30) - 1, (1 << 30) + 1, INT32_MAX, -INT32_MAX};
+	for (size_t d = 0; d < sizeof idivs / sizeof idivs[0]; d++)
+		for (int mod = 0; mod < 2; mod++) check_const(bi, DL_TYPE_INTEGER, "INT", idivs[d], mod);
+	dl_batch_free(bi);
+	dl_type_unref(i);
+}
+
+/* = and <> of a BIGINT or INT column with a constant (kernels.c eq_bits,
+ * eight rows a byte): values equal to it in one 32-bit half only, negative
+ * ones, and a row count that leaves a tail of fewer than 8. */
+static void check_eq(dl_type_id t, const char *tn, const int64_t *v, int64_t n, int64_t c, bool ne)
+{
+	dl_type *ty = dl_type_new(t);
+	dl_batch *b = one_column(ty, v, n);
+	char sql[128];
+	snprintf(sql, sizeof sql, "a %s CAST('%lld' AS %s)", ne ? "<>" : "=", (long long)c, tn);
+	dl_expr *e;
+	assert_int_equal(dl_expr_parse(&e, sql), 0);
+	assert_int_equal(dl_expr_bind(e, b->schema), 0);
+	dl_selection sel = {NULL, 0, 0};
+	assert_int_equal(dl_expr_filter(&sel, e, b, NULL), 0);
+	int64_t j = 0;
+	for (int64_t k = 0; k < n; k++) {
+		bool want = (v[k] == c) != ne, got = j < sel.count && sel.idx[j] == (uint32_t)k;
+		if (got) j++;
+		if (want != got) fail_msg("%s at row %lld (%lld): %d", sql, (long long)k, (long long)v[k], got);
+	}
+	assert_int_equal(j, sel.count);
+	dl_selection_free(&sel);
+	dl_expr_free(e);
+	dl_batch_free(b);
+	dl_type_unref(ty);
+}
+
+static void test_eq_const(void **state)
+{
+	(void)state;
+	const int64_t T32 = 4294967296LL, c = 7 + 5 * T32;
+	static int64_t v[8 * 40 + 5];
+	int64_t n = (int64_t)(sizeof v / sizeof v[0]);
+	for (int64_t k = 0; k < n; k++) {
+		switch (k % 5) {
+		case 0: v[k] = c; break;
+		case 1: v[k] = 7; break;           /* low half equal */
+		case 2: v[k] = 8 + 5 * T32; break; /* high half equal */
+		case 3: v[k] = -c; break;
+		default: v[k] = k % 3 ? c : 0;
+		}
+	}
+	for (int ne = 0; ne < 2; ne++) {
+		check_eq(DL_TYPE_LONG, "BIGINT", v, n, c, ne);
+		check_eq(DL_TYPE_LONG, "BIGINT", v, n, 7, ne);
+		check_eq(DL_TYPE_LONG, "BIGINT", v, n, -c, ne);
+	}
+	static int64_t w[8 * 40 + 3];
+	int64_t m = (int64_t)(sizeof w / sizeof w[0]);
+	for (int64_t k = 0; k < m; k++) w[k] = k % 4 == 0 ? -7 : k % 4 == 1 ? 7 : k % 4 == 2 ? INT32_MIN : (int32_t)k;
+	for (int ne = 0; ne < 2; ne++) {
+		check_eq(DL_TYPE_INTEGER, "INT", w, m, -7, ne);
+		check_eq(DL_TYPE_INTEGER, "INT", w, m, INT32_MIN, ne);
+		check_eq(DL_TYPE_INTEGER, "INT", w, m, m - 1, ne); /* the tail's last row */
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_edges),
 	    cmocka_unit_test(test_many_rows),
 	    cmocka_unit_test(test_const_divisors),
+	    cmocka_unit_test(test_const_divisors_32bit),
+	    cmocka_unit_test(test_eq_const),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
