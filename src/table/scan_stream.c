@@ -76,7 +76,6 @@ typedef struct sstream {
 	bool started;
 	dl_waitgroup wg;
 	int reading;      /* units claimed, not yet read to their end */
-	int idle;         /* workers waiting for something to do (atomic reads) */
 	help_job *jobs;   /* batches whose leaves may be helped with */
 	pthread_cond_t help_cv; /* a job's last helper left */
 	unit *unclaimed_unit;    /* the unit seen unclaimed, since when (ms) */
@@ -122,22 +121,15 @@ static bool help_one(sstream *q)
 	return true;
 }
 
-/* Under the lock: waits for the producers' condition variable, counted
- * idle so that batches being decoded are offered to this worker. */
-static void idle_wait(sstream *q)
-{
-	__atomic_add_fetch(&q->idle, 1, __ATOMIC_RELAXED);
-	pthread_cond_wait(&q->producer_cv, &q->mu);
-	__atomic_sub_fetch(&q->idle, 1, __ATOMIC_RELAXED);
-}
-
 /* The readers' pq_reader_set_parallel: the n leaves of a batch, decoded
- * here and by the workers idle meanwhile (none idle: all here, no lock). */
+ * here and by the workers that wait meanwhile. Offered even when none
+ * waits yet: a worker that starts waiting while this one decodes the
+ * first leaves takes the later ones. */
 static int help_for(void *payload, size_t n, int (*fn)(void *ctx, size_t begin, size_t end), void *ctx)
 {
 	emit_ctx *e = payload;
 	sstream *q = e->q;
-	if (n < 2 || __atomic_load_n(&q->idle, __ATOMIC_RELAXED) == 0) return fn(ctx, 0, n);
+	if (n < 2) return fn(ctx, 0, n);
 	help_job j;
 	memset(&j, 0, sizeof j);
 	j.fn = fn;
@@ -172,7 +164,7 @@ static int emit(void *payload, dl_batch *b)
 	n->next = NULL;
 	pthread_mutex_lock(&q->mu);
 	while (!q->cancel && q->queued >= q->max_queued && e->u != q->cur)
-		if (!help_one(q)) idle_wait(q);
+		if (!help_one(q)) pthread_cond_wait(&q->producer_cv, &q->mu);
 	if (q->cancel) {
 		pthread_mutex_unlock(&q->mu);
 		dl_batch_free(b);
@@ -305,7 +297,7 @@ static int worker(void *arg)
 		/* nothing to claim yet while a file being opened may add parts;
 		 * nothing left: help the workers still reading */
 		while (!q->cancel && !(u = claim_unit(q)) && (q->deciding > 0 || q->reading > 0))
-			if (!help_one(q)) idle_wait(q);
+			if (!help_one(q)) pthread_cond_wait(&q->producer_cv, &q->mu);
 		pthread_mutex_unlock(&q->mu);
 		if (!u) return 0;
 		read_unit(q, u);
