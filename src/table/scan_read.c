@@ -602,8 +602,9 @@ static int read_data(file_read *f, dl_scan_split_fn split, dl_scan_par_fn par, d
 		}
 	}
 	DL_TRY(dl_scan_rg_plan_apply(&p->plan, f->r, 0, hi));
-	/* Fewer files than threads and the file not cut into parts (one row
-	 * group, say): the leaf columns of each batch decode in parallel on
+	/* The leaf columns of each batch decode through the caller's par (a
+	 * scan stream's waiting workers help), or, fewer files than threads
+	 * and the file not cut into parts (one row group, say), in parallel on
 	 * the pool, so the other threads are not idle while it is read. */
 	dl_pool *pool;
 	int threads = scan_threads(s);
@@ -616,8 +617,8 @@ static int read_data(file_read *f, dl_scan_split_fn split, dl_scan_par_fn par, d
 /* Reads an add action; with split, offers its parts beyond the first to
  * the caller (dl_scan_read_file_parts). */
 static int read_add(dl_scan *s, const dl_add *add, const uint64_t *only_rows, size_t nonly, bool use_only,
-                    dl_scan_split_fn split, dl_scan_par_fn par, dl_scan_emit_fn emit, dl_scan_emit_rows_fn emit_rows, int64_t *live,
-                    void *payload)
+                    dl_scan_split_fn split, dl_scan_par_fn par, dl_scan_emit_fn emit, dl_scan_emit_rows_fn emit_rows,
+                    int64_t *live, void *payload)
 {
 	if (use_only && nonly == 0) return 0;
 	dl_scan_file_parts *p = parts_new(s, add);
@@ -651,7 +652,8 @@ static int read_add(dl_scan *s, const dl_add *add, const uint64_t *only_rows, si
 		                  add->dv->path_or_inline, (unsigned long long)p->deleted[p->ndeleted - 1],
 		                  (long long)pq_reader_num_rows(f.r));
 	if (rc == 0 && live) *live = live_rows(p, f.r);
-	if (rc == 0) rc = s->phys_request->nchildren ? read_data(&f, split, par, emit, payload) : read_counts_only(&f, emit, payload);
+	if (rc == 0)
+		rc = s->phys_request->nchildren ? read_data(&f, split, par, emit, payload) : read_counts_only(&f, emit, payload);
 	file_read_free(&f);
 	dl_scan_file_parts_unref(p);
 	if (rc < 0 && rc != DL_ECANCELLED && rc != DL_ENOTFOUND) dl_error_prefix("reading data file %s", add->path);
