@@ -259,7 +259,7 @@ static int load_file(tstream *t)
 /* The next part of the file being read into the queue. */
 static int load_part(tstream *t)
 {
-	int rc = dl_scan_read_part(t->parts, ++t->part, collect, t);
+	int rc = dl_scan_read_part(t->parts, ++t->part, NULL, collect, t);
 	if (rc < 0 || t->part + 1 >= t->nparts) drop_parts(t);
 	return rc;
 }

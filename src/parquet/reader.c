@@ -112,6 +112,13 @@ int pq_reader_set_pool(pq_reader *r, dl_pool *pool)
 	return 0;
 }
 
+int pq_reader_set_parallel(pq_reader *r, pq_parallel_fn par, void *payload)
+{
+	r->par = par;
+	r->par_payload = payload;
+	return 0;
+}
+
 typedef struct read_ctx {
 	pq_reader *r;
 	const int *leaves;
@@ -137,6 +144,7 @@ static int run_leaves(pq_reader *r, read_ctx *ctx, int n)
 {
 	/* Leaf columns are independent until assembly: decode them in
 	 * parallel when a pool was given. */
+	if (r->par && n > 1) return r->par(r->par_payload, (size_t)n, read_leaves, ctx);
 	if (r->tpool && n > 1) return dl_parallel_for(r->tpool, (size_t)n, 1, read_leaves, ctx);
 	return read_leaves(ctx, 0, (size_t)n);
 }

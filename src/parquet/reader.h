@@ -74,6 +74,15 @@ int pq_reader_set_batch_size(pq_reader *r, int64_t rows);
  * default: on the calling thread only). The pool must outlive the reading. */
 typedef struct dl_pool dl_pool;
 int pq_reader_set_pool(pq_reader *r, dl_pool *pool);
+/* Decode the columns of each batch through `par` instead: called with the
+ * leaf count n and a function over leaf ranges [begin, end), which it
+ * must run over every leaf of [0, n) (on any threads) before returning its
+ * first failure (with that failure's message on the calling thread). A
+ * scan uses it to have its stalled workers help the one whose batches are
+ * needed (table/scan_stream.c). Takes precedence over a pool. */
+typedef int (*pq_range_fn)(void *ctx, size_t begin, size_t end);
+typedef int (*pq_parallel_fn)(void *payload, size_t n, pq_range_fn fn, void *ctx);
+int pq_reader_set_parallel(pq_reader *r, pq_parallel_fn par, void *payload);
 /* Recycle batch buffers and the column readers' page and chunk buffers
  * through `pool` (referenced) instead of the reader's own: readers of a
  * scan's files one after the other then reuse memory already faulted in

@@ -25,6 +25,8 @@ struct pq_reader {
 	int64_t batch;
 	bool started;
 	dl_pool *tpool;    /* parallel column decoding, or NULL */
+	pq_parallel_fn par; /* ... or through this (pq_reader_set_parallel) */
+	void *par_payload;
 	int *needed;       /* indexes of the leaves to read */
 	int nneeded;
 	/* late materialization (pq_reader_set_late_columns) */

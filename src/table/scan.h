@@ -62,6 +62,7 @@ struct dl_scan {
 	int max_queued;
 	dl_scan_metrics metrics;
 	int64_t parts_split;   /* file parts handed to other threads (scan_stream.c) */
+	int64_t leaves_helped; /* leaf columns decoded by a worker for another's batch (scan_stream.c) */
 	struct dl_scan_file_cache *file_cache; /* scan_files.c: the public file accessors */
 	dl_progress_fn progress; /* dl_scan_options.progress, for the streams */
 	void *progress_payload;
@@ -151,13 +152,17 @@ int dl_scan_read_add_rows(dl_scan *s, const dl_add *add, int64_t *live, dl_scan_
  * calling split. */
 typedef struct dl_scan_file_parts dl_scan_file_parts;
 typedef int (*dl_scan_split_fn)(void *payload, dl_scan_file_parts *fp, int nparts);
-int dl_scan_read_file_parts(dl_scan *s, size_t i, dl_scan_split_fn split, dl_scan_emit_fn emit, void *payload);
+/* With par (else NULL), the leaf columns of each batch decode through it
+ * (pq_reader_set_parallel, with the emit payload). */
+typedef int (*dl_scan_par_fn)(void *payload, size_t n, int (*fn)(void *ctx, size_t begin, size_t end), void *ctx);
+int dl_scan_read_file_parts(dl_scan *s, size_t i, dl_scan_split_fn split, dl_scan_par_fn par, dl_scan_emit_fn emit,
+                            void *payload);
 /* The same for any add action (MERGE reads its target files a part at a
  * time this way, so that it never holds a whole file's rows). */
 int dl_scan_read_add_parts(dl_scan *s, const dl_add *add, dl_scan_split_fn split, dl_scan_emit_fn emit,
                            void *payload);
 /* Reads part k (k >= 1) of a file that dl_scan_read_file_parts split. */
-int dl_scan_read_part(dl_scan_file_parts *fp, int k, dl_scan_emit_fn emit, void *payload);
+int dl_scan_read_part(dl_scan_file_parts *fp, int k, dl_scan_par_fn par, dl_scan_emit_fn emit, void *payload);
 void dl_scan_file_parts_ref(dl_scan_file_parts *fp, int n);
 void dl_scan_file_parts_unref(dl_scan_file_parts *fp);
 

@@ -567,7 +567,7 @@ static int scan_threads(const dl_scan *s)
 	return dl_pool_shared(&pool) == 0 ? dl_pool_size(pool) : 1;
 }
 
-static int read_data(file_read *f, dl_scan_split_fn split, dl_scan_emit_fn emit, void *payload)
+static int read_data(file_read *f, dl_scan_split_fn split, dl_scan_par_fn par, dl_scan_emit_fn emit, void *payload)
 {
 	dl_scan *s = f->s;
 	dl_scan_file_parts *p = f->p;
@@ -591,12 +591,14 @@ static int read_data(file_read *f, dl_scan_split_fn split, dl_scan_emit_fn emit,
 		}
 	}
 	DL_TRY(dl_scan_rg_plan_apply(&p->plan, f->r, 0, hi));
-	/* Fewer files than threads and the file not cut into parts (one row
-	 * group, say): the leaf columns of each batch decode in parallel on
+	/* The leaf columns of each batch decode through the caller's par (a
+	 * scan stream's waiting workers help), or, fewer files than threads
+	 * and the file not cut into parts (one row group, say), in parallel on
 	 * the pool, so the other threads are not idle while it is read. */
 	dl_pool *pool;
 	int threads = scan_threads(s);
-	if (!was_split && s->nfiles < (size_t)threads && dl_pool_shared(&pool) == 0)
+	if (par) DL_TRY(pq_reader_set_parallel(f->r, par, payload));
+	else if (!was_split && s->nfiles < (size_t)threads && dl_pool_shared(&pool) == 0)
 		DL_TRY(pq_reader_set_pool(f->r, pool));
 	return read_rows(f, emit, payload);
 }
@@ -604,8 +606,8 @@ static int read_data(file_read *f, dl_scan_split_fn split, dl_scan_emit_fn emit,
 /* Reads an add action; with split, offers its parts beyond the first to
  * the caller (dl_scan_read_file_parts). */
 static int read_add(dl_scan *s, const dl_add *add, const uint64_t *only_rows, size_t nonly, bool use_only,
-                    dl_scan_split_fn split, dl_scan_emit_fn emit, dl_scan_emit_rows_fn emit_rows, int64_t *live,
-                    void *payload)
+                    dl_scan_split_fn split, dl_scan_par_fn par, dl_scan_emit_fn emit, dl_scan_emit_rows_fn emit_rows,
+                    int64_t *live, void *payload)
 {
 	if (use_only && nonly == 0) return 0;
 	dl_scan_file_parts *p = parts_new(s, add);
@@ -639,7 +641,8 @@ static int read_add(dl_scan *s, const dl_add *add, const uint64_t *only_rows, si
 		                  add->dv->path_or_inline, (unsigned long long)p->listed.last,
 		                  (long long)pq_reader_num_rows(f.r));
 	if (rc == 0 && live) *live = live_rows(p, f.r);
-	if (rc == 0) rc = s->phys_request->nchildren ? read_data(&f, split, emit, payload) : read_counts_only(&f, emit, payload);
+	if (rc == 0)
+		rc = s->phys_request->nchildren ? read_data(&f, split, par, emit, payload) : read_counts_only(&f, emit, payload);
 	file_read_free(&f);
 	dl_scan_file_parts_unref(p);
 	if (rc < 0 && rc != DL_ECANCELLED && rc != DL_ENOTFOUND) dl_error_prefix("reading data file %s", add->path);
@@ -649,34 +652,35 @@ static int read_add(dl_scan *s, const dl_add *add, const uint64_t *only_rows, si
 int dl_scan_read_add(dl_scan *s, const dl_add *add, const uint64_t *only_rows, size_t nonly, bool use_only,
                      dl_scan_emit_fn emit, void *payload)
 {
-	return read_add(s, add, only_rows, nonly, use_only, NULL, emit, NULL, NULL, payload);
+	return read_add(s, add, only_rows, nonly, use_only, NULL, NULL, emit, NULL, NULL, payload);
 }
 
 int dl_scan_read_add_rows(dl_scan *s, const dl_add *add, int64_t *live, dl_scan_emit_rows_fn emit,
                           void *payload)
 {
 	*live = 0;
-	return read_add(s, add, NULL, 0, false, NULL, NULL, emit, live, payload);
+	return read_add(s, add, NULL, 0, false, NULL, NULL, NULL, emit, live, payload);
 }
 
 int dl_scan_read_add_parts(dl_scan *s, const dl_add *add, dl_scan_split_fn split, dl_scan_emit_fn emit,
                            void *payload)
 {
-	return read_add(s, add, NULL, 0, false, split, emit, NULL, NULL, payload);
+	return read_add(s, add, NULL, 0, false, split, NULL, emit, NULL, NULL, payload);
 }
 
 int dl_scan_read_file(dl_scan *s, size_t i, dl_scan_emit_fn emit, void *payload)
 {
-	return dl_scan_read_file_parts(s, i, NULL, emit, payload);
+	return dl_scan_read_file_parts(s, i, NULL, NULL, emit, payload);
 }
 
-int dl_scan_read_file_parts(dl_scan *s, size_t i, dl_scan_split_fn split, dl_scan_emit_fn emit, void *payload)
+int dl_scan_read_file_parts(dl_scan *s, size_t i, dl_scan_split_fn split, dl_scan_par_fn par, dl_scan_emit_fn emit,
+                            void *payload)
 {
-	return read_add(s, dl_log_state_add(dl_snapshot_state(s->snap), s->files[i]), NULL, 0, false, split, emit,
+	return read_add(s, dl_log_state_add(dl_snapshot_state(s->snap), s->files[i]), NULL, 0, false, split, par, emit,
 	                NULL, NULL, payload);
 }
 
-int dl_scan_read_part(dl_scan_file_parts *p, int k, dl_scan_emit_fn emit, void *payload)
+int dl_scan_read_part(dl_scan_file_parts *p, int k, dl_scan_par_fn par, dl_scan_emit_fn emit, void *payload)
 {
 	dl_scan *s = p->s;
 	if (k < 1 || k >= p->nparts) return dl_error_set(DL_EINVALID, "part %d of data file %s does not exist", k, p->add->path);
@@ -687,6 +691,7 @@ int dl_scan_read_part(dl_scan_file_parts *p, int k, dl_scan_emit_fn emit, void *
 	dl_rowset_cursor_init(&f.listed_c, &p->listed);
 	int rc = open_reader(s, p->add, &f.r);
 	if (rc == 0) rc = setup_reader(&f);
+	if (rc == 0 && par) rc = pq_reader_set_parallel(f.r, par, payload);
 	if (rc == 0) rc = dl_scan_rg_plan_apply(&p->plan, f.r, p->part_lo[k], p->part_lo[k + 1]);
 	if (rc == 0) rc = read_rows(&f, emit, payload);
 	file_read_free(&f);

@@ -13,7 +13,17 @@
  * the one being consumed waits while max_queued batches are waiting. The
  * worker of the current unit never waits (the consumer needs its batches
  * to make progress), so at most max_queued + threads batches exist at
- * once, however large the file. */
+ * once, however large the file.
+ *
+ * A worker that waits (its unit ahead of the consumer with the queue full,
+ * or no unit left to claim while others are read) helps instead: the
+ * leaf columns of each batch are decoded through help_for, which offers
+ * them to the waiting workers of this stream, so the worker the consumer
+ * waits for is not left alone with its part while the others idle (one
+ * large file: the worker ahead fills the queue in a few batches of the
+ * next part). Helping makes no batch, so the bound holds; helpers only
+ * decode leaves, which never wait, so helping cannot deadlock. */
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include "table/scan.h"
@@ -25,6 +35,18 @@ typedef struct qnode {
 	dl_batch *b;
 	struct qnode *next;
 } qnode;
+
+/* The leaf columns of one batch being decoded, offered to waiting workers. */
+typedef struct help_job {
+	struct help_job *next;
+	int (*fn)(void *ctx, size_t begin, size_t end);
+	void *ctx;
+	size_t n;
+	size_t next_leaf;   /* the next leaf to take (atomic) */
+	int helpers;        /* workers running its leaves (under the lock) */
+	int rc;             /* the first failure (atomic) */
+	char msg[512];      /* ... its message, written by whoever failed first */
+} help_job;
 
 typedef struct unit {
 	struct unit *next;          /* in output order */
@@ -53,6 +75,9 @@ typedef struct sstream {
 	bool cancel;
 	bool started;
 	dl_waitgroup wg;
+	int reading;      /* units claimed, not yet read to their end */
+	help_job *jobs;   /* batches whose leaves may be helped with */
+	pthread_cond_t help_cv; /* a job's last helper left */
 	unit *unclaimed_unit;    /* the unit seen unclaimed, since when (ms) */
 	int64_t unclaimed_since;
 	size_t files_done;       /* files consumed to their end (progress) */
@@ -65,6 +90,66 @@ typedef struct emit_ctx {
 	sstream *q;
 	unit *u;
 } emit_ctx;
+
+/* Runs leaves of j until none is left to take; how many it ran. */
+static int64_t run_job(help_job *j)
+{
+	for (int64_t ran = 0;; ran++) {
+		size_t i = __atomic_fetch_add(&j->next_leaf, 1, __ATOMIC_RELAXED);
+		if (i >= j->n) return ran;
+		if (__atomic_load_n(&j->rc, __ATOMIC_RELAXED)) continue; /* failed: the rest is skipped */
+		int rc = j->fn(j->ctx, i, i + 1);
+		int zero = 0;
+		if (rc < 0 && __atomic_compare_exchange_n(&j->rc, &zero, rc, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			snprintf(j->msg, sizeof j->msg, "%s", dl_error_last()->message);
+	}
+}
+
+/* Under the lock: helps with a job that has leaves left, if any (the lock
+ * is released meanwhile); false when there was none. */
+static bool help_one(sstream *q)
+{
+	help_job *j = q->jobs;
+	while (j && __atomic_load_n(&j->next_leaf, __ATOMIC_RELAXED) >= j->n) j = j->next;
+	if (!j) return false;
+	j->helpers++;
+	pthread_mutex_unlock(&q->mu);
+	int64_t ran = run_job(j);
+	if (ran) __atomic_add_fetch(&q->s->leaves_helped, ran, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&q->mu);
+	if (--j->helpers == 0) pthread_cond_broadcast(&q->help_cv);
+	return true;
+}
+
+/* The readers' pq_reader_set_parallel: the n leaves of a batch, decoded
+ * here and by the workers that wait meanwhile. Offered even when none
+ * waits yet: a worker that starts waiting while this one decodes the
+ * first leaves takes the later ones. */
+static int help_for(void *payload, size_t n, int (*fn)(void *ctx, size_t begin, size_t end), void *ctx)
+{
+	emit_ctx *e = payload;
+	sstream *q = e->q;
+	if (n < 2) return fn(ctx, 0, n);
+	help_job j;
+	memset(&j, 0, sizeof j);
+	j.fn = fn;
+	j.ctx = ctx;
+	j.n = n;
+	pthread_mutex_lock(&q->mu);
+	j.next = q->jobs;
+	q->jobs = &j;
+	pthread_cond_broadcast(&q->producer_cv);
+	pthread_mutex_unlock(&q->mu);
+	run_job(&j);
+	pthread_mutex_lock(&q->mu);
+	help_job **pp = &q->jobs;
+	while (*pp != &j) pp = &(*pp)->next;
+	*pp = j.next;
+	while (j.helpers > 0) pthread_cond_wait(&q->help_cv, &q->mu);
+	pthread_mutex_unlock(&q->mu);
+	if (j.rc < 0) return dl_error_set(j.rc, "%s", j.msg);
+	return 0;
+}
 
 static int emit(void *payload, dl_batch *b)
 {
@@ -79,7 +164,7 @@ static int emit(void *payload, dl_batch *b)
 	n->next = NULL;
 	pthread_mutex_lock(&q->mu);
 	while (!q->cancel && q->queued >= q->max_queued && e->u != q->cur)
-		pthread_cond_wait(&q->producer_cv, &q->mu);
+		if (!help_one(q)) pthread_cond_wait(&q->producer_cv, &q->mu);
 	if (q->cancel) {
 		pthread_mutex_unlock(&q->mu);
 		dl_batch_free(b);
@@ -162,6 +247,7 @@ static unit *claim_unit(sstream *q)
 	unit *c = u->next;
 	while (c && c->claimed) c = c->next;
 	q->claim = c;
+	q->reading++;
 	return u;
 }
 
@@ -172,9 +258,11 @@ static void read_unit(sstream *q, unit *u)
 	emit_ctx e = {q, u};
 	int rc;
 	if (u->part > 0) {
-		rc = dl_scan_read_part(u->parts, u->part, emit, &e);
+		rc = dl_scan_read_part(u->parts, u->part, help_for, emit, &e);
+	} else if (q->split_ok) {
+		rc = dl_scan_read_file_parts(q->s, u->file, split, help_for, emit, &e);
 	} else {
-		rc = dl_scan_read_file_parts(q->s, u->file, q->split_ok ? split : NULL, emit, &e);
+		rc = dl_scan_read_file_parts(q->s, u->file, NULL, NULL, emit, &e);
 	}
 	char *msg = rc < 0 && rc != DL_ECANCELLED ? dl_strdup(dl_error_last()->message) : NULL;
 	/* the DV and plan of the file go with its last part read */
@@ -187,6 +275,8 @@ static void read_unit(sstream *q, unit *u)
 		pthread_cond_broadcast(&q->producer_cv);
 	}
 	u->done = true;
+	/* the last unit read: workers left waiting to help can stop */
+	if (--q->reading == 0) pthread_cond_broadcast(&q->producer_cv);
 	if (rc < 0 && rc != DL_ECANCELLED) {
 		u->err = rc;
 		u->msg = msg;
@@ -204,9 +294,10 @@ static int worker(void *arg)
 	for (;;) {
 		pthread_mutex_lock(&q->mu);
 		unit *u = NULL;
-		/* nothing to claim yet while a file being opened may add parts */
-		while (!q->cancel && !(u = claim_unit(q)) && q->deciding > 0)
-			pthread_cond_wait(&q->producer_cv, &q->mu);
+		/* nothing to claim yet while a file being opened may add parts;
+		 * nothing left: help the workers still reading */
+		while (!q->cancel && !(u = claim_unit(q)) && (q->deciding > 0 || q->reading > 0))
+			if (!help_one(q)) pthread_cond_wait(&q->producer_cv, &q->mu);
 		pthread_mutex_unlock(&q->mu);
 		if (!u) return 0;
 		read_unit(q, u);
@@ -390,6 +481,7 @@ static void stream_release(dl_batch_stream *bs)
 	dl_free(q->units);
 	pthread_cond_destroy(&q->consumer_cv);
 	pthread_cond_destroy(&q->producer_cv);
+	pthread_cond_destroy(&q->help_cv);
 	pthread_mutex_destroy(&q->mu);
 	dl_free(q);
 	dl_free(bs);
@@ -419,6 +511,7 @@ int dl_scan_batches(dl_batch_stream **out, dl_scan *s)
 	pthread_mutex_init(&q->mu, NULL);
 	pthread_cond_init(&q->consumer_cv, NULL);
 	pthread_cond_init(&q->producer_cv, NULL);
+	pthread_cond_init(&q->help_cv, NULL);
 	dl_waitgroup_init(&q->wg);
 	bs->schema = stream_schema;
 	bs->next = stream_next;
