@@ -63,7 +63,11 @@ int pq_writer_open(pq_writer **out, dl_type *schema, pq_sink *sink, const pq_wri
 		pq_writer_free(w);
 		return DL_ENOMEM;
 	}
-	for (int i = 0; i < w->nscr; i++) w->free_scr[w->nfree_scr++] = &w->scr[i];
+	for (int i = 0; i < w->nscr; i++) {
+		w->scr[i].put = pq_wpipe_put_page;
+		w->scr[i].put_ctx = w;
+		w->free_scr[w->nfree_scr++] = &w->scr[i];
+	}
 	rc = pq_wpipe_start(w);
 	if (rc == 0) rc = pq_sink_write(sink, MAGIC, 4);
 	if (rc < 0) {
@@ -277,8 +281,8 @@ size_t pq_writer_memory(const pq_writer *w)
 {
 	size_t n = w->ci.cap + w->oi.cap;
 	for (int i = 0; i < w->ws.nleaves; i++) n += pq_colw_memory(&w->cols[i]);
-	for (int i = 0; i < w->nscr; i++) n += w->scr[i].body.cap + w->scr[i].comp.cap;
-	return n + pq_wpipe_memory(w);
+	for (int i = 0; i < w->nscr; i++) n += w->scr[i].body.cap + w->scr[i].comp.cap + w->scr[i].head.cap;
+	return n + pq_wpipe_memory((pq_writer *)w); /* locks the pipeline */
 }
 
 int pq_writer_num_leaves(const pq_writer *w)
