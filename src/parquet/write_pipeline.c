@@ -58,7 +58,7 @@ static void record_error(pq_writer *w, int rc)
 /* Under mu: the runnable column furthest behind, or -1. */
 static int pick_column(const pq_writer *w)
 {
-	if (w->err || w->nfree_scr == 0) return -1;
+	if (w->err || w->g->nfree_scr == 0) return -1;
 	int best = -1;
 	for (int i = 0; i < w->ws.nleaves; i++) {
 		const pq_wcol *c = &w->wc[i];
@@ -78,9 +78,10 @@ static void run_column(pq_writer *w, int i)
 	pq_colw *c = &w->cols[i];
 	pq_wslice *s = slot(w, wc->next);
 	pq_sealed_chunk *sealed = s->seal_before ? &wc->sealed[wc->nsealed % PQ_WSEALED] : NULL;
-	pq_colw_scratch *scr = w->free_scr[--w->nfree_scr];
+	pq_colw_scratch *scr = w->g->free_scr[--w->g->nfree_scr];
+	scr->put_ctx = w;
 	wc->busy = true;
-	pthread_mutex_unlock(&w->mu);
+	pthread_mutex_unlock(&w->g->mu);
 	int rc = 0;
 	int64_t first = wc->chunk_first; /* npages is this thread's to write while busy */
 	if (sealed) {
@@ -89,9 +90,9 @@ static void run_column(pq_writer *w, int i)
 	}
 	if (rc == 0 && s->n > 0) rc = pq_colw_write(c, scr, s->b->cols[c->leaf->top], s->start, s->n);
 	int64_t unpaged = pq_colw_unpaged(c);
-	pthread_mutex_lock(&w->mu);
+	pthread_mutex_lock(&w->g->mu);
 	record_error(w, rc);
-	w->free_scr[w->nfree_scr++] = scr;
+	w->g->free_scr[w->g->nfree_scr++] = scr;
 	if (sealed) {
 		wc->sealed_end[wc->nsealed % PQ_WSEALED] = first;
 		wc->chunk_first = first;
@@ -101,7 +102,7 @@ static void run_column(pq_writer *w, int i)
 	s->pending--;
 	wc->next++;
 	wc->busy = false;
-	pthread_cond_broadcast(&w->cv);
+	pthread_cond_broadcast(&w->g->cv);
 }
 
 /* ---- pages ------------------------------------------------------------- */
@@ -129,13 +130,13 @@ int pq_wpipe_put_page(void *ctx, pq_colw *c, pq_colw_scratch *scr, pq_wpage *p)
 	pq_writer *w = ctx;
 	pq_wcol *wc = &w->wc[c - w->cols];
 	p->col = (int)(c - w->cols);
-	pthread_mutex_lock(&w->mu);
+	pthread_mutex_lock(&w->g->mu);
 	/* room for the sums through this page: page_done cannot fail */
 	if ((size_t)wc->npages + 2 > wc->cap_sum) {
 		size_t cap = wc->cap_sum * 2;
 		pq_wsum *sum = dl_reallocarray(wc->sum, cap, sizeof *sum);
 		if (!sum) {
-			pthread_mutex_unlock(&w->mu);
+			pthread_mutex_unlock(&w->g->mu);
 			return DL_ENOMEM;
 		}
 		wc->sum = sum;
@@ -146,29 +147,30 @@ int pq_wpipe_put_page(void *ctx, pq_colw *c, pq_colw_scratch *scr, pq_wpage *p)
 	else wc->ord_head = p;
 	wc->ord_tail = p;
 	wc->npages++;
-	if (w->pool && w->npending < w->max_pending) {
+	if (w->g->pool && w->g->npending < w->g->max_pending) {
 		p->body = scr->body;
-		scr->body = w->nspare ? w->spare[--w->nspare] : (dl_buf)DL_BUF_INIT;
+		scr->body = w->g->nspare ? w->g->spare[--w->g->nspare] : (dl_buf)DL_BUF_INIT;
 		w->page_mem += (int64_t)p->body.cap;
 		p->next_queued = NULL;
 		if (w->qtail) w->qtail->next_queued = p;
 		else w->qhead = p;
 		w->qtail = p;
-		w->npending++;
-		pthread_cond_broadcast(&w->cv);
-		pthread_mutex_unlock(&w->mu);
+		w->nqueued++;
+		w->g->npending++;
+		pthread_cond_broadcast(&w->g->cv);
+		pthread_mutex_unlock(&w->g->mu);
 		return 0;
 	}
-	pthread_mutex_unlock(&w->mu);
+	pthread_mutex_unlock(&w->g->mu);
 	p->body = scr->body;
 	int rc = pq_colw_compress_page(c, p, scr);
 	scr->body = p->body;
 	p->body = (dl_buf)DL_BUF_INIT;
 	if (rc < 0) return rc;
-	pthread_mutex_lock(&w->mu);
+	pthread_mutex_lock(&w->g->mu);
 	page_done(w, p);
-	pthread_cond_broadcast(&w->cv);
-	pthread_mutex_unlock(&w->mu);
+	pthread_cond_broadcast(&w->g->cv);
+	pthread_mutex_unlock(&w->g->mu);
 	return 0;
 }
 
@@ -178,20 +180,21 @@ static void run_page(pq_writer *w)
 	pq_wpage *p = w->qhead;
 	w->qhead = p->next_queued;
 	if (!w->qhead) w->qtail = NULL;
-	pq_colw_scratch *scr = w->free_scr[--w->nfree_scr];
-	pthread_mutex_unlock(&w->mu);
+	w->nqueued--;
+	pq_colw_scratch *scr = w->g->free_scr[--w->g->nfree_scr];
+	pthread_mutex_unlock(&w->g->mu);
 	int rc = pq_colw_compress_page(&w->cols[p->col], p, scr);
-	pthread_mutex_lock(&w->mu);
+	pthread_mutex_lock(&w->g->mu);
 	record_error(w, rc);
-	w->free_scr[w->nfree_scr++] = scr;
+	w->g->free_scr[w->g->nfree_scr++] = scr;
 	w->page_mem -= (int64_t)p->body.cap;
 	dl_buf_clear(&p->body);
-	if (w->nspare < w->max_pending) w->spare[w->nspare++] = p->body;
+	if (w->g->nspare < w->g->max_pending) w->g->spare[w->g->nspare++] = p->body;
 	else dl_buf_free(&p->body);
 	p->body = (dl_buf)DL_BUF_INIT;
-	w->npending--;
+	w->g->npending--;
 	if (rc == 0) page_done(w, p);
-	pthread_cond_broadcast(&w->cv);
+	pthread_cond_broadcast(&w->g->cv);
 }
 
 /* Under mu: does one piece of work if there is one a thread may take: the
@@ -203,7 +206,7 @@ static bool run_work(pq_writer *w)
 		run_column(w, i);
 		return true;
 	}
-	if (w->qhead && !w->err && w->nfree_scr > 0) {
+	if (w->qhead && !w->err && w->g->nfree_scr > 0) {
 		run_page(w);
 		return true;
 	}
@@ -212,14 +215,81 @@ static bool run_work(pq_writer *w)
 	return true;
 }
 
+/* A helper of the group: work from whichever writer has some. */
 static int helper(void *arg)
 {
-	pq_writer *w = arg;
-	pthread_mutex_lock(&w->mu);
-	while (!w->stop)
-		if (!run_work(w)) pthread_cond_wait(&w->cv, &w->mu);
-	pthread_mutex_unlock(&w->mu);
+	pq_writer_group *g = arg;
+	pthread_mutex_lock(&g->mu);
+	while (!g->stop) {
+		bool did = false;
+		/* run_work unlocks only when it works, and then the loop starts
+		 * over: a writer may have left meanwhile */
+		for (pq_writer *w = g->writers; w && !did; w = w->gnext) {
+			w->active++;
+			did = run_work(w);
+			w->active--;
+		}
+		if (did) pthread_cond_broadcast(&g->cv); /* a writer leaving waits for active == 0 */
+		else pthread_cond_wait(&g->cv, &g->mu);
+	}
+	pthread_mutex_unlock(&g->mu);
 	return 0;
+}
+
+static int group_start(pq_writer_group *g, int threads)
+{
+	g->threads = threads > 1 ? threads : 1;
+	g->scr = dl_calloc((size_t)g->threads, sizeof *g->scr);
+	g->free_scr = dl_calloc((size_t)g->threads, sizeof *g->free_scr);
+	if (!g->scr || !g->free_scr) return DL_ENOMEM;
+	for (int i = 0; i < g->threads; i++) {
+		g->scr[i].put = pq_wpipe_put_page;
+		g->free_scr[g->nfree_scr++] = &g->scr[i];
+	}
+	if (g->threads == 1) return 0;
+	g->max_pending = PQ_WPENDING * g->threads;
+	g->spare = dl_calloc((size_t)g->max_pending, sizeof *g->spare);
+	if (!g->spare) return DL_ENOMEM;
+	DL_TRY(dl_pool_create(&g->pool, g->threads - 1));
+	for (int i = 0; i < g->threads - 1; i++) DL_TRY(dl_pool_submit(g->pool, &g->helpers, helper, g));
+	return 0;
+}
+
+int pq_writer_group_new(pq_writer_group **out, int threads)
+{
+	*out = NULL;
+	pq_writer_group *g = dl_calloc(1, sizeof *g);
+	if (!g) return DL_ENOMEM;
+	pthread_mutex_init(&g->mu, NULL);
+	pthread_cond_init(&g->cv, NULL);
+	dl_waitgroup_init(&g->helpers);
+	int rc = group_start(g, threads);
+	if (rc < 0) {
+		pq_writer_group_free(g);
+		return rc;
+	}
+	*out = g;
+	return 0;
+}
+
+void pq_writer_group_free(pq_writer_group *g)
+{
+	if (!g) return;
+	pthread_mutex_lock(&g->mu);
+	g->stop = true;
+	pthread_cond_broadcast(&g->cv);
+	pthread_mutex_unlock(&g->mu);
+	(void)dl_waitgroup_wait(&g->helpers);
+	dl_waitgroup_destroy(&g->helpers);
+	if (g->pool) dl_pool_free(g->pool);
+	for (int i = 0; g->scr && i < g->threads; i++) pq_colw_scratch_free(&g->scr[i]);
+	dl_free(g->scr);
+	dl_free(g->free_scr);
+	for (int k = 0; k < g->nspare; k++) dl_buf_free(&g->spare[k]);
+	dl_free(g->spare);
+	pthread_mutex_destroy(&g->mu);
+	pthread_cond_destroy(&g->cv);
+	dl_free(g);
 }
 
 /* ---- emitting (the caller's thread) ------------------------------------ */
@@ -278,9 +348,9 @@ static int emit_ready(pq_writer *w)
 		pq_sealed_chunk *s = &wc->sealed[w->nrgs % PQ_WSEALED];
 		int64_t bytes = s->dict_page ? (int64_t)s->dict_page->len : 0;
 		for (size_t k = 0; k < s->npages; k++) bytes += (int64_t)s->pagev[k]->len;
-		pthread_mutex_unlock(&w->mu);
+		pthread_mutex_unlock(&w->g->mu);
 		int rc = emit_chunk(w, i, s);
-		pthread_mutex_lock(&w->mu);
+		pthread_mutex_lock(&w->g->mu);
 		w->page_mem -= bytes;
 		record_error(w, rc);
 		if (rc < 0) break;
@@ -288,7 +358,7 @@ static int emit_ready(pq_writer *w)
 		if (++w->emit_col == w->ws.nleaves) {
 			w->emit_col = 0;
 			w->nrgs++;
-			pthread_cond_broadcast(&w->cv); /* room for sealed chunks */
+			pthread_cond_broadcast(&w->g->cv); /* room for sealed chunks */
 		}
 	}
 	return n;
@@ -317,7 +387,7 @@ static int wait_until(pq_writer *w, cond_fn ok, int64_t arg)
 		retire(w);
 		if (ok(w, arg)) return 0;
 		if (emit_ready(w) > 0) continue;
-		if (!run_work(w) && !w->err) pthread_cond_wait(&w->cv, &w->mu);
+		if (!run_work(w) && !w->err) pthread_cond_wait(&w->g->cv, &w->g->mu);
 	}
 	return dl_error_set(w->err, "%s", w->errmsg);
 }
@@ -414,7 +484,7 @@ static int push_slice(pq_writer *w, dl_batch *b, bool owned, bool last, int64_t 
 	s->rows_through = w->rows_in;
 	w->inflight_bytes += bytes;
 	w->nseq++;
-	pthread_cond_broadcast(&w->cv);
+	pthread_cond_broadcast(&w->g->cv);
 	return 0;
 }
 
@@ -454,7 +524,7 @@ static int queue_rows(pq_writer *w, dl_batch *b, bool owned, bool *queued_last, 
 
 int pq_wpipe_write(pq_writer *w, dl_batch *b, bool owned)
 {
-	pthread_mutex_lock(&w->mu);
+	pthread_mutex_lock(&w->g->mu);
 	bool queued_last = false;
 	int pushed = 0;
 	int rc = b->num_rows > 0 ? queue_rows(w, b, owned, &queued_last, &pushed) : 0;
@@ -474,19 +544,19 @@ int pq_wpipe_write(pq_writer *w, dl_batch *b, bool owned)
 		emit_ready(w);
 		if (w->err) rc = dl_error_set(w->err, "%s", w->errmsg);
 	}
-	pthread_mutex_unlock(&w->mu);
+	pthread_mutex_unlock(&w->g->mu);
 	if (owned && !queued_last) dl_batch_free(b);
 	return rc;
 }
 
 int pq_wpipe_drain(pq_writer *w)
 {
-	pthread_mutex_lock(&w->mu);
+	pthread_mutex_lock(&w->g->mu);
 	int rc = 0;
 	if (w->rg_rows > 0) rc = push_slice(w, NULL, false, false, 0, 0, 0, true);
 	if (rc == 0) rc = wait_until(w, written_through, w->nseq);
 	if (rc == 0) rc = wait_until(w, all_emitted, 0);
-	pthread_mutex_unlock(&w->mu);
+	pthread_mutex_unlock(&w->g->mu);
 	return rc;
 }
 
@@ -495,7 +565,7 @@ int pq_wpipe_drain(pq_writer *w)
  * the last few, and every value in it is fixed by the rows alone. */
 int pq_wpipe_estimate(pq_writer *w, int64_t *bytes)
 {
-	pthread_mutex_lock(&w->mu);
+	pthread_mutex_lock(&w->g->mu);
 	int rc = 0;
 	*bytes = 4; /* the magic */
 	int64_t j = w->nseq - 1 - LAG;
@@ -515,16 +585,19 @@ int pq_wpipe_estimate(pq_writer *w, int64_t *bytes)
 		*bytes = s->rows_through > 0 ? (int64_t)((double)through * (double)w->rows_in / (double)s->rows_through)
 		                             : through;
 	}
-	pthread_mutex_unlock(&w->mu);
+	pthread_mutex_unlock(&w->g->mu);
 	return rc;
 }
 
 int pq_wpipe_start(pq_writer *w)
 {
-	pthread_mutex_init(&w->mu, NULL);
-	pthread_cond_init(&w->cv, NULL);
-	dl_waitgroup_init(&w->helpers);
-	w->helpers_on = true;
+	if (w->opt.group) {
+		w->g = w->opt.group;
+	} else {
+		DL_TRY(pq_writer_group_new(&w->g, w->opt.threads));
+		w->own_group = true;
+	}
+	w->opt.threads = w->g->threads;
 	w->wc = dl_calloc((size_t)w->ws.nleaves, sizeof *w->wc);
 	if (!w->wc) return DL_ENOMEM;
 	for (int i = 0; i < w->ws.nleaves; i++) {
@@ -532,28 +605,31 @@ int pq_wpipe_start(pq_writer *w)
 		w->wc[i].sum = dl_calloc(w->wc[i].cap_sum, sizeof *w->wc[i].sum);
 		if (!w->wc[i].sum) return DL_ENOMEM;
 	}
-	/* The caller works too: threads - 1 helpers (even for one column:
-	 * they compress its pages). */
-	if (w->opt.threads <= 1) return 0;
-	w->max_pending = PQ_WPENDING * w->opt.threads;
-	w->spare = dl_calloc((size_t)w->max_pending, sizeof *w->spare);
-	if (!w->spare) return DL_ENOMEM;
-	DL_TRY(dl_pool_create(&w->pool, w->opt.threads - 1));
-	for (int i = 0; i < w->opt.threads - 1; i++) DL_TRY(dl_pool_submit(w->pool, &w->helpers, helper, w));
+	pthread_mutex_lock(&w->g->mu);
+	w->gnext = w->g->writers;
+	w->g->writers = w;
+	w->joined = true;
+	pthread_cond_broadcast(&w->g->cv);
+	pthread_mutex_unlock(&w->g->mu);
 	return 0;
 }
 
 void pq_wpipe_stop(pq_writer *w)
 {
-	if (!w->helpers_on) return;
-	pthread_mutex_lock(&w->mu);
-	w->stop = true;
-	pthread_cond_broadcast(&w->cv);
-	pthread_mutex_unlock(&w->mu);
-	(void)dl_waitgroup_wait(&w->helpers);
-	dl_waitgroup_destroy(&w->helpers);
-	if (w->pool) dl_pool_free(w->pool);
-	w->pool = NULL;
+	if (!w->g) return;
+	pq_writer_group *g = w->g;
+	pthread_mutex_lock(&g->mu);
+	if (w->joined) {
+		pq_writer **pp = &g->writers;
+		while (*pp != w) pp = &(*pp)->gnext;
+		*pp = w->gnext;
+		w->joined = false;
+	}
+	while (w->active > 0) pthread_cond_wait(&g->cv, &g->mu);
+	g->npending -= w->nqueued; /* pages left behind by a failure */
+	w->qhead = w->qtail = NULL;
+	w->nqueued = 0;
+	pthread_mutex_unlock(&g->mu);
 	for (int64_t q = w->retired; q < w->nseq; q++) {
 		pq_wslice *s = slot(w, q);
 		if (s->owned && s->last_of_batch) dl_batch_free(s->b);
@@ -565,22 +641,20 @@ void pq_wpipe_stop(pq_writer *w)
 	}
 	dl_free(w->wc);
 	w->wc = NULL;
-	for (int k = 0; k < w->nspare; k++) dl_buf_free(&w->spare[k]);
-	dl_free(w->spare);
-	w->spare = NULL;
 	dl_free(w->cut_rows);
-	pthread_mutex_destroy(&w->mu);
-	pthread_cond_destroy(&w->cv);
-	w->helpers_on = false;
+	if (w->own_group) pq_writer_group_free(g);
+	w->g = NULL;
 }
 
 size_t pq_wpipe_memory(pq_writer *w)
 {
-	if (!w->helpers_on) return 0;
-	pthread_mutex_lock(&w->mu);
+	if (!w->g) return 0;
+	pthread_mutex_lock(&w->g->mu);
 	size_t n = (size_t)w->page_mem;
-	for (int k = 0; k < w->nspare; k++) n += w->spare[k].cap;
+	for (int k = 0; w->own_group && k < w->g->nspare; k++) n += w->g->spare[k].cap;
+	for (int k = 0; w->own_group && k < w->g->threads; k++)
+		n += w->g->scr[k].body.cap + w->g->scr[k].comp.cap + w->g->scr[k].head.cap;
 	for (int i = 0; w->wc && i < w->ws.nleaves; i++) n += w->wc[i].cap_sum * sizeof *w->wc[i].sum;
-	pthread_mutex_unlock(&w->mu);
+	pthread_mutex_unlock(&w->g->mu);
 	return n;
 }

@@ -60,15 +60,31 @@ typedef struct pq_wcol {
 	pq_wrec rec[PQ_WSLICES]; /* after slice seq at rec[seq % PQ_WSLICES] */
 } pq_wcol;
 
+/* The lock, the helpers and the bound on queued pages of the writers that
+ * share them (one writer's own, or a pq_writer_group). */
+struct pq_writer_group {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;   /* a slice queued or written, a page queued or compressed,
+	                      * a chunk sealed or emitted, a writer leaving */
+	int threads;
+	/* the page buffers the columns of every writer share: one set per
+	 * thread at work, handed out under mu */
+	pq_colw_scratch *scr;
+	pq_colw_scratch **free_scr;
+	int nfree_scr;
+	dl_pool *pool;       /* threads - 1 helpers when threads > 1 */
+	dl_waitgroup helpers;
+	bool stop;
+	pq_writer *writers;  /* the writers helpers take work from */
+	int npending, max_pending; /* pages queued or being compressed, and the bound */
+	dl_buf *spare;       /* page bodies to lend a scratch in place of a queued one */
+	int nspare;
+};
+
 struct pq_writer {
 	dl_type *schema;
 	pq_wschema ws;
 	pq_colw *cols;
-	/* the page buffers the columns share: one set per thread at work,
-	 * handed out under mu */
-	pq_colw_scratch *scr;
-	pq_colw_scratch **free_scr;
-	int nscr, nfree_scr;
 	pq_sink *sink;
 	pq_writer_options opt;
 	dl_arena arena;      /* footer metadata */
@@ -84,13 +100,11 @@ struct pq_writer {
 	bool closed;
 	int failed; /* first error: after it the file is unusable, so refuse more */
 
-	/* the pipeline (write_pipeline.c); fields below mu are guarded by it */
-	dl_pool *pool;       /* threads - 1 helpers when opt.threads > 1 */
-	dl_waitgroup helpers;
-	bool helpers_on;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;   /* a slice queued or written, a chunk sealed or emitted */
-	bool stop;
+	/* the pipeline (write_pipeline.c); fields below g are guarded by g->mu */
+	pq_writer_group *g;
+	bool own_group, joined;
+	pq_writer *gnext;    /* in g->writers */
+	int active;          /* helpers at work on this writer */
 	pq_wcol *wc;
 	pq_wslice ring[PQ_WSLICES]; /* slice seq at ring[seq % PQ_WSLICES] */
 	int64_t nseq;        /* slices queued */
@@ -103,17 +117,16 @@ struct pq_writer {
 	int emit_col;        /* next column of row group nrgs to emit */
 	/* pages waiting for a thread to compress them (helpers only) */
 	pq_wpage *qhead, *qtail;
-	int npending, max_pending; /* queued or being compressed, and the bound */
-	dl_buf *spare;       /* page bodies to lend a scratch in place of a queued one */
-	int nspare;
+	int nqueued;         /* in the queue (counted in g->npending) */
 	int64_t page_mem;    /* bytes of pages held: queued bodies, compressed data */
 	int err;             /* first failure of a column (its message below) */
 	char errmsg[512];
 };
 
-/* Starts the helper threads (opt.threads > 1 and more than one leaf). */
+/* Joins opt.group, or starts the writer's own helpers (opt.threads > 1). */
 int pq_wpipe_start(pq_writer *w);
-/* Stops the helpers and frees what is still queued. */
+/* Leaves the group (its helpers done with the writer) and frees what is
+ * still queued. */
 void pq_wpipe_stop(pq_writer *w);
 /* Queues the rows of b. Owned: the writer frees b (also on failure) and
  * returns before the columns wrote it. Borrowed: returns once they have,
