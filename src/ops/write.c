@@ -601,10 +601,9 @@ static int prepare(write_ctx *c)
 		fo.target_file_size = c->o->optimize_write_bin_size > 0 ? c->o->optimize_write_bin_size
 		                                                         : DL_OPTIMIZE_WRITE_BIN_SIZE;
 	fo.data_change = c->o->data_change;
-	/* The columns of each file on every thread (DL_THREADS or the CPU
-	 * count); one file per partition would mean a pool per open
-	 * partition, so partitioned writes keep to the calling thread. */
-	fo.threads = c->npart == 0 ? dl_default_threads() : 1;
+	/* The columns and pages of each file on every thread (DL_THREADS or
+	 * the CPU count); the open files of a partitioned write share them. */
+	fo.threads = dl_default_threads();
 	return dl_files_writer_open(&c->fw, &fo);
 }
 

@@ -22,18 +22,19 @@ static int seal_dictionary_page(pq_colw *c, pq_sealed_chunk *out)
 	h.has_dictionary_page_header = true;
 	h.dictionary_page_header.num_values = (int32_t)c->dict.count;
 	h.dictionary_page_header.encoding = PQ_ENC_PLAIN;
-	return pq_colw_emit_page(c, &h, &out->dict_page, &out->dict_uncompressed);
+	return pq_colw_put_page(c, &h, &out->dict_page);
 }
 
 static int seal(pq_colw *c, pq_sealed_chunk *out)
 {
 	DL_TRY(pq_colw_flush_page(c));
 	if (c->dict_pages > 0) DL_TRY(seal_dictionary_page(c, out));
-	/* moved, not copied: the next row group's pages (grown by every
-	 * column at once) start from nothing, and the peak is one row group */
-	out->pages = c->pages;
-	c->pages = (dl_buf)DL_BUF_INIT;
-	out->pages_uncompressed = c->pages_uncompressed;
+	/* moved, not copied: the next row group's pages start from nothing,
+	 * and the peak is one row group */
+	out->pagev = c->pagev;
+	out->npages = c->npages;
+	c->pagev = NULL;
+	c->npages = c->cap_pages = 0;
 	out->num_values = c->num_values;
 	out->dict_pages = c->dict_pages;
 	out->plain_pages = c->plain_pages;
@@ -52,7 +53,7 @@ static int seal(pq_colw *c, pq_sealed_chunk *out)
 	pq_stats_reset(&c->pstats);
 	c->fallback = false;
 	c->dict_pages = c->plain_pages = 0;
-	c->pages_uncompressed = c->num_values = 0;
+	c->num_values = 0;
 	return 0;
 }
 
@@ -68,8 +69,9 @@ int pq_colw_seal(pq_colw *c, pq_colw_scratch *scr, pq_sealed_chunk *out)
 
 void pq_sealed_chunk_free(pq_sealed_chunk *s)
 {
-	dl_buf_free(&s->dict_page);
-	dl_buf_free(&s->pages);
+	pq_wpage_free(s->dict_page);
+	for (size_t k = 0; k < s->npages; k++) pq_wpage_free(s->pagev[k]);
+	dl_free(s->pagev);
 	pq_stats_free(&s->stats);
 	pq_page_index_free(&s->pidx);
 	pq_bloom_builder_free(&s->bloom);
@@ -80,7 +82,7 @@ static int describe(const pq_colw *c, const pq_sealed_chunk *s, dl_arena *arena,
                     pq_column_meta *m)
 {
 	const pq_leaf *l = c->leaf;
-	bool has_dict = s->dict_page.len > 0;
+	bool has_dict = s->dict_page != NULL;
 	m->type = l->phys;
 	m->codec = c->opt.codec;
 	m->npath = (uint32_t)l->npath;
@@ -152,15 +154,27 @@ static int emit(pq_colw *c, pq_sealed_chunk *s, pq_sink *sink, dl_arena *arena, 
 	out->has_meta_data = true;
 	pq_column_meta *m = &out->meta_data;
 	int64_t start = sink->pos;
-	if (s->dict_page.len) {
+	if (s->dict_page) {
 		m->has_dictionary_page_offset = true;
 		m->dictionary_page_offset = start;
-		DL_TRY(pq_sink_write(sink, s->dict_page.data, s->dict_page.len));
+		DL_TRY(pq_sink_write(sink, s->dict_page->data, s->dict_page->len));
+		m->total_uncompressed_size += s->dict_page->uncompressed;
 	}
 	m->data_page_offset = sink->pos;
-	DL_TRY(pq_sink_write(sink, s->pages.data, s->pages.len));
-	m->total_uncompressed_size = s->dict_uncompressed + s->pages_uncompressed;
-	m->total_compressed_size = (int64_t)(s->dict_page.len + s->pages.len);
+	/* the page index's offsets and sizes are known now, as compressed */
+	if (c->opt.page_index && s->pidx.n != s->npages)
+		return dl_error_set(DL_ERROR, "column '%s': %zu page index records for %zu pages", c->leaf->path[0],
+		                    s->pidx.n, s->npages);
+	for (size_t k = 0; k < s->npages; k++) {
+		const pq_wpage *p = s->pagev[k];
+		if (c->opt.page_index) {
+			s->pidx.pages[k].offset = sink->pos - m->data_page_offset;
+			s->pidx.pages[k].size = (int32_t)p->len;
+		}
+		DL_TRY(pq_sink_write(sink, p->data, p->len));
+		m->total_uncompressed_size += p->uncompressed;
+	}
+	m->total_compressed_size = sink->pos - start;
 	out->file_offset = start;
 	DL_TRY(describe(c, s, arena, scratch, m));
 	if (c->opt.page_index && ci && oi) DL_TRY(emit_page_index(s, out, ci, oi));

@@ -56,20 +56,11 @@ static size_t index_bytes(const pq_colw *c)
 	return 1 + (c->nidx * (size_t)bw + 7) / 8;
 }
 
-int64_t pq_colw_buffered(const pq_colw *c)
+int64_t pq_colw_unpaged(const pq_colw *c)
 {
 	size_t levels = c->nslots * ((c->def ? 1 : 0) + (c->rep ? 1 : 0)) / 4;
 	size_t values = c->dict_on ? index_bytes(c) + c->dict.data.len : c->plain.len;
-	return c->pages_uncompressed + (int64_t)(levels + values);
-}
-
-int64_t pq_colw_encoded(const pq_colw *c)
-{
-	/* what is not compressed yet shrinks as the pages so far did */
-	size_t levels = c->nslots * ((c->def ? 1 : 0) + (c->rep ? 1 : 0)) / 4;
-	size_t values = c->dict_on ? index_bytes(c) + c->dict.data.len : c->plain.len;
-	double ratio = c->body_bytes > 0 ? (double)c->comp_bytes / (double)c->body_bytes : 1.0;
-	return (int64_t)c->pages.len + (int64_t)((double)(levels + values) * ratio);
+	return (int64_t)(levels + values);
 }
 
 size_t pq_colw_page_bytes(const pq_colw *c)
@@ -101,27 +92,50 @@ int pq_colw_check_i32(size_t n, const char *what, const pq_colw *c)
 	return 0;
 }
 
-/* Compresses `body` and appends header + data to `to`; returns the header
- * plus uncompressed size through *uncompressed. */
-int pq_colw_emit_page(pq_colw *c, pq_page_header *h, dl_buf *to, int64_t *uncompressed)
+void pq_wpage_free(pq_wpage *p)
 {
-	dl_buf_clear(&c->scr->comp);
-	DL_TRY(pq_compress(c->opt.codec, c->opt.level, (const uint8_t *)c->scr->body.data, c->scr->body.len, &c->scr->comp));
-	DL_TRY(pq_colw_check_i32(c->scr->body.len, "page size", c));
-	DL_TRY(pq_colw_check_i32(c->scr->comp.len, "compressed page size", c));
-	h->uncompressed_page_size = (int32_t)c->scr->body.len;
-	h->compressed_page_size = (int32_t)c->scr->comp.len;
+	if (!p) return;
+	dl_buf_free(&p->body);
+	dl_free(p->data);
+	dl_free(p);
+}
+
+int pq_colw_compress_page(const pq_colw *c, pq_wpage *p, pq_colw_scratch *scr)
+{
+	const dl_buf *body = &p->body;
+	dl_buf_clear(&scr->comp);
+	DL_TRY(pq_compress(c->opt.codec, c->opt.level, (const uint8_t *)body->data, body->len, &scr->comp));
+	DL_TRY(pq_colw_check_i32(body->len, "page size", c));
+	DL_TRY(pq_colw_check_i32(scr->comp.len, "compressed page size", c));
+	pq_page_header *h = &p->h;
+	h->uncompressed_page_size = (int32_t)body->len;
+	h->compressed_page_size = (int32_t)scr->comp.len;
 	if (c->opt.page_crc) {
 		/* parquet.thrift: standard CRC-32 (gzip's) of the page data as stored. */
 		h->has_crc = true;
-		h->crc = (int32_t)crc32(0L, (const Bytef *)c->scr->comp.data, (uInt)c->scr->comp.len);
+		h->crc = (int32_t)crc32(0L, (const Bytef *)scr->comp.data, (uInt)scr->comp.len);
 	}
-	c->body_bytes += (int64_t)c->scr->body.len;
-	c->comp_bytes += (int64_t)c->scr->comp.len;
-	size_t before = to->len;
-	DL_TRY(pq_page_header_encode(to, h));
-	*uncompressed = (int64_t)(to->len - before + c->scr->body.len);
-	return dl_buf_append(to, c->scr->comp.data, c->scr->comp.len);
+	dl_buf_clear(&scr->head);
+	DL_TRY(pq_page_header_encode(&scr->head, h));
+	/* exactly its size: a row group of pages waits in memory for the file */
+	p->len = scr->head.len + scr->comp.len;
+	p->data = dl_malloc(p->len);
+	if (!p->data) return DL_ENOMEM;
+	memcpy(p->data, scr->head.data, scr->head.len);
+	memcpy(p->data + scr->head.len, scr->comp.data, scr->comp.len);
+	p->body_len = (int64_t)body->len;
+	p->comp_len = (int64_t)scr->comp.len;
+	p->uncompressed = (int64_t)(scr->head.len + body->len);
+	return 0;
+}
+
+int pq_colw_put_page(pq_colw *c, const pq_page_header *h, pq_wpage **slot)
+{
+	/* the chunk's from here on, whatever happens */
+	pq_wpage *p = *slot = dl_calloc(1, sizeof *p);
+	if (!p) return DL_ENOMEM;
+	p->h = *h; /* the chunk's from here on, whatever happens */
+	return c->scr->put(c->scr->put_ctx, c, c->scr, p);
 }
 
 bool pq_colw_dict_pays_off(const pq_colw *c)
@@ -213,7 +227,8 @@ static int page_minmax(pq_colw *c, pq_stats *s)
 	return 0;
 }
 
-/* Describes the page about to be written (at `offset` in c->pages). */
+/* Describes the page about to be written (its offset and size are set
+ * when the chunk is emitted: the page is not compressed yet). */
 static int page_record(pq_colw *c, pq_page_rec *r)
 {
 	memset(r, 0, sizeof *r);
@@ -267,17 +282,19 @@ int pq_colw_flush_page(pq_colw *c)
 	h.data_page_header.encoding = c->dict_on ? PQ_ENC_RLE_DICTIONARY : PQ_ENC_PLAIN;
 	h.data_page_header.definition_level_encoding = PQ_ENC_RLE;
 	h.data_page_header.repetition_level_encoding = PQ_ENC_RLE;
-	int64_t unc;
-	size_t at = c->pages.len;
-	DL_TRY(pq_colw_emit_page(c, &h, &c->pages, &unc));
+	if (c->npages == c->cap_pages) {
+		size_t cap = c->cap_pages ? c->cap_pages * 2 : 16;
+		pq_wpage **v = dl_reallocarray(c->pagev, cap, sizeof *v);
+		if (!v) return DL_ENOMEM;
+		c->pagev = v;
+		c->cap_pages = cap;
+	}
+	DL_TRY(pq_colw_put_page(c, &h, &c->pagev[c->npages++]));
 	if (c->opt.page_index) {
-		rec.offset = (int64_t)at;
-		rec.size = (int32_t)(c->pages.len - at);
 		DL_TRY(page_record_add(c, &rec));
 		c->chunk_rows += c->page_rows;
 		c->page_rows = 0;
 	}
-	c->pages_uncompressed += unc;
 	c->num_values += (int64_t)c->nslots;
 	c->stats.num_values += (int64_t)c->nslots;
 	if (c->dict_on) c->dict_pages++;

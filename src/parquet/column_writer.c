@@ -73,13 +73,14 @@ void pq_colw_scratch_free(pq_colw_scratch *s)
 {
 	dl_buf_free(&s->body);
 	dl_buf_free(&s->comp);
+	dl_buf_free(&s->head);
 }
 
 size_t pq_colw_memory(const pq_colw *c)
 {
 	const pq_dict *d = &c->dict;
 	size_t n = c->cap_slots * sizeof(uint16_t) * ((c->def ? 1 : 0) + (c->rep ? 1 : 0));
-	n += c->cap_idx * sizeof *c->idx + c->plain.cap + c->pages.cap + c->scratch.cap;
+	n += c->cap_idx * sizeof *c->idx + c->plain.cap + c->scratch.cap + c->cap_pages * sizeof *c->pagev;
 	n += d->data.cap + d->cap * (sizeof *d->hashes + (d->offs ? sizeof *d->offs : 0));
 	n += d->slots ? ((size_t)d->mask + 1) * sizeof *d->slots : 0;
 	return n + c->seen_words * sizeof *c->seen;
@@ -93,7 +94,8 @@ void pq_colw_free(pq_colw *c)
 	dl_buf_free(&c->plain);
 	pq_bloom_builder_free(&c->bloom);
 	pq_dict_free(&c->dict);
-	dl_buf_free(&c->pages);
+	for (size_t k = 0; k < c->npages; k++) pq_wpage_free(c->pagev[k]);
+	dl_free(c->pagev);
 	pq_stats_free(&c->stats);
 	pq_stats_free(&c->file_stats);
 	dl_buf_free(&c->scratch);

@@ -28,16 +28,45 @@ typedef struct pq_colw_options {
 	bool page_index;         /* collect the ColumnIndex/OffsetIndex of each chunk */
 } pq_colw_options;
 
+/* A page on its way into the file: encoded on its column's thread (the
+ * header's fields but its sizes and CRC, the uncompressed body), then
+ * compressed by whichever thread takes it (pq_colw_compress_page), then
+ * written with its chunk, in order. Each page is its own allocation, so a
+ * thread may compress it while its column carries on. */
+typedef struct pq_wpage {
+	pq_page_header h;
+	dl_buf body;             /* the uncompressed body, until compressed */
+	uint8_t *data;           /* header + compressed body, exactly as stored */
+	size_t len;
+	int64_t body_len, comp_len; /* the body before and after compression */
+	int64_t uncompressed;    /* header + uncompressed body */
+	int col;                 /* the leaf's index in the writer */
+	bool done;               /* data is set (the pipeline's lock guards it) */
+	struct pq_wpage *next_queued, *next_ordered; /* the pipeline's lists */
+} pq_wpage;
+void pq_wpage_free(pq_wpage *p);
+
+typedef struct pq_colw pq_colw;
+typedef struct pq_colw_scratch pq_colw_scratch;
+/* Takes an encoded page of column c, its body in scr->body: compresses it
+ * now or queues it for another thread (swapping scr->body for a spare
+ * buffer). Set by the writer's pipeline; the page then belongs to c's
+ * chunk, and the pipeline tells when it is compressed. */
+typedef int (*pq_put_page_fn)(void *ctx, pq_colw *c, pq_colw_scratch *scr, pq_wpage *p);
+
 /* The buffers a page passes through on its way into the chunk (its body,
- * then compressed): needed only while one page is written, so the writer
- * shares a set among its columns (one per thread at work) instead of each
- * of 50 columns keeping 2 MB of them. */
-typedef struct pq_colw_scratch {
-	dl_buf body, comp;
-} pq_colw_scratch;
+ * then compressed, its header): needed only while one page is written, so
+ * the writer shares a set among its columns (one per thread at work)
+ * instead of each of 50 columns keeping 2 MB of them. Lent with them:
+ * where the column's pages go. */
+struct pq_colw_scratch {
+	dl_buf body, comp, head;
+	pq_put_page_fn put;
+	void *put_ctx;
+};
 void pq_colw_scratch_free(pq_colw_scratch *s);
 
-typedef struct pq_colw {
+struct pq_colw {
 	const pq_leaf *leaf;
 	pq_colw_options opt;
 	int width;               /* PLAIN bytes per value; 0 = BYTE_ARRAY */
@@ -54,8 +83,8 @@ typedef struct pq_colw {
 	pq_dict dict;
 	int dict_pages;          /* data pages written with the dictionary */
 	int plain_pages;
-	dl_buf pages;            /* encoded data pages (headers + bodies) */
-	int64_t pages_uncompressed;
+	pq_wpage **pagev;        /* the chunk's data pages, in order */
+	size_t npages, cap_pages;
 	int64_t num_values;
 	pq_stats stats;          /* this chunk */
 	pq_stats file_stats;     /* every chunk so far */
@@ -71,8 +100,7 @@ typedef struct pq_colw {
 	uint64_t *seen;          /* dictionary entries used by the page */
 	size_t seen_words;
 	pq_bloom_builder bloom;  /* bloom.fpp > 0: a Bloom filter per chunk */
-	int64_t body_bytes, comp_bytes; /* every page so far, before and after compression */
-} pq_colw;
+};
 
 int pq_colw_init(pq_colw *c, const pq_leaf *leaf, const pq_colw_options *opt);
 void pq_colw_free(pq_colw *c);
@@ -80,25 +108,25 @@ void pq_colw_free(pq_colw *c);
 /* Shreds rows [start, start+n) of the leaf's top-level array. */
 int pq_colw_write(pq_colw *c, pq_colw_scratch *scr, const dl_array *top, int64_t start, int64_t n);
 /* Bytes of memory the column holds (the capacity of its buffers: levels,
- * values, dictionary, pages), for tests that bound the writer's memory. */
+ * values, dictionary; its pages are counted by the writer's pipeline), for
+ * tests that bound the writer's memory. */
 size_t pq_colw_memory(const pq_colw *c);
-/* Uncompressed bytes buffered for the current row group (estimate). */
-int64_t pq_colw_buffered(const pq_colw *c);
-/* Bytes the chunk would take in the file if sealed now (estimate): its
- * pages as compressed, the page being filled and the dictionary as the
- * column's pages so far compressed. Depends only on the values written,
- * not on timing. */
-int64_t pq_colw_encoded(const pq_colw *c);
+/* Uncompressed bytes of the values and levels not in a page yet (the
+ * writer's size estimates add them to the pages'). */
+int64_t pq_colw_unpaged(const pq_colw *c);
+/* Compresses page p of column c (its body into comp, header into head,
+ * both then copied into p->data), leaving p->body to the caller. Reads
+ * only c's options and leaf, so any thread may run it while c carries on. */
+int pq_colw_compress_page(const pq_colw *c, pq_wpage *p, pq_colw_scratch *scr);
 /* A column chunk ended by pq_colw_seal and not yet in the file: its
  * pages (compressed, with headers), statistics, page index and Bloom
  * hashes. Sealing runs on the column's thread, emitting on the one that
  * owns the sink, so columns carry on into the next row group while the
  * chunks of this one wait for their turn in the file. */
 typedef struct pq_sealed_chunk {
-	dl_buf dict_page;        /* the dictionary page (header + data), or empty */
-	int64_t dict_uncompressed;
-	dl_buf pages;            /* data pages (headers + bodies) */
-	int64_t pages_uncompressed;
+	pq_wpage *dict_page;     /* the dictionary page, or NULL */
+	pq_wpage **pagev;        /* data pages, in order */
+	size_t npages;
 	int64_t num_values;
 	int dict_pages, plain_pages;
 	pq_stats stats;
@@ -108,7 +136,8 @@ typedef struct pq_sealed_chunk {
 
 /* Ends the column's chunk: flushes its last page, encodes its dictionary
  * page and moves everything into *out (an empty pq_sealed_chunk); the
- * column starts the next row group afresh. */
+ * column starts the next row group afresh. Its pages may still be on
+ * their way through compression: emit it only once they are done. */
 int pq_colw_seal(pq_colw *c, pq_colw_scratch *scr, pq_sealed_chunk *out);
 /* Writes a sealed chunk of column c to the sink and describes it in *out
  * (strings and statistics copied into `arena`, which must outlive the

@@ -8,8 +8,17 @@
  * Whoever waits (the caller for queue room, a helper for work) writes the
  * column furthest behind.
  *
+ * Pages: a column encodes each page on its own thread, but its compression
+ * (about half of a string column's time) is queued for any thread, so the
+ * slowest column's chain is only its encoding. A free thread runs the
+ * column holding back the input first, then queued pages, then the other
+ * columns; the pages wait in their chunk, and a chunk goes to the file once
+ * all of them are compressed. The pages queued are bounded (PQ_WPENDING
+ * per thread; beyond it a column compresses its page at once).
+ *
  * Row groups end by size: the cut before slice t is decided from the
- * columns' buffered bytes after slice t-1-LAG, scaled to the rows queued
+ * columns' buffered bytes after slice t-1-LAG (their pages through it
+ * compressed, so the pages' headers are known), scaled to the rows queued
  * since, so the decision never needs the slices still in flight and does
  * not depend on timing: the file is the same byte for byte whatever the
  * thread count. A cut makes each column seal its chunk before its next
@@ -49,7 +58,7 @@ static void record_error(pq_writer *w, int rc)
 /* Under mu: the runnable column furthest behind, or -1. */
 static int pick_column(const pq_writer *w)
 {
-	if (w->err || w->nfree_scr == 0) return -1;
+	if (w->err || w->g->nfree_scr == 0) return -1;
 	int best = -1;
 	for (int i = 0; i < w->ws.nleaves; i++) {
 		const pq_wcol *c = &w->wc[i];
@@ -69,39 +78,218 @@ static void run_column(pq_writer *w, int i)
 	pq_colw *c = &w->cols[i];
 	pq_wslice *s = slot(w, wc->next);
 	pq_sealed_chunk *sealed = s->seal_before ? &wc->sealed[wc->nsealed % PQ_WSEALED] : NULL;
-	pq_colw_scratch *scr = w->free_scr[--w->nfree_scr];
+	pq_colw_scratch *scr = w->g->free_scr[--w->g->nfree_scr];
+	scr->put_ctx = w;
 	wc->busy = true;
-	pthread_mutex_unlock(&w->mu);
+	pthread_mutex_unlock(&w->g->mu);
 	int rc = 0;
-	if (sealed) rc = pq_colw_seal(c, scr, sealed);
-	if (rc == 0 && s->n > 0) rc = pq_colw_write(c, scr, s->b->cols[c->leaf->top], s->start, s->n);
-	int64_t buffered = pq_colw_buffered(c), encoded = pq_colw_encoded(c);
-	pthread_mutex_lock(&w->mu);
-	record_error(w, rc);
-	w->free_scr[w->nfree_scr++] = scr;
+	int64_t first = wc->chunk_first; /* npages is this thread's to write while busy */
 	if (sealed) {
-		w->cut_bytes[wc->nsealed] += (int64_t)(sealed->dict_page.len + sealed->pages.len);
+		rc = pq_colw_seal(c, scr, sealed);
+		first = wc->npages;
+	}
+	if (rc == 0 && s->n > 0) rc = pq_colw_write(c, scr, s->b->cols[c->leaf->top], s->start, s->n);
+	int64_t unpaged = pq_colw_unpaged(c);
+	pthread_mutex_lock(&w->g->mu);
+	record_error(w, rc);
+	w->g->free_scr[w->g->nfree_scr++] = scr;
+	if (sealed) {
+		wc->sealed_end[wc->nsealed % PQ_WSEALED] = first;
+		wc->chunk_first = first;
 		wc->nsealed++;
 	}
-	s->buffered += buffered;
-	s->encoded += encoded;
+	wc->rec[wc->next % PQ_WSLICES] = (pq_wrec){wc->npages, first, unpaged};
 	s->pending--;
 	wc->next++;
 	wc->busy = false;
-	pthread_cond_broadcast(&w->cv);
+	pthread_cond_broadcast(&w->g->cv);
 }
 
+/* ---- pages ------------------------------------------------------------- */
+
+/* Under mu: page p is compressed; the column's sums advance over the pages
+ * done in order. */
+static void page_done(pq_writer *w, pq_wpage *p)
+{
+	pq_wcol *wc = &w->wc[p->col];
+	p->done = true;
+	w->page_mem += (int64_t)p->len;
+	while (wc->ord_head && wc->ord_head->done) {
+		const pq_wpage *q = wc->ord_head;
+		const pq_wsum *a = &wc->sum[wc->ndone];
+		wc->sum[wc->ndone + 1] = (pq_wsum){a->stored + (int64_t)q->len, a->uncompressed + q->uncompressed,
+		                                   a->body + q->body_len, a->comp + q->comp_len};
+		wc->ndone++;
+		wc->ord_head = q->next_ordered;
+		if (!wc->ord_head) wc->ord_tail = NULL;
+	}
+}
+
+int pq_wpipe_put_page(void *ctx, pq_colw *c, pq_colw_scratch *scr, pq_wpage *p)
+{
+	pq_writer *w = ctx;
+	pq_wcol *wc = &w->wc[c - w->cols];
+	p->col = (int)(c - w->cols);
+	pthread_mutex_lock(&w->g->mu);
+	/* room for the sums through this page: page_done cannot fail */
+	if ((size_t)wc->npages + 2 > wc->cap_sum) {
+		size_t cap = wc->cap_sum * 2;
+		pq_wsum *sum = dl_reallocarray(wc->sum, cap, sizeof *sum);
+		if (!sum) {
+			pthread_mutex_unlock(&w->g->mu);
+			return DL_ENOMEM;
+		}
+		wc->sum = sum;
+		wc->cap_sum = cap;
+	}
+	p->next_ordered = NULL;
+	if (wc->ord_tail) wc->ord_tail->next_ordered = p;
+	else wc->ord_head = p;
+	wc->ord_tail = p;
+	wc->npages++;
+	if (w->g->pool && w->g->npending < w->g->max_pending) {
+		p->body = scr->body;
+		scr->body = w->g->nspare ? w->g->spare[--w->g->nspare] : (dl_buf)DL_BUF_INIT;
+		w->page_mem += (int64_t)p->body.cap;
+		p->next_queued = NULL;
+		if (w->qtail) w->qtail->next_queued = p;
+		else w->qhead = p;
+		w->qtail = p;
+		w->nqueued++;
+		w->g->npending++;
+		pthread_cond_broadcast(&w->g->cv);
+		pthread_mutex_unlock(&w->g->mu);
+		return 0;
+	}
+	pthread_mutex_unlock(&w->g->mu);
+	p->body = scr->body;
+	int rc = pq_colw_compress_page(c, p, scr);
+	scr->body = p->body;
+	p->body = (dl_buf)DL_BUF_INIT;
+	if (rc < 0) return rc;
+	pthread_mutex_lock(&w->g->mu);
+	page_done(w, p);
+	pthread_cond_broadcast(&w->g->cv);
+	pthread_mutex_unlock(&w->g->mu);
+	return 0;
+}
+
+/* Under mu (released meanwhile): compresses the first queued page. */
+static void run_page(pq_writer *w)
+{
+	pq_wpage *p = w->qhead;
+	w->qhead = p->next_queued;
+	if (!w->qhead) w->qtail = NULL;
+	w->nqueued--;
+	pq_colw_scratch *scr = w->g->free_scr[--w->g->nfree_scr];
+	pthread_mutex_unlock(&w->g->mu);
+	int rc = pq_colw_compress_page(&w->cols[p->col], p, scr);
+	pthread_mutex_lock(&w->g->mu);
+	record_error(w, rc);
+	w->g->free_scr[w->g->nfree_scr++] = scr;
+	w->page_mem -= (int64_t)p->body.cap;
+	dl_buf_clear(&p->body);
+	if (w->g->nspare < w->g->max_pending) w->g->spare[w->g->nspare++] = p->body;
+	else dl_buf_free(&p->body);
+	p->body = (dl_buf)DL_BUF_INIT;
+	w->g->npending--;
+	if (rc == 0) page_done(w, p);
+	pthread_cond_broadcast(&w->g->cv);
+}
+
+/* Under mu: does one piece of work if there is one a thread may take: the
+ * column the input waits for, else a queued page, else another column. */
+static bool run_work(pq_writer *w)
+{
+	int i = pick_column(w);
+	if (i >= 0 && w->wc[i].next == min_next(w)) {
+		run_column(w, i);
+		return true;
+	}
+	if (w->qhead && !w->err && w->g->nfree_scr > 0) {
+		run_page(w);
+		return true;
+	}
+	if (i < 0) return false;
+	run_column(w, i);
+	return true;
+}
+
+/* A helper of the group: work from whichever writer has some. */
 static int helper(void *arg)
 {
-	pq_writer *w = arg;
-	pthread_mutex_lock(&w->mu);
-	while (!w->stop) {
-		int i = pick_column(w);
-		if (i >= 0) run_column(w, i);
-		else pthread_cond_wait(&w->cv, &w->mu);
+	pq_writer_group *g = arg;
+	pthread_mutex_lock(&g->mu);
+	while (!g->stop) {
+		bool did = false;
+		/* run_work unlocks only when it works, and then the loop starts
+		 * over: a writer may have left meanwhile */
+		for (pq_writer *w = g->writers; w && !did; w = w->gnext) {
+			w->active++;
+			did = run_work(w);
+			w->active--;
+		}
+		if (did) pthread_cond_broadcast(&g->cv); /* a writer leaving waits for active == 0 */
+		else pthread_cond_wait(&g->cv, &g->mu);
 	}
-	pthread_mutex_unlock(&w->mu);
+	pthread_mutex_unlock(&g->mu);
 	return 0;
+}
+
+static int group_start(pq_writer_group *g, int threads)
+{
+	g->threads = threads > 1 ? threads : 1;
+	g->scr = dl_calloc((size_t)g->threads, sizeof *g->scr);
+	g->free_scr = dl_calloc((size_t)g->threads, sizeof *g->free_scr);
+	if (!g->scr || !g->free_scr) return DL_ENOMEM;
+	for (int i = 0; i < g->threads; i++) {
+		g->scr[i].put = pq_wpipe_put_page;
+		g->free_scr[g->nfree_scr++] = &g->scr[i];
+	}
+	if (g->threads == 1) return 0;
+	g->max_pending = PQ_WPENDING * g->threads;
+	g->spare = dl_calloc((size_t)g->max_pending, sizeof *g->spare);
+	if (!g->spare) return DL_ENOMEM;
+	DL_TRY(dl_pool_create(&g->pool, g->threads - 1));
+	for (int i = 0; i < g->threads - 1; i++) DL_TRY(dl_pool_submit(g->pool, &g->helpers, helper, g));
+	return 0;
+}
+
+int pq_writer_group_new(pq_writer_group **out, int threads)
+{
+	*out = NULL;
+	pq_writer_group *g = dl_calloc(1, sizeof *g);
+	if (!g) return DL_ENOMEM;
+	pthread_mutex_init(&g->mu, NULL);
+	pthread_cond_init(&g->cv, NULL);
+	dl_waitgroup_init(&g->helpers);
+	int rc = group_start(g, threads);
+	if (rc < 0) {
+		pq_writer_group_free(g);
+		return rc;
+	}
+	*out = g;
+	return 0;
+}
+
+void pq_writer_group_free(pq_writer_group *g)
+{
+	if (!g) return;
+	pthread_mutex_lock(&g->mu);
+	g->stop = true;
+	pthread_cond_broadcast(&g->cv);
+	pthread_mutex_unlock(&g->mu);
+	(void)dl_waitgroup_wait(&g->helpers);
+	dl_waitgroup_destroy(&g->helpers);
+	if (g->pool) dl_pool_free(g->pool);
+	for (int i = 0; g->scr && i < g->threads; i++) pq_colw_scratch_free(&g->scr[i]);
+	dl_free(g->scr);
+	dl_free(g->free_scr);
+	for (int k = 0; k < g->nspare; k++) dl_buf_free(&g->spare[k]);
+	dl_free(g->spare);
+	pthread_mutex_destroy(&g->mu);
+	pthread_cond_destroy(&g->cv);
+	dl_free(g);
 }
 
 /* ---- emitting (the caller's thread) ------------------------------------ */
@@ -156,18 +344,21 @@ static int emit_ready(pq_writer *w)
 	while (!w->err && w->nrgs < w->ncut) {
 		int i = w->emit_col;
 		pq_wcol *wc = &w->wc[i];
-		if (wc->nsealed <= (int64_t)w->nrgs) break;
+		if (wc->nsealed <= (int64_t)w->nrgs || wc->ndone < wc->sealed_end[w->nrgs % PQ_WSEALED]) break;
 		pq_sealed_chunk *s = &wc->sealed[w->nrgs % PQ_WSEALED];
-		pthread_mutex_unlock(&w->mu);
+		int64_t bytes = s->dict_page ? (int64_t)s->dict_page->len : 0;
+		for (size_t k = 0; k < s->npages; k++) bytes += (int64_t)s->pagev[k]->len;
+		pthread_mutex_unlock(&w->g->mu);
 		int rc = emit_chunk(w, i, s);
-		pthread_mutex_lock(&w->mu);
+		pthread_mutex_lock(&w->g->mu);
+		w->page_mem -= bytes;
 		record_error(w, rc);
 		if (rc < 0) break;
 		n++;
 		if (++w->emit_col == w->ws.nleaves) {
 			w->emit_col = 0;
 			w->nrgs++;
-			pthread_cond_broadcast(&w->cv); /* room for sealed chunks */
+			pthread_cond_broadcast(&w->g->cv); /* room for sealed chunks */
 		}
 	}
 	return n;
@@ -196,9 +387,7 @@ static int wait_until(pq_writer *w, cond_fn ok, int64_t arg)
 		retire(w);
 		if (ok(w, arg)) return 0;
 		if (emit_ready(w) > 0) continue;
-		int i = pick_column(w);
-		if (i >= 0) run_column(w, i);
-		else if (!w->err) pthread_cond_wait(&w->cv, &w->mu);
+		if (!run_work(w) && !w->err) pthread_cond_wait(&w->g->cv, &w->g->mu);
 	}
 	return dl_error_set(w->err, "%s", w->errmsg);
 }
@@ -206,6 +395,15 @@ static int wait_until(pq_writer *w, cond_fn ok, int64_t arg)
 static bool written_through(const pq_writer *w, int64_t seq)
 {
 	return min_next(w) >= seq;
+}
+
+/* Written, and the pages every column had after slice seq - 1 compressed. */
+static bool complete_through(const pq_writer *w, int64_t seq)
+{
+	if (min_next(w) < seq) return false;
+	for (int i = 0; i < w->ws.nleaves; i++)
+		if (w->wc[i].ndone < w->wc[i].rec[(seq - 1) % PQ_WSLICES].pages) return false;
+	return true;
 }
 
 static bool room_for(const pq_writer *w, int64_t bytes)
@@ -230,12 +428,8 @@ static int end_row_group(pq_writer *w)
 		int64_t *r = dl_reallocarray(w->cut_rows, cap, sizeof *r);
 		if (!r) return DL_ENOMEM;
 		w->cut_rows = r;
-		int64_t *by = dl_reallocarray(w->cut_bytes, cap, sizeof *by);
-		if (!by) return DL_ENOMEM;
-		w->cut_bytes = by;
 		w->cap_cut = cap;
 	}
-	w->cut_bytes[w->ncut] = 0;
 	w->cut_rows[w->ncut++] = w->rg_rows;
 	w->rg_rows = 0;
 	w->rg_first = w->nseq;
@@ -253,10 +447,17 @@ static int cut_due(pq_writer *w, bool *cut)
 	}
 	int64_t j = w->nseq - 1 - LAG;
 	if (j < w->rg_first) return 0;
-	DL_TRY(wait_until(w, written_through, j + 1));
+	DL_TRY(wait_until(w, complete_through, j + 1));
 	const pq_wslice *s = slot(w, j);
 	if (s->rg_rows <= 0) return 0;
-	double est = (double)s->buffered * (double)w->rg_rows / (double)s->rg_rows;
+	/* the open chunks' pages, uncompressed, and what is not in a page yet */
+	int64_t buffered = 0;
+	for (int i = 0; i < w->ws.nleaves; i++) {
+		const pq_wcol *wc = &w->wc[i];
+		const pq_wrec *r = &wc->rec[j % PQ_WSLICES];
+		buffered += wc->sum[r->pages].uncompressed - wc->sum[r->first].uncompressed + r->unpaged;
+	}
+	double est = (double)buffered * (double)w->rg_rows / (double)s->rg_rows;
 	*cut = est >= (double)w->opt.row_group_bytes;
 	return 0;
 }
@@ -277,16 +478,13 @@ static int push_slice(pq_writer *w, dl_batch *b, bool owned, bool last, int64_t 
 	s->n = n;
 	s->bytes = bytes;
 	s->pending = w->ws.nleaves;
-	s->buffered = 0;
-	s->encoded = 0;
-	s->rg = w->ncut;
 	w->rg_rows += n;
 	w->rows_in += n;
 	s->rg_rows = w->rg_rows;
 	s->rows_through = w->rows_in;
 	w->inflight_bytes += bytes;
 	w->nseq++;
-	pthread_cond_broadcast(&w->cv);
+	pthread_cond_broadcast(&w->g->cv);
 	return 0;
 }
 
@@ -326,7 +524,7 @@ static int queue_rows(pq_writer *w, dl_batch *b, bool owned, bool *queued_last, 
 
 int pq_wpipe_write(pq_writer *w, dl_batch *b, bool owned)
 {
-	pthread_mutex_lock(&w->mu);
+	pthread_mutex_lock(&w->g->mu);
 	bool queued_last = false;
 	int pushed = 0;
 	int rc = b->num_rows > 0 ? queue_rows(w, b, owned, &queued_last, &pushed) : 0;
@@ -346,19 +544,19 @@ int pq_wpipe_write(pq_writer *w, dl_batch *b, bool owned)
 		emit_ready(w);
 		if (w->err) rc = dl_error_set(w->err, "%s", w->errmsg);
 	}
-	pthread_mutex_unlock(&w->mu);
+	pthread_mutex_unlock(&w->g->mu);
 	if (owned && !queued_last) dl_batch_free(b);
 	return rc;
 }
 
 int pq_wpipe_drain(pq_writer *w)
 {
-	pthread_mutex_lock(&w->mu);
+	pthread_mutex_lock(&w->g->mu);
 	int rc = 0;
 	if (w->rg_rows > 0) rc = push_slice(w, NULL, false, false, 0, 0, 0, true);
 	if (rc == 0) rc = wait_until(w, written_through, w->nseq);
 	if (rc == 0) rc = wait_until(w, all_emitted, 0);
-	pthread_mutex_unlock(&w->mu);
+	pthread_mutex_unlock(&w->g->mu);
 	return rc;
 }
 
@@ -367,69 +565,96 @@ int pq_wpipe_drain(pq_writer *w)
  * the last few, and every value in it is fixed by the rows alone. */
 int pq_wpipe_estimate(pq_writer *w, int64_t *bytes)
 {
-	pthread_mutex_lock(&w->mu);
+	pthread_mutex_lock(&w->g->mu);
 	int rc = 0;
 	*bytes = 4; /* the magic */
 	int64_t j = w->nseq - 1 - LAG;
 	if (j < 0) j = w->nseq - 1;
-	if (j >= 0) rc = wait_until(w, written_through, j + 1);
+	if (j >= 0) rc = wait_until(w, complete_through, j + 1);
 	if (j >= 0 && rc == 0) {
 		const pq_wslice *s = slot(w, j);
-		int64_t through = *bytes + s->encoded;
-		for (uint32_t g = 0; g < s->rg; g++) through += w->cut_bytes[g];
+		/* every column's pages, as stored, and what is not compressed yet
+		 * shrunk as its pages so far did */
+		int64_t through = *bytes;
+		for (int i = 0; i < w->ws.nleaves; i++) {
+			const pq_wrec *r = &w->wc[i].rec[j % PQ_WSLICES];
+			const pq_wsum *sm = &w->wc[i].sum[r->pages];
+			double ratio = sm->body > 0 ? (double)sm->comp / (double)sm->body : 1.0;
+			through += sm->stored + (int64_t)((double)r->unpaged * ratio);
+		}
 		*bytes = s->rows_through > 0 ? (int64_t)((double)through * (double)w->rows_in / (double)s->rows_through)
 		                             : through;
 	}
-	pthread_mutex_unlock(&w->mu);
+	pthread_mutex_unlock(&w->g->mu);
 	return rc;
 }
 
 int pq_wpipe_start(pq_writer *w)
 {
-	pthread_mutex_init(&w->mu, NULL);
-	pthread_cond_init(&w->cv, NULL);
-	dl_waitgroup_init(&w->helpers);
-	w->helpers_on = true;
+	if (w->opt.group) {
+		w->g = w->opt.group;
+	} else {
+		DL_TRY(pq_writer_group_new(&w->g, w->opt.threads));
+		w->own_group = true;
+	}
+	w->opt.threads = w->g->threads;
 	w->wc = dl_calloc((size_t)w->ws.nleaves, sizeof *w->wc);
 	if (!w->wc) return DL_ENOMEM;
-	/* The caller works too: threads - 1 helpers, and only when there is
-	 * more than one column to share. */
-	if (w->opt.threads <= 1 || w->ws.nleaves <= 1) return 0;
-	DL_TRY(dl_pool_create(&w->pool, w->opt.threads - 1));
-	for (int i = 0; i < w->opt.threads - 1; i++) DL_TRY(dl_pool_submit(w->pool, &w->helpers, helper, w));
+	for (int i = 0; i < w->ws.nleaves; i++) {
+		w->wc[i].cap_sum = 64;
+		w->wc[i].sum = dl_calloc(w->wc[i].cap_sum, sizeof *w->wc[i].sum);
+		if (!w->wc[i].sum) return DL_ENOMEM;
+	}
+	pthread_mutex_lock(&w->g->mu);
+	w->gnext = w->g->writers;
+	w->g->writers = w;
+	w->joined = true;
+	pthread_cond_broadcast(&w->g->cv);
+	pthread_mutex_unlock(&w->g->mu);
 	return 0;
 }
 
 void pq_wpipe_stop(pq_writer *w)
 {
-	if (!w->helpers_on) return;
-	pthread_mutex_lock(&w->mu);
-	w->stop = true;
-	pthread_cond_broadcast(&w->cv);
-	pthread_mutex_unlock(&w->mu);
-	(void)dl_waitgroup_wait(&w->helpers);
-	dl_waitgroup_destroy(&w->helpers);
-	if (w->pool) dl_pool_free(w->pool);
-	w->pool = NULL;
+	if (!w->g) return;
+	pq_writer_group *g = w->g;
+	pthread_mutex_lock(&g->mu);
+	if (w->joined) {
+		pq_writer **pp = &g->writers;
+		while (*pp != w) pp = &(*pp)->gnext;
+		*pp = w->gnext;
+		w->joined = false;
+	}
+	while (w->active > 0) pthread_cond_wait(&g->cv, &g->mu);
+	g->npending -= w->nqueued; /* pages left behind by a failure */
+	w->qhead = w->qtail = NULL;
+	w->nqueued = 0;
+	pthread_mutex_unlock(&g->mu);
 	for (int64_t q = w->retired; q < w->nseq; q++) {
 		pq_wslice *s = slot(w, q);
 		if (s->owned && s->last_of_batch) dl_batch_free(s->b);
 	}
-	for (int i = 0; w->wc && i < w->ws.nleaves; i++)
+	/* queued pages belong to their chunks: freed with them */
+	for (int i = 0; w->wc && i < w->ws.nleaves; i++) {
 		for (int k = 0; k < PQ_WSEALED; k++) pq_sealed_chunk_free(&w->wc[i].sealed[k]);
+		dl_free(w->wc[i].sum);
+	}
 	dl_free(w->wc);
 	w->wc = NULL;
 	dl_free(w->cut_rows);
-	dl_free(w->cut_bytes);
-	pthread_mutex_destroy(&w->mu);
-	pthread_cond_destroy(&w->cv);
-	w->helpers_on = false;
+	if (w->own_group) pq_writer_group_free(g);
+	w->g = NULL;
 }
 
-size_t pq_wpipe_memory(const pq_writer *w)
+size_t pq_wpipe_memory(pq_writer *w)
 {
-	size_t n = 0;
-	for (int i = 0; w->wc && i < w->ws.nleaves; i++)
-		for (int k = 0; k < PQ_WSEALED; k++) n += w->wc[i].sealed[k].pages.cap + w->wc[i].sealed[k].dict_page.cap;
+	if (!w->g) return 0;
+	pthread_mutex_lock(&w->g->mu);
+	size_t n = (size_t)w->page_mem;
+	for (int k = 0; w->own_group && k < w->g->nspare; k++) n += w->g->spare[k].cap;
+	for (int k = 0; w->own_group && k < w->g->threads; k++)
+		n += w->g->scr[k].body.cap + w->g->scr[k].comp.cap + w->g->scr[k].head.cap;
+	for (int i = 0; w->wc && i < w->ws.nleaves; i++) n += w->wc[i].cap_sum * sizeof *w->wc[i].sum;
+	pthread_mutex_unlock(&w->g->mu);
 	return n;
 }

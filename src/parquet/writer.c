@@ -56,14 +56,6 @@ int pq_writer_open(pq_writer **out, dl_type *schema, pq_sink *sink, const pq_wri
 		if (wants_bloom(&w->opt, &w->ws.leaves[i]))
 			w->cols[i].bloom.fpp = w->opt.bloom_fpp > 0 && w->opt.bloom_fpp < 1 ? w->opt.bloom_fpp : 0.01;
 	}
-	w->nscr = w->opt.threads > 1 ? w->opt.threads : 1;
-	w->scr = dl_calloc((size_t)w->nscr, sizeof *w->scr);
-	w->free_scr = dl_calloc((size_t)w->nscr, sizeof *w->free_scr);
-	if (!w->scr || !w->free_scr) {
-		pq_writer_free(w);
-		return DL_ENOMEM;
-	}
-	for (int i = 0; i < w->nscr; i++) w->free_scr[w->nfree_scr++] = &w->scr[i];
 	rc = pq_wpipe_start(w);
 	if (rc == 0) rc = pq_sink_write(sink, MAGIC, 4);
 	if (rc < 0) {
@@ -81,9 +73,6 @@ void pq_writer_free(pq_writer *w)
 	if (w->cols)
 		for (int i = 0; i < w->ws.nleaves; i++) pq_colw_free(&w->cols[i]);
 	dl_free(w->cols);
-	for (int i = 0; w->scr && i < w->nscr; i++) pq_colw_scratch_free(&w->scr[i]);
-	dl_free(w->scr);
-	dl_free(w->free_scr);
 	pq_wschema_free(&w->ws);
 	dl_type_unref(w->schema);
 	dl_free(w->rgs);
@@ -277,8 +266,7 @@ size_t pq_writer_memory(const pq_writer *w)
 {
 	size_t n = w->ci.cap + w->oi.cap;
 	for (int i = 0; i < w->ws.nleaves; i++) n += pq_colw_memory(&w->cols[i]);
-	for (int i = 0; i < w->nscr; i++) n += w->scr[i].body.cap + w->scr[i].comp.cap;
-	return n + pq_wpipe_memory(w);
+	return n + pq_wpipe_memory((pq_writer *)w); /* locks the pipeline */
 }
 
 int pq_writer_num_leaves(const pq_writer *w)

@@ -52,12 +52,24 @@ typedef struct pq_writer_options {
 	const char *const *bloom_columns;
 	int nbloom_columns;
 	double bloom_fpp;
+	/* Helper threads shared with other writers (NULL: the writer's own,
+	 * threads - 1 of them); threads is then the group's. */
+	struct pq_writer_group *group;
 } pq_writer_options;
 
 #define PQ_WRITER_OPTIONS_INIT \
-	{PQ_CODEC_ZSTD, 0, 128 << 20, 0, 1 << 20, 1 << 20, true, 64, true, NULL, NULL, 1, true, NULL, 0, 0}
+	{PQ_CODEC_ZSTD, 0, 128 << 20, 0, 1 << 20, 1 << 20, true, 64, true, NULL, NULL, 1, true, NULL, 0, 0, NULL}
 
 typedef struct pq_writer pq_writer;
+
+/* Helper threads shared by writers open at once (the files of a
+ * partitioned write, one per partition): threads - 1 helpers take work
+ * from any writer of the group, and the writers' callers work on their
+ * own. The files are the same as with writers of their own. Free it
+ * after its writers. */
+typedef struct pq_writer_group pq_writer_group;
+int pq_writer_group_new(pq_writer_group **out, int threads);
+void pq_writer_group_free(pq_writer_group *g);
 
 /* Writes the magic and prepares one column writer per leaf. The schema is
  * referenced; the sink must outlive the writer. */

@@ -52,6 +52,7 @@ struct dl_files_writer {
 	dl_selection *groups;   /* per-batch row groups, reused */
 	char **bloom_cols;      /* physical dotted paths of delta.parquet.bloomFilter.columns */
 	int nbloom;
+	pq_writer_group *group; /* threads > 1: the helpers every open file shares */
 };
 
 /* delta.parquet.bloomFilter.columns: comma-separated logical column paths
@@ -239,6 +240,9 @@ int dl_files_writer_open(dl_files_writer **out, const dl_files_writer_options *o
 	if (rc == 0) rc = split_schema(w);
 	if (rc == 0 && o->props->parquet_bloom_filter_columns)
 		rc = bloom_columns(w, o->props->parquet_bloom_filter_columns);
+	/* one set of helpers for the open files (a partitioned write has one
+	 * per partition), not threads - 1 more for each */
+	if (rc == 0 && o->threads > 1) rc = pq_writer_group_new(&w->group, o->threads);
 	if (rc < 0) {
 		dl_files_writer_free(w);
 		return rc;
@@ -332,6 +336,7 @@ static int open_file(dl_files_writer *w, part_file *pf)
 	po.codec = w->codec;
 	po.root_name = "spark_schema";
 	po.threads = w->o.threads;
+	po.group = w->group;
 	if (w->o.target_file_size < po.row_group_bytes) po.row_group_bytes = w->o.target_file_size;
 	po.bloom_columns = (const char *const *)w->bloom_cols;
 	po.nbloom_columns = w->nbloom;
@@ -697,6 +702,7 @@ void dl_files_writer_free(dl_files_writer *w)
 		dl_free(pf);
 	}
 	dl_strmap_free(&w->parts);
+	pq_writer_group_free(w->group); /* after its writers */
 	dl_type_unref(w->data_logical);
 	dl_type_unref(w->data_physical);
 	dl_type_unref(w->data_view);

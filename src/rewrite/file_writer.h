@@ -29,7 +29,8 @@ typedef struct dl_files_writer_options {
 	int64_t max_records_per_file;         /* 0: none */
 	int64_t target_file_size;             /* 0: 128 MiB */
 	bool data_change;
-	int threads;                          /* Parquet encoding threads (<= 1: one) */
+	int threads;                          /* Parquet encoding threads (<= 1: one), shared
+	                                       * by the open files of every partition */
 	/* Change data files: under _change_data/, named cdc-NNNNN-<uuid>.c000...
 	 * (the schema then ends with the _change_type column). */
 	bool change_data;

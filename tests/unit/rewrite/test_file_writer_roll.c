@@ -4,12 +4,14 @@
  * unpartitioned and partitioned. A roll decided on the bytes in the store
  * so far would differ between borrowed batches (every column done with a
  * batch before the call returns) and owned ones (columns still encoding
- * it), and with owned ones between thread counts. */
+ * it), and with owned ones between thread counts. The open files of a
+ * partitioned write share threads - 1 helpers, not threads - 1 each. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +75,18 @@ typedef struct files {
 	char *path[256]; /* partition directory + file contents, for comparison */
 	dl_buf bytes[256];
 	int64_t rows[256];
+	int extra_threads; /* threads the writer added, every file open */
 } files;
+
+static int threads_now(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	assert_non_null(d);
+	int n = 0;
+	for (struct dirent *e; (e = readdir(d));) n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
 
 static void files_free(files *f)
 {
@@ -117,6 +130,7 @@ static void write_files(files *out, bool partitioned, bool owned, int threads, i
 	o.data_change = true;
 	o.threads = threads;
 	dl_files_writer *w;
+	int before = threads_now();
 	assert_int_equal(dl_files_writer_open(&w, &o), 0);
 	for (int k = 0; k < BATCHES; k++) {
 		dl_batch *b = make_batch(schema, k);
@@ -127,6 +141,7 @@ static void write_files(files *out, bool partitioned, bool owned, int threads, i
 			dl_batch_free(b);
 		}
 	}
+	out->extra_threads = threads_now() - before;
 	assert_int_equal(dl_files_writer_finish(w), 0);
 	out->n = (int)dl_files_writer_count(w);
 	assert_true(out->n <= 256);
@@ -193,6 +208,18 @@ static void test_partitioned(void **state)
 	same_files(true, 200 << 10, 6);
 }
 
+/* Three partitions open at once, 3 threads: 2 helpers for all of them
+ * (they had 2 each, and before that a partitioned write had none). */
+static void test_partitions_share_helpers(void **state)
+{
+	(void)state;
+	files f;
+	write_files(&f, true, true, 3, 64 << 20);
+	assert_int_equal(f.n, 3);
+	if (f.extra_threads != 2) fail_msg("the write added %d threads for 3 open files at 3 threads", f.extra_threads);
+	files_free(&f);
+}
+
 /* Every batch rolls at a target of one byte: one file per batch. */
 static void test_tiny_target(void **state)
 {
@@ -210,6 +237,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_unpartitioned),
 	    cmocka_unit_test(test_partitioned),
+	    cmocka_unit_test(test_partitions_share_helpers),
 	    cmocka_unit_test(test_tiny_target),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
