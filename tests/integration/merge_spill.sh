@@ -78,9 +78,8 @@ fi
 # MB alone and up to 65 MB beside other tests, against 87-88 MB unlimited).
 # The bound is 80% of the unlimited peak: a spill that does not happen
 # keeps the source's 36 MB and measures 95-100%.
-peak() { python3 -c 'import resource, subprocess, sys
-r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if r.returncode == 0 else -1)' "$@"; }
+. "$(dirname "$0")/lib/peak_rss.sh"
+peak() { peak_rss "$@"; }
 awk 'BEGIN { print "id,v,g"; for (i = 10001; i <= 1510000; i++) printf "%d,%d,s%d\n", i, (i * 13) % 97, i % 5 }' >"$tmp/big.csv"
 "$DL_CLI" create "$tmp/big" --schema "id BIGINT, v BIGINT, g STRING" -q >/dev/null &&
 	"$DL_CLI" write "$tmp/big" -i "$tmp/big.csv" -m append -q >/dev/null || fail "big source: setup"

@@ -16,9 +16,8 @@ fails=0
 fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 # one thread: how many read-ahead buffers are alive at the peak depends on
 # timing otherwise
-peak() { DL_THREADS=1 python3 -c 'import resource, subprocess, sys
-r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if r.returncode == 0 else -1)' "$@"; }
+. "$(dirname "$0")/lib/peak_rss.sh"
+peak() { peak_rss env DL_THREADS=1 "$@"; }
 
 "$DL_CLI" create "$tmp/src" --schema "id BIGINT, pad STRING" -q >/dev/null &&
 	"$DL_CLI" sql "INSERT INTO delta.\`$tmp/src\` SELECT id * 3000, 'new' FROM range(2000)" >/dev/null ||

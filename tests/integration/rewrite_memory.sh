@@ -19,9 +19,8 @@ fails=0
 fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 # one thread: the scan's read-ahead buffers per thread are bounded but how
 # many are alive at the peak depends on timing
-peak() { DL_THREADS=1 python3 -c 'import resource, subprocess, sys
-r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if r.returncode == 0 else -1)' "$@"; }
+. "$(dirname "$0")/lib/peak_rss.sh"
+peak() { peak_rss env DL_THREADS=1 "$@"; }
 
 n=20000000
 "$DL_CLI" create "$tmp/t" --schema "id BIGINT, v BIGINT" --property delta.enableDeletionVectors=true -q >/dev/null &&

@@ -94,15 +94,19 @@ static void check_queries(const dl_rowset *s, const pos_list *l, uint64_t end)
 	}
 }
 
+/* The position patterns both query tests fill their first chunks with:
+ * (step, 0) every step-th position, (0, odds) each position with chance
+ * 1/odds. */
+static const struct {
+	uint64_t step, odds;
+} SHAPES[] = {{2, 0}, {0, 3}, {0, 40}, {0, 20000}, {1, 0}, {7, 0}};
+
 static void test_queries(void **state)
 {
 	(void)state;
-	struct {
-		uint64_t step, odds;
-	} shapes[] = {{2, 0}, {0, 3}, {0, 40}, {0, 20000}, {1, 0}, {7, 0}};
-	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+	for (size_t i = 0; i < sizeof SHAPES / sizeof SHAPES[0]; i++) {
 		pos_list l = {0};
-		fill(&l, 0, 300000, shapes[i].step, shapes[i].odds);
+		fill(&l, 0, 300000, SHAPES[i].step, SHAPES[i].odds);
 		fill(&l, 300000, 400000, 1, 0);         /* a full run across chunks */
 		fill(&l, 400000, 500000, 0, 2);
 		dl_rowset s = DL_ROWSET_INIT;
@@ -198,12 +202,9 @@ static void check_select(const dl_rowset *s, const pos_list *l, uint64_t end)
 static void test_select_and_rank(void **state)
 {
 	(void)state;
-	struct {
-		uint64_t step, odds;
-	} shapes[] = {{2, 0}, {0, 3}, {0, 40}, {0, 20000}, {1, 0}, {7, 0}};
-	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+	for (size_t i = 0; i < sizeof SHAPES / sizeof SHAPES[0]; i++) {
 		pos_list l = {0};
-		fill(&l, 0, 300000, shapes[i].step, shapes[i].odds);
+		fill(&l, 0, 300000, SHAPES[i].step, SHAPES[i].odds);
 		fill(&l, 300000, 400000, 1, 0);         /* a full run across chunks */
 		fill(&l, 400000, 500000, 0, 2);
 		fill(&l, 700000, 700001, 1, 0);         /* past empty chunks */
