@@ -9,7 +9,8 @@
 # KINDS="copy dv" the table kinds; NO_DUCKDB=1 skips DuckDB, e.g. for the
 # memory figure of a bigger target; MEMORY_LIMIT=64MB also runs each merge
 # on a copy of the table through `deltalake sql` under SET memory_limit, so
-# that the source, the updated rows and the touched rows spill)
+# that the source, the updated rows and the touched rows spill; KEEP=1 with
+# BENCH_TMP=DIR keeps the generated tables in DIR for repeated runs)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
@@ -18,7 +19,7 @@ oracle=$root/tools/oracle
 rows=${ROWS:-10000000}
 src_rows=${SRC_ROWS:-$((rows / 10))}
 tmp=${BENCH_TMP:-$(mktemp -d)}
-trap 'rm -rf "$tmp"' EXIT
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$tmp"' EXIT
 per_file=$((rows / ${FILES:-20}))
 
 echo "generating $rows target rows, $src_rows source rows in $tmp" >&2

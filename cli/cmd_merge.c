@@ -373,6 +373,7 @@ static int set_source(dl_cli *cli, const merge_args *a, dl_merge *m, struct Arro
 static int merge_run(dl_cli *cli, const void *args)
 {
 	const merge_args *a = args;
+	dl_cli_malloc_for_reads();
 	if (!a->source) return dl_cli_usage_error(cli, "--source is required");
 	if (!a->on) return dl_cli_usage_error(cli, "--on is required");
 	if (a->when.n == 0) return dl_cli_usage_error(cli, "give at least one --when clause");

@@ -81,8 +81,8 @@ char *dl_cli_arena_strdup(dl_cli_arena *a, const char *s);
 void dl_cli_arena_reset(dl_cli_arena *a);
 void dl_cli_arena_free(dl_cli_arena *a);
 
-/* For commands that read whole tables batch by batch and write little
- * (DELETE, UPDATE): raises main's 256 KiB mmap threshold to 4 MiB, so
+/* For commands that read whole tables batch by batch (DELETE, UPDATE,
+ * MERGE): raises main's 256 KiB mmap threshold to 4 MiB, so
  * that each file's page buffers and each batch's arrays (about 1 MiB)
  * are reused from the heap instead of mapped, faulted in and unmapped
  * again (cli/main.c keeps the write path's tighter setting). */
