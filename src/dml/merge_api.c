@@ -14,6 +14,7 @@
 #include "log/snapshot.h"
 #include "log/table_features.h"
 #include "ops/auto_optimize.h"
+#include "util/block_cache.h"
 #include "ops/create.h"
 #include "ops/type_change_meta.h"
 #include "rewrite/change_data.h"
@@ -407,6 +408,8 @@ int dl_merge_execute(dl_merge_metrics *metrics, dl_merge *m)
 	memset(&x, 0, sizeof x);
 	x.m = m;
 	x.mem = (dl_exec_memory)DL_EXEC_MEMORY_INIT(m->o.memory_limit);
+	/* blocks kept for reuse count toward what the limit means */
+	if (m->o.memory_limit > 0) dl_block_cache_bound((size_t)m->o.memory_limit / 8);
 	int rc = dl_mg_row_sets_budget(&x);
 	if (rc == 0) rc = run(&x, metrics);
 	/* a commit that may have landed names the files: they stay */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "util/block_cache.h"
 
 #define KEY_MEMORY "memory_limit"
 #define KEY_TZ "spark.sql.session.timeZone"
@@ -21,6 +22,8 @@ void sql_session_begin(dl_sql_conn *c)
 {
 	atomic_store(&c->interrupt, false);
 	c->mem.limit = c->memory_limit;
+	/* blocks kept for reuse count toward what the limit means */
+	if (c->memory_limit > 0) dl_block_cache_bound((size_t)c->memory_limit / 8);
 	atomic_store(&c->mem.used, 0);
 	atomic_store(&c->mem.peak, 0);
 }

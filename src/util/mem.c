@@ -1,4 +1,5 @@
 #include "util/mem.h"
+#include "util/block_cache.h"
 #include "util/error.h"
 #include "util/mem_fault.h"
 #include <stdatomic.h>
@@ -51,13 +52,21 @@ static void *oom(size_t n)
 void *dl_malloc(size_t n)
 {
 	if (FAULT_INJECTED()) return oom(n);
-	void *p = malloc(n ? n : 1);
+	void *p = n >= DL_BLOCK_CACHE_MIN ? dl_block_cache_take(n, n + n / 4) : NULL;
+	if (!p) p = malloc(n ? n : 1);
 	return p ? p : oom(n);
 }
 
 void *dl_calloc(size_t count, size_t size)
 {
 	if (FAULT_INJECTED()) return oom(count * size);
+	size_t n;
+	if (!__builtin_mul_overflow(count, size, &n) && n >= DL_BLOCK_CACHE_MIN) {
+		/* a kept block is zeroed here: cheaper than faulting in fresh
+		 * zero pages, which is what calloc of a large block costs */
+		void *p = dl_block_cache_take(n, n + n / 4);
+		if (p) return memset(p, 0, n);
+	}
 	void *p = calloc(count ? count : 1, size ? size : 1);
 	return p ? p : oom(count * size);
 }
@@ -66,6 +75,16 @@ void *dl_realloc(void *p, size_t n)
 {
 	/* a failed realloc leaves p allocated, as realloc does */
 	if (FAULT_INJECTED()) return oom(n);
+	size_t have = n >= DL_BLOCK_CACHE_MIN ? dl_block_size(p) : 0;
+	if (have >= n && have / 2 <= n) return p;
+	/* growing a large block into a kept one: realloc would fault fresh
+	 * pages in (mremap, or a new mapping) for the same copy */
+	void *k = have && have < n ? dl_block_cache_take(n, 2 * n) : NULL;
+	if (k) {
+		memcpy(k, p, have);
+		dl_free(p);
+		return k;
+	}
 	void *q = realloc(p, n ? n : 1);
 	return q ? q : oom(n);
 }
@@ -93,7 +112,7 @@ char *dl_strdup(const char *s)
 
 void dl_free(void *p)
 {
-	free(p);
+	if (p && !dl_block_cache_put(p)) free(p);
 }
 
 int dl_size_mul(size_t a, size_t b, size_t *out)
