@@ -3,7 +3,8 @@
  * it fits the budget, else spilled), the
  * target's candidate files (pruned by the ON condition's target-only terms
  * when no NOT MATCHED BY SOURCE clause needs every row) streamed with each
- * row's file and position, a hash join built on the smaller side whose kind
+ * row's file and position (only the columns evaluated here: join_columns),
+ * a hash join built on the smaller side whose kind
  * the clauses decide (inner; target outer for NOT MATCHED BY SOURCE; source
  * outer for NOT MATCHED), and per joined row the first clause whose
  * condition holds. What a clause does to a target row is recorded by file
