@@ -141,6 +141,12 @@ typedef struct mg_exec {
 	char *prune;              /* target-only terms of ON over plain names, or NULL */
 	int *key_tcol;            /* per key: the target column it is, or -1 */
 	char **key_ssql;          /* per key: the source side's canonical SQL */
+	/* the target columns the join phase reads (merge_join.c): per target
+	 * column its place in the target stream, or -1 when nothing evaluated
+	 * over the joined rows names it (an all-NULL column stands in for it
+	 * there; the rewrite engine re-reads every column of touched files) */
+	int *tread;
+	int ntread;
 	/* target files */
 	const dl_add **files;
 	size_t nfiles;

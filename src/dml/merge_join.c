@@ -3,7 +3,8 @@
  * it fits the budget, else spilled), the
  * target's candidate files (pruned by the ON condition's target-only terms
  * when no NOT MATCHED BY SOURCE clause needs every row) streamed with each
- * row's file and position, a hash join built on the smaller side whose kind
+ * row's file and position (only the columns evaluated here: join_columns),
+ * a hash join built on the smaller side whose kind
  * the clauses decide (inner; target outer for NOT MATCHED BY SOURCE; source
  * outer for NOT MATCHED), and per joined row the first clause whose
  * condition holds. What a clause does to a target row is recorded by file
@@ -40,10 +41,10 @@ static int long_column(dl_array **out, int64_t n, int64_t start, int64_t step)
 	return 0;
 }
 
-static int side_schema(mg_exec *x, bool target, dl_type **out)
+/* The source stream's schema: __s0.., __srow. */
+static int source_schema(mg_exec *x, dl_type **out)
 {
-	int from = target ? 0 : x->nt + 2, n = target ? x->nt + 2 : x->ns + 1;
-	*out = dl_type_struct(x->canon->children + from, n);
+	*out = dl_type_struct(x->canon->children + x->nt + 2, x->ns + 1);
 	return *out ? 0 : dl_error_last()->code;
 }
 
@@ -113,7 +114,7 @@ static int hold_source(mg_exec *x, const dl_type *ss, dl_batch *o, int *cap)
 int dl_mg_read_source(mg_exec *x)
 {
 	dl_type *ss = NULL;
-	DL_TRY(side_schema(x, false, &ss));
+	DL_TRY(source_schema(x, &ss));
 	dl_batch_stream *s = x->m->src;
 	int rc = 0, cap = 0;
 	int64_t row = 0;
@@ -288,11 +289,11 @@ static int tstream_next(dl_batch_stream *s, dl_batch **out)
 	t->q[t->qi++] = NULL;
 	int64_t n = b->num_rows;
 	dl_batch *o = NULL;
-	int rc = adopt(&o, t->schema, b, x->nt, n);
-	if (rc == 0) rc = long_column(&o->cols[x->nt], n, (int64_t)t->file - 1, 0);
-	if (rc == 0) rc = long_column(&o->cols[x->nt + 1], n, 0, 0);
+	int rc = adopt(&o, t->schema, b, x->ntread, n);
+	if (rc == 0) rc = long_column(&o->cols[x->ntread], n, (int64_t)t->file - 1, 0);
+	if (rc == 0) rc = long_column(&o->cols[x->ntread + 1], n, 0, 0);
 	if (rc == 0) {
-		int64_t *p = o->cols[x->nt + 1]->values;
+		int64_t *p = o->cols[x->ntread + 1]->values;
 		for (int64_t j = 0; j < n; j++) {
 			while (t->old_next == (uint64_t)t->pos) t->old_next = dl_rowset_next(&t->old_c, (uint64_t)++t->pos);
 			p[j] = t->pos++;
@@ -322,8 +323,82 @@ static void tstream_release(dl_batch_stream *s)
 	dl_free(s);
 }
 
+/* Which target columns the join phase reads (x->tread, x->ntread): those
+ * of the ON keys and residual, of every clause condition and of the insert
+ * values, the only expressions evaluated over the joined rows (updated
+ * values are computed by the rewrite engine's callback over the rows it
+ * re-reads, merge_write.c; the captured rows and the records hold source
+ * columns and positions only). A bound expression names its columns in
+ * EX_COL nodes alone (the binder refuses `f(*)`, windows and subqueries),
+ * so dl_expr_columns lists them all. On the copy-on-write upsert
+ * `ON t.id = s.id ... UPDATE SET * ... INSERT *` that is `id` alone, and
+ * the other columns are not decoded twice. */
+typedef struct tcol_mark {
+	mg_exec *x;
+	bool *need;
+	bool all;
+} tcol_mark;
+
+static int mark_tcol(const char *const *path, int depth, void *payload)
+{
+	tcol_mark *m = payload;
+	if (depth < 1 || strncmp(path[0], "__t", 3) != 0) return 0;
+	char *end;
+	long i = strtol(path[0] + 3, &end, 10);
+	/* not a canonical target name after all: read every column */
+	if (end == path[0] + 3 || *end || i < 0 || i >= m->x->nt) m->all = true;
+	else m->need[i] = true;
+	return 0;
+}
+
+static int join_columns(mg_exec *x)
+{
+	bool *need = dl_calloc((size_t)x->nt + 1, sizeof *need);
+	x->tread = dl_arena_calloc(&x->arena, (size_t)x->nt + 1, sizeof *x->tread);
+	if (!need || !x->tread) {
+		dl_free(need);
+		return DL_ENOMEM;
+	}
+	tcol_mark m = {x, need, false};
+	int rc = 0;
+	for (int k = 0; k < x->nkeys && rc == 0; k++) rc = dl_expr_columns(x->tkeys[k], mark_tcol, &m);
+	if (rc == 0 && x->residual) rc = dl_expr_columns(x->residual, mark_tcol, &m);
+	for (int k = 0; k < x->m->ncl && rc == 0; k++) {
+		const mg_clause *c = &x->m->cl[k];
+		if (c->cond_e) rc = dl_expr_columns(c->cond_e, mark_tcol, &m);
+		/* inserts are computed here (add_inserts); they name only the
+		 * source, but what they name is read whatever it is */
+		for (int w = 0; c->kind == MG_NOT_MATCHED && c->set && w < x->nw && rc == 0; w++)
+			if (c->set[w]) rc = dl_expr_columns(c->set[w], mark_tcol, &m);
+	}
+	bool any = false;
+	for (int i = 0; i < x->nt; i++) any = any || need[i] || m.all;
+	/* the reader counts a file's rows by a column it decodes */
+	if (!any && x->nt > 0) need[0] = true;
+	x->ntread = 0;
+	for (int i = 0; i < x->nt; i++) x->tread[i] = need[i] || m.all ? x->ntread++ : -1;
+	dl_free(need);
+	return rc;
+}
+
+/* The target stream's schema: the columns read, then __file and __pos. */
+static int read_schema(mg_exec *x, dl_type **out)
+{
+	dl_field *f = dl_calloc((size_t)x->ntread + 2, sizeof *f);
+	if (!f) return DL_ENOMEM;
+	int k = 0;
+	for (int i = 0; i < x->nt; i++)
+		if (x->tread[i] >= 0) f[k++] = x->canon->children[i];
+	f[k++] = x->canon->children[x->nt];
+	f[k++] = x->canon->children[x->nt + 1];
+	*out = dl_type_struct(f, k);
+	dl_free(f);
+	return *out ? 0 : dl_error_last()->code;
+}
+
 static int target_stream(mg_exec *x, dl_batch_stream **out)
 {
+	DL_TRY(join_columns(x));
 	dl_batch_stream *s = dl_calloc(1, sizeof *s);
 	tstream *t = dl_calloc(1, sizeof *t);
 	const char **cols = dl_calloc((size_t)x->nt + 1, sizeof *cols);
@@ -335,13 +410,14 @@ static int target_stream(mg_exec *x, dl_batch_stream **out)
 		s->schema = tstream_schema;
 		s->next = tstream_next;
 		s->release = tstream_release;
-		rc = side_schema(x, true, &t->schema);
+		rc = read_schema(x, &t->schema);
 	}
-	for (int i = 0; rc == 0 && i < x->nt; i++) cols[i] = x->tschema->children[i].name;
+	for (int i = 0; rc == 0 && i < x->nt; i++)
+		if (x->tread[i] >= 0) cols[x->tread[i]] = x->tschema->children[i].name;
 	if (rc == 0) {
 		dl_scan_options so = DL_SCAN_OPTIONS_INIT;
 		so.columns = cols;
-		so.ncolumns = x->nt;
+		so.ncolumns = x->ntread;
 		so.threads = 1;
 		rc = dl_scan_open(&t->reader, x->snap, &so);
 	}
@@ -496,7 +572,7 @@ int dl_mg_join(mg_exec *x)
 	dl_batch_stream *ts = NULL, *ss = NULL, *j = NULL;
 	dl_type *sschema = NULL;
 	int rc = target_stream(x, &ts);
-	if (rc == 0) rc = side_schema(x, false, &sschema);
+	if (rc == 0) rc = source_schema(x, &sschema);
 	if (rc == 0 && x->sspill) {
 		rc = dl_spill_stream(&ss, x->sspill, &ctx);
 		x->sspill = NULL;
@@ -527,18 +603,39 @@ int dl_mg_join(mg_exec *x)
 	}
 	dl_batch_stream_free(ts);
 	dl_batch_stream_free(ss);
-	/* the joined columns in canonical order */
-	int nc = x->nt + 2 + x->ns + 1, nts = x->nt + 2, nss = x->ns + 1;
+	/* the joined columns in canonical order (-1: a target column not read) */
+	int nc = x->nt + 2 + x->ns + 1, nts = x->ntread + 2, nss = x->ns + 1;
+	int tb = swap ? nss : 0, sb = swap ? 0 : nts;
 	int *perm = dl_calloc((size_t)nc, sizeof *perm);
 	if (rc == 0 && !perm) rc = DL_ENOMEM;
-	for (int i = 0; rc == 0 && i < nc; i++) perm[i] = !swap ? i : i < nts ? nss + i : i - nts;
+	for (int i = 0; rc == 0 && i < nc; i++)
+		perm[i] = i < x->nt       ? (x->tread[i] < 0 ? -1 : tb + x->tread[i])
+		          : i < x->nt + 2 ? tb + x->ntread + (i - x->nt)
+		                          : sb + (i - x->nt - 2);
 	dl_array **cols = rc == 0 ? dl_calloc((size_t)nc, sizeof *cols) : NULL;
-	if (rc == 0 && !cols) rc = DL_ENOMEM;
+	/* the all-NULL stand-ins, kept while the batches keep their length */
+	dl_array **nulls = rc == 0 ? dl_calloc((size_t)x->nt + 1, sizeof *nulls) : NULL;
+	if (rc == 0 && (!cols || !nulls)) rc = DL_ENOMEM;
 	while (rc == 0) {
 		dl_batch *b;
 		rc = dl_batch_stream_next(j, &b);
 		if (rc < 0 || !b) break;
-		for (int i = 0; i < nc; i++) cols[i] = b->cols[perm[i]];
+		for (int i = 0; i < nc && rc == 0; i++) {
+			if (perm[i] >= 0) {
+				cols[i] = b->cols[perm[i]];
+				continue;
+			}
+			if (!nulls[i] || nulls[i]->length != b->num_rows) {
+				dl_array_free(nulls[i]);
+				nulls[i] = dl_array_new_null(x->canon->children[i].type, b->num_rows);
+				if (!nulls[i]) rc = dl_error_last()->code;
+			}
+			cols[i] = nulls[i];
+		}
+		if (rc < 0) {
+			dl_batch_free(b);
+			break;
+		}
 		dl_batch V = {x->canon, b->num_rows, nc, cols};
 		rc = process(x, &V);
 		if (rc == 0) rc = dl_mg_recs_flush(x);
@@ -549,6 +646,8 @@ int dl_mg_join(mg_exec *x)
 				rc = dl_error_set(DL_ECANCELLED, "merge cancelled by the progress callback");
 		}
 	}
+	for (int i = 0; nulls && i < x->nt; i++) dl_array_free(nulls[i]);
+	dl_free(nulls);
 	dl_free(cols);
 	dl_free(perm);
 	dl_batch_stream_free(j);

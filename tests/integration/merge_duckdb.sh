@@ -30,6 +30,13 @@ statements=(
 	"target_term|t.id = s.id AND t.g = 'g1'|MATCHED THEN UPDATE SET *;NOT MATCHED THEN INSERT *"
 	"insert_only|t.id = s.id|NOT MATCHED THEN INSERT *"
 	"delete_only|t.id = s.id AND s.v > 40|MATCHED THEN DELETE"
+	# target columns named only by clause conditions or the residual (the
+	# join reads just those: merge_join.c join_columns), or by no ON term
+	"target_cond|t.id = s.id|MATCHED AND t.v > 50 THEN UPDATE SET v = t.v + s.v;MATCHED AND t.g = 'g2' THEN DELETE;NOT MATCHED BY SOURCE AND t.g = 'g1' THEN DELETE;NOT MATCHED THEN INSERT *"
+	"residual_v|t.id = s.id AND t.v < s.v|MATCHED THEN UPDATE SET g = s.g;NOT MATCHED BY SOURCE AND t.v % 2 = 0 THEN UPDATE SET g = 'even'"
+	"no_target_on|s.id = 200|MATCHED AND t.v > 90 THEN UPDATE SET g = s.g"
+	# partitioned by g: the join reads the partition column alone
+	"part_key|t.g = s.g AND s.id = 200|MATCHED THEN DELETE;NOT MATCHED BY SOURCE AND t.g = 'g0' THEN UPDATE SET v = 0"
 )
 
 for mode in copy dv cdf rt part part_dv; do

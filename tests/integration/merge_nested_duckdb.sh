@@ -62,6 +62,19 @@ case_merge_nested() {
   WHEN NOT MATCHED AND u.id % 3 = 0 THEN INSERT (id, s) VALUES (u.id, {'a': u.v, 'b': 'ins', 'n': {'p': u.v}})
   WHEN NOT MATCHED BY SOURCE AND t.id < 30 THEN UPDATE SET s = {'a': t.s.a, 'b': t.s.b, 'n': {'p': 0}}"
 }
+# conditions on nested target fields ON does not name (the join reads t.s
+# for them alone: merge_join.c join_columns)
+case_nested_cond() {
+	dtype=$plain dcols="" query=$q_plain
+	ours="MERGE INTO t USING u ON t.id = u.id
+  WHEN MATCHED AND t.s.n.p > 320 THEN UPDATE SET t.s.a = u.v
+  WHEN MATCHED AND t.s.b = 'b161' THEN DELETE
+  WHEN NOT MATCHED BY SOURCE AND t.s.a % 4 = 1 THEN DELETE"
+	duck="MERGE INTO t USING u ON t.id = u.id
+  WHEN MATCHED AND t.s.n.p > 320 THEN UPDATE SET s = {'a': u.v, 'b': t.s.b, 'n': t.s.n}
+  WHEN MATCHED AND t.s.b = 'b161' THEN DELETE
+  WHEN NOT MATCHED BY SOURCE AND t.s.a % 4 = 1 THEN DELETE"
+}
 case_update_nested() {
 	dtype=$plain dcols="" query=$q_plain
 	ours="UPDATE t SET s.n.p = id * 10, s.b = upper(s.b) WHERE id % 4 = 1;
@@ -112,7 +125,7 @@ for mode in copy dv cdf; do
 	dv) props="TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')" ;;
 	cdf) props="TBLPROPERTIES ('delta.enableChangeDataFeed' = 'true')" ;;
 	esac
-	for name in merge_nested update_nested evolve_star evolve_assign whole_struct; do
+	for name in merge_nested nested_cond update_nested evolve_star evolve_assign whole_struct; do
 		"case_$name"
 		wh=$tmp/wh-$mode-$name
 		printf '%s\n%s;\n%s\n' "$(ours_setup "$props")" "$ours" "$query" >"$tmp/$mode-$name.sql"
