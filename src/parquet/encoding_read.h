@@ -69,7 +69,8 @@ int pq_plain_bytes(const uint8_t **p, const uint8_t *end, pq_binbuf *out, size_t
 int pq_plain_bytes_skip(const uint8_t **p, const uint8_t *end, size_t n);
 
 /* ---- dictionary ---- */
-/* Gathers values of `width` bytes from dict[ndict] by index. */
+/* Gathers values of `width` bytes from dict[ndict] by index. An index out
+ * of range is DL_ECORRUPT (out's values before it may have been written). */
 int pq_dict_gather_fixed(const uint8_t *dict, uint32_t ndict, int width, const uint32_t *idx, size_t n, void *out);
 /* Readies a BYTE_ARRAY dictionary for pq_dict_gather_bytes, once after it
  * is built: zeroed slack after its data (entries are read with fixed

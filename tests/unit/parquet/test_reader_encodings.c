@@ -197,6 +197,43 @@ static void test_dictionary_gather_checks_indices(void **state)
 	pq_binbuf_free(&o);
 }
 
+/* Fixed-width gathers of each width the reader uses (and an odd one)
+ * against a byte-wise reference, lengths not a multiple of the 4-value
+ * rounds, and a bad index in a round or in the tail. */
+static void test_dictionary_gather_fixed_widths(void **state)
+{
+	(void)state;
+	enum { ND = 37, NI = 1023 };
+	static uint8_t dict[ND * 16], out[(NI + 1) * 16], want[NI * 16];
+	static uint32_t idx[NI];
+	const int widths[] = {1, 2, 4, 8, 12, 16};
+	for (size_t i = 0; i < sizeof dict; i++) dict[i] = (uint8_t)(i * 13 + 5);
+	for (size_t i = 0; i < NI; i++) idx[i] = (uint32_t)((i * 2654435761u) >> 9) % ND;
+	idx[NI - 1] = ND - 1;
+	for (size_t k = 0; k < sizeof widths / sizeof *widths; k++) {
+		size_t w = (size_t)widths[k];
+		for (size_t n = 0; n <= 7; n++) {
+			size_t cnt = n == 7 ? NI : n;
+			memset(out, 0xEE, sizeof out);
+			for (size_t i = 0; i < cnt; i++) memcpy(want + i * w, dict + idx[i] * w, w);
+			assert_int_equal(pq_dict_gather_fixed(dict, ND, (int)w, idx, cnt, out), 0);
+			if (cnt) assert_memory_equal(out, want, cnt * w);
+			assert_int_equal(out[cnt * w], 0xEE); /* nothing written past the values */
+		}
+		const size_t bad[] = {0, 3, 1000, NI - 1};
+		for (size_t b = 0; b < sizeof bad / sizeof *bad; b++) {
+			uint32_t keep = idx[bad[b]];
+			idx[bad[b]] = ND + 40;
+			assert_int_equal(pq_dict_gather_fixed(dict, ND, (int)w, idx, NI, out), DL_ECORRUPT);
+			assert_string_equal(dl_error_last()->message, "dictionary index 77 out of range (dictionary has 37 entries)");
+			idx[bad[b]] = keep;
+		}
+	}
+	/* an empty dictionary has no valid index */
+	assert_int_equal(pq_dict_gather_fixed(dict, 0, 8, idx, 1, out), DL_ECORRUPT);
+	assert_int_equal(pq_dict_gather_fixed(dict, 0, 8, idx, 0, out), 0);
+}
+
 /* A PLAIN page of the entries lens[i] long (bytes from seed) -> *page. */
 static size_t plain_page(const uint32_t *lens, size_t n, unsigned seed, const uint32_t *pick, size_t np, uint8_t *page)
 {
@@ -462,6 +499,7 @@ int main(void)
 		cmocka_unit_test(test_plain_bytes_skip_runs),
 		cmocka_unit_test(test_dictionary_gather_checks_indices),
 		cmocka_unit_test(test_dictionary_gather_bytes_matches_plain),
+		cmocka_unit_test(test_dictionary_gather_fixed_widths),
 		cmocka_unit_test(test_delta_binary_packed),
 		cmocka_unit_test(test_delta_length_and_delta_byte_array),
 		cmocka_unit_test(test_byte_stream_split),
