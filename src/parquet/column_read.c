@@ -29,6 +29,7 @@ int pq_leaf_reader_open(pq_leaf_reader *r, pq_source *src, const pq_file_metadat
 #undef KEEP
 	r->hint_bytes = keep.chunk_hint > keep.hint_bytes ? keep.chunk_hint : keep.hint_bytes;
 	pq_binbuf_reset(&r->dict_bin);
+	r->dict_maxlen = -1;
 	r->leaf = leaf;
 	r->pool = pool;
 	r->values_needed = values_needed;

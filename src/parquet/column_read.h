@@ -36,6 +36,7 @@ typedef struct pq_leaf_reader {
 	uint8_t *dict;        /* fixed-width entries */
 	uint32_t ndict;
 	pq_binbuf dict_bin;   /* variable-width entries */
+	int32_t dict_maxlen;  /* dict_bin's longest entry; -1 until pq_dict_prepare_bytes */
 	/* current data page */
 	bool in_page;
 	int32_t page_values;  /* level entries in the page */

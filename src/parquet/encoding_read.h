@@ -69,9 +69,17 @@ int pq_plain_bytes(const uint8_t **p, const uint8_t *end, pq_binbuf *out, size_t
 int pq_plain_bytes_skip(const uint8_t **p, const uint8_t *end, size_t n);
 
 /* ---- dictionary ---- */
-/* Gathers values of `width` bytes from dict[ndict] by index. */
+/* Gathers values of `width` bytes from dict[ndict] by index. An index out
+ * of range is DL_ECORRUPT (out's values before it may have been written). */
 int pq_dict_gather_fixed(const uint8_t *dict, uint32_t ndict, int width, const uint32_t *idx, size_t n, void *out);
-int pq_dict_gather_bytes(const pq_binbuf *dict, const uint32_t *idx, size_t n, pq_binbuf *out);
+/* Readies a BYTE_ARRAY dictionary for pq_dict_gather_bytes, once after it
+ * is built: zeroed slack after its data (entries are read with fixed
+ * 16-byte moves) and *maxlen, its longest entry. */
+int pq_dict_prepare_bytes(pq_binbuf *dict, int32_t *maxlen);
+/* Appends entries idx[0..n) of a prepared dictionary to out, leaving at
+ * least 16 bytes of room after out's data. An index out of range is
+ * DL_ECORRUPT with out's values unchanged. */
+int pq_dict_gather_bytes(const pq_binbuf *dict, int32_t maxlen, const uint32_t *idx, size_t n, pq_binbuf *out);
 
 /* ---- DELTA_BINARY_PACKED ---- */
 /* Reads the header: total value count. */

@@ -586,6 +586,7 @@ int pq_leaf_next_page(pq_leaf_reader *r, bool *eof)
 			const uint8_t *d;
 			DL_TRY(page_data(r, true, body, (size_t)h.compressed_page_size, (size_t)h.uncompressed_page_size, &d));
 			int rc = load_dictionary(r, &h, d, (size_t)h.uncompressed_page_size);
+			if (rc == 0 && r->out_width == 0) rc = pq_dict_prepare_bytes(&r->dict_bin, &r->dict_maxlen);
 			if (rc < 0) return strstr(dl_error_last()->message, "row group") ? rc : pq_leaf_prefix(r);
 			continue;
 		}
@@ -698,7 +699,7 @@ static int decode_var(pq_leaf_reader *r, size_t n)
 		for (size_t done = 0; done < n;) {
 			size_t k = n - done < 1024 ? n - done : 1024;
 			DL_TRY(pq_rle_get_u32(&r->rle, r->idx, k));
-			DL_TRY(pq_dict_gather_bytes(&r->dict_bin, r->idx, k, &r->bin));
+			DL_TRY(pq_dict_gather_bytes(&r->dict_bin, r->dict_maxlen, r->idx, k, &r->bin));
 			done += k;
 		}
 		return 0;

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <cmocka.h>
 #include <string.h>
 #include "parquet/encoding_read.h"
@@ -169,15 +170,184 @@ static void test_dictionary_gather_checks_indices(void **state)
 	assert_int_equal(pq_binbuf_append(&d, (const uint8_t *)"ab", 2), 0);
 	assert_int_equal(pq_binbuf_append(&d, (const uint8_t *)"", 0), 0);
 	assert_int_equal(pq_binbuf_append(&d, (const uint8_t *)"xyz", 3), 0);
+	int32_t maxlen;
+	assert_int_equal(pq_dict_prepare_bytes(&d, &maxlen), 0);
+	assert_int_equal(maxlen, 3);
 	uint32_t bi[] = {2, 1, 0, 2};
-	assert_int_equal(pq_dict_gather_bytes(&d, bi, 4, &o), 0);
+	assert_int_equal(pq_dict_gather_bytes(&d, maxlen, bi, 4, &o), 0);
 	assert_int_equal(o.len, 8);
 	assert_memory_equal(o.data, "xyzabxyz", 8);
 	assert_int_equal(o.offsets[2], 3);
-	bi[0] = 7;
-	assert_int_equal(pq_dict_gather_bytes(&d, bi, 4, &o), DL_ECORRUPT);
+	/* the bad index is the third: the message names the chunk's largest,
+	 * and the two values before it are not appended */
+	bi[2] = 7;
+	bi[3] = 9;
+	assert_int_equal(pq_dict_gather_bytes(&d, maxlen, bi, 4, &o), DL_ECORRUPT);
+	assert_string_equal(dl_error_last()->message, "dictionary index 9 out of range (dictionary has 3 entries)");
+	assert_int_equal(o.n, 4);
+	assert_int_equal(o.len, 8);
+	/* an unprepared dictionary is refused, not over-read */
+	pq_binbuf u = {0};
+	assert_int_equal(pq_binbuf_append(&u, (const uint8_t *)"ab", 2), 0);
+	u.dcap = u.len; /* as if its buffer ended at its data */
+	bi[2] = 0;
+	assert_int_equal(pq_dict_gather_bytes(&u, 2, bi, 1, &o), DL_ERROR);
+	pq_binbuf_free(&u);
 	pq_binbuf_free(&d);
 	pq_binbuf_free(&o);
+}
+
+/* Fixed-width gathers of each width the reader uses (and an odd one)
+ * against a byte-wise reference, lengths not a multiple of the 4-value
+ * rounds, and a bad index in a round or in the tail. */
+static void test_dictionary_gather_fixed_widths(void **state)
+{
+	(void)state;
+	enum { ND = 37, NI = 1023 };
+	static uint8_t dict[ND * 16], out[(NI + 1) * 16], want[NI * 16];
+	static uint32_t idx[NI];
+	const int widths[] = {1, 2, 4, 8, 12, 16};
+	for (size_t i = 0; i < sizeof dict; i++) dict[i] = (uint8_t)(i * 13 + 5);
+	for (size_t i = 0; i < NI; i++) idx[i] = (uint32_t)((i * 2654435761u) >> 9) % ND;
+	idx[NI - 1] = ND - 1;
+	for (size_t k = 0; k < sizeof widths / sizeof *widths; k++) {
+		size_t w = (size_t)widths[k];
+		for (size_t n = 0; n <= 7; n++) {
+			size_t cnt = n == 7 ? NI : n;
+			memset(out, 0xEE, sizeof out);
+			for (size_t i = 0; i < cnt; i++) memcpy(want + i * w, dict + idx[i] * w, w);
+			assert_int_equal(pq_dict_gather_fixed(dict, ND, (int)w, idx, cnt, out), 0);
+			if (cnt) assert_memory_equal(out, want, cnt * w);
+			assert_int_equal(out[cnt * w], 0xEE); /* nothing written past the values */
+		}
+		const size_t bad[] = {0, 3, 1000, NI - 1};
+		for (size_t b = 0; b < sizeof bad / sizeof *bad; b++) {
+			uint32_t keep = idx[bad[b]];
+			idx[bad[b]] = ND + 40;
+			assert_int_equal(pq_dict_gather_fixed(dict, ND, (int)w, idx, NI, out), DL_ECORRUPT);
+			assert_string_equal(dl_error_last()->message, "dictionary index 77 out of range (dictionary has 37 entries)");
+			idx[bad[b]] = keep;
+		}
+	}
+	/* an empty dictionary has no valid index */
+	assert_int_equal(pq_dict_gather_fixed(dict, 0, 8, idx, 1, out), DL_ECORRUPT);
+	assert_int_equal(pq_dict_gather_fixed(dict, 0, 8, idx, 0, out), 0);
+}
+
+/* A PLAIN page of the entries lens[i] long (bytes from seed) -> *page. */
+static size_t plain_page(const uint32_t *lens, size_t n, unsigned seed, const uint32_t *pick, size_t np, uint8_t *page)
+{
+	uint8_t *p = page;
+	for (size_t k = 0; k < (pick ? np : n); k++) {
+		size_t i = pick ? pick[k] : k;
+		memcpy(p, &lens[i], 4);
+		p += 4;
+		for (uint32_t b = 0; b < lens[i]; b++) *p++ = (uint8_t)(seed + 31 * i + 7 * b);
+	}
+	return (size_t)(p - page);
+}
+
+static void expect_same(const pq_binbuf *a, const pq_binbuf *b)
+{
+	assert_int_equal(a->n, b->n);
+	assert_int_equal(a->len, b->len);
+	assert_memory_equal(a->offsets, b->offsets, (size_t)(a->n + 1) * sizeof(int32_t));
+	if (a->len) assert_memory_equal(a->data, b->data, (size_t)a->len);
+}
+
+/* Dictionary gathers against PLAIN decoding of the same values, for each
+ * loop (entries all <= 16 bytes, all <= 32, any length), with empty
+ * entries, the last entry at the very end of a tight buffer, and outputs
+ * that start non-empty, have room for the upper bound or only the exact
+ * size. */
+static void test_dictionary_gather_bytes_matches_plain(void **state)
+{
+	(void)state;
+	enum { ND = 40, NI = 3000 };
+	static uint8_t page[ND * 304], expect_page[NI * 304];
+	const uint32_t maxes[] = {0, 1, 16, 17, 32, 33, 64, 65, 300};
+	uint32_t idx[NI], lens[ND];
+	for (size_t m = 0; m < sizeof maxes / sizeof *maxes; m++) {
+		uint32_t max = maxes[m];
+		for (size_t i = 0; i < ND; i++) lens[i] = max ? (uint32_t)((i * 7919 + m) % (max + 1)) : 0;
+		lens[ND - 1] = max; /* the longest entry last, against the buffer's end */
+		if (ND > 3) lens[3] = 0;
+		for (size_t i = 0; i < NI; i++) idx[i] = (uint32_t)((i * 2654435761u) >> 7) % ND;
+		idx[NI - 1] = ND - 1;
+		size_t plen = plain_page(lens, ND, (unsigned)m, NULL, 0, page);
+		const uint8_t *p = page;
+		pq_binbuf built = {0};
+		assert_int_equal(pq_plain_bytes(&p, page + plen, &built, ND), 0);
+		int32_t maxlen;
+		assert_int_equal(pq_dict_prepare_bytes(&built, &maxlen), 0);
+		assert_int_equal(maxlen, (int32_t)max);
+		/* a copy in a buffer that ends right after the prepared slack */
+		pq_binbuf tight = built;
+		size_t slack = (size_t)(built.dcap - built.len) < 32 ? (size_t)(built.dcap - built.len) : 32;
+		assert_int_equal(slack, 32);
+		tight.dcap = built.len + 32;
+		tight.data = malloc((size_t)tight.dcap);
+		tight.offsets = malloc((ND + 1) * sizeof(int32_t));
+		assert_non_null(tight.data);
+		assert_non_null(tight.offsets);
+		memcpy(tight.data, built.data, (size_t)tight.dcap);
+		memcpy(tight.offsets, built.offsets, (ND + 1) * sizeof(int32_t));
+		tight.cap = ND;
+
+		/* expected: a first value "pre", then every gathered value */
+		size_t elen = plain_page(lens, ND, (unsigned)m, idx, NI, expect_page);
+		pq_binbuf want = {0};
+		assert_int_equal(pq_binbuf_append(&want, (const uint8_t *)"pre", 3), 0);
+		p = expect_page;
+		assert_int_equal(pq_plain_bytes(&p, expect_page + elen, &want, NI), 0);
+
+		for (int variant = 0; variant < 3; variant++) {
+			const pq_binbuf *dict = variant == 1 ? &tight : &built;
+			pq_binbuf got = {0};
+			if (variant == 2) {
+				/* room for exactly the values and the slack: the exact path,
+				 * and writes must stay inside this allocation */
+				int64_t total = want.len - 3;
+				got.cap = NI + 1;
+				got.offsets = malloc((NI + 2) * sizeof(int32_t));
+				got.dcap = 3 + total + 32;
+				got.data = malloc((size_t)got.dcap);
+				assert_non_null(got.offsets);
+				assert_non_null(got.data);
+				got.offsets[0] = 0;
+				pq_binbuf_push(&got, (const uint8_t *)"pre", 3);
+			} else {
+				assert_int_equal(pq_binbuf_append(&got, (const uint8_t *)"pre", 3), 0);
+				/* variant 1 presized for the upper bound: no reservation */
+				if (variant == 1) assert_int_equal(pq_binbuf_reserve(&got, NI, (int64_t)NI * (max + 1) + 64), 0);
+			}
+			int64_t cap0 = got.dcap;
+			for (size_t done = 0; done < NI;) {
+				size_t k = NI - done < 1024 ? NI - done : 1024;
+				assert_int_equal(pq_dict_gather_bytes(dict, maxlen, idx + done, k, &got), 0);
+				done += k;
+			}
+			expect_same(&got, &want);
+			assert_true(got.dcap - got.len >= 16);
+			if (variant >= 1) assert_int_equal(got.dcap, cap0);
+			/* a bad index after good ones: an error, got unchanged */
+			uint32_t keep = idx[5];
+			idx[5] = ND;
+			assert_int_equal(pq_dict_gather_bytes(dict, maxlen, idx, 10, &got), DL_ECORRUPT);
+			idx[5] = keep;
+			expect_same(&got, &want);
+			if (variant == 2) {
+				free(got.offsets);
+				free(got.data);
+			} else {
+				pq_binbuf_free(&got);
+			}
+		}
+		pq_binbuf_free(&want);
+		free(tight.data);
+		free(tight.offsets);
+		pq_binbuf_free(&built);
+	}
 }
 
 /* A minimal DELTA_BINARY_PACKED encoder (block 128, 4 miniblocks of 32). */
@@ -328,6 +498,8 @@ int main(void)
 		cmocka_unit_test(test_plain),
 		cmocka_unit_test(test_plain_bytes_skip_runs),
 		cmocka_unit_test(test_dictionary_gather_checks_indices),
+		cmocka_unit_test(test_dictionary_gather_bytes_matches_plain),
+		cmocka_unit_test(test_dictionary_gather_fixed_widths),
 		cmocka_unit_test(test_delta_binary_packed),
 		cmocka_unit_test(test_delta_length_and_delta_byte_array),
 		cmocka_unit_test(test_byte_stream_split),
