@@ -226,7 +226,7 @@ values=$(seq 1 300 | sed 's/.*/(&)/' | paste -sd, -)
 sql 0 "CREATE TABLE long_b (x INT) USING DELTA; INSERT INTO long_b VALUES $values;
 	CREATE TABLE long_a (x INT) USING DELTA; INSERT INTO long_a SELECT a.x FROM long_b a CROSS JOIN long_b b;
 	INSERT INTO long_a SELECT * FROM long_a; INSERT INTO long_a SELECT * FROM long_a; INSERT INTO long_a SELECT * FROM long_a"
-"$DL_CLI" sql --warehouse "$wh" "SELECT count(*) AS never FROM long_a CROSS JOIN long_b; CREATE TABLE after_cancel (x INT)" \
+"$DL_CLI" sql --warehouse "$wh" "SELECT count(*) AS never FROM long_a CROSS JOIN long_b CROSS JOIN long_b c; CREATE TABLE after_cancel (x INT)" \
 	>"$tmp/out" 2>"$tmp/err" &
 pid=$!
 sleep 1
