@@ -9,11 +9,14 @@
  * chain order, then the batch's unmatched (left outer), matched (semi) or
  * unmatched (anti) rows - so the output is the serial output.
  *
- * Only inner, left outer, semi and anti joins without a residual condition
- * go parallel: a right or full outer join marks build rows as matched
- * (shared writes), and a residual would evaluate arbitrary expressions on
- * the workers. The key table is probed through dl_keytab_find_with, which
- * changes nothing in it.
+ * Joins without a residual condition go parallel (a residual would
+ * evaluate arbitrary expressions on the workers). A right or full outer
+ * join also marks the build rows each task matches: those are the one
+ * shared write, a byte set to 1 with a relaxed atomic store (tasks may
+ * mark the same row; only ever 0 -> 1), read by the calling thread for
+ * the unmatched build rows once every task of the last step was waited
+ * for. The key table is probed through dl_keytab_find_with, which changes
+ * nothing in it.
  *
  * Cancellation: the interrupt is checked before every left batch is read
  * and again in every task, and the tasks of a step are all waited for, so
@@ -44,7 +47,7 @@ typedef struct join_par {
 
 int join_par_open(join_op *j)
 {
-	if (j->level != 0 || j->nkeys == 0 || j->residual || outer_right(j) || j->kind == DL_JOIN_CROSS) return 0;
+	if (j->level != 0 || j->nkeys == 0 || j->residual || j->kind == DL_JOIN_CROSS) return 0;
 	int n = j->ctx.threads > 0 ? j->ctx.threads : dl_default_threads();
 	if (n > JPAR_MAX) n = JPAR_MAX;
 	if (n < 2) return 0;
@@ -140,6 +143,8 @@ static int probe_batch(probe_task *t)
 			}
 		}
 		for (int64_t m = 0; m < np; m++) matched[ls[m]] = 1;
+		if (outer_right(j))
+			for (int64_t m = 0; m < np; m++) __atomic_store_n(&j->build_matched[rs[m]], 1, __ATOMIC_RELAXED);
 		if (np > 0 && !left_only(j)) rc = push_pairs(j, t, ls, rs, np);
 	}
 	if (rc == 0 && (outer_left(j) || left_only(j))) {

@@ -1,5 +1,6 @@
-/* The parallel join probe (join_par.c): at 2 and 3 threads inner, left
- * outer, semi and anti joins give the serial output row for row, in the
+/* The parallel join probe (join_par.c): at 2 and 3 threads inner, left,
+ * right and full outer, semi and anti joins give the serial output row for
+ * row (a right or full join's unmatched build rows last), in the
  * same order (keys with several build matches, NULL keys on both sides,
  * <=> keys, a batch size that splits a key's matches over chunks); an
  * interrupt mid-probe cancels with OPERATION_CANCELED and the next join
@@ -63,7 +64,7 @@ static void same_rows_as_serial(void **st)
 {
 	(void)st;
 	char **l = rows_of(NL, 2000, 0), **r = rows_of(NR, 1500, 7);
-	dl_join_kind kinds[] = {DL_JOIN_INNER, DL_JOIN_LEFT, DL_JOIN_SEMI, DL_JOIN_ANTI};
+	dl_join_kind kinds[] = {DL_JOIN_INNER, DL_JOIN_LEFT, DL_JOIN_SEMI, DL_JOIN_ANTI, DL_JOIN_RIGHT, DL_JOIN_FULL};
 	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
 		for (int ns = 0; ns < 2; ns++) {
 			dl_exec_ctx ctx = DL_EXEC_CTX_INIT;
