@@ -31,12 +31,8 @@ static char *mk_table(const char *name, const char *rows)
 /* An ArrowArrayStream of rows "1,2;3,4" of schema ddl. */
 static void source_stream(struct ArrowArrayStream *out, const char *ddl, const char *rows)
 {
-	dl_batch *b = fx_batch(ddl, rows);
-	assert_non_null(b);
-	dl_batch_stream *s;
-	dl_type *t = dl_type_ref(b->schema);
-	assert_int_equal(dl_batch_stream_from_batches(&s, t, &b, 1), 0);
-	dl_type_unref(t);
+	dl_batch_stream *s = fx_stream(ddl, rows);
+	assert_non_null(s);
 	assert_int_equal(dl_batch_stream_export(out, s), 0);
 }
 
@@ -534,11 +530,8 @@ static void test_batch_source(void **state)
 	char *t = mk_table("batches", "1,1");
 	dl_merge *m;
 	assert_int_equal(dl_merge_new(&m, t, NULL), 0);
-	dl_batch *b = fx_batch(DDL, "1,7;2,8");
-	dl_batch_stream *s;
-	dl_type *ty = dl_type_ref(b->schema);
-	assert_int_equal(dl_batch_stream_from_batches(&s, ty, &b, 1), 0);
-	dl_type_unref(ty);
+	dl_batch_stream *s = fx_stream(DDL, "1,7;2,8");
+	assert_non_null(s);
 	assert_int_equal(dl_merge_source_batches(m, s), 0);
 	assert_int_equal(dl_merge_alias(m, "tgt", "src"), 0);
 	assert_int_equal(dl_merge_on(m, "tgt.id = src.id"), 0);

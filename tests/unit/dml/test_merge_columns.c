@@ -34,12 +34,8 @@ static dl_merge *merge(const char *table, const char *sddl, const char *srows, c
 {
 	dl_merge *m;
 	assert_int_equal(dl_merge_new(&m, table, NULL), 0);
-	dl_batch *b = fx_batch(sddl, srows);
-	assert_non_null(b);
-	dl_batch_stream *s;
-	dl_type *ty = dl_type_ref(b->schema);
-	assert_int_equal(dl_batch_stream_from_batches(&s, ty, &b, 1), 0);
-	dl_type_unref(ty);
+	dl_batch_stream *s = fx_stream(sddl, srows);
+	assert_non_null(s);
 	assert_int_equal(dl_merge_source_batches(m, s), 0);
 	assert_int_equal(dl_merge_alias(m, "t", "s"), 0);
 	assert_int_equal(dl_merge_on(m, on), 0);

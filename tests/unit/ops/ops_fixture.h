@@ -88,16 +88,24 @@ static inline dl_write_options fx_opts(dl_write_mode mode)
 	return o;
 }
 
+/* A stream of one batch of rows "1,2;3,4" of schema ddl (NULL on error). */
+static inline dl_batch_stream *fx_stream(const char *ddl, const char *rows)
+{
+	dl_batch *b = fx_batch(ddl, rows);
+	if (!b) return NULL;
+	dl_batch_stream *s;
+	dl_type *t = dl_type_ref(b->schema);
+	int rc = dl_batch_stream_from_batches(&s, t, &b, 1);
+	dl_type_unref(t);
+	return rc == 0 ? s : NULL;
+}
+
 /* Writes rows through dl_ops_write. */
 static inline int fx_write(int64_t *v, const char *uri, const char *ddl, const char *rows,
                     const dl_write_options *o)
 {
-	dl_batch *b = fx_batch(ddl, rows);
-	if (!b) return DL_EINVALID;
-	dl_batch_stream *s;
-	dl_type *t = dl_type_ref(b->schema);
-	DL_TRY(dl_batch_stream_from_batches(&s, t, &b, 1));
-	dl_type_unref(t);
+	dl_batch_stream *s = fx_stream(ddl, rows);
+	if (!s) return DL_EINVALID;
 	int rc = dl_ops_write(v, uri, s, o, NULL, NULL);
 	dl_batch_stream_free(s);
 	return rc;

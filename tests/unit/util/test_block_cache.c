@@ -41,7 +41,7 @@ static void a_much_smaller_request_does_not_take_a_big_block(void **state)
 	assert_non_null(p);
 	dl_free(p);
 	size_t kept = dl_block_cache_bytes();
-	uint8_t *q = dl_malloc(DL_BLOCK_CACHE_MIN); /* 64 KiB: less than half of 4 MiB */
+	uint8_t *q = dl_malloc(DL_BLOCK_CACHE_MIN); /* 64 KiB: far below 4 MiB / 1.25 */
 	assert_non_null(q);
 	assert_int_equal(dl_block_cache_bytes(), kept);
 	dl_free(q);
