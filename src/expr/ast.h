@@ -85,6 +85,12 @@ typedef struct ex_sql_hooks {
 } ex_sql_hooks;
 
 #define EX_MAX_DEPTH 200
+/* The most levels an expression tree may have, counted from its root to
+ * its deepest leaf (DuckDB's max_expression_depth and SQLite's
+ * SQLITE_MAX_EXPR_DEPTH are 1000 too): every walk of a tree recurses a
+ * level at a time. AND and OR chains are balanced (parser.c), so only the
+ * other operators' chains come near it. */
+#define EX_MAX_HEIGHT 1000
 
 struct ex_node {
 	ex_kind kind;

@@ -626,33 +626,130 @@ static int parse_not(parser *p, ex_node **out)
 	return parse_predicate(p, out);
 }
 
+/* A chain x1 AND x2 AND ... (or OR) as a balanced tree, as Spark's
+ * AstBuilder.visitLogicalBinary builds it: a left-deep tree of a generated
+ * condition with thousands of terms (`id = 1 OR id = 2 OR ...`) would be as
+ * deep as it is long, past EX_MAX_HEIGHT, for every recursive walk of it.
+ * The operators are associative and the operands keep their order, so the
+ * result, errors included, is that of the left-deep tree. */
+typedef struct chain {
+	ex_node **items;
+	int *pos;    /* position of the operator before items[i] (i > 0) */
+	int n, cap;
+} chain;
+
+static int chain_push(chain *c, ex_node *x, int pos)
+{
+	if (c->n == c->cap) {
+		int cap = c->cap ? c->cap * 2 : 16;
+		ex_node **items = dl_reallocarray(c->items, (size_t)cap, sizeof *items);
+		if (!items) return DL_ENOMEM;
+		c->items = items;
+		int *ps = dl_reallocarray(c->pos, (size_t)cap, sizeof *ps);
+		if (!ps) return DL_ENOMEM;
+		c->pos = ps;
+		c->cap = cap;
+	}
+	c->items[c->n] = x;
+	c->pos[c->n++] = pos;
+	return 0;
+}
+
+/* items[lo..hi] joined by op: split at the middle, as Spark's
+ * reduceToExpressionTree; recursion depth log2 of the chain's length. */
+static int chain_reduce(parser *p, const chain *c, int op, int lo, int hi, ex_node **out)
+{
+	if (lo == hi) {
+		*out = c->items[lo];
+		return 0;
+	}
+	int mid = lo + (hi - lo) / 2;
+	ex_node *a, *b;
+	DL_TRY(chain_reduce(p, c, op, lo, mid, &a));
+	DL_TRY(chain_reduce(p, c, op, mid + 1, hi, &b));
+	return make_op(p, out, op, c->pos[mid + 1], a, b);
+}
+
+static int parse_chain(parser *p, const char *kw, int op, int (*operand)(parser *, ex_node **), ex_node **out)
+{
+	DL_TRY(operand(p, out));
+	if (!is_kw(p, kw)) return 0;
+	chain c = {0};
+	int rc = chain_push(&c, *out, 0);
+	while (rc == 0 && is_kw(p, kw)) {
+		int pos = p->tok.pos;
+		ex_node *b;
+		rc = advance(p);
+		if (rc == 0) rc = operand(p, &b);
+		if (rc == 0) rc = chain_push(&c, b, pos);
+	}
+	if (rc == 0) rc = chain_reduce(p, &c, op, 0, c.n - 1, out);
+	dl_free(c.items);
+	dl_free(c.pos);
+	return rc;
+}
+
 static int parse_and(parser *p, ex_node **out)
 {
-	DL_TRY(parse_not(p, out));
-	while (is_kw(p, "AND")) {
-		int pos = p->tok.pos;
-		DL_TRY(advance(p));
-		ex_node *b;
-		DL_TRY(parse_not(p, &b));
-		DL_TRY(make_op(p, out, OP_AND, pos, *out, b));
-	}
-	return 0;
+	return parse_chain(p, "AND", OP_AND, parse_not, out);
 }
 
 int exp_parse_expr(parser *p, ex_node **out)
 {
 	if (++p->depth > EX_MAX_DEPTH)
 		return dl_error_set(DL_EINVALID, "expression nested too deeply at position %d", p->tok.pos);
-	DL_TRY(parse_and(p, out));
-	while (is_kw(p, "OR")) {
-		int pos = p->tok.pos;
-		DL_TRY(advance(p));
-		ex_node *b;
-		DL_TRY(parse_and(p, &b));
-		DL_TRY(make_op(p, out, OP_OR, pos, *out, b));
-	}
+	DL_TRY(parse_chain(p, "OR", OP_OR, parse_and, out));
 	p->depth--;
 	return 0;
+}
+
+/* The height of the tree (a leaf is 1) over EX_MAX_HEIGHT is refused: every
+ * walk of an expression (binding, evaluation, printing, pruning, freeing)
+ * recurses once a level, and a chain `a + a + ... + a` builds a level an
+ * operator without nesting anything (the parser's depth counts nesting
+ * only). Walked here with a stack of its own, not by recursion. */
+static int check_height(const ex_node *root, int base)
+{
+	typedef struct item {
+		const ex_node *n;
+		int h;
+	} item;
+	size_t cap = 64, top = 0;
+	item *st = dl_malloc(cap * sizeof *st);
+	if (!st) return DL_ENOMEM;
+	st[top++] = (item){root, base + 1};
+	int rc = 0;
+	while (top && rc == 0) {
+		item it = st[--top];
+		if (it.h > EX_MAX_HEIGHT) {
+			rc = dl_error_set(DL_EINVALID, "expression nested too deeply: more than %d levels at position %d",
+			                  EX_MAX_HEIGHT, it.n->pos);
+			break;
+		}
+		const ex_window *w = it.n->kind == EX_CALL ? it.n->over : NULL;
+		size_t need = (size_t)it.n->nargs + (w ? (size_t)w->npartition + (size_t)w->norder + 2 : 0);
+		if (top + need > cap) {
+			size_t nc = cap;
+			while (top + need > nc) nc *= 2;
+			item *g = dl_reallocarray(st, nc, sizeof *st);
+			if (!g) {
+				rc = DL_ENOMEM;
+				break;
+			}
+			st = g;
+			cap = nc;
+		}
+		for (int i = 0; i < it.n->nargs; i++)
+			if (it.n->args[i]) st[top++] = (item){it.n->args[i], it.h + 1};
+		if (w) {
+			for (int i = 0; i < w->npartition; i++) st[top++] = (item){w->partition[i], it.h + 1};
+			for (int i = 0; i < w->norder; i++) st[top++] = (item){w->order[i].expr, it.h + 1};
+			if (w->lo.offset) st[top++] = (item){w->lo.offset, it.h + 1};
+			if (w->hi.offset) st[top++] = (item){w->hi.offset, it.h + 1};
+		}
+	}
+	dl_free(st);
+	return rc;
 }
 
 int dl_expr_parse(dl_expr **out, const char *sql)
@@ -665,6 +762,7 @@ int dl_expr_parse(dl_expr **out, const char *sql)
 	int rc = advance(&p);
 	if (rc == 0) rc = exp_parse_expr(&p, &e->root);
 	if (rc == 0 && p.tok.kind != TK_EOF) rc = syntax_error(&p, "end of input or an operator");
+	if (rc == 0) rc = check_height(e->root, 0);
 	if (rc < 0) {
 		dl_expr_free(e);
 		return rc;
@@ -679,6 +777,7 @@ int ex_parse_expr_at(dl_expr *e, const char *src, size_t len, size_t *pos, const
 	parser p = {.e = e, .lx = {src, len, *pos}, .hooks = hooks, .depth = hooks ? hooks->depth : 0};
 	int rc = advance(&p);
 	if (rc == 0) rc = exp_parse_expr(&p, out);
+	if (rc == 0) rc = check_height(*out, p.depth);
 	*pos = rc < 0 && p.tok.pos < (int)*pos ? p.lx.i : (size_t)p.tok.pos;
 	return rc;
 }

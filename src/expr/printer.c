@@ -184,6 +184,48 @@ static int print_operand(dl_buf *out, const ex_node *n)
 	return dl_buf_putc(out, ')');
 }
 
+/* The parser's binary level of an operator (parser.c `levels`, then AND,
+ * OR), tightest first. */
+static int op_level(int op)
+{
+	switch (op) {
+	case OP_MUL: case OP_DIV: case OP_MOD: case OP_IDIV: return 0;
+	case OP_ADD: case OP_SUB: case OP_CONCAT: return 1;
+	case OP_BITAND: return 2;
+	case OP_BITXOR: return 3;
+	case OP_BITOR: return 4;
+	case OP_AND: return 6;
+	case OP_OR: return 7;
+	default: return 5; /* the comparisons */
+	}
+}
+
+/* The left operand of a binary operator: without parentheses when it is
+ * a binary operator of the same level, which is left-associative (`a + b
+ * - c` reads as (a + b) - c), so a chain prints flat. Grouped a level a
+ * term, a chain of 200 terms (a generated sum, say) would read back past
+ * the parser's nesting limit: the text a scan, a commit or a stored
+ * constraint reparses must parse. AND and OR chains are balanced trees
+ * (parser.c) and keep their grouping, as Spark prints them. */
+static int print_left(dl_buf *out, const ex_node *parent, const ex_node *n)
+{
+	if (n->kind == EX_OP && n->nargs == 2 && parent->op != OP_AND && parent->op != OP_OR &&
+	    op_level(n->op) == op_level(parent->op))
+		return ex_print(out, n);
+	return print_operand(out, n);
+}
+
+/* Apart from ex_print: its type text would take 512 bytes of every
+ * level of the recursion. */
+static int print_cast(dl_buf *out, const ex_node *n)
+{
+	char tsql[512];
+	dl_type_sql(n->to, tsql, sizeof tsql);
+	DL_TRY(dl_buf_puts(out, n->flag ? "TRY_CAST(" : "CAST("));
+	DL_TRY(ex_print(out, n->args[0]));
+	return dl_buf_printf(out, " AS %s)", tsql);
+}
+
 /* The base of a postfix (.f, [i]): anything but a name, call or postfix
  * is grouped, so 2.a or -1[0] cannot lex differently. */
 static int print_postfix_base(dl_buf *out, const ex_node *n)
@@ -307,7 +349,6 @@ static int print_subquery(dl_buf *out, const ex_node *n)
 
 int ex_print(dl_buf *out, const ex_node *n)
 {
-	char tsql[512];
 	switch (n->kind) {
 	case EX_LIT: return print_scalar(out, &n->lit, n->flag);
 	case EX_PARAM: return dl_buf_putc(out, '?');
@@ -345,7 +386,7 @@ int ex_print(dl_buf *out, const ex_node *n)
 				return ex_print(out, c);
 			return print_operand(out, c);
 		}
-		DL_TRY(print_operand(out, n->args[0]));
+		DL_TRY(print_left(out, n, n->args[0]));
 		DL_TRY(dl_buf_printf(out, " %s ", op_text[n->op]));
 		return print_operand(out, n->args[1]);
 	case EX_CALL:
@@ -357,11 +398,7 @@ int ex_print(dl_buf *out, const ex_node *n)
 		DL_TRY(dl_buf_putc(out, ')'));
 		return n->over ? print_window(out, n->over) : 0;
 	case EX_SUBQUERY: return print_subquery(out, n);
-	case EX_CAST:
-		dl_type_sql(n->to, tsql, sizeof tsql);
-		DL_TRY(dl_buf_puts(out, n->flag ? "TRY_CAST(" : "CAST("));
-		DL_TRY(ex_print(out, n->args[0]));
-		return dl_buf_printf(out, " AS %s)", tsql);
+	case EX_CAST: return print_cast(out, n);
 	case EX_CASE: return print_case(out, n);
 	case EX_IN:
 		DL_TRY(print_operand(out, n->args[0]));

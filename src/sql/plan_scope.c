@@ -280,7 +280,10 @@ static int misplaced(rw_ctx *c, const ex_node *n, bool window)
 
 int pl_rewrite(ex_node **out, rw_ctx *c, const ex_node *n)
 {
-	if (c->P->depth > EX_MAX_DEPTH) return dl_error_set(DL_EINVALID, "expression nested too deeply");
+	/* the depth counts the queries around the expression and its levels
+	 * down to n: a tree the parser took (at most EX_MAX_HEIGHT levels) in
+	 * queries nested as deep as the parser allows */
+	if (c->P->depth > EX_MAX_DEPTH + EX_MAX_HEIGHT) return dl_error_set(DL_EINVALID, "expression nested too deeply");
 	if (n->kind == EX_COL && n->npath == 1 && c->nlateral) {
 		/* a name no input column answers may be an earlier item's alias */
 		const sc_col *col;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "expr/ast.h"
+#include "expr_test_util.h"
 #include "util/error.h"
 
 static char *sql_of(const char *text)
@@ -26,9 +27,13 @@ static const char *const canon[][2] = {
     {"NOT a = 1", "NOT (a = 1)"},
     {"1 + 2 * 3", "1 + (2 * 3)"},
     {"(1 + 2) * 3", "(1 + 2) * 3"},
-    {"1 - 2 - 3", "(1 - 2) - 3"},
+    {"1 - 2 - 3", "1 - 2 - 3"},
+    {"1 - (2 - 3)", "1 - (2 - 3)"},
+    {"a * b / c % d div e", "a * b / c % d div e"},
+    {"a * (b / c)", "a * (b / c)"},
+    {"a = b = c", "a = b = c"},
     {"a | b ^ c & d", "a | (b ^ (c & d))"},
-    {"a || b + c", "(a || b) + c"},
+    {"a || b + c", "a || b + c"},
     {"a = b IS NULL", "(a = b) IS NULL"},
     {"x BETWEEN 1 AND 2 AND y", "(x BETWEEN 1 AND 2) AND y"},
     {"x NOT IN (1, 2, 3)", "x NOT IN (1, 2, 3)"},
@@ -50,7 +55,7 @@ static const char *const canon[][2] = {
     {"f(a)[1]", "f(a)[1]"},
     {"UPPER(s)", "upper(s)"},
     {"count(*)", "count(*)"},
-    {"5L + 5S + 5Y + 1.5D + 1.5F + 1.5BD + 7BD", "(((((5L + 5S) + 5Y) + 1.5D) + 1.5F) + 1.5) + 7BD"},
+    {"5L + 5S + 5Y + 1.5D + 1.5F + 1.5BD + 7BD", "5L + 5S + 5Y + 1.5D + 1.5F + 1.5 + 7BD"},
     {"1e10", "1.0E10D"},
     {"-5", "-5"},
     {"- a", "-a"},
@@ -181,6 +186,70 @@ static void test_deep_nesting(void **state)
 	free(s);
 }
 
+/* n terms joined by op: "t0 op t1 op ..." with t_i = term(i). */
+static char *chain_text(int n, const char *op, const char *fmt)
+{
+	dl_buf b = DL_BUF_INIT;
+	for (int i = 0; i < n; i++) {
+		if (i) dl_buf_puts(&b, op);
+		dl_buf_printf(&b, fmt, i);
+	}
+	return dl_buf_detach(&b, NULL);
+}
+
+static void test_long_chains(void **state)
+{
+	(void)state;
+	/* an operator chain adds a tree level a term without nesting: 1000
+	 * levels are allowed (a leaf and 999 operators), one more is an
+	 * error, not a stack overflow in a later walk of the tree */
+	char *s = chain_text(1000, " + ", "%d");
+	char *p = sql_of(s);
+	assert_non_null(p);
+	assert_string_equal(p, s); /* printed flat: it reads back */
+	char out[256];
+	tu_eval_row(out, sizeof out, s, NULL, 0, NULL);
+	assert_string_equal(out, "499500");
+	free(p);
+	free(s);
+	dl_expr *e = NULL;
+	s = chain_text(1001, " + ", "%d");
+	assert_int_equal(dl_expr_parse(&e, s), DL_EINVALID);
+	assert_non_null(strstr(dl_error_last()->message, "nested too deeply: more than 1000 levels"));
+	free(s);
+	/* levels inside calls and casts count */
+	s = chain_text(999, " * ", "%d");
+	dl_buf b = DL_BUF_INIT;
+	dl_buf_printf(&b, "abs(CAST(%s AS INT))", s);
+	assert_int_equal(dl_expr_parse(&e, (const char *)b.data), DL_EINVALID);
+	dl_buf_free(&b);
+	free(s);
+
+	/* AND and OR chains are balanced, as Spark builds them, keeping the
+	 * operands' order: any length parses, and prints the same tree back */
+	p = sql_of("a = 0 OR a = 1 OR a = 2 OR a = 3 OR a = 4");
+	assert_string_equal(p, "(((a = 0) OR (a = 1)) OR (a = 2)) OR ((a = 3) OR (a = 4))");
+	free(p);
+	p = sql_of("x AND y AND z");
+	assert_string_equal(p, "(x AND y) AND z");
+	free(p);
+	s = chain_text(20000, " OR ", "3 = %d");
+	p = sql_of(s);
+	assert_non_null(p);
+	char *p2 = sql_of(p);
+	assert_non_null(p2);
+	assert_string_equal(p, p2);
+	tu_eval_row(out, sizeof out, s, NULL, 0, NULL);
+	assert_string_equal(out, "true");
+	free(p);
+	free(p2);
+	free(s);
+	s = chain_text(20000, " AND ", "%d < 20000");
+	tu_eval_row(out, sizeof out, s, NULL, 0, NULL);
+	assert_string_equal(out, "true");
+	free(s);
+}
+
 /* A random expression generator for the fixpoint property. */
 static unsigned rng_state = 12345;
 static unsigned rnd(unsigned n)
@@ -301,6 +370,7 @@ int main(void)
 	    cmocka_unit_test(test_canonical),
 	    cmocka_unit_test(test_errors),
 	    cmocka_unit_test(test_deep_nesting),
+	    cmocka_unit_test(test_long_chains),
 	    cmocka_unit_test(test_fixpoint),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
