@@ -57,7 +57,8 @@ typedef struct dl_scan_options {
 	const char *filter;          /* Spark SQL predicate over the table's columns, or NULL */
 	int64_t batch_rows;          /* rows per batch at most; 0 = 65536 */
 	int threads;                 /* files, or row-group parts of large files, decoded at once; 0 = the pool's size */
-	int max_queued_batches;      /* decoded batches waiting at most; 0 = 2 per thread + 2 */
+	int max_queued_batches;      /* decoded batches waiting at most; 0 = 2 per thread + 2, or
+	                                more while they take under 32 MiB (narrow batches) */
 	/* version 2: progress of the streams of dl_scan_to_arrow (files read /
 	 * planned, rows), called from get_next; non-zero ends the stream with
 	 * DL_ECANCELLED (deltalake/progress.h) */

@@ -342,6 +342,27 @@ static bool list_equals(const dl_array *a, int64_t i, const dl_array *b, int64_t
 	return true;
 }
 
+int64_t dl_array_bytes(const dl_array *a)
+{
+	if (!a) return 0;
+	int64_t n = a->length, b = (int64_t)sizeof *a;
+	if (a->validity) b += (n + 7) / 8;
+	int w = dl_type_fixed_width(a->type);
+	if (w > 0) b += n * w;
+	else if (a->type->id == DL_TYPE_BOOLEAN) b += (n + 7) / 8;
+	if (a->offsets) b += (n + 1) * 4;
+	b += a->data_len;
+	for (int i = 0; i < a->nchildren; i++) b += dl_array_bytes(a->children[i]);
+	return b;
+}
+
+int64_t dl_batch_bytes(const dl_batch *b)
+{
+	int64_t n = (int64_t)sizeof *b;
+	for (int i = 0; b && i < b->ncols; i++) n += dl_array_bytes(b->cols[i]);
+	return n;
+}
+
 bool dl_array_row_equals(const dl_array *a, int64_t i, const dl_array *b, int64_t j)
 {
 	if (a->type->id != b->type->id) return false;

@@ -96,6 +96,13 @@ dl_array *dl_array_concat(dl_array *const *arrays, int n);
 /* A new array of n copies of row `row` of a (e.g. a partition value as a
  * column); all-null when that row is null. */
 dl_array *dl_array_repeat(const dl_array *a, int64_t row, int64_t n);
+/* The bytes the values of a (children included) take, as a memory
+ * estimate: validity bits, fixed-width values, offsets, data, the struct
+ * itself; not the allocator's slack nor buffers shared with a parent. */
+int64_t dl_array_bytes(const dl_array *a);
+/* The same for the columns of a batch (0 for NULL). */
+int64_t dl_batch_bytes(const dl_batch *b);
+
 /* Deep value equality of row i of a and row j of b (null equals null, NaN
  * equals NaN; map entries compared in order). */
 bool dl_array_row_equals(const dl_array *a, int64_t i, const dl_array *b, int64_t j);

@@ -44,7 +44,7 @@ static int spill_all(mg_exec *x, const dl_type *schema)
 static int add_one(mg_exec *x, size_t f, dl_batch *b)
 {
 	mg_capture *c = &x->cap[f];
-	int64_t bytes = dl_exec_batch_bytes(b);
+	int64_t bytes = dl_batch_bytes(b);
 	if (!x->cap_spilling && dl_exec_mem_charge(&x->mem, bytes, "merge updated rows") != 0) {
 		int rc = spill_all(x, b->schema);
 		if (rc < 0) {

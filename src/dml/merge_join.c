@@ -90,7 +90,7 @@ static int spill_source(mg_exec *x, const dl_type *ss)
 static int hold_source(mg_exec *x, const dl_type *ss, dl_batch *o, int *cap)
 {
 	if (!x->sspill) {
-		int64_t bytes = dl_exec_batch_bytes(o);
+		int64_t bytes = dl_batch_bytes(o);
 		if (dl_exec_mem_charge(&x->mem, bytes, "merge source") == 0) {
 			if (x->nsb == *cap) {
 				int nc = *cap ? *cap * 2 : 16;

@@ -640,7 +640,7 @@ int dl_mg_insert_add(mg_exec *x, int k, dl_batch *b)
 	dl_batch_free(b);
 	if (rc < 0) return rc;
 	x->ins_rows += o->num_rows;
-	int64_t bytes = dl_exec_batch_bytes(o);
+	int64_t bytes = dl_batch_bytes(o);
 	if (!x->ins_spill && dl_exec_mem_charge(&x->mem, bytes, "merge inserted rows") != 0) rc = spill_inserts(x);
 	if (rc == 0 && x->ins_spill) {
 		rc = ins_spill_write(x, o);

@@ -45,7 +45,7 @@ int agg_store_add(agg_store *s, const dl_array *x, const uint32_t *sel, int64_t 
 	}
 	dl_array *a = dl_array_take(x, sel, n);
 	if (!a) return dl_exec_failed();
-	int64_t bytes = dl_exec_array_bytes(a);
+	int64_t bytes = dl_array_bytes(a);
 	int rc = dl_exec_mem_charge(mem, bytes, "hash aggregate");
 	if (rc < 0) {
 		dl_array_free(a);

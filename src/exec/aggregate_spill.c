@@ -49,7 +49,7 @@ int agg_keep_spec(agg_op *a, const dl_exec_agg *aggs)
 static int64_t agg_growth(const agg_op *a, dl_array *const *kc, int64_t n)
 {
 	int64_t est = dl_keytab_grow_bytes(a->groups, n);
-	for (int k = 0; k < a->nkeys; k++) est += dl_exec_array_bytes(kc[k]);
+	for (int k = 0; k < a->nkeys; k++) est += dl_array_bytes(kc[k]);
 	int64_t need = a->ngroups + n;
 	if (need > a->slot_cap) {
 		int64_t nc = a->slot_cap ? a->slot_cap : 4;

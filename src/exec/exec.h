@@ -45,10 +45,8 @@ typedef struct dl_exec_memory {
  * nothing is charged then. */
 int dl_exec_mem_charge(dl_exec_memory *m, int64_t bytes, const char *what);
 void dl_exec_mem_release(dl_exec_memory *m, int64_t bytes);
-/* Bytes held by an array's / a batch's buffers (an estimate that counts
- * buffers, not allocator overhead). */
-int64_t dl_exec_array_bytes(const dl_array *a);
-int64_t dl_exec_batch_bytes(const dl_batch *b);
+/* What an array or batch charges: dl_array_bytes / dl_batch_bytes
+ * (columnar/array.h). */
 
 /* What every operator is built with (copied; pointers borrowed, they must
  * outlive the plan). */

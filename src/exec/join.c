@@ -71,7 +71,7 @@ static int build_mem(join_op *j)
 			bs = nbs;
 			cap = nc;
 		}
-		if (rc == 0) rc = charge(j, dl_exec_batch_bytes(b));
+		if (rc == 0) rc = charge(j, dl_batch_bytes(b));
 		if (rc == DL_ENOMEM && can_spill(j)) {
 			/* over the limit: partition what was read and the rest */
 			bs[nb++] = b;

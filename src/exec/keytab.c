@@ -528,7 +528,7 @@ static int insert(dl_keytab *t, dl_array *const *keys, int64_t n, uint32_t *ids)
 		for (int k = 0; rc == 0 && k < t->nkeys; k++) {
 			own[k] = dl_array_take(keys[k], newrows, added);
 			if (!own[k]) rc = dl_exec_failed();
-			else rc = charge(t, dl_exec_array_bytes(own[k]));
+			else rc = charge(t, dl_array_bytes(own[k]));
 		}
 	}
 	dl_free(newrows);

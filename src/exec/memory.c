@@ -29,27 +29,6 @@ void dl_exec_mem_release(dl_exec_memory *m, int64_t bytes)
 	if (m && bytes > 0) atomic_fetch_sub(&m->used, bytes);
 }
 
-int64_t dl_exec_array_bytes(const dl_array *a)
-{
-	if (!a) return 0;
-	int64_t n = a->length, b = (int64_t)sizeof *a;
-	if (a->validity) b += (n + 7) / 8;
-	int w = dl_type_fixed_width(a->type);
-	if (w > 0) b += n * w;
-	else if (a->type->id == DL_TYPE_BOOLEAN) b += (n + 7) / 8;
-	if (a->offsets) b += (n + 1) * 4;
-	b += a->data_len;
-	for (int i = 0; i < a->nchildren; i++) b += dl_exec_array_bytes(a->children[i]);
-	return b;
-}
-
-int64_t dl_exec_batch_bytes(const dl_batch *b)
-{
-	int64_t n = (int64_t)sizeof *b;
-	for (int i = 0; b && i < b->ncols; i++) n += dl_exec_array_bytes(b->cols[i]);
-	return n;
-}
-
 void dl_exec_mem_force(dl_exec_memory *m, int64_t bytes)
 {
 	if (!m || bytes <= 0) return;

@@ -77,7 +77,7 @@ static int build_right(set_op *o)
 		if (!b) return 0;
 		dl_exec_memory *m = o->ctx.mem;
 		if (m && m->limit > 0 && o->level < DL_SPILL_MAX_LEVEL && dl_keytab_size(o->right) > 0 &&
-		    atomic_load(&m->used) + dl_keytab_grow_bytes(o->right, b->num_rows) + dl_exec_batch_bytes(b) +
+		    atomic_load(&m->used) + dl_keytab_grow_bytes(o->right, b->num_rows) + dl_batch_bytes(b) +
 		            b->num_rows * 8 >
 		        m->limit)
 			return setop_grace(o, b);
@@ -340,7 +340,7 @@ static int distinct_spill(set_op *o, dl_batch *b, bool *handled)
 	if (!m || m->limit <= 0 || o->level >= DL_SPILL_MAX_LEVEL) return 0;
 	int64_t n = b->num_rows;
 	if (!o->spilling) {
-		int64_t need = dl_keytab_grow_bytes(o->seen, n) + dl_exec_batch_bytes(b);
+		int64_t need = dl_keytab_grow_bytes(o->seen, n) + dl_batch_bytes(b);
 		if (dl_keytab_size(o->seen) == 0 || atomic_load(&m->used) + need <= m->limit) return 0;
 		DL_TRY(dl_spill_parts_open(&o->parts, &o->ctx, o->schema, o->level, "distinct"));
 		o->spilling = true;

@@ -249,7 +249,7 @@ static int cut_by_threshold(sort_op *s, dl_batch **b)
 
 static int buffer(sort_op *s, dl_batch *b)
 {
-	int64_t bytes = dl_exec_batch_bytes(b);
+	int64_t bytes = dl_batch_bytes(b);
 	int rc = dl_exec_mem_charge(s->ctx.mem, bytes, "sort");
 	if (rc == 0 && s->nbuf == s->capbuf) {
 		int nc = s->capbuf ? s->capbuf * 2 : 16;
@@ -300,7 +300,7 @@ static int s_next(dl_batch_stream *st, dl_batch **out)
 		bool cut = false;
 		if (keep < 0 && can_spill(s)) {
 			DL_TRY(buffer_or_spill(s, b));
-		} else if (keep >= 0 && can_spill(s) && !fits(s, dl_exec_batch_bytes(b))) {
+		} else if (keep >= 0 && can_spill(s) && !fits(s, dl_batch_bytes(b))) {
 			/* top-N under the limit: hold this batch anyway and cut back now */
 			DL_TRY(push_uncharged(s, b));
 			cut = true;
@@ -465,7 +465,7 @@ static int spill_run(sort_op *s)
 	int64_t n = sorted->num_rows;
 	if (s->run_rows == 0) {
 		/* MERGE_FANIN batches of a run in half the limit */
-		int64_t per_row = n ? dl_exec_batch_bytes(sorted) / n + 1 : 1;
+		int64_t per_row = n ? dl_batch_bytes(sorted) / n + 1 : 1;
 		int64_t r = s->ctx.mem->limit / 2 / MERGE_FANIN / per_row;
 		int64_t max = dl_exec_batch_rows(&s->ctx);
 		s->run_rows = r < 16 ? 16 : r > max ? max : r;
@@ -496,7 +496,7 @@ static int push_uncharged(sort_op *s, dl_batch *b)
 		s->buf = nb;
 		s->capbuf = nc;
 	}
-	int64_t bytes = dl_exec_batch_bytes(b);
+	int64_t bytes = dl_batch_bytes(b);
 	dl_exec_mem_force(s->ctx.mem, bytes);
 	s->charged += bytes;
 	s->buf[s->nbuf++] = b;
@@ -508,7 +508,7 @@ static int push_uncharged(sort_op *s, dl_batch *b)
  * cut when the buffer and that copy would no longer fit together. */
 static int buffer_or_spill(sort_op *s, dl_batch *b)
 {
-	int64_t bytes = dl_exec_batch_bytes(b);
+	int64_t bytes = dl_batch_bytes(b);
 	if (fits(s, 2 * bytes + s->charged)) return buffer(s, b);
 	int rc = spill_run(s);
 	if (rc < 0) {
@@ -545,7 +545,7 @@ static int advance_batch(sort_op *s, mrun *r)
 		r->f = NULL;
 		return 0;
 	}
-	r->charged = dl_exec_batch_bytes(r->b);
+	r->charged = dl_batch_bytes(r->b);
 	dl_exec_mem_force(s->ctx.mem, r->charged);
 	r->k = dl_calloc((size_t)(s->nkeys ? s->nkeys : 1), sizeof *r->k);
 	if (!r->k) return dl_error_set(DL_ENOMEM, "out of memory");

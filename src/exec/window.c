@@ -238,7 +238,7 @@ static void drop_buffer(win_op *w)
 
 static int buffer(win_op *w, dl_batch *b)
 {
-	int64_t bytes = dl_exec_batch_bytes(b);
+	int64_t bytes = dl_batch_bytes(b);
 	int rc = dl_exec_mem_charge(w->ctx.mem, bytes, "window");
 	if (rc == 0 && w->nbuf == w->capbuf) {
 		int nc = w->capbuf ? w->capbuf * 2 : 16;
@@ -337,7 +337,7 @@ static int compute(win_op *w)
 		}
 		rc = dl_win_fn_eval(&cols[nin + f], &w->fns[f], &rows);
 		if (rc == 0) {
-			int64_t bytes = dl_exec_array_bytes(cols[nin + f]);
+			int64_t bytes = dl_array_bytes(cols[nin + f]);
 			rc = dl_exec_mem_charge(w->ctx.mem, bytes, "window");
 			if (rc == 0) w->charged += bytes;
 		}

@@ -68,6 +68,7 @@ int dl_scan_open(dl_scan **out, dl_snapshot *snap, const dl_scan_options *opts)
 		threads = dl_pool_shared(&p) == 0 ? dl_pool_size(p) : 1;
 	}
 	s->max_queued = o->max_queued_batches > 0 ? o->max_queued_batches : 2 * threads + 2;
+	s->max_queued_bytes = o->max_queued_batches > 0 ? 0 : (int64_t)32 << 20;
 	s->progress = o->progress;
 	s->progress_payload = o->progress_payload;
 	rc = dl_scan_plan_columns(s, o);

@@ -60,6 +60,7 @@ struct dl_scan {
 	int64_t batch_rows;
 	int threads;
 	int max_queued;
+	int64_t max_queued_bytes; /* scan_stream.c: 32 MiB unless the caller set max_queued_batches */
 	dl_scan_metrics metrics;
 	int64_t parts_split;   /* file parts handed to other threads (scan_stream.c) */
 	int64_t leaves_helped; /* leaf columns decoded by a worker for another's batch (scan_stream.c) */
