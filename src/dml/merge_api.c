@@ -14,11 +14,11 @@
 #include "log/snapshot.h"
 #include "log/table_features.h"
 #include "ops/auto_optimize.h"
-#include "util/block_cache.h"
 #include "ops/create.h"
 #include "ops/type_change_meta.h"
 #include "rewrite/change_data.h"
 #include "rewrite/file_writer.h"
+#include "util/block_cache.h"
 #include "util/error.h"
 #include "util/mem.h"
 #include "util/options.h"
@@ -408,8 +408,7 @@ int dl_merge_execute(dl_merge_metrics *metrics, dl_merge *m)
 	memset(&x, 0, sizeof x);
 	x.m = m;
 	x.mem = (dl_exec_memory)DL_EXEC_MEMORY_INIT(m->o.memory_limit);
-	/* blocks kept for reuse count toward what the limit means */
-	if (m->o.memory_limit > 0) dl_block_cache_bound((size_t)m->o.memory_limit / 8);
+	dl_block_cache_under_limit(m->o.memory_limit);
 	int rc = dl_mg_row_sets_budget(&x);
 	if (rc == 0) rc = run(&x, metrics);
 	/* a commit that may have landed names the files: they stay */

@@ -22,8 +22,7 @@ void sql_session_begin(dl_sql_conn *c)
 {
 	atomic_store(&c->interrupt, false);
 	c->mem.limit = c->memory_limit;
-	/* blocks kept for reuse count toward what the limit means */
-	if (c->memory_limit > 0) dl_block_cache_bound((size_t)c->memory_limit / 8);
+	dl_block_cache_under_limit(c->memory_limit);
 	atomic_store(&c->mem.used, 0);
 	atomic_store(&c->mem.peak, 0);
 }

@@ -136,6 +136,11 @@ void dl_block_cache_bound(size_t bytes)
 	for (int i = 0; i < ne; i++) free(evict[i]);
 }
 
+void dl_block_cache_under_limit(int64_t memory_limit)
+{
+	if (memory_limit > 0) dl_block_cache_bound((size_t)memory_limit / 8);
+}
+
 size_t dl_block_cache_bytes(void)
 {
 	pthread_mutex_lock(&mu);

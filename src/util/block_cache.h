@@ -22,7 +22,7 @@
  * Measured (bench_scan, 5M rows in 20 files, page faults per run): all
  * columns 172k -> 9k at 1 thread, 167k -> 13k at 2; 2 of 20 columns 5.4k
  * -> 1k and 7.4k -> 1.7k. bench_merge.sh's copy-on-write MERGE peaks at
- * 249 MB instead of 219 MB.
+ * 233 MB instead of 214 MB (docs/BENCHMARKS.md, MERGE).
  *
  * Off in sanitizer builds (it would hide a use after free from ASan);
  * DL_BLOCK_CACHE=N in the environment sets its bound to N MiB, 0 turns it
@@ -31,6 +31,7 @@
 #define DL_UTIL_BLOCK_CACHE_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define DL_BLOCK_CACHE_MIN ((size_t)64 << 10)
 #define DL_BLOCK_CACHE_MAX ((size_t)16 << 20)
@@ -44,12 +45,15 @@ bool dl_block_cache_on(void);
 /* The usable size of a malloc block p (0 when the cache is off). */
 size_t dl_block_size(void *p);
 /* Lowers the bound to `bytes` (never raises it), freeing kept blocks
- * beyond it: an operation run under a memory limit calls it with an
- * eighth of its limit, so that blocks kept for reuse do not push the
- * process past what the user allowed (a MERGE under a 4 MB limit peaked
- * 33 MB higher with the whole 32 MiB kept). Process-wide: the smallest
- * bound asked for holds from then on. */
+ * beyond it. Process-wide: the smallest bound asked for holds from then
+ * on. */
 void dl_block_cache_bound(size_t bytes);
+/* For an operation run under a memory limit (MERGE's memory_limit, the
+ * SQL session's; 0 or less: none, nothing changes): bounds the cache to an
+ * eighth of it, so that blocks kept for reuse do not push the process past
+ * what the user allowed (a MERGE under a 4 MB limit peaked 33 MB higher
+ * with the whole 32 MiB kept). */
+void dl_block_cache_under_limit(int64_t memory_limit);
 /* The bytes kept now (tests). */
 size_t dl_block_cache_bytes(void);
 

@@ -158,6 +158,14 @@ static void a_memory_limit_lowers_the_bound(void **state)
 	for (int i = 0; i < 8; i++) assert_non_null(p[i] = dl_malloc(2 * MIB));
 	for (int i = 0; i < 8; i++) dl_free(p[i]);
 	assert_true(dl_block_cache_bytes() <= 3 * MIB);
+	/* an operation's memory limit: no limit changes nothing, a limit
+	 * bounds the cache to an eighth of it */
+	dl_block_cache_under_limit(0);
+	dl_block_cache_under_limit(-1);
+	assert_true(dl_block_cache_bytes() <= 3 * MIB);
+	if (dl_block_cache_on()) assert_true(dl_block_cache_bytes() >= 2 * MIB);
+	dl_block_cache_under_limit(8 * MIB);
+	assert_true(dl_block_cache_bytes() <= MIB);
 }
 
 int main(void)
