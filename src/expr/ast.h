@@ -159,6 +159,11 @@ ex_node *ex_copy_tree(dl_expr *dst, const ex_node *n);
 int ex_parse_expr_at(dl_expr *e, const char *src, size_t len, size_t *pos, const ex_sql_hooks *hooks,
                      ex_node **out);
 
+/* The precedence level of a binary operator in the parser's grammar
+ * (parser.c `levels`), tightest first; the operators of a level are
+ * left-associative. AND and OR come after the comparisons. */
+int ex_binary_level(int op);
+
 /* Printing a node (printer.c). */
 int ex_print(dl_buf *out, const ex_node *n);
 /* ORDER BY items: "a DESC NULLS LAST, b". */

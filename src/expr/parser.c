@@ -456,6 +456,17 @@ static const level levels[] = {
 };
 #define NLEVELS ((int)(sizeof levels / sizeof levels[0]))
 
+int ex_binary_level(int op)
+{
+	if (op == OP_AND) return NLEVELS;
+	if (op == OP_OR) return NLEVELS + 1;
+	if (op == OP_GT || op == OP_GE || op == OP_NSEQ) return NLEVELS - 1; /* match_level's extras */
+	for (int l = 0; l < NLEVELS; l++)
+		for (int i = 0; i < 6 && levels[l].ops[i]; i++)
+			if (levels[l].codes[i] == op) return l;
+	return -1;
+}
+
 static int match_level(parser *p, int lvl)
 {
 	const level *L = &levels[lvl];

@@ -184,22 +184,6 @@ static int print_operand(dl_buf *out, const ex_node *n)
 	return dl_buf_putc(out, ')');
 }
 
-/* The parser's binary level of an operator (parser.c `levels`, then AND,
- * OR), tightest first. */
-static int op_level(int op)
-{
-	switch (op) {
-	case OP_MUL: case OP_DIV: case OP_MOD: case OP_IDIV: return 0;
-	case OP_ADD: case OP_SUB: case OP_CONCAT: return 1;
-	case OP_BITAND: return 2;
-	case OP_BITXOR: return 3;
-	case OP_BITOR: return 4;
-	case OP_AND: return 6;
-	case OP_OR: return 7;
-	default: return 5; /* the comparisons */
-	}
-}
-
 /* The left operand of a binary operator: without parentheses when it is
  * a binary operator of the same level, which is left-associative (`a + b
  * - c` reads as (a + b) - c), so a chain prints flat. Grouped a level a
@@ -210,7 +194,7 @@ static int op_level(int op)
 static int print_left(dl_buf *out, const ex_node *parent, const ex_node *n)
 {
 	if (n->kind == EX_OP && n->nargs == 2 && parent->op != OP_AND && parent->op != OP_OR &&
-	    op_level(n->op) == op_level(parent->op))
+	    ex_binary_level(n->op) == ex_binary_level(parent->op))
 		return ex_print(out, n);
 	return print_operand(out, n);
 }
